@@ -1,0 +1,718 @@
+/*
+ * mcpctl.c -- control mcpd: a table of commands, each a small function
+ * that sends one mcpd/ request over the socket and prints the answer as a
+ * table for people or as JSON (--json) for scripts.
+ *
+ * Exit codes: 0 ok, 1 the operation failed, 2 usage, 3 daemon unreachable.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "conf.h"
+#include "paths.h"
+#include "proto.h"
+#include "rpc.h"
+#include "xmalloc.h"
+
+#define CTL_EXIT_OK		0
+#define CTL_EXIT_FAILED		1
+#define CTL_EXIT_USAGE		2
+#define CTL_EXIT_UNREACHABLE	3
+
+#define CTL_REPLY_TIMEOUT_MS	10000
+#define CTL_SETTLE_TIMEOUT_MS	60000
+#define CTL_SETTLE_POLL_MS	50
+#define CTL_MAX_REPLY_BYTES	(64 * 1024 * 1024)
+
+struct ctl {
+	const char	*socket_path;
+	int		 json;
+	int		 no_block;
+	int		 color;
+	int		 fd;
+	char		*buf;
+	size_t		 len;
+	size_t		 size;
+	int64_t		 next_id;
+};
+
+struct ctl_command {
+	const char	*name;
+	const char	*args;
+	const char	*help;
+	int		 min_args;
+	int		 max_args;	/* -1: any */
+	int		 needs_daemon;
+	int		(*fn)(struct ctl *, int, char **);
+};
+
+static int	ctl_status(struct ctl *, int, char **);
+static int	ctl_start(struct ctl *, int, char **);
+static int	ctl_stop(struct ctl *, int, char **);
+static int	ctl_restart(struct ctl *, int, char **);
+static int	ctl_check_config(struct ctl *, int, char **);
+static int	ctl_version(struct ctl *, int, char **);
+static int	ctl_help(struct ctl *, int, char **);
+
+static const struct ctl_command ctl_commands[] = {
+	{ "status", "[NAME...]", "show the state of servers", 0, -1, 1,
+	  ctl_status },
+	{ "start", "NAME...", "start servers (and wait for them)", 1, -1, 1,
+	  ctl_start },
+	{ "stop", "NAME...", "stop servers (and wait for them)", 1, -1, 1,
+	  ctl_stop },
+	{ "restart", "NAME...", "restart servers (and wait for them)", 1, -1,
+	  1, ctl_restart },
+	{ "check-config", "[FILE]", "validate a configuration file", 0, 1, 0,
+	  ctl_check_config },
+	{ "version", "", "print mcpctl's and mcpd's versions", 0, 0, 0,
+	  ctl_version },
+	{ "help", "", "list commands", 0, 0, 0, ctl_help },
+};
+#define CTL_NCOMMANDS	(sizeof ctl_commands / sizeof ctl_commands[0])
+
+static void __attribute__((format(printf, 1, 2)))
+ctl_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fputs("mcpctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+ctl_usage(FILE *f)
+{
+	size_t	 i;
+
+	fprintf(f, "usage: mcpctl [-s|--socket PATH] [--json] [--no-block] "
+	    "COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < CTL_NCOMMANDS; i++)
+		fprintf(f, "  %-13s %-10s %s\n", ctl_commands[i].name,
+		    ctl_commands[i].args, ctl_commands[i].help);
+	fprintf(f, "\nThe socket defaults to $%s or mcpd's default "
+	    "(see mcpctl(1)).\n", PATHS_SOCKET_ENV);
+}
+
+static uint64_t
+ctl_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+/*
+ * Connection.
+ */
+
+static int
+ctl_connect(struct ctl *ctl)
+{
+	struct sockaddr_un	 sun;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(ctl->socket_path) >= sizeof sun.sun_path) {
+		ctl_warnx("socket path too long: %s", ctl->socket_path);
+		return (CTL_EXIT_UNREACHABLE);
+	}
+	memcpy(sun.sun_path, ctl->socket_path, strlen(ctl->socket_path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		ctl_warnx("cannot connect to mcpd at %s: %s",
+		    ctl->socket_path, strerror(errno));
+		fprintf(stderr, "Is mcpd running? Start it with "
+		    "`systemctl --user start mcpd.socket` (or `systemctl "
+		    "start mcpd` as root),\nor run `mcpd -s %s` yourself; "
+		    "-s or $%s choose another socket.\n", ctl->socket_path,
+		    PATHS_SOCKET_ENV);
+		if (fd != -1)
+			close(fd);
+		return (CTL_EXIT_UNREACHABLE);
+	}
+	ctl->fd = fd;
+	return (CTL_EXIT_OK);
+}
+
+static int
+ctl_write_all(int fd, const char *p, size_t len)
+{
+	ssize_t	 n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+/* Read one line (without '\n') into a malloc'd string; NULL on EOF/error. */
+static char *
+ctl_read_line(struct ctl *ctl, int timeout_ms)
+{
+	char		*nl, *line;
+	size_t		 linelen;
+	ssize_t		 n;
+	struct pollfd	 pfd;
+	uint64_t	 deadline = ctl_now_ms() + (uint64_t)timeout_ms;
+	int		 left;
+
+	for (;;) {
+		if ((nl = memchr(ctl->buf, '\n', ctl->len)) != NULL) {
+			linelen = (size_t)(nl - ctl->buf);
+			line = xstrndup(ctl->buf, linelen);
+			memmove(ctl->buf, nl + 1, ctl->len - linelen - 1);
+			ctl->len -= linelen + 1;
+			return (line);
+		}
+		if (ctl->len > CTL_MAX_REPLY_BYTES) {
+			ctl_warnx("reply from mcpd is too long");
+			return (NULL);
+		}
+		if (ctl->size - ctl->len < 65536) {
+			ctl->size = ctl->size * 2 + 65536;
+			ctl->buf = xrealloc(ctl->buf, ctl->size);
+		}
+		left = (int)(deadline - ctl_now_ms());
+		pfd.fd = ctl->fd;
+		pfd.events = POLLIN;
+		if (left <= 0 || poll(&pfd, 1, left) == 0) {
+			ctl_warnx("no reply from mcpd at %s within %d ms",
+			    ctl->socket_path, timeout_ms);
+			return (NULL);
+		}
+		n = read(ctl->fd, ctl->buf + ctl->len, ctl->size - ctl->len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ctl_warnx("mcpd closed the connection%s%s",
+			    n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+			return (NULL);
+		}
+		ctl->len += (size_t)n;
+	}
+}
+
+/*
+ * Send a request and wait for its response.  Returns the result (caller
+ * frees) or NULL after printing the error; *status says which exit code.
+ */
+static cJSON *
+ctl_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
+{
+	cJSON		*id, *msg, *reply, *result, *error, *message, *rid;
+	char		*text, *line;
+
+	id = cJSON_CreateNumber((double)++ctl->next_id);
+	msg = rpc_make_request(id, method, params);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	if (ctl_write_all(ctl->fd, text, strlen(text)) != 0 ||
+	    ctl_write_all(ctl->fd, "\n", 1) != 0) {
+		ctl_warnx("cannot send to mcpd at %s: %s", ctl->socket_path,
+		    strerror(errno));
+		free(text);
+		cJSON_Delete(id);
+		*status = CTL_EXIT_UNREACHABLE;
+		return (NULL);
+	}
+	free(text);
+
+	for (;;) {
+		if ((line = ctl_read_line(ctl, CTL_REPLY_TIMEOUT_MS)) == NULL) {
+			cJSON_Delete(id);
+			*status = CTL_EXIT_UNREACHABLE;
+			return (NULL);
+		}
+		reply = cJSON_Parse(line);
+		free(line);
+		rid = cJSON_GetObjectItemCaseSensitive(reply, "id");
+		if (rpc_classify(reply) == RPC_KIND_RESPONSE &&
+		    cJSON_Compare(rid, id, 1))
+			break;
+		cJSON_Delete(reply);		/* not ours */
+	}
+	cJSON_Delete(id);
+
+	if ((error = cJSON_GetObjectItemCaseSensitive(reply, "error")) !=
+	    NULL) {
+		message = cJSON_GetObjectItemCaseSensitive(error, "message");
+		ctl_warnx("%s", cJSON_IsString(message) ?
+		    message->valuestring : "mcpd returned an error");
+		cJSON_Delete(reply);
+		*status = CTL_EXIT_FAILED;
+		return (NULL);
+	}
+	result = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
+	cJSON_Delete(reply);
+	*status = CTL_EXIT_OK;
+	return (result);
+}
+
+static cJSON *
+ctl_names_params(int argc, char **argv)
+{
+	cJSON	*params, *names;
+	int	 i;
+
+	params = cJSON_CreateObject();
+	names = cJSON_AddArrayToObject(params, "servers");
+	for (i = 0; i < argc; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(argv[i]));
+	return (params);
+}
+
+static void
+ctl_print_json(const cJSON *o)
+{
+	char	*text;
+
+	text = cJSON_Print(o);
+	printf("%s\n", text);
+	free(text);
+}
+
+/*
+ * Human output.
+ */
+
+static const char *
+ctl_str(const cJSON *o, const char *key)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return (cJSON_IsString(v) ? v->valuestring : NULL);
+}
+
+static double
+ctl_num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return (cJSON_IsNumber(v) ? v->valuedouble : dflt);
+}
+
+static void
+ctl_format_duration(char *buf, size_t size, double ms)
+{
+	unsigned long long	 s;
+
+	if (ms < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	s = (unsigned long long)(ms / 1000);
+	if (s < 60)
+		snprintf(buf, size, "%llus", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%llum%02llus", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, size, "%lluh%02llum", s / 3600, (s / 60) % 60);
+	else
+		snprintf(buf, size, "%llud%02lluh", s / 86400,
+		    (s / 3600) % 24);
+}
+
+static const char *
+ctl_state_color(const struct ctl *ctl, const char *state)
+{
+	if (!ctl->color || state == NULL)
+		return ("");
+	if (strcmp(state, "ready") == 0)
+		return ("\033[32m");
+	if (strcmp(state, "failed") == 0)
+		return ("\033[1;31m");
+	if (strcmp(state, "backoff") == 0)
+		return ("\033[33m");
+	if (strcmp(state, "stopped") == 0)
+		return ("\033[2m");
+	return ("\033[36m");
+}
+
+static void
+ctl_print_table(const struct ctl *ctl, const cJSON *servers)
+{
+	const cJSON	*s;
+	const char	*state, *last;
+	char		 pid[24], uptime[24], detail[64];
+	int		 namew = 4;
+	size_t		 len;
+
+	cJSON_ArrayForEach(s, servers) {
+		len = strlen(ctl_str(s, "name") ? ctl_str(s, "name") : "");
+		if ((int)len > namew)
+			namew = (int)len;
+	}
+	printf("%-*s  %-12s  %7s  %7s  %8s  %7s  %8s  %s\n", namew, "NAME",
+	    "STATE", "PID", "UPTIME", "RESTARTS", "CLIENTS", "INFLIGHT",
+	    "LAST EXIT");
+	cJSON_ArrayForEach(s, servers) {
+		state = ctl_str(s, "state");
+		if (ctl_num(s, "pid", -1) > 0)
+			snprintf(pid, sizeof pid, "%.0f", ctl_num(s, "pid", 0));
+		else
+			snprintf(pid, sizeof pid, "-");
+		ctl_format_duration(uptime, sizeof uptime,
+		    ctl_num(s, "uptime_ms", -1));
+		last = ctl_str(s, "last_exit");
+		detail[0] = '\0';
+		if (state != NULL && strcmp(state, "backoff") == 0)
+			snprintf(detail, sizeof detail, " (next try in %.1fs)",
+			    ctl_num(s, "next_restart_ms", 0) / 1000.0);
+		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s%s\n",
+		    namew, ctl_str(s, "name"), ctl_state_color(ctl, state),
+		    state != NULL ? state : "?", ctl->color ? "\033[0m" : "",
+		    pid, uptime, ctl_num(s, "restarts", 0),
+		    ctl_num(s, "clients", 0), ctl_num(s, "inflight", 0),
+		    last != NULL ? last : "-", detail);
+	}
+}
+
+/*
+ * Commands.
+ */
+
+static int
+ctl_status(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON	*result;
+	int	 status;
+
+	result = ctl_call(ctl, MCPD_METHOD_STATUS, ctl_names_params(argc,
+	    argv), &status);
+	if (result == NULL)
+		return (status);
+	if (ctl->json)
+		ctl_print_json(result);
+	else
+		ctl_print_table(ctl, cJSON_GetObjectItemCaseSensitive(result,
+		    "servers"));
+	cJSON_Delete(result);
+	return (CTL_EXIT_OK);
+}
+
+enum ctl_goal {
+	CTL_GOAL_RUNNING,
+	CTL_GOAL_STOPPED,
+};
+
+/* Has this server reached a state where the action is decided? */
+static int
+ctl_settled(const cJSON *s, enum ctl_goal goal, double old_pid)
+{
+	const char	*state = ctl_str(s, "state");
+
+	if (state == NULL)
+		return (1);
+	if (goal == CTL_GOAL_STOPPED)
+		return (strcmp(state, "stopped") == 0 ||
+		    strcmp(state, "failed") == 0);
+	if (strcmp(state, "ready") == 0)
+		return (ctl_num(s, "pid", -1) != old_pid);
+	return (strcmp(state, "backoff") == 0 ||
+	    strcmp(state, "failed") == 0 || strcmp(state, "stopped") == 0);
+}
+
+static int
+ctl_act(struct ctl *ctl, const char *method, enum ctl_goal goal, int argc,
+    char **argv)
+{
+	cJSON		*result, *servers, *s;
+	double		*old_pids;
+	int		 status, i, all_settled, rc = CTL_EXIT_OK;
+	uint64_t	 deadline;
+	const char	*state, *last;
+
+	/* Remember pids first so a restart is seen to have happened. */
+	result = ctl_call(ctl, MCPD_METHOD_STATUS, ctl_names_params(argc,
+	    argv), &status);
+	if (result == NULL)
+		return (status);
+	old_pids = xcalloc((size_t)argc, sizeof *old_pids);
+	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+	for (i = 0; i < argc; i++) {
+		s = cJSON_GetArrayItem(servers, i);
+		old_pids[i] = strcmp(method, MCPD_METHOD_RESTART) == 0 ?
+		    ctl_num(s, "pid", -1) : -2;
+	}
+	cJSON_Delete(result);
+
+	result = ctl_call(ctl, method, ctl_names_params(argc, argv), &status);
+	deadline = ctl_now_ms() + CTL_SETTLE_TIMEOUT_MS;
+	while (result != NULL && !ctl->no_block) {
+		servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+		all_settled = 1;
+		for (i = 0; i < argc; i++) {
+			s = cJSON_GetArrayItem(servers, i);
+			if (!ctl_settled(s, goal, old_pids[i]))
+				all_settled = 0;
+		}
+		if (all_settled)
+			break;
+		if (ctl_now_ms() > deadline) {
+			ctl_warnx("timed out waiting for %s to finish",
+			    method + strlen(MCPD_METHOD_PREFIX));
+			rc = CTL_EXIT_FAILED;
+			break;
+		}
+		usleep(CTL_SETTLE_POLL_MS * 1000);
+		cJSON_Delete(result);
+		result = ctl_call(ctl, MCPD_METHOD_STATUS,
+		    ctl_names_params(argc, argv), &status);
+	}
+	free(old_pids);
+	if (result == NULL)
+		return (status);
+
+	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+	if (ctl->json)
+		ctl_print_json(result);
+	cJSON_ArrayForEach(s, servers) {
+		state = ctl_str(s, "state");
+		last = ctl_str(s, "last_exit");
+		if (goal == CTL_GOAL_RUNNING && !ctl->no_block && state != NULL &&
+		    strcmp(state, "ready") != 0) {
+			ctl_warnx("%s: %s%s%s", ctl_str(s, "name"), state,
+			    last != NULL ? ": " : "", last != NULL ? last : "");
+			rc = CTL_EXIT_FAILED;
+		} else if (!ctl->json)
+			printf("%s: %s\n", ctl_str(s, "name"),
+			    state != NULL ? state : "?");
+	}
+	cJSON_Delete(result);
+	return (rc);
+}
+
+static int
+ctl_start(struct ctl *ctl, int argc, char **argv)
+{
+	return (ctl_act(ctl, MCPD_METHOD_START, CTL_GOAL_RUNNING, argc, argv));
+}
+
+static int
+ctl_stop(struct ctl *ctl, int argc, char **argv)
+{
+	return (ctl_act(ctl, MCPD_METHOD_STOP, CTL_GOAL_STOPPED, argc, argv));
+}
+
+static int
+ctl_restart(struct ctl *ctl, int argc, char **argv)
+{
+	return (ctl_act(ctl, MCPD_METHOD_RESTART, CTL_GOAL_RUNNING, argc,
+	    argv));
+}
+
+static int
+ctl_check_config(struct ctl *ctl, int argc, char **argv)
+{
+	struct conf_diags	 diags;
+	struct conf		*conf;
+	char			*file;
+	cJSON			*out, *list;
+	size_t			 i;
+	int			 rc;
+
+	file = argc > 0 ? xstrdup(argv[0]) : paths_default_config();
+	conf_diags_init(&diags);
+	conf = conf_load(file, &diags);
+	if (ctl->json) {
+		out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "file", file);
+		cJSON_AddBoolToObject(out, "valid", conf != NULL);
+		cJSON_AddNumberToObject(out, "servers",
+		    conf != NULL ? (double)conf->nservers : 0);
+		list = cJSON_AddArrayToObject(out, "errors");
+		for (i = 0; i < diags.n; i++)
+			if (diags.v[i].level == CONF_ERROR)
+				cJSON_AddItemToArray(list,
+				    cJSON_CreateString(diags.v[i].text));
+		list = cJSON_AddArrayToObject(out, "warnings");
+		for (i = 0; i < diags.n; i++)
+			if (diags.v[i].level == CONF_WARNING)
+				cJSON_AddItemToArray(list,
+				    cJSON_CreateString(diags.v[i].text));
+		ctl_print_json(out);
+		cJSON_Delete(out);
+	} else {
+		for (i = 0; i < diags.n; i++)
+			fprintf(stderr, "mcpctl: %s%s\n",
+			    diags.v[i].level == CONF_WARNING ? "warning: " : "",
+			    diags.v[i].text);
+		if (conf != NULL)
+			printf("%s: ok, %zu server%s\n", file, conf->nservers,
+			    conf->nservers == 1 ? "" : "s");
+		else
+			fprintf(stderr, "mcpctl: %s: %zu error%s\n", file,
+			    diags.nerrors, diags.nerrors == 1 ? "" : "s");
+	}
+	rc = conf != NULL ? CTL_EXIT_OK : CTL_EXIT_FAILED;
+	conf_free(conf);
+	conf_diags_free(&diags);
+	free(file);
+	return (rc);
+}
+
+static int
+ctl_version(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result = NULL;
+	const char	*v;
+	int		 status;
+
+	if (ctl_connect(ctl) == CTL_EXIT_OK)
+		result = ctl_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
+	v = ctl_str(result, "version");
+	if (ctl->json) {
+		cJSON *out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "mcpctl", PACKAGE_VERSION);
+		if (v != NULL)
+			cJSON_AddStringToObject(out, "mcpd", v);
+		else
+			cJSON_AddNullToObject(out, "mcpd");
+		ctl_print_json(out);
+		cJSON_Delete(out);
+	} else {
+		printf("mcpctl %s\n", PACKAGE_VERSION);
+		if (v != NULL)
+			printf("mcpd %s (pid %.0f, socket %s)\n", v,
+			    ctl_num(result, "pid", 0), ctl->socket_path);
+	}
+	cJSON_Delete(result);
+	return (CTL_EXIT_OK);
+}
+
+static int
+ctl_help(struct ctl *ctl, int argc, char **argv)
+{
+	ctl_usage(stdout);
+	return (CTL_EXIT_OK);
+}
+
+static const struct ctl_command *
+ctl_find_command(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < CTL_NCOMMANDS; i++) {
+		if (strcmp(ctl_commands[i].name, name) == 0)
+			return (&ctl_commands[i]);
+	}
+	return (NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "socket",	required_argument,	NULL, 's' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "no-block",	no_argument,		NULL, 'b' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	const struct ctl_command	*cmd;
+	struct ctl			 ctl;
+	char				*socket_path = NULL;
+	int				 ch, rc, nargs;
+
+	memset(&ctl, 0, sizeof ctl);
+	ctl.fd = -1;
+	while ((ch = getopt_long(argc, argv, "+s:hV", options, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			free(socket_path);
+			socket_path = xstrdup(optarg);
+			break;
+		case 'j':
+			ctl.json = 1;
+			break;
+		case 'b':
+			ctl.no_block = 1;
+			break;
+		case 'h':
+			ctl_usage(stdout);
+			return (CTL_EXIT_OK);
+		case 'V':
+			printf("mcpctl %s\n", PACKAGE_VERSION);
+			return (CTL_EXIT_OK);
+		default:
+			ctl_usage(stderr);
+			return (CTL_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0) {
+		ctl_usage(stderr);
+		return (CTL_EXIT_USAGE);
+	}
+	if ((cmd = ctl_find_command(argv[0])) == NULL) {
+		ctl_warnx("unknown command: %s (try `mcpctl help`)", argv[0]);
+		return (CTL_EXIT_USAGE);
+	}
+
+	/* Options may also follow the command: `mcpctl status --json`. */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "s:", options, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			free(socket_path);
+			socket_path = xstrdup(optarg);
+			break;
+		case 'j':
+			ctl.json = 1;
+			break;
+		case 'b':
+			ctl.no_block = 1;
+			break;
+		default:
+			ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);
+			return (CTL_EXIT_USAGE);
+		}
+	}
+	nargs = argc - optind;
+	if (nargs < cmd->min_args || (cmd->max_args >= 0 &&
+	    nargs > cmd->max_args)) {
+		ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);
+		return (CTL_EXIT_USAGE);
+	}
+
+	ctl.socket_path = socket_path != NULL ? socket_path :
+	    (socket_path = paths_default_socket());
+	ctl.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	if (cmd->needs_daemon && (rc = ctl_connect(&ctl)) != CTL_EXIT_OK)
+		goto out;
+	rc = cmd->fn(&ctl, nargs, argv + optind);
+out:
+	if (ctl.fd != -1)
+		close(ctl.fd);
+	free(ctl.buf);
+	free(socket_path);
+	return (rc);
+}

@@ -1,0 +1,242 @@
+/*
+ * control.c -- the daemon's own methods on the socket.
+ *
+ * A table maps each mcpd/ method to its handler.  Handlers validate their
+ * params completely before acting, so a request naming one unknown server
+ * changes nothing.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "control.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+struct control_method {
+	const char	*name;
+	int		 admin;		/* needs mcpd's uid or root */
+	void		(*handler)(struct mcpd *, struct client *,
+			    const cJSON *id, const cJSON *params);
+};
+
+static void	control_status(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_start(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_stop(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_restart(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_version(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+
+static const struct control_method control_methods[] = {
+	{ MCPD_METHOD_STATUS, 0, control_status },
+	{ MCPD_METHOD_START, 1, control_start },
+	{ MCPD_METHOD_STOP, 1, control_stop },
+	{ MCPD_METHOD_RESTART, 1, control_restart },
+	{ MCPD_METHOD_VERSION, 0, control_version },
+};
+
+/*
+ * Resolve params.servers (an array of names) to workers.  Returns the
+ * number found, or -1 after replying with an error.  With allow_all an
+ * absent or empty list means every server.
+ */
+static int
+control_servers(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params, int allow_all, struct worker ***out)
+{
+	const cJSON	*names, *name;
+	struct worker	**v, *w;
+	cJSON		*unknown;
+	int		 n = 0, size;
+	char		*text;
+
+	names = cJSON_GetObjectItemCaseSensitive(params, "servers");
+	if (params != NULL && !cJSON_IsObject(params)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS,
+		    "invalid params: expected an object");
+		return (-1);
+	}
+	if (names != NULL && !cJSON_IsArray(names)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS,
+		    "invalid params: servers must be an array of names");
+		return (-1);
+	}
+	size = cJSON_GetArraySize(names);
+	if (size == 0) {
+		if (!allow_all) {
+			client_send_error(c, id, RPC_INVALID_PARAMS,
+			    "invalid params: name at least one server");
+			return (-1);
+		}
+		for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+			n++;
+		v = xcalloc(n + 1, sizeof *v);
+		n = 0;
+		for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+			v[n++] = w;
+		*out = v;
+		return (n);
+	}
+
+	v = xcalloc(size + 1, sizeof *v);
+	unknown = cJSON_CreateArray();
+	cJSON_ArrayForEach(name, names) {
+		if (!cJSON_IsString(name)) {
+			client_send_error(c, id, RPC_INVALID_PARAMS,
+			    "invalid params: server names must be strings");
+			free(v);
+			cJSON_Delete(unknown);
+			return (-1);
+		}
+		if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL)
+			cJSON_AddItemToArray(unknown,
+			    cJSON_CreateString(name->valuestring));
+		else
+			v[n++] = w;
+	}
+	if (cJSON_GetArraySize(unknown) > 0) {
+		name = cJSON_GetArrayItem(unknown, 0);
+		xasprintf(&text, "unknown server: %s%s", name->valuestring,
+		    cJSON_GetArraySize(unknown) > 1 ? " (and others)" : "");
+		client_send_json(c, rpc_make_error(id, MCPD_ERR_UNKNOWN_SERVER,
+		    text, unknown));
+		free(text);
+		free(v);
+		return (-1);
+	}
+	cJSON_Delete(unknown);
+	*out = v;
+	return (n);
+}
+
+static cJSON *
+control_servers_json(struct worker **v, int n)
+{
+	cJSON	*servers;
+	int	 i;
+
+	servers = cJSON_CreateArray();
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(servers, worker_status_json(v[i]));
+	return (servers);
+}
+
+static cJSON *
+control_daemon_json(struct mcpd *mcpd)
+{
+	cJSON		*d;
+
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "pid", (double)getpid());
+	cJSON_AddStringToObject(d, "version", PACKAGE_VERSION);
+	cJSON_AddNumberToObject(d, "protocol", MCPD_PROTO_VERSION);
+	cJSON_AddNumberToObject(d, "uptime_ms",
+	    (double)(mcpd_now_ms() - mcpd->started_ms));
+	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
+	if (mcpd->config_file != NULL)
+		cJSON_AddStringToObject(d, "config", mcpd->config_file);
+	cJSON_AddNumberToObject(d, "clients_total",
+	    (double)mcpd->clients_total);
+	cJSON_AddNumberToObject(d, "protocol_violations",
+	    (double)mcpd->protocol_violations);
+	return (d);
+}
+
+static void
+control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	struct worker	**v;
+	cJSON		*result;
+	int		 n;
+
+	if ((n = control_servers(mcpd, c, id, params, 1, &v)) < 0)
+		return;
+	result = cJSON_CreateObject();
+	cJSON_AddItemToObject(result, "servers", control_servers_json(v, n));
+	cJSON_AddItemToObject(result, "daemon", control_daemon_json(mcpd));
+	free(v);
+	client_send_json(c, rpc_make_result(id, result));
+}
+
+static void
+control_act(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params, void (*action)(struct worker *))
+{
+	struct worker	**v;
+	cJSON		*result;
+	int		 n, i;
+
+	if ((n = control_servers(mcpd, c, id, params, 0, &v)) < 0)
+		return;
+	for (i = 0; i < n; i++)
+		action(v[i]);
+	result = cJSON_CreateObject();
+	cJSON_AddItemToObject(result, "servers", control_servers_json(v, n));
+	free(v);
+	client_send_json(c, rpc_make_result(id, result));
+}
+
+static void
+control_start(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	control_act(mcpd, c, id, params, worker_start);
+}
+
+static void
+control_stop(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	control_act(mcpd, c, id, params, worker_stop);
+}
+
+static void
+control_restart(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	control_act(mcpd, c, id, params, worker_restart);
+}
+
+static void
+control_version(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	client_send_json(c, rpc_make_result(id, control_daemon_json(mcpd)));
+}
+
+void
+control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const char *method, const cJSON *params)
+{
+	const struct control_method	*m;
+	size_t				 i;
+
+	for (i = 0; i < sizeof control_methods / sizeof control_methods[0];
+	    i++) {
+		m = &control_methods[i];
+		if (strcmp(m->name, method) != 0)
+			continue;
+		if (m->admin && client_uid(c) != getuid() &&
+		    client_uid(c) != 0) {
+			client_send_error(c, id, MCPD_ERR_ACCESS_DENIED,
+			    "%s: permission denied (needs uid %lu or root)",
+			    method, (unsigned long)getuid());
+			return;
+		}
+		m->handler(mcpd, c, id, params);
+		return;
+	}
+	client_send_error(c, id, RPC_METHOD_NOT_FOUND,
+	    "method not found: %.64s", method);
+}

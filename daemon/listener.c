@@ -1,0 +1,232 @@
+/*
+ * listener.c -- the control socket.
+ *
+ * The socket's directory is created 0700 if missing, and the socket is
+ * bound under umask 0177, so there is no moment when it is wider than
+ * 0600.  A socket file left by a dead mcpd is replaced; one that a live
+ * mcpd answers on is never stolen.  When accept fails for lack of file
+ * descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS instead of
+ * spinning.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "client.h"
+#include "listener.h"
+#include "log.h"
+#include "mcpd.h"
+#include "xmalloc.h"
+
+#define LISTENER_BACKLOG		128
+#define LISTENER_EMFILE_PAUSE_MS	1000
+
+struct listener {
+	struct mcpd		*mcpd;
+	char			*path;
+	struct evconnlistener	*evl;
+	struct event		*ev_resume;
+	int			 owns_path;
+};
+
+static void
+listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	struct listener	*l = arg;
+
+	client_accept(l->mcpd, fd);
+}
+
+static void
+listener_resume_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct listener	*l = arg;
+
+	evconnlistener_enable(l->evl);
+}
+
+static void
+listener_error_cb(struct evconnlistener *evl, void *arg)
+{
+	struct listener	*l = arg;
+	struct timeval	 tv = { LISTENER_EMFILE_PAUSE_MS / 1000,
+	    (LISTENER_EMFILE_PAUSE_MS % 1000) * 1000 };
+	int		 error = EVUTIL_SOCKET_ERROR();
+
+	if (error == EMFILE || error == ENFILE || error == ENOBUFS ||
+	    error == ENOMEM) {
+		log_warnx("accept on %s: %s; pausing for %d ms", l->path,
+		    strerror(error), LISTENER_EMFILE_PAUSE_MS);
+		evconnlistener_disable(evl);
+		evtimer_add(l->ev_resume, &tv);
+		return;
+	}
+	log_warnx("accept on %s: %s", l->path, strerror(error));
+}
+
+static int
+listener_mkdir(const char *path, char **cause)
+{
+	char		*dir, *slash;
+	struct stat	 sb;
+	int		 rc = -1;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir) {
+		rc = 0;
+		goto out;
+	}
+	*slash = '\0';
+	if (mkdir(dir, 0700) == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (errno != EEXIST) {
+		xasprintf(cause, "mkdir %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		xasprintf(cause, "%s: not a directory", dir);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(dir);
+	return (rc);
+}
+
+/* A socket file already there: refuse if a daemon answers, else remove. */
+static int
+listener_clear_stale(const struct sockaddr_un *sun, char **cause)
+{
+	struct stat	 sb;
+	int		 fd, rc;
+
+	if (lstat(sun->sun_path, &sb) != 0)
+		return (errno == ENOENT ? 0 : -1);
+	if (!S_ISSOCK(sb.st_mode)) {
+		xasprintf(cause, "%s exists and is not a socket",
+		    sun->sun_path);
+		return (-1);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		xasprintf(cause, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	rc = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
+	close(fd);
+	if (rc == 0) {
+		xasprintf(cause, "another mcpd is already listening on %s",
+		    sun->sun_path);
+		return (-1);
+	}
+	if (errno != ECONNREFUSED) {
+		xasprintf(cause, "%s: %s", sun->sun_path, strerror(errno));
+		return (-1);
+	}
+	log_info("removing stale socket %s", sun->sun_path);
+	if (unlink(sun->sun_path) != 0 && errno != ENOENT) {
+		xasprintf(cause, "unlink %s: %s", sun->sun_path,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+listener_bind(const char *path, char **cause)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 mask;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		xasprintf(cause, "socket path too long (%zu bytes, at most "
+		    "%zu): %s", strlen(path), sizeof sun.sun_path - 1, path);
+		return (-1);
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (listener_mkdir(path, cause) != 0)
+		return (-1);
+	if (listener_clear_stale(&sun, cause) != 0) {
+		if (*cause == NULL)
+			xasprintf(cause, "%s: %s", path, strerror(errno));
+		return (-1);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1) {
+		xasprintf(cause, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	mask = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		umask(mask);
+		xasprintf(cause, "bind %s: %s", path, strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	umask(mask);
+	if (listen(fd, LISTENER_BACKLOG) != 0) {
+		xasprintf(cause, "listen %s: %s", path, strerror(errno));
+		unlink(path);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+struct listener *
+listener_open(struct mcpd *mcpd, const char *path, char **cause)
+{
+	struct listener	*l;
+	int		 fd;
+
+	*cause = NULL;
+	if ((fd = listener_bind(path, cause)) == -1)
+		return (NULL);
+	l = xcalloc(1, sizeof *l);
+	l->mcpd = mcpd;
+	l->path = xstrdup(path);
+	l->owns_path = 1;
+	l->evl = evconnlistener_new(mcpd->base, listener_accept_cb, l,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (l->evl == NULL) {
+		xasprintf(cause, "cannot listen on %s", path);
+		close(fd);
+		unlink(path);
+		free(l->path);
+		free(l);
+		return (NULL);
+	}
+	evconnlistener_set_error_cb(l->evl, listener_error_cb);
+	l->ev_resume = evtimer_new(mcpd->base, listener_resume_cb, l);
+	return (l);
+}
+
+void
+listener_close(struct listener *l)
+{
+	if (l == NULL)
+		return;
+	evconnlistener_free(l->evl);
+	event_free(l->ev_resume);
+	if (l->owns_path)
+		unlink(l->path);
+	free(l->path);
+	free(l);
+}

@@ -1,0 +1,173 @@
+/*
+ * log.c -- journal and stderr telemetry.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+#define LOG_MAX_FIELDS	24
+
+static int	log_journal;
+static int	log_verbose;
+
+int
+log_target_parse(const char *s, enum log_target *target)
+{
+	if (strcmp(s, "auto") == 0)
+		*target = LOG_TARGET_AUTO;
+	else if (strcmp(s, "journal") == 0)
+		*target = LOG_TARGET_JOURNAL;
+	else if (strcmp(s, "stderr") == 0)
+		*target = LOG_TARGET_STDERR;
+	else
+		return (-1);
+	return (0);
+}
+
+/* stderr is the journal when $JOURNAL_STREAM names its device and inode. */
+static int
+log_stderr_is_journal(void)
+{
+	const char		*env;
+	unsigned long long	 dev, ino;
+	struct stat		 sb;
+
+	if ((env = getenv("JOURNAL_STREAM")) == NULL)
+		return (0);
+	if (sscanf(env, "%llu:%llu", &dev, &ino) != 2)
+		return (0);
+	if (fstat(STDERR_FILENO, &sb) != 0)
+		return (0);
+	return (sb.st_dev == (dev_t)dev && sb.st_ino == (ino_t)ino);
+}
+
+void
+log_open(enum log_target target)
+{
+	switch (target) {
+	case LOG_TARGET_AUTO:
+		log_journal = log_stderr_is_journal();
+		break;
+	case LOG_TARGET_JOURNAL:
+		log_journal = 1;
+		break;
+	case LOG_TARGET_STDERR:
+		log_journal = 0;
+		break;
+	}
+	log_verbose = getenv("MCPD_DEBUG") != NULL;
+}
+
+int
+log_to_journal(void)
+{
+	return (log_journal);
+}
+
+static void
+log_vevent(int priority, const char *message_id,
+    const struct log_field *fields, size_t nfields, const char *fmt,
+    va_list ap)
+{
+	struct iovec	 iov[LOG_MAX_FIELDS + 4];
+	char		*strs[LOG_MAX_FIELDS + 4];
+	char		*text;
+	size_t		 n = 0, i;
+
+	if (priority == LOG_DEBUG && !log_verbose && !log_journal)
+		return;
+	xvasprintf(&text, fmt, ap);
+	if (!log_journal) {
+		fprintf(stderr, "mcpd: %s\n", text);
+		free(text);
+		return;
+	}
+
+	xasprintf(&strs[n++], "MESSAGE=%s", text);
+	xasprintf(&strs[n++], "PRIORITY=%d", priority);
+	xasprintf(&strs[n++], "SYSLOG_IDENTIFIER=mcpd");
+	if (message_id != NULL)
+		xasprintf(&strs[n++], "MESSAGE_ID=%s", message_id);
+	for (i = 0; i < nfields && i < LOG_MAX_FIELDS; i++) {
+		if (fields[i].value == NULL)
+			continue;
+		xasprintf(&strs[n++], "%s=%s", fields[i].name, fields[i].value);
+	}
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = strs[i];
+		iov[i].iov_len = strlen(strs[i]);
+	}
+	if (sd_journal_sendv(iov, (int)n) < 0)
+		fprintf(stderr, "mcpd: %s\n", text);
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(text);
+}
+
+void
+log_event(int priority, const char *message_id,
+    const struct log_field *fields, size_t nfields, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vevent(priority, message_id, fields, nfields, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vevent(LOG_INFO, NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vevent(LOG_WARNING, NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	log_vevent(LOG_DEBUG, NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vevent(LOG_CRIT, NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

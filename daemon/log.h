@@ -1,0 +1,44 @@
+/*
+ * log.h -- telemetry: structured journal entries, or readable stderr lines.
+ *
+ * Every event carries a MESSAGE_ID (proto.h) and MCPD_ fields.  With the
+ * journal target they go through sd_journal_send; with the stderr target
+ * the message text is printed as "mcpd: TEXT" and the fields are dropped
+ * (the text already names the server and what happened).  The auto target
+ * picks the journal when stderr is connected to it ($JOURNAL_STREAM).
+ */
+#ifndef MCPD_LOG_H
+#define MCPD_LOG_H
+
+#include <stddef.h>
+#include <syslog.h>
+
+enum log_target {
+	LOG_TARGET_AUTO,
+	LOG_TARGET_JOURNAL,
+	LOG_TARGET_STDERR,
+};
+
+struct log_field {
+	const char	*name;		/* MCPD_... */
+	const char	*value;
+};
+
+int	log_target_parse(const char *, enum log_target *);
+void	log_open(enum log_target);
+int	log_to_journal(void);
+
+/* An event with a MESSAGE_ID and fields (nfields may be 0). */
+void	log_event(int priority, const char *message_id,
+	    const struct log_field *fields, size_t nfields, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+/* Plain messages without an event type. */
+void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	fatalx(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+
+#define LOG_NFIELDS(a)	(sizeof (a) / sizeof (a)[0])
+
+#endif /* MCPD_LOG_H */

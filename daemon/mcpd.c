@@ -1,0 +1,354 @@
+/*
+ * mcpd.c -- the daemon's entry point: options, configuration, signals, and
+ * the wiring between listener, clients and workers.  The work itself lives
+ * in the modules; this file only connects them.
+ *
+ * mcpd never forks into the background: it runs in the foreground, as
+ * systemd and other supervisors expect, and tells systemd (sd_notify) when
+ * it is ready and when it is stopping.
+ */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "client.h"
+#include "conf.h"
+#include "listener.h"
+#include "log.h"
+#include "mcpd.h"
+#include "paths.h"
+#include "proto.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+#define MCPD_EXIT_OK		0
+#define MCPD_EXIT_FAILURE	1
+#define MCPD_EXIT_USAGE		2
+
+enum {
+	OPT_LOG_TARGET = 256,
+};
+
+static const struct option mcpd_options[] = {
+	{ "config",		required_argument,	NULL, 'c' },
+	{ "socket",		required_argument,	NULL, 's' },
+	{ "log-target",		required_argument,	NULL, OPT_LOG_TARGET },
+	{ "check-config",	no_argument,		NULL, 'n' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+static void __attribute__((noreturn))
+mcpd_usage(int status)
+{
+	FILE	*f = status == MCPD_EXIT_OK ? stdout : stderr;
+
+	fprintf(f,
+	    "usage: mcpd [-c|--config FILE] [-s|--socket PATH]\n"
+	    "            [--log-target auto|journal|stderr] [-n|--check-config]\n"
+	    "            [-V|--version] [-h|--help]\n"
+	    "\n"
+	    "Supervise the MCP servers in FILE and share them over PATH.\n"
+	    "  -c, --config FILE      configuration (default: see mcpd(8))\n"
+	    "  -s, --socket PATH      control socket (default: $%s or see "
+	    "mcpd(8))\n"
+	    "      --log-target T     auto (journal under systemd), journal "
+	    "or stderr\n"
+	    "  -n, --check-config     validate the configuration and exit\n"
+	    "  -V, --version          print the version and exit\n"
+	    "  -h, --help             print this help and exit\n",
+	    PATHS_SOCKET_ENV);
+	exit(status);
+}
+
+uint64_t
+mcpd_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+uint64_t
+mcpd_realtime_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+}
+
+struct worker *
+mcpd_find_worker(struct mcpd *mcpd, const char *name)
+{
+	struct worker	*w;
+
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
+		if (strcmp(worker_name(w), name) == 0)
+			return (w);
+	}
+	return (NULL);
+}
+
+void
+mcpd_worker_changed(struct mcpd *mcpd)
+{
+	struct worker	*w;
+
+	if (!mcpd->shutting_down)
+		return;
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
+		if (worker_running(w))
+			return;
+	}
+	event_base_loopexit(mcpd->base, NULL);
+}
+
+/* Print every diagnostic; returns the number of errors. */
+static size_t
+mcpd_report_diags(const struct conf_diags *diags, int to_stderr)
+{
+	size_t	 i;
+
+	for (i = 0; i < diags->n; i++) {
+		if (to_stderr)
+			fprintf(stderr, "mcpd: %s%s\n",
+			    diags->v[i].level == CONF_WARNING ? "warning: " : "",
+			    diags->v[i].text);
+		else if (diags->v[i].level == CONF_WARNING)
+			log_warnx("warning: %s", diags->v[i].text);
+		else
+			log_event(LOG_ERR, MCPD_MID_CONFIG, NULL, 0, "%s",
+			    diags->v[i].text);
+	}
+	return (diags->nerrors);
+}
+
+static void
+mcpd_shutdown(struct mcpd *mcpd, const char *why)
+{
+	struct worker	*w;
+
+	if (mcpd->shutting_down) {
+		log_warnx("%s again: killing every server now", why);
+		for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+			worker_kill_now(w);
+		return;
+	}
+	log_info("%s: stopping every server", why);
+	mcpd->shutting_down = 1;
+	sd_notify(0, "STOPPING=1\nSTATUS=Stopping servers");
+	listener_close(mcpd->listener);
+	mcpd->listener = NULL;
+	client_close_all(mcpd);
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+		worker_stop(w);
+	mcpd_worker_changed(mcpd);
+}
+
+static void
+mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
+{
+	struct mcpd	*mcpd = arg;
+	struct worker	*w;
+	pid_t		 pid;
+	int		 status;
+
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		mcpd_shutdown(mcpd, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		break;
+	case SIGHUP:
+		log_warnx("SIGHUP: configuration reload is not supported by "
+		    "this version; restart mcpd to apply changes");
+		break;
+	case SIGCHLD:
+		/* Also reaps grandchildren re-parented to us (subreaper). */
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			for (w = worker_first(mcpd); w != NULL;
+			    w = worker_next(w)) {
+				if (worker_pid(w) == pid) {
+					worker_child_exited(w, status);
+					break;
+				}
+			}
+		}
+		break;
+	}
+}
+
+static void
+mcpd_load_workers(struct mcpd *mcpd)
+{
+	struct worker	*w;
+	size_t		 i;
+
+	for (i = 0; i < mcpd->conf->nservers; i++) {
+		w = worker_new(mcpd, &mcpd->conf->servers[i]);
+		if (!mcpd->conf->servers[i].disabled)
+			worker_start(w);
+	}
+}
+
+static void
+mcpd_free(struct mcpd *mcpd)
+{
+	struct worker	*w;
+
+	while ((w = worker_first(mcpd)) != NULL)
+		worker_free(w);
+	listener_close(mcpd->listener);
+	event_free(mcpd->ev_sigterm);
+	event_free(mcpd->ev_sigint);
+	event_free(mcpd->ev_sighup);
+	event_free(mcpd->ev_sigchld);
+	conf_free(mcpd->conf);
+	event_base_free(mcpd->base);
+	free(mcpd->config_file);
+	free(mcpd->socket_path);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct mcpd		 mcpd;
+	struct conf_diags	 diags;
+	enum log_target		 target = LOG_TARGET_AUTO;
+	int			 ch, check_only = 0;
+	char			*cause;
+	size_t			 n;
+	struct worker		*w;
+
+	memset(&mcpd, 0, sizeof mcpd);
+	TAILQ_INIT(&mcpd.workers);
+	TAILQ_INIT(&mcpd.clients);
+
+	while ((ch = getopt_long(argc, argv, "c:s:nVh", mcpd_options,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			free(mcpd.config_file);
+			mcpd.config_file = xstrdup(optarg);
+			break;
+		case 's':
+			free(mcpd.socket_path);
+			mcpd.socket_path = xstrdup(optarg);
+			break;
+		case OPT_LOG_TARGET:
+			if (log_target_parse(optarg, &target) != 0) {
+				fprintf(stderr, "mcpd: --log-target: unknown "
+				    "target \"%s\" (auto, journal or stderr)\n",
+				    optarg);
+				mcpd_usage(MCPD_EXIT_USAGE);
+			}
+			break;
+		case 'n':
+			check_only = 1;
+			break;
+		case 'V':
+			printf("mcpd %s\n", PACKAGE_VERSION);
+			return (MCPD_EXIT_OK);
+		case 'h':
+			mcpd_usage(MCPD_EXIT_OK);
+		default:
+			mcpd_usage(MCPD_EXIT_USAGE);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "mcpd: unexpected argument: %s\n", argv[optind]);
+		mcpd_usage(MCPD_EXIT_USAGE);
+	}
+	if (mcpd.config_file == NULL)
+		mcpd.config_file = paths_default_config();
+	if (mcpd.socket_path == NULL)
+		mcpd.socket_path = paths_default_socket();
+
+	log_open(target);
+	conf_diags_init(&diags);
+	mcpd.conf = conf_load(mcpd.config_file, &diags);
+	if (check_only) {
+		mcpd_report_diags(&diags, 1);
+		if (mcpd.conf == NULL) {
+			fprintf(stderr, "mcpd: %s: %zu error%s\n",
+			    mcpd.config_file, diags.nerrors,
+			    diags.nerrors == 1 ? "" : "s");
+			return (MCPD_EXIT_FAILURE);
+		}
+		printf("%s: ok, %zu server%s\n", mcpd.config_file,
+		    mcpd.conf->nservers, mcpd.conf->nservers == 1 ? "" : "s");
+		conf_diags_free(&diags);
+		conf_free(mcpd.conf);
+		return (MCPD_EXIT_OK);
+	}
+	n = mcpd_report_diags(&diags, 0);
+	conf_diags_free(&diags);
+	if (mcpd.conf == NULL)
+		fatalx("%s: %zu error%s in the configuration; not starting",
+		    mcpd.config_file, n, n == 1 ? "" : "s");
+
+	signal(SIGPIPE, SIG_IGN);
+	/* Orphaned grandchildren of servers come to us to be reaped. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		log_warnx("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	srandom((unsigned)getpid() ^ (unsigned)mcpd_realtime_us());
+
+	if ((mcpd.base = event_base_new()) == NULL)
+		fatalx("cannot create the event loop");
+	mcpd.started_ms = mcpd_now_ms();
+	mcpd.ev_sigterm = evsignal_new(mcpd.base, SIGTERM, mcpd_signal_cb,
+	    &mcpd);
+	mcpd.ev_sigint = evsignal_new(mcpd.base, SIGINT, mcpd_signal_cb,
+	    &mcpd);
+	mcpd.ev_sighup = evsignal_new(mcpd.base, SIGHUP, mcpd_signal_cb,
+	    &mcpd);
+	mcpd.ev_sigchld = evsignal_new(mcpd.base, SIGCHLD, mcpd_signal_cb,
+	    &mcpd);
+	evsignal_add(mcpd.ev_sigterm, NULL);
+	evsignal_add(mcpd.ev_sigint, NULL);
+	evsignal_add(mcpd.ev_sighup, NULL);
+	evsignal_add(mcpd.ev_sigchld, NULL);
+
+	if ((mcpd.listener = listener_open(&mcpd, mcpd.socket_path,
+	    &cause)) == NULL)
+		fatalx("%s", cause);
+
+	{
+		struct log_field f[] = {
+			{ MCPD_FIELD_CONFIG, mcpd.config_file },
+			{ MCPD_FIELD_SOCKET, mcpd.socket_path },
+		};
+		log_event(LOG_INFO, MCPD_MID_DAEMON_START, f, LOG_NFIELDS(f),
+		    "mcpd %s starting: %zu server%s from %s, listening on %s",
+		    PACKAGE_VERSION, mcpd.conf->nservers,
+		    mcpd.conf->nservers == 1 ? "" : "s", mcpd.config_file,
+		    mcpd.socket_path);
+	}
+	mcpd_load_workers(&mcpd);
+	sd_notifyf(0, "READY=1\nSTATUS=%zu servers configured",
+	    mcpd.conf->nservers);
+
+	event_base_dispatch(mcpd.base);
+
+	for (w = worker_first(&mcpd); w != NULL; w = worker_next(w))
+		worker_kill_now(w);
+	log_event(LOG_INFO, MCPD_MID_DAEMON_STOP, NULL, 0, "mcpd stopped");
+	mcpd_free(&mcpd);
+	return (MCPD_EXIT_OK);
+}

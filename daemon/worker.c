@@ -1,0 +1,1099 @@
+/*
+ * worker.c -- supervise one MCP server: spawn, handshake, frame its output,
+ * log its stderr, restart it with backoff, stop it without leaving orphans.
+ *
+ * Invariants:
+ * - proc.pid != 0 exactly while a process exists; states starting,
+ *   initializing, ready and stopping have one, the others do not.
+ * - The process exit (SIGCHLD) ends the transport.  stdout EOF before the
+ *   exit only arms a short grace timer, so a server that simply exits is
+ *   reported by its exit status, and one that closes stdout but keeps
+ *   running is killed after the grace period.
+ * - After the leader exits the whole process group is SIGKILLed, so
+ *   grandchildren the server forked do not survive it.
+ * - One state timer: init timeout, backoff delay or stop escalation,
+ *   depending on the state.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "backoff.h"
+#include "child.h"
+#include "frame.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "ring.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+#define WORKER_STDOUT_EOF_GRACE_MS	500
+#define WORKER_STDERR_LINE_MAX_BYTES	65536
+#define WORKER_STDERR_RING_BYTES	(256 * 1024)
+#define WORKER_STDERR_RING_LINES	2000
+#define WORKER_STDERR_RATE_PER_S	100	/* lines to the journal */
+#define WORKER_STDERR_BURST_LINES	500
+#define WORKER_READS_PER_CALLBACK	64
+#define WORKER_LOG_HEAD_BYTES		80	/* of a bad line, in the log */
+#define WORKER_DRAIN_MAX_BYTES		(4 * 1024 * 1024)
+
+enum worker_after {
+	WORKER_AFTER_FAILURE,	/* the restart policy decides */
+	WORKER_AFTER_STOP,	/* admin stop or shutdown: stopped */
+	WORKER_AFTER_RESTART,	/* admin restart: start again at once */
+};
+
+struct worker {
+	struct mcpd		*mcpd;
+	char			*name;
+	const struct conf_server *conf;
+	enum worker_state	 state;
+	uint64_t		 state_since_ms;
+
+	struct child_proc	 proc;
+	uint64_t		 spawned_ms;
+	struct event		*ev_out;
+	struct event		*ev_err;
+	struct event		*ev_in;
+	struct event		*ev_timer;
+	struct event		*ev_grace;
+	struct evbuffer		*to_child;
+	struct frame		*out_frame;
+	struct frame		*err_frame;
+
+	enum worker_after	 after;
+	int			 stop_phase;
+	char			*fail_reason;	/* why we are killing it */
+
+	struct backoff		 backoff;
+	uint32_t		 restarts;
+	char			*last_exit;
+	uint64_t		 next_restart_at_ms;
+
+	int64_t			 next_upstream_id;
+	int64_t			 init_id;
+	cJSON			*init_result;
+
+	struct ring		*errlog;
+	double			 err_tokens;
+	uint64_t		 err_tokens_ms;
+	uint64_t		 err_suppressed;
+
+	uint64_t		 lines_in;
+	uint64_t		 nonjson_lines;
+	uint64_t		 oversize;
+	uint64_t		 violations;
+	uint64_t		 stderr_lines;
+
+	TAILQ_ENTRY(worker)	 entry;
+};
+
+static const char *worker_state_names[] = MCPD_STATE_NAMES;
+
+static void	worker_spawn(struct worker *);
+static void	worker_close_transport(struct worker *);
+static void	worker_failed(struct worker *, int clean);
+static void	worker_kill(struct worker *, const char *reason);
+static void	worker_begin_stop(struct worker *, enum worker_after);
+static void	worker_send_json(struct worker *, cJSON *);
+
+const char *
+worker_state_name(enum worker_state state)
+{
+	return (worker_state_names[state]);
+}
+
+const char *
+worker_name(const struct worker *w)
+{
+	return (w->name);
+}
+
+enum worker_state
+worker_state(const struct worker *w)
+{
+	return (w->state);
+}
+
+pid_t
+worker_pid(const struct worker *w)
+{
+	return (w->proc.pid);
+}
+
+int
+worker_running(const struct worker *w)
+{
+	return (w->proc.pid != 0);
+}
+
+struct worker *
+worker_first(struct mcpd *mcpd)
+{
+	return (TAILQ_FIRST(&mcpd->workers));
+}
+
+struct worker *
+worker_next(struct worker *w)
+{
+	return (TAILQ_NEXT(w, entry));
+}
+
+static void
+worker_set_state(struct worker *w, enum worker_state next,
+    const char *reason)
+{
+	enum worker_state	 prev = w->state;
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_STATE, worker_state_names[next] },
+		{ MCPD_FIELD_PREV_STATE, worker_state_names[prev] },
+		{ MCPD_FIELD_REASON, reason },
+	};
+
+	if (prev == next)
+		return;
+	w->state = next;
+	w->state_since_ms = mcpd_now_ms();
+	log_event(next == WORKER_FAILED ? LOG_ERR : LOG_INFO, MCPD_MID_STATE,
+	    f, LOG_NFIELDS(f), "%s: %s -> %s%s%s", w->name,
+	    worker_state_names[prev], worker_state_names[next],
+	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
+	mcpd_worker_changed(w->mcpd);
+}
+
+static void
+worker_set_reason(char **slot, const char *reason)
+{
+	free(*slot);
+	*slot = reason != NULL ? xstrdup(reason) : NULL;
+}
+
+static void
+worker_arm_timer(struct worker *w, uint64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(w->ev_timer, &tv);
+}
+
+/* Count and log a protocol violation by the server. */
+static void
+worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
+{
+	va_list		 ap;
+	char		*text;
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_VIOLATION, kind },
+	};
+
+	w->violations++;
+	w->mcpd->protocol_violations++;
+	/* Log the first few and then every 1000th, not a flood. */
+	if (w->violations > 10 && w->violations % 1000 != 0)
+		return;
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	log_event(LOG_WARNING, MCPD_MID_VIOLATION, f, LOG_NFIELDS(f),
+	    "%s: protocol violation (%s): %s", w->name, kind, text);
+	free(text);
+}
+
+/* A printable, bounded copy of the start of a line for the log. */
+static char *
+worker_head(const char *line, size_t len)
+{
+	size_t	 n = len < WORKER_LOG_HEAD_BYTES ? len : WORKER_LOG_HEAD_BYTES;
+	char	*s;
+	size_t	 i;
+
+	s = xmalloc(n + 4);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)line[i];
+		s[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (n < len)
+		memcpy(s + n, "...", 4);
+	else
+		s[n] = '\0';
+	return (s);
+}
+
+/*
+ * Session: the upstream initialize handshake.
+ */
+
+static void
+worker_send_initialize(struct worker *w)
+{
+	cJSON	*params, *info, *id;
+
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "protocolVersion", MCPD_MCP_VERSION);
+	cJSON_AddObjectToObject(params, "capabilities");
+	info = cJSON_AddObjectToObject(params, "clientInfo");
+	cJSON_AddStringToObject(info, "name", PACKAGE_NAME);
+	cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
+
+	w->init_id = w->next_upstream_id++;
+	id = cJSON_CreateNumber((double)w->init_id);
+	worker_send_json(w, rpc_make_request(id, "initialize", params));
+	cJSON_Delete(id);
+}
+
+static int
+worker_version_accepted(const char *version)
+{
+	static const char	*accepted[] = MCPD_MCP_VERSIONS_ACCEPTED;
+	size_t			 i;
+
+	for (i = 0; accepted[i] != NULL; i++) {
+		if (strcmp(accepted[i], version) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+static void
+worker_init_response(struct worker *w, cJSON *msg)
+{
+	cJSON		*result, *error, *version, *message, *info, *name;
+	char		*reason;
+
+	evtimer_del(w->ev_timer);
+	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
+		message = cJSON_GetObjectItemCaseSensitive(error, "message");
+		xasprintf(&reason, "initialize failed: %s",
+		    cJSON_IsString(message) ? message->valuestring :
+		    "(no message)");
+		worker_kill(w, reason);
+		free(reason);
+		return;
+	}
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	version = cJSON_GetObjectItemCaseSensitive(result, "protocolVersion");
+	if (!cJSON_IsObject(result) || !cJSON_IsString(version)) {
+		worker_kill(w, "protocol violation: initialize result "
+		    "without protocolVersion");
+		return;
+	}
+	if (!worker_version_accepted(version->valuestring)) {
+		xasprintf(&reason, "initialize: unsupported protocol version "
+		    "\"%.40s\"", version->valuestring);
+		worker_kill(w, reason);
+		free(reason);
+		return;
+	}
+
+	cJSON_Delete(w->init_result);
+	w->init_result = cJSON_DetachItemViaPointer(msg, result);
+	worker_send_json(w, rpc_make_notification("notifications/initialized",
+	    NULL));
+
+	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
+	name = cJSON_GetObjectItemCaseSensitive(info, "name");
+	xasprintf(&reason, "initialized: %s, protocol %s",
+	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
+	    version->valuestring);
+	backoff_ready(&w->backoff, mcpd_now_ms());
+	worker_set_state(w, WORKER_READY, reason);
+	free(reason);
+}
+
+/* A request from the server to its client. */
+static void
+worker_server_request(struct worker *w, cJSON *msg)
+{
+	const cJSON	*id, *method;
+	char		*text;
+
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	if (strcmp(method->valuestring, "ping") == 0) {
+		worker_send_json(w, rpc_make_result(id, NULL));
+		return;
+	}
+	xasprintf(&text, "%s: no attached client can handle %s", w->name,
+	    method->valuestring);
+	worker_send_json(w, rpc_make_error(id, RPC_METHOD_NOT_FOUND, text,
+	    NULL));
+	free(text);
+}
+
+static void
+worker_handle_line(struct worker *w, const char *line, size_t len)
+{
+	cJSON		*msg, *id;
+	char		*head;
+
+	w->lines_in++;
+	msg = cJSON_ParseWithLength(line, len);
+	if (msg == NULL || !cJSON_IsObject(msg)) {
+		w->nonjson_lines++;
+		head = worker_head(line, len);
+		worker_violation(w, "not-json", "dropped a stdout line of "
+		    "%zu bytes that is not a JSON object: %s", len, head);
+		free(head);
+		cJSON_Delete(msg);
+		return;
+	}
+
+	switch (rpc_classify(msg)) {
+	case RPC_KIND_RESPONSE:
+		id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+		if (w->state == WORKER_INITIALIZING && cJSON_IsNumber(id) &&
+		    id->valuedouble == (double)w->init_id) {
+			worker_init_response(w, msg);
+			break;
+		}
+		head = worker_head(line, len);
+		worker_violation(w, "unknown-id",
+		    "reply to a request mcpd did not send: %s", head);
+		free(head);
+		break;
+	case RPC_KIND_REQUEST:
+		worker_server_request(w, msg);
+		break;
+	case RPC_KIND_NOTIFICATION:
+		break;
+	case RPC_KIND_INVALID:
+		head = worker_head(line, len);
+		worker_violation(w, "invalid", "not a JSON-RPC message: %s",
+		    head);
+		free(head);
+		break;
+	}
+	cJSON_Delete(msg);
+}
+
+/*
+ * Transport: pipes and process.
+ */
+
+static void
+worker_send_json(struct worker *w, cJSON *msg)
+{
+	char	*text;
+
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	if (w->to_child != NULL && w->proc.in_fd != -1) {
+		evbuffer_add(w->to_child, text, strlen(text));
+		evbuffer_add(w->to_child, "\n", 1);
+		event_add(w->ev_in, NULL);
+	}
+	free(text);
+}
+
+static void
+worker_close_stdin(struct worker *w)
+{
+	if (w->proc.in_fd == -1)
+		return;
+	event_del(w->ev_in);
+	close(w->proc.in_fd);
+	w->proc.in_fd = -1;
+	evbuffer_drain(w->to_child, evbuffer_get_length(w->to_child));
+}
+
+static void
+worker_in_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	int		 n;
+
+	n = evbuffer_write(w->to_child, fd);
+	if (n == -1 && errno != EAGAIN && errno != EINTR) {
+		/* The server closed its stdin: it is on its way out. */
+		worker_close_stdin(w);
+		return;
+	}
+	if (evbuffer_get_length(w->to_child) == 0)
+		event_del(w->ev_in);
+}
+
+static void
+worker_out_frames(struct worker *w)
+{
+	struct frame_msg	 m;
+	enum frame_event	 ev;
+	char			*head, *reason;
+
+	while ((ev = frame_next(w->out_frame, &m)) != FRAME_NONE) {
+		switch (ev) {
+		case FRAME_LINE:
+			worker_handle_line(w, m.line, m.len);
+			break;
+		case FRAME_OVERSIZE:
+			w->oversize++;
+			head = worker_head(m.head, m.head_len);
+			worker_violation(w, "oversize", "discarded a message "
+			    "of %zu bytes (max_message_bytes is %zu, id %.*s): "
+			    "%s", m.total, w->conf->max_message_bytes,
+			    m.id != NULL ? (int)m.id_len : 4,
+			    m.id != NULL ? m.id : "none", head);
+			free(head);
+			break;
+		case FRAME_GARBAGE:
+			if (w->state == WORKER_STOPPING)
+				break;
+			xasprintf(&reason, "protocol violation: %zu bytes of "
+			    "stdout without a newline (max_message_bytes is "
+			    "%zu)", m.total, w->conf->max_message_bytes);
+			worker_violation(w, "garbage", "%s", reason);
+			worker_kill(w, reason);
+			free(reason);
+			break;
+		case FRAME_NONE:
+			break;
+		}
+		if (w->out_frame == NULL)	/* transport closed meanwhile */
+			return;
+	}
+}
+
+static void
+worker_grace_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (w->proc.pid != 0 && w->state != WORKER_STOPPING)
+		worker_kill(w, "stdout closed");
+}
+
+/* Read what stdout has; returns 1 at EOF. */
+static int
+worker_read_out(struct worker *w, size_t max_bytes)
+{
+	char	*space;
+	size_t	 avail, total = 0;
+	ssize_t	 n;
+	int	 reads;
+
+	for (reads = 0; total < max_bytes; reads++) {
+		if (max_bytes == SIZE_MAX && reads >= WORKER_READS_PER_CALLBACK)
+			break;
+		space = frame_space(w->out_frame, &avail);
+		n = read(w->proc.out_fd, space, avail);
+		if (n > 0) {
+			frame_commit(w->out_frame, (size_t)n);
+			total += (size_t)n;
+			worker_out_frames(w);
+			if (w->out_frame == NULL)
+				return (0);
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return (0);
+		/* EOF (or a read error, which we treat alike). */
+		frame_push(w->out_frame, "\n", 1);	/* a half last line */
+		worker_out_frames(w);
+		return (1);
+	}
+	return (0);
+}
+
+static void
+worker_out_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	struct timeval	 tv = { 0, WORKER_STDOUT_EOF_GRACE_MS * 1000 };
+
+	if (worker_read_out(w, SIZE_MAX) && w->out_frame != NULL) {
+		event_del(w->ev_out);
+		if (w->state != WORKER_STOPPING)
+			evtimer_add(w->ev_grace, &tv);
+	}
+}
+
+static int
+worker_stderr_allowed(struct worker *w)
+{
+	uint64_t	 now = mcpd_now_ms();
+	double		 burst = WORKER_STDERR_BURST_LINES;
+
+	w->err_tokens += (double)(now - w->err_tokens_ms) *
+	    WORKER_STDERR_RATE_PER_S / 1000.0;
+	if (w->err_tokens > burst)
+		w->err_tokens = burst;
+	w->err_tokens_ms = now;
+	if (w->err_tokens < 1.0)
+		return (0);
+	w->err_tokens -= 1.0;
+	return (1);
+}
+
+static void
+worker_stderr_line(struct worker *w, const char *line, size_t len,
+    size_t total)
+{
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+	};
+	int		 n = len > INT32_MAX ? INT32_MAX : (int)len;
+	char		 count[32];
+	struct log_field fs[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ "MCPD_SUPPRESSED", count },
+	};
+
+	w->stderr_lines++;
+	ring_push(w->errlog, line, len, mcpd_realtime_us());
+	if (!worker_stderr_allowed(w)) {
+		w->err_suppressed++;
+		return;
+	}
+	if (w->err_suppressed > 0) {
+		snprintf(count, sizeof count, "%llu",
+		    (unsigned long long)w->err_suppressed);
+		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, LOG_NFIELDS(fs),
+		    "%s: %llu stderr lines not logged (rate limit); see "
+		    "mcpctl logs", w->name,
+		    (unsigned long long)w->err_suppressed);
+		w->err_suppressed = 0;
+	}
+	if (total > len)
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		    "%s: %.*s... (line of %zu bytes truncated)", w->name, n,
+		    line, total);
+	else
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		    "%s: %.*s", w->name, n, line);
+}
+
+static void
+worker_err_frames(struct worker *w)
+{
+	struct frame_msg	 m;
+	enum frame_event	 ev;
+
+	while ((ev = frame_next(w->err_frame, &m)) != FRAME_NONE) {
+		if (ev == FRAME_LINE)
+			worker_stderr_line(w, m.line, m.len, m.len);
+		else if (ev == FRAME_OVERSIZE || ev == FRAME_GARBAGE)
+			worker_stderr_line(w, m.head, m.head_len, m.total);
+	}
+}
+
+/* Read what stderr has; returns 1 at EOF. */
+static int
+worker_read_err(struct worker *w)
+{
+	char	*space;
+	size_t	 avail;
+	ssize_t	 n;
+	int	 reads;
+
+	for (reads = 0; reads < WORKER_READS_PER_CALLBACK; reads++) {
+		space = frame_space(w->err_frame, &avail);
+		n = read(w->proc.err_fd, space, avail);
+		if (n > 0) {
+			frame_commit(w->err_frame, (size_t)n);
+			worker_err_frames(w);
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return (0);
+		frame_push(w->err_frame, "\n", 1);
+		worker_err_frames(w);
+		return (1);
+	}
+	return (0);
+}
+
+static void
+worker_err_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (worker_read_err(w))
+		event_del(w->ev_err);
+}
+
+static void
+worker_spawn_failed(struct worker *w, const char *cause)
+{
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_REASON, cause },
+	};
+
+	log_event(LOG_ERR, MCPD_MID_SPAWN_FAILED, f, LOG_NFIELDS(f),
+	    "%s: %s", w->name, cause);
+	worker_set_reason(&w->last_exit, cause);
+	worker_failed(w, 0);
+}
+
+static void
+worker_spawn(struct worker *w)
+{
+	struct event_base	*base = w->mcpd->base;
+	char			*cause, pidtext[32];
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_PID, pidtext },
+	};
+
+	evtimer_del(w->ev_timer);
+	w->after = WORKER_AFTER_FAILURE;
+	w->stop_phase = 0;
+	worker_set_reason(&w->fail_reason, NULL);
+	w->next_restart_at_ms = 0;
+	worker_set_state(w, WORKER_STARTING, NULL);
+
+	if (child_spawn(w->conf, &w->proc, &cause) != 0) {
+		w->proc.pid = 0;
+		worker_spawn_failed(w, cause);
+		free(cause);
+		return;
+	}
+	w->spawned_ms = mcpd_now_ms();
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
+	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
+	    "%s: started %s (pid %ld)", w->name, w->conf->argv[0],
+	    (long)w->proc.pid);
+
+	w->out_frame = frame_new(w->conf->max_message_bytes);
+	w->err_frame = frame_new(WORKER_STDERR_LINE_MAX_BYTES);
+	w->to_child = evbuffer_new();
+	w->ev_out = event_new(base, w->proc.out_fd, EV_READ | EV_PERSIST,
+	    worker_out_cb, w);
+	w->ev_err = event_new(base, w->proc.err_fd, EV_READ | EV_PERSIST,
+	    worker_err_cb, w);
+	w->ev_in = event_new(base, w->proc.in_fd, EV_WRITE | EV_PERSIST,
+	    worker_in_cb, w);
+	event_add(w->ev_out, NULL);
+	event_add(w->ev_err, NULL);
+
+	w->next_upstream_id = 1;
+	worker_send_initialize(w);
+	worker_set_state(w, WORKER_INITIALIZING, NULL);
+	worker_arm_timer(w, w->conf->init_timeout_ms);
+}
+
+/* Free the pipes and their events; the process is gone already. */
+static void
+worker_close_transport(struct worker *w)
+{
+	if (w->ev_out != NULL) {
+		event_free(w->ev_out);
+		w->ev_out = NULL;
+	}
+	if (w->ev_err != NULL) {
+		event_free(w->ev_err);
+		w->ev_err = NULL;
+	}
+	if (w->ev_in != NULL) {
+		event_free(w->ev_in);
+		w->ev_in = NULL;
+	}
+	evtimer_del(w->ev_grace);
+	if (w->proc.in_fd != -1)
+		close(w->proc.in_fd);
+	if (w->proc.out_fd != -1)
+		close(w->proc.out_fd);
+	if (w->proc.err_fd != -1)
+		close(w->proc.err_fd);
+	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
+	if (w->to_child != NULL) {
+		evbuffer_free(w->to_child);
+		w->to_child = NULL;
+	}
+	if (w->out_frame != NULL) {
+		frame_free(w->out_frame);
+		w->out_frame = NULL;
+	}
+	if (w->err_frame != NULL) {
+		frame_free(w->err_frame);
+		w->err_frame = NULL;
+	}
+	cJSON_Delete(w->init_result);
+	w->init_result = NULL;
+	w->proc.pid = 0;
+}
+
+/* The server misbehaved: end its process, then the restart policy. */
+static void
+worker_kill(struct worker *w, const char *reason)
+{
+	if (w->proc.pid == 0 || w->state == WORKER_STOPPING)
+		return;
+	worker_set_reason(&w->fail_reason, reason);
+	w->after = WORKER_AFTER_FAILURE;
+	worker_set_state(w, WORKER_STOPPING, reason);
+	worker_close_stdin(w);
+	child_signal_group(w->proc.pid, SIGTERM);
+	w->stop_phase = 2;
+	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
+}
+
+/*
+ * Graceful stop: close stdin, then SIGTERM the group after half the stop
+ * timeout, then SIGKILL it when the stop timeout is up.
+ */
+static void
+worker_begin_stop(struct worker *w, enum worker_after after)
+{
+	w->after = after;
+	if (w->state == WORKER_STOPPING)
+		return;
+	worker_set_state(w, WORKER_STOPPING,
+	    after == WORKER_AFTER_RESTART ? "restart requested" :
+	    w->mcpd->shutting_down ? "mcpd is shutting down" :
+	    "stop requested");
+	evtimer_del(w->ev_timer);
+	worker_close_stdin(w);
+	w->stop_phase = 1;
+	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
+}
+
+static void
+worker_stop_escalate(struct worker *w)
+{
+	switch (w->stop_phase) {
+	case 1:
+		log_info("%s: still running %u ms after stdin was closed; "
+		    "sending SIGTERM", w->name, w->conf->stop_timeout_ms / 2);
+		child_signal_group(w->proc.pid, SIGTERM);
+		w->stop_phase = 2;
+		worker_arm_timer(w, w->conf->stop_timeout_ms -
+		    w->conf->stop_timeout_ms / 2);
+		break;
+	default:
+		log_event(LOG_WARNING, NULL, NULL, 0, "%s: did not exit after "
+		    "SIGTERM; sending SIGKILL to process group %ld", w->name,
+		    (long)w->proc.pid);
+		child_signal_group(w->proc.pid, SIGKILL);
+		w->stop_phase = 3;
+		break;
+	}
+}
+
+static void
+worker_timer_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	char		*reason;
+
+	switch (w->state) {
+	case WORKER_INITIALIZING:
+		xasprintf(&reason, "initialize timed out after %u ms",
+		    w->conf->init_timeout_ms);
+		worker_kill(w, reason);
+		free(reason);
+		break;
+	case WORKER_BACKOFF:
+		w->restarts++;
+		worker_spawn(w);
+		break;
+	case WORKER_STOPPING:
+		worker_stop_escalate(w);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+worker_failed(struct worker *w, int clean)
+{
+	const struct conf_server *cs = w->conf;
+	uint64_t		 now = mcpd_now_ms();
+	int64_t			 delay;
+	char			 delaytext[32], restarts[32], *reason;
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_DELAY_MS, delaytext },
+		{ MCPD_FIELD_RESTARTS, restarts },
+		{ MCPD_FIELD_REASON, w->last_exit },
+	};
+
+	if (w->mcpd->shutting_down || cs->restart == CONF_RESTART_NEVER ||
+	    (cs->restart == CONF_RESTART_ON_FAILURE && clean)) {
+		worker_set_state(w, WORKER_STOPPED, w->last_exit);
+		return;
+	}
+
+	backoff_check_stable(&w->backoff, &cs->backoff, now);
+	w->backoff.ready_since_ms = 0;
+	delay = backoff_fail(&w->backoff, &cs->backoff, now,
+	    (double)random() / ((double)RAND_MAX + 1.0));
+	if (delay == BACKOFF_GIVE_UP) {
+		xasprintf(&reason, "gave up: %u restarts within %u s (last: "
+		    "%s)", cs->backoff.max_restarts,
+		    cs->backoff.restart_window_s,
+		    w->last_exit != NULL ? w->last_exit : "unknown");
+		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, 1, "%s: %s", w->name,
+		    reason);
+		worker_set_state(w, WORKER_FAILED, reason);
+		free(reason);
+		return;
+	}
+
+	w->next_restart_at_ms = now + (uint64_t)delay;
+	snprintf(delaytext, sizeof delaytext, "%lld", (long long)delay);
+	snprintf(restarts, sizeof restarts, "%u", w->restarts + 1);
+	worker_set_state(w, WORKER_BACKOFF, w->last_exit);
+	log_event(LOG_INFO, MCPD_MID_RESTART, f, LOG_NFIELDS(f),
+	    "%s: restarting in %lld ms (restart %u)", w->name,
+	    (long long)delay, w->restarts + 1);
+	worker_arm_timer(w, (uint64_t)delay);
+}
+
+void
+worker_child_exited(struct worker *w, int wstatus)
+{
+	char		*status, pidtext[32], code[16], *reason;
+	int		 clean;
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_PID, pidtext },
+		{ WIFEXITED(wstatus) ? MCPD_FIELD_EXIT_STATUS :
+		    MCPD_FIELD_EXIT_SIGNAL, code },
+		{ MCPD_FIELD_REASON, NULL },
+	};
+
+	status = child_describe_status(wstatus);
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
+	snprintf(code, sizeof code, "%d", WIFEXITED(wstatus) ?
+	    WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
+	if (w->fail_reason != NULL)
+		xasprintf(&reason, "%s (%s)", w->fail_reason, status);
+	else
+		reason = xstrdup(status);
+	f[3].value = reason;
+	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
+	    MCPD_MID_EXIT, f, LOG_NFIELDS(f), "%s: process %ld %s", w->name,
+	    (long)w->proc.pid, reason);
+
+	/* Nothing of the group may outlive its leader. */
+	child_signal_group(w->proc.pid, SIGKILL);
+
+	/* What the server wrote before it died still counts. */
+	if (w->ev_out != NULL && event_pending(w->ev_out, EV_READ, NULL))
+		worker_read_out(w, WORKER_DRAIN_MAX_BYTES);
+	if (w->err_frame != NULL)
+		worker_read_err(w);
+
+	clean = w->fail_reason == NULL && WIFEXITED(wstatus) &&
+	    WEXITSTATUS(wstatus) == 0;
+	worker_set_reason(&w->last_exit, reason);
+	worker_set_reason(&w->fail_reason, NULL);
+	free(reason);
+	free(status);
+	evtimer_del(w->ev_timer);
+	worker_close_transport(w);
+
+	switch (w->after) {
+	case WORKER_AFTER_STOP:
+		worker_set_state(w, WORKER_STOPPED, w->last_exit);
+		break;
+	case WORKER_AFTER_RESTART:
+		w->restarts++;
+		worker_spawn(w);
+		break;
+	case WORKER_AFTER_FAILURE:
+		worker_failed(w, clean);
+		break;
+	}
+}
+
+/*
+ * Admin actions.
+ */
+
+void
+worker_start(struct worker *w)
+{
+	switch (w->state) {
+	case WORKER_STOPPING:
+		if (w->after == WORKER_AFTER_STOP)
+			w->after = WORKER_AFTER_RESTART;
+		break;
+	case WORKER_BACKOFF:
+	case WORKER_STOPPED:
+	case WORKER_FAILED:
+		backoff_reset(&w->backoff);
+		worker_spawn(w);
+		break;
+	default:
+		break;			/* already running */
+	}
+}
+
+void
+worker_stop(struct worker *w)
+{
+	switch (w->state) {
+	case WORKER_STARTING:
+	case WORKER_INITIALIZING:
+	case WORKER_READY:
+	case WORKER_STOPPING:
+		worker_begin_stop(w, WORKER_AFTER_STOP);
+		break;
+	case WORKER_BACKOFF:
+		evtimer_del(w->ev_timer);
+		w->next_restart_at_ms = 0;
+		worker_set_state(w, WORKER_STOPPED, w->mcpd->shutting_down ?
+		    "mcpd is shutting down" : "stop requested");
+		break;
+	case WORKER_STOPPED:
+	case WORKER_FAILED:
+		break;
+	}
+}
+
+void
+worker_restart(struct worker *w)
+{
+	if (w->proc.pid != 0) {
+		backoff_reset(&w->backoff);
+		worker_begin_stop(w, WORKER_AFTER_RESTART);
+	} else
+		worker_start(w);
+}
+
+void
+worker_kill_now(struct worker *w)
+{
+	if (w->proc.pid != 0)
+		child_signal_group(w->proc.pid, SIGKILL);
+}
+
+/*
+ * Lifetime and status.
+ */
+
+struct worker *
+worker_new(struct mcpd *mcpd, const struct conf_server *cs)
+{
+	struct worker	*w;
+
+	w = xcalloc(1, sizeof *w);
+	w->mcpd = mcpd;
+	w->name = xstrdup(cs->name);
+	w->conf = cs;
+	w->state = WORKER_STOPPED;
+	w->state_since_ms = mcpd_now_ms();
+	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
+	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
+	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
+	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
+	    WORKER_STDERR_RING_LINES);
+	w->err_tokens = WORKER_STDERR_BURST_LINES;
+	w->err_tokens_ms = mcpd_now_ms();
+	backoff_init(&w->backoff);
+	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
+	return (w);
+}
+
+/* Only for workers without a process (at exit, or removed on reload). */
+void
+worker_free(struct worker *w)
+{
+	if (w->proc.pid != 0) {
+		child_signal_group(w->proc.pid, SIGKILL);
+		worker_close_transport(w);
+	}
+	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
+	event_free(w->ev_timer);
+	event_free(w->ev_grace);
+	ring_free(w->errlog);
+	backoff_free(&w->backoff);
+	free(w->fail_reason);
+	free(w->last_exit);
+	free(w->name);
+	free(w);
+}
+
+static void
+worker_add_nullable_string(cJSON *o, const char *key, const char *value)
+{
+	if (value != NULL)
+		cJSON_AddStringToObject(o, key, value);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *
+worker_status_json(const struct worker *w)
+{
+	cJSON		*o, *stats, *info;
+	uint64_t	 now = mcpd_now_ms();
+	const cJSON	*version, *server_info;
+
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", w->name);
+	cJSON_AddStringToObject(o, "state", worker_state_names[w->state]);
+	if (w->proc.pid != 0) {
+		cJSON_AddNumberToObject(o, "pid", (double)w->proc.pid);
+		cJSON_AddNumberToObject(o, "uptime_ms",
+		    (double)(now - w->spawned_ms));
+	} else {
+		cJSON_AddNullToObject(o, "pid");
+		cJSON_AddNullToObject(o, "uptime_ms");
+	}
+	cJSON_AddNumberToObject(o, "restarts", w->restarts);
+	worker_add_nullable_string(o, "last_exit", w->last_exit);
+	if (w->state == WORKER_BACKOFF)
+		cJSON_AddNumberToObject(o, "next_restart_ms",
+		    (double)(w->next_restart_at_ms > now ?
+		    w->next_restart_at_ms - now : 0));
+	else
+		cJSON_AddNullToObject(o, "next_restart_ms");
+	cJSON_AddNumberToObject(o, "inflight", 0);
+	cJSON_AddNumberToObject(o, "clients", 0);
+	cJSON_AddNumberToObject(o, "state_ms", (double)(now -
+	    w->state_since_ms));
+	cJSON_AddStringToObject(o, "command", w->conf->argv[0]);
+	cJSON_AddStringToObject(o, "restart_policy",
+	    conf_restart_name(w->conf->restart));
+
+	version = cJSON_GetObjectItemCaseSensitive(w->init_result,
+	    "protocolVersion");
+	server_info = cJSON_GetObjectItemCaseSensitive(w->init_result,
+	    "serverInfo");
+	worker_add_nullable_string(o, "protocol_version",
+	    cJSON_IsString(version) ? version->valuestring : NULL);
+	if (cJSON_IsObject(server_info)) {
+		info = cJSON_Duplicate(server_info, 1);
+		cJSON_AddItemToObject(o, "server_info", info);
+	} else
+		cJSON_AddNullToObject(o, "server_info");
+
+	stats = cJSON_AddObjectToObject(o, "stats");
+	cJSON_AddNumberToObject(stats, "stdout_lines", (double)w->lines_in);
+	cJSON_AddNumberToObject(stats, "dropped_lines",
+	    (double)w->nonjson_lines);
+	cJSON_AddNumberToObject(stats, "oversize_messages",
+	    (double)w->oversize);
+	cJSON_AddNumberToObject(stats, "protocol_violations",
+	    (double)w->violations);
+	cJSON_AddNumberToObject(stats, "stderr_lines",
+	    (double)w->stderr_lines);
+	return (o);
+}

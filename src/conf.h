@@ -1,0 +1,108 @@
+/*
+ * conf.h -- mcpd's configuration: parse, validate, compare (pure apart
+ * from conf_load reading the file).
+ *
+ * Accepted shapes (one file may mix them; names must be unique):
+ *   {"mcpServers": {NAME: {"command", "args", "env", "cwd", ...}}}
+ *   {"servers":    {NAME: {"type": "stdio", "command", ...}}}
+ * plus a top-level "mcpd" object holding defaults for every server
+ * setting.  Per-server settings sit beside "command" in snake_case.
+ *
+ * Every diagnostic names the JSON path of what it is about
+ * ("mcpServers.github.args[2]: expected a string").  Errors make
+ * conf_parse fail; warnings (unknown keys, remote servers not supported)
+ * do not.  "${VAR}" and "${VAR:-default}" expand in command, args, env
+ * values and cwd; an unset variable without a default is an error.
+ *
+ * The file is named config in the docs; the module is "conf" so that it
+ * does not clash with autoconf's config.h.
+ */
+#ifndef MCPD_CONF_H
+#define MCPD_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backoff.h"
+
+/* Defaults (documented in mcpd.json(5)). */
+#define CONF_DEFAULT_BACKOFF_MIN_MS		1000
+#define CONF_DEFAULT_BACKOFF_MAX_MS		30000
+#define CONF_DEFAULT_BACKOFF_JITTER		0.2
+#define CONF_DEFAULT_BACKOFF_RESET_MS		10000
+#define CONF_DEFAULT_MAX_RESTARTS		0	/* never give up */
+#define CONF_DEFAULT_RESTART_WINDOW_S		60
+#define CONF_DEFAULT_INIT_TIMEOUT_MS		30000
+#define CONF_DEFAULT_REQUEST_TIMEOUT_MS		60000
+#define CONF_DEFAULT_STOP_TIMEOUT_MS		5000
+#define CONF_DEFAULT_MAX_MESSAGE_BYTES		16777216
+#define CONF_MIN_MAX_MESSAGE_BYTES		1024
+#define CONF_MAX_MAX_MESSAGE_BYTES		(1024 * 1024 * 1024)
+
+enum conf_restart {
+	CONF_RESTART_ALWAYS,
+	CONF_RESTART_ON_FAILURE,
+	CONF_RESTART_NEVER,
+};
+
+struct conf_server {
+	char		*name;
+	char		**argv;		/* argv[0] is the command; NULL-ended */
+	size_t		 argc;
+	char		**env;		/* configured "KEY=VALUE"; NULL-ended */
+	size_t		 envc;
+	char		*cwd;		/* NULL: inherit mcpd's */
+	enum conf_restart restart;
+	struct backoff_policy backoff;
+	uint32_t	 init_timeout_ms;
+	uint32_t	 request_timeout_ms;
+	uint32_t	 stop_timeout_ms;
+	size_t		 max_message_bytes;
+	int		 disabled;
+	char		*path;		/* JSON path, "mcpServers.NAME" */
+};
+
+struct conf {
+	char			*file;		/* NULL when parsed from memory */
+	struct conf_server	*servers;	/* in file order */
+	size_t			 nservers;
+};
+
+enum conf_level {
+	CONF_WARNING,
+	CONF_ERROR,
+};
+
+struct conf_diag {
+	enum conf_level	 level;
+	char		*text;		/* "PATH: what is wrong" */
+};
+
+struct conf_diags {
+	struct conf_diag	*v;
+	size_t			 n;
+	size_t			 nerrors;
+};
+
+/* Look up an environment variable; NULL if unset.  getenv by default. */
+typedef const char *(*conf_getenv_fn)(const char *name, void *arg);
+
+/* Parse text; returns NULL if there was any error (see diags). */
+struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
+		    void *getenv_arg, struct conf_diags *);
+/*
+ * Read and parse a file.  Refuses (error diag, NULL) a file that is group-
+ * or world-writable, missing, unreadable or not a regular file.
+ */
+struct conf	*conf_load(const char *file, struct conf_diags *);
+void		 conf_free(struct conf *);
+const struct conf_server *conf_find(const struct conf *, const char *name);
+/* 1 if two servers' effective configurations are identical. */
+int		 conf_server_equal(const struct conf_server *,
+		    const struct conf_server *);
+const char	*conf_restart_name(enum conf_restart);
+
+void		 conf_diags_init(struct conf_diags *);
+void		 conf_diags_free(struct conf_diags *);
+
+#endif /* MCPD_CONF_H */

@@ -1,0 +1,83 @@
+/*
+ * proto.h -- the wire contract between mcpd, mcpctl and the journal.
+ *
+ * Everything another program may depend on lives here: control method
+ * names, JSON-RPC error codes, server state names, journal field names and
+ * MESSAGE_IDs.  The daemon and mcpctl include this one header so they agree
+ * by construction.  Bump MCPD_PROTO_VERSION when a change is not backwards
+ * compatible.
+ */
+#ifndef MCPD_PROTO_H
+#define MCPD_PROTO_H
+
+#define MCPD_PROTO_VERSION		1
+
+/* The MCP revision mcpd offers to servers, and the ones it accepts. */
+#define MCPD_MCP_VERSION		"2025-11-25"
+#define MCPD_MCP_VERSIONS_ACCEPTED	\
+	{ "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL }
+
+/* Control methods on the socket. */
+#define MCPD_METHOD_PREFIX		"mcpd/"
+#define MCPD_METHOD_STATUS		"mcpd/status"
+#define MCPD_METHOD_START		"mcpd/start"
+#define MCPD_METHOD_STOP		"mcpd/stop"
+#define MCPD_METHOD_RESTART		"mcpd/restart"
+#define MCPD_METHOD_VERSION		"mcpd/version"
+
+/* JSON-RPC 2.0 and MCP error codes. */
+#define RPC_PARSE_ERROR			-32700
+#define RPC_INVALID_REQUEST		-32600
+#define RPC_METHOD_NOT_FOUND		-32601
+#define RPC_INVALID_PARAMS		-32602
+#define RPC_INTERNAL_ERROR		-32603
+#define RPC_CONNECTION_CLOSED		-32000	/* SDK convention */
+#define RPC_REQUEST_TIMEOUT		-32001	/* SDK convention */
+#define RPC_RESOURCE_NOT_FOUND		-32002
+/* mcpd's own, in the implementation-defined server error range. */
+#define MCPD_ERR_UNKNOWN_SERVER		-32010
+#define MCPD_ERR_SERVER_UNAVAILABLE	-32011
+#define MCPD_ERR_MESSAGE_TOO_LARGE	-32012
+#define MCPD_ERR_ACCESS_DENIED		-32013
+
+/* Server states, in the order of the lifecycle (SPEC 2). */
+#define MCPD_STATE_NAMES \
+	{ "starting", "initializing", "ready", "backoff", "stopping", \
+	  "stopped", "failed" }
+
+/* Journal fields (all carry the MCPD_ prefix). */
+#define MCPD_FIELD_SERVER		"MCPD_SERVER"
+#define MCPD_FIELD_STATE		"MCPD_STATE"
+#define MCPD_FIELD_PREV_STATE		"MCPD_PREV_STATE"
+#define MCPD_FIELD_REASON		"MCPD_REASON"
+#define MCPD_FIELD_PID			"MCPD_PID"
+#define MCPD_FIELD_EXIT_STATUS		"MCPD_EXIT_STATUS"
+#define MCPD_FIELD_EXIT_SIGNAL		"MCPD_EXIT_SIGNAL"
+#define MCPD_FIELD_RESTARTS		"MCPD_RESTARTS"
+#define MCPD_FIELD_DELAY_MS		"MCPD_DELAY_MS"
+#define MCPD_FIELD_METHOD		"MCPD_METHOD"
+#define MCPD_FIELD_DURATION_US		"MCPD_DURATION_US"
+#define MCPD_FIELD_CLIENT_PID		"MCPD_CLIENT_PID"
+#define MCPD_FIELD_CLIENT_UID		"MCPD_CLIENT_UID"
+#define MCPD_FIELD_BYTES		"MCPD_BYTES"
+#define MCPD_FIELD_VIOLATION		"MCPD_VIOLATION"
+#define MCPD_FIELD_CONFIG		"MCPD_CONFIG"
+#define MCPD_FIELD_SOCKET		"MCPD_SOCKET"
+
+/* One MESSAGE_ID per event type (see the journal catalog). */
+#define MCPD_MID_DAEMON_START		"4b27260f3c7842be981ffc53e93ec094"
+#define MCPD_MID_DAEMON_STOP		"eab4730554e344d9b81e0dc27cc6c6d4"
+#define MCPD_MID_STATE			"e360602b960845669a6be48ab53d5dd8"
+#define MCPD_MID_SPAWN			"8c259a7d48aa4da29e2610e5ccc22ac9"
+#define MCPD_MID_SPAWN_FAILED		"9cdcda0c194e4ac9b4e593381db43d8d"
+#define MCPD_MID_EXIT			"899a6b0319084d748a851912c23baf50"
+#define MCPD_MID_RESTART		"0914fe243c39450a99da9ebe19f44a76"
+#define MCPD_MID_GIVE_UP		"47826fe83e1f4f448669808b63b864ec"
+#define MCPD_MID_STDERR			"68393bc1b2134de280dfac652cc42133"
+#define MCPD_MID_VIOLATION		"0f4882c07a7b4760baa395dd6898b2ee"
+#define MCPD_MID_CLIENT_CONNECT		"28efe39dce5c455481b240db814136c8"
+#define MCPD_MID_CLIENT_DISCONNECT	"74a4f271af0846c3b97baefbb1c14294"
+#define MCPD_MID_REQUEST		"2c04d37ad026402ea187946ddb851b15"
+#define MCPD_MID_CONFIG			"3007a676158c40b6953dd0d947cb5937"
+
+#endif /* MCPD_PROTO_H */
