@@ -1,0 +1,35 @@
+#!/bin/bash
+# run.sh -- the offline demo behind `make run`: mcpd in the foreground on a
+# private socket, supervising three copies of the bundled test server
+# (one healthy, one that exits every 20 s, one that crashes at start and is
+# given up on).  Called by the build with MCPD, MCPCTL and MCP_FAKE set.
+set -eu
+
+: "${MCPD:?}" "${MCPCTL:?}" "${MCP_FAKE:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-demo.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+# mcpd refuses a configuration others could write; keep a private copy.
+install -m 0600 "$here/mcpd.json" "$dir/mcpd.json"
+sock="$dir/mcpd.sock"
+export MCP_FAKE
+
+cat <<MSG
+mcpd demo: supervising 3 servers from $dir/mcpd.json
+socket: $sock
+
+In another terminal, try:
+  $MCPCTL -s $sock status
+  $MCPCTL -s $sock --json status
+  $MCPCTL -s $sock restart demo
+  $MCPCTL -s $sock stop flaky
+  $MCPCTL -s $sock start broken
+(or export MCPD_SOCKET=$sock and drop the -s option)
+
+Watch "flaky" exit every 20 s and come back, and "broken" crash,
+back off (1 s, 2 s, 4 s, ...) and be given up on after 4 restarts.
+Press Ctrl-C to stop mcpd and every server.
+
+MSG
+"$MCPD" -c "$dir/mcpd.json" -s "$sock" --log-target stderr

@@ -1,0 +1,1139 @@
+/*
+ * conf.c -- parse and validate mcpd's JSON configuration.
+ *
+ * conf_parse walks the cJSON tree once and records every problem in
+ * struct conf_diags as "PATH: message", so that a user sees all of them in
+ * one go; a struct conf is returned only when there was no error.  Nothing
+ * here logs, and apart from conf_load reading the file nothing does I/O.
+ *
+ * Invariants:
+ * - A diagnostic names JSON paths, keys and variable names, never a string
+ *   value from the file or the environment: env values are often secrets.
+ * - Every conf_server in a returned conf is complete: argv and env are
+ *   NULL-terminated arrays (env possibly empty), settings are in range and
+ *   consistent with each other.
+ * - The top-level "mcpd" object is applied before any server, wherever it
+ *   appears in the file; a per-server setting overrides it.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "conf.h"
+#include "xmalloc.h"
+
+#define CONF_NAME_MAX_LEN	64
+#define CONF_FILE_MAX_BYTES	(16 * 1024 * 1024)
+#define CONF_MEMORY_FILE	"<config>"
+
+/* Everything a server inherits from the "mcpd" object. */
+struct conf_settings {
+	enum conf_restart	 restart;
+	struct backoff_policy	 backoff;
+	uint32_t		 init_timeout_ms;
+	uint32_t		 request_timeout_ms;
+	uint32_t		 stop_timeout_ms;
+	size_t			 max_message_bytes;
+	int			 disabled;
+};
+
+enum conf_kind {
+	CONF_KIND_U32,
+	CONF_KIND_SIZE,
+	CONF_KIND_FRACTION,
+	CONF_KIND_RESTART,
+	CONF_KIND_BOOL,
+};
+
+/* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
+enum conf_setting_id {
+	CONF_S_RESTART,
+	CONF_S_BACKOFF_MIN_MS,
+	CONF_S_BACKOFF_MAX_MS,
+	CONF_S_BACKOFF_JITTER,
+	CONF_S_BACKOFF_RESET_MS,
+	CONF_S_MAX_RESTARTS,
+	CONF_S_RESTART_WINDOW_S,
+	CONF_S_INIT_TIMEOUT_MS,
+	CONF_S_REQUEST_TIMEOUT_MS,
+	CONF_S_STOP_TIMEOUT_MS,
+	CONF_S_MAX_MESSAGE_BYTES,
+	CONF_S_DISABLED,
+	CONF_S_COUNT
+};
+#define CONF_BIT(id)	(1U << (id))
+
+struct conf_setting {
+	const char	*name;
+	enum conf_kind	 kind;
+	uint64_t	 min;
+	uint64_t	 max;
+	size_t		 offset;
+};
+
+#define CONF_SETTING(id, name, kind, min, max, field) \
+	[id] = { name, kind, min, max, offsetof(struct conf_settings, field) }
+
+static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
+	CONF_SETTING(CONF_S_RESTART, "restart", CONF_KIND_RESTART,
+	    0, 0, restart),
+	CONF_SETTING(CONF_S_BACKOFF_MIN_MS, "backoff_min_ms", CONF_KIND_U32,
+	    1, UINT32_MAX, backoff.min_ms),
+	CONF_SETTING(CONF_S_BACKOFF_MAX_MS, "backoff_max_ms", CONF_KIND_U32,
+	    1, UINT32_MAX, backoff.max_ms),
+	CONF_SETTING(CONF_S_BACKOFF_JITTER, "backoff_jitter",
+	    CONF_KIND_FRACTION, 0, 1, backoff.jitter),
+	CONF_SETTING(CONF_S_BACKOFF_RESET_MS, "backoff_reset_ms",
+	    CONF_KIND_U32, 0, UINT32_MAX, backoff.reset_ms),
+	CONF_SETTING(CONF_S_MAX_RESTARTS, "max_restarts", CONF_KIND_U32,
+	    0, CONF_MAX_MAX_RESTARTS, backoff.max_restarts),
+	CONF_SETTING(CONF_S_RESTART_WINDOW_S, "restart_window_s",
+	    CONF_KIND_U32, 0, UINT32_MAX, backoff.restart_window_s),
+	CONF_SETTING(CONF_S_INIT_TIMEOUT_MS, "init_timeout_ms", CONF_KIND_U32,
+	    1, UINT32_MAX, init_timeout_ms),
+	CONF_SETTING(CONF_S_REQUEST_TIMEOUT_MS, "request_timeout_ms",
+	    CONF_KIND_U32, 1, UINT32_MAX, request_timeout_ms),
+	CONF_SETTING(CONF_S_STOP_TIMEOUT_MS, "stop_timeout_ms", CONF_KIND_U32,
+	    1, UINT32_MAX, stop_timeout_ms),
+	CONF_SETTING(CONF_S_MAX_MESSAGE_BYTES, "max_message_bytes",
+	    CONF_KIND_SIZE, CONF_MIN_MAX_MESSAGE_BYTES,
+	    CONF_MAX_MAX_MESSAGE_BYTES, max_message_bytes),
+	CONF_SETTING(CONF_S_DISABLED, "disabled", CONF_KIND_BOOL,
+	    0, 1, disabled),
+};
+
+static const char *conf_restart_names[] = {
+	[CONF_RESTART_ALWAYS] = "always",
+	[CONF_RESTART_ON_FAILURE] = "on-failure",
+	[CONF_RESTART_NEVER] = "never",
+};
+
+/* Server keys that belong to other MCP clients: accepted without a word. */
+static const char *conf_foreign_keys[] = {
+	"autoApprove",
+	"alwaysAllow",
+	"timeout",
+	"description",
+	"icon",
+	"gallery",
+	"version",
+};
+
+/* State of one conf_parse call. */
+struct conf_parse {
+	struct conf_diags	*diags;
+	conf_getenv_fn		 getenv_fn;
+	void			*getenv_arg;
+	struct conf_settings	 defaults;
+	struct conf		*conf;
+	size_t			 servers_cap;
+};
+
+/* A server entry found under "mcpServers" or "servers". */
+struct conf_entry {
+	const char	*shape;
+	const cJSON	*item;
+};
+
+/* For finding repeated keys: sorted by key, then by position. */
+struct conf_key {
+	const char	*key;
+	size_t		 seq;
+};
+
+struct conf_buf {
+	char	*p;
+	size_t	 len;
+	size_t	 cap;
+};
+
+static void	conf_diag_add(struct conf_diags *, enum conf_level,
+		    const char *, const char *, va_list)
+		    __attribute__((format(printf, 4, 0)));
+static void	conf_diag_error(struct conf_diags *, const char *,
+		    const char *, ...) __attribute__((format(printf, 3, 4)));
+static void	conf_error(struct conf_parse *, const char *, const char *,
+		    ...) __attribute__((format(printf, 3, 4)));
+static void	conf_warn(struct conf_parse *, const char *, const char *,
+		    ...) __attribute__((format(printf, 3, 4)));
+
+static void
+conf_diag_add(struct conf_diags *diags, enum conf_level level,
+    const char *path, const char *fmt, va_list ap)
+{
+	struct conf_diag	*d;
+	char			*msg;
+
+	xvasprintf(&msg, fmt, ap);
+	diags->v = xreallocarray(diags->v, diags->n + 1, sizeof *diags->v);
+	d = &diags->v[diags->n++];
+	d->level = level;
+	xasprintf(&d->text, "%s: %s", path, msg);
+	free(msg);
+	if (level == CONF_ERROR)
+		diags->nerrors++;
+}
+
+static void
+conf_diag_error(struct conf_diags *diags, const char *path, const char *fmt,
+    ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_diag_add(diags, CONF_ERROR, path, fmt, ap);
+	va_end(ap);
+}
+
+static void
+conf_error(struct conf_parse *cp, const char *path, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_diag_add(cp->diags, CONF_ERROR, path, fmt, ap);
+	va_end(ap);
+}
+
+static void
+conf_warn(struct conf_parse *cp, const char *path, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_diag_add(cp->diags, CONF_WARNING, path, fmt, ap);
+	va_end(ap);
+}
+
+void
+conf_diags_init(struct conf_diags *diags)
+{
+	diags->v = NULL;
+	diags->n = 0;
+	diags->nerrors = 0;
+}
+
+void
+conf_diags_free(struct conf_diags *diags)
+{
+	size_t	 i;
+
+	for (i = 0; i < diags->n; i++)
+		free(diags->v[i].text);
+	free(diags->v);
+	conf_diags_init(diags);
+}
+
+const char *
+conf_restart_name(enum conf_restart restart)
+{
+	if ((size_t)restart >= sizeof conf_restart_names /
+	    sizeof conf_restart_names[0])
+		return ("unknown");
+	return (conf_restart_names[restart]);
+}
+
+static void
+conf_buf_add(struct conf_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = b->len + n + 1 < 64 ? 64 : (b->len + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static int
+conf_key_cmp(const void *a, const void *b)
+{
+	const struct conf_key	*ka = a, *kb = b;
+	int			 cmp;
+
+	if ((cmp = strcmp(ka->key, kb->key)) != 0)
+		return (cmp);
+	if (ka->seq != kb->seq)
+		return (ka->seq < kb->seq ? -1 : 1);
+	return (0);
+}
+
+/*
+ * Given keys[i].seq == i, return first[] where first[i] is the position of
+ * the first key equal to key i (i itself unless key i repeats an earlier
+ * one).  Sorting keeps this O(n log n) for objects of any size.
+ */
+static size_t *
+conf_first_keys(struct conf_key *keys, size_t n)
+{
+	size_t	*first, i, group;
+
+	first = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *first);
+	qsort(keys, n, sizeof *keys, conf_key_cmp);
+	group = 0;
+	for (i = 0; i < n; i++) {
+		if (i == 0 || strcmp(keys[i].key, keys[i - 1].key) != 0)
+			group = keys[i].seq;
+		first[keys[i].seq] = group;
+	}
+	return (first);
+}
+
+static size_t *
+conf_object_first_keys(const cJSON *object)
+{
+	const cJSON		*item;
+	struct conf_key		*keys;
+	size_t			*first, n;
+
+	n = 0;
+	for (item = object->child; item != NULL; item = item->next)
+		n++;
+	keys = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *keys);
+	n = 0;
+	for (item = object->child; item != NULL; item = item->next) {
+		keys[n].key = item->string;
+		keys[n].seq = n;
+		n++;
+	}
+	first = conf_first_keys(keys, n);
+	free(keys);
+	return (first);
+}
+
+static int
+conf_valid_name(const char *name)
+{
+	size_t	 len;
+
+	len = strlen(name);
+	if (len == 0 || len > CONF_NAME_MAX_LEN)
+		return (0);
+	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
+}
+
+static int
+conf_valid_variable(const char *name, size_t len)
+{
+	size_t	 i;
+	char	 c;
+
+	for (i = 0; i < len; i++) {
+		c = name[i];
+		if (c == '_' || (c >= 'A' && c <= 'Z') ||
+		    (c >= 'a' && c <= 'z'))
+			continue;
+		if (i > 0 && c >= '0' && c <= '9')
+			continue;
+		return (0);
+	}
+	return (len > 0);
+}
+
+/*
+ * Expand "${VAR}" and "${VAR:-default}" (default used when VAR is unset or
+ * empty); "$$" is a literal '$', as is a '$' not followed by '{'.  Returns
+ * NULL after reporting every problem in the string.
+ */
+static char *
+conf_expand(struct conf_parse *cp, const char *path, const char *in)
+{
+	struct conf_buf	 b = { NULL, 0, 0 };
+	const char	*s, *inner, *end, *sep, *value;
+	char		*name;
+	size_t		 span, nlen;
+	int		 failed = 0;
+
+	conf_buf_add(&b, "", 0);
+	s = in;
+	while (*s != '\0') {
+		if (*s != '$') {
+			span = strcspn(s, "$");
+			conf_buf_add(&b, s, span);
+			s += span;
+			continue;
+		}
+		if (s[1] != '{') {
+			conf_buf_add(&b, "$", 1);
+			s += (s[1] == '$') ? 2 : 1;
+			continue;
+		}
+		inner = s + 2;
+		if ((end = strchr(inner, '}')) == NULL) {
+			conf_error(cp, path, "unterminated \"${\" (no closing "
+			    "\"}\")");
+			failed = 1;
+			break;
+		}
+		for (sep = inner; sep < end; sep++) {
+			if (sep[0] == ':' && sep[1] == '-')
+				break;
+		}
+		nlen = sep - inner;
+		if (nlen == 0) {
+			conf_error(cp, path, "empty variable name in \"${}\"");
+			failed = 1;
+		} else if (!conf_valid_variable(inner, nlen)) {
+			conf_error(cp, path, "invalid variable name in "
+			    "\"${}\": use letters, digits and '_'");
+			failed = 1;
+		} else {
+			name = xstrndup(inner, nlen);
+			value = cp->getenv_fn(name, cp->getenv_arg);
+			if (value != NULL && (*value != '\0' || sep == end))
+				conf_buf_add(&b, value, strlen(value));
+			else if (sep != end)
+				conf_buf_add(&b, sep + 2, end - (sep + 2));
+			else {
+				conf_error(cp, path, "${%s} is not set", name);
+				failed = 1;
+			}
+			free(name);
+		}
+		s = end + 1;
+	}
+	if (failed) {
+		free(b.p);
+		return (NULL);
+	}
+	return (b.p);
+}
+
+/* A string member, expanded; NULL (reported) if not a string or bad. */
+static char *
+conf_string(struct conf_parse *cp, const char *path, const cJSON *item)
+{
+	if (!cJSON_IsString(item)) {
+		conf_error(cp, path, "expected a string");
+		return (NULL);
+	}
+	return (conf_expand(cp, path, item->valuestring));
+}
+
+/* A whole JSON number in [min, max]. */
+static int
+conf_integer(const cJSON *item, uint64_t min, uint64_t max, uint64_t *out)
+{
+	double	 d;
+
+	if (!cJSON_IsNumber(item))
+		return (0);
+	d = item->valuedouble;
+	if (!(d >= (double)min && d <= (double)max))
+		return (0);
+	if (d != (double)(uint64_t)d)
+		return (0);
+	*out = (uint64_t)d;
+	return (1);
+}
+
+static const struct conf_setting *
+conf_find_setting(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < CONF_S_COUNT; i++) {
+		if (strcmp(conf_setting_table[i].name, key) == 0)
+			return (&conf_setting_table[i]);
+	}
+	return (NULL);
+}
+
+/* Store one setting into s; returns 0 or -1 (reported, s unchanged). */
+static int
+conf_parse_setting(struct conf_parse *cp, const char *path,
+    const struct conf_setting *setting, const cJSON *item,
+    struct conf_settings *s)
+{
+	char		*field = (char *)s + setting->offset;
+	uint64_t	 value;
+	double		 d;
+	size_t		 i;
+
+	switch (setting->kind) {
+	case CONF_KIND_U32:
+	case CONF_KIND_SIZE:
+		if (!conf_integer(item, setting->min, setting->max, &value)) {
+			conf_error(cp, path, "expected an integer between %"
+			    PRIu64 " and %" PRIu64, setting->min,
+			    setting->max);
+			return (-1);
+		}
+		if (setting->kind == CONF_KIND_U32)
+			*(uint32_t *)field = (uint32_t)value;
+		else
+			*(size_t *)field = (size_t)value;
+		return (0);
+	case CONF_KIND_FRACTION:
+		if (cJSON_IsNumber(item)) {
+			d = item->valuedouble;
+			if (d >= (double)setting->min &&
+			    d <= (double)setting->max) {
+				*(double *)field = d;
+				return (0);
+			}
+		}
+		conf_error(cp, path, "expected a number between %" PRIu64
+		    " and %" PRIu64, setting->min, setting->max);
+		return (-1);
+	case CONF_KIND_RESTART:
+		if (cJSON_IsString(item)) {
+			for (i = 0; i < sizeof conf_restart_names /
+			    sizeof conf_restart_names[0]; i++) {
+				if (strcmp(item->valuestring,
+				    conf_restart_names[i]) == 0) {
+					*(enum conf_restart *)field = i;
+					return (0);
+				}
+			}
+		}
+		conf_error(cp, path, "expected \"always\", \"on-failure\" or "
+		    "\"never\"");
+		return (-1);
+	case CONF_KIND_BOOL:
+		if (!cJSON_IsBool(item)) {
+			conf_error(cp, path, "expected true or false");
+			return (-1);
+		}
+		*(int *)field = cJSON_IsTrue(item) ? 1 : 0;
+		return (0);
+	}
+	return (-1);
+}
+
+/* Cross-checks, only for settings given at this level (set mask). */
+static void
+conf_check_settings(struct conf_parse *cp, const char *path,
+    const struct conf_settings *s, uint32_t set)
+{
+	const struct backoff_policy	*bp = &s->backoff;
+
+	if ((set & (CONF_BIT(CONF_S_BACKOFF_MIN_MS) |
+	    CONF_BIT(CONF_S_BACKOFF_MAX_MS))) && bp->min_ms > bp->max_ms) {
+		conf_error(cp, path, "backoff_min_ms (%" PRIu32 ") is greater "
+		    "than backoff_max_ms (%" PRIu32 ")", bp->min_ms,
+		    bp->max_ms);
+	}
+	if ((set & (CONF_BIT(CONF_S_MAX_RESTARTS) |
+	    CONF_BIT(CONF_S_RESTART_WINDOW_S))) && bp->max_restarts > 0 &&
+	    bp->restart_window_s == 0) {
+		conf_error(cp, path, "max_restarts (%" PRIu32 ") needs "
+		    "restart_window_s of at least 1", bp->max_restarts);
+	}
+}
+
+static void
+conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
+{
+	const struct conf_setting	*setting;
+	const cJSON			*item;
+	size_t				*first, i;
+	uint32_t			 set = 0;
+	char				*path;
+
+	if (!cJSON_IsObject(object)) {
+		conf_error(cp, "mcpd", "expected an object");
+		return;
+	}
+	first = conf_object_first_keys(object);
+	for (i = 0, item = object->child; item != NULL;
+	    item = item->next, i++) {
+		xasprintf(&path, "mcpd.%s", item->string);
+		if (first[i] != i)
+			conf_error(cp, path, "duplicate key");
+		else if ((setting = conf_find_setting(item->string)) == NULL)
+			conf_warn(cp, path, "unknown key, ignored");
+		else if (conf_parse_setting(cp, path, setting, item,
+		    &cp->defaults) == 0)
+			set |= CONF_BIT(setting - conf_setting_table);
+		free(path);
+	}
+	free(first);
+	conf_check_settings(cp, "mcpd", &cp->defaults, set);
+}
+
+static void
+conf_parse_args(struct conf_parse *cp, const char *path, const cJSON *array,
+    char ***args, size_t *nargs)
+{
+	const cJSON	*item;
+	char		*apath, *arg;
+	size_t		 i;
+
+	if (!cJSON_IsArray(array)) {
+		conf_error(cp, path, "expected an array of strings");
+		return;
+	}
+	for (i = 0, item = array->child; item != NULL;
+	    item = item->next, i++) {
+		xasprintf(&apath, "%s[%zu]", path, i);
+		if ((arg = conf_string(cp, apath, item)) != NULL) {
+			*args = xreallocarray(*args, *nargs + 1, sizeof **args);
+			(*args)[(*nargs)++] = arg;
+		}
+		free(apath);
+	}
+}
+
+static void
+conf_parse_env(struct conf_parse *cp, const char *path, const cJSON *object,
+    char ***env, size_t *nenv)
+{
+	const cJSON	*item;
+	char		*epath, *value;
+	size_t		*first, i;
+
+	if (!cJSON_IsObject(object)) {
+		conf_error(cp, path, "expected an object of strings");
+		return;
+	}
+	first = conf_object_first_keys(object);
+	for (i = 0, item = object->child; item != NULL;
+	    item = item->next, i++) {
+		xasprintf(&epath, "%s.%s", path, item->string);
+		if (first[i] != i)
+			conf_error(cp, epath, "duplicate key");
+		else if (*item->string == '\0' ||
+		    strchr(item->string, '=') != NULL) {
+			conf_error(cp, epath, "invalid variable name: must be "
+			    "non-empty and contain no '='");
+		} else if ((value = conf_string(cp, epath, item)) != NULL) {
+			*env = xreallocarray(*env, *nenv + 1, sizeof **env);
+			xasprintf(&(*env)[(*nenv)++], "%s=%s", item->string,
+			    value);
+			free(value);
+		}
+		free(epath);
+	}
+	free(first);
+}
+
+static int
+conf_is_foreign_key(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof conf_foreign_keys / sizeof conf_foreign_keys[0];
+	    i++) {
+		if (strcmp(conf_foreign_keys[i], key) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* A server that talks HTTP or SSE rather than stdio. */
+static int
+conf_is_remote(const cJSON *item)
+{
+	const cJSON	*type;
+
+	if (!cJSON_IsObject(item))
+		return (0);
+	if (cJSON_GetObjectItemCaseSensitive(item, "url") != NULL)
+		return (1);
+	type = cJSON_GetObjectItemCaseSensitive(item, "type");
+	if (!cJSON_IsString(type))
+		return (0);
+	return (strcmp(type->valuestring, "http") == 0 ||
+	    strcmp(type->valuestring, "sse") == 0);
+}
+
+static void
+conf_add_server(struct conf_parse *cp, struct conf_server *cs)
+{
+	struct conf	*conf = cp->conf;
+
+	if (conf->nservers == cp->servers_cap) {
+		cp->servers_cap = cp->servers_cap == 0 ? 8 :
+		    cp->servers_cap * 2;
+		conf->servers = xreallocarray(conf->servers, cp->servers_cap,
+		    sizeof *conf->servers);
+	}
+	conf->servers[conf->nservers++] = *cs;
+}
+
+static void
+conf_parse_server(struct conf_parse *cp, const char *shape,
+    const cJSON *object)
+{
+	struct conf_settings		 s = cp->defaults;
+	struct conf_server		 cs;
+	const struct conf_setting	*setting;
+	const cJSON			*item;
+	const char			*key;
+	char				*path, *kpath, *command = NULL;
+	char				*cwd = NULL;
+	char				**args = NULL, **env = NULL;
+	size_t				*first, nargs = 0, nenv = 0, i;
+	size_t				 nerrors = cp->diags->nerrors;
+	uint32_t			 set = 0;
+	int				 seen_command = 0;
+
+	xasprintf(&path, "%s.%s", shape, object->string);
+	if (!conf_valid_name(object->string)) {
+		conf_error(cp, path, "invalid server name: use 1 to %d of "
+		    "A-Z a-z 0-9 . _ -", CONF_NAME_MAX_LEN);
+	}
+	if (!cJSON_IsObject(object)) {
+		conf_error(cp, path, "expected an object");
+		goto fail;
+	}
+
+	first = conf_object_first_keys(object);
+	for (i = 0, item = object->child; item != NULL;
+	    item = item->next, i++) {
+		key = item->string;
+		xasprintf(&kpath, "%s.%s", path, key);
+		if (first[i] != i)
+			conf_error(cp, kpath, "duplicate key");
+		else if (strcmp(key, "command") == 0) {
+			seen_command = 1;
+			command = conf_string(cp, kpath, item);
+			if (command != NULL && *command == '\0')
+				conf_error(cp, kpath, "must not be empty");
+		} else if (strcmp(key, "args") == 0)
+			conf_parse_args(cp, kpath, item, &args, &nargs);
+		else if (strcmp(key, "env") == 0)
+			conf_parse_env(cp, kpath, item, &env, &nenv);
+		else if (strcmp(key, "cwd") == 0) {
+			cwd = conf_string(cp, kpath, item);
+			if (cwd != NULL && *cwd != '/') {
+				conf_error(cp, kpath,
+				    "must be an absolute path");
+			}
+		} else if (strcmp(key, "type") == 0) {
+			if (!cJSON_IsString(item) ||
+			    strcmp(item->valuestring, "stdio") != 0) {
+				conf_error(cp, kpath, "expected \"stdio\", "
+				    "\"http\" or \"sse\"");
+			}
+		} else if (strcmp(key, "envFile") == 0)
+			conf_warn(cp, kpath, "not supported, ignored");
+		else if ((setting = conf_find_setting(key)) != NULL) {
+			if (conf_parse_setting(cp, kpath, setting, item,
+			    &s) == 0)
+				set |= CONF_BIT(setting - conf_setting_table);
+		} else if (!conf_is_foreign_key(key))
+			conf_warn(cp, kpath, "unknown key, ignored");
+		free(kpath);
+	}
+	free(first);
+	if (!seen_command) {
+		xasprintf(&kpath, "%s.command", path);
+		conf_error(cp, kpath, "missing (required for a stdio server)");
+		free(kpath);
+	}
+	conf_check_settings(cp, path, &s, set);
+	if (cp->diags->nerrors != nerrors)
+		goto fail;
+
+	memset(&cs, 0, sizeof cs);
+	cs.name = xstrdup(object->string);
+	cs.path = path;
+	cs.argc = nargs + 1;
+	cs.argv = xreallocarray(NULL, nargs + 2, sizeof *cs.argv);
+	cs.argv[0] = command;
+	for (i = 0; i < nargs; i++)
+		cs.argv[i + 1] = args[i];
+	cs.argv[nargs + 1] = NULL;
+	free(args);
+	cs.envc = nenv;
+	cs.env = xreallocarray(env, nenv + 1, sizeof *cs.env);
+	cs.env[nenv] = NULL;
+	cs.cwd = cwd;
+	cs.restart = s.restart;
+	cs.backoff = s.backoff;
+	cs.init_timeout_ms = s.init_timeout_ms;
+	cs.request_timeout_ms = s.request_timeout_ms;
+	cs.stop_timeout_ms = s.stop_timeout_ms;
+	cs.max_message_bytes = s.max_message_bytes;
+	cs.disabled = s.disabled;
+	conf_add_server(cp, &cs);
+	return;
+
+fail:
+	free(path);
+	free(command);
+	free(cwd);
+	for (i = 0; i < nargs; i++)
+		free(args[i]);
+	free(args);
+	for (i = 0; i < nenv; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* Collect one shape's servers, skipping (with a warning) remote ones. */
+static void
+conf_collect_servers(struct conf_parse *cp, const char *shape,
+    const cJSON *object, struct conf_entry **entries, size_t *nentries)
+{
+	const cJSON	*item;
+	char		*path;
+
+	if (!cJSON_IsObject(object)) {
+		conf_error(cp, shape, "expected an object");
+		return;
+	}
+	for (item = object->child; item != NULL; item = item->next) {
+		if (conf_is_remote(item)) {
+			xasprintf(&path, "%s.%s", shape, item->string);
+			conf_warn(cp, path, "remote servers (url) are not "
+			    "supported yet; skipped");
+			free(path);
+			continue;
+		}
+		*entries = xreallocarray(*entries, *nentries + 1,
+		    sizeof **entries);
+		(*entries)[*nentries].shape = shape;
+		(*entries)[(*nentries)++].item = item;
+	}
+}
+
+static void
+conf_parse_root(struct conf_parse *cp, const cJSON *root)
+{
+	const cJSON		*item;
+	struct conf_entry	*entries = NULL;
+	struct conf_key		*keys;
+	const char		*key, *shape;
+	char			*path, *other;
+	size_t			*first, *first_name, nentries = 0, i;
+
+	first = conf_object_first_keys(root);
+	for (i = 0, item = root->child; item != NULL;
+	    item = item->next, i++) {
+		if (first[i] == i && strcmp(item->string, "mcpd") == 0)
+			conf_parse_defaults(cp, item);
+	}
+	for (i = 0, item = root->child; item != NULL;
+	    item = item->next, i++) {
+		key = item->string;
+		if (first[i] != i)
+			conf_error(cp, key, "duplicate key");
+		else if (strcmp(key, "mcpServers") == 0 ||
+		    strcmp(key, "servers") == 0) {
+			shape = strcmp(key, "servers") == 0 ? "servers" :
+			    "mcpServers";
+			conf_collect_servers(cp, shape, item, &entries,
+			    &nentries);
+		} else if (strcmp(key, "mcpd") != 0 &&
+		    strcmp(key, "inputs") != 0)
+			conf_warn(cp, key, "unknown key, ignored");
+	}
+	free(first);
+
+	keys = xreallocarray(NULL, nentries == 0 ? 1 : nentries, sizeof *keys);
+	for (i = 0; i < nentries; i++) {
+		keys[i].key = entries[i].item->string;
+		keys[i].seq = i;
+	}
+	first_name = conf_first_keys(keys, nentries);
+	free(keys);
+	for (i = 0; i < nentries; i++) {
+		if (first_name[i] == i) {
+			conf_parse_server(cp, entries[i].shape,
+			    entries[i].item);
+			continue;
+		}
+		xasprintf(&path, "%s.%s", entries[i].shape,
+		    entries[i].item->string);
+		xasprintf(&other, "%s.%s", entries[first_name[i]].shape,
+		    entries[first_name[i]].item->string);
+		conf_error(cp, path, "duplicate server name (first defined "
+		    "at %s)", other);
+		free(other);
+		free(path);
+	}
+	free(first_name);
+	free(entries);
+}
+
+static void
+conf_json_error(struct conf_diags *diags, const char *file, const char *text,
+    size_t offset)
+{
+	size_t	 line = 1, column = 1, i;
+
+	for (i = 0; i < offset; i++) {
+		if (text[i] == '\n') {
+			line++;
+			column = 1;
+		} else
+			column++;
+	}
+	conf_diag_error(diags, file, "line %zu, column %zu: invalid JSON",
+	    line, column);
+}
+
+static struct conf *
+conf_parse_file(const char *text, size_t len, const char *file,
+    conf_getenv_fn getenv_fn, void *getenv_arg, struct conf_diags *diags)
+{
+	struct conf_parse	 cp;
+	cJSON			*root;
+	char			*copy;
+	const char		*end = NULL;
+	size_t			 nerrors = diags->nerrors, offset;
+
+	/*
+	 * cJSON wants a terminating NUL to refuse trailing garbage, and would
+	 * take a NUL inside the text for white space or cut a string at it.
+	 */
+	copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	root = NULL;
+	if ((end = memchr(copy, '\0', len)) == NULL)
+		root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+	if (root == NULL || end != copy + len) {
+		offset = len;
+		if (end != NULL && end >= copy && end < copy + len)
+			offset = end - copy;
+		conf_json_error(diags, file, copy, offset);
+		goto fail;
+	}
+	if (!cJSON_IsObject(root)) {
+		conf_diag_error(diags, file, "the top level must be a JSON "
+		    "object");
+		goto fail;
+	}
+
+	memset(&cp, 0, sizeof cp);
+	cp.diags = diags;
+	cp.getenv_fn = getenv_fn;
+	cp.getenv_arg = getenv_arg;
+	cp.defaults.restart = CONF_RESTART_ALWAYS;
+	cp.defaults.backoff.min_ms = CONF_DEFAULT_BACKOFF_MIN_MS;
+	cp.defaults.backoff.max_ms = CONF_DEFAULT_BACKOFF_MAX_MS;
+	cp.defaults.backoff.jitter = CONF_DEFAULT_BACKOFF_JITTER;
+	cp.defaults.backoff.reset_ms = CONF_DEFAULT_BACKOFF_RESET_MS;
+	cp.defaults.backoff.max_restarts = CONF_DEFAULT_MAX_RESTARTS;
+	cp.defaults.backoff.restart_window_s = CONF_DEFAULT_RESTART_WINDOW_S;
+	cp.defaults.init_timeout_ms = CONF_DEFAULT_INIT_TIMEOUT_MS;
+	cp.defaults.request_timeout_ms = CONF_DEFAULT_REQUEST_TIMEOUT_MS;
+	cp.defaults.stop_timeout_ms = CONF_DEFAULT_STOP_TIMEOUT_MS;
+	cp.defaults.max_message_bytes = CONF_DEFAULT_MAX_MESSAGE_BYTES;
+	cp.defaults.disabled = 0;
+	cp.conf = xcalloc(1, sizeof *cp.conf);
+
+	conf_parse_root(&cp, root);
+	cJSON_Delete(root);
+	free(copy);
+	if (diags->nerrors != nerrors) {
+		conf_free(cp.conf);
+		return (NULL);
+	}
+	return (cp.conf);
+
+fail:
+	cJSON_Delete(root);
+	free(copy);
+	return (NULL);
+}
+
+struct conf *
+conf_parse(const char *text, size_t len, conf_getenv_fn getenv_fn,
+    void *getenv_arg, struct conf_diags *diags)
+{
+	return (conf_parse_file(text, len, CONF_MEMORY_FILE, getenv_fn,
+	    getenv_arg, diags));
+}
+
+static const char *
+conf_getenv(const char *name, void *arg)
+{
+	return (getenv(name));
+}
+
+struct conf *
+conf_load(const char *file, struct conf_diags *diags)
+{
+	struct conf	*conf;
+	struct stat	 sb;
+	char		*buf = NULL;
+	size_t		 len = 0, cap;
+	ssize_t		 n;
+	int		 fd;
+
+	/* O_NONBLOCK: a FIFO must not hang us before fstat refuses it. */
+	fd = open(file, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK);
+	if (fd == -1) {
+		conf_diag_error(diags, file, "%s", strerror(errno));
+		return (NULL);
+	}
+	if (fstat(fd, &sb) == -1) {
+		conf_diag_error(diags, file, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		conf_diag_error(diags, file, "not a regular file");
+		goto fail;
+	}
+	if (sb.st_mode & (S_IWGRP|S_IWOTH)) {
+		conf_diag_error(diags, file, "is group- or world-writable "
+		    "(mode %04o); refusing to use it: it decides what mcpd "
+		    "executes", (unsigned int)(sb.st_mode & 07777));
+		goto fail;
+	}
+
+	cap = 4096;
+	if (sb.st_size > 0 && (uintmax_t)sb.st_size < CONF_FILE_MAX_BYTES)
+		cap = (size_t)sb.st_size + 1;
+	buf = xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			conf_diag_error(diags, file, "read: %s",
+			    strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len > CONF_FILE_MAX_BYTES) {
+			conf_diag_error(diags, file, "larger than %d bytes",
+			    CONF_FILE_MAX_BYTES);
+			goto fail;
+		}
+	}
+	close(fd);
+
+	conf = conf_parse_file(buf, len, file, conf_getenv, NULL, diags);
+	free(buf);
+	if (conf != NULL)
+		conf->file = xstrdup(file);
+	return (conf);
+
+fail:
+	free(buf);
+	close(fd);
+	return (NULL);
+}
+
+static void
+conf_server_free(struct conf_server *cs)
+{
+	size_t	 i;
+
+	free(cs->name);
+	for (i = 0; i < cs->argc; i++)
+		free(cs->argv[i]);
+	free(cs->argv);
+	for (i = 0; i < cs->envc; i++)
+		free(cs->env[i]);
+	free(cs->env);
+	free(cs->cwd);
+	free(cs->path);
+}
+
+void
+conf_free(struct conf *conf)
+{
+	size_t	 i;
+
+	if (conf == NULL)
+		return;
+	for (i = 0; i < conf->nservers; i++)
+		conf_server_free(&conf->servers[i]);
+	free(conf->servers);
+	free(conf->file);
+	free(conf);
+}
+
+const struct conf_server *
+conf_find(const struct conf *conf, const char *name)
+{
+	size_t	 i;
+
+	if (conf == NULL)
+		return (NULL);
+	for (i = 0; i < conf->nservers; i++) {
+		if (strcmp(conf->servers[i].name, name) == 0)
+			return (&conf->servers[i]);
+	}
+	return (NULL);
+}
+
+static int
+conf_string_ptr_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(char *const *)a, *(char *const *)b));
+}
+
+/* Environments are sets (keys are unique), so order does not matter. */
+static int
+conf_env_equal(const struct conf_server *a, const struct conf_server *b)
+{
+	char	**sa, **sb;
+	size_t	  i, n = a->envc;
+	int	  equal = 1;
+
+	if (a->envc != b->envc)
+		return (0);
+	if (n == 0)
+		return (1);
+	sa = xreallocarray(NULL, n, sizeof *sa);
+	sb = xreallocarray(NULL, n, sizeof *sb);
+	memcpy(sa, a->env, n * sizeof *sa);
+	memcpy(sb, b->env, n * sizeof *sb);
+	qsort(sa, n, sizeof *sa, conf_string_ptr_cmp);
+	qsort(sb, n, sizeof *sb, conf_string_ptr_cmp);
+	for (i = 0; i < n && equal; i++)
+		equal = strcmp(sa[i], sb[i]) == 0;
+	free(sa);
+	free(sb);
+	return (equal);
+}
+
+int
+conf_server_equal(const struct conf_server *a, const struct conf_server *b)
+{
+	const struct backoff_policy	*pa = &a->backoff, *pb = &b->backoff;
+	size_t				 i;
+
+	if (strcmp(a->name, b->name) != 0 || a->argc != b->argc)
+		return (0);
+	for (i = 0; i < a->argc; i++) {
+		if (strcmp(a->argv[i], b->argv[i]) != 0)
+			return (0);
+	}
+	if (!conf_env_equal(a, b))
+		return (0);
+	if ((a->cwd == NULL) != (b->cwd == NULL))
+		return (0);
+	if (a->cwd != NULL && strcmp(a->cwd, b->cwd) != 0)
+		return (0);
+	if (pa->min_ms != pb->min_ms || pa->max_ms != pb->max_ms ||
+	    pa->jitter != pb->jitter || pa->reset_ms != pb->reset_ms ||
+	    pa->max_restarts != pb->max_restarts ||
+	    pa->restart_window_s != pb->restart_window_s)
+		return (0);
+	return (a->restart == b->restart &&
+	    a->init_timeout_ms == b->init_timeout_ms &&
+	    a->request_timeout_ms == b->request_timeout_ms &&
+	    a->stop_timeout_ms == b->stop_timeout_ms &&
+	    a->max_message_bytes == b->max_message_bytes &&
+	    a->disabled == b->disabled);
+}

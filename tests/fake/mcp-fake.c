@@ -1,0 +1,1601 @@
+/*
+ * mcp-fake.c -- a small MCP server for the offline demo and the tests.
+ *
+ * Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (MCP 2025-11-25,
+ * also answering 2025-06-18, 2025-03-26 and 2024-11-05). It offers the tools
+ * echo, add, sleep, big, fail, crash and stderr, the resources fake://hello
+ * and fake://status, and no prompts. Flags inject the faults a supervisor
+ * has to survive; they combine freely:
+ *
+ *   --crash-at-start[=CODE]    exit CODE (3) before reading anything
+ *   --exit-after-init[=CODE]   exit CODE (3) after replying to initialize
+ *   --exit-after-ms=N          exit 0 once N ms have passed since start
+ *   --no-init-reply            reply neither to initialize nor after it
+ *   --ignore-sigterm           ignore SIGTERM, stay alive after stdin EOF
+ *   --ignore-stdin-eof         stay alive after stdin EOF
+ *   --grandchild=FILE          fork a sleeper in our process group and
+ *                              write its pid to FILE
+ *   --pidfile=FILE             write our pid to FILE
+ *   --startlog=FILE            append "PID MONOTONIC_MS" to FILE
+ *   --garbage                  write three bad lines before every reply
+ *   --flood-no-newline=BYTES   after the initialize reply, write BYTES 'x'
+ *                              then one newline
+ *   --close-stdout-after-init  close fd 1 after the initialize reply
+ *   --stderr-noise=N           write N lines "noise line K" to stderr
+ *   --help                     list the flags
+ *
+ * Invariants: every outgoing message is handed to write(2) whole as soon as
+ * it is made, so nothing waits in a buffer; a reply carries the request id
+ * byte for byte as it was received; nothing read from stdin is fatal.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#define FAKE_NAME		"mcp-fake"
+#define FAKE_VERSION		"1.0.0"
+#define FAKE_LATEST_PROTOCOL	"2025-11-25"
+#define FAKE_INSTRUCTIONS	"mcp-fake is a test server: try the echo, " \
+				"add, sleep and big tools, or read " \
+				"fake://hello."
+#define FAKE_CAPABILITIES	"{\"tools\":{\"listChanged\":true}," \
+				"\"resources\":{\"subscribe\":true," \
+				"\"listChanged\":true},\"logging\":{}," \
+				"\"prompts\":{}}"
+
+#define FAKE_EXIT_CODE_DEFAULT	3
+#define CRASH_CODE_DEFAULT	1
+#define EXIT_CODE_MAX		255
+
+#define INPUT_READ_BYTES	65536
+#define INPUT_KEEP_BYTES	(1024 * 1024)
+#define OUTPUT_CHUNK_BYTES	(1024 * 1024)
+
+#define SLEEP_SLICE_MS		100
+#define SLEEP_MAX_MS		(24LL * 60 * 60 * 1000)
+#define BIG_MAX_BYTES		(1024LL * 1024 * 1024)
+#define FLOOD_MAX_BYTES		(1LL << 40)
+#define STDERR_MAX_LINES	10000000LL
+#define EXIT_AFTER_MAX_MS	(24LL * 60 * 60 * 1000)
+
+#define RPC_PARSE_ERROR		(-32700)
+#define RPC_INVALID_REQUEST	(-32600)
+#define RPC_METHOD_NOT_FOUND	(-32601)
+#define RPC_INVALID_PARAMS	(-32602)
+#define RPC_INTERNAL_ERROR	(-32603)
+#define RPC_RESOURCE_NOT_FOUND	(-32002)
+
+/* One message read from stdin. */
+struct fake_msg {
+	cJSON			*json;		/* NULL: not JSON */
+	char			*id_text;	/* "id" as received, or NULL */
+	char			*token_text;	/* progressToken as received */
+	TAILQ_ENTRY(fake_msg)	 entry;
+};
+TAILQ_HEAD(fake_msgs, fake_msg);
+
+/* Line reader over fd 0; lines may be any length. */
+struct fake_input {
+	char		*buf;
+	size_t		 size;
+	size_t		 start;		/* first byte not yet handed out */
+	size_t		 end;		/* bytes held */
+	size_t		 scanned;	/* [start, scanned) has no newline */
+	int		 eof;
+};
+
+struct fake {
+	/* Flags. A code or count of -1 means the flag was not given. */
+	int		 crash_at_start_code;
+	int		 exit_after_init_code;
+	long long	 exit_after_ms;
+	int		 no_init_reply;
+	int		 ignore_sigterm;
+	int		 ignore_stdin_eof;
+	const char	*grandchild_file;
+	const char	*pidfile;
+	const char	*startlog;
+	int		 garbage;
+	long long	 flood_bytes;
+	int		 close_stdout_after_init;
+	long long	 stderr_noise;
+
+	/* State. */
+	struct fake_input in;
+	struct fake_msgs queue;		/* sleeps that arrived during a sleep */
+	struct fake_msg	*sleeping;	/* the sleep in progress */
+	int		 sleep_cancelled;
+	int		 initialized;	/* notifications/initialized seen */
+	int		 hung;		/* --no-init-reply took effect */
+	int		 stdout_closed;
+	char		 protocol[16];
+	long long	 requests;
+};
+
+struct fake_method {
+	const char	*name;
+	void		 (*fn)(struct fake *, struct fake_msg *, cJSON *);
+};
+
+struct fake_tool {
+	const char	*name;
+	const char	*description;
+	const char	*schema;	/* inputSchema as JSON text */
+	void		 (*fn)(struct fake *, struct fake_msg *, cJSON *);
+};
+
+struct fake_resource {
+	const char	*uri;
+	const char	*name;
+	const char	*description;
+	const char	*mime_type;
+};
+
+static void	fake_tool_echo(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_add(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_sleep(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_big(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_fail(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_crash(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tool_stderr(struct fake *, struct fake_msg *, cJSON *);
+
+static void	fake_initialize(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_empty(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tools_list(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_tools_call(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_resources_list(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_templates_list(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_resources_read(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_subscribe(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_set_level(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_prompts_list(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_prompts_get(struct fake *, struct fake_msg *, cJSON *);
+
+static void	fake_dispatch(struct fake *, struct fake_msg *);
+static void	fake_tool_error(struct fake *, struct fake_msg *, const char *,
+		    ...) __attribute__((format(printf, 3, 4)));
+
+static const char *fake_protocols[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+};
+
+static const char *fake_log_levels[] = {
+	"debug", "info", "notice", "warning", "error", "critical", "alert",
+	"emergency"
+};
+
+static const struct fake_method fake_methods[] = {
+	{ "initialize", fake_initialize },
+	{ "ping", fake_empty },
+	{ "tools/list", fake_tools_list },
+	{ "tools/call", fake_tools_call },
+	{ "resources/list", fake_resources_list },
+	{ "resources/templates/list", fake_templates_list },
+	{ "resources/read", fake_resources_read },
+	{ "resources/subscribe", fake_subscribe },
+	{ "resources/unsubscribe", fake_subscribe },
+	{ "logging/setLevel", fake_set_level },
+	{ "prompts/list", fake_prompts_list },
+	{ "prompts/get", fake_prompts_get },
+};
+
+static const struct fake_tool fake_tools[] = {
+	{ "echo", "Return the given text unchanged.",
+	  "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\","
+	  "\"description\":\"Text to send back\"}},\"required\":[\"text\"]}",
+	  fake_tool_echo },
+	{ "add", "Add two numbers and return the sum as text.",
+	  "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},"
+	  "\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}",
+	  fake_tool_add },
+	{ "sleep", "Sleep for ms milliseconds, reporting progress every "
+	  "100 ms; can be cancelled.",
+	  "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\","
+	  "\"minimum\":0,\"maximum\":86400000,"
+	  "\"description\":\"How long to sleep\"}},\"required\":[\"ms\"]}",
+	  fake_tool_sleep },
+	{ "big", "Return a text of the given number of 'x' bytes.",
+	  "{\"type\":\"object\",\"properties\":{\"bytes\":{"
+	  "\"type\":\"integer\","
+	  "\"minimum\":0,\"maximum\":1073741824,"
+	  "\"description\":\"Length of the text\"}},\"required\":[\"bytes\"]}",
+	  fake_tool_big },
+	{ "fail", "Answer with a JSON-RPC internal error (-32603).",
+	  "{\"type\":\"object\",\"properties\":{}}",
+	  fake_tool_fail },
+	{ "crash", "Exit the server at once with the given code, without "
+	  "replying.",
+	  "{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"integer\","
+	  "\"minimum\":0,\"maximum\":255,\"default\":1,"
+	  "\"description\":\"Exit status\"}}}",
+	  fake_tool_crash },
+	{ "stderr", "Write the given number of lines to the server's stderr.",
+	  "{\"type\":\"object\",\"properties\":{\"lines\":{"
+	  "\"type\":\"integer\","
+	  "\"minimum\":0,\"maximum\":10000000,"
+	  "\"description\":\"How many lines\"}},\"required\":[\"lines\"]}",
+	  fake_tool_stderr },
+};
+
+static const struct fake_resource fake_resources[] = {
+	{ "fake://hello", "hello", "A fixed greeting.", "text/plain" },
+	{ "fake://status", "status", "The server's pid and counters.",
+	  "application/json" },
+};
+
+#define FAKE_USAGE \
+"usage: mcp-fake [flags]\n" \
+"A small MCP server on stdin/stdout, with fault injection.\n" \
+"  --crash-at-start[=CODE]    exit CODE (3) before reading stdin\n" \
+"  --exit-after-init[=CODE]   exit CODE (3) after the initialize reply\n" \
+"  --exit-after-ms=N          exit 0 when N ms have passed since start\n" \
+"  --no-init-reply            never reply to initialize, nor after it\n" \
+"  --ignore-sigterm           ignore SIGTERM; keep running after stdin EOF\n" \
+"  --ignore-stdin-eof         keep running after stdin EOF\n" \
+"  --grandchild=FILE          fork a sleeping grandchild, its pid to FILE\n" \
+"  --pidfile=FILE             write our pid to FILE\n" \
+"  --startlog=FILE            append \"PID MONOTONIC_MS\" to FILE at start\n" \
+"  --garbage                  write three bad lines before each reply\n" \
+"  --flood-no-newline=BYTES   after the init reply: BYTES 'x', then \\n\n" \
+"  --close-stdout-after-init  close stdout after the initialize reply\n" \
+"  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
+"  --help                     show this list\n" \
+"Tools: echo {text}, add {a,b}, sleep {ms}, big {bytes}, fail {},\n" \
+"crash {code}, stderr {lines}. Resources: fake://hello, fake://status.\n"
+
+static void __attribute__((noreturn))
+fake_fatal(const char *what)
+{
+	fprintf(stderr, FAKE_NAME ": %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void * __attribute__((malloc))
+fake_malloc(size_t size)
+{
+	void	*p;
+
+	if ((p = malloc(size == 0 ? 1 : size)) == NULL) {
+		fprintf(stderr, FAKE_NAME ": out of memory allocating %zu "
+		    "bytes\n", size);
+		abort();
+	}
+	return (p);
+}
+
+static void *
+fake_realloc(void *old, size_t size)
+{
+	void	*p;
+
+	if ((p = realloc(old, size == 0 ? 1 : size)) == NULL) {
+		fprintf(stderr, FAKE_NAME ": out of memory allocating %zu "
+		    "bytes\n", size);
+		abort();
+	}
+	return (p);
+}
+
+static char *
+fake_strndup(const char *s, size_t len)
+{
+	char	*p;
+
+	p = fake_malloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return (p);
+}
+
+static long long
+fake_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+static void __attribute__((noreturn))
+fake_usage(FILE *fp, int status)
+{
+	fputs(FAKE_USAGE, fp);
+	exit(status);
+}
+
+static long long
+fake_flag_number(const char *flag, const char *text, long long min,
+    long long max)
+{
+	char		*end;
+	long long	 value;
+
+	errno = 0;
+	value = strtoll(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || errno != 0 || value < min ||
+	    value > max) {
+		fprintf(stderr, FAKE_NAME ": --%s: want a number from %lld to "
+		    "%lld, not \"%s\"\n", flag, min, max, text);
+		fake_usage(stderr, 2);
+	}
+	return (value);
+}
+
+/*
+ * Write a whole file under a temporary name and rename it into place, so a
+ * test polling for FILE never reads half of it.
+ */
+static void
+fake_write_file(const char *path, const char *text)
+{
+	char	*tmp;
+	size_t	 len = strlen(text);
+	int	 fd;
+
+	if (asprintf(&tmp, "%s.%ld.tmp", path, (long)getpid()) == -1)
+		fake_fatal("asprintf");
+	fd = open(tmp, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644);
+	if (fd == -1)
+		fake_fatal(tmp);
+	if (write(fd, text, len) != (ssize_t)len)
+		fake_fatal(tmp);
+	if (close(fd) == -1)
+		fake_fatal(tmp);
+	if (rename(tmp, path) == -1)
+		fake_fatal(path);
+	free(tmp);
+}
+
+static void
+fake_write_startlog(const char *path)
+{
+	char	line[64];
+	int	fd, len;
+
+	len = snprintf(line, sizeof line, "%ld %lld\n", (long)getpid(),
+	    fake_now_ms());
+	fd = open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644);
+	if (fd == -1)
+		fake_fatal(path);
+	if (write(fd, line, len) != len)
+		fake_fatal(path);
+	close(fd);
+}
+
+/* The grandchild keeps stderr so that it also holds that pipe open. */
+static void
+fake_spawn_grandchild(const char *path)
+{
+	char	text[32];
+	pid_t	pid;
+	int	fd;
+
+	switch (pid = fork()) {
+	case -1:
+		fake_fatal("fork");
+	case 0:
+		signal(SIGPIPE, SIG_DFL);
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			_exit(1);
+		if (dup2(fd, STDIN_FILENO) == -1 ||
+		    dup2(fd, STDOUT_FILENO) == -1)
+			_exit(1);
+		if (fd > STDERR_FILENO)
+			close(fd);
+		for (;;)
+			pause();
+	}
+	snprintf(text, sizeof text, "%ld\n", (long)pid);
+	fake_write_file(path, text);
+}
+
+static void
+fake_alarm_cb(int sig)
+{
+	_exit(0);
+}
+
+static void
+fake_start_exit_timer(long long ms)
+{
+	struct sigaction	sa;
+	struct itimerval	itv;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fake_alarm_cb;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) == -1)
+		fake_fatal("sigaction");
+	memset(&itv, 0, sizeof itv);
+	itv.it_value.tv_sec = ms / 1000;
+	itv.it_value.tv_usec = (ms % 1000) * 1000;
+	if (setitimer(ITIMER_REAL, &itv, NULL) == -1)
+		fake_fatal("setitimer");
+}
+
+/* Output. Failures are not fatal: the reader may be gone on purpose. */
+
+static int
+fake_write_all(struct fake *f, const char *buf, size_t len)
+{
+	struct pollfd	pfd;
+	ssize_t		n;
+
+	if (f->stdout_closed)
+		return (-1);
+	while (len > 0) {
+		n = write(STDOUT_FILENO, buf, len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				pfd.fd = STDOUT_FILENO;
+				pfd.events = POLLOUT;
+				poll(&pfd, 1, -1);
+				continue;
+			}
+			return (-1);
+		}
+		buf += n;
+		len -= n;
+	}
+	return (0);
+}
+
+static int
+fake_write_x(struct fake *f, unsigned long long count)
+{
+	static char	 chunk[OUTPUT_CHUNK_BYTES];
+	size_t		 n;
+
+	if (chunk[0] != 'x')
+		memset(chunk, 'x', sizeof chunk);
+	while (count > 0) {
+		n = count < sizeof chunk ? count : sizeof chunk;
+		if (fake_write_all(f, chunk, n) == -1)
+			return (-1);
+		count -= n;
+	}
+	return (0);
+}
+
+static void
+fake_send(struct fake *f, cJSON *msg)
+{
+	char	*text;
+	size_t	 len;
+
+	if ((text = cJSON_PrintUnformatted(msg)) == NULL)
+		return;
+	len = strlen(text);
+	text = fake_realloc(text, len + 2);
+	text[len++] = '\n';
+	text[len] = '\0';
+	fake_write_all(f, text, len);
+	free(text);
+}
+
+static void
+fake_garbage(struct fake *f)
+{
+	static const char	garbage[] =
+	    "this is not json\n"
+	    "[1,2,3]\n"
+	    "bad utf-8 \xc3\x28 \xff\xfe here\n";
+
+	if (f->garbage)
+		fake_write_all(f, garbage, sizeof garbage - 1);
+}
+
+static cJSON *
+fake_envelope(const char *id_text)
+{
+	cJSON	*msg;
+
+	msg = cJSON_CreateObject();
+	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+	if (id_text == NULL)
+		cJSON_AddNullToObject(msg, "id");
+	else
+		cJSON_AddItemToObject(msg, "id", cJSON_CreateRaw(id_text));
+	return (msg);
+}
+
+/* Send a result; takes result. */
+static void
+fake_reply(struct fake *f, struct fake_msg *m, cJSON *result)
+{
+	cJSON	*msg;
+
+	if (f->hung) {
+		cJSON_Delete(result);
+		return;
+	}
+	msg = fake_envelope(m->id_text);
+	cJSON_AddItemToObject(msg, "result", result);
+	fake_garbage(f);
+	fake_send(f, msg);
+	cJSON_Delete(msg);
+}
+
+/* Send an error; takes data, which may be NULL. */
+static void
+fake_error(struct fake *f, const char *id_text, int code, const char *message,
+    cJSON *data)
+{
+	cJSON	*msg, *error;
+
+	if (f->hung) {
+		cJSON_Delete(data);
+		return;
+	}
+	msg = fake_envelope(id_text);
+	error = cJSON_AddObjectToObject(msg, "error");
+	cJSON_AddNumberToObject(error, "code", code);
+	cJSON_AddStringToObject(error, "message", message);
+	if (data != NULL)
+		cJSON_AddItemToObject(error, "data", data);
+	fake_garbage(f);
+	fake_send(f, msg);
+	cJSON_Delete(msg);
+}
+
+static cJSON *
+fake_text_result(const char *text, int is_error)
+{
+	cJSON	*result, *content, *item;
+
+	result = cJSON_CreateObject();
+	content = cJSON_AddArrayToObject(result, "content");
+	item = cJSON_CreateObject();
+	cJSON_AddStringToObject(item, "type", "text");
+	cJSON_AddStringToObject(item, "text", text);
+	cJSON_AddItemToArray(content, item);
+	if (is_error)
+		cJSON_AddTrueToObject(result, "isError");
+	return (result);
+}
+
+/* Bad tool arguments are a tool result with isError, not a protocol error. */
+static void
+fake_tool_error(struct fake *f, struct fake_msg *m, const char *fmt, ...)
+{
+	char	text[512];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	fake_reply(f, m, fake_text_result(text, 1));
+}
+
+static void
+fake_progress(struct fake *f, const char *token_text, long long done,
+    long long total)
+{
+	cJSON	*msg, *params;
+	char	 text[96];
+
+	msg = cJSON_CreateObject();
+	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(msg, "method", "notifications/progress");
+	params = cJSON_AddObjectToObject(msg, "params");
+	cJSON_AddItemToObject(params, "progressToken",
+	    cJSON_CreateRaw(token_text));
+	cJSON_AddNumberToObject(params, "progress", (double)done);
+	cJSON_AddNumberToObject(params, "total", (double)total);
+	snprintf(text, sizeof text, "slept %lld of %lld ms", done, total);
+	cJSON_AddStringToObject(params, "message", text);
+	fake_send(f, msg);
+	cJSON_Delete(msg);
+}
+
+/* Input. */
+
+static void
+fake_input_init(struct fake_input *in)
+{
+	memset(in, 0, sizeof *in);
+	in->size = 2 * INPUT_READ_BYTES;
+	in->buf = fake_malloc(in->size);
+}
+
+/* Read once from stdin; returns 0 at end of input. */
+static ssize_t
+fake_input_fill(struct fake_input *in)
+{
+	struct pollfd	pfd;
+	size_t		size;
+	ssize_t		n;
+
+	if (in->eof)
+		return (0);
+	if (in->start == in->end && in->size > INPUT_KEEP_BYTES) {
+		free(in->buf);
+		fake_input_init(in);
+	} else if (in->start > 0) {
+		memmove(in->buf, in->buf + in->start, in->end - in->start);
+		in->end -= in->start;
+		in->scanned -= in->start;
+		in->start = 0;
+	}
+	if (in->size - in->end < INPUT_READ_BYTES) {
+		size = in->size * 2;
+		while (size - in->end < INPUT_READ_BYTES)
+			size *= 2;
+		in->buf = fake_realloc(in->buf, size);
+		in->size = size;
+	}
+	for (;;) {
+		n = read(STDIN_FILENO, in->buf + in->end, in->size - in->end);
+		if (n > 0) {
+			in->end += n;
+			return (n);
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			pfd.fd = STDIN_FILENO;
+			pfd.events = POLLIN;
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		/* A read error ends the input like EOF does. */
+		in->eof = 1;
+		return (0);
+	}
+}
+
+/*
+ * Return the next complete line, NUL-terminated in place and without its
+ * "\n" or "\r\n", or NULL if none is held. At end of input a last line with
+ * no newline still counts. Valid until the next fake_input_fill.
+ */
+static char *
+fake_input_line(struct fake_input *in, size_t *len)
+{
+	char	*line, *nl;
+
+	nl = memchr(in->buf + in->scanned, '\n', in->end - in->scanned);
+	if (nl == NULL) {
+		in->scanned = in->end;
+		if (!in->eof || in->start == in->end)
+			return (NULL);
+		nl = in->buf + in->end;	/* fill left room for this */
+	}
+	line = in->buf + in->start;
+	*len = nl - line;
+	*nl = '\0';
+	in->start = nl - in->buf + 1;
+	if (in->start > in->end)
+		in->start = in->end;
+	in->scanned = in->start;
+	if (*len > 0 && line[*len - 1] == '\r')
+		line[--*len] = '\0';
+	return (line);
+}
+
+/* Raw JSON scanning over text already known to be valid JSON. */
+
+static const char *
+json_skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return (p);
+}
+
+static const char *
+json_skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return (p + 1);
+	}
+	return (end);
+}
+
+static const char *
+json_skip_value(const char *p, const char *end)
+{
+	int	depth = 0;
+
+	if (p < end && *p == '"')
+		return (json_skip_string(p, end));
+	if (p < end && (*p == '{' || *p == '[')) {
+		while (p < end) {
+			if (*p == '"') {
+				p = json_skip_string(p, end);
+				continue;
+			}
+			if (*p == '{' || *p == '[')
+				depth++;
+			else if ((*p == '}' || *p == ']') && --depth == 0)
+				return (p + 1);
+			p++;
+		}
+		return (end);
+	}
+	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' &&
+	    *p != '\t' && *p != '\r' && *p != '\n')
+		p++;
+	return (p);
+}
+
+/* Find the text of the first member called key in the object at p. */
+static int
+json_member(const char **p, const char **end, const char *key)
+{
+	const char	*s = *p, *e = *end, *k, *v;
+	size_t		 keylen = strlen(key);
+	int		 match;
+
+	s = json_skip_space(s, e);
+	if (s >= e || *s != '{')
+		return (-1);
+	s++;
+	for (;;) {
+		s = json_skip_space(s, e);
+		if (s >= e || *s != '"')
+			return (-1);
+		k = s + 1;
+		s = json_skip_string(s, e);
+		match = (size_t)(s - 1 - k) == keylen &&
+		    memcmp(k, key, keylen) == 0;
+		s = json_skip_space(s, e);
+		if (s >= e || *s != ':')
+			return (-1);
+		v = s = json_skip_space(s + 1, e);
+		s = json_skip_value(s, e);
+		if (match) {
+			*p = v;
+			*end = s;
+			return (0);
+		}
+		s = json_skip_space(s, e);
+		if (s >= e || *s != ',')
+			return (-1);
+		s++;
+	}
+}
+
+/*
+ * Return the text of item exactly as it appears in line at path, so that it
+ * can be sent back byte for byte. Falls back to printing item if the text
+ * cannot be found or does not match it (escaped or repeated keys).
+ */
+static char *
+fake_raw_text(const char *line, size_t len, const char **path,
+    const cJSON *item)
+{
+	const char	*p = line, *end = line + len;
+	cJSON		*check;
+	int		 same;
+
+	for (; *path != NULL; path++) {
+		if (json_member(&p, &end, *path) != 0)
+			return (cJSON_PrintUnformatted(item));
+	}
+	check = cJSON_ParseWithLength(p, end - p);
+	same = check != NULL && cJSON_Compare(check, item, 1);
+	cJSON_Delete(check);
+	if (!same)
+		return (cJSON_PrintUnformatted(item));
+	return (fake_strndup(p, end - p));
+}
+
+static int
+fake_id_valid(const cJSON *item)
+{
+	return (cJSON_IsString(item) || cJSON_IsNumber(item));
+}
+
+static struct fake_msg *
+fake_msg_parse(const char *line, size_t len)
+{
+	static const char	*id_path[] = { "id", NULL };
+	static const char	*token_path[] = {
+		"params", "_meta", "progressToken", NULL
+	};
+	struct fake_msg		*m;
+	const char		*end;
+	cJSON			*id, *params, *meta, *token;
+
+	m = fake_malloc(sizeof *m);
+	memset(m, 0, sizeof *m);
+	m->json = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	if (m->json == NULL)
+		return (m);
+	if (json_skip_space(end, line + len) != line + len) {
+		cJSON_Delete(m->json);
+		m->json = NULL;
+		return (m);
+	}
+	if (!cJSON_IsObject(m->json))
+		return (m);
+
+	id = cJSON_GetObjectItemCaseSensitive(m->json, "id");
+	if (fake_id_valid(id))
+		m->id_text = fake_raw_text(line, len, id_path, id);
+
+	params = cJSON_GetObjectItemCaseSensitive(m->json, "params");
+	meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+	if (cJSON_IsObject(params) && cJSON_IsObject(meta) &&
+	    fake_id_valid(token))
+		m->token_text = fake_raw_text(line, len, token_path, token);
+	return (m);
+}
+
+static void
+fake_msg_free(struct fake_msg *m)
+{
+	cJSON_Delete(m->json);
+	free(m->id_text);
+	free(m->token_text);
+	free(m);
+}
+
+static const char *
+fake_msg_method(const struct fake_msg *m)
+{
+	cJSON	*method;
+
+	method = cJSON_GetObjectItemCaseSensitive(m->json, "method");
+	return (cJSON_IsString(method) ? method->valuestring : NULL);
+}
+
+static cJSON *
+fake_msg_id(const struct fake_msg *m)
+{
+	return (cJSON_GetObjectItemCaseSensitive(m->json, "id"));
+}
+
+static int
+fake_msg_is(const struct fake_msg *m, const char *method)
+{
+	const char	*name;
+
+	name = fake_msg_method(m);
+	return (name != NULL && strcmp(name, method) == 0);
+}
+
+static int
+fake_msg_is_sleep(const struct fake_msg *m)
+{
+	cJSON	*params, *name;
+
+	if (m->id_text == NULL || !fake_msg_is(m, "tools/call"))
+		return (0);
+	params = cJSON_GetObjectItemCaseSensitive(m->json, "params");
+	name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	return (cJSON_IsString(name) &&
+	    strcmp(name->valuestring, "sleep") == 0);
+}
+
+/* Tools. */
+
+static int
+fake_arg_integer(cJSON *args, const char *name, long long min, long long max,
+    long long *value)
+{
+	cJSON	*item;
+	double	 d;
+
+	item = cJSON_GetObjectItemCaseSensitive(args, name);
+	if (!cJSON_IsNumber(item))
+		return (-1);
+	d = item->valuedouble;
+	if (!(d >= (double)min && d <= (double)max))
+		return (-1);
+	if (d != (double)(long long)d)
+		return (-1);
+	*value = (long long)d;
+	return (0);
+}
+
+static void
+fake_tool_echo(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	cJSON	*text;
+
+	text = cJSON_GetObjectItemCaseSensitive(args, "text");
+	if (!cJSON_IsString(text)) {
+		fake_tool_error(f, m, "echo: \"text\" must be a string");
+		return;
+	}
+	fake_reply(f, m, fake_text_result(text->valuestring, 0));
+}
+
+static void
+fake_tool_add(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	cJSON	*a, *b;
+	double	 sum;
+	char	 text[64];
+
+	a = cJSON_GetObjectItemCaseSensitive(args, "a");
+	b = cJSON_GetObjectItemCaseSensitive(args, "b");
+	if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b)) {
+		fake_tool_error(f, m, "add: \"a\" and \"b\" must be numbers");
+		return;
+	}
+	sum = a->valuedouble + b->valuedouble;
+	snprintf(text, sizeof text, "%.15g", sum);
+	if (strtod(text, NULL) != sum)
+		snprintf(text, sizeof text, "%.17g", sum);
+	fake_reply(f, m, fake_text_result(text, 0));
+}
+
+/*
+ * A message that arrives while a sleep runs: a cancel for the sleep ends it,
+ * a cancel for a queued sleep drops that one, another sleep waits in the
+ * queue and anything else is handled at once.
+ */
+static void
+fake_sleep_msg(struct fake *f, struct fake_msg *m)
+{
+	struct fake_msg	*q, *next;
+	cJSON		*params, *request_id;
+
+	if (m->json != NULL && fake_msg_is(m, "notifications/cancelled")) {
+		params = cJSON_GetObjectItemCaseSensitive(m->json, "params");
+		request_id = cJSON_GetObjectItemCaseSensitive(params,
+		    "requestId");
+		if (!fake_id_valid(request_id))
+			goto done;
+		if (cJSON_Compare(request_id, fake_msg_id(f->sleeping), 1)) {
+			f->sleep_cancelled = 1;
+			goto done;
+		}
+		for (q = TAILQ_FIRST(&f->queue); q != NULL; q = next) {
+			next = TAILQ_NEXT(q, entry);
+			if (cJSON_Compare(request_id, fake_msg_id(q), 1)) {
+				TAILQ_REMOVE(&f->queue, q, entry);
+				fake_msg_free(q);
+			}
+		}
+		goto done;
+	}
+	if (m->json != NULL && fake_msg_is_sleep(m)) {
+		TAILQ_INSERT_TAIL(&f->queue, m, entry);
+		return;
+	}
+	fake_dispatch(f, m);
+done:
+	fake_msg_free(m);
+}
+
+static void
+fake_sleep_drain(struct fake *f)
+{
+	char	*line;
+	size_t	 len;
+
+	while (!f->sleep_cancelled &&
+	    (line = fake_input_line(&f->in, &len)) != NULL) {
+		if (len != 0)
+			fake_sleep_msg(f, fake_msg_parse(line, len));
+	}
+}
+
+/*
+ * Sleep in slices, reading stdin meanwhile. Once stdin has ended the sleep
+ * still runs to its end and replies, as a busy server would.
+ */
+static void
+fake_tool_sleep(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	struct pollfd	 pfd;
+	long long	 ms, done, slice, slice_end, now;
+	char		 text[64];
+	int		 n;
+
+	if (fake_arg_integer(args, "ms", 0, SLEEP_MAX_MS, &ms) != 0) {
+		fake_tool_error(f, m, "sleep: \"ms\" must be an integer from "
+		    "0 to %lld", SLEEP_MAX_MS);
+		return;
+	}
+	f->sleeping = m;
+	f->sleep_cancelled = 0;
+	for (done = 0; done < ms; done += slice) {
+		slice = ms - done < SLEEP_SLICE_MS ? ms - done : SLEEP_SLICE_MS;
+		slice_end = fake_now_ms() + slice;
+		for (;;) {
+			fake_sleep_drain(f);
+			if (f->sleep_cancelled)
+				goto cancelled;
+			if ((now = fake_now_ms()) >= slice_end)
+				break;
+			pfd.fd = STDIN_FILENO;
+			pfd.events = POLLIN;
+			n = poll(&pfd, f->in.eof ? 0 : 1, slice_end - now);
+			if (n == -1 && errno != EINTR)
+				fake_fatal("poll");
+			if (n > 0)
+				fake_input_fill(&f->in);
+		}
+		if (m->token_text != NULL)
+			fake_progress(f, m->token_text, done + slice, ms);
+	}
+	f->sleeping = NULL;
+	snprintf(text, sizeof text, "slept %lld ms", ms);
+	fake_reply(f, m, fake_text_result(text, 0));
+	return;
+
+cancelled:
+	f->sleeping = NULL;
+	f->sleep_cancelled = 0;
+}
+
+/* Written by hand so the text is streamed and "id" comes last. */
+static void
+fake_tool_big(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	static const char	 head[] =
+	    "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
+	static const char	 tail[] = "\"}]},\"jsonrpc\":\"2.0\",\"id\":";
+	long long		 bytes;
+
+	if (fake_arg_integer(args, "bytes", 0, BIG_MAX_BYTES, &bytes) != 0) {
+		fake_tool_error(f, m, "big: \"bytes\" must be an integer from "
+		    "0 to %lld", BIG_MAX_BYTES);
+		return;
+	}
+	if (f->hung)
+		return;
+	fake_garbage(f);
+	if (fake_write_all(f, head, sizeof head - 1) == -1 ||
+	    fake_write_x(f, bytes) == -1 ||
+	    fake_write_all(f, tail, sizeof tail - 1) == -1 ||
+	    fake_write_all(f, m->id_text, strlen(m->id_text)) == -1)
+		return;
+	fake_write_all(f, "}\n", 2);
+}
+
+static void
+fake_tool_fail(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	fake_error(f, m->id_text, RPC_INTERNAL_ERROR,
+	    "Internal error: the fail tool always fails", NULL);
+}
+
+static void
+fake_tool_crash(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	long long	code = CRASH_CODE_DEFAULT;
+
+	if (cJSON_GetObjectItemCaseSensitive(args, "code") != NULL &&
+	    fake_arg_integer(args, "code", 0, EXIT_CODE_MAX, &code) != 0) {
+		fake_tool_error(f, m, "crash: \"code\" must be an integer "
+		    "from 0 to %d", EXIT_CODE_MAX);
+		return;
+	}
+	_exit((int)code);
+}
+
+static void
+fake_tool_stderr(struct fake *f, struct fake_msg *m, cJSON *args)
+{
+	long long	lines, i;
+	char		text[64];
+
+	if (fake_arg_integer(args, "lines", 0, STDERR_MAX_LINES, &lines) != 0) {
+		fake_tool_error(f, m, "stderr: \"lines\" must be an integer "
+		    "from 0 to %lld", STDERR_MAX_LINES);
+		return;
+	}
+	for (i = 1; i <= lines; i++)
+		fprintf(stderr, FAKE_NAME ": stderr line %lld of %lld\n", i,
+		    lines);
+	snprintf(text, sizeof text, "wrote %lld lines to stderr", lines);
+	fake_reply(f, m, fake_text_result(text, 0));
+}
+
+/* Methods. */
+
+static void
+fake_flood(struct fake *f)
+{
+	if (fake_write_x(f, f->flood_bytes) == 0)
+		fake_write_all(f, "\n", 1);
+}
+
+static void
+fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	cJSON		*result, *info, *requested;
+	const char	*version = FAKE_LATEST_PROTOCOL;
+	size_t		 i;
+
+	if (f->no_init_reply) {
+		f->hung = 1;
+		return;
+	}
+	requested = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	for (i = 0; i < sizeof fake_protocols / sizeof *fake_protocols; i++) {
+		if (cJSON_IsString(requested) &&
+		    strcmp(requested->valuestring, fake_protocols[i]) == 0)
+			version = fake_protocols[i];
+	}
+	snprintf(f->protocol, sizeof f->protocol, "%s", version);
+
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "protocolVersion", version);
+	cJSON_AddItemToObject(result, "capabilities",
+	    cJSON_Parse(FAKE_CAPABILITIES));
+	info = cJSON_AddObjectToObject(result, "serverInfo");
+	cJSON_AddStringToObject(info, "name", FAKE_NAME);
+	cJSON_AddStringToObject(info, "version", FAKE_VERSION);
+	cJSON_AddStringToObject(result, "instructions", FAKE_INSTRUCTIONS);
+	fake_reply(f, m, result);
+
+	if (f->flood_bytes >= 0)
+		fake_flood(f);
+	if (f->close_stdout_after_init) {
+		close(STDOUT_FILENO);
+		f->stdout_closed = 1;
+	}
+	if (f->exit_after_init_code >= 0)
+		_exit(f->exit_after_init_code);
+}
+
+static void
+fake_empty(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	fake_reply(f, m, cJSON_CreateObject());
+}
+
+static void
+fake_tools_list(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	const struct fake_tool	*t;
+	cJSON			*result, *tools, *tool;
+	size_t			 i;
+
+	result = cJSON_CreateObject();
+	tools = cJSON_AddArrayToObject(result, "tools");
+	for (i = 0; i < sizeof fake_tools / sizeof *fake_tools; i++) {
+		t = &fake_tools[i];
+		tool = cJSON_CreateObject();
+		cJSON_AddStringToObject(tool, "name", t->name);
+		cJSON_AddStringToObject(tool, "description", t->description);
+		cJSON_AddItemToObject(tool, "inputSchema",
+		    cJSON_Parse(t->schema));
+		cJSON_AddItemToArray(tools, tool);
+	}
+	fake_reply(f, m, result);
+}
+
+static void
+fake_tools_call(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	const struct fake_tool	*t;
+	cJSON			*name, *args, *empty = NULL, *data;
+	size_t			 i;
+
+	name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	if (!cJSON_IsString(name) || (args != NULL && !cJSON_IsObject(args))) {
+		fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+		    "Invalid params: tools/call wants a name and an arguments "
+		    "object", NULL);
+		return;
+	}
+	for (i = 0; i < sizeof fake_tools / sizeof *fake_tools; i++) {
+		t = &fake_tools[i];
+		if (strcmp(name->valuestring, t->name) != 0)
+			continue;
+		if (args == NULL)
+			args = empty = cJSON_CreateObject();
+		t->fn(f, m, args);
+		cJSON_Delete(empty);
+		return;
+	}
+	data = cJSON_CreateObject();
+	cJSON_AddStringToObject(data, "name", name->valuestring);
+	fake_error(f, m->id_text, RPC_INVALID_PARAMS, "Unknown tool", data);
+}
+
+static void
+fake_resources_list(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	const struct fake_resource	*r;
+	cJSON				*result, *list, *item;
+	size_t				 i;
+
+	result = cJSON_CreateObject();
+	list = cJSON_AddArrayToObject(result, "resources");
+	for (i = 0; i < sizeof fake_resources / sizeof *fake_resources; i++) {
+		r = &fake_resources[i];
+		item = cJSON_CreateObject();
+		cJSON_AddStringToObject(item, "uri", r->uri);
+		cJSON_AddStringToObject(item, "name", r->name);
+		cJSON_AddStringToObject(item, "description", r->description);
+		cJSON_AddStringToObject(item, "mimeType", r->mime_type);
+		cJSON_AddItemToArray(list, item);
+	}
+	fake_reply(f, m, result);
+}
+
+static void
+fake_templates_list(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	cJSON	*result;
+
+	result = cJSON_CreateObject();
+	cJSON_AddArrayToObject(result, "resourceTemplates");
+	fake_reply(f, m, result);
+}
+
+static char *
+fake_status_text(struct fake *f)
+{
+	cJSON	*status;
+	char	*text;
+
+	status = cJSON_CreateObject();
+	cJSON_AddNumberToObject(status, "pid", (double)getpid());
+	cJSON_AddBoolToObject(status, "initialized", f->initialized);
+	cJSON_AddStringToObject(status, "protocolVersion", f->protocol);
+	cJSON_AddNumberToObject(status, "requests", (double)f->requests);
+	text = cJSON_PrintUnformatted(status);
+	cJSON_Delete(status);
+	return (text);
+}
+
+static void
+fake_resources_read(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	const struct fake_resource	*r = NULL;
+	cJSON				*uri, *result, *contents, *item, *data;
+	char				*status;
+	size_t				 i;
+
+	uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
+	if (!cJSON_IsString(uri)) {
+		fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+		    "Invalid params: resources/read wants a uri", NULL);
+		return;
+	}
+	for (i = 0; i < sizeof fake_resources / sizeof *fake_resources; i++) {
+		if (strcmp(uri->valuestring, fake_resources[i].uri) == 0)
+			r = &fake_resources[i];
+	}
+	if (r == NULL) {
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "uri", uri->valuestring);
+		fake_error(f, m->id_text, RPC_RESOURCE_NOT_FOUND,
+		    "Resource not found", data);
+		return;
+	}
+
+	result = cJSON_CreateObject();
+	contents = cJSON_AddArrayToObject(result, "contents");
+	item = cJSON_CreateObject();
+	cJSON_AddStringToObject(item, "uri", r->uri);
+	cJSON_AddStringToObject(item, "mimeType", r->mime_type);
+	if (strcmp(r->uri, "fake://status") == 0) {
+		status = fake_status_text(f);
+		cJSON_AddStringToObject(item, "text", status);
+		free(status);
+	} else
+		cJSON_AddStringToObject(item, "text", "Hello from mcp-fake.\n");
+	cJSON_AddItemToArray(contents, item);
+	fake_reply(f, m, result);
+}
+
+static void
+fake_subscribe(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(params, "uri"))) {
+		fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+		    "Invalid params: a uri is needed", NULL);
+		return;
+	}
+	fake_reply(f, m, cJSON_CreateObject());
+}
+
+static void
+fake_set_level(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	cJSON	*level;
+	size_t	 i;
+
+	level = cJSON_GetObjectItemCaseSensitive(params, "level");
+	for (i = 0; i < sizeof fake_log_levels / sizeof *fake_log_levels; i++) {
+		if (cJSON_IsString(level) &&
+		    strcmp(level->valuestring, fake_log_levels[i]) == 0) {
+			fake_reply(f, m, cJSON_CreateObject());
+			return;
+		}
+	}
+	fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+	    "Invalid params: unknown log level", NULL);
+}
+
+static void
+fake_prompts_list(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	cJSON	*result;
+
+	result = cJSON_CreateObject();
+	cJSON_AddArrayToObject(result, "prompts");
+	fake_reply(f, m, result);
+}
+
+static void
+fake_prompts_get(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+	    "Invalid params: there are no prompts", NULL);
+}
+
+static void
+fake_notification(struct fake *f, struct fake_msg *m, const char *method)
+{
+	/* Cancels outside a sleep name nothing still running: ignored. */
+	if (strcmp(method, "notifications/initialized") == 0)
+		f->initialized = 1;
+}
+
+static void
+fake_dispatch(struct fake *f, struct fake_msg *m)
+{
+	cJSON		*json = m->json, *method, *version, *params;
+	size_t		 i;
+
+	if (json == NULL) {
+		fake_error(f, NULL, RPC_PARSE_ERROR, "Parse error", NULL);
+		return;
+	}
+	if (!cJSON_IsObject(json)) {
+		fake_error(f, NULL, RPC_INVALID_REQUEST,
+		    "Invalid Request: not an object", NULL);
+		return;
+	}
+	method = cJSON_GetObjectItemCaseSensitive(json, "method");
+	if (method == NULL &&
+	    (cJSON_HasObjectItem(json, "result") ||
+	    cJSON_HasObjectItem(json, "error")))
+		return;		/* a response; we never ask anything */
+	version = cJSON_GetObjectItemCaseSensitive(json, "jsonrpc");
+	if (!cJSON_IsString(method) || !cJSON_IsString(version) ||
+	    strcmp(version->valuestring, "2.0") != 0) {
+		fake_error(f, m->id_text, RPC_INVALID_REQUEST,
+		    "Invalid Request", NULL);
+		return;
+	}
+	if (fake_msg_id(m) == NULL) {
+		fake_notification(f, m, method->valuestring);
+		return;
+	}
+	if (m->id_text == NULL) {
+		fake_error(f, NULL, RPC_INVALID_REQUEST,
+		    "Invalid Request: id must be a string or a number", NULL);
+		return;
+	}
+
+	f->requests++;
+	if (f->hung)
+		return;
+	params = cJSON_GetObjectItemCaseSensitive(json, "params");
+	for (i = 0; i < sizeof fake_methods / sizeof *fake_methods; i++) {
+		if (strcmp(method->valuestring, fake_methods[i].name) == 0) {
+			fake_methods[i].fn(f, m, params);
+			return;
+		}
+	}
+	fake_error(f, m->id_text, RPC_METHOD_NOT_FOUND, "Method not found",
+	    NULL);
+}
+
+/* The next message: queued sleeps first, then stdin. NULL at end of input. */
+static struct fake_msg *
+fake_next(struct fake *f)
+{
+	struct fake_msg	*m;
+	char		*line;
+	size_t		 len;
+
+	if ((m = TAILQ_FIRST(&f->queue)) != NULL) {
+		TAILQ_REMOVE(&f->queue, m, entry);
+		return (m);
+	}
+	for (;;) {
+		while ((line = fake_input_line(&f->in, &len)) != NULL) {
+			if (len != 0)
+				return (fake_msg_parse(line, len));
+		}
+		if (f->in.eof)
+			return (NULL);
+		fake_input_fill(&f->in);
+	}
+}
+
+static void
+fake_parse_flags(struct fake *f, int argc, char **argv)
+{
+	enum {
+		OPT_CRASH_AT_START = 256,
+		OPT_EXIT_AFTER_INIT,
+		OPT_EXIT_AFTER_MS,
+		OPT_NO_INIT_REPLY,
+		OPT_IGNORE_SIGTERM,
+		OPT_IGNORE_STDIN_EOF,
+		OPT_GRANDCHILD,
+		OPT_PIDFILE,
+		OPT_STARTLOG,
+		OPT_GARBAGE,
+		OPT_FLOOD_NO_NEWLINE,
+		OPT_CLOSE_STDOUT_AFTER_INIT,
+		OPT_STDERR_NOISE,
+	};
+	static const struct option	options[] = {
+		{ "crash-at-start", optional_argument, NULL,
+		  OPT_CRASH_AT_START },
+		{ "exit-after-init", optional_argument, NULL,
+		  OPT_EXIT_AFTER_INIT },
+		{ "exit-after-ms", required_argument, NULL, OPT_EXIT_AFTER_MS },
+		{ "no-init-reply", no_argument, NULL, OPT_NO_INIT_REPLY },
+		{ "ignore-sigterm", no_argument, NULL, OPT_IGNORE_SIGTERM },
+		{ "ignore-stdin-eof", no_argument, NULL, OPT_IGNORE_STDIN_EOF },
+		{ "grandchild", required_argument, NULL, OPT_GRANDCHILD },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "startlog", required_argument, NULL, OPT_STARTLOG },
+		{ "garbage", no_argument, NULL, OPT_GARBAGE },
+		{ "flood-no-newline", required_argument, NULL,
+		  OPT_FLOOD_NO_NEWLINE },
+		{ "close-stdout-after-init", no_argument, NULL,
+		  OPT_CLOSE_STDOUT_AFTER_INIT },
+		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int				opt;
+
+	f->crash_at_start_code = -1;
+	f->exit_after_init_code = -1;
+	f->exit_after_ms = -1;
+	f->flood_bytes = -1;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CRASH_AT_START:
+			f->crash_at_start_code = FAKE_EXIT_CODE_DEFAULT;
+			if (optarg != NULL)
+				f->crash_at_start_code = fake_flag_number(
+				    "crash-at-start", optarg, 0, EXIT_CODE_MAX);
+			break;
+		case OPT_EXIT_AFTER_INIT:
+			f->exit_after_init_code = FAKE_EXIT_CODE_DEFAULT;
+			if (optarg != NULL)
+				f->exit_after_init_code = fake_flag_number(
+				    "exit-after-init", optarg, 0,
+				    EXIT_CODE_MAX);
+			break;
+		case OPT_EXIT_AFTER_MS:
+			f->exit_after_ms = fake_flag_number("exit-after-ms",
+			    optarg, 0, EXIT_AFTER_MAX_MS);
+			break;
+		case OPT_NO_INIT_REPLY:
+			f->no_init_reply = 1;
+			break;
+		case OPT_IGNORE_SIGTERM:
+			f->ignore_sigterm = 1;
+			break;
+		case OPT_IGNORE_STDIN_EOF:
+			f->ignore_stdin_eof = 1;
+			break;
+		case OPT_GRANDCHILD:
+			f->grandchild_file = optarg;
+			break;
+		case OPT_PIDFILE:
+			f->pidfile = optarg;
+			break;
+		case OPT_STARTLOG:
+			f->startlog = optarg;
+			break;
+		case OPT_GARBAGE:
+			f->garbage = 1;
+			break;
+		case OPT_FLOOD_NO_NEWLINE:
+			f->flood_bytes = fake_flag_number("flood-no-newline",
+			    optarg, 0, FLOOD_MAX_BYTES);
+			break;
+		case OPT_CLOSE_STDOUT_AFTER_INIT:
+			f->close_stdout_after_init = 1;
+			break;
+		case OPT_STDERR_NOISE:
+			f->stderr_noise = fake_flag_number("stderr-noise",
+			    optarg, 0, STDERR_MAX_LINES);
+			break;
+		case 'h':
+			fake_usage(stdout, 0);
+		default:
+			fake_usage(stderr, 2);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, FAKE_NAME ": unexpected argument: %s\n",
+		    argv[optind]);
+		fake_usage(stderr, 2);
+	}
+}
+
+/* Start-up effects, in this order, all before a crash flag exits. */
+static void
+fake_start(struct fake *f)
+{
+	char		text[32];
+	long long	i;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (f->startlog != NULL)
+		fake_write_startlog(f->startlog);
+	fprintf(stderr, FAKE_NAME ": started pid %ld\n", (long)getpid());
+	if (f->pidfile != NULL) {
+		snprintf(text, sizeof text, "%ld\n", (long)getpid());
+		fake_write_file(f->pidfile, text);
+	}
+	if (f->grandchild_file != NULL)
+		fake_spawn_grandchild(f->grandchild_file);
+	if (f->ignore_sigterm)
+		signal(SIGTERM, SIG_IGN);
+	for (i = 1; i <= f->stderr_noise; i++)
+		fprintf(stderr, "noise line %lld\n", i);
+	if (f->crash_at_start_code >= 0)
+		_exit(f->crash_at_start_code);
+	if (f->exit_after_ms == 0)
+		_exit(0);
+	if (f->exit_after_ms > 0)
+		fake_start_exit_timer(f->exit_after_ms);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct fake	 fake;
+	struct fake		*f = &fake;
+	struct fake_msg		*m;
+	cJSON_Hooks		 hooks = { fake_malloc, free };
+
+	fake_parse_flags(f, argc, argv);
+	fake_start(f);
+
+	cJSON_InitHooks(&hooks);
+	TAILQ_INIT(&f->queue);
+	fake_input_init(&f->in);
+	snprintf(f->protocol, sizeof f->protocol, "%s", FAKE_LATEST_PROTOCOL);
+
+	while ((m = fake_next(f)) != NULL) {
+		fake_dispatch(f, m);
+		fake_msg_free(m);
+	}
+	free(f->in.buf);
+
+	if (f->ignore_stdin_eof || f->ignore_sigterm) {
+		for (;;)
+			pause();
+	}
+	return (0);
+}

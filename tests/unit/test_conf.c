@@ -1,0 +1,1339 @@
+/*
+ * test_conf.c -- unit tests for the configuration parser: both file
+ * shapes, defaults, every diagnostic and its JSON path, ${VAR} expansion,
+ * refusal of unsafe files, and server comparison for reload.
+ *
+ * Test configs are written with single quotes, turned into double quotes
+ * by cfg(), so that they stay readable.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "xmalloc.h"
+
+#define SECRET	"sk-live-Zq81xSECRETx77"
+
+static const char *test_env[][2] = {
+	{ "HOME_DIR", "/home/ada" },
+	{ "TOKEN", SECRET },
+	{ "EMPTY", "" },
+	{ "PORT", "8080" },
+	{ NULL, NULL },
+};
+
+static const char *
+test_getenv(const char *name, void *arg)
+{
+	size_t	 i;
+
+	for (i = 0; test_env[i][0] != NULL; i++) {
+		if (strcmp(test_env[i][0], name) == 0)
+			return (test_env[i][1]);
+	}
+	return (NULL);
+}
+
+/* The config text with ' turned into ". */
+static char *
+cfg(const char *text)
+{
+	char	*s, *p;
+
+	s = xstrdup(text);
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'')
+			*p = '"';
+	}
+	return (s);
+}
+
+static struct conf *
+parse(const char *text, struct conf_diags *diags)
+{
+	struct conf	*conf;
+	char		*json;
+
+	conf_diags_init(diags);
+	json = cfg(text);
+	conf = conf_parse(json, strlen(json), test_getenv, NULL, diags);
+	free(json);
+	if (conf == NULL)
+		ck_assert_uint_gt(diags->nerrors, 0);
+	return (conf);
+}
+
+static const char *
+all_diags(const struct conf_diags *diags)
+{
+	static char	 buf[8192];
+	size_t		 i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < diags->n && len < sizeof buf; i++) {
+		len += snprintf(buf + len, sizeof buf - len, "  %s: %s\n",
+		    diags->v[i].level == CONF_ERROR ? "error" : "warning",
+		    diags->v[i].text);
+	}
+	return (buf);
+}
+
+static int
+has_diag(const struct conf_diags *diags, enum conf_level level,
+    const char *text)
+{
+	size_t	 i;
+
+	for (i = 0; i < diags->n; i++) {
+		if (diags->v[i].level == level &&
+		    strcmp(diags->v[i].text, text) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+#define assert_diag(d, level, text) \
+	ck_assert_msg(has_diag(d, level, text), \
+	    "expected diagnostic \"%s\"; got:\n%s", text, all_diags(d))
+
+/* Parsing text fails with exactly one error, whose text is given. */
+static void
+expect_error(const char *text, const char *error)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf = parse(text, &d);
+	ck_assert_ptr_null(conf);
+	assert_diag(&d, CONF_ERROR, error);
+	ck_assert_msg(d.nerrors == 1, "expected 1 error, got:\n%s",
+	    all_diags(&d));
+	conf_diags_free(&d);
+}
+
+/* Parsing a server object (text) fails with the given error. */
+static void
+expect_server_error(const char *server, const char *error)
+{
+	char	*text;
+
+	xasprintf(&text, "{'mcpServers': {'x': %s}}", server);
+	expect_error(text, error);
+	free(text);
+}
+
+/* Parsing text succeeds with exactly one warning, whose text is given. */
+static void
+expect_warning(const char *text, const char *warning)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf = parse(text, &d);
+	ck_assert_msg(conf != NULL, "unexpected errors:\n%s", all_diags(&d));
+	assert_diag(&d, CONF_WARNING, warning);
+	ck_assert_msg(d.n == 1, "expected 1 warning, got:\n%s",
+	    all_diags(&d));
+	conf_free(conf);
+	conf_diags_free(&d);
+}
+
+/* Parse a config that must be valid and have no diagnostics at all. */
+static struct conf *
+parse_ok(const char *text)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf = parse(text, &d);
+	ck_assert_msg(conf != NULL && d.n == 0, "unexpected diagnostics:\n%s",
+	    all_diags(&d));
+	conf_diags_free(&d);
+	return (conf);
+}
+
+/* The expansion of one arg, or NULL when it fails (error in *error). */
+static char *
+expand_arg(const char *arg, char **error)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	char			*text, *out = NULL;
+
+	*error = NULL;
+	xasprintf(&text, "{'mcpServers': {'x': {'command': 'c', "
+	    "'args': ['%s']}}}", arg);
+	conf = parse(text, &d);
+	free(text);
+	if (conf != NULL) {
+		ck_assert_uint_eq(conf->servers[0].argc, 2);
+		out = xstrdup(conf->servers[0].argv[1]);
+	} else {
+		ck_assert_uint_eq(d.nerrors, 1);
+		*error = xstrdup(d.v[0].text);
+	}
+	conf_free(conf);
+	conf_diags_free(&d);
+	return (out);
+}
+
+static void
+check_defaults(const struct conf_server *cs)
+{
+	ck_assert_int_eq(cs->restart, CONF_RESTART_ALWAYS);
+	ck_assert_uint_eq(cs->backoff.min_ms, CONF_DEFAULT_BACKOFF_MIN_MS);
+	ck_assert_uint_eq(cs->backoff.max_ms, CONF_DEFAULT_BACKOFF_MAX_MS);
+	ck_assert_double_eq(cs->backoff.jitter, CONF_DEFAULT_BACKOFF_JITTER);
+	ck_assert_uint_eq(cs->backoff.reset_ms, CONF_DEFAULT_BACKOFF_RESET_MS);
+	ck_assert_uint_eq(cs->backoff.max_restarts, CONF_DEFAULT_MAX_RESTARTS);
+	ck_assert_uint_eq(cs->backoff.restart_window_s,
+	    CONF_DEFAULT_RESTART_WINDOW_S);
+	ck_assert_uint_eq(cs->init_timeout_ms, CONF_DEFAULT_INIT_TIMEOUT_MS);
+	ck_assert_uint_eq(cs->request_timeout_ms,
+	    CONF_DEFAULT_REQUEST_TIMEOUT_MS);
+	ck_assert_uint_eq(cs->stop_timeout_ms, CONF_DEFAULT_STOP_TIMEOUT_MS);
+	ck_assert_uint_eq(cs->max_message_bytes,
+	    CONF_DEFAULT_MAX_MESSAGE_BYTES);
+	ck_assert_int_eq(cs->disabled, 0);
+}
+
+START_TEST(test_mcpservers_shape)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'mcpServers': {'github': {"
+	    "'command': 'npx', 'args': ['-y', 'server-github', '--port', '9'],"
+	    "'env': {'GITHUB_TOKEN': 'abc', 'LOG': 'debug'},"
+	    "'cwd': '/srv/github',"
+	    "'restart': 'on-failure', 'backoff_min_ms': 200,"
+	    "'backoff_max_ms': 5000, 'backoff_jitter': 0.5,"
+	    "'backoff_reset_ms': 0, 'max_restarts': 5,"
+	    "'restart_window_s': 30, 'init_timeout_ms': 1500,"
+	    "'request_timeout_ms': 2500, 'stop_timeout_ms': 700,"
+	    "'max_message_bytes': 1024, 'disabled': true}}}");
+	ck_assert_ptr_null(conf->file);
+	ck_assert_uint_eq(conf->nservers, 1);
+	cs = &conf->servers[0];
+	ck_assert_str_eq(cs->name, "github");
+	ck_assert_str_eq(cs->path, "mcpServers.github");
+	ck_assert_uint_eq(cs->argc, 5);
+	ck_assert_str_eq(cs->argv[0], "npx");
+	ck_assert_str_eq(cs->argv[1], "-y");
+	ck_assert_str_eq(cs->argv[2], "server-github");
+	ck_assert_str_eq(cs->argv[3], "--port");
+	ck_assert_str_eq(cs->argv[4], "9");
+	ck_assert_ptr_null(cs->argv[5]);
+	ck_assert_uint_eq(cs->envc, 2);
+	ck_assert_str_eq(cs->env[0], "GITHUB_TOKEN=abc");
+	ck_assert_str_eq(cs->env[1], "LOG=debug");
+	ck_assert_ptr_null(cs->env[2]);
+	ck_assert_str_eq(cs->cwd, "/srv/github");
+	ck_assert_int_eq(cs->restart, CONF_RESTART_ON_FAILURE);
+	ck_assert_uint_eq(cs->backoff.min_ms, 200);
+	ck_assert_uint_eq(cs->backoff.max_ms, 5000);
+	ck_assert_double_eq(cs->backoff.jitter, 0.5);
+	ck_assert_uint_eq(cs->backoff.reset_ms, 0);
+	ck_assert_uint_eq(cs->backoff.max_restarts, 5);
+	ck_assert_uint_eq(cs->backoff.restart_window_s, 30);
+	ck_assert_uint_eq(cs->init_timeout_ms, 1500);
+	ck_assert_uint_eq(cs->request_timeout_ms, 2500);
+	ck_assert_uint_eq(cs->stop_timeout_ms, 700);
+	ck_assert_uint_eq(cs->max_message_bytes, 1024);
+	ck_assert_int_eq(cs->disabled, 1);
+	ck_assert_ptr_eq(conf_find(conf, "github"), cs);
+	ck_assert_ptr_null(conf_find(conf, "GitHub"));
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_servers_shape)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'inputs': [{'id': 'k', 'type': 'promptString'}],"
+	    "'servers': {"
+	    "'fs': {'type': 'stdio', 'command': 'mcp-fs', 'args': ['/data'],"
+	    "  'env': {'A': '1'}, 'cwd': '/tmp', 'restart': 'never'},"
+	    "'git.v2': {'command': 'uvx', 'args': []}}}");
+	ck_assert_uint_eq(conf->nservers, 2);
+	cs = conf_find(conf, "fs");
+	ck_assert_ptr_nonnull(cs);
+	ck_assert_str_eq(cs->path, "servers.fs");
+	ck_assert_uint_eq(cs->argc, 2);
+	ck_assert_str_eq(cs->argv[0], "mcp-fs");
+	ck_assert_str_eq(cs->argv[1], "/data");
+	ck_assert_ptr_null(cs->argv[2]);
+	ck_assert_uint_eq(cs->envc, 1);
+	ck_assert_str_eq(cs->env[0], "A=1");
+	ck_assert_str_eq(cs->cwd, "/tmp");
+	ck_assert_int_eq(cs->restart, CONF_RESTART_NEVER);
+	cs = &conf->servers[1];
+	ck_assert_str_eq(cs->name, "git.v2");
+	ck_assert_str_eq(cs->path, "servers.git.v2");
+	ck_assert_uint_eq(cs->argc, 1);
+	ck_assert_str_eq(cs->argv[0], "uvx");
+	ck_assert_ptr_null(cs->argv[1]);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_both_shapes_in_file_order)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{'servers': {'b': {'command': 'b'}},"
+	    "'mcpServers': {'a': {'command': 'a'}, 'c': {'command': 'c'}}}");
+	ck_assert_uint_eq(conf->nservers, 3);
+	ck_assert_str_eq(conf->servers[0].path, "servers.b");
+	ck_assert_str_eq(conf->servers[1].path, "mcpServers.a");
+	ck_assert_str_eq(conf->servers[2].path, "mcpServers.c");
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'srv'}}}");
+	ck_assert_uint_eq(conf->nservers, 1);
+	cs = &conf->servers[0];
+	ck_assert_uint_eq(cs->argc, 1);
+	ck_assert_ptr_null(cs->argv[1]);
+	ck_assert_uint_eq(cs->envc, 0);
+	ck_assert_ptr_nonnull(cs->env);
+	ck_assert_ptr_null(cs->env[0]);
+	ck_assert_ptr_null(cs->cwd);
+	check_defaults(cs);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_empty_config)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{}");
+	ck_assert_uint_eq(conf->nservers, 0);
+	conf_free(conf);
+	conf = parse_ok("{'mcpServers': {}, 'servers': {}, 'mcpd': {}}");
+	ck_assert_uint_eq(conf->nservers, 0);
+	ck_assert_ptr_null(conf_find(conf, "x"));
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_mcpd_defaults)
+{
+	struct conf			*conf;
+	const struct conf_server	*a, *b;
+
+	/* "mcpd" after the servers still applies to them. */
+	conf = parse_ok("{'mcpServers': {"
+	    "'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'restart': 'always', 'backoff_min_ms': 10,"
+	    "  'init_timeout_ms': 99, 'disabled': false,"
+	    "  'max_message_bytes': 4096}},"
+	    "'mcpd': {'restart': 'on-failure', 'backoff_min_ms': 500,"
+	    "  'backoff_max_ms': 8000, 'backoff_jitter': 0,"
+	    "  'backoff_reset_ms': 20000, 'max_restarts': 3,"
+	    "  'restart_window_s': 120, 'init_timeout_ms': 111,"
+	    "  'request_timeout_ms': 222, 'stop_timeout_ms': 333,"
+	    "  'max_message_bytes': 2048, 'disabled': true}}");
+	a = conf_find(conf, "a");
+	b = conf_find(conf, "b");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(a->restart, CONF_RESTART_ON_FAILURE);
+	ck_assert_uint_eq(a->backoff.min_ms, 500);
+	ck_assert_uint_eq(a->backoff.max_ms, 8000);
+	ck_assert_double_eq(a->backoff.jitter, 0);
+	ck_assert_uint_eq(a->backoff.reset_ms, 20000);
+	ck_assert_uint_eq(a->backoff.max_restarts, 3);
+	ck_assert_uint_eq(a->backoff.restart_window_s, 120);
+	ck_assert_uint_eq(a->init_timeout_ms, 111);
+	ck_assert_uint_eq(a->request_timeout_ms, 222);
+	ck_assert_uint_eq(a->stop_timeout_ms, 333);
+	ck_assert_uint_eq(a->max_message_bytes, 2048);
+	ck_assert_int_eq(a->disabled, 1);
+	/* b overrides some and inherits the rest. */
+	ck_assert_int_eq(b->restart, CONF_RESTART_ALWAYS);
+	ck_assert_uint_eq(b->backoff.min_ms, 10);
+	ck_assert_uint_eq(b->backoff.max_ms, 8000);
+	ck_assert_uint_eq(b->init_timeout_ms, 99);
+	ck_assert_uint_eq(b->request_timeout_ms, 222);
+	ck_assert_uint_eq(b->max_message_bytes, 4096);
+	ck_assert_int_eq(b->disabled, 0);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_settings_limits_accepted)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c',"
+	    "'backoff_min_ms': 1, 'backoff_max_ms': 4294967295,"
+	    "'backoff_jitter': 1, 'max_restarts': 10000,"
+	    "'restart_window_s': 1, 'init_timeout_ms': 1.0,"
+	    "'request_timeout_ms': 4294967295, 'stop_timeout_ms': 1e3,"
+	    "'max_message_bytes': 1073741824}}}");
+	cs = &conf->servers[0];
+	ck_assert_uint_eq(cs->backoff.min_ms, 1);
+	ck_assert_uint_eq(cs->backoff.max_ms, UINT32_MAX);
+	ck_assert_double_eq(cs->backoff.jitter, 1);
+	ck_assert_uint_eq(cs->backoff.max_restarts, CONF_MAX_MAX_RESTARTS);
+	ck_assert_uint_eq(cs->init_timeout_ms, 1);
+	ck_assert_uint_eq(cs->request_timeout_ms, UINT32_MAX);
+	ck_assert_uint_eq(cs->stop_timeout_ms, 1000);
+	ck_assert_uint_eq(cs->max_message_bytes, CONF_MAX_MAX_MESSAGE_BYTES);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_top_level_not_object)
+{
+	expect_error("[]", "<config>: the top level must be a JSON object");
+	expect_error("'mcpServers'",
+	    "<config>: the top level must be a JSON object");
+	expect_error("null", "<config>: the top level must be a JSON object");
+}
+END_TEST
+
+START_TEST(test_json_syntax_error)
+{
+	expect_error("{\n  'mcpServers': {\n    'x': {'a': ,}\n  }\n}",
+	    "<config>: line 3, column 16: invalid JSON");
+	expect_error("", "<config>: line 1, column 1: invalid JSON");
+	expect_error("{'a': 1", "<config>: line 1, column 8: invalid JSON");
+	/* Trailing garbage after the object. */
+	expect_error("{}\n\n  x", "<config>: line 3, column 3: invalid JSON");
+}
+END_TEST
+
+START_TEST(test_json_embedded_nul)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf_diags_init(&d);
+	conf = conf_parse("{}\0{}", 5, test_getenv, NULL, &d);
+	ck_assert_ptr_null(conf);
+	assert_diag(&d, CONF_ERROR, "<config>: line 1, column 3: invalid JSON");
+	conf_diags_free(&d);
+
+	/* Not NUL-terminated input is fine: only len bytes are read. */
+	conf = conf_parse("{}}}}", 2, test_getenv, NULL, &d);
+	ck_assert_ptr_nonnull(conf);
+	ck_assert_uint_eq(d.n, 0);
+	conf_free(conf);
+	conf_diags_free(&d);
+}
+END_TEST
+
+START_TEST(test_shape_not_object)
+{
+	expect_error("{'mcpServers': []}", "mcpServers: expected an object");
+	expect_error("{'servers': 'x'}", "servers: expected an object");
+	expect_error("{'mcpd': 3}", "mcpd: expected an object");
+	expect_error("{'mcpServers': {'x': 'npx'}}",
+	    "mcpServers.x: expected an object");
+}
+END_TEST
+
+START_TEST(test_command_errors)
+{
+	expect_server_error("{'args': []}",
+	    "mcpServers.x.command: missing (required for a stdio server)");
+	expect_error("{'servers': {'y': {'type': 'stdio'}}}",
+	    "servers.y.command: missing (required for a stdio server)");
+	expect_server_error("{'command': ['npx']}",
+	    "mcpServers.x.command: expected a string");
+	expect_server_error("{'command': 7}",
+	    "mcpServers.x.command: expected a string");
+	expect_server_error("{'command': ''}",
+	    "mcpServers.x.command: must not be empty");
+	expect_server_error("{'command': '${EMPTY}'}",
+	    "mcpServers.x.command: must not be empty");
+}
+END_TEST
+
+START_TEST(test_args_errors)
+{
+	expect_server_error("{'command': 'c', 'args': '-v'}",
+	    "mcpServers.x.args: expected an array of strings");
+	expect_server_error("{'command': 'c', 'args': {'a': 'b'}}",
+	    "mcpServers.x.args: expected an array of strings");
+	expect_server_error("{'command': 'c', 'args': ['a', 'b', 3]}",
+	    "mcpServers.x.args[2]: expected a string");
+	expect_server_error("{'command': 'c', 'args': [null]}",
+	    "mcpServers.x.args[0]: expected a string");
+}
+END_TEST
+
+START_TEST(test_env_errors)
+{
+	expect_server_error("{'command': 'c', 'env': ['A=1']}",
+	    "mcpServers.x.env: expected an object of strings");
+	expect_server_error("{'command': 'c', 'env': {'PORT': 8080}}",
+	    "mcpServers.x.env.PORT: expected a string");
+	expect_server_error("{'command': 'c', 'env': {'DEBUG': true}}",
+	    "mcpServers.x.env.DEBUG: expected a string");
+	expect_server_error("{'command': 'c', 'env': {'': 'v'}}",
+	    "mcpServers.x.env.: invalid variable name: must be non-empty "
+	    "and contain no '='");
+	expect_server_error("{'command': 'c', 'env': {'A=B': 'v'}}",
+	    "mcpServers.x.env.A=B: invalid variable name: must be non-empty "
+	    "and contain no '='");
+	expect_server_error("{'command': 'c', 'env': {'A': '1', 'A': '2'}}",
+	    "mcpServers.x.env.A: duplicate key");
+}
+END_TEST
+
+START_TEST(test_cwd_errors)
+{
+	struct conf	*conf;
+
+	expect_server_error("{'command': 'c', 'cwd': 'srv/data'}",
+	    "mcpServers.x.cwd: must be an absolute path");
+	expect_server_error("{'command': 'c', 'cwd': ''}",
+	    "mcpServers.x.cwd: must be an absolute path");
+	expect_server_error("{'command': 'c', 'cwd': 1}",
+	    "mcpServers.x.cwd: expected a string");
+	expect_server_error("{'command': 'c', 'cwd': '${NOPE:-rel}'}",
+	    "mcpServers.x.cwd: must be an absolute path");
+	/* Absolute after expansion is what counts. */
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c',"
+	    "'cwd': '${HOME_DIR}/src'}}}");
+	ck_assert_str_eq(conf->servers[0].cwd, "/home/ada/src");
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_restart_errors)
+{
+	const char	*msg = "mcpServers.x.restart: expected \"always\", "
+			    "\"on-failure\" or \"never\"";
+
+	expect_server_error("{'command': 'c', 'restart': 'sometimes'}", msg);
+	expect_server_error("{'command': 'c', 'restart': 'Always'}", msg);
+	expect_server_error("{'command': 'c', 'restart': true}", msg);
+	expect_error("{'mcpd': {'restart': 'no'}}",
+	    "mcpd.restart: expected \"always\", \"on-failure\" or \"never\"");
+}
+END_TEST
+
+START_TEST(test_integer_errors)
+{
+	expect_server_error("{'command': 'c', 'max_restarts': -1}",
+	    "mcpServers.x.max_restarts: expected an integer between 0 and "
+	    "10000");
+	expect_server_error("{'command': 'c', 'backoff_reset_ms': 2.5}",
+	    "mcpServers.x.backoff_reset_ms: expected an integer between 0 "
+	    "and 4294967295");
+	expect_server_error("{'command': 'c', 'restart_window_s': '60'}",
+	    "mcpServers.x.restart_window_s: expected an integer between 0 "
+	    "and 4294967295");
+	expect_server_error("{'command': 'c', 'backoff_max_ms': 4294967296}",
+	    "mcpServers.x.backoff_max_ms: expected an integer between 1 and "
+	    "4294967295");
+	expect_server_error("{'command': 'c', 'request_timeout_ms': 1e300}",
+	    "mcpServers.x.request_timeout_ms: expected an integer between 1 "
+	    "and 4294967295");
+	expect_server_error("{'command': 'c', 'max_restarts': null}",
+	    "mcpServers.x.max_restarts: expected an integer between 0 and "
+	    "10000");
+	/* Zero makes no sense for timeouts and the first delay. */
+	expect_server_error("{'command': 'c', 'init_timeout_ms': 0}",
+	    "mcpServers.x.init_timeout_ms: expected an integer between 1 and "
+	    "4294967295");
+	expect_server_error("{'command': 'c', 'stop_timeout_ms': 0}",
+	    "mcpServers.x.stop_timeout_ms: expected an integer between 1 and "
+	    "4294967295");
+	expect_server_error("{'command': 'c', 'backoff_min_ms': 0}",
+	    "mcpServers.x.backoff_min_ms: expected an integer between 1 and "
+	    "4294967295");
+	expect_error("{'mcpd': {'request_timeout_ms': -5}}",
+	    "mcpd.request_timeout_ms: expected an integer between 1 and "
+	    "4294967295");
+}
+END_TEST
+
+START_TEST(test_jitter_errors)
+{
+	expect_server_error("{'command': 'c', 'backoff_jitter': 1.5}",
+	    "mcpServers.x.backoff_jitter: expected a number between 0 and 1");
+	expect_server_error("{'command': 'c', 'backoff_jitter': -0.1}",
+	    "mcpServers.x.backoff_jitter: expected a number between 0 and 1");
+	expect_server_error("{'command': 'c', 'backoff_jitter': '0.2'}",
+	    "mcpServers.x.backoff_jitter: expected a number between 0 and 1");
+}
+END_TEST
+
+START_TEST(test_bool_errors)
+{
+	expect_server_error("{'command': 'c', 'disabled': 1}",
+	    "mcpServers.x.disabled: expected true or false");
+	expect_error("{'mcpd': {'disabled': 'yes'}}",
+	    "mcpd.disabled: expected true or false");
+}
+END_TEST
+
+START_TEST(test_backoff_min_above_max)
+{
+	expect_server_error("{'command': 'c', 'backoff_min_ms': 5000,"
+	    "'backoff_max_ms': 2000}",
+	    "mcpServers.x: backoff_min_ms (5000) is greater than "
+	    "backoff_max_ms (2000)");
+	/* Against the built-in default maximum. */
+	expect_server_error("{'command': 'c', 'backoff_min_ms': 30001}",
+	    "mcpServers.x: backoff_min_ms (30001) is greater than "
+	    "backoff_max_ms (30000)");
+	/* Against a default from "mcpd": reported where it was set. */
+	expect_error("{'mcpd': {'backoff_min_ms': 50, 'backoff_max_ms': 100},"
+	    "'servers': {'s': {'command': 'c', 'backoff_min_ms': 200}}}",
+	    "servers.s: backoff_min_ms (200) is greater than "
+	    "backoff_max_ms (100)");
+	/* Inconsistent defaults: reported once, at "mcpd". */
+	expect_error("{'mcpd': {'backoff_min_ms': 9000, 'backoff_max_ms': 10},"
+	    "'mcpServers': {'a': {'command': 'a'}, 'b': {'command': 'b'}}}",
+	    "mcpd: backoff_min_ms (9000) is greater than backoff_max_ms (10)");
+}
+END_TEST
+
+START_TEST(test_max_restarts_needs_window)
+{
+	struct conf	*conf;
+
+	expect_server_error("{'command': 'c', 'max_restarts': 3,"
+	    "'restart_window_s': 0}",
+	    "mcpServers.x: max_restarts (3) needs restart_window_s of at "
+	    "least 1");
+	expect_error("{'mcpd': {'max_restarts': 3, 'restart_window_s': 0}}",
+	    "mcpd: max_restarts (3) needs restart_window_s of at least 1");
+	/* A zero window is fine while max_restarts stays 0. */
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c',"
+	    "'restart_window_s': 0}}}");
+	ck_assert_uint_eq(conf->servers[0].backoff.restart_window_s, 0);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_max_message_bytes_range)
+{
+	expect_server_error("{'command': 'c', 'max_message_bytes': 1023}",
+	    "mcpServers.x.max_message_bytes: expected an integer between 1024 "
+	    "and 1073741824");
+	expect_server_error("{'command': 'c',"
+	    "'max_message_bytes': 1073741825}",
+	    "mcpServers.x.max_message_bytes: expected an integer between 1024 "
+	    "and 1073741824");
+	expect_error("{'mcpd': {'max_message_bytes': 0}}",
+	    "mcpd.max_message_bytes: expected an integer between 1024 and "
+	    "1073741824");
+}
+END_TEST
+
+START_TEST(test_bad_names)
+{
+	struct conf	*conf;
+	char		 name[66], *text;
+	const char	*msg = "invalid server name: use 1 to 64 of "
+			    "A-Z a-z 0-9 . _ -";
+	char		 expected[256];
+
+	snprintf(expected, sizeof expected, "mcpServers.: %s", msg);
+	expect_error("{'mcpServers': {'': {'command': 'c'}}}", expected);
+	snprintf(expected, sizeof expected, "mcpServers.my server: %s", msg);
+	expect_error("{'mcpServers': {'my server': {'command': 'c'}}}",
+	    expected);
+	snprintf(expected, sizeof expected, "servers.a/b: %s", msg);
+	expect_error("{'servers': {'a/b': {'command': 'c'}}}", expected);
+	snprintf(expected, sizeof expected, "servers.caf\xc3\xa9: %s", msg);
+	expect_error("{'servers': {'caf\xc3\xa9': {'command': 'c'}}}",
+	    expected);
+
+	memset(name, 'n', 65);
+	name[65] = '\0';
+	xasprintf(&text, "{'mcpServers': {'%s': {'command': 'c'}}}", name);
+	snprintf(expected, sizeof expected, "mcpServers.%s: %s", name, msg);
+	expect_error(text, expected);
+	free(text);
+
+	name[64] = '\0';
+	xasprintf(&text, "{'mcpServers': {'%s': {'command': 'c'},"
+	    "'A-z_0.9': {'command': 'c'}}}", name);
+	conf = parse_ok(text);
+	free(text);
+	ck_assert_uint_eq(conf->nservers, 2);
+	ck_assert_str_eq(conf->servers[0].name, name);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_duplicate_names)
+{
+	expect_error("{'mcpServers': {'git': {'command': 'a'}},"
+	    "'servers': {'git': {'command': 'b'}}}",
+	    "servers.git: duplicate server name (first defined at "
+	    "mcpServers.git)");
+	expect_error("{'servers': {'git': {'command': 'a'}},"
+	    "'mcpServers': {'git': {'command': 'b'}}}",
+	    "mcpServers.git: duplicate server name (first defined at "
+	    "servers.git)");
+	expect_error("{'mcpServers': {'git': {'command': 'a'},"
+	    "'git': {'command': 'b'}}}",
+	    "mcpServers.git: duplicate server name (first defined at "
+	    "mcpServers.git)");
+	/* Names are case-sensitive. */
+	conf_free(parse_ok("{'mcpServers': {'git': {'command': 'a'},"
+	    "'Git': {'command': 'b'}}}"));
+}
+END_TEST
+
+START_TEST(test_duplicate_keys)
+{
+	expect_server_error("{'command': 'a', 'command': 'b'}",
+	    "mcpServers.x.command: duplicate key");
+	expect_error("{'mcpServers': {}, 'mcpServers': {}}",
+	    "mcpServers: duplicate key");
+	expect_error("{'mcpd': {'restart': 'never', 'restart': 'always'}}",
+	    "mcpd.restart: duplicate key");
+}
+END_TEST
+
+START_TEST(test_bad_type)
+{
+	const char	*msg = "servers.x.type: expected \"stdio\", "
+			    "\"http\" or \"sse\"";
+
+	expect_error("{'servers': {'x': {'type': 'websocket',"
+	    "'command': 'c'}}}", msg);
+	expect_error("{'servers': {'x': {'type': 1, 'command': 'c'}}}", msg);
+	expect_error("{'servers': {'x': {'type': 'STDIO', 'command': 'c'}}}",
+	    msg);
+}
+END_TEST
+
+START_TEST(test_unknown_keys_warn)
+{
+	expect_warning("{'mcpServers': {'x': {'command': 'c', 'restrat': 1}}}",
+	    "mcpServers.x.restrat: unknown key, ignored");
+	expect_warning("{'theme': 'dark'}", "theme: unknown key, ignored");
+	expect_warning("{'mcpd': {'command': 'c'}}",
+	    "mcpd.command: unknown key, ignored");
+	expect_warning("{'servers': {'x': {'command': 'c',"
+	    "'envFile': '${workspaceFolder}/.env'}}}",
+	    "servers.x.envFile: not supported, ignored");
+}
+END_TEST
+
+START_TEST(test_foreign_keys_silent)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{'inputs': [], 'mcpServers': {'x': {'command': 'c',"
+	    "'autoApprove': ['t'], 'alwaysAllow': [], 'timeout': 60,"
+	    "'description': 'd', 'icon': 'i', 'gallery': true,"
+	    "'version': '1.0'}}}");
+	ck_assert_uint_eq(conf->nservers, 1);
+	check_defaults(&conf->servers[0]);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_remote_skipped)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf = parse("{'mcpServers': {"
+	    "'web': {'url': 'https://example.com/mcp'},"
+	    "'local': {'command': 'c'}},"
+	    "'servers': {"
+	    "'gh': {'type': 'http', 'url': 'https://api.example.com/mcp',"
+	    "  'headers': {'Authorization': 'Bearer ${TOKEN}'}},"
+	    "'old': {'type': 'sse', 'url': 'https://example.org/sse'},"
+	    "'bad name!': {'type': 'http'}}}", &d);
+	ck_assert_msg(conf != NULL, "unexpected errors:\n%s", all_diags(&d));
+	ck_assert_uint_eq(conf->nservers, 1);
+	ck_assert_str_eq(conf->servers[0].name, "local");
+	ck_assert_ptr_null(conf_find(conf, "web"));
+	ck_assert_uint_eq(d.n, 4);
+	ck_assert_uint_eq(d.nerrors, 0);
+	assert_diag(&d, CONF_WARNING, "mcpServers.web: remote servers (url) "
+	    "are not supported yet; skipped");
+	assert_diag(&d, CONF_WARNING, "servers.gh: remote servers (url) are "
+	    "not supported yet; skipped");
+	assert_diag(&d, CONF_WARNING, "servers.old: remote servers (url) are "
+	    "not supported yet; skipped");
+	assert_diag(&d, CONF_WARNING, "servers.bad name!: remote servers "
+	    "(url) are not supported yet; skipped");
+	conf_free(conf);
+	conf_diags_free(&d);
+}
+END_TEST
+
+START_TEST(test_expansion)
+{
+	struct {
+		const char	*in;
+		const char	*out;
+	} ok[] = {
+		{ "${HOME_DIR}", "/home/ada" },
+		{ "--dir=${HOME_DIR}/x:${PORT}", "--dir=/home/ada/x:8080" },
+		{ "${UNSET:-fallback}", "fallback" },
+		{ "${PORT:-1}", "8080" },
+		{ "${UNSET:-}", "" },
+		{ "${EMPTY}", "" },
+		{ "${EMPTY:-dflt}", "dflt" },
+		{ "${UNSET:-a:-b $x}", "a:-b $x" },
+		{ "cost: $5", "cost: $5" },
+		{ "$HOME_DIR", "$HOME_DIR" },
+		{ "$", "$" },
+		{ "a$$b", "a$b" },
+		{ "$${HOME_DIR}", "${HOME_DIR}" },
+		{ "$$$", "$$" },
+		{ "{}", "{}" },
+	};
+	struct {
+		const char	*in;
+		const char	*error;
+	} bad[] = {
+		{ "${GITHUB_TOKEN}", "mcpServers.x.args[1]: ${GITHUB_TOKEN} "
+		    "is not set" },
+		{ "${HOME_DIR", "mcpServers.x.args[1]: unterminated \"${\" "
+		    "(no closing \"}\")" },
+		{ "x${", "mcpServers.x.args[1]: unterminated \"${\" "
+		    "(no closing \"}\")" },
+		{ "${}", "mcpServers.x.args[1]: empty variable name in "
+		    "\"${}\"" },
+		{ "${:-d}", "mcpServers.x.args[1]: empty variable name in "
+		    "\"${}\"" },
+		{ "${input:key}", "mcpServers.x.args[1]: invalid variable "
+		    "name in \"${}\": use letters, digits and '_'" },
+		{ "${1X}", "mcpServers.x.args[1]: invalid variable "
+		    "name in \"${}\": use letters, digits and '_'" },
+	};
+	char	*out, *error, arg[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		out = expand_arg(ok[i].in, &error);
+		ck_assert_msg(out != NULL, "%s: %s", ok[i].in, error);
+		ck_assert_msg(strcmp(out, ok[i].out) == 0,
+		    "%s expanded to \"%s\", expected \"%s\"", ok[i].in, out,
+		    ok[i].out);
+		free(out);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		/* args[0] is a plain word so the bad one is args[1]. */
+		snprintf(arg, sizeof arg, "w', '%s", bad[i].in);
+		out = expand_arg(arg, &error);
+		ck_assert_msg(out == NULL, "%s: expanded to \"%s\"", bad[i].in,
+		    out);
+		ck_assert_msg(strcmp(error, bad[i].error) == 0,
+		    "%s: got \"%s\", expected \"%s\"", bad[i].in, error,
+		    bad[i].error);
+		free(error);
+	}
+}
+END_TEST
+
+START_TEST(test_expansion_everywhere)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+	struct conf_diags		 d;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': '${HOME_DIR}/bin/s',"
+	    "'args': ['--port', '${PORT}'], 'env': {'T': '${TOKEN}'},"
+	    "'cwd': '${HOME_DIR}'}}}");
+	cs = &conf->servers[0];
+	ck_assert_str_eq(cs->argv[0], "/home/ada/bin/s");
+	ck_assert_str_eq(cs->argv[2], "8080");
+	ck_assert_str_eq(cs->env[0], "T=" SECRET);
+	ck_assert_str_eq(cs->cwd, "/home/ada");
+	conf_free(conf);
+
+	/* Every unset variable in every field is reported. */
+	conf = parse("{'mcpServers': {'x': {'command': '${A1}',"
+	    "'args': ['${A2}', '${A3}-${A4}'],"
+	    "'env': {'TOKEN': '${GITHUB_TOKEN}'},"
+	    "'cwd': '${A5}'}}}", &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_eq(d.nerrors, 6);
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.command: ${A1} is not set");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.args[0]: ${A2} is not set");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.args[1]: ${A3} is not set");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.args[1]: ${A4} is not set");
+	assert_diag(&d, CONF_ERROR,
+	    "mcpServers.x.env.TOKEN: ${GITHUB_TOKEN} is not set");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.cwd: ${A5} is not set");
+	conf_diags_free(&d);
+}
+END_TEST
+
+START_TEST(test_all_errors_collected)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+
+	conf = parse("{'mcpd': {'backoff_jitter': 2, 'bogus': 1},"
+	    "'mcpServers': {"
+	    "'a': {'args': [1]},"
+	    "'b c': {'command': 'c', 'cwd': 'rel', 'restart': 'no'}},"
+	    "'servers': {'d': {'type': 'ws', 'command': 'c',"
+	    "  'env': {'K': 1}, 'max_restarts': -1}},"
+	    "'extra': true}", &d);
+	ck_assert_ptr_null(conf);
+	assert_diag(&d, CONF_ERROR, "mcpd.backoff_jitter: expected a number "
+	    "between 0 and 1");
+	assert_diag(&d, CONF_WARNING, "mcpd.bogus: unknown key, ignored");
+	assert_diag(&d, CONF_ERROR, "mcpServers.a.args[0]: expected a string");
+	assert_diag(&d, CONF_ERROR,
+	    "mcpServers.a.command: missing (required for a stdio server)");
+	assert_diag(&d, CONF_ERROR, "mcpServers.b c: invalid server name: "
+	    "use 1 to 64 of A-Z a-z 0-9 . _ -");
+	assert_diag(&d, CONF_ERROR,
+	    "mcpServers.b c.cwd: must be an absolute path");
+	assert_diag(&d, CONF_ERROR, "mcpServers.b c.restart: expected "
+	    "\"always\", \"on-failure\" or \"never\"");
+	assert_diag(&d, CONF_ERROR, "servers.d.type: expected \"stdio\", "
+	    "\"http\" or \"sse\"");
+	assert_diag(&d, CONF_ERROR, "servers.d.env.K: expected a string");
+	assert_diag(&d, CONF_ERROR, "servers.d.max_restarts: expected an "
+	    "integer between 0 and 10000");
+	assert_diag(&d, CONF_WARNING, "extra: unknown key, ignored");
+	ck_assert_msg(d.nerrors == 9 && d.n == 11, "got:\n%s", all_diags(&d));
+	conf_diags_free(&d);
+}
+END_TEST
+
+START_TEST(test_diags_accumulate)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	const char		*bad = "{'x': 1, 'mcpServers': {'a': {}}}";
+	char			*json;
+
+	/* A second parse appends, and fails only on its own errors. */
+	conf = parse(bad, &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_eq(d.n, 2);
+	conf = conf_parse("{}", 2, test_getenv, NULL, &d);
+	ck_assert_ptr_nonnull(conf);
+	conf_free(conf);
+	json = cfg(bad);
+	ck_assert_ptr_null(conf_parse(json, strlen(json), test_getenv, NULL,
+	    &d));
+	free(json);
+	ck_assert_uint_eq(d.n, 4);
+	ck_assert_uint_eq(d.nerrors, 2);
+	conf_diags_free(&d);
+	ck_assert_uint_eq(d.n, 0);
+	ck_assert_uint_eq(d.nerrors, 0);
+	ck_assert_ptr_null(d.v);
+	conf_free(NULL);
+}
+END_TEST
+
+START_TEST(test_secrets_never_in_diags)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	size_t			 i;
+
+	conf = parse("{'mcpServers': {'x': {'command': 'c',"
+	    "'args': ['--token=literal-PASSW0RD-9', 7],"
+	    "'env': {'API_KEY': 'literal-PASSW0RD-9',"
+	    "  'GH': '${TOKEN}', 'BAD=K': 'literal-PASSW0RD-9',"
+	    "  'N': 5, 'U': '${TOKEN}${MISSING}'},"
+	    "'cwd': '${TOKEN}', 'bogus': 'literal-PASSW0RD-9'}}}", &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_ge(d.nerrors, 4);
+	for (i = 0; i < d.n; i++) {
+		ck_assert_msg(strstr(d.v[i].text, SECRET) == NULL &&
+		    strstr(d.v[i].text, "PASSW0RD") == NULL,
+		    "secret leaked: %s", d.v[i].text);
+	}
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.cwd: must be an absolute "
+	    "path");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.env.U: ${MISSING} is not "
+	    "set");
+	conf_diags_free(&d);
+}
+END_TEST
+
+static const char *
+tmp_dir(void)
+{
+	const char	*dir;
+
+	if ((dir = getenv("TMPDIR")) == NULL || *dir == '\0')
+		dir = "/tmp";
+	return (dir);
+}
+
+/* A temporary file holding text, with the given mode. */
+static char *
+write_file(const char *text, mode_t mode)
+{
+	char	*path, *json;
+	int	 fd;
+
+	xasprintf(&path, "%s/test_conf.XXXXXX", tmp_dir());
+	fd = mkstemp(path);
+	ck_assert_int_ne(fd, -1);
+	json = cfg(text);
+	ck_assert_int_eq(write(fd, json, strlen(json)), (int)strlen(json));
+	free(json);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+	return (path);
+}
+
+static void
+expect_load_refused(mode_t mode, const char *mode_text)
+{
+	struct conf_diags	 d;
+	char			*path, *expected;
+
+	path = write_file("{'mcpServers': {'x': {'command': 'c'}}}", mode);
+	conf_diags_init(&d);
+	ck_assert_ptr_null(conf_load(path, &d));
+	xasprintf(&expected, "%s: is group- or world-writable (mode %s); "
+	    "refusing to use it: it decides what mcpd executes", path,
+	    mode_text);
+	assert_diag(&d, CONF_ERROR, expected);
+	ck_assert_uint_eq(d.n, 1);
+	free(expected);
+	conf_diags_free(&d);
+	unlink(path);
+	free(path);
+}
+
+START_TEST(test_load_refuses_writable)
+{
+	expect_load_refused(0620, "0620");
+	expect_load_refused(0602, "0602");
+	expect_load_refused(0664, "0664");
+	expect_load_refused(0666, "0666");
+}
+END_TEST
+
+START_TEST(test_load_accepts)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	char			*path;
+	mode_t			 modes[] = { 0600, 0644, 0400 };
+	size_t			 i;
+
+	for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		path = write_file("{'mcpServers': {'x': {'command': 'c',"
+		    "'args': ['${MCPD_TEST_CONF_VAR:-d}']}}}", modes[i]);
+		conf_diags_init(&d);
+		conf = conf_load(path, &d);
+		ck_assert_msg(conf != NULL, "mode %o:\n%s",
+		    (unsigned int)modes[i], all_diags(&d));
+		ck_assert_uint_eq(d.n, 0);
+		ck_assert_str_eq(conf->file, path);
+		ck_assert_uint_eq(conf->nservers, 1);
+		ck_assert_str_eq(conf->servers[0].argv[1], "d");
+		conf_free(conf);
+		conf_diags_free(&d);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
+START_TEST(test_load_uses_getenv)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	char			*path;
+
+	ck_assert_int_eq(setenv("MCPD_TEST_CONF_VAR", "from-env", 1), 0);
+	path = write_file("{'mcpServers': {'x': {'command': "
+	    "'${MCPD_TEST_CONF_VAR}', 'args': ['${MCPD_TEST_CONF_UNSET}']}}}",
+	    0600);
+	conf_diags_init(&d);
+	ck_assert_ptr_null(conf_load(path, &d));
+	assert_diag(&d, CONF_ERROR,
+	    "mcpServers.x.args[0]: ${MCPD_TEST_CONF_UNSET} is not set");
+	ck_assert_uint_eq(d.n, 1);
+	conf_diags_free(&d);
+	unlink(path);
+	free(path);
+
+	path = write_file("{'mcpServers': {'x': {'command': "
+	    "'${MCPD_TEST_CONF_VAR}'}}}", 0600);
+	conf = conf_load(path, &d);
+	ck_assert_ptr_nonnull(conf);
+	ck_assert_str_eq(conf->servers[0].argv[0], "from-env");
+	conf_free(conf);
+	conf_diags_free(&d);
+	unlink(path);
+	free(path);
+	unsetenv("MCPD_TEST_CONF_VAR");
+}
+END_TEST
+
+START_TEST(test_load_errors)
+{
+	struct conf_diags	 d;
+	char			*dir, *path, *expected;
+	off_t			 big = 16 * 1024 * 1024 + 1;
+	int			 fd;
+
+	xasprintf(&dir, "%s/test_conf_dir.XXXXXX", tmp_dir());
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	conf_diags_init(&d);
+
+	xasprintf(&path, "%s/missing.json", dir);
+	ck_assert_ptr_null(conf_load(path, &d));
+	xasprintf(&expected, "%s: No such file or directory", path);
+	assert_diag(&d, CONF_ERROR, expected);
+	free(expected);
+	free(path);
+	conf_diags_free(&d);
+
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	ck_assert_ptr_null(conf_load(dir, &d));
+	xasprintf(&expected, "%s: not a regular file", dir);
+	assert_diag(&d, CONF_ERROR, expected);
+	free(expected);
+	conf_diags_free(&d);
+
+	/* JSON errors name the file. */
+	path = write_file("{\n'mcpServers': x}", 0600);
+	ck_assert_ptr_null(conf_load(path, &d));
+	xasprintf(&expected, "%s: line 2, column 15: invalid JSON", path);
+	assert_diag(&d, CONF_ERROR, expected);
+	free(expected);
+	conf_diags_free(&d);
+	unlink(path);
+	free(path);
+
+	/* Over the size cap. */
+	path = write_file("{}", 0600);
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(ftruncate(fd, big), 0);
+	close(fd);
+	ck_assert_ptr_null(conf_load(path, &d));
+	xasprintf(&expected, "%s: larger than 16777216 bytes", path);
+	assert_diag(&d, CONF_ERROR, expected);
+	free(expected);
+	conf_diags_free(&d);
+	unlink(path);
+	free(path);
+
+	rmdir(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_server_equal)
+{
+	/* One field differs from the base in each variant. */
+	const char	*base = "'command': 'srv', 'args': ['a', 'b'],"
+			    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/w'";
+	const char	*variants[] = {
+		"'command': 'srv2', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'c'],"
+		    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a'],"
+		    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'b', 'c'],"
+		    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v', 'L': 'x'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v', 'M': 'w'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v'}, 'cwd': '/w'",
+		"'command': 'srv', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v', 'L': 'w'}, 'cwd': '/x'",
+		"'command': 'srv', 'args': ['a', 'b'],"
+		    "'env': {'K': 'v', 'L': 'w'}",
+	};
+	const char	*settings[] = {
+		"'restart': 'never'",
+		"'backoff_min_ms': 999",
+		"'backoff_max_ms': 29999",
+		"'backoff_jitter': 0.25",
+		"'backoff_reset_ms': 1",
+		"'max_restarts': 2",
+		"'restart_window_s': 61",
+		"'init_timeout_ms': 1",
+		"'request_timeout_ms': 1",
+		"'stop_timeout_ms': 1",
+		"'max_message_bytes': 1024",
+		"'disabled': true",
+	};
+	struct conf	*a, *b;
+	char		*text;
+	size_t		 i;
+
+	xasprintf(&text, "{'mcpServers': {'s': {%s}}}", base);
+	a = parse_ok(text);
+	free(text);
+
+	/* Identical, also when moved to the other shape or env reordered. */
+	xasprintf(&text, "{'servers': {'s': {%s}}}", base);
+	b = parse_ok(text);
+	free(text);
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &a->servers[0]), 1);
+	conf_free(b);
+	b = parse_ok("{'mcpServers': {'s': {'command': 'srv', 'args': ['a', "
+	    "'b'], 'env': {'L': 'w', 'K': 'v'}, 'cwd': '/w',"
+	    "'restart': 'always', 'backoff_min_ms': 1000}}}");
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	conf_free(b);
+
+	for (i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {%s}}}", variants[i]);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "variant %zu compared equal", i);
+		ck_assert_msg(!conf_server_equal(&b->servers[0],
+		    &a->servers[0]), "variant %zu compared equal", i);
+		conf_free(b);
+	}
+	for (i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {%s, %s}}}", base,
+		    settings[i]);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "%s compared equal", settings[i]);
+		conf_free(b);
+
+		/* The same setting from "mcpd" counts too. */
+		xasprintf(&text, "{'mcpd': {%s}, 'mcpServers': {'s': {%s}}}",
+		    settings[i], base);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "mcpd %s compared equal", settings[i]);
+		conf_free(b);
+	}
+
+	xasprintf(&text, "{'mcpServers': {'t': {%s}}}", base);
+	b = parse_ok(text);
+	free(text);
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 0);
+	conf_free(b);
+	conf_free(a);
+}
+END_TEST
+
+START_TEST(test_restart_name)
+{
+	ck_assert_str_eq(conf_restart_name(CONF_RESTART_ALWAYS), "always");
+	ck_assert_str_eq(conf_restart_name(CONF_RESTART_ON_FAILURE),
+	    "on-failure");
+	ck_assert_str_eq(conf_restart_name(CONF_RESTART_NEVER), "never");
+	ck_assert_str_eq(conf_restart_name((enum conf_restart)42), "unknown");
+}
+END_TEST
+
+static Suite *
+conf_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("conf");
+
+	tc = tcase_create("shapes");
+	tcase_add_test(tc, test_mcpservers_shape);
+	tcase_add_test(tc, test_servers_shape);
+	tcase_add_test(tc, test_both_shapes_in_file_order);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_empty_config);
+	tcase_add_test(tc, test_mcpd_defaults);
+	tcase_add_test(tc, test_settings_limits_accepted);
+	tcase_add_test(tc, test_foreign_keys_silent);
+	tcase_add_test(tc, test_remote_skipped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_top_level_not_object);
+	tcase_add_test(tc, test_json_syntax_error);
+	tcase_add_test(tc, test_json_embedded_nul);
+	tcase_add_test(tc, test_shape_not_object);
+	tcase_add_test(tc, test_command_errors);
+	tcase_add_test(tc, test_args_errors);
+	tcase_add_test(tc, test_env_errors);
+	tcase_add_test(tc, test_cwd_errors);
+	tcase_add_test(tc, test_restart_errors);
+	tcase_add_test(tc, test_integer_errors);
+	tcase_add_test(tc, test_jitter_errors);
+	tcase_add_test(tc, test_bool_errors);
+	tcase_add_test(tc, test_backoff_min_above_max);
+	tcase_add_test(tc, test_max_restarts_needs_window);
+	tcase_add_test(tc, test_max_message_bytes_range);
+	tcase_add_test(tc, test_bad_names);
+	tcase_add_test(tc, test_duplicate_names);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_bad_type);
+	tcase_add_test(tc, test_unknown_keys_warn);
+	tcase_add_test(tc, test_all_errors_collected);
+	tcase_add_test(tc, test_diags_accumulate);
+	tcase_add_test(tc, test_secrets_never_in_diags);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("expansion");
+	tcase_add_test(tc, test_expansion);
+	tcase_add_test(tc, test_expansion_everywhere);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("load");
+	tcase_add_test(tc, test_load_refuses_writable);
+	tcase_add_test(tc, test_load_accepts);
+	tcase_add_test(tc, test_load_uses_getenv);
+	tcase_add_test(tc, test_load_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("compare");
+	tcase_add_test(tc, test_server_equal);
+	tcase_add_test(tc, test_restart_name);
+	suite_add_tcase(s, tc);
+
+	return (s);
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 failed;
+
+	sr = srunner_create(conf_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+}
