@@ -60,6 +60,11 @@ enum frame_event frame_next(struct frame *, struct frame_msg *);
 /* Bytes currently held (for memory accounting). */
 size_t		 frame_buffered(const struct frame *);
 size_t		 frame_capacity(const struct frame *);
+/*
+ * Bytes searched for '\n' or moved so far: within a small multiple of the
+ * bytes received while the framer is linear (the tests check this).
+ */
+size_t		 frame_examined(const struct frame *);
 /* A partial message is pending (used at EOF to report a half line). */
 int		 frame_partial(const struct frame *);
 

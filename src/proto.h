@@ -24,6 +24,12 @@
 #define MCPD_METHOD_STOP		"mcpd/stop"
 #define MCPD_METHOD_RESTART		"mcpd/restart"
 #define MCPD_METHOD_VERSION		"mcpd/version"
+/*
+ * mcpd/attach {"server": NAME} turns the connection into a transparent MCP
+ * session with that server.  Result: {"server", "state", "protocolVersion"
+ * (null until initialized), "serverInfo" (null until initialized)}.
+ */
+#define MCPD_METHOD_ATTACH		"mcpd/attach"
 
 /* JSON-RPC 2.0 and MCP error codes. */
 #define RPC_PARSE_ERROR			-32700
