@@ -125,7 +125,7 @@ ctl_now_ms(void)
  */
 
 static int
-ctl_connect(struct ctl *ctl)
+ctl_connect(struct ctl *ctl, int quiet)
 {
 	struct sockaddr_un	 sun;
 	int			 fd;
@@ -139,6 +139,11 @@ ctl_connect(struct ctl *ctl)
 	memcpy(sun.sun_path, ctl->socket_path, strlen(ctl->socket_path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		if (quiet) {
+			if (fd != -1)
+				close(fd);
+			return (CTL_EXIT_UNREACHABLE);
+		}
 		ctl_warnx("cannot connect to mcpd at %s: %s",
 		    ctl->socket_path, strerror(errno));
 		fprintf(stderr, "Is mcpd running? Start it with "
@@ -490,8 +495,10 @@ ctl_act(struct ctl *ctl, const char *method, enum ctl_goal goal, int argc,
 		return (status);
 
 	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
-	if (ctl->json)
+	if (ctl->json) {
+		cJSON_DeleteItemFromObjectCaseSensitive(result, "daemon");
 		ctl_print_json(result);
+	}
 	cJSON_ArrayForEach(s, servers) {
 		state = ctl_str(s, "state");
 		last = ctl_str(s, "last_exit");
@@ -584,7 +591,7 @@ ctl_version(struct ctl *ctl, int argc, char **argv)
 	const char	*v;
 	int		 status;
 
-	if (ctl_connect(ctl) == CTL_EXIT_OK)
+	if (ctl_connect(ctl, 1) == CTL_EXIT_OK)
 		result = ctl_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
 	v = ctl_str(result, "version");
 	if (ctl->json) {
@@ -679,8 +686,12 @@ main(int argc, char **argv)
 
 	/* Options may also follow the command: `mcpctl status --json`. */
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "s:", options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:h", options, NULL)) != -1) {
 		switch (ch) {
+		case 'h':
+			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,
+			    cmd->args, cmd->help);
+			return (CTL_EXIT_OK);
 		case 's':
 			free(socket_path);
 			socket_path = xstrdup(optarg);
@@ -705,8 +716,9 @@ main(int argc, char **argv)
 
 	ctl.socket_path = socket_path != NULL ? socket_path :
 	    (socket_path = paths_default_socket());
-	ctl.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-	if (cmd->needs_daemon && (rc = ctl_connect(&ctl)) != CTL_EXIT_OK)
+	ctl.color = isatty(STDOUT_FILENO) && (getenv("NO_COLOR") == NULL ||
+	    *getenv("NO_COLOR") == '\0');
+	if (cmd->needs_daemon && (rc = ctl_connect(&ctl, 0)) != CTL_EXIT_OK)
 		goto out;
 	rc = cmd->fn(&ctl, nargs, argv + optind);
 out:

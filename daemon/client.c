@@ -321,3 +321,15 @@ client_close_all(struct mcpd *mcpd)
 	TAILQ_FOREACH(c, &mcpd->clients, entry)
 		client_lost(c, "mcpd is shutting down");
 }
+
+/* At exit, outside any callback: free every client now. */
+void
+client_free_all(struct mcpd *mcpd)
+{
+	struct client	*c;
+
+	while ((c = TAILQ_FIRST(&mcpd->clients)) != NULL) {
+		client_lost(c, "mcpd is exiting");
+		client_free_cb(-1, 0, c);
+	}
+}

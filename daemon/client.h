@@ -25,6 +25,7 @@ void	 client_send_json(struct client *, cJSON *msg);
 void	 client_send_error(struct client *, const cJSON *id, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void	 client_close_all(struct mcpd *);
+void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);
 pid_t	 client_pid(const struct client *);
 

@@ -102,6 +102,23 @@ listener_mkdir(const char *path, char **cause)
 		xasprintf(cause, "%s: not a directory", dir);
 		goto out;
 	}
+	/*
+	 * Someone else's directory, or one others may write to, would let
+	 * them replace the socket with their own.
+	 */
+	if (sb.st_uid != getuid() && sb.st_uid != 0) {
+		xasprintf(cause, "%s: owned by uid %lu, not by us (uid %lu); "
+		    "refusing to put the socket there", dir,
+		    (unsigned long)sb.st_uid, (unsigned long)getuid());
+		goto out;
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (sb.st_mode & S_ISVTX) == 0) {
+		xasprintf(cause, "%s: writable by others (mode %04o); refusing "
+		    "to put the socket there", dir,
+		    (unsigned)(sb.st_mode & 07777));
+		goto out;
+	}
 	rc = 0;
 out:
 	free(dir);

@@ -132,7 +132,8 @@ mcpd_report_diags(const struct conf_diags *diags, int to_stderr)
 			    diags->v[i].level == CONF_WARNING ? "warning: " : "",
 			    diags->v[i].text);
 		else if (diags->v[i].level == CONF_WARNING)
-			log_warnx("warning: %s", diags->v[i].text);
+			log_event(LOG_WARNING, MCPD_MID_CONFIG, NULL, 0,
+			    "warning: %s", diags->v[i].text);
 		else
 			log_event(LOG_ERR, MCPD_MID_CONFIG, NULL, 0, "%s",
 			    diags->v[i].text);
@@ -212,6 +213,7 @@ mcpd_free(struct mcpd *mcpd)
 {
 	struct worker	*w;
 
+	client_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
 	listener_close(mcpd->listener);

@@ -82,7 +82,8 @@ struct worker {
 	char			*fail_reason;	/* why we are killing it */
 
 	struct backoff		 backoff;
-	uint32_t		 restarts;
+	uint64_t		 spawns;
+	uint32_t		 restarts;	/* spawns after the first */
 	char			*last_exit;
 	uint64_t		 next_restart_at_ms;
 
@@ -558,7 +559,7 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 	char		 count[32];
 	struct log_field fs[] = {
 		{ MCPD_FIELD_SERVER, w->name },
-		{ "MCPD_SUPPRESSED", count },
+		{ MCPD_FIELD_SUPPRESSED, count },
 	};
 
 	w->stderr_lines++;
@@ -659,6 +660,8 @@ worker_spawn(struct worker *w)
 	};
 
 	evtimer_del(w->ev_timer);
+	if (w->spawns++ > 0)
+		w->restarts++;
 	w->after = WORKER_AFTER_FAILURE;
 	w->stop_phase = 0;
 	worker_set_reason(&w->fail_reason, NULL);
@@ -774,6 +777,12 @@ worker_begin_stop(struct worker *w, enum worker_after after)
 static void
 worker_stop_escalate(struct worker *w)
 {
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_STATE, worker_state_names[w->state] },
+		{ MCPD_FIELD_REASON, "stop timeout: SIGKILL" },
+	};
+
 	switch (w->stop_phase) {
 	case 1:
 		log_info("%s: still running %u ms after stdin was closed; "
@@ -784,9 +793,9 @@ worker_stop_escalate(struct worker *w)
 		    w->conf->stop_timeout_ms / 2);
 		break;
 	default:
-		log_event(LOG_WARNING, NULL, NULL, 0, "%s: did not exit after "
-		    "SIGTERM; sending SIGKILL to process group %ld", w->name,
-		    (long)w->proc.pid);
+		log_event(LOG_WARNING, MCPD_MID_STATE, f, LOG_NFIELDS(f),
+		    "%s: did not exit after SIGTERM; sending SIGKILL to "
+		    "process group %ld", w->name, (long)w->proc.pid);
 		child_signal_group(w->proc.pid, SIGKILL);
 		w->stop_phase = 3;
 		break;
@@ -807,7 +816,6 @@ worker_timer_cb(evutil_socket_t fd, short events, void *arg)
 		free(reason);
 		break;
 	case WORKER_BACKOFF:
-		w->restarts++;
 		worker_spawn(w);
 		break;
 	case WORKER_STOPPING:
@@ -847,8 +855,11 @@ worker_failed(struct worker *w, int clean)
 		    "%s)", cs->backoff.max_restarts,
 		    cs->backoff.restart_window_s,
 		    w->last_exit != NULL ? w->last_exit : "unknown");
-		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, 1, "%s: %s", w->name,
-		    reason);
+		snprintf(restarts, sizeof restarts, "%u", w->restarts);
+		f[1].value = NULL;
+		f[3].value = reason;
+		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, LOG_NFIELDS(f),
+		    "%s: %s", w->name, reason);
 		worker_set_state(w, WORKER_FAILED, reason);
 		free(reason);
 		return;
@@ -913,7 +924,6 @@ worker_child_exited(struct worker *w, int wstatus)
 		worker_set_state(w, WORKER_STOPPED, w->last_exit);
 		break;
 	case WORKER_AFTER_RESTART:
-		w->restarts++;
 		worker_spawn(w);
 		break;
 	case WORKER_AFTER_FAILURE:
