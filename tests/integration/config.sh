@@ -1,0 +1,204 @@
+#!/bin/bash
+# config.sh -- `mcpd -n` and `mcpctl check-config` validate a config file:
+# good files pass (both shapes), every error of a bad file is listed with
+# its JSON path, writable-by-others files are refused, unknown keys only
+# warn, and ${VAR} / ${VAR:-default} expand into what the server gets: its
+# argv, env and cwd, in an environment that is otherwise clean.
+
+# shellcheck source=lib.sh
+. "$TESTS_SRCDIR/integration/lib.sh"
+
+# check FILE: run `mcpd -n -c FILE` and `mcpctl check-config FILE`; set
+# RC_D/RC_C and leave stderr (and stdout) in $T/d.err and $T/c.err.
+check() {
+	timeout -k 5 30 "$MCPD" -n -c "$1" >"$T/d.out" 2>"$T/d.err" </dev/null
+	RC_D=$?
+	timeout -k 5 30 "$MCPCTL" -s "$T/none.sock" check-config "$1" \
+		>"$T/c.out" 2>"$T/c.err" </dev/null
+	RC_C=$?
+	cat "$T/c.out" >>"$T/c.err"
+}
+
+# expect WANT WHAT: both programs exited WANT.
+expect() {
+	[ "$RC_D" = "$1" ] ||
+		fail "$2: mcpd -n exited $RC_D, expected $1; stderr: $(cat "$T/d.err")"
+	[ "$RC_C" = "$1" ] ||
+		fail "$2: mcpctl check-config exited $RC_C, expected $1; output: $(cat "$T/c.err")"
+}
+
+# diag FILE PATH_REGEX WHAT: a diagnostic line naming the JSON path,
+# prefixed with the program's name (d.err: mcpd, c.err: mcpctl).
+diag() {
+	local prog=mcpd
+	[ "$(basename "$1")" = c.err ] && prog=mcpctl
+	grep -Eq "^$prog: (.*: )?$2: " "$1" ||
+		fail "no '$prog: ...$2: message' diagnostic ($3) in $(basename "$1"): $(cat "$1")"
+}
+
+# --- good files --------------------------------------------------------------------
+write_config "$T/good.json" <<JSON
+{
+  "mcpd": {
+    "restart": "on-failure",
+    "backoff_min_ms": 500, "backoff_max_ms": 8000, "backoff_jitter": 0.1,
+    "backoff_reset_ms": 5000, "max_restarts": 5, "restart_window_s": 30,
+    "init_timeout_ms": 2000, "request_timeout_ms": 10000,
+    "stop_timeout_ms": 1500, "max_message_bytes": 1048576
+  },
+  "mcpServers": {
+    "one": { "command": "$MCP_FAKE", "args": ["--stderr-noise=1"],
+             "env": { "FOO": "bar" }, "cwd": "/", "restart": "always" },
+    "two": { "command": "$MCP_FAKE", "disabled": true }
+  }
+}
+JSON
+check "$T/good.json"
+expect 0 "a good mcpServers file"
+
+write_config "$T/vscode.json" <<JSON
+{
+  "servers": {
+    "code": { "type": "stdio", "command": "$MCP_FAKE", "args": [] }
+  }
+}
+JSON
+check "$T/vscode.json"
+expect 0 "a good VS Code servers file"
+
+# --- one file, many errors --------------------------------------------------------
+write_config_raw "$T/bad.json" <<JSON
+{
+  "mcpd": { "stop_timeout_ms": "soon" },
+  "mcpServers": {
+    "args":    { "command": "$MCP_FAKE", "args": ["a", "b", 3] },
+    "nocmd":   { "args": ["x"] },
+    "policy":  { "command": "$MCP_FAKE", "restart": "sometimes" },
+    "backoff": { "command": "$MCP_FAKE", "backoff_min_ms": -1 },
+    "envtype": { "command": "$MCP_FAKE", "env": { "A": 1 } },
+    "unset":   { "command": "$MCP_FAKE", "args": ["\${MCPD_TEST_SURELY_UNSET_VAR}"] }
+  }
+}
+JSON
+unset MCPD_TEST_SURELY_UNSET_VAR
+check "$T/bad.json"
+expect 1 "a file with seven errors"
+for f in "$T/d.err" "$T/c.err"; do
+	diag "$f" 'mcpServers\.args\.args\[2\]' "number in args"
+	grep -Fq 'mcpServers.args.args[2]: expected a string' "$f" ||
+		fail "no 'mcpServers.args.args[2]: expected a string' in $(basename "$f"): $(cat "$f")"
+	diag "$f" 'mcpServers\.nocmd(\.command)?' "missing command"
+	diag "$f" 'mcpServers\.policy\.restart' "bad restart policy"
+	diag "$f" 'mcpServers\.backoff\.backoff_min_ms' "negative number"
+	diag "$f" 'mcpServers\.envtype\.env\.A' "env value not a string"
+	diag "$f" 'mcpServers\.unset\.args\[0\]' "unset variable"
+	diag "$f" 'mcpd\.stop_timeout_ms' "string for a number"
+done
+n=$(grep -Ec '^mcpd: (mcpd|mcpServers)\.' "$T/d.err")
+[ "$n" = 7 ] || fail "expected 7 diagnostics with a JSON path, got $n: $(cat "$T/d.err")"
+grep -q MCPD_TEST_SURELY_UNSET_VAR "$T/d.err" || fail "the unset variable is not named: $(cat "$T/d.err")"
+note "mcpd -n on a file with 7 errors printed $(grep -c '^mcpd: ' "$T/d.err") diagnostics:"
+sed 's/^/#   /' "$T/d.err"
+
+# Not JSON at all: the file is named, with where it broke.
+write_config_raw "$T/syntax.json" '{"mcpServers": {"x": {"command": "/bin/true",}}'
+check "$T/syntax.json"
+expect 1 "a file that is not JSON"
+grep -qF "$T/syntax.json" "$T/d.err" || fail "syntax error does not name the file: $(cat "$T/d.err")"
+note "syntax error: $(head -1 "$T/d.err")"
+
+check "$T/does-not-exist.json"
+expect 1 "a missing file"
+grep -qF "$T/does-not-exist.json" "$T/d.err" &&
+	grep -q "No such file or directory" "$T/d.err" ||
+	fail "missing file: message does not name file and errno: $(cat "$T/d.err")"
+
+# --- files others can write are refused -------------------------------------------
+for mode in 0664 0606 0620 0602; do
+	cp "$T/good.json" "$T/perm.json"
+	chmod "$mode" "$T/perm.json"
+	check "$T/perm.json"
+	expect 1 "a config with mode $mode"
+	grep -qi writable "$T/d.err" ||
+		fail "mode $mode: message does not say the file is writable by others: $(cat "$T/d.err")"
+	rm -f "$T/perm.json"
+done
+note "refused: $(head -1 "$T/d.err")"
+chmod 0644 "$T/good.json"
+check "$T/good.json"
+expect 0 "a good file with mode 0644"
+chmod 0600 "$T/good.json"
+
+# start-up refuses it too.
+cp "$T/good.json" "$T/perm.json"
+chmod 0664 "$T/perm.json"
+timeout -k 5 30 "$MCPD" -c "$T/perm.json" -s "$T/perm.sock" --log-target stderr \
+	</dev/null >"$T/perm.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "mcpd started with a 0664 config exited $rc, expected 1: $(cat "$T/perm.out")"
+grep -qi writable "$T/perm.out" || fail "mcpd start-up refusal does not say why: $(cat "$T/perm.out")"
+[ ! -e "$T/perm.sock" ] || fail "mcpd created its socket despite refusing the config"
+
+# --- unknown keys warn but pass ----------------------------------------------------
+write_config "$T/unknown.json" <<JSON
+{
+  "mcpd": { "colour_scheme": "dark" },
+  "mcpServers": {
+    "x": { "command": "$MCP_FAKE", "alwaysAllow": ["echo"], "frobnicate": 1 }
+  },
+  "someOtherTool": { "setting": true }
+}
+JSON
+check "$T/unknown.json"
+expect 0 "a file with unknown keys"
+grep -q frobnicate "$T/d.err" || fail "no warning about mcpServers.x.frobnicate: $(cat "$T/d.err")"
+grep -q colour_scheme "$T/d.err" || fail "no warning about mcpd.colour_scheme: $(cat "$T/d.err")"
+grep -q frobnicate "$T/c.err" || fail "mcpctl check-config does not warn about frobnicate: $(cat "$T/c.err")"
+note "warning: $(grep frobnicate "$T/d.err" | head -1)"
+
+# --- expansion is what the server gets ---------------------------------------------
+write_config "$T/expand.json" <<JSON
+{
+  "mcpServers": {
+    "expanded": {
+      "command": "\${MCPD_TEST_FAKE}",
+      "args": ["--pidfile=\${MCPD_TEST_PIDFILE}",
+               "--startlog=\${MCPD_TEST_UNSET_VAR:-$T/default.starts}",
+               "--stderr-noise=\${MCPD_TEST_EMPTY_VAR:-2}"],
+      "env": { "FROM_ENV": "pid file \${MCPD_TEST_PIDFILE}", "PLAIN": "x y",
+               "MCPD_TEST_DIR": "$T" },
+      "cwd": "\${MCPD_TEST_CWD:-$T}"
+    }
+  }
+}
+JSON
+unset MCPD_TEST_UNSET_VAR
+export MCPD_TEST_FAKE=$MCP_FAKE MCPD_TEST_PIDFILE=$T/from-env.pid MCPD_TEST_EMPTY_VAR=
+check "$T/expand.json"
+expect 0 "a file with \${VAR} and \${VAR:-default}"
+# Not passed on: a server gets a clean environment plus its "env".
+export MCPD_TEST_HOST_ONLY=leak
+start_mcpd "$T/expand.json"
+wait_ready expanded
+pid=$(server_pid expanded) || fail "expanded has no pid"
+wait_for 5 eval '[ "$(read_pidfile "$T/from-env.pid")" = "$pid" ]' ||
+	fail "\${MCPD_TEST_PIDFILE} did not reach the server: no pid $pid in $T/from-env.pid"
+startlog_has "$T/default.starts" 1 ||
+	fail "\${MCPD_TEST_UNSET_VAR:-default} did not expand to the default ($T/default.starts missing)"
+args=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+case "$args" in
+"$MCP_FAKE --pidfile=$T/from-env.pid --startlog=$T/default.starts --stderr-noise=2 ") ;;
+*) fail "server argv is '$args'" ;;
+esac
+note "expanded argv: $args"
+env_of() { tr '\0' '\n' <"/proc/$pid/environ"; }
+env_of | grep -qxF "FROM_ENV=pid file $T/from-env.pid" ||
+	fail "env value not expanded: $(env_of | grep FROM_ENV)"
+env_of | grep -qxF "PLAIN=x y" || fail "configured env PLAIN missing: $(env_of | tr '\n' ' ')"
+env_of | grep -q '^PATH=' || fail "no PATH in the server's environment"
+! env_of | grep -q '^MCPD_TEST_HOST_ONLY=' ||
+	fail "mcpd's own environment leaked into the server (MCPD_TEST_HOST_ONLY)"
+[ "$(readlink "/proc/$pid/cwd")" = "$T" ] ||
+	fail "server cwd is $(readlink "/proc/$pid/cwd"), expected $T"
+note "server environment: $(env_of | cut -d= -f1 | sort | tr '\n' ' ')"
+exit 0

@@ -1,0 +1,426 @@
+# lib.sh -- helpers shared by the integration tests (sourced, not run).
+#
+# Every test runs the real binaries ($MCPD, $MCPCTL, $MCP_FAKE) on a private
+# socket in a private directory $T, removed on exit.  On exit, whatever the
+# outcome, every process the test started is ended: each mcpd gets SIGTERM,
+# then SIGKILL if it lingers, and any fake server or grandchild still alive
+# is killed.  Fake servers are recognised by the MCPD_TEST_DIR=$T variable
+# that write_config puts in their environment, so nothing else on the
+# machine is ever touched.
+#
+# Waits are bounded and poll for a condition; the numbers a user cares
+# about (delays, counts, memory) are measured and asserted with tolerances.
+#
+# Exit codes (automake): 0 pass, 1 fail, 77 skip, 99 hard error.
+#
+# `make check` sets MCPD, MCPCTL, MCP_FAKE and TESTS_SRCDIR; by hand, from
+# the top of the source tree with the build in build/:
+#   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
+#   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
+#   bash tests/integration/stop.sh
+
+set -u
+export LC_ALL=C
+
+TEST_NAME=$(basename "$0" .sh)
+
+hard_error() {
+	echo "ERROR: $TEST_NAME: $*" >&2
+	exit 99
+}
+
+skip() {
+	echo "SKIP: $TEST_NAME: $*"
+	exit 77
+}
+
+note() {
+	echo "# $*"
+}
+
+for _v in MCPD MCPCTL MCP_FAKE TESTS_SRCDIR; do
+	[ -n "${!_v:-}" ] || hard_error "$_v is not set (see tests/integration/lib.sh)"
+done
+for _v in MCPD MCPCTL MCP_FAKE TESTS_SRCDIR; do
+	case "${!_v}" in
+	/*) ;;
+	*) printf -v "$_v" '%s/%s' "$PWD" "${!_v}" ;;
+	esac
+done
+for _v in MCPD MCPCTL MCP_FAKE; do
+	[ -x "${!_v}" ] || hard_error "$_v=${!_v} is not an executable"
+done
+unset _v
+command -v jq >/dev/null 2>&1 || hard_error "jq is required"
+case "$MCPD$MCPCTL$MCP_FAKE" in
+*'"'* | *\\*) hard_error "binary paths must not contain quotes or backslashes" ;;
+esac
+
+# The tests choose their sockets explicitly.
+unset MCPD_SOCKET
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-test.XXXXXX") ||
+	hard_error "cannot create a temporary directory"
+chmod 0700 "$T"
+SOCK=$T/mcpd.sock
+MCPD_LOG=$T/mcpd.log
+MCPD_PID=
+MCPD_STATUS=
+MCPD_PIDS=()
+CLEANUP_HOOKS=()
+# Prefix for the mcpd command line (journal.sh enters a namespace with it).
+MCPD_PREFIX=()
+# mcpd gets SIGTERM if this shell dies without running its cleanup.
+_MCPD_GUARD=()
+if setpriv --pdeathsig TERM true 2>/dev/null; then
+	_MCPD_GUARD=(setpriv --pdeathsig TERM)
+fi
+MCPD_LOG_TARGET=stderr
+: >"$MCPD_LOG"
+
+# ---------------------------------------------------------------------------
+# Time and processes.
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
+}
+
+# _secs_to_ms SECONDS: "2", "0.5" -> milliseconds.
+_secs_to_ms() {
+	awk -v s="$1" 'BEGIN { printf "%d\n", s * 1000 }'
+}
+
+# wait_for TIMEOUT_S CMD...: run CMD every 50 ms until it succeeds; 1 if it
+# never did within TIMEOUT_S seconds.
+wait_for() {
+	local deadline
+	deadline=$(($(now_ms) + $(_secs_to_ms "$1")))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$(now_ms)" -ge "$deadline" ] && return 1
+		sleep 0.05
+	done
+}
+
+# proc_field PID N: field N (numbered as in proc(5), N >= 3) of
+# /proc/PID/stat; fails if there is no such process.
+proc_field() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- "$2" $s
+	local n=$1
+	shift $((n - 2))
+	echo "$1"
+}
+
+proc_state() { proc_field "$1" 3; }
+proc_ppid() { proc_field "$1" 4; }
+proc_pgrp() { proc_field "$1" 5; }
+proc_starttime() { proc_field "$1" 22; }
+
+# pid_running PID: the process exists and is not a zombie.
+pid_running() {
+	local st
+	st=$(proc_state "$1") || return 1
+	[ "$st" != Z ]
+}
+
+# Whether the process orphans are handed to reaps them.  Some containers
+# run a PID 1 that calls wait() late or never, so an orphan stays a zombie
+# there for a while; that is the environment's doing, not the daemon's.
+# Probed once (about a second); tests that need it probe before measuring.
+_ORPHAN_REAPER=
+_ORPHAN_REAPER_REAPS=
+_probe_orphan_reaper() {
+	[ -n "$_ORPHAN_REAPER" ] && return 0
+	local pid
+	pid=$( (sleep 0.1 >/dev/null 2>&1 & echo $!))
+	# Orphaned now; wait until it has exited.
+	wait_for 5 eval '! pid_running '"$pid"
+	if wait_for 1 eval '! [ -e /proc/'"$pid"' ]'; then
+		_ORPHAN_REAPER=unknown
+		_ORPHAN_REAPER_REAPS=1
+	else
+		_ORPHAN_REAPER=$(proc_ppid "$pid")
+		_ORPHAN_REAPER_REAPS=0
+		note "orphans stay zombies under pid $_ORPHAN_REAPER for over a second here (it reaps late or never)"
+	fi
+}
+
+# proc_dead PID [STARTTIME]: the process is gone.  It counts as gone if the
+# pid now belongs to another process (other start time), or if it is a
+# zombie left to a reaper that reaps late (see above).  A zombie whose
+# parent is mcpd or a server is NOT gone: someone has yet to reap it.
+proc_dead() {
+	local st ppid p
+	st=$(proc_state "$1") || return 0
+	if [ $# -ge 2 ] && [ -n "$2" ] && [ "$(proc_starttime "$1")" != "$2" ]; then
+		return 0
+	fi
+	[ "$st" = Z ] || return 1
+	ppid=$(proc_ppid "$1") || return 0
+	for p in "${MCPD_PIDS[@]}"; do
+		[ "$ppid" = "$p" ] && return 1
+	done
+	_marked "$ppid" && return 1
+	_probe_orphan_reaper
+	[ "$_ORPHAN_REAPER_REAPS" = 0 ] && [ "$ppid" = "$_ORPHAN_REAPER" ]
+}
+
+# describe_pid PID: one line for diagnostics.
+describe_pid() {
+	if [ -e "/proc/$1" ]; then
+		echo "pid $1 state $(proc_state "$1") ppid $(proc_ppid "$1") pgrp $(proc_pgrp "$1"): $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+	else
+		echo "pid $1 does not exist"
+	fi
+}
+
+# vm_kib PID FIELD: a /proc/PID/status memory field (VmRSS, VmHWM) in KiB.
+vm_kib() {
+	awk -v f="$2:" '$1 == f { print $2; found = 1 } END { exit !found }' \
+		"/proc/$1/status" 2>/dev/null
+}
+
+# read_pidfile FILE: the pid in FILE (first word), or fail.
+read_pidfile() {
+	local pid
+	pid=$(awk 'NR == 1 { print $1 }' "$1" 2>/dev/null)
+	case "$pid" in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	echo "$pid"
+}
+
+# startlog_count FILE: starts recorded by mcp-fake --startlog.
+startlog_count() {
+	if [ -f "$1" ]; then
+		awk 'NF >= 2' "$1" | wc -l
+	else
+		echo 0
+	fi
+}
+
+# startlog_has FILE N: at least N starts recorded.
+startlog_has() {
+	[ "$(startlog_count "$1")" -ge "$2" ]
+}
+
+# ---------------------------------------------------------------------------
+# mcpd and mcpctl.
+
+ctl() {
+	timeout -k 5 30 "$MCPCTL" -s "$SOCK" "$@"
+}
+
+mcpd_running() {
+	[ -n "$MCPD_PID" ] && pid_running "$MCPD_PID"
+}
+
+# start_mcpd CONFIG [ARGS...]: run mcpd on the private socket, logging to
+# $MCPD_LOG, and wait until it answers `mcpctl status`.
+start_mcpd() {
+	local cfg=$1 deadline
+	shift
+	"${_MCPD_GUARD[@]}" "${MCPD_PREFIX[@]}" "$MCPD" -c "$cfg" -s "$SOCK" \
+		--log-target "$MCPD_LOG_TARGET" "$@" \
+		</dev/null >>"$MCPD_LOG" 2>&1 &
+	MCPD_PID=$!
+	MCPD_PIDS+=("$MCPD_PID")
+	deadline=$(($(now_ms) + 15000))
+	until ctl status >/dev/null 2>&1; do
+		if ! mcpd_running; then
+			wait "$MCPD_PID"
+			fail "mcpd exited with status $? during start-up"
+		fi
+		[ "$(now_ms)" -lt "$deadline" ] ||
+			fail "mcpd did not answer 'mcpctl status' on $SOCK within 15 s"
+		sleep 0.05
+	done
+}
+
+# stop_mcpd [SIGNAL] [TIMEOUT_S]: signal mcpd (TERM), wait for it to exit,
+# set MCPD_STATUS to its exit status.
+stop_mcpd() {
+	local sig=${1:-TERM} timeout=${2:-20}
+	kill -s "$sig" "$MCPD_PID" 2>/dev/null
+	wait_for "$timeout" eval '! mcpd_running' ||
+		fail "mcpd did not exit within $timeout s of SIG$sig"
+	wait "$MCPD_PID"
+	MCPD_STATUS=$?
+	_forget_mcpd "$MCPD_PID"
+}
+
+_forget_mcpd() {
+	local p keep=()
+	for p in "${MCPD_PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	MCPD_PIDS=("${keep[@]}")
+}
+
+# status_json: `mcpctl --json status` output, or fail.
+status_json() {
+	ctl --json status
+}
+
+# server_field NAME FIELD: one field of one server from `mcpctl --json
+# status`; strings raw, everything else as JSON (null, numbers).
+server_field() {
+	local out
+	out=$(ctl --json status 2>/dev/null) || return 1
+	jq -er --arg n "$1" --arg f "$2" '
+		first(.servers[] | select(.name == $n)) | .[$f] |
+		if type == "string" then . else tojson end' <<<"$out"
+}
+
+# server_is NAME STATE...: the server is in one of the states.
+server_is() {
+	local st s
+	st=$(server_field "$1" state) || return 1
+	shift
+	for s; do
+		[ "$st" = "$s" ] && return 0
+	done
+	return 1
+}
+
+# server_pid NAME: its pid, failing if null.
+server_pid() {
+	local pid
+	pid=$(server_field "$1" pid) || return 1
+	case "$pid" in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	echo "$pid"
+}
+
+# wait_ready NAME [TIMEOUT_S]
+wait_ready() {
+	wait_for "${2:-15}" server_is "$1" ready ||
+		fail "server $1 not ready within ${2:-15} s (state $(server_field "$1" state), last_exit $(server_field "$1" last_exit))"
+}
+
+# ---------------------------------------------------------------------------
+# Configuration files.
+
+# write_config FILE [JSON]: write a config (JSON from the argument or
+# stdin) with mode 0600.  Every server that runs $MCP_FAKE gets
+# MCPD_TEST_DIR=$T in its env so that cleanup can find it and its children.
+write_config() {
+	local file=$1 text tagged
+	if [ $# -ge 2 ]; then text=$2; else text=$(cat); fi
+	if tagged=$(jq --arg fake "$MCP_FAKE" --arg t "$T" '
+		def tag: if type == "object" and .command == $fake
+			then .env = ((.env // {}) + {MCPD_TEST_DIR: $t}) else . end;
+		if type == "object" then
+			(if (.mcpServers | type) == "object"
+				then .mcpServers |= map_values(tag) else . end) |
+			(if (.servers | type) == "object"
+				then .servers |= map_values(tag) else . end)
+		else . end' <<<"$text" 2>/dev/null); then
+		text=$tagged
+	fi
+	write_config_raw "$file" "$text"
+}
+
+# write_config_raw FILE [TEXT]: write TEXT verbatim, mode 0600.
+write_config_raw() {
+	local file=$1 text
+	if [ $# -ge 2 ]; then text=$2; else text=$(cat); fi
+	(umask 077 && printf '%s\n' "$text" >"$file") ||
+		hard_error "cannot write $file"
+	chmod 0600 "$file"
+}
+
+# ---------------------------------------------------------------------------
+# Failure and cleanup.
+
+# fail MSG: report, show the end of the mcpd log and the status, exit 1.
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	if mcpd_running; then
+		echo "--- mcpctl --json status ---" >&2
+		timeout -k 2 5 "$MCPCTL" -s "$SOCK" --json status >&2 2>&1
+	fi
+	if [ -s "$MCPD_LOG" ]; then
+		echo "--- last 40 lines of $MCPD_LOG ---" >&2
+		tail -n 40 "$MCPD_LOG" >&2
+	fi
+	exit 1
+}
+
+# _marked PID: the process carries this test's marker in its environment.
+_marked() {
+	grep -qzxF "MCPD_TEST_DIR=$T" "/proc/$1/environ" 2>/dev/null
+}
+
+_kill_strays() {
+	local f pid p
+	for f in "$T"/*.pid "$T"/*/*.pid; do
+		[ -f "$f" ] || continue
+		pid=$(read_pidfile "$f") || continue
+		if pid_running "$pid" && _marked "$pid"; then
+			note "cleanup: killing leftover $(describe_pid "$pid")"
+			kill -KILL "$pid" 2>/dev/null
+		fi
+	done
+	for _ in 1 2 3; do
+		for p in /proc/[0-9]*; do
+			pid=${p#/proc/}
+			if _marked "$pid" && pid_running "$pid"; then
+				note "cleanup: killing leftover $(describe_pid "$pid")"
+				kill -KILL "$pid" 2>/dev/null
+			fi
+		done
+		sleep 0.05
+	done
+}
+
+_cleanup() {
+	local rc=$? p hook
+	trap - EXIT INT TERM HUP ALRM
+	set +e
+	if [ -n "${WATCHDOG_PID:-}" ]; then
+		kill -TERM "$WATCHDOG_PID" 2>/dev/null
+		wait "$WATCHDOG_PID" 2>/dev/null
+	fi
+	for p in "${MCPD_PIDS[@]}"; do
+		# Only our own children: the pid cannot have been reused.
+		[ "$(proc_ppid "$p" 2>/dev/null)" = "$$" ] || continue
+		if pid_running "$p"; then
+			kill -TERM "$p" 2>/dev/null
+			if ! wait_for 10 eval '! pid_running '"$p"; then
+				note "cleanup: mcpd $p ignored SIGTERM for 10 s, killing it"
+				kill -KILL "$p" 2>/dev/null
+			fi
+		fi
+		wait "$p" 2>/dev/null
+	done
+	_kill_strays
+	for hook in "${CLEANUP_HOOKS[@]}"; do
+		"$hook"
+	done
+	rm -rf "$T"
+	exit "$rc"
+}
+trap _cleanup EXIT
+trap 'echo "FAIL: $TEST_NAME: interrupted" >&2; exit 1' INT HUP TERM
+trap 'echo "FAIL: $TEST_NAME: timed out after ${TEST_TIMEOUT_S} s" >&2; exit 1' ALRM
+
+# A whole test never runs longer than this.
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300}
+(
+	trap 'kill "$_sleep_pid" 2>/dev/null; wait "$_sleep_pid"; exit 0' TERM
+	sleep "$TEST_TIMEOUT_S" >/dev/null 2>&1 &
+	_sleep_pid=$!
+	# Only while this shell is still our parent: its pid cannot be reused.
+	_me=$BASHPID
+	wait "$_sleep_pid" && [ "$(proc_ppid "$_me")" = $$ ] &&
+		kill -ALRM $$ 2>/dev/null
+) &
+WATCHDOG_PID=$!
