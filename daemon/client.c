@@ -3,8 +3,8 @@
  *
  * Input is framed with the same framer as server output (bounded memory,
  * no rescans).  Output is queued in an evbuffer and written when the socket
- * is writable; a client whose queue passes CLIENT_OBUF_HARD_BYTES is
- * disconnected, so a client that stops reading cannot grow mcpd.
+ * is writable; a client whose queue passes the configured output limits
+ * is disconnected, so a client that stops reading cannot grow mcpd.
  *
  * Bad input never affects other clients: invalid JSON gets -32700 with a
  * null id, a message that is not JSON-RPC gets -32600, an over-long line
@@ -15,6 +15,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,11 +28,13 @@
 #include <event2/event.h>
 
 #include "client.h"
+#include "conf.h"
 #include "control.h"
 #include "frame.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "router.h"
 #include "rpc.h"
 #include "xmalloc.h"
 
@@ -48,6 +51,9 @@ struct client {
 	struct event		*ev_free;
 	struct frame		*frame;
 	struct evbuffer		*out;
+	struct attachment	*att;		/* NULL: not attached */
+	uint64_t		 soft_since_ms;	/* over the soft limit since */
+	int			 paused;	/* reading stopped: backpressure */
 	int			 closing;	/* close once flushed */
 	int			 dead;
 	TAILQ_ENTRY(client)	 entry;
@@ -72,6 +78,10 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct client	*c = arg;
 
+	if (c->att != NULL) {
+		router_detach(c->att, "client disconnected");
+		c->att = NULL;
+	}
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
 	event_free(c->ev_write);
@@ -114,6 +124,9 @@ client_write_cb(evutil_socket_t fd, short events, void *arg)
 		client_lost(c, strerror(errno));
 		return;
 	}
+	if (c->soft_since_ms != 0 && evbuffer_get_length(c->out) <=
+	    c->mcpd->conf->client_output_soft_bytes)
+		c->soft_since_ms = 0;
 	if (evbuffer_get_length(c->out) == 0) {
 		event_del(c->ev_write);
 		if (c->closing)
@@ -121,21 +134,73 @@ client_write_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
+/*
+ * Output limits (redis-style): over the hard limit, or over the soft limit
+ * for longer than soft_s, the client is disconnected.  Checked whenever
+ * something is queued, so a client that stops reading never holds more
+ * than the hard limit.
+ */
+static int
+client_check_limits(struct client *c)
+{
+	const struct conf	*conf = c->mcpd->conf;
+	size_t			 queued = evbuffer_get_length(c->out);
+	uint64_t		 now;
+	char			*why;
+
+	if (queued > conf->client_output_hard_bytes) {
+		xasprintf(&why, "output queue of %zu bytes over the hard limit "
+		    "(client_output_hard_bytes %zu); it is not reading",
+		    queued, conf->client_output_hard_bytes);
+		goto kill;
+	}
+	if (conf->client_output_soft_bytes == 0 ||
+	    queued <= conf->client_output_soft_bytes) {
+		c->soft_since_ms = 0;
+		return (0);
+	}
+	now = mcpd_now_ms();
+	if (c->soft_since_ms == 0) {
+		c->soft_since_ms = now;
+		return (0);
+	}
+	if (now - c->soft_since_ms < (uint64_t)conf->client_output_soft_s *
+	    1000)
+		return (0);
+	xasprintf(&why, "output queue over %zu bytes (client_output_soft_bytes) "
+	    "for more than %u s; it is too slow", conf->client_output_soft_bytes,
+	    conf->client_output_soft_s);
+kill:
+	log_warnx("client %llu (pid %ld): %s; disconnecting",
+	    (unsigned long long)c->serial, (long)c->pid, why);
+	client_lost(c, why);
+	free(why);
+	return (-1);
+}
+
+void
+client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
+{
+	int	 i;
+
+	if (c->dead)
+		return;
+	for (i = 0; i < iovcnt; i++)
+		evbuffer_add(c->out, iov[i].iov_base, iov[i].iov_len);
+	evbuffer_add(c->out, "\n", 1);
+	if (client_check_limits(c) != 0)
+		return;
+	event_add(c->ev_write, NULL);
+}
+
 static void
 client_queue(struct client *c, const char *text, size_t len)
 {
-	if (c->dead)
-		return;
-	evbuffer_add(c->out, text, len);
-	evbuffer_add(c->out, "\n", 1);
-	if (evbuffer_get_length(c->out) > CLIENT_OBUF_HARD_BYTES) {
-		log_warnx("client %llu (pid %ld): output queue over %d bytes; "
-		    "disconnecting", (unsigned long long)c->serial,
-		    (long)c->pid, CLIENT_OBUF_HARD_BYTES);
-		client_lost(c, "output queue limit");
-		return;
-	}
-	event_add(c->ev_write, NULL);
+	struct iovec	 iov;
+
+	iov.iov_base = (void *)text;
+	iov.iov_len = len;
+	client_queue_iov(c, &iov, 1);
 }
 
 void
@@ -169,6 +234,10 @@ client_handle_line(struct client *c, const char *line, size_t len)
 	cJSON		*msg;
 	const cJSON	*id, *method, *params;
 
+	if (c->att != NULL) {
+		router_client_line(c->att, line, len);
+		return;
+	}
 	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
 		client_send_error(c, NULL, RPC_PARSE_ERROR,
 		    "parse error: invalid JSON");
@@ -206,7 +275,7 @@ client_frames(struct client *c)
 	struct frame_msg	 m;
 	enum frame_event	 ev;
 
-	while (!c->dead && !c->closing &&
+	while (!c->dead && !c->closing && !c->paused &&
 	    (ev = frame_next(c->frame, &m)) != FRAME_NONE) {
 		switch (ev) {
 		case FRAME_LINE:
@@ -242,7 +311,7 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 		if (n > 0) {
 			frame_commit(c->frame, (size_t)n);
 			client_frames(c);
-			if (c->dead || c->closing)
+			if (c->dead || c->closing || c->paused)
 				return;
 			continue;
 		}
@@ -332,4 +401,53 @@ client_free_all(struct mcpd *mcpd)
 		client_lost(c, "mcpd is exiting");
 		client_free_cb(-1, 0, c);
 	}
+}
+
+/* Backpressure from the server's stdin: stop reading this client. */
+void
+client_pause(struct client *c)
+{
+	if (c->paused || c->dead)
+		return;
+	c->paused = 1;
+	event_del(c->ev_read);
+}
+
+void
+client_resume(struct client *c)
+{
+	if (!c->paused || c->dead)
+		return;
+	c->paused = 0;
+	if (!c->closing) {
+		event_add(c->ev_read, NULL);
+		/* Lines already framed were left waiting. */
+		client_frames(c);
+	}
+}
+
+void
+client_attach(struct client *c, struct attachment *att)
+{
+	c->att = att;
+}
+
+struct attachment *
+client_attachment(const struct client *c)
+{
+	return (c->att);
+}
+
+/* The router dropped this client (its server was removed): close it. */
+void
+client_detached(struct client *c, const char *reason)
+{
+	c->att = NULL;
+	client_lost(c, reason);
+}
+
+uint64_t
+client_serial(const struct client *c)
+{
+	return (c->serial);
 }

@@ -11,11 +11,14 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #define CLIENT_MAX_MESSAGE_BYTES	(16 * 1024 * 1024)
-#define CLIENT_OBUF_HARD_BYTES		(64 * 1024 * 1024)
 
+struct attachment;
+struct iovec;
 struct mcpd;
 struct client;
 
@@ -24,6 +27,14 @@ void	 client_accept(struct mcpd *, int fd);
 void	 client_send_json(struct client *, cJSON *msg);
 void	 client_send_error(struct client *, const cJSON *id, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Queue a message given as pieces; the newline is added. */
+void	 client_queue_iov(struct client *, const struct iovec *, int);
+void	 client_pause(struct client *);
+void	 client_resume(struct client *);
+void	 client_attach(struct client *, struct attachment *);
+struct attachment *client_attachment(const struct client *);
+void	 client_detached(struct client *, const char *reason);
+uint64_t client_serial(const struct client *);
 void	 client_close_all(struct mcpd *);
 void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);

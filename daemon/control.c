@@ -15,6 +15,7 @@
 #include "control.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "router.h"
 #include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -34,6 +35,8 @@ static void	control_stop(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 static void	control_restart(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
+static void	control_attach(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
 static void	control_version(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 
@@ -43,6 +46,7 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_STOP, 1, control_stop },
 	{ MCPD_METHOD_RESTART, 1, control_restart },
 	{ MCPD_METHOD_VERSION, 0, control_version },
+	{ MCPD_METHOD_ATTACH, 0, control_attach },
 };
 
 /*
@@ -213,6 +217,56 @@ control_version(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
 	client_send_json(c, rpc_make_result(id, control_daemon_json(mcpd)));
+}
+
+/* Turn this connection into an MCP session with one server. */
+static void
+control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	const cJSON	*name, *info, *version;
+	struct worker	*w;
+	cJSON		*result, *init;
+	const char	*text;
+
+	name = cJSON_GetObjectItemCaseSensitive(params, "server");
+	if (!cJSON_IsString(name)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
+		    "expected {\"server\": NAME}");
+		return;
+	}
+	if (client_attachment(c) != NULL) {
+		client_send_error(c, id, RPC_INVALID_REQUEST, "this connection "
+		    "is already attached to a server");
+		return;
+	}
+	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL) {
+		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
+		    "unknown server: %s", name->valuestring);
+		return;
+	}
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "server", worker_name(w));
+	cJSON_AddStringToObject(result, "state",
+	    worker_state_name(worker_state(w)));
+	text = worker_init_result_text(w);
+	init = cJSON_Parse(text);
+	version = cJSON_GetObjectItemCaseSensitive(init, "protocolVersion");
+	info = cJSON_GetObjectItemCaseSensitive(init, "serverInfo");
+	if (cJSON_IsString(version))
+		cJSON_AddStringToObject(result, "protocolVersion",
+		    version->valuestring);
+	else
+		cJSON_AddNullToObject(result, "protocolVersion");
+	if (cJSON_IsObject(info))
+		cJSON_AddItemToObject(result, "serverInfo",
+		    cJSON_Duplicate(info, 1));
+	else
+		cJSON_AddNullToObject(result, "serverInfo");
+	cJSON_Delete(init);
+	/* The reply goes out before anything the session sends. */
+	client_send_json(c, rpc_make_result(id, result));
+	client_attach(c, router_attach(worker_router(w), c));
 }
 
 void

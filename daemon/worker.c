@@ -39,6 +39,7 @@
 #include "mcpd.h"
 #include "proto.h"
 #include "ring.h"
+#include "router.h"
 #include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -87,9 +88,12 @@ struct worker {
 	char			*last_exit;
 	uint64_t		 next_restart_at_ms;
 
-	int64_t			 next_upstream_id;
+	int64_t			 next_upstream_id; /* never reset */
 	int64_t			 init_id;
 	cJSON			*init_result;
+	char			*init_text;	/* init_result, printed */
+	int			 was_ready;	/* some session got ready */
+	struct router		*router;
 
 	struct ring		*errlog;
 	double			 err_tokens;
@@ -176,6 +180,11 @@ worker_set_state(struct worker *w, enum worker_state next,
 	    f, LOG_NFIELDS(f), "%s: %s -> %s%s%s", w->name,
 	    worker_state_names[prev], worker_state_names[next],
 	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
+	if (next == WORKER_READY) {
+		router_session_ready(w->router, !w->was_ready);
+		w->was_ready = 1;
+	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
+		router_session_unavailable(w->router);
 	mcpd_worker_changed(w->mcpd);
 }
 
@@ -197,11 +206,7 @@ worker_arm_timer(struct worker *w, uint64_t ms)
 }
 
 /* Count and log a protocol violation by the server. */
-static void
-worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
+void
 worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
 {
 	va_list		 ap;
@@ -255,7 +260,8 @@ worker_send_initialize(struct worker *w)
 
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "protocolVersion", MCPD_MCP_VERSION);
-	cJSON_AddObjectToObject(params, "capabilities");
+	cJSON_AddItemToObject(params, "capabilities",
+	    router_client_capabilities(w->router));
 	info = cJSON_AddObjectToObject(params, "clientInfo");
 	cJSON_AddStringToObject(info, "name", PACKAGE_NAME);
 	cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
@@ -311,7 +317,9 @@ worker_init_response(struct worker *w, cJSON *msg)
 	}
 
 	cJSON_Delete(w->init_result);
+	free(w->init_text);
 	w->init_result = cJSON_DetachItemViaPointer(msg, result);
+	w->init_text = rpc_print(w->init_result);
 	worker_send_json(w, rpc_make_notification("notifications/initialized",
 	    NULL));
 
@@ -325,70 +333,30 @@ worker_init_response(struct worker *w, cJSON *msg)
 	free(reason);
 }
 
-/* A request from the server to its client. */
-static void
-worker_server_request(struct worker *w, cJSON *msg)
-{
-	const cJSON	*id, *method;
-	char		*text;
-
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
-	if (strcmp(method->valuestring, "ping") == 0) {
-		worker_send_json(w, rpc_make_result(id, NULL));
-		return;
-	}
-	xasprintf(&text, "%s: no attached client can handle %s", w->name,
-	    method->valuestring);
-	worker_send_json(w, rpc_make_error(id, RPC_METHOD_NOT_FOUND, text,
-	    NULL));
-	free(text);
-}
-
+/*
+ * A line from the server's stdout.  While the session initializes, mcpd
+ * looks for its own initialize reply (a small message: cJSON is fine);
+ * everything else goes to the router, which never builds a tree.
+ */
 static void
 worker_handle_line(struct worker *w, const char *line, size_t len)
 {
 	cJSON		*msg, *id;
-	char		*head;
 
 	w->lines_in++;
-	msg = cJSON_ParseWithLength(line, len);
-	if (msg == NULL || !cJSON_IsObject(msg)) {
-		w->nonjson_lines++;
-		head = worker_head(line, len);
-		worker_violation(w, "not-json", "dropped a stdout line of "
-		    "%zu bytes that is not a JSON object: %s", len, head);
-		free(head);
-		cJSON_Delete(msg);
-		return;
-	}
-
-	switch (rpc_classify(msg)) {
-	case RPC_KIND_RESPONSE:
+	if (w->state == WORKER_INITIALIZING) {
+		msg = cJSON_ParseWithLength(line, len);
 		id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-		if (w->state == WORKER_INITIALIZING && cJSON_IsNumber(id) &&
+		if (rpc_classify(msg) == RPC_KIND_RESPONSE &&
+		    cJSON_IsNumber(id) &&
 		    id->valuedouble == (double)w->init_id) {
 			worker_init_response(w, msg);
-			break;
+			cJSON_Delete(msg);
+			return;
 		}
-		head = worker_head(line, len);
-		worker_violation(w, "unknown-id",
-		    "reply to a request mcpd did not send: %s", head);
-		free(head);
-		break;
-	case RPC_KIND_REQUEST:
-		worker_server_request(w, msg);
-		break;
-	case RPC_KIND_NOTIFICATION:
-		break;
-	case RPC_KIND_INVALID:
-		head = worker_head(line, len);
-		worker_violation(w, "invalid", "not a JSON-RPC message: %s",
-		    head);
-		free(head);
-		break;
+		cJSON_Delete(msg);
 	}
-	cJSON_Delete(msg);
+	router_server_line(w->router, line, len);
 }
 
 /*
@@ -435,6 +403,7 @@ worker_in_cb(evutil_socket_t fd, short events, void *arg)
 	}
 	if (evbuffer_get_length(w->to_child) == 0)
 		event_del(w->ev_in);
+	router_stdin_drained(w->router);
 }
 
 static void
@@ -451,6 +420,8 @@ worker_out_frames(struct worker *w)
 			break;
 		case FRAME_OVERSIZE:
 			w->oversize++;
+			router_server_oversize(w->router, m.total, m.id,
+			    m.id_len);
 			head = worker_head(m.head, m.head_len);
 			worker_violation(w, "oversize", "discarded a message "
 			    "of %zu bytes (max_message_bytes is %zu, id %.*s): "
@@ -692,7 +663,6 @@ worker_spawn(struct worker *w)
 	event_add(w->ev_out, NULL);
 	event_add(w->ev_err, NULL);
 
-	w->next_upstream_id = 1;
 	worker_send_initialize(w);
 	worker_set_state(w, WORKER_INITIALIZING, NULL);
 	worker_arm_timer(w, w->conf->init_timeout_ms);
@@ -736,6 +706,8 @@ worker_close_transport(struct worker *w)
 	}
 	cJSON_Delete(w->init_result);
 	w->init_result = NULL;
+	free(w->init_text);
+	w->init_text = NULL;
 	w->proc.pid = 0;
 }
 
@@ -918,6 +890,7 @@ worker_child_exited(struct worker *w, int wstatus)
 	free(status);
 	evtimer_del(w->ev_timer);
 	worker_close_transport(w);
+	router_session_down(w->router, w->last_exit);
 
 	switch (w->after) {
 	case WORKER_AFTER_STOP:
@@ -1016,7 +989,9 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	    WORKER_STDERR_RING_LINES);
 	w->err_tokens = WORKER_STDERR_BURST_LINES;
 	w->err_tokens_ms = mcpd_now_ms();
+	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
+	w->router = router_new(mcpd, w);
 	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
 	return (w);
 }
@@ -1029,6 +1004,7 @@ worker_free(struct worker *w)
 		child_signal_group(w->proc.pid, SIGKILL);
 		worker_close_transport(w);
 	}
+	router_free(w->router);
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_grace);
@@ -1075,8 +1051,10 @@ worker_status_json(const struct worker *w)
 		    w->next_restart_at_ms - now : 0));
 	else
 		cJSON_AddNullToObject(o, "next_restart_ms");
-	cJSON_AddNumberToObject(o, "inflight", 0);
-	cJSON_AddNumberToObject(o, "clients", 0);
+	cJSON_AddNumberToObject(o, "inflight",
+	    (double)router_inflight(w->router));
+	cJSON_AddNumberToObject(o, "clients",
+	    (double)router_clients(w->router));
 	cJSON_AddNumberToObject(o, "state_ms", (double)(now -
 	    w->state_since_ms));
 	cJSON_AddStringToObject(o, "command", w->conf->argv[0]);
@@ -1105,5 +1083,110 @@ worker_status_json(const struct worker *w)
 	    (double)w->violations);
 	cJSON_AddNumberToObject(stats, "stderr_lines",
 	    (double)w->stderr_lines);
+	router_add_stats(w->router, stats);
 	return (o);
+}
+
+/*
+ * For the router.
+ */
+
+const struct conf_server *
+worker_conf(const struct worker *w)
+{
+	return (w->conf);
+}
+
+struct router *
+worker_router(const struct worker *w)
+{
+	return (w->router);
+}
+
+int64_t
+worker_next_upstream_id(struct worker *w)
+{
+	return (w->next_upstream_id++);
+}
+
+const char *
+worker_init_result_text(const struct worker *w)
+{
+	return (w->init_text != NULL ? w->init_text : "{}");
+}
+
+enum worker_avail
+worker_availability(const struct worker *w)
+{
+	switch (w->state) {
+	case WORKER_READY:
+		return (WORKER_AVAIL_READY);
+	case WORKER_STARTING:
+	case WORKER_INITIALIZING:
+		return (WORKER_AVAIL_WAIT);
+	case WORKER_STOPPING:
+		return (w->after == WORKER_AFTER_RESTART ?
+		    WORKER_AVAIL_WAIT : WORKER_AVAIL_REFUSE);
+	default:
+		return (WORKER_AVAIL_REFUSE);
+	}
+}
+
+char *
+worker_unavailable_reason(const struct worker *w)
+{
+	char		*s;
+	uint64_t	 now = mcpd_now_ms(), left;
+
+	switch (w->state) {
+	case WORKER_BACKOFF:
+		left = w->next_restart_at_ms > now ?
+		    w->next_restart_at_ms - now : 0;
+		xasprintf(&s, "server %s is not running (%s); next attempt "
+		    "in %.1f s", w->name, w->last_exit != NULL ?
+		    w->last_exit : "it failed", (double)left / 1000.0);
+		break;
+	case WORKER_FAILED:
+		xasprintf(&s, "server %s has failed (%s); mcpd gave up "
+		    "restarting it: run `mcpctl start %s`", w->name,
+		    w->last_exit != NULL ? w->last_exit : "unknown reason",
+		    w->name);
+		break;
+	case WORKER_STOPPED:
+		xasprintf(&s, "server %s is stopped%s%s%s: run `mcpctl start "
+		    "%s`", w->name, w->last_exit != NULL ? " (" : "",
+		    w->last_exit != NULL ? w->last_exit : "",
+		    w->last_exit != NULL ? ")" : "", w->name);
+		break;
+	case WORKER_STOPPING:
+		xasprintf(&s, "server %s is stopping%s%s", w->name,
+		    w->fail_reason != NULL ? ": " : "",
+		    w->fail_reason != NULL ? w->fail_reason : "");
+		break;
+	default:
+		xasprintf(&s, "server %s is %s", w->name,
+		    worker_state_names[w->state]);
+		break;
+	}
+	return (s);
+}
+
+int
+worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
+{
+	int	 i;
+
+	if (w->to_child == NULL || w->proc.in_fd == -1)
+		return (-1);
+	for (i = 0; i < iovcnt; i++)
+		evbuffer_add(w->to_child, iov[i].iov_base, iov[i].iov_len);
+	evbuffer_add(w->to_child, "\n", 1);
+	event_add(w->ev_in, NULL);
+	return (0);
+}
+
+size_t
+worker_stdin_queued(const struct worker *w)
+{
+	return (w->to_child != NULL ? evbuffer_get_length(w->to_child) : 0);
 }

@@ -16,11 +16,15 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "conf.h"
 
+struct iovec;
 struct mcpd;
+struct router;
 struct worker;
 
 enum worker_state {
@@ -52,6 +56,28 @@ void		 worker_kill_now(struct worker *);
 /* The SIGCHLD handler found this worker's process exited. */
 void		 worker_child_exited(struct worker *, int wstatus);
 cJSON		*worker_status_json(const struct worker *);
+
+/* What a client request meets: forwarded, held until ready, or refused. */
+enum worker_avail {
+	WORKER_AVAIL_READY,
+	WORKER_AVAIL_WAIT,
+	WORKER_AVAIL_REFUSE,
+};
+
+/* For the router. */
+const struct conf_server *worker_conf(const struct worker *);
+struct router	*worker_router(const struct worker *);
+int64_t		 worker_next_upstream_id(struct worker *);
+/* The cached upstream initialize result as JSON text. */
+const char	*worker_init_result_text(const struct worker *);
+enum worker_avail worker_availability(const struct worker *);
+/* Why requests are refused, for the error a client sees (malloc'd). */
+char		*worker_unavailable_reason(const struct worker *);
+/* Queue a message (pieces, newline added) for the server's stdin. */
+int		 worker_write(struct worker *, const struct iovec *, int);
+size_t		 worker_stdin_queued(const struct worker *);
+void		 worker_violation(struct worker *, const char *kind,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Iterate over mcpd's workers (in configuration order). */
 struct worker	*worker_first(struct mcpd *);

@@ -49,6 +49,7 @@ struct conf_settings {
 	uint32_t		 stop_timeout_ms;
 	size_t			 max_message_bytes;
 	int			 disabled;
+	unsigned int		 client_caps;
 };
 
 enum conf_kind {
@@ -57,6 +58,7 @@ enum conf_kind {
 	CONF_KIND_FRACTION,
 	CONF_KIND_RESTART,
 	CONF_KIND_BOOL,
+	CONF_KIND_CAPS,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -73,6 +75,7 @@ enum conf_setting_id {
 	CONF_S_STOP_TIMEOUT_MS,
 	CONF_S_MAX_MESSAGE_BYTES,
 	CONF_S_DISABLED,
+	CONF_S_CLIENT_CAPABILITIES,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -114,6 +117,30 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    CONF_MAX_MAX_MESSAGE_BYTES, max_message_bytes),
 	CONF_SETTING(CONF_S_DISABLED, "disabled", CONF_KIND_BOOL,
 	    0, 1, disabled),
+	CONF_SETTING(CONF_S_CLIENT_CAPABILITIES, "client_capabilities",
+	    CONF_KIND_CAPS, 0, 0, client_caps),
+};
+
+static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
+
+/* Daemon-wide settings, only in the top-level "mcpd" object. */
+struct conf_daemon_setting {
+	const char	*name;
+	enum conf_kind	 kind;
+	uint64_t	 min;
+	uint64_t	 max;
+	size_t		 offset;
+};
+
+static const struct conf_daemon_setting conf_daemon_table[] = {
+	{ "client_output_hard_bytes", CONF_KIND_SIZE, 65536,
+	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
+	  offsetof(struct conf, client_output_hard_bytes) },
+	{ "client_output_soft_bytes", CONF_KIND_SIZE, 0,
+	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
+	  offsetof(struct conf, client_output_soft_bytes) },
+	{ "client_output_soft_s", CONF_KIND_U32, 0, 86400,
+	  offsetof(struct conf, client_output_soft_s) },
 };
 
 static const char *conf_restart_names[] = {
@@ -454,6 +481,42 @@ conf_find_setting(const char *key)
 	return (NULL);
 }
 
+/* An array naming capabilities: ["sampling", "elicitation", "roots"]. */
+static int
+conf_parse_caps(struct conf_parse *cp, const char *path, const cJSON *item,
+    unsigned int *out)
+{
+	const cJSON	*e;
+	unsigned int	 caps = 0;
+	size_t		 i, index = 0;
+	int		 found, rc = 0;
+
+	if (!cJSON_IsArray(item)) {
+		conf_error(cp, path, "expected an array of \"sampling\", "
+		    "\"elicitation\" or \"roots\"");
+		return (-1);
+	}
+	cJSON_ArrayForEach(e, item) {
+		found = 0;
+		for (i = 0; cJSON_IsString(e) && i < sizeof conf_cap_names /
+		    sizeof conf_cap_names[0]; i++) {
+			if (strcmp(e->valuestring, conf_cap_names[i]) == 0) {
+				caps |= 1U << i;
+				found = 1;
+			}
+		}
+		if (!found) {
+			conf_error(cp, path, "element %zu: expected "
+			    "\"sampling\", \"elicitation\" or \"roots\"", index);
+			rc = -1;
+		}
+		index++;
+	}
+	if (rc == 0)
+		*out = caps;
+	return (rc);
+}
+
 /* Store one setting into s; returns 0 or -1 (reported, s unchanged). */
 static int
 conf_parse_setting(struct conf_parse *cp, const char *path,
@@ -512,6 +575,8 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		}
 		*(int *)field = cJSON_IsTrue(item) ? 1 : 0;
 		return (0);
+	case CONF_KIND_CAPS:
+		return (conf_parse_caps(cp, path, item, (unsigned int *)field));
 	}
 	return (-1);
 }
@@ -537,6 +602,36 @@ conf_check_settings(struct conf_parse *cp, const char *path,
 	}
 }
 
+/* A daemon-wide key of the "mcpd" object?  Returns 1 if it was one. */
+static int
+conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
+    const cJSON *item)
+{
+	const struct conf_daemon_setting *d;
+	uint64_t	 value;
+	size_t		 i;
+	char		*field;
+
+	for (i = 0; i < sizeof conf_daemon_table / sizeof conf_daemon_table[0];
+	    i++) {
+		d = &conf_daemon_table[i];
+		if (strcmp(d->name, item->string) != 0)
+			continue;
+		if (!conf_integer(item, d->min, d->max, &value)) {
+			conf_error(cp, path, "expected an integer between %"
+			    PRIu64 " and %" PRIu64, d->min, d->max);
+			return (1);
+		}
+		field = (char *)cp->conf + d->offset;
+		if (d->kind == CONF_KIND_U32)
+			*(uint32_t *)field = (uint32_t)value;
+		else
+			*(size_t *)field = (size_t)value;
+		return (1);
+	}
+	return (0);
+}
+
 static void
 conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 {
@@ -556,6 +651,8 @@ conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 		xasprintf(&path, "mcpd.%s", item->string);
 		if (first[i] != i)
 			conf_error(cp, path, "duplicate key");
+		else if (conf_parse_daemon_setting(cp, path, item))
+			;
 		else if ((setting = conf_find_setting(item->string)) == NULL)
 			conf_warn(cp, path, "unknown key, ignored");
 		else if (conf_parse_setting(cp, path, setting, item,
@@ -623,6 +720,67 @@ conf_parse_env(struct conf_parse *cp, const char *path, const cJSON *object,
 	free(first);
 }
 
+/*
+ * "roots": directories the server may work in, as absolute paths or
+ * file:// URIs; mcpd answers the server's roots/list with them.
+ */
+static void
+conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
+    char ***out, size_t *nout)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	const cJSON		*item;
+	char			*epath, *value, *uri;
+	size_t			 index = 0, i, n;
+	unsigned char		 ch;
+
+	if (!cJSON_IsArray(array)) {
+		conf_error(cp, path, "expected an array of absolute paths or "
+		    "file:// URIs");
+		return;
+	}
+	cJSON_ArrayForEach(item, array) {
+		xasprintf(&epath, "%s[%zu]", path, index++);
+		value = conf_string(cp, epath, item);
+		if (value == NULL) {
+			free(epath);
+			continue;
+		}
+		if (strncmp(value, "file://", 7) == 0)
+			uri = xstrdup(value);
+		else if (value[0] == '/') {
+			/* Percent-encode what may not appear in a URI path. */
+			n = strlen(value);
+			uri = xmalloc(7 + 3 * n + 1);
+			memcpy(uri, "file://", 7);
+			for (i = 0, n = 7; value[i] != '\0'; i++) {
+				ch = (unsigned char)value[i];
+				if ((ch >= 'A' && ch <= 'Z') ||
+				    (ch >= 'a' && ch <= 'z') ||
+				    (ch >= '0' && ch <= '9') ||
+				    strchr("/-._~", ch) != NULL)
+					uri[n++] = (char)ch;
+				else {
+					uri[n++] = '%';
+					uri[n++] = hex[ch >> 4];
+					uri[n++] = hex[ch & 15];
+				}
+			}
+			uri[n] = '\0';
+		} else {
+			conf_error(cp, epath, "expected an absolute path or a "
+			    "file:// URI");
+			free(value);
+			free(epath);
+			continue;
+		}
+		free(value);
+		free(epath);
+		*out = xreallocarray(*out, *nout + 1, sizeof **out);
+		(*out)[(*nout)++] = uri;
+	}
+}
+
 static int
 conf_is_foreign_key(const char *key)
 {
@@ -679,7 +837,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	char				*path, *kpath, *command = NULL;
 	char				*cwd = NULL;
 	char				**args = NULL, **env = NULL;
+	char				**roots = NULL;
 	size_t				*first, nargs = 0, nenv = 0, i;
+	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
 	uint32_t			 set = 0;
 	int				 seen_command = 0;
@@ -722,7 +882,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				conf_error(cp, kpath, "expected \"stdio\", "
 				    "\"http\" or \"sse\"");
 			}
-		} else if (strcmp(key, "envFile") == 0)
+		} else if (strcmp(key, "roots") == 0)
+			conf_parse_roots(cp, kpath, item, &roots, &nroots);
+		else if (strcmp(key, "envFile") == 0)
 			conf_warn(cp, kpath, "not supported, ignored");
 		else if ((setting = conf_find_setting(key)) != NULL) {
 			if (conf_parse_setting(cp, kpath, setting, item,
@@ -763,6 +925,10 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.stop_timeout_ms = s.stop_timeout_ms;
 	cs.max_message_bytes = s.max_message_bytes;
 	cs.disabled = s.disabled;
+	cs.client_caps = s.client_caps;
+	cs.nroots = nroots;
+	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
+	cs.roots[nroots] = NULL;
 	conf_add_server(cp, &cs);
 	return;
 
@@ -776,6 +942,9 @@ fail:
 	for (i = 0; i < nenv; i++)
 		free(env[i]);
 	free(env);
+	for (i = 0; i < nroots; i++)
+		free(roots[i]);
+	free(roots);
 }
 
 /* Collect one shape's servers, skipping (with a warning) remote ones. */
@@ -930,7 +1099,13 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.defaults.stop_timeout_ms = CONF_DEFAULT_STOP_TIMEOUT_MS;
 	cp.defaults.max_message_bytes = CONF_DEFAULT_MAX_MESSAGE_BYTES;
 	cp.defaults.disabled = 0;
+	cp.defaults.client_caps = CONF_CAP_ALL;
 	cp.conf = xcalloc(1, sizeof *cp.conf);
+	cp.conf->client_output_hard_bytes =
+	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
+	cp.conf->client_output_soft_bytes =
+	    CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES;
+	cp.conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
 
 	conf_parse_root(&cp, root);
 	cJSON_Delete(root);
@@ -1044,6 +1219,9 @@ conf_server_free(struct conf_server *cs)
 	for (i = 0; i < cs->envc; i++)
 		free(cs->env[i]);
 	free(cs->env);
+	for (i = 0; i < cs->nroots; i++)
+		free(cs->roots[i]);
+	free(cs->roots);
 	free(cs->cwd);
 	free(cs->path);
 }
@@ -1125,6 +1303,12 @@ conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 		return (0);
 	if (a->cwd != NULL && strcmp(a->cwd, b->cwd) != 0)
 		return (0);
+	if (a->client_caps != b->client_caps || a->nroots != b->nroots)
+		return (0);
+	for (i = 0; i < a->nroots; i++) {
+		if (strcmp(a->roots[i], b->roots[i]) != 0)
+			return (0);
+	}
 	if (pa->min_ms != pb->min_ms || pa->max_ms != pb->max_ms ||
 	    pa->jitter != pb->jitter || pa->reset_ms != pb->reset_ms ||
 	    pa->max_restarts != pb->max_restarts ||

@@ -37,8 +37,18 @@
 #define CONF_DEFAULT_REQUEST_TIMEOUT_MS		60000
 #define CONF_DEFAULT_STOP_TIMEOUT_MS		5000
 #define CONF_DEFAULT_MAX_MESSAGE_BYTES		16777216
+#define CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES	(64 * 1024 * 1024)
+#define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES	(16 * 1024 * 1024)
+#define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S	10
 #define CONF_MIN_MAX_MESSAGE_BYTES		1024
 #define CONF_MAX_MAX_MESSAGE_BYTES		(1024 * 1024 * 1024)
+
+/* What mcpd offers servers on behalf of its clients (client_capabilities). */
+#define CONF_CAP_SAMPLING	0x1
+#define CONF_CAP_ELICITATION	0x2
+#define CONF_CAP_ROOTS		0x4
+#define CONF_CAP_ALL		(CONF_CAP_SAMPLING | CONF_CAP_ELICITATION | \
+				 CONF_CAP_ROOTS)
 
 enum conf_restart {
 	CONF_RESTART_ALWAYS,
@@ -60,6 +70,9 @@ struct conf_server {
 	uint32_t	 stop_timeout_ms;
 	size_t		 max_message_bytes;
 	int		 disabled;
+	unsigned int	 client_caps;	/* CONF_CAP_* */
+	char		**roots;	/* file:// URIs; NULL-ended */
+	size_t		 nroots;
 	char		*path;		/* JSON path, "mcpServers.NAME" */
 };
 
@@ -67,6 +80,10 @@ struct conf {
 	char			*file;		/* NULL when parsed from memory */
 	struct conf_server	*servers;	/* in file order */
 	size_t			 nservers;
+	/* Daemon-wide, from the "mcpd" object. */
+	size_t			 client_output_hard_bytes;
+	size_t			 client_output_soft_bytes;
+	uint32_t		 client_output_soft_s;
 };
 
 enum conf_level {

@@ -1,0 +1,1600 @@
+/*
+ * router.c -- route one server's session among its attached clients.
+ *
+ * Messages are routed from their envelope (envelope.c): one scan finds the
+ * id, method, progress token and the few params the rules need, and new
+ * ids are spliced into the byte stream, so a large result is copied once
+ * into the receiving client's output buffer and never parsed into a tree.
+ * cJSON is used only for the small messages mcpd answers itself.
+ *
+ * Invariants:
+ * - Every client request that is accepted gets exactly one answer: the
+ *   server's reply, or an error from mcpd (timeout, server down, oversize),
+ *   unless the client cancelled it or went away.
+ * - Upstream ids come from the worker's counter, which never restarts, so
+ *   a late reply from an earlier session can never match a newer request.
+ * - A pending request is in r->pending (by upstream id) from the moment it
+ *   is forwarded until its reply arrives or its tombstone expires; a live
+ *   one is also in its attachment's id map and in-flight list.
+ * - Timers: request timeouts are uniform per server, so the deadline list
+ *   stays sorted by appending (progress moves an entry to the tail); the
+ *   hard cap is kept in start order; one sweep timer serves both, plus
+ *   tombstones and requests waiting for a starting server.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "client.h"
+#include "conf.h"
+#include "control.h"
+#include "envelope.h"
+#include "hmap.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+#define ROUTER_SWEEP_MS			100
+#define ROUTER_TOMBSTONE_SLACK_MS	5000
+#define ROUTER_HARD_TIMEOUT_FACTOR	10	/* progress extends to this */
+#define ROUTER_WAITING_MAX		4096
+#define ROUTER_STDIN_HIGH_BYTES		(4 * 1024 * 1024)
+#define ROUTER_STDIN_LOW_BYTES		(1024 * 1024)
+#define ROUTER_ID_INLINE_BYTES		40
+#define ROUTER_METHOD_MAX		64
+#define ROUTER_URI_MAX			4096
+#define ROUTER_SLOW_US			(5 * 1000 * 1000)
+#define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
+
+#define nitems(a)	(sizeof (a) / sizeof (a)[0])
+
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
+	for ((var) = TAILQ_FIRST(head);					\
+	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
+	    (var) = (tvar))
+#endif
+
+enum pending_kind {
+	PENDING_CLIENT,		/* a client waits for this reply */
+	PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
+	PENDING_TOMBSTONE,	/* nobody waits; a late reply is dropped */
+};
+
+enum outcome {
+	OUTCOME_OK,
+	OUTCOME_ERROR,		/* the server answered with an error */
+	OUTCOME_TIMEOUT,
+	OUTCOME_CANCELLED,
+	OUTCOME_FAILED,		/* the server went away */
+	OUTCOME_OVERSIZE,
+	OUTCOME_COUNT
+};
+
+static const char *outcome_names[] = {
+	"ok", "error", "timeout", "cancelled", "failed", "oversize"
+};
+
+struct pending {
+	int64_t			 upstream_id;
+	enum pending_kind	 kind;
+	struct attachment	*att;
+	char			*id;		/* client's id, raw JSON text */
+	size_t			 id_len;
+	char			 id_inline[ROUTER_ID_INLINE_BYTES];
+	char			*token;		/* client's progress token */
+	size_t			 token_len;
+	char			 method[ROUTER_METHOD_MAX];
+	uint64_t		 started_us;
+	uint64_t		 deadline_ms;	/* timeout, or tombstone expiry */
+	uint64_t		 hard_deadline_ms;
+	char			*sub_uri;	/* subscribe: undo on error */
+	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline or tombstones */
+	TAILQ_ENTRY(pending)	 start_entry;	/* by_start (not tombstones) */
+	TAILQ_ENTRY(pending)	 att_entry;	/* att->inflight */
+};
+TAILQ_HEAD(pending_list, pending);
+
+/* A request from the server, passed to one client under a new id. */
+struct down {
+	int64_t			 down_id;
+	struct attachment	*att;
+	char			*server_id;	/* raw JSON text */
+	size_t			 server_id_len;
+	TAILQ_ENTRY(down)	 att_entry;
+};
+TAILQ_HEAD(down_list, down);
+
+/* A client request held until the server is ready. */
+struct waiting {
+	struct attachment	*att;
+	char			*line;
+	size_t			 len;
+	uint64_t		 deadline_ms;
+	TAILQ_ENTRY(waiting)	 entry;
+};
+TAILQ_HEAD(waiting_list, waiting);
+
+struct attachment {
+	struct router		*router;
+	struct client		*client;
+	struct hmap		*ids;		/* client id text -> pending */
+	struct pending_list	 inflight;
+	size_t			 ninflight;
+	struct down_list	 downs;
+	struct hmap		*subs;		/* uri -> (void *)1 */
+	int			 level;		/* -1: never set */
+	int			 cap_sampling;
+	int			 cap_elicitation;
+	uint64_t		 last_request_us;
+	TAILQ_ENTRY(attachment)	 entry;
+};
+
+struct router {
+	struct mcpd		*mcpd;
+	struct worker		*worker;
+	TAILQ_HEAD(, attachment) atts;
+	size_t			 natts;
+
+	struct hmap		*pending;	/* upstream id -> pending */
+	struct pending_list	 by_deadline;
+	struct pending_list	 by_start;
+	struct pending_list	 tombstones;
+	size_t			 ninflight;	/* PENDING_CLIENT */
+	struct waiting_list	 waiting;
+	size_t			 nwaiting;
+
+	struct hmap		*downs;		/* down id -> down */
+	struct hmap		*downs_by_server; /* server id text -> down */
+	int64_t			 next_down_id;
+
+	struct hmap		*subs;		/* uri -> subscriber count */
+	int			 upstream_level; /* -1: never set */
+	int			 paused;	/* clients paused: stdin full */
+	struct event		*ev_sweep;
+
+	uint64_t		 outcomes[OUTCOME_COUNT];
+	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
+	uint64_t		 unknown_ids;
+	uint64_t		 bytes_up;
+	uint64_t		 bytes_down;
+};
+
+/* RFC 5424 severities, as MCP names them; index = syslog priority. */
+static const char *router_levels[] = {
+	"emergency", "alert", "critical", "error", "warning", "notice",
+	"info", "debug"
+};
+
+static void	router_client_request(struct attachment *, const char *,
+		    size_t, const struct envelope *);
+static void	router_arm_sweep(struct router *);
+
+static uint64_t
+router_now_us(void)
+{
+	return (mcpd_now_ms() * 1000);
+}
+
+static uint64_t
+router_seed(void)
+{
+	return (mcpd_realtime_us() ^ ((uint64_t)random() << 32) ^
+	    (uint64_t)random());
+}
+
+static int
+router_level_index(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(router_levels); i++) {
+		if (strcmp(router_levels[i], name) == 0)
+			return ((int)i);
+	}
+	return (-1);
+}
+
+static const char *
+router_text(const char *line, const struct envelope_value *v)
+{
+	return (line + v->off);
+}
+
+/*
+ * Output.
+ */
+
+static void
+router_send_client(struct attachment *a, const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
+	size_t		 n;
+
+	if (nedits == 0) {
+		iov[0].iov_base = (void *)line;
+		iov[0].iov_len = len;
+		n = 1;
+	} else
+		n = envelope_splice(line, len, edits, nedits, iov, nitems(iov));
+	a->router->bytes_down += len;
+	client_queue_iov(a->client, iov, (int)n);
+}
+
+static void
+router_pause_clients(struct router *r, int pause)
+{
+	struct attachment	*a;
+
+	r->paused = pause;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (pause)
+			client_pause(a->client);
+		else
+			client_resume(a->client);
+	}
+}
+
+static void
+router_send_server(struct router *r, const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
+	size_t		 n;
+
+	if (nedits == 0) {
+		iov[0].iov_base = (void *)line;
+		iov[0].iov_len = len;
+		n = 1;
+	} else
+		n = envelope_splice(line, len, edits, nedits, iov, nitems(iov));
+	r->bytes_up += len;
+	worker_write(r->worker, iov, (int)n);
+	/* Backpressure: only from the server's stdin to the writers. */
+	if (!r->paused && worker_stdin_queued(r->worker) >
+	    ROUTER_STDIN_HIGH_BYTES)
+		router_pause_clients(r, 1);
+}
+
+static void
+router_send_server_json(struct router *r, cJSON *msg)
+{
+	char	*text;
+
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	router_send_server(r, text, strlen(text), NULL, 0);
+	free(text);
+}
+
+/* An error to a client for the request whose raw id text is given. */
+static void __attribute__((format(printf, 5, 6)))
+router_client_error(struct attachment *a, const char *id, size_t id_len,
+    int code, const char *fmt, ...)
+{
+	va_list		 ap;
+	char		*message, *quoted, head[64];
+	cJSON		*s;
+	struct iovec	 iov[5];
+
+	va_start(ap, fmt);
+	xvasprintf(&message, fmt, ap);
+	va_end(ap);
+	s = cJSON_CreateString(message);
+	quoted = rpc_print(s);
+	cJSON_Delete(s);
+	snprintf(head, sizeof head, ",\"error\":{\"code\":%d,\"message\":",
+	    code);
+
+	iov[0].iov_base = (void *)"{\"jsonrpc\":\"2.0\",\"id\":";
+	iov[0].iov_len = strlen(iov[0].iov_base);
+	iov[1].iov_base = (void *)(id != NULL ? id : "null");
+	iov[1].iov_len = id != NULL ? id_len : 4;
+	iov[2].iov_base = head;
+	iov[2].iov_len = strlen(head);
+	iov[3].iov_base = quoted;
+	iov[3].iov_len = strlen(quoted);
+	iov[4].iov_base = (void *)"}}";
+	iov[4].iov_len = 2;
+	client_queue_iov(a->client, iov, (int)nitems(iov));
+	free(quoted);
+	free(message);
+}
+
+/* A result to a client: {"jsonrpc":"2.0","id":ID,"result":RESULT}. */
+static void
+router_client_result(struct attachment *a, const char *id, size_t id_len,
+    const char *result, size_t result_len)
+{
+	struct iovec	 iov[5];
+
+	iov[0].iov_base = (void *)"{\"jsonrpc\":\"2.0\",\"id\":";
+	iov[0].iov_len = strlen(iov[0].iov_base);
+	iov[1].iov_base = (void *)id;
+	iov[1].iov_len = id_len;
+	iov[2].iov_base = (void *)",\"result\":";
+	iov[2].iov_len = strlen(iov[2].iov_base);
+	iov[3].iov_base = (void *)result;
+	iov[3].iov_len = result_len;
+	iov[4].iov_base = (void *)"}";
+	iov[4].iov_len = 1;
+	client_queue_iov(a->client, iov, (int)nitems(iov));
+}
+
+/* A result or error to the server for its request (raw id text). */
+static void
+router_server_reply(struct router *r, const char *id, size_t id_len,
+    cJSON *result, int code, const char *message)
+{
+	cJSON	*idj, *msg;
+
+	if ((idj = cJSON_ParseWithLength(id, id_len)) == NULL)
+		return;
+	if (result != NULL)
+		msg = rpc_make_result(idj, result);
+	else
+		msg = rpc_make_error(idj, code, message, NULL);
+	cJSON_Delete(idj);
+	router_send_server_json(r, msg);
+}
+
+/*
+ * Pending requests.
+ */
+
+static uint64_t
+router_tombstone_ttl_ms(const struct router *r)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+
+	return ((uint64_t)cs->request_timeout_ms + cs->init_timeout_ms +
+	    cs->backoff.max_ms + ROUTER_TOMBSTONE_SLACK_MS);
+}
+
+static struct pending *
+pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
+    const char *id, size_t id_len, const char *method)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	struct pending	*p;
+	uint64_t	 now = mcpd_now_ms();
+
+	p = xcalloc(1, sizeof *p);
+	p->kind = kind;
+	p->att = a;
+	p->upstream_id = worker_next_upstream_id(r->worker);
+	if (id != NULL) {
+		p->id = id_len < sizeof p->id_inline ? p->id_inline :
+		    xmalloc(id_len + 1);
+		memcpy(p->id, id, id_len);
+		p->id[id_len] = '\0';
+		p->id_len = id_len;
+	}
+	snprintf(p->method, sizeof p->method, "%s", method);
+	p->started_us = router_now_us();
+	p->deadline_ms = now + cs->request_timeout_ms;
+	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
+	    ROUTER_HARD_TIMEOUT_FACTOR;
+	hmap_put_i64(r->pending, p->upstream_id, p);
+	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
+	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
+	if (kind == PENDING_CLIENT) {
+		hmap_put(a->ids, p->id, p->id_len, p);
+		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
+		a->ninflight++;
+		r->ninflight++;
+	}
+	router_arm_sweep(r);
+	return (p);
+}
+
+/* Take a live pending off its client and its timers. */
+static void
+pending_unlink_live(struct router *r, struct pending *p)
+{
+	struct attachment	*a = p->att;
+
+	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
+	TAILQ_REMOVE(&r->by_start, p, start_entry);
+	if (p->kind == PENDING_CLIENT) {
+		hmap_del(a->ids, p->id, p->id_len);
+		TAILQ_REMOVE(&a->inflight, p, att_entry);
+		a->ninflight--;
+		r->ninflight--;
+	}
+	p->att = NULL;
+}
+
+static void
+pending_free(struct pending *p)
+{
+	if (p->id != p->id_inline)
+		free(p->id);
+	free(p->token);
+	free(p->sub_uri);
+	free(p);
+}
+
+/* Done with a pending for good (reply delivered or nothing to wait for). */
+static void
+pending_destroy(struct router *r, struct pending *p)
+{
+	if (p->kind == PENDING_TOMBSTONE)
+		TAILQ_REMOVE(&r->tombstones, p, timer_entry);
+	else
+		pending_unlink_live(r, p);
+	hmap_del_i64(r->pending, p->upstream_id);
+	pending_free(p);
+}
+
+/* Nobody waits any more; keep the id so a late reply is dropped quietly. */
+static void
+pending_tombstone(struct router *r, struct pending *p)
+{
+	pending_unlink_live(r, p);
+	p->kind = PENDING_TOMBSTONE;
+	p->deadline_ms = mcpd_now_ms() + router_tombstone_ttl_ms(r);
+	TAILQ_INSERT_TAIL(&r->tombstones, p, timer_entry);
+	router_arm_sweep(r);
+}
+
+static void
+router_record(struct router *r, struct pending *p, enum outcome outcome,
+    const char *reason)
+{
+	uint64_t	 us = router_now_us() - p->started_us, v;
+	int		 bucket = 0;
+	char		 duration[32], pidtext[32];
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
+		{ MCPD_FIELD_METHOD, p->method },
+		{ MCPD_FIELD_DURATION_US, duration },
+		{ MCPD_FIELD_CLIENT_PID, pidtext },
+		{ MCPD_FIELD_REASON, reason },
+	};
+
+	r->outcomes[outcome]++;
+	for (v = us; v > 1 && bucket < ROUTER_LATENCY_BUCKETS - 1; v >>= 1)
+		bucket++;
+	r->latency[bucket]++;
+	if (outcome == OUTCOME_OK && us < ROUTER_SLOW_US)
+		return;
+	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
+	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
+	    (long)client_pid(p->att->client) : 0L);
+	log_event(outcome == OUTCOME_OK || outcome == OUTCOME_CANCELLED ?
+	    LOG_INFO : LOG_NOTICE, MCPD_MID_REQUEST, f, nitems(f),
+	    "%s: %s from pid %s: %s after %.1f ms%s%s", worker_name(r->worker),
+	    p->method, pidtext, outcome_names[outcome], (double)us / 1000.0,
+	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
+}
+
+/* Tell the server to stop working on a request. */
+static void
+router_cancel_upstream(struct router *r, struct pending *p,
+    const char *reason)
+{
+	char	 text[160];
+	int	 n;
+
+	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}", (long long)p->upstream_id, reason);
+	router_send_server(r, text, (size_t)n, NULL, 0);
+}
+
+static void
+router_internal_request(struct router *r, const char *method, cJSON *params)
+{
+	struct pending	*p;
+	cJSON		*id;
+
+	p = pending_new(r, PENDING_INTERNAL, NULL, NULL, 0, method);
+	id = cJSON_CreateNumber((double)p->upstream_id);
+	router_send_server_json(r, rpc_make_request(id, method, params));
+	cJSON_Delete(id);
+}
+
+/*
+ * Timers.
+ */
+
+static void
+router_timeout(struct router *r, struct pending *p)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	char		 reason[96];
+
+	if (p->kind != PENDING_CLIENT) {
+		pending_destroy(r, p);
+		return;
+	}
+	snprintf(reason, sizeof reason, "timed out after %.1f s",
+	    (double)(router_now_us() - p->started_us) / 1e6);
+	router_record(r, p, OUTCOME_TIMEOUT, reason);
+	router_client_error(p->att, p->id, p->id_len, RPC_REQUEST_TIMEOUT,
+	    "request timed out: %s did not answer %s within %u ms",
+	    worker_name(r->worker), p->method, cs->request_timeout_ms);
+	router_cancel_upstream(r, p, "request timed out");
+	pending_tombstone(r, p);
+}
+
+static void
+router_waiting_free(struct router *r, struct waiting *wt)
+{
+	TAILQ_REMOVE(&r->waiting, wt, entry);
+	r->nwaiting--;
+	free(wt->line);
+	free(wt);
+}
+
+/* Answer a held request with an error (the server will not be ready). */
+static void
+router_waiting_fail(struct router *r, struct waiting *wt, const char *why)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (envelope_scan(wt->line, wt->len, &env, &erroff) == 0 &&
+	    env.id.type != ENVELOPE_ABSENT)
+		router_client_error(wt->att, router_text(wt->line, &env.id),
+		    env.id.len, MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
+	router_waiting_free(r, wt);
+}
+
+static void
+router_sweep_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct router	*r = arg;
+	struct pending	*p;
+	struct waiting	*wt;
+	uint64_t	 now = mcpd_now_ms();
+	char		*why;
+
+	while ((p = TAILQ_FIRST(&r->by_deadline)) != NULL &&
+	    p->deadline_ms <= now)
+		router_timeout(r, p);
+	while ((p = TAILQ_FIRST(&r->by_start)) != NULL &&
+	    p->hard_deadline_ms <= now)
+		router_timeout(r, p);
+	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL &&
+	    p->deadline_ms <= now)
+		pending_destroy(r, p);
+	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
+	    wt->deadline_ms <= now) {
+		xasprintf(&why, "server %s did not become ready within %u ms",
+		    worker_name(r->worker),
+		    worker_conf(r->worker)->init_timeout_ms);
+		router_waiting_fail(r, wt, why);
+		free(why);
+	}
+	router_arm_sweep(r);
+}
+
+static void
+router_arm_sweep(struct router *r)
+{
+	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
+
+	if (evtimer_pending(r->ev_sweep, NULL))
+		return;
+	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->tombstones) &&
+	    TAILQ_EMPTY(&r->waiting))
+		return;
+	evtimer_add(r->ev_sweep, &tv);
+}
+
+/*
+ * Server to clients.
+ */
+
+static void
+router_server_response(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct pending		*p;
+	struct attachment	*a;
+	struct envelope_edit	 edit;
+	int64_t			 id;
+	int			 is_error = env->error.type != ENVELOPE_ABSENT;
+
+	if (envelope_int64(line, &env->id, &id) != 0 ||
+	    (p = hmap_get_i64(r->pending, id)) == NULL) {
+		r->unknown_ids++;
+		worker_violation(r->worker, "unknown-id", "reply to id %.*s, "
+		    "which mcpd did not send or already answered",
+		    env->id.len > 40 ? 40 : (int)env->id.len,
+		    router_text(line, &env->id));
+		return;
+	}
+	switch (p->kind) {
+	case PENDING_TOMBSTONE:
+	case PENDING_INTERNAL:
+		pending_destroy(r, p);
+		return;
+	case PENDING_CLIENT:
+		break;
+	}
+	a = p->att;
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text = p->id;
+	edit.text_len = p->id_len;
+	router_send_client(a, line, len, &edit, 1);
+	if (is_error && p->sub_uri != NULL) {
+		/* The subscription did not happen: forget it. */
+		if (hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL) {
+			uintptr_t n = (uintptr_t)hmap_get(r->subs, p->sub_uri,
+			    strlen(p->sub_uri));
+			if (n <= 1)
+				hmap_del(r->subs, p->sub_uri,
+				    strlen(p->sub_uri));
+			else
+				hmap_put(r->subs, p->sub_uri,
+				    strlen(p->sub_uri), (void *)(n - 1));
+		}
+	}
+	router_record(r, p, is_error ? OUTCOME_ERROR : OUTCOME_OK, NULL);
+	pending_destroy(r, p);
+}
+
+static void
+router_progress(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct pending		*p;
+	struct envelope_edit	 edit;
+	int64_t			 token;
+	uint64_t		 now = mcpd_now_ms();
+
+	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
+	    (p = hmap_get_i64(r->pending, token)) == NULL ||
+	    p->kind != PENDING_CLIENT || p->token == NULL)
+		return;		/* not ours to route (or already done) */
+	edit.off = env->p_progress_token.off;
+	edit.len = env->p_progress_token.len;
+	edit.text = p->token;
+	edit.text_len = p->token_len;
+	router_send_client(p->att, line, len, &edit, 1);
+	/* Progress proves the request is alive: restart its timeout. */
+	p->deadline_ms = now + worker_conf(r->worker)->request_timeout_ms;
+	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
+	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
+}
+
+static void
+router_server_cancelled(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct down		*d;
+	struct envelope_edit	 edit;
+	char			 idtext[24];
+
+	if (env->p_request_id.type == ENVELOPE_ABSENT ||
+	    (d = hmap_get(r->downs_by_server, router_text(line,
+	    &env->p_request_id), env->p_request_id.len)) == NULL)
+		return;
+	edit.off = env->p_request_id.off;
+	edit.len = env->p_request_id.len;
+	edit.text_len = (size_t)snprintf(idtext, sizeof idtext, "%lld",
+	    (long long)d->down_id);
+	edit.text = idtext;
+	router_send_client(d->att, line, len, &edit, 1);
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&d->att->downs, d, att_entry);
+	free(d->server_id);
+	free(d);
+}
+
+static void
+router_server_log(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct attachment	*a;
+	char			 level[16];
+	int			 severity;
+
+	if (envelope_string_copy(line, &env->p_level, level,
+	    sizeof level) < 0 || (severity = router_level_index(level)) < 0)
+		severity = LOG_INFO;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (a->level < 0 || severity <= a->level)
+			router_send_client(a, line, len, NULL, 0);
+	}
+}
+
+static void
+router_server_notification(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct attachment	*a;
+	char			 method[ROUTER_METHOD_MAX], uri[ROUTER_URI_MAX];
+
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		method[0] = '\0';
+	if (strcmp(method, "notifications/progress") == 0) {
+		router_progress(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/cancelled") == 0) {
+		router_server_cancelled(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/message") == 0) {
+		router_server_log(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/resources/updated") == 0) {
+		if (envelope_string_copy(line, &env->p_uri, uri,
+		    sizeof uri) < 0)
+			return;
+		TAILQ_FOREACH(a, &r->atts, entry) {
+			if (hmap_get(a->subs, uri, strlen(uri)) != NULL)
+				router_send_client(a, line, len, NULL, 0);
+		}
+		return;
+	}
+	/* list_changed and anything else: every attached client. */
+	TAILQ_FOREACH(a, &r->atts, entry)
+		router_send_client(a, line, len, NULL, 0);
+}
+
+/* The client most likely to be the one this server request is for. */
+static struct attachment *
+router_pick_client(struct router *r, const char *method)
+{
+	struct attachment	*a, *best = NULL;
+	int			 sampling;
+
+	sampling = strcmp(method, "sampling/createMessage") == 0;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (sampling ? !a->cap_sampling : !a->cap_elicitation)
+			continue;
+		if (a->ninflight == 0)
+			continue;
+		if (best == NULL || a->last_request_us > best->last_request_us)
+			best = a;
+	}
+	return (best);
+}
+
+static cJSON *
+router_roots_result(struct router *r)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	cJSON		*result, *roots, *root;
+	size_t		 i;
+	const char	*name;
+
+	result = cJSON_CreateObject();
+	roots = cJSON_AddArrayToObject(result, "roots");
+	for (i = 0; i < cs->nroots; i++) {
+		root = cJSON_CreateObject();
+		cJSON_AddStringToObject(root, "uri", cs->roots[i]);
+		name = strrchr(cs->roots[i], '/');
+		if (name != NULL && name[1] != '\0')
+			cJSON_AddStringToObject(root, "name", name + 1);
+		cJSON_AddItemToArray(roots, root);
+	}
+	return (result);
+}
+
+static void
+router_server_request(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	const char		*id = router_text(line, &env->id);
+	struct attachment	*a;
+	struct down		*d;
+	struct envelope_edit	 edit;
+	char			 method[ROUTER_METHOD_MAX], idtext[24], *text;
+
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		method[0] = '\0';
+	if (strcmp(method, "ping") == 0) {
+		router_server_reply(r, id, env->id.len, cJSON_CreateObject(),
+		    0, NULL);
+		return;
+	}
+	if (strcmp(method, "roots/list") == 0 &&
+	    worker_conf(r->worker)->nroots > 0) {
+		router_server_reply(r, id, env->id.len, router_roots_result(r),
+		    0, NULL);
+		return;
+	}
+	if ((strcmp(method, "sampling/createMessage") != 0 &&
+	    strcmp(method, "elicitation/create") != 0) ||
+	    (a = router_pick_client(r, method)) == NULL ||
+	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
+		xasprintf(&text, "no client attached through mcpd can handle "
+		    "%s", method[0] != '\0' ? method : "this request");
+		router_server_reply(r, id, env->id.len, NULL,
+		    RPC_METHOD_NOT_FOUND, text);
+		free(text);
+		return;
+	}
+
+	d = xcalloc(1, sizeof *d);
+	d->down_id = ++r->next_down_id;
+	d->att = a;
+	d->server_id = xstrndup(id, env->id.len);
+	d->server_id_len = env->id.len;
+	hmap_put_i64(r->downs, d->down_id, d);
+	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
+	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
+
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text_len = (size_t)snprintf(idtext, sizeof idtext, "%lld",
+	    (long long)d->down_id);
+	edit.text = idtext;
+	router_send_client(a, line, len, &edit, 1);
+}
+
+void
+router_server_line(struct router *r, const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		worker_violation(r->worker, "invalid-json", "dropped a stdout "
+		    "line of %zu bytes: invalid JSON at byte %zu", len, erroff);
+		return;
+	}
+	if (env.method.type == ENVELOPE_STRING) {
+		if (env.id.type == ENVELOPE_ABSENT)
+			router_server_notification(r, line, len, &env);
+		else if (env.id.type == ENVELOPE_STRING ||
+		    env.id.type == ENVELOPE_NUMBER)
+			router_server_request(r, line, len, &env);
+		else
+			worker_violation(r->worker, "invalid", "request with "
+			    "an id that is not a string or number");
+		return;
+	}
+	if (env.method.type == ENVELOPE_ABSENT &&
+	    env.id.type != ENVELOPE_ABSENT &&
+	    (env.result.type != ENVELOPE_ABSENT) !=
+	    (env.error.type != ENVELOPE_ABSENT)) {
+		router_server_response(r, line, len, &env);
+		return;
+	}
+	worker_violation(r->worker, "invalid", "not a JSON-RPC request, "
+	    "notification or response");
+}
+
+void
+router_server_oversize(struct router *r, size_t total, const char *id,
+    size_t id_len)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	struct envelope_value	 v;
+	struct pending		*p;
+	int64_t			 upstream_id;
+	char			 reason[96];
+
+	v.type = ENVELOPE_NUMBER;
+	v.off = 0;
+	v.len = id_len;
+	if (id == NULL || envelope_int64(id, &v, &upstream_id) != 0 ||
+	    (p = hmap_get_i64(r->pending, upstream_id)) == NULL)
+		return;
+	if (p->kind != PENDING_CLIENT) {
+		pending_destroy(r, p);
+		return;
+	}
+	snprintf(reason, sizeof reason, "response of %zu bytes", total);
+	router_record(r, p, OUTCOME_OVERSIZE, reason);
+	router_client_error(p->att, p->id, p->id_len,
+	    MCPD_ERR_MESSAGE_TOO_LARGE, "response of %zu bytes from %s "
+	    "exceeds max_message_bytes (%zu); it was discarded", total,
+	    worker_name(r->worker), cs->max_message_bytes);
+	pending_destroy(r, p);
+}
+
+/*
+ * Clients to server.
+ */
+
+static void
+router_set_upstream_level(struct router *r)
+{
+	struct attachment	*a;
+	int			 level = -1;
+	cJSON			*params;
+
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (a->level > level)
+			level = a->level;
+	}
+	if (level < 0 || level == r->upstream_level)
+		return;
+	r->upstream_level = level;
+	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "level", router_levels[level]);
+	router_internal_request(r, "logging/setLevel", params);
+}
+
+static void
+router_set_level(struct attachment *a, const char *line,
+    const struct envelope *env)
+{
+	char	 level[16];
+	int	 index;
+
+	if (envelope_string_copy(line, &env->p_level, level,
+	    sizeof level) < 0 || (index = router_level_index(level)) < 0) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "invalid params: level "
+		    "must be one of debug, info, notice, warning, error, "
+		    "critical, alert, emergency");
+		return;
+	}
+	a->level = index;
+	router_set_upstream_level(a->router);
+	router_client_result(a, router_text(line, &env->id), env->id.len,
+	    "{}", 2);
+}
+
+static void
+router_initialize(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	const char	*cached;
+	cJSON		*msg, *caps;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) != NULL) {
+		caps = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(msg, "params"),
+		    "capabilities");
+		a->cap_sampling = cJSON_GetObjectItemCaseSensitive(caps,
+		    "sampling") != NULL;
+		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
+		    "elicitation") != NULL;
+		cJSON_Delete(msg);
+	}
+	cached = worker_init_result_text(a->router->worker);
+	router_client_result(a, router_text(line, &env->id), env->id.len,
+	    cached, strlen(cached));
+}
+
+/* Subscriptions are counted: upstream sees the first and the last. */
+static void
+router_subscribe(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env, int subscribe)
+{
+	struct router	*r = a->router;
+	char		*uri;
+	uintptr_t	 count;
+	size_t		 urilen;
+
+	uri = xmalloc(ROUTER_URI_MAX);
+	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "invalid params: uri "
+		    "must be a string of at most %d bytes", ROUTER_URI_MAX - 1);
+		free(uri);
+		return;
+	}
+	urilen = strlen(uri);
+	count = (uintptr_t)hmap_get(r->subs, uri, urilen);
+	if (subscribe) {
+		if (hmap_get(a->subs, uri, urilen) != NULL || count > 0) {
+			if (hmap_put(a->subs, uri, urilen, (void *)1) == NULL)
+				hmap_put(r->subs, uri, urilen,
+				    (void *)(count + 1));
+			router_client_result(a, router_text(line, &env->id),
+			    env->id.len, "{}", 2);
+			free(uri);
+			return;
+		}
+		hmap_put(a->subs, uri, urilen, (void *)1);
+		hmap_put(r->subs, uri, urilen, (void *)1);
+		router_client_request(a, line, len, env);
+		/* Remember what to undo if the server refuses. */
+		{
+			struct pending *p = hmap_get(a->ids,
+			    router_text(line, &env->id), env->id.len);
+			if (p != NULL)
+				p->sub_uri = xstrdup(uri);
+		}
+		free(uri);
+		return;
+	}
+	if (hmap_del(a->subs, uri, urilen) == NULL || count > 1) {
+		if (count > 1 && hmap_get(a->subs, uri, urilen) == NULL)
+			hmap_put(r->subs, uri, urilen, (void *)(count - 1));
+		router_client_result(a, router_text(line, &env->id),
+		    env->id.len, "{}", 2);
+		free(uri);
+		return;
+	}
+	hmap_del(r->subs, uri, urilen);
+	router_client_request(a, line, len, env);
+	free(uri);
+}
+
+/* Forward a client request upstream under a fresh id. */
+static void
+router_client_request(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct pending		*p;
+	struct envelope_edit	 edits[2];
+	char			 method[ROUTER_METHOD_MAX], upstream[24];
+	const char		*id = router_text(line, &env->id);
+	size_t			 n = 0, upstream_len;
+
+	if (hmap_get(a->ids, id, env->id.len) != NULL) {
+		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
+		    "invalid request: id %.*s is already in use by a request "
+		    "in flight", env->id.len > 40 ? 40 : (int)env->id.len, id);
+		return;
+	}
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		snprintf(method, sizeof method, "(long method name)");
+	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
+	a->last_request_us = p->started_us;
+	upstream_len = (size_t)snprintf(upstream, sizeof upstream, "%lld",
+	    (long long)p->upstream_id);
+
+	edits[n].off = env->id.off;
+	edits[n].len = env->id.len;
+	edits[n].text = upstream;
+	edits[n].text_len = upstream_len;
+	n++;
+	if (env->progress_token.type == ENVELOPE_STRING ||
+	    env->progress_token.type == ENVELOPE_NUMBER) {
+		p->token = xstrndup(router_text(line, &env->progress_token),
+		    env->progress_token.len);
+		p->token_len = env->progress_token.len;
+		edits[n].off = env->progress_token.off;
+		edits[n].len = env->progress_token.len;
+		edits[n].text = upstream;
+		edits[n].text_len = upstream_len;
+		if (edits[n].off < edits[0].off) {
+			struct envelope_edit tmp = edits[0];
+			edits[0] = edits[n];
+			edits[n] = tmp;
+		}
+		n++;
+	}
+	router_send_server(r, line, len, edits, n);
+}
+
+static void
+router_client_cancelled(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct pending		*p;
+	struct waiting		*wt, *next;
+	struct envelope_edit	 edit;
+	struct envelope		 wenv;
+	char			 upstream[24];
+	size_t			 erroff;
+
+	if (env->p_request_id.type == ENVELOPE_ABSENT)
+		return;
+	p = hmap_get(a->ids, router_text(line, &env->p_request_id),
+	    env->p_request_id.len);
+	if (p == NULL) {
+		/* Perhaps it is still waiting for the server to start. */
+		TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
+			if (wt->att != a || envelope_scan(wt->line, wt->len,
+			    &wenv, &erroff) != 0)
+				continue;
+			if (wenv.id.len == env->p_request_id.len &&
+			    memcmp(router_text(wt->line, &wenv.id),
+			    router_text(line, &env->p_request_id),
+			    wenv.id.len) == 0)
+				router_waiting_free(r, wt);
+		}
+		return;
+	}
+	edit.off = env->p_request_id.off;
+	edit.len = env->p_request_id.len;
+	edit.text_len = (size_t)snprintf(upstream, sizeof upstream, "%lld",
+	    (long long)p->upstream_id);
+	edit.text = upstream;
+	router_send_server(r, line, len, &edit, 1);
+	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
+	pending_tombstone(r, p);
+}
+
+/* A client answers a request the server sent it. */
+static void
+router_client_response(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct down		*d;
+	struct envelope_edit	 edit;
+	int64_t			 id;
+
+	if (envelope_int64(line, &env->id, &id) != 0 ||
+	    (d = hmap_get_i64(r->downs, id)) == NULL || d->att != a)
+		return;		/* late, or not a request we sent it */
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text = d->server_id;
+	edit.text_len = d->server_id_len;
+	router_send_server(r, line, len, &edit, 1);
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&a->downs, d, att_entry);
+	free(d->server_id);
+	free(d);
+}
+
+static void
+router_hold(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router	*r = a->router;
+	struct waiting	*wt;
+
+	if (r->nwaiting >= ROUTER_WAITING_MAX) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, MCPD_ERR_SERVER_UNAVAILABLE, "server %s is "
+		    "starting and %d requests are already waiting for it",
+		    worker_name(r->worker), ROUTER_WAITING_MAX);
+		return;
+	}
+	wt = xcalloc(1, sizeof *wt);
+	wt->att = a;
+	wt->line = xstrndup(line, len);
+	wt->len = len;
+	wt->deadline_ms = mcpd_now_ms() +
+	    worker_conf(r->worker)->init_timeout_ms;
+	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
+	r->nwaiting++;
+	router_arm_sweep(r);
+}
+
+static void
+router_control(struct attachment *a, const char *line, size_t len)
+{
+	cJSON		*msg;
+	const cJSON	*id, *method, *params;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return;
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	control_dispatch(a->router->mcpd, a->client, id, method->valuestring,
+	    params);
+	cJSON_Delete(msg);
+}
+
+static void
+router_client_request_ready(struct attachment *a, const char *line,
+    size_t len, const struct envelope *env, const char *method)
+{
+	if (strcmp(method, "initialize") == 0)
+		router_initialize(a, line, len, env);
+	else if (strcmp(method, "logging/setLevel") == 0)
+		router_set_level(a, line, env);
+	else if (strcmp(method, "resources/subscribe") == 0)
+		router_subscribe(a, line, len, env, 1);
+	else if (strcmp(method, "resources/unsubscribe") == 0)
+		router_subscribe(a, line, len, env, 0);
+	else
+		router_client_request(a, line, len, env);
+}
+
+void
+router_client_line(struct attachment *a, const char *line, size_t len)
+{
+	struct router	*r = a->router;
+	struct envelope	 env;
+	char		 method[ROUTER_METHOD_MAX], *why;
+	size_t		 erroff;
+	int		 has_id;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
+		    "invalid JSON at byte %zu", erroff);
+		return;
+	}
+	has_id = env.id.type == ENVELOPE_STRING ||
+	    env.id.type == ENVELOPE_NUMBER;
+
+	if (env.method.type == ENVELOPE_ABSENT) {
+		if (has_id && (env.result.type != ENVELOPE_ABSENT) !=
+		    (env.error.type != ENVELOPE_ABSENT)) {
+			router_client_response(a, line, len, &env);
+			return;
+		}
+		router_client_error(a, has_id ? router_text(line, &env.id) :
+		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
+		    "not a JSON-RPC 2.0 request, notification or response");
+		return;
+	}
+	if (env.method.type != ENVELOPE_STRING ||
+	    (env.id.type != ENVELOPE_ABSENT && !has_id) ||
+	    env.result.type != ENVELOPE_ABSENT ||
+	    env.error.type != ENVELOPE_ABSENT) {
+		router_client_error(a, has_id ? router_text(line, &env.id) :
+		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
+		    "method must be a string and id a string or a number");
+		return;
+	}
+	if (envelope_string_copy(line, &env.method, method,
+	    sizeof method) < 0)
+		snprintf(method, sizeof method, "(long method name)");
+
+	if (!has_id) {
+		if (strcmp(method, "notifications/initialized") == 0 ||
+		    strcmp(method, "notifications/roots/list_changed") == 0)
+			return;		/* mcpd's own business */
+		if (strcmp(method, "notifications/cancelled") == 0) {
+			router_client_cancelled(a, line, len, &env);
+			return;
+		}
+		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+			router_send_server(r, line, len, NULL, 0);
+		return;
+	}
+
+	if (strncmp(method, MCPD_METHOD_PREFIX,
+	    strlen(MCPD_METHOD_PREFIX)) == 0) {
+		router_control(a, line, len);
+		return;
+	}
+	switch (worker_availability(r->worker)) {
+	case WORKER_AVAIL_READY:
+		router_client_request_ready(a, line, len, &env, method);
+		break;
+	case WORKER_AVAIL_WAIT:
+		router_hold(a, line, len, &env);
+		break;
+	case WORKER_AVAIL_REFUSE:
+		why = worker_unavailable_reason(r->worker);
+		router_client_error(a, router_text(line, &env.id), env.id.len,
+		    MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
+		free(why);
+		break;
+	}
+}
+
+/*
+ * Session events.
+ */
+
+void
+router_session_ready(struct router *r, int first)
+{
+	struct attachment	*a;
+	struct waiting		*wt;
+	struct waiting_list	 held;
+	const void		*key;
+	size_t			 keylen;
+	struct hmap_iter	 it;
+	cJSON			*params;
+	char			*uri;
+	static const char	*changed[] = {
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/tools/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/resources/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/prompts/list_changed\"}",
+	};
+	size_t			 i;
+
+	if (!first) {
+		/* A new server process: restore what clients set up. */
+		hmap_iter_init(r->subs, &it);
+		while (hmap_iter_next(&it, &key, &keylen, NULL)) {
+			uri = xstrndup(key, keylen);
+			params = cJSON_CreateObject();
+			cJSON_AddStringToObject(params, "uri", uri);
+			router_internal_request(r, "resources/subscribe",
+			    params);
+			free(uri);
+		}
+		if (r->upstream_level >= 0) {
+			params = cJSON_CreateObject();
+			cJSON_AddStringToObject(params, "level",
+			    router_levels[r->upstream_level]);
+			router_internal_request(r, "logging/setLevel", params);
+		}
+		/* What it offers may have changed with it. */
+		TAILQ_FOREACH(a, &r->atts, entry) {
+			for (i = 0; i < nitems(changed); i++)
+				client_queue_iov(a->client, &(struct iovec){
+				    (void *)changed[i], strlen(changed[i]) }, 1);
+		}
+	}
+
+	/* Replay held requests in arrival order. */
+	TAILQ_INIT(&held);
+	TAILQ_CONCAT(&held, &r->waiting, entry);
+	while ((wt = TAILQ_FIRST(&held)) != NULL) {
+		TAILQ_REMOVE(&held, wt, entry);
+		r->nwaiting--;
+		router_client_line(wt->att, wt->line, wt->len);
+		free(wt->line);
+		free(wt);
+	}
+}
+
+void
+router_session_down(struct router *r, const char *reason)
+{
+	struct pending		*p, *next;
+	struct attachment	*a;
+	struct down		*d;
+	struct hmap_iter	 it;
+	void			*value;
+	char			 text[128];
+	int			 n;
+
+	TAILQ_FOREACH_SAFE(p, &r->by_start, start_entry, next) {
+		if (p->kind == PENDING_CLIENT) {
+			router_record(r, p, OUTCOME_FAILED, reason);
+			router_client_error(p->att, p->id, p->id_len,
+			    RPC_CONNECTION_CLOSED, "server %s went away while "
+			    "handling %s: %s", worker_name(r->worker),
+			    p->method, reason);
+		}
+		pending_destroy(r, p);
+	}
+	/* Ids are never reused, so tombstones of this session can go. */
+	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL)
+		pending_destroy(r, p);
+
+	/* Requests the dead server sent to clients: withdraw them. */
+	hmap_iter_init(r->downs, &it);
+	while (hmap_iter_next(&it, NULL, NULL, &value)) {
+		d = value;
+		a = d->att;
+		n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%lld,\"reason\":\"server exited\"}}",
+		    (long long)d->down_id);
+		client_queue_iov(a->client, &(struct iovec){ text, (size_t)n },
+		    1);
+		hmap_del_i64(r->downs, d->down_id);
+		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+		TAILQ_REMOVE(&a->downs, d, att_entry);
+		free(d->server_id);
+		free(d);
+	}
+	if (r->paused)
+		router_pause_clients(r, 0);
+}
+
+void
+router_session_unavailable(struct router *r)
+{
+	struct waiting	*wt;
+	char		*why;
+
+	if (TAILQ_EMPTY(&r->waiting))
+		return;
+	why = worker_unavailable_reason(r->worker);
+	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
+		router_waiting_fail(r, wt, why);
+	free(why);
+}
+
+void
+router_stdin_drained(struct router *r)
+{
+	if (r->paused && worker_stdin_queued(r->worker) <
+	    ROUTER_STDIN_LOW_BYTES)
+		router_pause_clients(r, 0);
+}
+
+cJSON *
+router_client_capabilities(const struct router *r)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	cJSON		*caps;
+
+	caps = cJSON_CreateObject();
+	if (cs->client_caps & CONF_CAP_SAMPLING)
+		cJSON_AddObjectToObject(caps, "sampling");
+	if (cs->client_caps & CONF_CAP_ELICITATION)
+		cJSON_AddObjectToObject(caps, "elicitation");
+	if ((cs->client_caps & CONF_CAP_ROOTS) && cs->nroots > 0)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+		    "listChanged", 0);
+	return (caps);
+}
+
+/*
+ * Attachments.
+ */
+
+struct attachment *
+router_attach(struct router *r, struct client *c)
+{
+	struct attachment	*a;
+
+	a = xcalloc(1, sizeof *a);
+	a->router = r;
+	a->client = c;
+	a->ids = hmap_new(router_seed());
+	a->subs = hmap_new(router_seed());
+	a->level = -1;
+	TAILQ_INIT(&a->inflight);
+	TAILQ_INIT(&a->downs);
+	TAILQ_INSERT_TAIL(&r->atts, a, entry);
+	r->natts++;
+	if (r->paused)
+		client_pause(c);
+	return (a);
+}
+
+void
+router_detach(struct attachment *a, const char *reason)
+{
+	struct router	*r = a->router;
+	struct pending	*p;
+	struct waiting	*wt, *wnext;
+	struct down	*d;
+	struct hmap_iter it;
+	const void	*key;
+	size_t		 keylen;
+	uintptr_t	 count;
+	cJSON		*params;
+	char		*uri;
+
+	/* Its requests: the server may stop working on them. */
+	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
+		router_record(r, p, OUTCOME_CANCELLED, reason);
+		router_cancel_upstream(r, p, "client disconnected");
+		pending_tombstone(r, p);
+	}
+	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, wnext) {
+		if (wt->att == a)
+			router_waiting_free(r, wt);
+	}
+	/* Requests the server sent it: nobody will answer them now. */
+	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
+		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+			router_server_reply(r, d->server_id, d->server_id_len,
+			    NULL, RPC_INTERNAL_ERROR, "the client handling "
+			    "this request disconnected");
+		hmap_del_i64(r->downs, d->down_id);
+		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+		TAILQ_REMOVE(&a->downs, d, att_entry);
+		free(d->server_id);
+		free(d);
+	}
+	/* Its subscriptions. */
+	hmap_iter_init(a->subs, &it);
+	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
+		count = (uintptr_t)hmap_get(r->subs, key, keylen);
+		if (count > 1) {
+			hmap_put(r->subs, key, keylen, (void *)(count - 1));
+			continue;
+		}
+		hmap_del(r->subs, key, keylen);
+		if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+			continue;
+		uri = xstrndup(key, keylen);
+		params = cJSON_CreateObject();
+		cJSON_AddStringToObject(params, "uri", uri);
+		router_internal_request(r, "resources/unsubscribe", params);
+		free(uri);
+	}
+	TAILQ_REMOVE(&r->atts, a, entry);
+	r->natts--;
+	router_set_upstream_level(r);
+	hmap_free(a->ids);
+	hmap_free(a->subs);
+	free(a);
+}
+
+/*
+ * Lifetime and status.
+ */
+
+struct router *
+router_new(struct mcpd *mcpd, struct worker *w)
+{
+	struct router	*r;
+
+	r = xcalloc(1, sizeof *r);
+	r->mcpd = mcpd;
+	r->worker = w;
+	TAILQ_INIT(&r->atts);
+	TAILQ_INIT(&r->by_deadline);
+	TAILQ_INIT(&r->by_start);
+	TAILQ_INIT(&r->tombstones);
+	TAILQ_INIT(&r->waiting);
+	r->pending = hmap_new(router_seed());
+	r->downs = hmap_new(router_seed());
+	r->downs_by_server = hmap_new(router_seed());
+	r->subs = hmap_new(router_seed());
+	r->upstream_level = -1;
+	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
+	return (r);
+}
+
+void
+router_free(struct router *r)
+{
+	struct attachment	*a;
+	struct pending		*p;
+	struct waiting		*wt;
+
+	while ((a = TAILQ_FIRST(&r->atts)) != NULL) {
+		client_detached(a->client, "server removed");
+		router_detach(a, "server removed");
+	}
+	while ((p = TAILQ_FIRST(&r->by_start)) != NULL)
+		pending_destroy(r, p);
+	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL)
+		pending_destroy(r, p);
+	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
+		router_waiting_free(r, wt);
+	hmap_free(r->pending);
+	hmap_free(r->downs);
+	hmap_free(r->downs_by_server);
+	hmap_free(r->subs);
+	event_free(r->ev_sweep);
+	free(r);
+}
+
+size_t
+router_inflight(const struct router *r)
+{
+	return (r->ninflight);
+}
+
+size_t
+router_clients(const struct router *r)
+{
+	return (r->natts);
+}
+
+void
+router_add_stats(const struct router *r, cJSON *stats)
+{
+	cJSON	*req, *lat;
+	size_t	 i;
+
+	req = cJSON_AddObjectToObject(stats, "requests");
+	for (i = 0; i < OUTCOME_COUNT; i++)
+		cJSON_AddNumberToObject(req, outcome_names[i],
+		    (double)r->outcomes[i]);
+	lat = cJSON_AddArrayToObject(stats, "latency_us_log2");
+	for (i = 0; i < ROUTER_LATENCY_BUCKETS; i++)
+		cJSON_AddItemToArray(lat,
+		    cJSON_CreateNumber((double)r->latency[i]));
+	cJSON_AddNumberToObject(stats, "unknown_ids", (double)r->unknown_ids);
+	cJSON_AddNumberToObject(stats, "bytes_to_server", (double)r->bytes_up);
+	cJSON_AddNumberToObject(stats, "bytes_to_clients",
+	    (double)r->bytes_down);
+	cJSON_AddNumberToObject(stats, "waiting", (double)r->nwaiting);
+}

@@ -1,0 +1,53 @@
+/*
+ * router.h -- many clients, one upstream session per server: every reply
+ * to the right caller.
+ *
+ * Each worker owns one router; each client attached to that server owns an
+ * attachment.  The router rewrites ids in both directions (a fresh upstream
+ * id per forwarded request, never reused while mcpd runs; a fresh id per
+ * server-to-client request), rewrites progress tokens, fans notifications
+ * out to the clients that should see them, and answers every request that
+ * cannot be completed with exactly one error.
+ */
+#ifndef MCPD_ROUTER_H
+#define MCPD_ROUTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+struct attachment;
+struct client;
+struct mcpd;
+struct router;
+struct worker;
+
+struct router	*router_new(struct mcpd *, struct worker *);
+/* Detaches (and closes) every client first. */
+void		 router_free(struct router *);
+
+/* From the worker: the session's life. */
+void		 router_session_ready(struct router *, int first);
+void		 router_session_down(struct router *, const char *reason);
+void		 router_session_unavailable(struct router *);
+void		 router_server_line(struct router *, const char *line,
+		    size_t len);
+void		 router_server_oversize(struct router *, size_t total,
+		    const char *id, size_t id_len);
+void		 router_stdin_drained(struct router *);
+/* The capabilities mcpd declares upstream in its initialize. */
+cJSON		*router_client_capabilities(const struct router *);
+
+/* From clients. */
+struct attachment *router_attach(struct router *, struct client *);
+void		 router_detach(struct attachment *, const char *reason);
+void		 router_client_line(struct attachment *, const char *line,
+		    size_t len);
+
+/* For status and metrics. */
+size_t		 router_inflight(const struct router *);
+size_t		 router_clients(const struct router *);
+void		 router_add_stats(const struct router *, cJSON *stats);
+
+#endif /* MCPD_ROUTER_H */

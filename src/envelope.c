@@ -1,0 +1,812 @@
+/*
+ * envelope.c -- single-pass JSON object scanner and splicer.
+ *
+ * envelope_scan is an iterative state machine over the line: the only
+ * state besides the position is one bit per open container (object or
+ * array) up to ENVELOPE_MAX_DEPTH, so any nesting fails cleanly instead of
+ * exhausting the stack.  The levels that are recorded (the top-level
+ * object, params, params._meta, error) are at most three deep; for those
+ * levels the scanner also remembers which object it is in, and for a
+ * recorded member whose value is a container, where that container began.
+ * A recorded member's type is set only once its value has ended, so a
+ * member is either complete or ABSENT, also after a failure.
+ *
+ * Skipping string contents dominates on large messages: the loop looks
+ * for the bytes that need attention ('"', '\\', control characters and
+ * bytes >= 0x80) 16 bytes at a time with SSE2 (8 at a time elsewhere), and
+ * only non-ASCII sequences go through the byte-wise UTF-8 check.
+ */
+
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "envelope.h"
+
+/* Levels whose object kind is remembered, and levels of recorded values. */
+#define ENVELOPE_CTX_DEPTHS	4	/* top = 1, params/error = 2, _meta = 3 */
+#define ENVELOPE_SLOT_DEPTHS	5	/* a recorded value opens at most at 4 */
+#define ENVELOPE_KEY_MAX_BYTES	16	/* longer keys are never recorded */
+
+enum envelope_ctx {
+	ENVELOPE_CTX_NONE,		/* nothing recorded at this level */
+	ENVELOPE_CTX_TOP,
+	ENVELOPE_CTX_PARAMS,
+	ENVELOPE_CTX_META,
+	ENVELOPE_CTX_ERROR,
+};
+
+struct envelope_key {
+	const char	*name;
+	size_t		 len;
+	size_t		 field;		/* offset in struct envelope */
+};
+
+#define ENVELOPE_KEY(s, f) { s, sizeof s - 1, offsetof(struct envelope, f) }
+static const struct envelope_key envelope_top_keys[] = {
+	ENVELOPE_KEY("jsonrpc", jsonrpc),
+	ENVELOPE_KEY("id", id),
+	ENVELOPE_KEY("method", method),
+	ENVELOPE_KEY("params", params),
+	ENVELOPE_KEY("result", result),
+	ENVELOPE_KEY("error", error),
+	{ NULL, 0, 0 }
+};
+static const struct envelope_key envelope_params_keys[] = {
+	ENVELOPE_KEY("_meta", meta),
+	ENVELOPE_KEY("progressToken", p_progress_token),
+	ENVELOPE_KEY("requestId", p_request_id),
+	ENVELOPE_KEY("uri", p_uri),
+	ENVELOPE_KEY("level", p_level),
+	{ NULL, 0, 0 }
+};
+static const struct envelope_key envelope_meta_keys[] = {
+	ENVELOPE_KEY("progressToken", progress_token),
+	{ NULL, 0, 0 }
+};
+static const struct envelope_key envelope_error_keys[] = {
+	ENVELOPE_KEY("code", e_code),
+	{ NULL, 0, 0 }
+};
+#undef ENVELOPE_KEY
+
+static inline const unsigned char *
+envelope_ws(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && *p <= ' ' &&
+	    (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return (p);
+}
+
+/* Advance over string bytes that need no attention. */
+static inline const unsigned char *
+envelope_skip_plain(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__SSE2__)
+	const __m128i	 quote = _mm_set1_epi8('"');
+	const __m128i	 bslash = _mm_set1_epi8('\\');
+	const __m128i	 space = _mm_set1_epi8(' ');
+	__m128i		 x0, x1, x2, x3, m0, m1, m2, m3;
+	uint64_t	 mask;
+
+	/*
+	 * A signed compare with ' ' catches both control characters and
+	 * bytes >= 0x80, which are negative as signed chars.
+	 */
+#define ENVELOPE_SPECIAL(x) _mm_or_si128(_mm_or_si128(			\
+	_mm_cmpeq_epi8((x), quote), _mm_cmpeq_epi8((x), bslash)),	\
+	_mm_cmplt_epi8((x), space))
+
+	if (end - p >= 16) {
+		/* Strings are often short: look at one block first. */
+		x0 = _mm_loadu_si128((const __m128i *)p);
+		mask = (unsigned)_mm_movemask_epi8(ENVELOPE_SPECIAL(x0));
+		if (mask != 0)
+			return (p + __builtin_ctzll(mask));
+		p += 16;
+	}
+	while (end - p >= 64) {
+		x0 = _mm_loadu_si128((const __m128i *)p);
+		x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+		x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+		m0 = ENVELOPE_SPECIAL(x0);
+		m1 = ENVELOPE_SPECIAL(x1);
+		m2 = ENVELOPE_SPECIAL(x2);
+		m3 = ENVELOPE_SPECIAL(x3);
+		if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(m0, m1),
+		    _mm_or_si128(m2, m3))) != 0) {
+			mask = (uint64_t)(unsigned)_mm_movemask_epi8(m0) |
+			    (uint64_t)(unsigned)_mm_movemask_epi8(m1) << 16 |
+			    (uint64_t)(unsigned)_mm_movemask_epi8(m2) << 32 |
+			    (uint64_t)(unsigned)_mm_movemask_epi8(m3) << 48;
+			return (p + __builtin_ctzll(mask));
+		}
+		p += 64;
+	}
+	while (end - p >= 16) {
+		x0 = _mm_loadu_si128((const __m128i *)p);
+		mask = (unsigned)_mm_movemask_epi8(ENVELOPE_SPECIAL(x0));
+		if (mask != 0)
+			return (p + __builtin_ctzll(mask));
+		p += 16;
+	}
+#undef ENVELOPE_SPECIAL
+#else
+	const uint64_t	 ones = 0x0101010101010101ULL;
+	const uint64_t	 highs = 0x8080808080808080ULL;
+	uint64_t	 x, q, b;
+
+	/*
+	 * Exact when no byte needs attention; a borrow may flag more bytes
+	 * after one that does, so the block is then looked at byte by byte.
+	 */
+	while (end - p >= 8) {
+		memcpy(&x, p, sizeof x);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		if ((((q - ones) & ~q) | ((b - ones) & ~b) |
+		    (x - ones * ' ') | x) & highs)
+			break;
+		p += 8;
+	}
+#endif
+	while (p < end && *p >= ' ' && *p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+	return (p);
+}
+
+/*
+ * Check one UTF-8 sequence starting with a byte >= 0x80 (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF).  Returns the byte
+ * after it, or NULL with *err at the first byte that cannot belong.
+ */
+static inline const unsigned char *
+envelope_utf8(const unsigned char *p, const unsigned char *end,
+    const unsigned char **err)
+{
+	unsigned int	 c = p[0], lo = 0x80, hi = 0xbf, n, i;
+
+	if (c < 0xc2 || c > 0xf4) {
+		*err = p;
+		return (NULL);
+	}
+	if (c < 0xe0)
+		n = 1;
+	else if (c < 0xf0) {
+		n = 2;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else {
+		n = 3;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* above U+10FFFF */
+	}
+	if ((size_t)(end - p) <= n) {
+		/* Find the first missing or wrong byte. */
+		for (i = 1; p + i < end; i++) {
+			if (p[i] < (i == 1 ? lo : 0x80) ||
+			    p[i] > (i == 1 ? hi : 0xbf))
+				break;
+		}
+		*err = p + i;
+		return (NULL);
+	}
+	if (p[1] < lo || p[1] > hi) {
+		*err = p + 1;
+		return (NULL);
+	}
+	for (i = 2; i <= n; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*err = p + i;
+			return (NULL);
+		}
+	}
+	return (p + n + 1);
+}
+
+static inline int
+envelope_hex(unsigned int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	return (-1);
+}
+
+/*
+ * Scan a string whose opening quote is just before p.  Returns the
+ * position of the closing quote, or NULL with *err set.  *escaped tells
+ * whether the string holds any escape.
+ */
+static inline const unsigned char *
+envelope_string(const unsigned char *p, const unsigned char *end,
+    int *escaped, const unsigned char **err)
+{
+	unsigned int	 i;
+
+	*escaped = 0;
+	for (;;) {
+		p = envelope_skip_plain(p, end);
+		if (p == end) {
+			*err = p;
+			return (NULL);
+		}
+		if (*p == '"')
+			return (p);
+		if (*p == '\\') {
+			*escaped = 1;
+			if (++p == end) {
+				*err = p;
+				return (NULL);
+			}
+			switch (*p) {
+			case '"':
+			case '\\':
+			case '/':
+			case 'b':
+			case 'f':
+			case 'n':
+			case 'r':
+			case 't':
+				p++;
+				break;
+			case 'u':
+				for (i = 1; i <= 4; i++) {
+					if (p + i == end ||
+					    envelope_hex(p[i]) == -1) {
+						*err = p + i;
+						return (NULL);
+					}
+				}
+				p += 5;
+				break;
+			default:
+				*err = p;
+				return (NULL);
+			}
+		} else if (*p < ' ') {
+			*err = p;
+			return (NULL);
+		} else {
+			/* Non-ASCII text tends to come in runs. */
+			do {
+				if ((p = envelope_utf8(p, end, err)) == NULL)
+					return (NULL);
+			} while (p < end && *p >= 0x80);
+		}
+	}
+}
+
+static inline const unsigned char *
+envelope_digits(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return (p);
+}
+
+/* Scan a number; returns the byte after it, or NULL with *err set. */
+static inline const unsigned char *
+envelope_number(const unsigned char *p, const unsigned char *end,
+    const unsigned char **err)
+{
+	if (*p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (p < end && *p >= '1' && *p <= '9')
+		p = envelope_digits(p + 1, end);
+	else
+		goto fail;
+	if (p < end && *p == '.') {
+		p++;
+		if (p == end || *p < '0' || *p > '9')
+			goto fail;
+		p = envelope_digits(p + 1, end);
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p == end || *p < '0' || *p > '9')
+			goto fail;
+		p = envelope_digits(p + 1, end);
+	}
+	return (p);
+
+fail:
+	*err = p;
+	return (NULL);
+}
+
+static inline const unsigned char *
+envelope_literal(const unsigned char *p, const unsigned char *end,
+    const char *word, size_t len, const unsigned char **err)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++) {
+		if (p + i == end || p[i] != (unsigned char)word[i]) {
+			*err = p + i;
+			return (NULL);
+		}
+	}
+	return (p + len);
+}
+
+/*
+ * Decode the next character of string text at *pp (not at end) into out
+ * as UTF-8.  Returns its length, or -1 for malformed text or a lone
+ * surrogate.
+ */
+static int
+envelope_decode(const unsigned char **pp, const unsigned char *end,
+    unsigned char out[4])
+{
+	const unsigned char	*p = *pp;
+	uint32_t		 cp = 0, lo = 0;
+	int			 i, d;
+
+	if (*p != '\\') {
+		out[0] = *p;
+		*pp = p + 1;
+		return (1);
+	}
+	if (end - p < 2)
+		return (-1);
+	switch (p[1]) {
+	case '"':
+	case '\\':
+	case '/':
+		out[0] = p[1];
+		*pp = p + 2;
+		return (1);
+	case 'b':
+		out[0] = '\b';
+		*pp = p + 2;
+		return (1);
+	case 'f':
+		out[0] = '\f';
+		*pp = p + 2;
+		return (1);
+	case 'n':
+		out[0] = '\n';
+		*pp = p + 2;
+		return (1);
+	case 'r':
+		out[0] = '\r';
+		*pp = p + 2;
+		return (1);
+	case 't':
+		out[0] = '\t';
+		*pp = p + 2;
+		return (1);
+	case 'u':
+		break;
+	default:
+		return (-1);
+	}
+	if (end - p < 6)
+		return (-1);
+	for (i = 2; i < 6; i++) {
+		if ((d = envelope_hex(p[i])) == -1)
+			return (-1);
+		cp = cp << 4 | (uint32_t)d;
+	}
+	p += 6;
+	if (cp >= 0xd800 && cp <= 0xdfff) {
+		if (cp > 0xdbff || end - p < 6 || p[0] != '\\' || p[1] != 'u')
+			return (-1);
+		for (i = 2; i < 6; i++) {
+			if ((d = envelope_hex(p[i])) == -1)
+				return (-1);
+			lo = lo << 4 | (uint32_t)d;
+		}
+		if (lo < 0xdc00 || lo > 0xdfff)
+			return (-1);
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		p += 6;
+	}
+	*pp = p;
+	if (cp < 0x80) {
+		out[0] = (unsigned char)cp;
+		return (1);
+	}
+	if (cp < 0x800) {
+		out[0] = (unsigned char)(0xc0 | cp >> 6);
+		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return (2);
+	}
+	if (cp < 0x10000) {
+		out[0] = (unsigned char)(0xe0 | cp >> 12);
+		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return (3);
+	}
+	out[0] = (unsigned char)(0xf0 | cp >> 18);
+	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return (4);
+}
+
+/*
+ * The slot recorded for key text [p, end) in an object of kind ctx, or
+ * NULL.  Keys with escapes are decoded first.
+ */
+static struct envelope_value *
+envelope_member(struct envelope *env, enum envelope_ctx ctx,
+    const unsigned char *p, const unsigned char *end, int escaped)
+{
+	const struct envelope_key	*k;
+	unsigned char			 key[ENVELOPE_KEY_MAX_BYTES + 4];
+	const unsigned char		*name = p;
+	size_t				 len = end - p;
+	int				 n;
+
+	if (escaped) {
+		len = 0;
+		while (p < end) {
+			if ((n = envelope_decode(&p, end, key + len)) == -1)
+				return (NULL);
+			len += n;
+			if (len > ENVELOPE_KEY_MAX_BYTES)
+				return (NULL);
+		}
+		name = key;
+	}
+	switch (ctx) {
+	case ENVELOPE_CTX_TOP:
+		k = envelope_top_keys;
+		break;
+	case ENVELOPE_CTX_PARAMS:
+		k = envelope_params_keys;
+		break;
+	case ENVELOPE_CTX_META:
+		k = envelope_meta_keys;
+		break;
+	case ENVELOPE_CTX_ERROR:
+		k = envelope_error_keys;
+		break;
+	default:
+		return (NULL);
+	}
+	for (; k->name != NULL; k++) {
+		if (k->len == len && memcmp(k->name, name, len) == 0)
+			return ((struct envelope_value *)((char *)env + k->field));
+	}
+	return (NULL);
+}
+
+/* The kind of an object opened at depth for the member recorded in slot. */
+static enum envelope_ctx
+envelope_child_ctx(struct envelope *env, size_t depth,
+    const struct envelope_value *slot)
+{
+	if (depth == 1)
+		return (ENVELOPE_CTX_TOP);
+	if (slot == NULL)
+		return (ENVELOPE_CTX_NONE);
+	if (slot == &env->params)
+		return (ENVELOPE_CTX_PARAMS);
+	if (slot == &env->error)
+		return (ENVELOPE_CTX_ERROR);
+	if (slot == &env->meta)
+		return (ENVELOPE_CTX_META);
+	return (ENVELOPE_CTX_NONE);
+}
+
+#define ENVELOPE_IS_OBJECT(bits, d) \
+	(((bits)[((d) - 1) / 64] >> (((d) - 1) % 64)) & 1)
+
+int
+envelope_scan(const char *line, size_t len, struct envelope *env,
+    size_t *error_off)
+{
+	const unsigned char	*base = (const unsigned char *)line;
+	const unsigned char	*end = base + len, *p, *q, *err;
+	struct envelope_value	*slot = NULL, *open;
+	struct envelope_value	*open_slot[ENVELOPE_SLOT_DEPTHS];
+	enum envelope_ctx	 ctx[ENVELOPE_CTX_DEPTHS];
+	uint64_t		 objects[ENVELOPE_MAX_DEPTH / 64];
+	enum envelope_type	 type;
+	size_t			 depth = 0;
+	int			 escaped;
+
+	memset(env, 0, sizeof *env);
+	memset(objects, 0, sizeof objects);
+	p = envelope_ws(base, end);
+	if (p == end || *p != '{')
+		goto fail;
+	goto open_object;
+
+value:
+	/* p is at a value; slot is where to record it, if anywhere. */
+	if (p == end)
+		goto fail;
+	switch (*p) {
+	case '{':
+		goto open_object;
+	case '[':
+		goto open_array;
+	case '"':
+		if ((q = envelope_string(p + 1, end, &escaped, &err)) == NULL)
+			goto fail_at_err;
+		q++;
+		type = ENVELOPE_STRING;
+		break;
+	case '-':
+	case '0':
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+	case '5':
+	case '6':
+	case '7':
+	case '8':
+	case '9':
+		if ((q = envelope_number(p, end, &err)) == NULL)
+			goto fail_at_err;
+		type = ENVELOPE_NUMBER;
+		break;
+	case 't':
+		if ((q = envelope_literal(p, end, "true", 4, &err)) == NULL)
+			goto fail_at_err;
+		type = ENVELOPE_TRUE;
+		break;
+	case 'f':
+		if ((q = envelope_literal(p, end, "false", 5, &err)) == NULL)
+			goto fail_at_err;
+		type = ENVELOPE_FALSE;
+		break;
+	case 'n':
+		if ((q = envelope_literal(p, end, "null", 4, &err)) == NULL)
+			goto fail_at_err;
+		type = ENVELOPE_NULL;
+		break;
+	default:
+		goto fail;
+	}
+	if (slot != NULL) {
+		slot->off = p - base;
+		slot->len = q - p;
+		slot->type = type;
+	}
+	p = q;
+	goto after_value;
+
+open_object:
+	if (depth == ENVELOPE_MAX_DEPTH)
+		goto fail;
+	depth++;
+	objects[(depth - 1) / 64] |= (uint64_t)1 << ((depth - 1) % 64);
+	if (depth < ENVELOPE_CTX_DEPTHS)
+		ctx[depth] = envelope_child_ctx(env, depth, slot);
+	if (depth < ENVELOPE_SLOT_DEPTHS) {
+		open_slot[depth] = slot;
+		if (slot != NULL)
+			slot->off = p - base;
+	}
+	p = envelope_ws(p + 1, end);
+	if (p < end && *p == '}')
+		goto close;
+	goto member;
+
+open_array:
+	if (depth == ENVELOPE_MAX_DEPTH)
+		goto fail;
+	depth++;
+	objects[(depth - 1) / 64] &= ~((uint64_t)1 << ((depth - 1) % 64));
+	if (depth < ENVELOPE_CTX_DEPTHS)
+		ctx[depth] = ENVELOPE_CTX_NONE;
+	if (depth < ENVELOPE_SLOT_DEPTHS) {
+		open_slot[depth] = slot;
+		if (slot != NULL)
+			slot->off = p - base;
+	}
+	slot = NULL;
+	p = envelope_ws(p + 1, end);
+	if (p < end && *p == ']')
+		goto close;
+	goto value;
+
+member:
+	/* p is where a key must start. */
+	if (p == end || *p != '"')
+		goto fail;
+	if ((q = envelope_string(p + 1, end, &escaped, &err)) == NULL)
+		goto fail_at_err;
+	slot = NULL;
+	if (depth < ENVELOPE_CTX_DEPTHS && ctx[depth] != ENVELOPE_CTX_NONE) {
+		slot = envelope_member(env, ctx[depth], p + 1, q, escaped);
+		if (slot != NULL && slot->type != ENVELOPE_ABSENT)
+			goto fail;	/* a duplicate: p is at its key */
+	}
+	p = envelope_ws(q + 1, end);
+	if (p == end || *p != ':')
+		goto fail;
+	p = envelope_ws(p + 1, end);
+	goto value;
+
+close:
+	/* p is at the bracket closing the container at depth. */
+	p++;
+	if (depth < ENVELOPE_SLOT_DEPTHS && (open = open_slot[depth]) != NULL) {
+		open->len = p - base - open->off;
+		open->type = ENVELOPE_IS_OBJECT(objects, depth) ?
+		    ENVELOPE_OBJECT : ENVELOPE_ARRAY;
+	}
+	if (--depth == 0)
+		goto done;
+	/* FALLTHROUGH */
+
+after_value:
+	p = envelope_ws(p, end);
+	if (p == end)
+		goto fail;
+	if (ENVELOPE_IS_OBJECT(objects, depth)) {
+		if (*p == ',') {
+			p = envelope_ws(p + 1, end);
+			goto member;
+		}
+		if (*p == '}')
+			goto close;
+	} else {
+		if (*p == ',') {
+			slot = NULL;
+			p = envelope_ws(p + 1, end);
+			goto value;
+		}
+		if (*p == ']')
+			goto close;
+	}
+	goto fail;
+
+done:
+	p = envelope_ws(p, end);
+	if (p != end)
+		goto fail;
+	return (0);
+
+fail_at_err:
+	p = err;
+fail:
+	*error_off = p - base;
+	return (-1);
+}
+
+int
+envelope_string_eq(const char *line, const struct envelope_value *v,
+    const char *s)
+{
+	const unsigned char	*p, *end;
+	unsigned char		 out[4];
+	size_t			 slen, i = 0;
+	int			 n;
+
+	if (v->type != ENVELOPE_STRING || v->len < 2)
+		return (0);
+	p = (const unsigned char *)line + v->off + 1;
+	end = (const unsigned char *)line + v->off + v->len - 1;
+	slen = strlen(s);
+	while (p < end) {
+		if ((n = envelope_decode(&p, end, out)) == -1)
+			return (0);
+		if ((size_t)n > slen - i || memcmp(s + i, out, n) != 0)
+			return (0);
+		i += n;
+	}
+	return (i == slen);
+}
+
+int
+envelope_string_copy(const char *line, const struct envelope_value *v,
+    char *buf, size_t size)
+{
+	const unsigned char	*p, *end;
+	unsigned char		 out[4];
+	size_t			 i = 0;
+	int			 n;
+
+	if (v->type != ENVELOPE_STRING || v->len < 2 || size == 0 ||
+	    size - 1 > INT_MAX)
+		return (-1);
+	p = (const unsigned char *)line + v->off + 1;
+	end = (const unsigned char *)line + v->off + v->len - 1;
+	while (p < end) {
+		if ((n = envelope_decode(&p, end, out)) == -1)
+			return (-1);
+		if ((size_t)n > size - 1 - i ||
+		    memchr(out, '\0', n) != NULL)
+			return (-1);
+		memcpy(buf + i, out, n);
+		i += n;
+	}
+	buf[i] = '\0';
+	return ((int)i);
+}
+
+int
+envelope_int64(const char *line, const struct envelope_value *v,
+    int64_t *out)
+{
+	const unsigned char	*p, *end;
+	uint64_t		 u = 0, limit = INT64_MAX;
+	unsigned int		 digit;
+	int			 negative = 0;
+
+	if (v->type != ENVELOPE_NUMBER || v->len == 0)
+		return (-1);
+	p = (const unsigned char *)line + v->off;
+	end = p + v->len;
+	if (*p == '-') {
+		negative = 1;
+		limit = (uint64_t)INT64_MAX + 1;
+		p++;
+	}
+	if (p == end)
+		return (-1);
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return (-1);
+		digit = *p - '0';
+		if (u > (limit - digit) / 10)
+			return (-1);
+		u = u * 10 + digit;
+	}
+	if (!negative)
+		*out = (int64_t)u;
+	else if (u == (uint64_t)INT64_MAX + 1)
+		*out = INT64_MIN;
+	else
+		*out = -(int64_t)u;
+	return (0);
+}
+
+size_t
+envelope_splice(const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits, struct iovec *iov,
+    size_t iovcnt)
+{
+	const struct envelope_edit	*e;
+	size_t				 pos = 0, n = 0, i;
+
+#define ENVELOPE_PIECE(base, size) do {					\
+	if ((size) != 0) {						\
+		if (n == iovcnt)					\
+			return (0);					\
+		iov[n].iov_base = (void *)(uintptr_t)(base);		\
+		iov[n].iov_len = (size);				\
+		n++;							\
+	}								\
+} while (0)
+
+	for (i = 0; i < nedits; i++) {
+		e = &edits[i];
+		if (e->off < pos || e->off > len || e->len > len - e->off)
+			return (0);
+		if (e->text_len != 0 && e->text == NULL)
+			return (0);
+		ENVELOPE_PIECE(line + pos, e->off - pos);
+		ENVELOPE_PIECE(e->text, e->text_len);
+		pos = e->off + e->len;
+	}
+	ENVELOPE_PIECE(line + pos, len - pos);
+#undef ENVELOPE_PIECE
+	return (n);
+}

@@ -1,0 +1,124 @@
+/*
+ * envelope.h -- find the JSON-RPC envelope of a message without parsing it.
+ *
+ * envelope_scan checks in one pass that a line is exactly one JSON object
+ * (strict RFC 8259) and records where the few members the router needs lie:
+ * their JSON type and the byte span of their raw text.  envelope_splice then
+ * replaces some spans (a new id, a new progress token) by describing the
+ * output as pieces to write, so a large payload is never copied or
+ * reprinted.  Both are pure: no allocation, no I/O.
+ *
+ * Invariants the router can rely on after a successful scan:
+ * - Only the levels named below are recorded; members of the same names
+ *   deeper in the message are validated and skipped.
+ * - No recorded member occurs twice at its level (such a message is
+ *   refused, since parsers disagree on which duplicate wins).
+ * - Keys are matched after decoding escapes ("\u0069d" is "id").
+ * - A STRING span includes its quotes; an OBJECT or ARRAY span runs from
+ *   its opening to its closing bracket.
+ * - Escaped lone surrogates ("\ud800") are valid JSON syntax and accepted;
+ *   raw bytes must be valid UTF-8 (no overlongs, no encoded surrogates,
+ *   nothing above U+10FFFF).
+ */
+#ifndef MCPD_ENVELOPE_H
+#define MCPD_ENVELOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* Open objects and arrays, counting the top-level object. */
+#define ENVELOPE_MAX_DEPTH	512
+
+enum envelope_type {
+	ENVELOPE_ABSENT = 0,
+	ENVELOPE_STRING,
+	ENVELOPE_NUMBER,
+	ENVELOPE_NULL,
+	ENVELOPE_TRUE,
+	ENVELOPE_FALSE,
+	ENVELOPE_OBJECT,
+	ENVELOPE_ARRAY,
+};
+
+/* A member's value: its type and raw JSON text, line[off, off + len). */
+struct envelope_value {
+	enum envelope_type	 type;
+	size_t			 off;
+	size_t			 len;
+};
+
+struct envelope {
+	/* Members of the top-level object. */
+	struct envelope_value	 jsonrpc;
+	struct envelope_value	 id;
+	struct envelope_value	 method;
+	struct envelope_value	 params;
+	struct envelope_value	 result;
+	struct envelope_value	 error;
+	/* Members of params, when params is an object. */
+	struct envelope_value	 meta;			/* params._meta */
+	struct envelope_value	 progress_token;	/* params._meta.progressToken */
+	struct envelope_value	 p_progress_token;	/* params.progressToken */
+	struct envelope_value	 p_request_id;		/* params.requestId */
+	struct envelope_value	 p_uri;			/* params.uri */
+	struct envelope_value	 p_level;		/* params.level */
+	/* Members of error, when error is an object. */
+	struct envelope_value	 e_code;		/* error.code */
+};
+
+/*
+ * Returns 0 when line[0, len) is one valid JSON object with only
+ * whitespace around it, -1 otherwise with *error_off set to the offending
+ * byte (len when the input ends too early; the second key of a duplicate).
+ * On failure *env keeps the members whose value ended before the error.
+ */
+int	envelope_scan(const char *line, size_t len, struct envelope *env,
+	    size_t *error_off);
+
+/*
+ * Whether a STRING value, with escapes decoded, equals s.  False for any
+ * other type and for strings holding lone surrogates.
+ */
+int	envelope_string_eq(const char *line, const struct envelope_value *v,
+	    const char *s);
+
+/*
+ * Decode a STRING value into buf as a NUL-terminated UTF-8 string.
+ * Returns its length, or -1 if the value is not a string, does not fit in
+ * size bytes, or holds "\u0000" or a lone surrogate (neither survives as
+ * a C string).
+ */
+int	envelope_string_copy(const char *line, const struct envelope_value *v,
+	    char *buf, size_t size);
+
+/*
+ * Read a NUMBER value written as an integer (no fraction, no exponent)
+ * in int64_t range.  Returns 0, or -1 with *out untouched.
+ */
+int	envelope_int64(const char *line, const struct envelope_value *v,
+	    int64_t *out);
+
+/* Replace line[off, off + len) with text[0, text_len). */
+struct envelope_edit {
+	size_t		 off;
+	size_t		 len;
+	const char	*text;
+	size_t		 text_len;
+};
+
+/* Pieces envelope_splice may need for n edits. */
+#define ENVELOPE_SPLICE_IOV(n)	(2 * (n) + 1)
+
+/*
+ * Describe line[0, len) with the edits applied as pieces pointing into
+ * line and into the edit texts; empty pieces are left out.  Edits must be
+ * sorted by offset, must not overlap and must lie inside the line.
+ * Returns the number of pieces used, or 0 if the edits break these rules
+ * or need more than iovcnt pieces (or the result is empty).
+ */
+size_t	envelope_splice(const char *line, size_t len,
+	    const struct envelope_edit *edits, size_t nedits, struct iovec *iov,
+	    size_t iovcnt);
+
+#endif /* MCPD_ENVELOPE_H */
