@@ -69,10 +69,11 @@ hmap_fold(uint64_t a, uint64_t b)
 	uint64_t	al = a & 0xffffffff, ah = a >> 32;
 	uint64_t	bl = b & 0xffffffff, bh = b >> 32;
 	uint64_t	ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-	uint64_t	mid = (ll >> 32) + (lh & 0xffffffff) + (hl & 0xffffffff);
-	uint64_t	lo = (mid << 32) | (ll & 0xffffffff);
-	uint64_t	hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	uint64_t	mid, lo, hi;
 
+	mid = (ll >> 32) + (lh & 0xffffffff) + (hl & 0xffffffff);
+	lo = (mid << 32) | (ll & 0xffffffff);
+	hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 	return (lo ^ hi);
 #endif
 }
@@ -156,8 +157,9 @@ hmap_find(const struct hmap *m, const void *key, size_t keylen,
 		s = &m->slots[i];
 		if (s->value == NULL || hmap_dist(m, i) < dist)
 			break;
-		if (s->hash == hash && s->keylen == keylen &&
-		    (keylen == 0 || memcmp(hmap_slot_key(s), key, keylen) == 0)) {
+		if (s->hash != hash || s->keylen != keylen)
+			continue;
+		if (keylen == 0 || memcmp(hmap_slot_key(s), key, keylen) == 0) {
 			*at = i;
 			return (1);
 		}
@@ -273,7 +275,7 @@ hmap_get(const struct hmap *m, const void *key, size_t keylen)
 {
 	size_t	i, dist;
 
-	if (m->count == 0 || keylen > HMAP_KEY_MAX_BYTES)
+	if (m->count == 0 || (uint64_t)keylen > HMAP_KEY_MAX_BYTES)
 		return (NULL);
 	if (!hmap_find(m, key, keylen, (uint32_t)hmap_hash(m, key, keylen),
 	    &i, &dist))
@@ -289,7 +291,7 @@ hmap_put(struct hmap *m, const void *key, size_t keylen, void *value)
 	uint32_t		 hash;
 	size_t			 i = 0, dist = 0;
 
-	if (value == NULL || keylen > HMAP_KEY_MAX_BYTES)
+	if (value == NULL || (uint64_t)keylen > HMAP_KEY_MAX_BYTES)
 		abort();
 	hash = (uint32_t)hmap_hash(m, key, keylen);
 	if (m->slots != NULL && hmap_find(m, key, keylen, hash, &i, &dist)) {
@@ -324,7 +326,7 @@ hmap_del(struct hmap *m, const void *key, size_t keylen)
 	void			*value;
 	size_t			 i, dist, next;
 
-	if (m->count == 0 || keylen > HMAP_KEY_MAX_BYTES)
+	if (m->count == 0 || (uint64_t)keylen > HMAP_KEY_MAX_BYTES)
 		return (NULL);
 	if (!hmap_find(m, key, keylen, (uint32_t)hmap_hash(m, key, keylen),
 	    &i, &dist))

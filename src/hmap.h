@@ -57,8 +57,8 @@ void		*hmap_del_i64(struct hmap *, int64_t);
 
 /*
  * hmap_iter_next returns 0 when done.  Any of key, keylen and value may be
- * NULL.  *key points into the map and is valid until the map is changed
- * (deleting that entry included): copy it first if needed.
+ * NULL.  *key points into the map and is valid until the map is changed;
+ * it may be passed to hmap_del, but is gone once that returns.
  */
 void		 hmap_iter_init(const struct hmap *, struct hmap_iter *);
 int		 hmap_iter_next(struct hmap_iter *, const void **key,
