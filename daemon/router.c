@@ -857,8 +857,7 @@ router_server_line(struct router *r, const char *line, size_t len)
 	size_t		 erroff;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		worker_violation(r->worker, "invalid-json", "dropped a stdout "
-		    "line of %zu bytes: invalid JSON at byte %zu", len, erroff);
+		worker_dropped_line(r->worker, line, len, erroff);
 		return;
 	}
 	if (env.method.type == ENVELOPE_STRING) {

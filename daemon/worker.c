@@ -333,6 +333,20 @@ worker_init_response(struct worker *w, cJSON *msg)
 	free(reason);
 }
 
+void
+worker_dropped_line(struct worker *w, const char *line, size_t len,
+    size_t error_off)
+{
+	char	*head;
+
+	w->nonjson_lines++;
+	head = worker_head(line, len);
+	worker_violation(w, "not-json", "dropped a stdout line of %zu bytes "
+	    "that is not one JSON object (error at byte %zu): %s", len,
+	    error_off, head);
+	free(head);
+}
+
 /*
  * A line from the server's stdout.  While the session initializes, mcpd
  * looks for its own initialize reply (a small message: cJSON is fine);
