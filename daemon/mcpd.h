@@ -38,6 +38,7 @@ struct mcpd {
 
 /* Monotonic milliseconds (timers, backoff); never the wall clock. */
 uint64_t	 mcpd_now_ms(void);
+uint64_t	 mcpd_now_us(void);
 /* Wall clock in microseconds, for log timestamps only. */
 uint64_t	 mcpd_realtime_us(void);
 struct worker	*mcpd_find_worker(struct mcpd *, const char *name);

@@ -186,7 +186,7 @@ static void	router_arm_sweep(struct router *);
 static uint64_t
 router_now_us(void)
 {
-	return (mcpd_now_ms() * 1000);
+	return (mcpd_now_us());
 }
 
 static uint64_t
