@@ -23,9 +23,11 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "connect.h"
 #include "paths.h"
 #include "proto.h"
 #include "rpc.h"
+#include "session.h"
 #include "xmalloc.h"
 
 #define CTL_EXIT_OK		0
@@ -64,6 +66,10 @@ static int	ctl_status(struct ctl *, int, char **);
 static int	ctl_start(struct ctl *, int, char **);
 static int	ctl_stop(struct ctl *, int, char **);
 static int	ctl_restart(struct ctl *, int, char **);
+static int	ctl_connect_cmd(struct ctl *, int, char **);
+static int	ctl_tools(struct ctl *, int, char **);
+static int	ctl_call_cmd(struct ctl *, int, char **);
+static int	ctl_ping(struct ctl *, int, char **);
 static int	ctl_check_config(struct ctl *, int, char **);
 static int	ctl_version(struct ctl *, int, char **);
 static int	ctl_help(struct ctl *, int, char **);
@@ -77,6 +83,12 @@ static const struct ctl_command ctl_commands[] = {
 	  ctl_stop },
 	{ "restart", "NAME...", "restart servers (and wait for them)", 1, -1,
 	  1, ctl_restart },
+	{ "connect", "NAME", "bridge stdio to a server (for MCP clients)", 1,
+	  1, 0, ctl_connect_cmd },
+	{ "tools", "NAME", "list a server's tools", 1, 1, 0, ctl_tools },
+	{ "call", "NAME TOOL [JSON | key=value...]", "call a tool", 2, -1, 0,
+	  ctl_call_cmd },
+	{ "ping", "NAME", "ping a server through mcpd", 1, 1, 0, ctl_ping },
 	{ "check-config", "[FILE]", "validate a configuration file", 0, 1, 0,
 	  ctl_check_config },
 	{ "version", "", "print mcpctl's and mcpd's versions", 0, 0, 0,
@@ -105,7 +117,7 @@ ctl_usage(FILE *f)
 	fprintf(f, "usage: mcpctl [-s|--socket PATH] [--json] [--no-block] "
 	    "COMMAND [ARGS...]\n\ncommands:\n");
 	for (i = 0; i < CTL_NCOMMANDS; i++)
-		fprintf(f, "  %-13s %-10s %s\n", ctl_commands[i].name,
+		fprintf(f, "  %-13s %-33s %s\n", ctl_commands[i].name,
 		    ctl_commands[i].args, ctl_commands[i].help);
 	fprintf(f, "\nThe socket defaults to $%s or mcpd's default "
 	    "(see mcpctl(1)).\n", PATHS_SOCKET_ENV);
@@ -534,6 +546,32 @@ ctl_restart(struct ctl *ctl, int argc, char **argv)
 	    argv));
 }
 
+/* These open their own MCP session through mcpd (connect.c, session.c). */
+static int
+ctl_connect_cmd(struct ctl *ctl, int argc, char **argv)
+{
+	return (connect_bridge(ctl->socket_path, argv[0]));
+}
+
+static int
+ctl_tools(struct ctl *ctl, int argc, char **argv)
+{
+	return (session_cmd_tools(ctl->socket_path, ctl->json, argv[0]));
+}
+
+static int
+ctl_call_cmd(struct ctl *ctl, int argc, char **argv)
+{
+	return (session_cmd_call(ctl->socket_path, ctl->json, argv[0], argv[1],
+	    argc - 2, argv + 2));
+}
+
+static int
+ctl_ping(struct ctl *ctl, int argc, char **argv)
+{
+	return (session_cmd_ping(ctl->socket_path, ctl->json, argv[0]));
+}
+
 static int
 ctl_check_config(struct ctl *ctl, int argc, char **argv)
 {
@@ -685,8 +723,10 @@ main(int argc, char **argv)
 	}
 
 	/* Options may also follow the command: `mcpctl status --json`. */
+	/* Tool arguments may start with '-': take options only before them. */
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "s:h", options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, cmd->fn == ctl_call_cmd ?
+	    "+s:h" : "s:h", options, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,

@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #include "xmalloc.h"
 
 #define CLIENT_READS_PER_CALLBACK	16
+#define CLIENT_HUP_CHECK_MS		200	/* half-closed: gone for good? */
 
 struct client {
 	struct mcpd		*mcpd;
@@ -49,11 +51,13 @@ struct client {
 	struct event		*ev_read;
 	struct event		*ev_write;
 	struct event		*ev_free;
+	struct event		*ev_hup;
 	struct frame		*frame;
 	struct evbuffer		*out;
 	struct attachment	*att;		/* NULL: not attached */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	int			 paused;	/* reading stopped: backpressure */
+	int			 eof;		/* the client half-closed */
 	int			 closing;	/* close once flushed */
 	int			 dead;
 	TAILQ_ENTRY(client)	 entry;
@@ -86,6 +90,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	event_free(c->ev_read);
 	event_free(c->ev_write);
 	event_free(c->ev_free);
+	event_free(c->ev_hup);
 	frame_free(c->frame);
 	evbuffer_free(c->out);
 	close(c->fd);
@@ -110,6 +115,7 @@ client_lost(struct client *c, const char *reason)
 	    (unsigned long long)c->serial, (long)c->pid, reason);
 	event_del(c->ev_read);
 	event_del(c->ev_write);
+	event_del(c->ev_hup);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
 }
 
@@ -296,6 +302,56 @@ client_frames(struct client *c)
 	}
 }
 
+/*
+ * The client half-closed (`printf ... | mcpctl connect`): answer what it
+ * sent, then close once nothing of its is in flight and all is written.
+ */
+static int
+client_hung_up(struct client *c)
+{
+	struct pollfd	 pfd;
+
+	pfd.fd = c->fd;
+	pfd.events = 0;
+	return (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)));
+}
+
+static void
+client_maybe_close(struct client *c)
+{
+	struct timeval	 tv = { 0, CLIENT_HUP_CHECK_MS * 1000 };
+
+	if (c->dead || !c->eof)
+		return;
+	/* Closed, not half-closed: its requests are abandoned. */
+	if (client_hung_up(c)) {
+		client_lost(c, "connection closed");
+		return;
+	}
+	if (c->att != NULL && router_attachment_busy(c->att)) {
+		evtimer_add(c->ev_hup, &tv);
+		return;
+	}
+	if (evbuffer_get_length(c->out) > 0) {
+		c->closing = 1;
+		event_add(c->ev_write, NULL);
+	} else
+		client_lost(c, "connection closed");
+}
+
+static void
+client_hup_cb(evutil_socket_t fd, short events, void *arg)
+{
+	client_maybe_close(arg);
+}
+
+/* The router has nothing more pending for this client. */
+void
+client_idle(struct client *c)
+{
+	client_maybe_close(c);
+}
+
 static void
 client_read_cb(evutil_socket_t fd, short events, void *arg)
 {
@@ -320,12 +376,9 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 		if (n == 0) {
 			frame_push(c->frame, "\n", 1);
 			client_frames(c);
-			if (evbuffer_get_length(c->out) > 0) {
-				/* Answer what it sent before hanging up. */
-				c->closing = 1;
-				event_del(c->ev_read);
-			} else
-				client_lost(c, "connection closed");
+			c->eof = 1;
+			event_del(c->ev_read);
+			client_maybe_close(c);
 		} else
 			client_lost(c, strerror(errno));
 		return;
@@ -374,6 +427,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->ev_write = event_new(mcpd->base, fd, EV_WRITE | EV_PERSIST,
 	    client_write_cb, c);
 	c->ev_free = event_new(mcpd->base, -1, 0, client_free_cb, c);
+	c->ev_hup = evtimer_new(mcpd->base, client_hup_cb, c);
 	TAILQ_INSERT_TAIL(&mcpd->clients, c, entry);
 	event_add(c->ev_read, NULL);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, LOG_NFIELDS(f),
@@ -419,7 +473,7 @@ client_resume(struct client *c)
 	if (!c->paused || c->dead)
 		return;
 	c->paused = 0;
-	if (!c->closing) {
+	if (!c->closing && !c->eof) {
 		event_add(c->ev_read, NULL);
 		/* Lines already framed were left waiting. */
 		client_frames(c);

@@ -34,6 +34,7 @@ void	 client_resume(struct client *);
 void	 client_attach(struct client *, struct attachment *);
 struct attachment *client_attachment(const struct client *);
 void	 client_detached(struct client *, const char *reason);
+void	 client_idle(struct client *);
 uint64_t client_serial(const struct client *);
 void	 client_close_all(struct mcpd *);
 void	 client_free_all(struct mcpd *);

@@ -134,6 +134,7 @@ struct attachment {
 	struct hmap		*ids;		/* client id text -> pending */
 	struct pending_list	 inflight;
 	size_t			 ninflight;
+	size_t			 nwaiting;	/* held for a starting server */
 	struct down_list	 downs;
 	struct hmap		*subs;		/* uri -> (void *)1 */
 	int			 level;		/* -1: never set */
@@ -182,6 +183,7 @@ static const char *router_levels[] = {
 static void	router_client_request(struct attachment *, const char *,
 		    size_t, const struct envelope *);
 static void	router_arm_sweep(struct router *);
+static void	router_check_idle(struct attachment *);
 
 static uint64_t
 router_now_us(void)
@@ -410,13 +412,14 @@ pending_unlink_live(struct router *r, struct pending *p)
 
 	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
 	TAILQ_REMOVE(&r->by_start, p, start_entry);
+	p->att = NULL;
 	if (p->kind == PENDING_CLIENT) {
 		hmap_del(a->ids, p->id, p->id_len);
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
 		a->ninflight--;
 		r->ninflight--;
+		router_check_idle(a);
 	}
-	p->att = NULL;
 }
 
 static void
@@ -535,13 +538,33 @@ router_timeout(struct router *r, struct pending *p)
 	pending_tombstone(r, p);
 }
 
+/* A client that has half-closed may go once nothing of its is pending. */
+static void
+router_check_idle(struct attachment *a)
+{
+	if (a->ninflight == 0 && a->nwaiting == 0)
+		client_idle(a->client);
+}
+
+/* Forget a held request (on r->waiting or already taken off it). */
+static void
+router_waiting_release(struct router *r, struct waiting *wt, int listed)
+{
+	struct attachment	*a = wt->att;
+
+	if (listed)
+		TAILQ_REMOVE(&r->waiting, wt, entry);
+	r->nwaiting--;
+	a->nwaiting--;
+	free(wt->line);
+	free(wt);
+	router_check_idle(a);
+}
+
 static void
 router_waiting_free(struct router *r, struct waiting *wt)
 {
-	TAILQ_REMOVE(&r->waiting, wt, entry);
-	r->nwaiting--;
-	free(wt->line);
-	free(wt);
+	router_waiting_release(r, wt, 1);
 }
 
 /* Answer a held request with an error (the server will not be ready). */
@@ -1172,6 +1195,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	    worker_conf(r->worker)->init_timeout_ms;
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;
+	a->nwaiting++;
 	router_arm_sweep(r);
 }
 
@@ -1337,10 +1361,8 @@ router_session_ready(struct router *r, int first)
 	TAILQ_CONCAT(&held, &r->waiting, entry);
 	while ((wt = TAILQ_FIRST(&held)) != NULL) {
 		TAILQ_REMOVE(&held, wt, entry);
-		r->nwaiting--;
 		router_client_line(wt->att, wt->line, wt->len);
-		free(wt->line);
-		free(wt);
+		router_waiting_release(r, wt, 0);
 	}
 }
 
@@ -1563,6 +1585,12 @@ router_free(struct router *r)
 	hmap_free(r->subs);
 	event_free(r->ev_sweep);
 	free(r);
+}
+
+int
+router_attachment_busy(const struct attachment *a)
+{
+	return (a->ninflight > 0 || a->nwaiting > 0);
 }
 
 size_t

@@ -44,6 +44,8 @@ struct attachment *router_attach(struct router *, struct client *);
 void		 router_detach(struct attachment *, const char *reason);
 void		 router_client_line(struct attachment *, const char *line,
 		    size_t len);
+/* Requests of this client still in flight or held? */
+int		 router_attachment_busy(const struct attachment *);
 
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);

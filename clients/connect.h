@@ -1,0 +1,34 @@
+/*
+ * connect.h -- attaching a connection to one of mcpd's servers, and
+ * `mcpctl connect NAME`, the stdio bridge an MCP client launches in place
+ * of the server itself.
+ *
+ * Functions return mcpctl's exit codes and print their own messages on
+ * stderr; nothing but session bytes is ever written to stdout.
+ */
+#ifndef MCPD_CONNECT_H
+#define MCPD_CONNECT_H
+
+#include <stddef.h>
+
+#define CONNECT_EXIT_OK			0
+#define CONNECT_EXIT_FAILED		1
+#define CONNECT_EXIT_USAGE		2
+#define CONNECT_EXIT_UNREACHABLE	3
+
+/* Connecting and the mcpd/attach round trip must finish within this. */
+#define CONNECT_ATTACH_TIMEOUT_MS	5000
+
+/*
+ * Connect to mcpd at socket_path and attach to server.  On success *fd is
+ * a blocking socket carrying the MCP session, and *extra (malloc'd, or
+ * NULL) holds the *extra_len session bytes that arrived just after the
+ * attach reply.  Messages on stderr start with "mcpctl: LABEL: ".
+ */
+int	connect_attach(const char *socket_path, const char *server,
+	    const char *label, int *fd, char **extra, size_t *extra_len);
+
+/* Relay stdin and stdout to an attached session until either side ends. */
+int	connect_bridge(const char *socket_path, const char *server);
+
+#endif /* MCPD_CONNECT_H */
