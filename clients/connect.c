@@ -12,8 +12,10 @@
  * slows its writer and memory stays bounded.  Only pipes and sockets are
  * made non-blocking (ttys and files are shared with other processes and
  * are always ready for poll anyway) and their flags are restored on exit.
- * Once either side has ended, the bridge gives up after CONNECT_GRACE_MS
- * without a byte moving.
+ * When stdin ends the bridge half-closes the socket and keeps relaying:
+ * mcpd answers everything already sent and then closes the connection.
+ * When the socket ends, the bridge gives up on stdout after
+ * CONNECT_GRACE_MS without a byte moving.
  */
 #include "config.h"
 
@@ -44,9 +46,8 @@
 #include "xmalloc.h"
 
 #define CONNECT_BUF_BYTES		(256 * 1024)	/* per direction */
-/* Once a side has ended: most idle time, and most time after stdin ends. */
+/* Once the socket has ended: most time stdout may take to drain. */
 #define CONNECT_GRACE_MS		2000
-#define CONNECT_DRAIN_MAX_MS		30000
 #define CONNECT_ATTACH_READ_BYTES	65536
 #define CONNECT_ATTACH_MAX_BYTES	(1024 * 1024)
 #define CONNECT_ATTACH_ID		"mcpctl-attach"
@@ -431,7 +432,7 @@ connect_bridge(const char *socket_path, const char *server)
 	char			*label, *extra;
 	size_t			 extra_len;
 	ssize_t			 n;
-	uint64_t		 last_progress, in_eof_at = 0;
+	uint64_t		 last_progress;
 	int			 sock, rc, in_eof = 0, sock_eof = 0, shut = 0;
 	int			 sock_dead = 0, sock_errno = 0, timeout, flags;
 	int64_t			 idle;
@@ -515,12 +516,10 @@ connect_bridge(const char *socket_path, const char *server)
 		pfd[2].events = down.len > 0 ? POLLOUT : 0;
 
 		timeout = -1;
-		if (in_eof || sock_eof || sock_dead) {
+		if (sock_eof || sock_dead) {
 			idle = (int64_t)connect_now_ms() -
 			    (int64_t)last_progress;
-			if (idle >= CONNECT_GRACE_MS || (in_eof &&
-			    connect_now_ms() - in_eof_at >=
-			    CONNECT_DRAIN_MAX_MS))
+			if (idle >= CONNECT_GRACE_MS)
 				break;
 			timeout = (int)(CONNECT_GRACE_MS - idle);
 		}
@@ -562,7 +561,6 @@ connect_bridge(const char *socket_path, const char *server)
 					connect_warnx(label, "read stdin: %s",
 					    strerror(errno));
 				in_eof = 1;
-				in_eof_at = connect_now_ms();
 			}
 		}
 	}

@@ -184,6 +184,8 @@ static void	router_client_request(struct attachment *, const char *,
 		    size_t, const struct envelope *);
 static void	router_arm_sweep(struct router *);
 static void	router_check_idle(struct attachment *);
+static uintptr_t router_sub_count(struct router *, const char *, size_t,
+		    int);
 
 static uint64_t
 router_now_us(void)
@@ -531,9 +533,17 @@ router_timeout(struct router *r, struct pending *p)
 	snprintf(reason, sizeof reason, "timed out after %.1f s",
 	    (double)(router_now_us() - p->started_us) / 1e6);
 	router_record(r, p, OUTCOME_TIMEOUT, reason);
-	router_client_error(p->att, p->id, p->id_len, RPC_REQUEST_TIMEOUT,
-	    "request timed out: %s did not answer %s within %u ms",
-	    worker_name(r->worker), p->method, cs->request_timeout_ms);
+	if (mcpd_now_ms() >= p->hard_deadline_ms)
+		router_client_error(p->att, p->id, p->id_len,
+		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not finish "
+		    "%s within %llu ms, the limit even with progress",
+		    worker_name(r->worker), p->method, (unsigned long long)
+		    cs->request_timeout_ms * ROUTER_HARD_TIMEOUT_FACTOR);
+	else
+		router_client_error(p->att, p->id, p->id_len,
+		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not answer "
+		    "%s within %u ms", worker_name(r->worker), p->method,
+		    cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
 	pending_tombstone(r, p);
 }
@@ -660,19 +670,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	edit.text = p->id;
 	edit.text_len = p->id_len;
 	router_send_client(a, line, len, &edit, 1);
-	if (is_error && p->sub_uri != NULL) {
-		/* The subscription did not happen: forget it. */
-		if (hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL) {
-			uintptr_t n = (uintptr_t)hmap_get(r->subs, p->sub_uri,
-			    strlen(p->sub_uri));
-			if (n <= 1)
-				hmap_del(r->subs, p->sub_uri,
-				    strlen(p->sub_uri));
-			else
-				hmap_put(r->subs, p->sub_uri,
-				    strlen(p->sub_uri), (void *)(n - 1));
-		}
-	}
+	if (is_error && p->sub_uri != NULL &&
+	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
+		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);
 	router_record(r, p, is_error ? OUTCOME_ERROR : OUTCOME_OK, NULL);
 	pending_destroy(r, p);
 }
@@ -839,6 +839,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 		return;
 	}
 	if (strcmp(method, "roots/list") == 0 &&
+	    (worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
 	    worker_conf(r->worker)->nroots > 0) {
 		router_server_reply(r, id, env->id.len, router_roots_result(r),
 		    0, NULL);
@@ -1002,60 +1003,67 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 	    cached, strlen(cached));
 }
 
-/* Subscriptions are counted: upstream sees the first and the last. */
+/* Count subscribers of a uri; returns the new count. */
+static uintptr_t
+router_sub_count(struct router *r, const char *uri, size_t urilen, int delta)
+{
+	uintptr_t	 count;
+
+	count = (uintptr_t)hmap_get(r->subs, uri, urilen);
+	count = delta > 0 ? count + 1 : (count > 0 ? count - 1 : 0);
+	if (count == 0)
+		hmap_del(r->subs, uri, urilen);
+	else
+		hmap_put(r->subs, uri, urilen, (void *)count);
+	return (count);
+}
+
+/*
+ * Subscriptions are counted per uri: the server sees the first subscribe
+ * and the last unsubscribe, and answers those itself; mcpd answers the
+ * others.  A client subscribing twice, or unsubscribing what it never
+ * subscribed to, changes nothing.
+ */
 static void
 router_subscribe(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, int subscribe)
 {
 	struct router	*r = a->router;
+	struct pending	*p;
+	const char	*id = router_text(line, &env->id);
 	char		*uri;
-	uintptr_t	 count;
 	size_t		 urilen;
+	int		 has, forward;
 
 	uri = xmalloc(ROUTER_URI_MAX);
 	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, RPC_INVALID_PARAMS, "invalid params: uri "
-		    "must be a string of at most %d bytes", ROUTER_URI_MAX - 1);
+		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
+		    "invalid params: uri must be a string of at most %d bytes",
+		    ROUTER_URI_MAX - 1);
 		free(uri);
 		return;
 	}
 	urilen = strlen(uri);
-	count = (uintptr_t)hmap_get(r->subs, uri, urilen);
-	if (subscribe) {
-		if (hmap_get(a->subs, uri, urilen) != NULL || count > 0) {
-			if (hmap_put(a->subs, uri, urilen, (void *)1) == NULL)
-				hmap_put(r->subs, uri, urilen,
-				    (void *)(count + 1));
-			router_client_result(a, router_text(line, &env->id),
-			    env->id.len, "{}", 2);
-			free(uri);
-			return;
-		}
+	has = hmap_get(a->subs, uri, urilen) != NULL;
+	forward = 0;
+	if (subscribe && !has) {
 		hmap_put(a->subs, uri, urilen, (void *)1);
-		hmap_put(r->subs, uri, urilen, (void *)1);
-		router_client_request(a, line, len, env);
-		/* Remember what to undo if the server refuses. */
-		{
-			struct pending *p = hmap_get(a->ids,
-			    router_text(line, &env->id), env->id.len);
-			if (p != NULL)
-				p->sub_uri = xstrdup(uri);
-		}
+		forward = router_sub_count(r, uri, urilen, 1) == 1;
+	} else if (!subscribe && has) {
+		hmap_del(a->subs, uri, urilen);
+		forward = router_sub_count(r, uri, urilen, -1) == 0;
+	}
+	if (!forward) {
+		router_client_result(a, id, env->id.len, "{}", 2);
 		free(uri);
 		return;
 	}
-	if (hmap_del(a->subs, uri, urilen) == NULL || count > 1) {
-		if (count > 1 && hmap_get(a->subs, uri, urilen) == NULL)
-			hmap_put(r->subs, uri, urilen, (void *)(count - 1));
-		router_client_result(a, router_text(line, &env->id),
-		    env->id.len, "{}", 2);
-		free(uri);
-		return;
-	}
-	hmap_del(r->subs, uri, urilen);
 	router_client_request(a, line, len, env);
-	free(uri);
+	/* If the server refuses the subscription, it did not happen. */
+	if (subscribe && (p = hmap_get(a->ids, id, env->id.len)) != NULL)
+		p->sub_uri = uri;
+	else
+		free(uri);
 }
 
 /* Forward a client request upstream under a fresh id. */
@@ -1485,7 +1493,6 @@ router_detach(struct attachment *a, const char *reason)
 	struct hmap_iter it;
 	const void	*key;
 	size_t		 keylen;
-	uintptr_t	 count;
 	cJSON		*params;
 	char		*uri;
 
@@ -1514,13 +1521,8 @@ router_detach(struct attachment *a, const char *reason)
 	/* Its subscriptions. */
 	hmap_iter_init(a->subs, &it);
 	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
-		count = (uintptr_t)hmap_get(r->subs, key, keylen);
-		if (count > 1) {
-			hmap_put(r->subs, key, keylen, (void *)(count - 1));
-			continue;
-		}
-		hmap_del(r->subs, key, keylen);
-		if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+		if (router_sub_count(r, key, keylen, -1) > 0 ||
+		    worker_availability(r->worker) != WORKER_AVAIL_READY)
 			continue;
 		uri = xstrndup(key, keylen);
 		params = cJSON_CreateObject();

@@ -662,6 +662,12 @@ conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 	}
 	free(first);
 	conf_check_settings(cp, "mcpd", &cp->defaults, set);
+	if (cp->conf->client_output_soft_bytes >
+	    cp->conf->client_output_hard_bytes)
+		conf_error(cp, "mcpd.client_output_soft_bytes", "%zu is more "
+		    "than client_output_hard_bytes (%zu)",
+		    cp->conf->client_output_soft_bytes,
+		    cp->conf->client_output_hard_bytes);
 }
 
 static void
