@@ -26,6 +26,7 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -799,6 +800,29 @@ router_pick_client(struct router *r, const char *method)
 	return (best);
 }
 
+/* "a%20b" -> "a b", for a root's display name. */
+static char *
+router_uri_decode(const char *s)
+{
+	char		*out, *o, hex[3] = { 0, 0, 0 };
+	unsigned int	 ch;
+
+	out = o = xmalloc(strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (s[0] == '%' && isxdigit((unsigned char)s[1]) &&
+		    isxdigit((unsigned char)s[2])) {
+			hex[0] = s[1];
+			hex[1] = s[2];
+			ch = (unsigned int)strtoul(hex, NULL, 16);
+			*o++ = ch != 0 ? (char)ch : '?';
+			s += 2;
+		} else
+			*o++ = *s;
+	}
+	*o = '\0';
+	return (out);
+}
+
 static cJSON *
 router_roots_result(struct router *r)
 {
@@ -806,6 +830,7 @@ router_roots_result(struct router *r)
 	cJSON		*result, *roots, *root;
 	size_t		 i;
 	const char	*name;
+	char		*decoded;
 
 	result = cJSON_CreateObject();
 	roots = cJSON_AddArrayToObject(result, "roots");
@@ -813,8 +838,11 @@ router_roots_result(struct router *r)
 		root = cJSON_CreateObject();
 		cJSON_AddStringToObject(root, "uri", cs->roots[i]);
 		name = strrchr(cs->roots[i], '/');
-		if (name != NULL && name[1] != '\0')
-			cJSON_AddStringToObject(root, "name", name + 1);
+		if (name != NULL && name[1] != '\0') {
+			decoded = router_uri_decode(name + 1);
+			cJSON_AddStringToObject(root, "name", decoded);
+			free(decoded);
+		}
 		cJSON_AddItemToArray(roots, root);
 	}
 	return (result);
@@ -1239,6 +1267,28 @@ router_client_request_ready(struct attachment *a, const char *line,
 		router_client_request(a, line, len, env);
 }
 
+/*
+ * The scanner refused the line.  Most often it is not JSON at all; when it
+ * is (an array, a bare value, an object with duplicate members), it is an
+ * invalid request instead.  Only this error path pays for a full parse.
+ */
+static void
+router_client_bad_line(struct attachment *a, const char *line, size_t len,
+    size_t erroff)
+{
+	cJSON	*msg;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
+		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
+		    "invalid JSON at byte %zu", erroff);
+		return;
+	}
+	cJSON_Delete(msg);
+	router_client_error(a, NULL, 0, RPC_INVALID_REQUEST, "invalid request: "
+	    "not a JSON-RPC 2.0 message object, or a member appears twice "
+	    "(byte %zu)", erroff);
+}
+
 void
 router_client_line(struct attachment *a, const char *line, size_t len)
 {
@@ -1249,8 +1299,7 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 	int		 has_id;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
-		    "invalid JSON at byte %zu", erroff);
+		router_client_bad_line(a, line, len, erroff);
 		return;
 	}
 	has_id = env.id.type == ENVELOPE_STRING ||

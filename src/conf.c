@@ -39,6 +39,11 @@
 #define CONF_NAME_MAX_LEN	64
 #define CONF_FILE_MAX_BYTES	(16 * 1024 * 1024)
 #define CONF_MEMORY_FILE	"<config>"
+#define CONF_SOFT_UNSET		SIZE_MAX	/* until the "mcpd" object is read */
+
+#ifndef MIN
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#endif
 
 /* Everything a server inherits from the "mcpd" object. */
 struct conf_settings {
@@ -662,12 +667,6 @@ conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 	}
 	free(first);
 	conf_check_settings(cp, "mcpd", &cp->defaults, set);
-	if (cp->conf->client_output_soft_bytes >
-	    cp->conf->client_output_hard_bytes)
-		conf_error(cp, "mcpd.client_output_soft_bytes", "%zu is more "
-		    "than client_output_hard_bytes (%zu)",
-		    cp->conf->client_output_soft_bytes,
-		    cp->conf->client_output_hard_bytes);
 }
 
 static void
@@ -1039,6 +1038,25 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 	free(entries);
 }
 
+/* Daemon-wide settings that depend on each other. */
+static void
+conf_check_daemon(struct conf_parse *cp)
+{
+	struct conf	*conf = cp->conf;
+
+	/* The default soft limit follows a lowered hard one. */
+	if (conf->client_output_soft_bytes == CONF_SOFT_UNSET)
+		conf->client_output_soft_bytes = MIN(
+		    CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES,
+		    conf->client_output_hard_bytes / 2);
+	else if (conf->client_output_soft_bytes >
+	    conf->client_output_hard_bytes)
+		conf_error(cp, "mcpd.client_output_soft_bytes", "%zu is more "
+		    "than client_output_hard_bytes (%zu)",
+		    conf->client_output_soft_bytes,
+		    conf->client_output_hard_bytes);
+}
+
 static void
 conf_json_error(struct conf_diags *diags, const char *file, const char *text,
     size_t offset)
@@ -1109,11 +1127,11 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.conf = xcalloc(1, sizeof *cp.conf);
 	cp.conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
-	cp.conf->client_output_soft_bytes =
-	    CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES;
+	cp.conf->client_output_soft_bytes = CONF_SOFT_UNSET;
 	cp.conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
 
 	conf_parse_root(&cp, root);
+	conf_check_daemon(&cp);
 	cJSON_Delete(root);
 	free(copy);
 	if (diags->nerrors != nerrors) {

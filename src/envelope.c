@@ -29,10 +29,15 @@
 
 #include "envelope.h"
 
-/* Levels whose object kind is remembered, and levels of recorded values. */
-#define ENVELOPE_CTX_DEPTHS	4	/* top = 1, params/error = 2, _meta = 3 */
-#define ENVELOPE_SLOT_DEPTHS	5	/* a recorded value opens at most at 4 */
+/*
+ * Depths are counted from the top-level object (1).  The kinds of object
+ * that record members sit at depths 1 (top), 2 (params, error) and 3
+ * (params._meta), so a recorded container value opens at depth 4 at most.
+ */
+#define ENVELOPE_CTX_DEPTHS	4
+#define ENVELOPE_SLOT_DEPTHS	5
 #define ENVELOPE_KEY_MAX_BYTES	16	/* longer keys are never recorded */
+#define ENVELOPE_DEPTH_WORDS	((ENVELOPE_MAX_DEPTH + 63) / 64)
 
 enum envelope_ctx {
 	ENVELOPE_CTX_NONE,		/* nothing recorded at this level */
@@ -487,9 +492,11 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 	}
 	for (; k->name != NULL; k++) {
 		if (k->len == len && memcmp(k->name, name, len) == 0)
-			return ((struct envelope_value *)((char *)env + k->field));
+			break;
 	}
-	return (NULL);
+	if (k->name == NULL)
+		return (NULL);
+	return ((struct envelope_value *)((char *)env + k->field));
 }
 
 /* The kind of an object opened at depth for the member recorded in slot. */
@@ -522,7 +529,7 @@ envelope_scan(const char *line, size_t len, struct envelope *env,
 	struct envelope_value	*slot = NULL, *open;
 	struct envelope_value	*open_slot[ENVELOPE_SLOT_DEPTHS];
 	enum envelope_ctx	 ctx[ENVELOPE_CTX_DEPTHS];
-	uint64_t		 objects[ENVELOPE_MAX_DEPTH / 64];
+	uint64_t		 objects[ENVELOPE_DEPTH_WORDS];
 	enum envelope_type	 type;
 	size_t			 depth = 0;
 	int			 escaped;

@@ -56,15 +56,23 @@ struct envelope {
 	struct envelope_value	 params;
 	struct envelope_value	 result;
 	struct envelope_value	 error;
-	/* Members of params, when params is an object. */
-	struct envelope_value	 meta;			/* params._meta */
-	struct envelope_value	 progress_token;	/* params._meta.progressToken */
-	struct envelope_value	 p_progress_token;	/* params.progressToken */
-	struct envelope_value	 p_request_id;		/* params.requestId */
-	struct envelope_value	 p_uri;			/* params.uri */
-	struct envelope_value	 p_level;		/* params.level */
-	/* Members of error, when error is an object. */
-	struct envelope_value	 e_code;		/* error.code */
+	/*
+	 * Members of params and of params._meta, when these are objects.
+	 * All are recorded whatever the method; the router picks.
+	 */
+	struct envelope_value	 meta;		/* params._meta */
+	/* params._meta.progressToken: set by a requester */
+	struct envelope_value	 progress_token;
+	/* params.progressToken: notifications/progress */
+	struct envelope_value	 p_progress_token;
+	/* params.requestId: notifications/cancelled */
+	struct envelope_value	 p_request_id;
+	/* params.uri: resources/subscribe, unsubscribe, updated */
+	struct envelope_value	 p_uri;
+	/* params.level: logging/setLevel, notifications/message */
+	struct envelope_value	 p_level;
+	/* error.code, when error is an object (for telemetry) */
+	struct envelope_value	 e_code;
 };
 
 /*

@@ -1,0 +1,518 @@
+// sdk-client.mjs -- the official TypeScript SDK client, connected to MCP
+// servers run by mcpd through `mcpctl connect NAME`, exactly as an MCP
+// client application would launch it.
+//
+//   MCPCTL=/abs/path/to/mcpctl node sdk-client.mjs --socket PATH \
+//       [--server everything] [--memory NAME] [--filesystem NAME:FILE:TEXT] \
+//       [--timeout-s 60]
+//
+// Against server-everything it checks initialize, tools/list, echo, the sum
+// tool, progress, sampling answered by this client, a resource
+// subscription, cancellation, ping, and a second concurrent client whose
+// replies and notifications never mix with the first one's.  With
+// --memory, two clients of one server-memory share its knowledge graph;
+// with --filesystem, server-filesystem reads FILE and finds TEXT in it.
+//
+// One line per check ("ok N - ..." or "not ok N - ..."), a closing
+// "interop: N passed, N failed" line; exit 0 only if every check passed.
+// Everything is bounded: each request has a timeout and the whole run
+// stops after --timeout-s seconds.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  CreateMessageRequestSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
+// ---------------------------------------------------------------------------
+// Command line.
+
+function usage(msg) {
+  process.stderr.write(`sdk-client: ${msg}\n` +
+    "usage: MCPCTL=PATH node sdk-client.mjs --socket PATH [--server NAME]\n" +
+    "       [--memory NAME] [--filesystem NAME:FILE:TEXT] [--timeout-s N]\n");
+  process.exit(2);
+}
+
+const opts = { server: "everything", timeoutS: 60 };
+{
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const want = () => {
+      if (i + 1 >= argv.length) usage(`${argv[i]} needs a value`);
+      return argv[++i];
+    };
+    switch (argv[i]) {
+      case "--socket": opts.socket = want(); break;
+      case "--server": opts.server = want(); break;
+      case "--memory": opts.memory = want(); break;
+      case "--filesystem": {
+        const v = want();
+        const a = v.indexOf(":"), b = v.lastIndexOf(":");
+        if (a <= 0 || b <= a) usage("--filesystem takes NAME:FILE:TEXT");
+        opts.filesystem = { name: v.slice(0, a), file: v.slice(a + 1, b),
+          text: v.slice(b + 1) };
+        break;
+      }
+      case "--timeout-s": opts.timeoutS = Number(want()); break;
+      default: usage(`unknown argument: ${argv[i]}`);
+    }
+  }
+}
+if (!opts.socket) usage("--socket is required");
+if (!(opts.timeoutS > 0)) usage("--timeout-s must be a positive number");
+const MCPCTL = process.env.MCPCTL;
+if (!MCPCTL || !MCPCTL.startsWith("/")) usage("MCPCTL must be the absolute path of mcpctl");
+
+// ---------------------------------------------------------------------------
+// Reporting.
+
+const t0 = Date.now();
+let nchecks = 0;
+let npassed = 0;
+let nfailed = 0;
+let current = "start-up";
+
+function log(line) {
+  process.stdout.write(line + "\n");
+}
+
+function note(line) {
+  log(`# ${line}`);
+}
+
+class CheckFailure extends Error {}
+class StopRun extends Error {}
+let finished = false;
+
+function assert(cond, msg) {
+  if (!cond) throw new CheckFailure(msg);
+}
+
+function describe(err) {
+  if (err instanceof CheckFailure) return err.message;
+  const code = err && err.code !== undefined ? ` (code ${err.code})` : "";
+  return `${err && err.name ? err.name : "Error"}: ${err && err.message ? err.message : String(err)}${code}`;
+}
+
+// check(NAME, FN): run one check; returns FN's value, or undefined if it
+// failed.  Failures are counted and the run goes on, unless FATAL.
+async function check(name, fn, { fatal = false } = {}) {
+  if (finished) throw new StopRun();
+  const n = ++nchecks;
+  current = name;
+  const start = Date.now();
+  try {
+    const detail = await fn();
+    if (finished) throw new StopRun();
+    npassed++;
+    log(`ok ${n} - ${name} (${Date.now() - start} ms)` +
+      (typeof detail === "string" && detail ? `: ${detail}` : ""));
+    return detail;
+  } catch (err) {
+    if (finished) throw new StopRun();
+    nfailed++;
+    log(`not ok ${n} - ${name} (${Date.now() - start} ms): ${describe(err)}`);
+    if (fatal) throw new StopRun();
+    return undefined;
+  }
+}
+
+const clients = [];
+
+function finish() {
+  if (finished) return;
+  finished = true;
+  clearTimeout(globalTimer);
+  log(`interop: ${npassed} passed, ${nfailed} failed`);
+  note(`total ${Date.now() - t0} ms`);
+  // Close the bridges (their stdin ends, so they exit); do not wait long.
+  const closing = Promise.allSettled(clients.map((c) => c.client.close()));
+  const code = nfailed === 0 && npassed > 0 ? 0 : 1;
+  Promise.race([closing, sleep(3000)]).then(() => process.exit(code));
+}
+
+// The check in progress fails, under its own number, and the run ends.
+const globalTimer = setTimeout(() => {
+  nfailed++;
+  log(`not ok ${Math.max(nchecks, 1)} - ${current}: not finished when the ` +
+    `whole run's ${opts.timeoutS} s were over`);
+  finish();
+}, opts.timeoutS * 1000);
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// waitFor(PRED, MS): poll PRED every 20 ms; true once it holds, false if it
+// did not within MS.
+async function waitFor(pred, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (pred()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(20);
+  }
+}
+
+function textOf(result) {
+  assert(result && Array.isArray(result.content),
+    `tool result has no content array: ${JSON.stringify(result).slice(0, 200)}`);
+  assert(!result.isError,
+    `tool returned isError: ${JSON.stringify(result.content).slice(0, 300)}`);
+  return result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
+
+const nonce = `${process.pid}-${Date.now().toString(36)}`;
+
+// ---------------------------------------------------------------------------
+// Clients.
+
+// connectClient(LABEL, SERVER, SAMPLING): an SDK Client on a fresh
+// `mcpctl -s SOCKET connect SERVER`.  SAMPLING: the text its
+// sampling/createMessage handler answers, or null for no sampling
+// capability.  Records what the client receives beyond its own replies.
+async function connectClient(label, server, sampling) {
+  const client = new Client(
+    { name: `mcpd-interop-${label}`, version: "1.0.0" },
+    { capabilities: sampling !== null ? { sampling: {} } : {} },
+  );
+  const rec = {
+    label, client, transport: null,
+    sampled: [],		// sampling requests this client answered
+    updated: [],		// uris of resources/updated it received
+    errors: [],			// protocol errors the SDK reported
+  };
+  if (sampling !== null) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      rec.sampled.push(req.params);
+      return {
+        model: `mcpd-interop-model-${label}`,
+        role: "assistant",
+        stopReason: "endTurn",
+        content: { type: "text", text: sampling },
+      };
+    });
+  }
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    rec.updated.push(n.params.uri);
+  });
+  client.onerror = (err) => {
+    rec.errors.push(err && err.message ? err.message : String(err));
+  };
+  rec.transport = new StdioClientTransport({
+    command: MCPCTL,
+    args: ["-s", opts.socket, "connect", server],
+    // The whole environment: the test harness finds leftovers by it.
+    env: { ...process.env },
+    stderr: "inherit",
+  });
+  clients.push(rec);
+  await client.connect(rec.transport, { timeout: 15000 });
+  return rec;
+}
+
+const REQ = { timeout: 15000 };
+
+// lateProgress(REC, FROM): the progress values of notifications that the
+// SDK of client REC reported as for an unknown token since its FROMth
+// error.
+function lateProgress(rec, from) {
+  const out = [];
+  for (const msg of rec.errors.slice(from)) {
+    const m = /unknown token: (\{.*\})$/s.exec(msg);
+    if (!m) continue;
+    try {
+      const n = JSON.parse(m[1]);
+      if (n.params && typeof n.params.progress === "number") out.push(n.params.progress);
+    } catch {
+      // not ours to judge
+    }
+  }
+  return out;
+}
+
+// pickTool(TOOLS, WHAT, NAMES...): the first of NAMES that TOOLS has.
+function pickTool(tools, what, ...names) {
+  const have = new Set(tools.map((t) => t.name));
+  const name = names.find((n) => have.has(n));
+  assert(name !== undefined,
+    `no ${what} tool: looked for ${names.join(" or ")} among [${[...have].join(", ")}]`);
+  return name;
+}
+
+// ---------------------------------------------------------------------------
+// server-everything.
+
+async function everything() {
+  const server = opts.server;
+  const samplingText = `sampled-by-alpha-${nonce}`;
+  let a, b;
+
+  await check(`initialize through mcpctl connect ${server}`, async () => {
+    a = await connectClient("alpha", server, samplingText);
+    const info = a.client.getServerVersion();
+    assert(info && typeof info.name === "string",
+      `no serverInfo: ${JSON.stringify(info)}`);
+    assert(/everything/.test(info.name),
+      `serverInfo.name is "${info.name}", expected server-everything's`);
+    const caps = a.client.getServerCapabilities() || {};
+    assert(caps.tools, `no tools capability: ${JSON.stringify(caps)}`);
+    assert(caps.resources && caps.resources.subscribe === true,
+      `no resources.subscribe capability: ${JSON.stringify(caps)}`);
+    const instr = a.client.getInstructions();
+    assert(typeof instr === "string" && instr.length > 0,
+      "initialize result has no instructions (server-everything sends them)");
+    return `serverInfo ${info.name} ${info.version}, pid ${a.transport.pid}`;
+  }, { fatal: true });
+
+  // The second client is attached for the whole run: it must see none of
+  // the first one's replies, progress, sampling requests or updates.
+  await check("a second client initializes on another mcpctl connect", async () => {
+    b = await connectClient("beta", server, `sampled-by-beta-${nonce}`);
+    const info = b.client.getServerVersion();
+    assert(info && /everything/.test(info.name),
+      `serverInfo ${JSON.stringify(info)}`);
+    return `pid ${b.transport.pid}`;
+  }, { fatal: true });
+
+  let tools = {};
+  await check("tools/list has echo, sum, long-running, sampling", async () => {
+    const { tools: list } = await a.client.listTools({}, REQ);
+    assert(Array.isArray(list) && list.length > 0, "empty tools/list");
+    tools.echo = pickTool(list, "echo", "echo");
+    tools.sum = pickTool(list, "sum", "get-sum", "add");
+    tools.long = pickTool(list, "long-running operation",
+      "trigger-long-running-operation", "longRunningOperation");
+    tools.sample = pickTool(list, "sampling",
+      "trigger-sampling-request", "sampleLLM");
+    tools.toggle = list.some((t) => t.name === "toggle-subscriber-updates")
+      ? "toggle-subscriber-updates" : null;
+    return `${list.length} tools: ${Object.values(tools).filter(Boolean).join(", ")}`;
+  }, { fatal: true });
+
+  await check("echo", async () => {
+    const msg = `hello from mcpd interop ${nonce} \u00e9\u20ac\u{1F600} "quoted" \\ \n newline`;
+    const text = textOf(await a.client.callTool(
+      { name: tools.echo, arguments: { message: msg } }, undefined, REQ));
+    assert(text.includes(msg), `echo returned ${JSON.stringify(text)}`);
+  });
+
+  await check("sum", async () => {
+    const text = textOf(await a.client.callTool(
+      { name: tools.sum, arguments: { a: 1234.5, b: 8765.25 } }, undefined, REQ));
+    assert(/9999\.75\b/.test(text), `sum of 1234.5 and 8765.25 returned ${JSON.stringify(text)}`);
+  });
+
+  await check("long-running operation reports progress", async () => {
+    const steps = 4;
+    const seen = [];
+    const errorsBefore = a.errors.length;
+    const text = textOf(await a.client.callTool(
+      { name: tools.long, arguments: { duration: 2, steps } }, undefined,
+      { timeout: 20000, onprogress: (p) => seen.push(p) }));
+    assert(/complete/i.test(text), `result ${JSON.stringify(text)}`);
+    assert(seen.length >= 2, `${seen.length} progress notifications, expected at least 2`);
+    for (let i = 1; i < seen.length; i++)
+      assert(seen[i].progress > seen[i - 1].progress,
+        `progress not increasing: ${JSON.stringify(seen.map((p) => p.progress))}`);
+    assert(seen.every((p) => p.total === steps),
+      `total is not ${steps}: ${JSON.stringify(seen)}`);
+    // The server sends the last notification just before its result; the
+    // SDK dispatches notifications a tick later than responses, so that
+    // one may come back as an "unknown token".  Together they must be all.
+    await sleep(100);
+    const late = lateProgress(a, errorsBefore);
+    const all = new Set([...seen.map((p) => p.progress), ...late]);
+    for (let i = 1; i <= steps; i++)
+      assert(all.has(i), `progress ${i}/${steps} never arrived (got ` +
+        `${JSON.stringify(seen.map((p) => p.progress))}, late ${JSON.stringify(late)})`);
+    return `progress ${seen.map((p) => `${p.progress}/${p.total}`).join(" ")}` +
+      (late.length ? ` (and ${late.join(", ")} just after the result)` : "");
+  });
+
+  await check("sampling request answered by this client", async () => {
+    const prompt = `interop-prompt-${nonce}`;
+    const before = a.sampled.length;
+    const text = textOf(await a.client.callTool(
+      { name: tools.sample, arguments: { prompt, maxTokens: 16 } }, undefined, REQ));
+    assert(a.sampled.length === before + 1,
+      `the sampling handler ran ${a.sampled.length - before} times, expected once`);
+    const req = a.sampled[a.sampled.length - 1];
+    assert(JSON.stringify(req.messages || []).includes(prompt),
+      `sampling request does not carry the prompt: ${JSON.stringify(req).slice(0, 300)}`);
+    assert(text.includes(samplingText),
+      `tool result does not contain the handler's text: ${JSON.stringify(text).slice(0, 300)}`);
+    assert(b.sampled.length === 0, "the other client was asked to sample");
+  });
+
+  await check("resource subscription receives updates", async () => {
+    let uri;
+    const { resources } = await a.client.listResources({}, REQ);
+    if (Array.isArray(resources) && resources.length > 0) uri = resources[0].uri;
+    else uri = "demo://resource/dynamic/text/1";
+    await a.client.subscribeResource({ uri }, REQ);
+    // Current server-everything sends updates only once this tool has
+    // turned them on (at once, then every 5 s); older ones every 10 s.
+    // It is a switch shared by every client of the server.
+    const start = Date.now();
+    let toggled = false;
+    for (let i = 0; tools.toggle && !toggled && i < 2; i++) {
+      const t = textOf(await a.client.callTool(
+        { name: tools.toggle, arguments: {} }, undefined, REQ));
+      toggled = /^Started/.test(t);
+    }
+    assert(!tools.toggle || toggled, `${tools.toggle} did not start updates`);
+    const got = await waitFor(() => a.updated.includes(uri), tools.toggle ? 8000 : 15000);
+    const ms = Date.now() - start;
+    await a.client.unsubscribeResource({ uri }, REQ);
+    if (toggled)
+      await a.client.callTool({ name: tools.toggle, arguments: {} }, undefined, REQ);
+    assert(got, `no notifications/resources/updated for ${uri} within ${ms} ms` +
+      ` (got ${JSON.stringify(a.updated)})`);
+    const stray = a.updated.filter((u) => u !== uri);
+    assert(stray.length === 0, `updates for resources not subscribed to: ${JSON.stringify(stray)}`);
+    return `${uri}: first update ${ms} ms after asking for updates`;
+  });
+
+  await check("cancellation rejects at once and the session goes on", async () => {
+    const ac = new AbortController();
+    const reason = new Error(`interop-cancel-${nonce}`);
+    let progressed = 0;
+    const p = a.client.callTool(
+      { name: tools.long, arguments: { duration: 8, steps: 16 } }, undefined,
+      { signal: ac.signal, timeout: 30000, onprogress: () => { progressed++; } });
+    const outcome = p.then(() => "resolved", (err) => err);
+    // Cancel once the operation is known to be running on the server.
+    const running = await waitFor(() => progressed > 0, 8000);
+    assert(running, "no progress within 8 s from the operation to be cancelled");
+    const errorsBefore = a.errors.length;
+    const t = Date.now();
+    ac.abort(reason);
+    const res = await Promise.race([outcome, sleep(2000).then(() => "pending")]);
+    const ms = Date.now() - t;
+    assert(res !== "resolved", "the cancelled request resolved");
+    assert(res !== "pending", "the cancelled request was still pending 2 s after abort");
+    // The SDK rejects with an McpError carrying the abort reason's text.
+    assert(res === reason || (res instanceof Error && res.message.includes(reason.message)),
+      `rejected with ${describe(res)}, not the abort reason`);
+    // The session still works, and serves a request sent right after.
+    const msg = `after-cancel-${nonce}`;
+    const text = textOf(await a.client.callTool(
+      { name: tools.echo, arguments: { message: msg } }, undefined, REQ));
+    assert(text.includes(msg), `echo after cancel returned ${JSON.stringify(text)}`);
+    await a.client.ping(REQ);
+    // Progress for the cancelled request may still be under way; a late one
+    // is tolerated (the SDK reports it as an unknown token) but noted.
+    const late = a.errors.length - errorsBefore;
+    return `rejected ${ms} ms after abort; echo and ping fine afterwards` +
+      (late ? `; ${late} late message(s) ignored by the SDK` : "");
+  });
+
+  await check("ping", async () => {
+    const r = await a.client.ping(REQ);
+    assert(r && typeof r === "object", `ping returned ${JSON.stringify(r)}`);
+    await b.client.ping(REQ);
+  });
+
+  await check("two clients, parallel echo calls, each gets its own replies", async () => {
+    const per = 25;
+    const calls = [];
+    for (let i = 0; i < per; i++) {
+      for (const rec of [a, b]) {
+        const msg = `${rec.label}-${i}-${nonce}`;
+        calls.push(rec.client.callTool(
+          { name: tools.echo, arguments: { message: msg } }, undefined, REQ)
+          .then((r) => ({ msg, text: textOf(r) })));
+      }
+    }
+    const start = Date.now();
+    const results = await Promise.all(calls);
+    const ms = Date.now() - start;
+    const wrong = results.filter(({ msg, text }) => !text.endsWith(msg));
+    assert(wrong.length === 0, `${wrong.length} of ${results.length} replies wrong, e.g. ` +
+      `${wrong[0] && JSON.stringify(wrong[0])}`);
+    return `${results.length} calls in ${ms} ms`;
+  });
+
+  await check("the second client saw nothing of the first one's traffic", async () => {
+    assert(b.sampled.length === 0, `beta answered ${b.sampled.length} sampling requests`);
+    assert(b.updated.length === 0,
+      `beta received resources/updated without subscribing: ${JSON.stringify(b.updated)}`);
+    assert(b.errors.length === 0, `beta's SDK reported: ${b.errors.slice(0, 3).join(" | ")}`);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// server-memory: two clients share one knowledge graph.
+
+async function memory() {
+  const name = opts.memory;
+  let m1, m2;
+  await check(`initialize two clients of ${name}`, async () => {
+    m1 = await connectClient("memory-1", name, null);
+    m2 = await connectClient("memory-2", name, null);
+    const info = m1.client.getServerVersion();
+    assert(info && /memory/i.test(info.name), `serverInfo ${JSON.stringify(info)}`);
+    return `serverInfo ${info.name} ${info.version}`;
+  });
+  if (!m2) return;
+  await check("an entity one client creates, the other finds", async () => {
+    const entity = `mcpd-interop-${nonce}`;
+    const { tools } = await m1.client.listTools({}, REQ);
+    const create = pickTool(tools, "create", "create_entities");
+    const search = pickTool(tools, "search", "search_nodes", "read_graph");
+    textOf(await m1.client.callTool({ name: create, arguments: {
+      entities: [{ name: entity, entityType: "test", observations: ["shared through mcpd"] }],
+    } }, undefined, REQ));
+    const args = search === "search_nodes" ? { query: entity } : {};
+    const r = await m2.client.callTool({ name: search, arguments: args }, undefined, REQ);
+    const found = JSON.stringify(r).includes(entity);
+    assert(found, `${search} from the second client does not find ${entity}: ` +
+      JSON.stringify(r).slice(0, 300));
+  });
+}
+
+// ---------------------------------------------------------------------------
+// server-filesystem: read a file the test wrote.
+
+async function filesystem() {
+  const { name, file, text } = opts.filesystem;
+  let f;
+  await check(`initialize a client of ${name}`, async () => {
+    f = await connectClient("filesystem", name, null);
+    const info = f.client.getServerVersion();
+    assert(info && typeof info.name === "string", `serverInfo ${JSON.stringify(info)}`);
+    return `serverInfo ${info.name} ${info.version}`;
+  });
+  if (!f) return;
+  await check("read a file through server-filesystem", async () => {
+    const { tools } = await f.client.listTools({}, REQ);
+    const read = pickTool(tools, "read", "read_text_file", "read_file");
+    const got = textOf(await f.client.callTool(
+      { name: read, arguments: { path: file } }, undefined, REQ));
+    assert(got.includes(text), `${read} ${file} returned ${JSON.stringify(got).slice(0, 200)}`);
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+process.on("unhandledRejection", (err) => {
+  if (finished || err instanceof StopRun) return;
+  nfailed++;
+  log(`not ok ${++nchecks} - no unhandled rejection: ${describe(err)}`);
+});
+
+note(`node ${process.version}, mcpctl ${MCPCTL}, socket ${opts.socket}`);
+try {
+  await everything();
+  if (opts.memory) await memory();
+  if (opts.filesystem) await filesystem();
+} catch (err) {
+  if (!(err instanceof StopRun)) {
+    nfailed++;
+    log(`not ok ${++nchecks} - unexpected error in "${current}": ${describe(err)}`);
+  }
+}
+finish();
