@@ -234,8 +234,13 @@ router_send_client(struct attachment *a, const char *line, size_t len,
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
 		n = 1;
-	} else
-		n = envelope_splice(line, len, edits, nedits, iov, nitems(iov));
+	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
+	    nitems(iov))) == 0) {
+		log_warnx("%s: cannot rewrite a message for client %llu; "
+		    "dropped", worker_name(a->router->worker),
+		    (unsigned long long)client_serial(a->client));
+		return;
+	}
 	a->router->bytes_down += len;
 	client_queue_iov(a->client, iov, (int)n);
 }
@@ -265,8 +270,12 @@ router_send_server(struct router *r, const char *line, size_t len,
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
 		n = 1;
-	} else
-		n = envelope_splice(line, len, edits, nedits, iov, nitems(iov));
+	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
+	    nitems(iov))) == 0) {
+		log_warnx("%s: cannot rewrite a message for the server; "
+		    "dropped", worker_name(r->worker));
+		return;
+	}
 	r->bytes_up += len;
 	worker_write(r->worker, iov, (int)n);
 	/* Backpressure: only from the server's stdin to the writers. */
