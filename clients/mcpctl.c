@@ -39,6 +39,7 @@
 #define CTL_SETTLE_TIMEOUT_MS	60000
 #define CTL_SETTLE_POLL_MS	50
 #define CTL_MAX_REPLY_BYTES	(64 * 1024 * 1024)
+#define CTL_LOG_LINES_DEFAULT	50
 
 struct ctl {
 	const char	*socket_path;
@@ -50,6 +51,9 @@ struct ctl {
 	size_t		 len;
 	size_t		 size;
 	int64_t		 next_id;
+	cJSON		*last_error_data;	/* error.data of the last call */
+	long		 lines;			/* logs -n */
+	int		 follow;		/* logs -f */
 };
 
 struct ctl_command {
@@ -70,6 +74,9 @@ static int	ctl_connect_cmd(struct ctl *, int, char **);
 static int	ctl_tools(struct ctl *, int, char **);
 static int	ctl_call_cmd(struct ctl *, int, char **);
 static int	ctl_ping(struct ctl *, int, char **);
+static int	ctl_logs(struct ctl *, int, char **);
+static int	ctl_metrics(struct ctl *, int, char **);
+static int	ctl_reload(struct ctl *, int, char **);
 static int	ctl_check_config(struct ctl *, int, char **);
 static int	ctl_version(struct ctl *, int, char **);
 static int	ctl_help(struct ctl *, int, char **);
@@ -83,6 +90,12 @@ static const struct ctl_command ctl_commands[] = {
 	  ctl_stop },
 	{ "restart", "NAME...", "restart servers (and wait for them)", 1, -1,
 	  1, ctl_restart },
+	{ "reload", "", "re-read the configuration file", 0, 0, 1,
+	  ctl_reload },
+	{ "logs", "NAME [-n N] [-f]", "show (and follow) a server's stderr", 1,
+	  1, 1, ctl_logs },
+	{ "metrics", "", "print metrics in Prometheus text format", 0, 0, 1,
+	  ctl_metrics },
 	{ "connect", "NAME", "bridge stdio to a server (for MCP clients)", 1,
 	  1, 0, ctl_connect_cmd },
 	{ "tools", "NAME", "list a server's tools", 1, 1, 0, ctl_tools },
@@ -215,10 +228,10 @@ ctl_read_line(struct ctl *ctl, int timeout_ms)
 			ctl->size = ctl->size * 2 + 65536;
 			ctl->buf = xrealloc(ctl->buf, ctl->size);
 		}
-		left = (int)(deadline - ctl_now_ms());
+		left = timeout_ms < 0 ? -1 : (int)(deadline - ctl_now_ms());
 		pfd.fd = ctl->fd;
 		pfd.events = POLLIN;
-		if (left <= 0 || poll(&pfd, 1, left) == 0) {
+		if ((timeout_ms >= 0 && left <= 0) || poll(&pfd, 1, left) == 0) {
 			ctl_warnx("no reply from mcpd at %s within %d ms",
 			    ctl->socket_path, timeout_ms);
 			return (NULL);
@@ -281,6 +294,10 @@ ctl_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 		message = cJSON_GetObjectItemCaseSensitive(error, "message");
 		ctl_warnx("%s", cJSON_IsString(message) ?
 		    message->valuestring : "mcpd returned an error");
+		if (ctl->last_error_data != NULL)
+			cJSON_Delete(ctl->last_error_data);
+		ctl->last_error_data = cJSON_DetachItemFromObjectCaseSensitive(
+		    error, "data");
 		cJSON_Delete(reply);
 		*status = CTL_EXIT_FAILED;
 		return (NULL);
@@ -310,6 +327,17 @@ ctl_print_json(const cJSON *o)
 	char	*text;
 
 	text = cJSON_Print(o);
+	printf("%s\n", text);
+	free(text);
+}
+
+/* One object per line, for streams (logs -f --json). */
+static void
+ctl_print_json_line(const cJSON *o)
+{
+	char	*text;
+
+	text = cJSON_PrintUnformatted(o);
 	printf("%s\n", text);
 	free(text);
 }
@@ -546,6 +574,135 @@ ctl_restart(struct ctl *ctl, int argc, char **argv)
 	    argv));
 }
 
+static void
+ctl_print_names(const char *label, const cJSON *names)
+{
+	const cJSON	*n;
+	const char	*sep = "";
+
+	if (cJSON_GetArraySize(names) == 0)
+		return;
+	printf("%s: ", label);
+	cJSON_ArrayForEach(n, names) {
+		printf("%s%s", sep, cJSON_IsString(n) ? n->valuestring : "?");
+		sep = ", ";
+	}
+	printf("\n");
+}
+
+static int
+ctl_reload(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result;
+	const cJSON	*e;
+	int		 status;
+
+	result = ctl_call(ctl, MCPD_METHOD_RELOAD, NULL, &status);
+	if (result == NULL) {
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
+		    ctl->last_error_data, "errors"))
+			fprintf(stderr, "mcpctl: %s\n", cJSON_IsString(e) ?
+			    e->valuestring : "?");
+		if (ctl->json && ctl->last_error_data != NULL)
+			ctl_print_json(ctl->last_error_data);
+		return (status);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
+	    "warnings"))
+		fprintf(stderr, "mcpctl: warning: %s\n", e->valuestring);
+	if (ctl->json)
+		ctl_print_json(result);
+	else {
+		ctl_print_names("restarted (changed)",
+		    cJSON_GetObjectItemCaseSensitive(result, "changed"));
+		ctl_print_names("started (added)",
+		    cJSON_GetObjectItemCaseSensitive(result, "added"));
+		ctl_print_names("stopped (removed)",
+		    cJSON_GetObjectItemCaseSensitive(result, "removed"));
+		printf("unchanged: %d server%s\n", cJSON_GetArraySize(
+		    cJSON_GetObjectItemCaseSensitive(result, "unchanged")),
+		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result,
+		    "unchanged")) == 1 ? "" : "s");
+	}
+	cJSON_Delete(result);
+	return (CTL_EXIT_OK);
+}
+
+static void
+ctl_print_log_line(const struct ctl *ctl, const cJSON *line)
+{
+	char		 when[32];
+	time_t		 t;
+	struct tm	 tm;
+	const char	*text = ctl_str(line, "text");
+
+	if (ctl->json) {
+		ctl_print_json_line(line);
+		return;
+	}
+	t = (time_t)(ctl_num(line, "time_us", 0) / 1e6);
+	localtime_r(&t, &tm);
+	strftime(when, sizeof when, "%b %d %H:%M:%S", &tm);
+	printf("%s %s\n", when, text != NULL ? text : "");
+}
+
+static int
+ctl_logs(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*params, *result, *msg, *p;
+	const cJSON	*line, *method;
+	char		*text;
+	int		 status;
+
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "server", argv[0]);
+	cJSON_AddNumberToObject(params, "lines", (double)ctl->lines);
+	cJSON_AddBoolToObject(params, "follow", ctl->follow);
+	if ((result = ctl_call(ctl, MCPD_METHOD_LOGS, params, &status)) == NULL)
+		return (status);
+	cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(result,
+	    "lines"))
+		ctl_print_log_line(ctl, line);
+	cJSON_Delete(result);
+	if (!ctl->follow)
+		return (CTL_EXIT_OK);
+
+	fflush(stdout);
+	for (;;) {
+		if ((text = ctl_read_line(ctl, -1)) == NULL)
+			return (CTL_EXIT_FAILED);
+		msg = cJSON_Parse(text);
+		free(text);
+		method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+		p = cJSON_GetObjectItemCaseSensitive(msg, "params");
+		if (cJSON_IsString(method) && strcmp(method->valuestring,
+		    MCPD_NOTIFY_LOG) == 0 && p != NULL) {
+			ctl_print_log_line(ctl, p);
+			fflush(stdout);
+		}
+		cJSON_Delete(msg);
+	}
+}
+
+static int
+ctl_metrics(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result;
+	const char	*text;
+	int		 status;
+
+	if ((result = ctl_call(ctl, MCPD_METHOD_METRICS, NULL,
+	    &status)) == NULL)
+		return (status);
+	text = ctl_str(result, "text");
+	if (ctl->json)
+		ctl_print_json(result);
+	else
+		fputs(text != NULL ? text : "", stdout);
+	cJSON_Delete(result);
+	return (CTL_EXIT_OK);
+}
+
 /* These open their own MCP session through mcpd (connect.c, session.c). */
 static int
 ctl_connect_cmd(struct ctl *ctl, int argc, char **argv)
@@ -679,15 +836,18 @@ main(int argc, char **argv)
 		{ "no-block",	no_argument,		NULL, 'b' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
+		{ "lines",	required_argument,	NULL, 'n' },
+		{ "follow",	no_argument,		NULL, 'f' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
 	struct ctl			 ctl;
-	char				*socket_path = NULL;
+	char				*socket_path = NULL, *end;
 	int				 ch, rc, nargs;
 
 	memset(&ctl, 0, sizeof ctl);
 	ctl.fd = -1;
+	ctl.lines = CTL_LOG_LINES_DEFAULT;
 	while ((ch = getopt_long(argc, argv, "+s:hV", options, NULL)) != -1) {
 		switch (ch) {
 		case 's':
@@ -726,8 +886,20 @@ main(int argc, char **argv)
 	/* Tool arguments may start with '-': take options only before them. */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, cmd->fn == ctl_call_cmd ?
-	    "+s:h" : "s:h", options, NULL)) != -1) {
+	    "+s:h" : "s:hn:f", options, NULL)) != -1) {
 		switch (ch) {
+		case 'n':
+			errno = 0;
+			ctl.lines = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || ctl.lines < 0) {
+				ctl_warnx("-n: expected a number of lines, not "
+				    "\"%s\"", optarg);
+				return (CTL_EXIT_USAGE);
+			}
+			break;
+		case 'f':
+			ctl.follow = 1;
+			break;
 		case 'h':
 			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,
 			    cmd->args, cmd->help);
@@ -766,5 +938,6 @@ out:
 		close(ctl.fd);
 	free(ctl.buf);
 	free(socket_path);
+	cJSON_Delete(ctl.last_error_data);
 	return (rc);
 }

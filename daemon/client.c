@@ -37,6 +37,7 @@
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
+#include "worker.h"
 #include "xmalloc.h"
 
 #define CLIENT_READS_PER_CALLBACK	16
@@ -55,6 +56,7 @@ struct client {
 	struct frame		*frame;
 	struct evbuffer		*out;
 	struct attachment	*att;		/* NULL: not attached */
+	struct worker		*following;	/* mcpctl logs -f */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	int			 paused;	/* reading stopped: backpressure */
 	int			 eof;		/* the client half-closed */
@@ -86,6 +88,9 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
 	}
+	if (c->following != NULL)
+		worker_unfollow(c->following, c);
+	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
 	event_free(c->ev_write);
@@ -429,6 +434,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->ev_free = event_new(mcpd->base, -1, 0, client_free_cb, c);
 	c->ev_hup = evtimer_new(mcpd->base, client_hup_cb, c);
 	TAILQ_INSERT_TAIL(&mcpd->clients, c, entry);
+	mcpd->nclients++;
 	event_add(c->ev_read, NULL);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, LOG_NFIELDS(f),
 	    "client %llu connected (pid %ld, uid %lu)",
@@ -504,4 +510,25 @@ uint64_t
 client_serial(const struct client *c)
 {
 	return (c->serial);
+}
+
+void
+client_set_following(struct client *c, struct worker *w)
+{
+	c->following = w;
+}
+
+/* The server being followed is gone: end the follow. */
+void
+client_follow_ended(struct client *c, const char *reason)
+{
+	c->following = NULL;
+	client_lost(c, reason);
+}
+
+/* Queue a line of text as is (newline added). */
+void
+client_queue_text(struct client *c, const char *text, size_t len)
+{
+	client_queue(c, text, len);
 }

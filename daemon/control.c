@@ -14,7 +14,9 @@
 #include "client.h"
 #include "control.h"
 #include "mcpd.h"
+#include "metrics.h"
 #include "proto.h"
+#include "reload.h"
 #include "router.h"
 #include "rpc.h"
 #include "worker.h"
@@ -37,6 +39,12 @@ static void	control_restart(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 static void	control_attach(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
+static void	control_reload(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_logs(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
+static void	control_metrics(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
 static void	control_version(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 
@@ -47,6 +55,9 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_RESTART, 1, control_restart },
 	{ MCPD_METHOD_VERSION, 0, control_version },
 	{ MCPD_METHOD_ATTACH, 0, control_attach },
+	{ MCPD_METHOD_RELOAD, 1, control_reload },
+	{ MCPD_METHOD_LOGS, 0, control_logs },
+	{ MCPD_METHOD_METRICS, 0, control_metrics },
 };
 
 /*
@@ -149,6 +160,7 @@ control_daemon_json(struct mcpd *mcpd)
 	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
 	if (mcpd->config_file != NULL)
 		cJSON_AddStringToObject(d, "config", mcpd->config_file);
+	cJSON_AddNumberToObject(d, "connections", (double)mcpd->nclients);
 	cJSON_AddNumberToObject(d, "clients_total",
 	    (double)mcpd->clients_total);
 	cJSON_AddNumberToObject(d, "protocol_violations",
@@ -217,6 +229,84 @@ control_version(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
 	client_send_json(c, rpc_make_result(id, control_daemon_json(mcpd)));
+}
+
+#define CONTROL_LOG_LINES_DEFAULT	100
+
+/* A server's recent stderr, and with "follow" every new line after it. */
+static void
+control_logs(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	const cJSON	*name, *lines, *follow;
+	struct worker	*w;
+	cJSON		*result;
+	double		 n = CONTROL_LOG_LINES_DEFAULT;
+
+	name = cJSON_GetObjectItemCaseSensitive(params, "server");
+	lines = cJSON_GetObjectItemCaseSensitive(params, "lines");
+	follow = cJSON_GetObjectItemCaseSensitive(params, "follow");
+	if (!cJSON_IsString(name) || (lines != NULL && (!cJSON_IsNumber(lines)
+	    || lines->valuedouble < 0)) || (follow != NULL &&
+	    !cJSON_IsBool(follow))) {
+		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
+		    "expected {\"server\": NAME, \"lines\": N, \"follow\": "
+		    "BOOL}");
+		return;
+	}
+	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL) {
+		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
+		    "unknown server: %s", name->valuestring);
+		return;
+	}
+	if (lines != NULL)
+		n = lines->valuedouble;
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "server", worker_name(w));
+	cJSON_AddItemToObject(result, "lines", worker_logs_json(w,
+	    n > 1e6 ? 1000000 : (size_t)n));
+	client_send_json(c, rpc_make_result(id, result));
+	if (cJSON_IsTrue(follow))
+		worker_follow(w, c);
+}
+
+static void
+control_metrics(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	struct worker	*w;
+	cJSON		*status, *servers, *result;
+	char		*text;
+
+	status = cJSON_CreateObject();
+	servers = cJSON_AddArrayToObject(status, "servers");
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+		cJSON_AddItemToArray(servers, worker_status_json(w));
+	cJSON_AddItemToObject(status, "daemon", control_daemon_json(mcpd));
+	text = metrics_render(status);
+	cJSON_Delete(status);
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "text", text);
+	free(text);
+	client_send_json(c, rpc_make_result(id, result));
+}
+
+static void
+control_reload(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	cJSON	*report, *errors;
+	int	 n;
+
+	if (reload_config(mcpd, &report) == 0) {
+		client_send_json(c, rpc_make_result(id, report));
+		return;
+	}
+	errors = cJSON_GetObjectItemCaseSensitive(report, "errors");
+	n = cJSON_GetArraySize(errors);
+	client_send_json(c, rpc_make_error(id, MCPD_ERR_CONFIG_INVALID,
+	    n == 1 ? "the new configuration has 1 error; nothing changed" :
+	    "the new configuration has errors; nothing changed", report));
 }
 
 /* Turn this connection into an MCP session with one server. */

@@ -6,7 +6,8 @@
  * 0600.  A socket file left by a dead mcpd is replaced; one that a live
  * mcpd answers on is never stolen.  When accept fails for lack of file
  * descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS instead of
- * spinning.
+ * spinning.  Under socket activation systemd owns the socket: mcpd uses
+ * the one it passes and never unlinks or re-binds it.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <systemd/sd-daemon.h>
 
 #include "client.h"
 #include "listener.h"
@@ -207,25 +209,72 @@ listener_bind(const char *path, char **cause)
 	return (fd);
 }
 
+/*
+ * The socket systemd passed (sd_listen_fds), or -1 if none.  The
+ * environment is cleared so no server inherits LISTEN_FDS.
+ */
+static int
+listener_activated(char **path, char **cause)
+{
+	struct sockaddr_un	 sun;
+	socklen_t		 len = sizeof sun;
+	int			 n, fd = SD_LISTEN_FDS_START;
+
+	if ((n = sd_listen_fds(1)) <= 0)
+		return (-1);
+	if (n > 1)
+		log_warnx("systemd passed %d sockets; using the first", n);
+	if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+		xasprintf(cause, "the socket systemd passed (fd %d) is not a "
+		    "listening AF_UNIX stream socket", fd);
+		return (-2);
+	}
+	memset(&sun, 0, sizeof sun);
+	if (getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
+	    sun.sun_path[0] != '\0')
+		*path = xstrndup(sun.sun_path, sizeof sun.sun_path);
+	else
+		*path = xstrdup("(socket passed by systemd)");
+	evutil_make_socket_nonblocking(fd);
+	evutil_make_socket_closeonexec(fd);
+	return (fd);
+}
+
 struct listener *
 listener_open(struct mcpd *mcpd, const char *path, char **cause)
 {
 	struct listener	*l;
+	char		*activated_path = NULL;
 	int		 fd;
 
 	*cause = NULL;
-	if ((fd = listener_bind(path, cause)) == -1)
-		return (NULL);
 	l = xcalloc(1, sizeof *l);
 	l->mcpd = mcpd;
-	l->path = xstrdup(path);
-	l->owns_path = 1;
+	if ((fd = listener_activated(&activated_path, cause)) == -2) {
+		free(l);
+		return (NULL);
+	}
+	if (fd != -1) {
+		l->path = activated_path;
+		l->owns_path = 0;
+		if (strcmp(l->path, path) != 0)
+			log_info("using the socket systemd passed, %s, not %s",
+			    l->path, path);
+	} else {
+		if ((fd = listener_bind(path, cause)) == -1) {
+			free(l);
+			return (NULL);
+		}
+		l->path = xstrdup(path);
+		l->owns_path = 1;
+	}
 	l->evl = evconnlistener_new(mcpd->base, listener_accept_cb, l,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
 	if (l->evl == NULL) {
-		xasprintf(cause, "cannot listen on %s", path);
+		xasprintf(cause, "cannot listen on %s", l->path);
 		close(fd);
-		unlink(path);
+		if (l->owns_path)
+			unlink(l->path);
 		free(l->path);
 		free(l);
 		return (NULL);
@@ -233,6 +282,12 @@ listener_open(struct mcpd *mcpd, const char *path, char **cause)
 	evconnlistener_set_error_cb(l->evl, listener_error_cb);
 	l->ev_resume = evtimer_new(mcpd->base, listener_resume_cb, l);
 	return (l);
+}
+
+const char *
+listener_path(const struct listener *l)
+{
+	return (l->path);
 }
 
 void

@@ -10,6 +10,8 @@ struct listener;
 
 /* Returns NULL and fills *cause on failure. */
 struct listener	*listener_open(struct mcpd *, const char *path, char **cause);
+/* The socket's path (systemd's, under socket activation). */
+const char	*listener_path(const struct listener *);
 /* Stop accepting and remove the socket file (if mcpd created it). */
 void		 listener_close(struct listener *);
 

@@ -30,8 +30,10 @@
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
+#include "notify.h"
 #include "paths.h"
 #include "proto.h"
+#include "reload.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -109,7 +111,7 @@ mcpd_find_worker(struct mcpd *mcpd, const char *name)
 	struct worker	*w;
 
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
-		if (strcmp(worker_name(w), name) == 0)
+		if (!worker_removing(w) && strcmp(worker_name(w), name) == 0)
 			return (w);
 	}
 	return (NULL);
@@ -120,6 +122,7 @@ mcpd_worker_changed(struct mcpd *mcpd)
 {
 	struct worker	*w;
 
+	notify_status(mcpd);
 	if (!mcpd->shutting_down)
 		return;
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
@@ -163,7 +166,7 @@ mcpd_shutdown(struct mcpd *mcpd, const char *why)
 	}
 	log_info("%s: stopping every server", why);
 	mcpd->shutting_down = 1;
-	sd_notify(0, "STOPPING=1\nSTATUS=Stopping servers");
+	notify_stopping(mcpd);
 	listener_close(mcpd->listener);
 	mcpd->listener = NULL;
 	client_close_all(mcpd);
@@ -177,6 +180,7 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 {
 	struct mcpd	*mcpd = arg;
 	struct worker	*w;
+	cJSON		*report;
 	pid_t		 pid;
 	int		 status;
 
@@ -186,8 +190,11 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 		mcpd_shutdown(mcpd, sig == SIGTERM ? "SIGTERM" : "SIGINT");
 		break;
 	case SIGHUP:
-		log_warnx("SIGHUP: configuration reload is not supported by "
-		    "this version; restart mcpd to apply changes");
+		if (mcpd->shutting_down)
+			break;
+		log_info("SIGHUP: reloading %s", mcpd->config_file);
+		reload_config(mcpd, &report);
+		cJSON_Delete(report);
 		break;
 	case SIGCHLD:
 		/* Also reaps grandchildren re-parented to us (subreaper). */
@@ -225,6 +232,7 @@ mcpd_free(struct mcpd *mcpd)
 	client_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
+	notify_free(mcpd);
 	listener_close(mcpd->listener);
 	event_free(mcpd->ev_sigterm);
 	event_free(mcpd->ev_sigint);
@@ -339,6 +347,8 @@ main(int argc, char **argv)
 	if ((mcpd.listener = listener_open(&mcpd, mcpd.socket_path,
 	    &cause)) == NULL)
 		fatalx("%s", cause);
+	free(mcpd.socket_path);
+	mcpd.socket_path = xstrdup(listener_path(mcpd.listener));
 
 	{
 		struct log_field f[] = {
@@ -352,8 +362,7 @@ main(int argc, char **argv)
 		    mcpd.socket_path);
 	}
 	mcpd_load_workers(&mcpd);
-	sd_notifyf(0, "READY=1\nSTATUS=%zu servers configured",
-	    mcpd.conf->nservers);
+	notify_start(&mcpd);
 
 	event_base_dispatch(mcpd.base);
 

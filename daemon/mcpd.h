@@ -12,6 +12,7 @@
 
 struct conf;
 struct listener;
+struct notify;
 struct worker;
 struct client;
 
@@ -24,6 +25,7 @@ struct mcpd {
 	char			*config_file;
 	char			*socket_path;
 	struct listener		*listener;
+	struct notify		*notify;
 	struct worker_list	 workers;
 	struct client_list	 clients;
 	struct event		*ev_sigterm;
@@ -34,6 +36,7 @@ struct mcpd {
 	uint64_t		 started_ms;
 	uint64_t		 protocol_violations;
 	uint64_t		 clients_total;
+	size_t			 nclients;	/* connections open now */
 };
 
 /* Monotonic milliseconds (timers, backoff); never the wall clock. */

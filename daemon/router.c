@@ -170,6 +170,7 @@ struct router {
 
 	uint64_t		 outcomes[OUTCOME_COUNT];
 	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
+	uint64_t		 latency_sum_us;
 	uint64_t		 unknown_ids;
 	uint64_t		 bytes_up;
 	uint64_t		 bytes_down;
@@ -483,6 +484,7 @@ router_record(struct router *r, struct pending *p, enum outcome outcome,
 	};
 
 	r->outcomes[outcome]++;
+	r->latency_sum_us += us;
 	for (v = us; v > 1 && bucket < ROUTER_LATENCY_BUCKETS - 1; v >>= 1)
 		bucket++;
 	r->latency[bucket]++;
@@ -1679,6 +1681,8 @@ router_add_stats(const struct router *r, cJSON *stats)
 	for (i = 0; i < ROUTER_LATENCY_BUCKETS; i++)
 		cJSON_AddItemToArray(lat,
 		    cJSON_CreateNumber((double)r->latency[i]));
+	cJSON_AddNumberToObject(stats, "latency_us_sum",
+	    (double)r->latency_sum_us);
 	cJSON_AddNumberToObject(stats, "unknown_ids", (double)r->unknown_ids);
 	cJSON_AddNumberToObject(stats, "bytes_to_server", (double)r->bytes_up);
 	cJSON_AddNumberToObject(stats, "bytes_to_clients",

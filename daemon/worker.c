@@ -34,6 +34,7 @@
 
 #include "backoff.h"
 #include "child.h"
+#include "client.h"
 #include "frame.h"
 #include "log.h"
 #include "mcpd.h"
@@ -63,7 +64,7 @@ enum worker_after {
 struct worker {
 	struct mcpd		*mcpd;
 	char			*name;
-	const struct conf_server *conf;
+	struct conf_server	*conf;		/* our own copy */
 	enum worker_state	 state;
 	uint64_t		 state_since_ms;
 
@@ -94,8 +95,12 @@ struct worker {
 	char			*init_text;	/* init_result, printed */
 	int			 was_ready;	/* some session got ready */
 	struct router		*router;
+	int			 removing;	/* gone from the config */
+	struct event		*ev_free;
 
 	struct ring		*errlog;
+	struct client		**followers;	/* mcpctl logs -f */
+	size_t			 nfollowers;
 	double			 err_tokens;
 	uint64_t		 err_tokens_ms;
 	uint64_t		 err_suppressed;
@@ -185,6 +190,8 @@ worker_set_state(struct worker *w, enum worker_state next,
 		w->was_ready = 1;
 	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
 		router_session_unavailable(w->router);
+	if (w->removing && w->proc.pid == 0)
+		event_active(w->ev_free, EV_TIMEOUT, 0);
 	mcpd_worker_changed(w->mcpd);
 }
 
@@ -533,6 +540,84 @@ worker_stderr_allowed(struct worker *w)
 	return (1);
 }
 
+static cJSON *
+worker_log_line_json(const struct worker *w, uint64_t seq)
+{
+	const char	*text;
+	size_t		 len;
+	uint64_t	 time_us;
+	cJSON		*o;
+	char		*copy;
+
+	if ((text = ring_get(w->errlog, seq, &len, &time_us)) == NULL)
+		return (NULL);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "seq", (double)seq);
+	cJSON_AddNumberToObject(o, "time_us", (double)time_us);
+	copy = xstrndup(text, len);
+	cJSON_AddStringToObject(o, "text", copy);
+	free(copy);
+	return (o);
+}
+
+static void
+worker_tell_followers(struct worker *w, uint64_t seq)
+{
+	cJSON	*params, *msg;
+	char	*text;
+	size_t	 i;
+
+	if ((params = worker_log_line_json(w, seq)) == NULL)
+		return;
+	cJSON_AddStringToObject(params, "server", w->name);
+	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	for (i = 0; i < w->nfollowers; i++)
+		client_queue_text(w->followers[i], text, strlen(text));
+	free(text);
+}
+
+/* The last n lines of stderr, oldest first. */
+cJSON *
+worker_logs_json(const struct worker *w, size_t n)
+{
+	cJSON		*lines, *line;
+	uint64_t	 seq, first = ring_first_seq(w->errlog);
+	uint64_t	 next = ring_next_seq(w->errlog);
+
+	lines = cJSON_CreateArray();
+	seq = next - first > n ? next - n : first;
+	for (; seq < next; seq++) {
+		if ((line = worker_log_line_json(w, seq)) != NULL)
+			cJSON_AddItemToArray(lines, line);
+	}
+	return (lines);
+}
+
+void
+worker_follow(struct worker *w, struct client *c)
+{
+	w->followers = xreallocarray(w->followers, w->nfollowers + 1,
+	    sizeof *w->followers);
+	w->followers[w->nfollowers++] = c;
+	client_set_following(c, w);
+}
+
+void
+worker_unfollow(struct worker *w, struct client *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < w->nfollowers; i++) {
+		if (w->followers[i] == c) {
+			w->followers[i] = w->followers[--w->nfollowers];
+			break;
+		}
+	}
+	client_set_following(c, NULL);
+}
+
 static void
 worker_stderr_line(struct worker *w, const char *line, size_t len,
     size_t total)
@@ -549,6 +634,8 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 
 	w->stderr_lines++;
 	ring_push(w->errlog, line, len, mcpd_realtime_us());
+	if (w->nfollowers > 0)
+		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
 	if (!worker_stderr_allowed(w)) {
 		w->err_suppressed++;
 		return;
@@ -974,6 +1061,66 @@ worker_restart(struct worker *w)
 		worker_start(w);
 }
 
+/*
+ * Reload: the server's configuration changed.  A running server restarts
+ * with the new one (its clients stay attached); a disabled one stops; one
+ * that was disabled and is now enabled starts; a stopped or failed server
+ * stays as it is until started.
+ */
+void
+worker_reconfigure(struct worker *w, const struct conf_server *cs)
+{
+	int	 was_disabled = w->conf->disabled;
+
+	conf_server_release(w->conf);
+	w->conf = conf_server_dup(cs);
+	if (cs->disabled) {
+		worker_stop(w);
+		return;
+	}
+	switch (w->state) {
+	case WORKER_STOPPED:
+	case WORKER_FAILED:
+		if (was_disabled)
+			worker_start(w);
+		break;
+	case WORKER_BACKOFF:
+		backoff_reset(&w->backoff);
+		worker_start(w);
+		break;
+	default:
+		worker_restart(w);
+		break;
+	}
+}
+
+/* Reload: the server is gone from the config; free it once stopped. */
+void
+worker_remove(struct worker *w)
+{
+	w->removing = 1;
+	worker_stop(w);
+	if (w->proc.pid == 0)
+		event_active(w->ev_free, EV_TIMEOUT, 0);
+}
+
+int
+worker_removing(const struct worker *w)
+{
+	return (w->removing);
+}
+
+static void
+worker_free_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	struct mcpd	*mcpd = w->mcpd;
+
+	log_info("%s: removed", w->name);
+	worker_free(w);
+	mcpd_worker_changed(mcpd);
+}
+
 void
 worker_kill_now(struct worker *w)
 {
@@ -993,12 +1140,13 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w = xcalloc(1, sizeof *w);
 	w->mcpd = mcpd;
 	w->name = xstrdup(cs->name);
-	w->conf = cs;
+	w->conf = conf_server_dup(cs);
 	w->state = WORKER_STOPPED;
 	w->state_since_ms = mcpd_now_ms();
 	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
+	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
 	    WORKER_STDERR_RING_LINES);
 	w->err_tokens = WORKER_STDERR_BURST_LINES;
@@ -1019,14 +1167,20 @@ worker_free(struct worker *w)
 		worker_close_transport(w);
 	}
 	router_free(w->router);
+	while (w->nfollowers > 0)
+		client_follow_ended(w->followers[--w->nfollowers],
+		    "server removed");
+	free(w->followers);
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_grace);
+	event_free(w->ev_free);
 	ring_free(w->errlog);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
 	free(w->name);
+	conf_server_release(w->conf);
 	free(w);
 }
 

@@ -50,6 +50,16 @@ int		 worker_running(const struct worker *);
 void		 worker_start(struct worker *);
 void		 worker_stop(struct worker *);
 void		 worker_restart(struct worker *);
+/* stderr for mcpctl logs: recent lines, and followers of new ones. */
+cJSON		*worker_logs_json(const struct worker *, size_t n);
+struct client;
+void		 worker_follow(struct worker *, struct client *);
+void		 worker_unfollow(struct worker *, struct client *);
+
+/* Reload. */
+void		 worker_reconfigure(struct worker *, const struct conf_server *);
+void		 worker_remove(struct worker *);
+int		 worker_removing(const struct worker *);
 /* Shutdown: SIGKILL the process group now (second signal to mcpd). */
 void		 worker_kill_now(struct worker *);
 

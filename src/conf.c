@@ -1250,6 +1250,44 @@ conf_server_free(struct conf_server *cs)
 	free(cs->path);
 }
 
+static char **
+conf_strv_dup(char **v, size_t n)
+{
+	char	**copy;
+	size_t	  i;
+
+	copy = xreallocarray(NULL, n + 1, sizeof *copy);
+	for (i = 0; i < n; i++)
+		copy[i] = xstrdup(v[i]);
+	copy[n] = NULL;
+	return (copy);
+}
+
+struct conf_server *
+conf_server_dup(const struct conf_server *cs)
+{
+	struct conf_server	*copy;
+
+	copy = xmalloc(sizeof *copy);
+	*copy = *cs;
+	copy->name = xstrdup(cs->name);
+	copy->argv = conf_strv_dup(cs->argv, cs->argc);
+	copy->env = conf_strv_dup(cs->env, cs->envc);
+	copy->roots = conf_strv_dup(cs->roots, cs->nroots);
+	copy->cwd = cs->cwd != NULL ? xstrdup(cs->cwd) : NULL;
+	copy->path = xstrdup(cs->path);
+	return (copy);
+}
+
+void
+conf_server_release(struct conf_server *cs)
+{
+	if (cs == NULL)
+		return;
+	conf_server_free(cs);
+	free(cs);
+}
+
 void
 conf_free(struct conf *conf)
 {

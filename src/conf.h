@@ -115,6 +115,9 @@ struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
 struct conf	*conf_load(const char *file, struct conf_diags *);
 void		 conf_free(struct conf *);
 const struct conf_server *conf_find(const struct conf *, const char *name);
+/* A deep copy that outlives its conf (each worker owns one). */
+struct conf_server *conf_server_dup(const struct conf_server *);
+void		 conf_server_release(struct conf_server *);
 /* 1 if two servers' effective configurations are identical. */
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);

@@ -30,6 +30,21 @@
  * (null until initialized), "serverInfo" (null until initialized)}.
  */
 #define MCPD_METHOD_ATTACH		"mcpd/attach"
+/*
+ * mcpd/reload: result {"changed", "added", "removed", "unchanged",
+ * "warnings"}; on a bad file error MCPD_ERR_CONFIG_INVALID with data
+ * {"errors": [...], "warnings": [...]} and nothing changed.
+ */
+#define MCPD_METHOD_RELOAD		"mcpd/reload"
+/*
+ * mcpd/logs {"server", "lines"?, "follow"?}: result {"server", "lines":
+ * [{"seq", "time_us", "text"}]}; with follow, mcpd/log notifications
+ * {"server", "seq", "time_us", "text"} follow for every new line.
+ */
+#define MCPD_METHOD_LOGS		"mcpd/logs"
+#define MCPD_NOTIFY_LOG			"mcpd/log"
+/* mcpd/metrics: result {"text": Prometheus text exposition}. */
+#define MCPD_METHOD_METRICS		"mcpd/metrics"
 
 /* JSON-RPC 2.0 and MCP error codes. */
 #define RPC_PARSE_ERROR			-32700
@@ -45,6 +60,7 @@
 #define MCPD_ERR_SERVER_UNAVAILABLE	-32011
 #define MCPD_ERR_MESSAGE_TOO_LARGE	-32012
 #define MCPD_ERR_ACCESS_DENIED		-32013
+#define MCPD_ERR_CONFIG_INVALID		-32014
 
 /* Server states, in the order of the lifecycle (SPEC 2). */
 #define MCPD_STATE_NAMES \

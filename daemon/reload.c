@@ -1,0 +1,117 @@
+/*
+ * reload.c -- reload the configuration.
+ *
+ * The new file is parsed and validated completely before anything
+ * changes; with any error the old configuration keeps running untouched.
+ * Otherwise: servers whose effective configuration is identical keep their
+ * process, session, clients and in-flight requests; changed ones restart
+ * with the new settings (their clients stay attached); added ones start;
+ * removed ones stop and are freed, closing their clients.  Workers own a
+ * copy of their settings, so the old configuration can go at once.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "log.h"
+#include "mcpd.h"
+#include "notify.h"
+#include "proto.h"
+#include "reload.h"
+#include "worker.h"
+
+static void
+reload_add_diags(cJSON *report, const struct conf_diags *diags)
+{
+	cJSON	*errors, *warnings;
+	size_t	 i;
+
+	errors = cJSON_AddArrayToObject(report, "errors");
+	warnings = cJSON_AddArrayToObject(report, "warnings");
+	for (i = 0; i < diags->n; i++)
+		cJSON_AddItemToArray(diags->v[i].level == CONF_ERROR ?
+		    errors : warnings, cJSON_CreateString(diags->v[i].text));
+}
+
+int
+reload_config(struct mcpd *mcpd, cJSON **reportp)
+{
+	struct conf_diags		 diags;
+	struct conf			*conf;
+	const struct conf_server	*cs;
+	struct worker			*w, *next;
+	cJSON				*report, *changed, *added, *removed;
+	cJSON				*unchanged;
+	struct log_field		 f[] = {
+		{ MCPD_FIELD_CONFIG, mcpd->config_file },
+	};
+	size_t				 i;
+
+	notify_reloading(mcpd);
+	report = cJSON_CreateObject();
+	*reportp = report;
+	conf_diags_init(&diags);
+	conf = conf_load(mcpd->config_file, &diags);
+	for (i = 0; i < diags.n; i++)
+		log_event(diags.v[i].level == CONF_ERROR ? LOG_ERR :
+		    LOG_WARNING, MCPD_MID_CONFIG, f, LOG_NFIELDS(f), "reload: "
+		    "%s%s", diags.v[i].level == CONF_WARNING ? "warning: " : "",
+		    diags.v[i].text);
+	if (conf == NULL) {
+		log_event(LOG_ERR, MCPD_MID_CONFIG, f, LOG_NFIELDS(f),
+		    "reload of %s failed with %zu error%s; the running "
+		    "configuration is unchanged", mcpd->config_file,
+		    diags.nerrors, diags.nerrors == 1 ? "" : "s");
+		reload_add_diags(report, &diags);
+		conf_diags_free(&diags);
+		notify_reloaded(mcpd);
+		return (-1);
+	}
+
+	changed = cJSON_AddArrayToObject(report, "changed");
+	added = cJSON_AddArrayToObject(report, "added");
+	removed = cJSON_AddArrayToObject(report, "removed");
+	unchanged = cJSON_AddArrayToObject(report, "unchanged");
+	for (w = worker_first(mcpd); w != NULL; w = next) {
+		next = worker_next(w);
+		if (worker_removing(w))
+			continue;
+		if ((cs = conf_find(conf, worker_name(w))) == NULL) {
+			cJSON_AddItemToArray(removed,
+			    cJSON_CreateString(worker_name(w)));
+			worker_remove(w);
+		} else if (!conf_server_equal(worker_conf(w), cs)) {
+			cJSON_AddItemToArray(changed,
+			    cJSON_CreateString(worker_name(w)));
+			worker_reconfigure(w, cs);
+		} else
+			cJSON_AddItemToArray(unchanged,
+			    cJSON_CreateString(worker_name(w)));
+	}
+	for (i = 0; i < conf->nservers; i++) {
+		cs = &conf->servers[i];
+		if (mcpd_find_worker(mcpd, cs->name) != NULL)
+			continue;
+		cJSON_AddItemToArray(added, cJSON_CreateString(cs->name));
+		w = worker_new(mcpd, cs);
+		if (!cs->disabled)
+			worker_start(w);
+	}
+	conf_free(mcpd->conf);
+	mcpd->conf = conf;
+
+	log_event(LOG_INFO, MCPD_MID_CONFIG, f, LOG_NFIELDS(f), "reloaded %s: "
+	    "%d changed, %d added, %d removed, %d unchanged",
+	    mcpd->config_file, cJSON_GetArraySize(changed),
+	    cJSON_GetArraySize(added), cJSON_GetArraySize(removed),
+	    cJSON_GetArraySize(unchanged));
+	cJSON_AddItemToObject(report, "warnings", cJSON_CreateArray());
+	for (i = 0; i < diags.n; i++)
+		cJSON_AddItemToArray(cJSON_GetObjectItem(report, "warnings"),
+		    cJSON_CreateString(diags.v[i].text));
+	conf_diags_free(&diags);
+	notify_reloaded(mcpd);
+	return (0);
+}

@@ -1,0 +1,199 @@
+/*
+ * metrics.c -- Prometheus text exposition of mcpd's status.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+struct metrics_buf {
+	char	*s;
+	size_t	 len;
+	size_t	 size;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+metrics_printf(struct metrics_buf *b, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < b->size - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->size = b->size * 2 + (size_t)(n > 0 ? n : 0) + 256;
+		b->s = xrealloc(b->s, b->size);
+	}
+}
+
+static double
+metrics_num(const cJSON *o, const char *key)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return (cJSON_IsNumber(v) ? v->valuedouble : 0);
+}
+
+static void
+metrics_help(struct metrics_buf *b, const char *name, const char *type,
+    const char *help)
+{
+	metrics_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+	    type);
+}
+
+/* One sample per server of a number found at path (stats.KEY or KEY). */
+static void
+metrics_per_server(struct metrics_buf *b, const cJSON *servers,
+    const char *name, const char *type, const char *help, const char *key,
+    int in_stats)
+{
+	const cJSON	*s, *o;
+
+	metrics_help(b, name, type, help);
+	cJSON_ArrayForEach(s, servers) {
+		o = in_stats ? cJSON_GetObjectItemCaseSensitive(s, "stats") : s;
+		metrics_printf(b, "%s{server=\"%s\"} %.0f\n", name,
+		    cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring,
+		    metrics_num(o, key));
+	}
+}
+
+static void
+metrics_histogram(struct metrics_buf *b, const cJSON *servers)
+{
+	const cJSON	*s, *stats, *buckets, *v;
+	const char	*name;
+	double		 cumulative, le;
+	int		 i;
+
+	metrics_help(b, "mcpd_request_duration_seconds", "histogram",
+	    "Time from a request reaching mcpd to its answer leaving it.");
+	cJSON_ArrayForEach(s, servers) {
+		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
+		buckets = cJSON_GetObjectItemCaseSensitive(stats,
+		    "latency_us_log2");
+		cumulative = 0;
+		i = 0;
+		cJSON_ArrayForEach(v, buckets) {
+			cumulative += cJSON_IsNumber(v) ? v->valuedouble : 0;
+			/* Bucket i holds durations below 2^(i+1) µs. */
+			le = (double)(2ULL << i) / 1e6;
+			if (v->next != NULL)
+				metrics_printf(b, "mcpd_request_duration_"
+				    "seconds_bucket{server=\"%s\",le=\"%g\"} "
+				    "%.0f\n", name, le, cumulative);
+			i++;
+		}
+		metrics_printf(b, "mcpd_request_duration_seconds_bucket{server="
+		    "\"%s\",le=\"+Inf\"} %.0f\n", name, cumulative);
+		metrics_printf(b, "mcpd_request_duration_seconds_sum{server="
+		    "\"%s\"} %g\n", name, metrics_num(stats, "latency_us_sum") /
+		    1e6);
+		metrics_printf(b, "mcpd_request_duration_seconds_count{server="
+		    "\"%s\"} %.0f\n", name, cumulative);
+	}
+}
+
+char *
+metrics_render(const cJSON *status)
+{
+	static const char	*states[] = MCPD_STATE_NAMES;
+	static const char	*outcomes[] = {
+		"ok", "error", "timeout", "cancelled", "failed", "oversize"
+	};
+	struct metrics_buf	 b = { NULL, 0, 0 };
+	const cJSON		*servers, *daemon, *s, *stats, *requests;
+	const char		*name, *state;
+	size_t			 i;
+
+	b.size = 4096;
+	b.s = xmalloc(b.size);
+	b.s[0] = '\0';
+	servers = cJSON_GetObjectItemCaseSensitive(status, "servers");
+	daemon = cJSON_GetObjectItemCaseSensitive(status, "daemon");
+
+	metrics_help(&b, "mcpd_uptime_seconds", "gauge",
+	    "Seconds since mcpd started.");
+	metrics_printf(&b, "mcpd_uptime_seconds %.3f\n",
+	    metrics_num(daemon, "uptime_ms") / 1000.0);
+	metrics_help(&b, "mcpd_connections", "gauge",
+	    "Connections open on the control socket.");
+	metrics_printf(&b, "mcpd_connections %.0f\n",
+	    metrics_num(daemon, "connections"));
+	metrics_help(&b, "mcpd_connections_total", "counter",
+	    "Connections accepted since mcpd started.");
+	metrics_printf(&b, "mcpd_connections_total %.0f\n",
+	    metrics_num(daemon, "clients_total"));
+	metrics_help(&b, "mcpd_protocol_violations_total", "counter",
+	    "Messages from servers that broke the protocol.");
+	metrics_printf(&b, "mcpd_protocol_violations_total %.0f\n",
+	    metrics_num(daemon, "protocol_violations"));
+
+	metrics_help(&b, "mcpd_server_state", "gauge",
+	    "1 for the state each server is in, 0 for the others.");
+	cJSON_ArrayForEach(s, servers) {
+		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		state = cJSON_GetObjectItemCaseSensitive(s,
+		    "state")->valuestring;
+		for (i = 0; i < sizeof states / sizeof states[0]; i++)
+			metrics_printf(&b, "mcpd_server_state{server=\"%s\","
+			    "state=\"%s\"} %d\n", name, states[i],
+			    strcmp(states[i], state) == 0);
+	}
+	metrics_per_server(&b, servers, "mcpd_server_restarts_total",
+	    "counter", "Times mcpd started a server again.", "restarts", 0);
+	metrics_per_server(&b, servers, "mcpd_server_inflight", "gauge",
+	    "Requests forwarded to the server and not yet answered.",
+	    "inflight", 0);
+	metrics_per_server(&b, servers, "mcpd_server_clients", "gauge",
+	    "Clients attached to the server.", "clients", 0);
+
+	metrics_help(&b, "mcpd_requests_total", "counter",
+	    "Client requests answered, by outcome.");
+	cJSON_ArrayForEach(s, servers) {
+		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
+		requests = cJSON_GetObjectItemCaseSensitive(stats, "requests");
+		for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+			metrics_printf(&b, "mcpd_requests_total{server=\"%s\","
+			    "outcome=\"%s\"} %.0f\n", name, outcomes[i],
+			    metrics_num(requests, outcomes[i]));
+	}
+	metrics_histogram(&b, servers);
+
+	metrics_help(&b, "mcpd_bytes_total", "counter",
+	    "Message bytes relayed, by direction.");
+	cJSON_ArrayForEach(s, servers) {
+		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
+		metrics_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
+		    "\"to_server\"} %.0f\n", name,
+		    metrics_num(stats, "bytes_to_server"));
+		metrics_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
+		    "\"to_clients\"} %.0f\n", name,
+		    metrics_num(stats, "bytes_to_clients"));
+	}
+	metrics_per_server(&b, servers,
+	    "mcpd_server_protocol_violations_total", "counter",
+	    "Messages from this server that broke the protocol.",
+	    "protocol_violations", 1);
+	metrics_per_server(&b, servers, "mcpd_server_dropped_lines_total",
+	    "counter", "stdout lines dropped because they were not JSON.",
+	    "dropped_lines", 1);
+	metrics_per_server(&b, servers, "mcpd_server_stderr_lines_total",
+	    "counter", "Lines the server wrote to stderr.", "stderr_lines", 1);
+	return (b.s);
+}
