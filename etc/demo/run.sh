@@ -19,13 +19,16 @@ cat <<MSG
 mcpd demo: supervising 3 servers from $dir/mcpd.json
 socket: $sock
 
-In another terminal, try:
-  $MCPCTL -s $sock status
-  $MCPCTL -s $sock --json status
-  $MCPCTL -s $sock restart demo
-  $MCPCTL -s $sock stop flaky
-  $MCPCTL -s $sock start broken
-(or export MCPD_SOCKET=$sock and drop the -s option)
+In another terminal, try (after export MCPD_SOCKET=$sock):
+  $MCPCTL status
+  $MCPCTL tools demo
+  $MCPCTL call demo add a=2 b=3
+  $MCPCTL ping demo
+  $MCPCTL logs -f flaky
+  $MCPCTL restart demo
+  $MCPCTL start broken
+  $MCPCTL metrics
+  $MCPCTL connect demo     (what an MCP client runs; type JSON-RPC lines)
 
 Watch "flaky" exit every 20 s and come back, and "broken" crash,
 back off (1 s, 2 s, 4 s, ...) and be given up on after 4 restarts.
