@@ -1,7 +1,8 @@
 # mcpd -- the front door.
 #
 #   make run      install missing build dependencies, build, run the demo
-#   make check    the same set-up, then every test
+#   make check    the same set-up, then every test: once as built, once
+#                 more with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make install  install (honours DESTDIR and PREFIX)
 #   make bench    benchmarks
 #   make clean    remove the build directory
@@ -9,11 +10,13 @@
 # The real build is autotools in $(BUILD); this file only prepares it.
 
 BUILD ?= build
+ASAN_BUILD ?= build-asan
 PREFIX ?= /usr/local
 CONFIGURE_FLAGS ?=
 SRCDIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-.PHONY: all run check install bench clean deps deps-check distclean
+.PHONY: all run check check-plain check-sanitizers install bench clean \
+	deps deps-check distclean
 
 all: $(BUILD)/Makefile
 	@$(MAKE) -C $(BUILD)
@@ -36,10 +39,36 @@ $(BUILD)/Makefile: $(SRCDIR)/configure
 run: all
 	@$(MAKE) --no-print-directory -C $(BUILD) run
 
-check: deps-check $(BUILD)/Makefile
+check: check-plain check-sanitizers
+
+check-plain: deps-check $(BUILD)/Makefile
 	@$(MAKE) -C $(BUILD)
 	@status=0; $(MAKE) -C $(BUILD) check || status=$$?; \
 	sh $(SRCDIR)/build-aux/summarize $(BUILD); exit $$status
+
+# The unit and integration suites again, built with ASan and UBSan; any
+# report from any process (mcpd, mcpctl, the test servers) fails the run.
+$(ASAN_BUILD)/Makefile: $(SRCDIR)/configure
+	@$(MAKE) --no-print-directory deps
+	mkdir -p $(ASAN_BUILD)
+	cd $(ASAN_BUILD) && $(SRCDIR)/configure --enable-sanitizers \
+	    CFLAGS="-O1 -g" $(CONFIGURE_FLAGS)
+
+check-sanitizers: deps-check $(ASAN_BUILD)/Makefile
+	@$(MAKE) -C $(ASAN_BUILD)
+	@reports=$(abspath $(ASAN_BUILD))/sanitizer-reports; \
+	rm -rf $$reports; mkdir -p $$reports; status=0; \
+	ASAN_OPTIONS=log_path=$$reports/asan:detect_leaks=1 \
+	UBSAN_OPTIONS=log_path=$$reports/ubsan:print_stacktrace=1 \
+	    $(MAKE) -C $(ASAN_BUILD) check || status=$$?; \
+	sh $(SRCDIR)/build-aux/summarize $(ASAN_BUILD); \
+	if [ -n "$$(ls -A $$reports)" ]; then \
+		cat $$reports/*; \
+		echo "sanitizer reports: $$(ls $$reports | wc -l) (see above)"; \
+		status=1; \
+	else \
+		echo "sanitizer reports: 0"; \
+	fi; exit $$status
 
 install: all
 	@$(MAKE) -C $(BUILD) install
@@ -48,7 +77,7 @@ bench: all
 	@$(MAKE) -C $(BUILD) bench
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)
 
 distclean: clean
 	cd $(SRCDIR) && rm -rf autom4te.cache aclocal.m4 configure config.h.in \

@@ -213,7 +213,8 @@ ctl_read_line(struct ctl *ctl, int timeout_ms)
 	int		 left;
 
 	for (;;) {
-		if ((nl = memchr(ctl->buf, '\n', ctl->len)) != NULL) {
+		if (ctl->len > 0 &&
+		    (nl = memchr(ctl->buf, '\n', ctl->len)) != NULL) {
 			linelen = (size_t)(nl - ctl->buf);
 			line = xstrndup(ctl->buf, linelen);
 			memmove(ctl->buf, nl + 1, ctl->len - linelen - 1);
@@ -862,28 +863,35 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			ctl_usage(stdout);
-			return (CTL_EXIT_OK);
+			rc = CTL_EXIT_OK;
+			goto out;
 		case 'V':
 			printf("mcpctl %s\n", PACKAGE_VERSION);
-			return (CTL_EXIT_OK);
+			rc = CTL_EXIT_OK;
+			goto out;
 		default:
 			ctl_usage(stderr);
-			return (CTL_EXIT_USAGE);
+			rc = CTL_EXIT_USAGE;
+			goto out;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
 		ctl_usage(stderr);
-		return (CTL_EXIT_USAGE);
+		rc = CTL_EXIT_USAGE;
+		goto out;
 	}
 	if ((cmd = ctl_find_command(argv[0])) == NULL) {
 		ctl_warnx("unknown command: %s (try `mcpctl help`)", argv[0]);
-		return (CTL_EXIT_USAGE);
+		rc = CTL_EXIT_USAGE;
+		goto out;
 	}
 
-	/* Options may also follow the command: `mcpctl status --json`. */
-	/* Tool arguments may start with '-': take options only before them. */
+	/*
+	 * Options may also follow the command (`mcpctl status --json`), but
+	 * not tool arguments, which may start with '-'.
+	 */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, cmd->fn == ctl_call_cmd ?
 	    "+s:h" : "s:hn:f", options, NULL)) != -1) {
@@ -894,7 +902,8 @@ main(int argc, char **argv)
 			if (errno != 0 || *end != '\0' || ctl.lines < 0) {
 				ctl_warnx("-n: expected a number of lines, not "
 				    "\"%s\"", optarg);
-				return (CTL_EXIT_USAGE);
+				rc = CTL_EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'f':
@@ -903,7 +912,8 @@ main(int argc, char **argv)
 		case 'h':
 			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,
 			    cmd->args, cmd->help);
-			return (CTL_EXIT_OK);
+			rc = CTL_EXIT_OK;
+			goto out;
 		case 's':
 			free(socket_path);
 			socket_path = xstrdup(optarg);
@@ -916,14 +926,16 @@ main(int argc, char **argv)
 			break;
 		default:
 			ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);
-			return (CTL_EXIT_USAGE);
+			rc = CTL_EXIT_USAGE;
+			goto out;
 		}
 	}
 	nargs = argc - optind;
 	if (nargs < cmd->min_args || (cmd->max_args >= 0 &&
 	    nargs > cmd->max_args)) {
 		ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);
-		return (CTL_EXIT_USAGE);
+		rc = CTL_EXIT_USAGE;
+		goto out;
 	}
 
 	ctl.socket_path = socket_path != NULL ? socket_path :

@@ -304,17 +304,20 @@ main(int argc, char **argv)
 	mcpd.conf = conf_load(mcpd.config_file, &diags);
 	if (check_only) {
 		mcpd_report_diags(&diags, 1);
-		if (mcpd.conf == NULL) {
+		if (mcpd.conf == NULL)
 			fprintf(stderr, "mcpd: %s: %zu error%s\n",
 			    mcpd.config_file, diags.nerrors,
 			    diags.nerrors == 1 ? "" : "s");
-			return (MCPD_EXIT_FAILURE);
-		}
-		printf("%s: ok, %zu server%s\n", mcpd.config_file,
-		    mcpd.conf->nservers, mcpd.conf->nservers == 1 ? "" : "s");
+		else
+			printf("%s: ok, %zu server%s\n", mcpd.config_file,
+			    mcpd.conf->nservers,
+			    mcpd.conf->nservers == 1 ? "" : "s");
+		ch = mcpd.conf != NULL ? MCPD_EXIT_OK : MCPD_EXIT_FAILURE;
 		conf_diags_free(&diags);
 		conf_free(mcpd.conf);
-		return (MCPD_EXIT_OK);
+		free(mcpd.config_file);
+		free(mcpd.socket_path);
+		return (ch);
 	}
 	n = mcpd_report_diags(&diags, 0);
 	conf_diags_free(&diags);
