@@ -18,7 +18,9 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +62,19 @@ struct client {
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	int			 paused;	/* reading stopped: backpressure */
 	int			 eof;		/* the client half-closed */
+	int			 admin;		/* mcpd's uid or root */
 	int			 closing;	/* close once flushed */
 	int			 dead;
 	TAILQ_ENTRY(client)	 entry;
 };
 
 static void	client_lost(struct client *, const char *reason);
+
+int
+client_is_admin(const struct client *c)
+{
+	return (c->admin);
+}
 
 uid_t
 client_uid(const struct client *c)
@@ -390,12 +399,35 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
+/* Is the peer a member of the configured socket_group? */
+static int
+client_in_group(const struct conf *conf, const struct ucred *cred)
+{
+	struct passwd	*pw;
+	gid_t		 groups[256];
+	int		 n = (int)(sizeof groups / sizeof groups[0]), i;
+
+	if (conf->socket_group == NULL)
+		return (0);
+	if (cred->gid == conf->socket_gid)
+		return (1);
+	if ((pw = getpwuid(cred->uid)) == NULL ||
+	    getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1)
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (groups[i] == conf->socket_gid)
+			return (1);
+	}
+	return (0);
+}
+
 void
 client_accept(struct mcpd *mcpd, int fd)
 {
 	struct client	*c;
 	struct ucred	 cred;
 	socklen_t	 len = sizeof cred;
+	int		 admin;
 	char		 pidtext[32], uidtext[32];
 	struct log_field f[] = {
 		{ MCPD_FIELD_CLIENT_PID, pidtext },
@@ -410,7 +442,8 @@ client_accept(struct mcpd *mcpd, int fd)
 	}
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)cred.pid);
 	snprintf(uidtext, sizeof uidtext, "%lu", (unsigned long)cred.uid);
-	if (cred.uid != getuid() && cred.uid != 0) {
+	admin = cred.uid == getuid() || cred.uid == 0;
+	if (!admin && !client_in_group(mcpd->conf, &cred)) {
 		log_event(LOG_WARNING, MCPD_MID_CLIENT_CONNECT, f,
 		    LOG_NFIELDS(f), "refused connection from pid %ld: uid %lu "
 		    "is not allowed", (long)cred.pid, (unsigned long)cred.uid);
@@ -425,6 +458,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->serial = ++mcpd->clients_total;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
+	c->admin = admin;
 	c->frame = frame_new(CLIENT_MAX_MESSAGE_BYTES);
 	c->out = evbuffer_new();
 	c->ev_read = event_new(mcpd->base, fd, EV_READ | EV_PERSIST,

@@ -43,6 +43,8 @@ uint64_t client_serial(const struct client *);
 void	 client_close_all(struct mcpd *);
 void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);
+/* mcpd's own uid or root, as opposed to a member of socket_group. */
+int	 client_is_admin(const struct client *);
 pid_t	 client_pid(const struct client *);
 
 #endif /* MCPD_CLIENT_H */

@@ -371,8 +371,7 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		m = &control_methods[i];
 		if (strcmp(m->name, method) != 0)
 			continue;
-		if (m->admin && client_uid(c) != getuid() &&
-		    client_uid(c) != 0) {
+		if (m->admin && !client_is_admin(c)) {
 			client_send_error(c, id, MCPD_ERR_ACCESS_DENIED,
 			    "%s: permission denied (needs uid %lu or root)",
 			    method, (unsigned long)getuid());

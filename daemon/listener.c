@@ -3,7 +3,8 @@
  *
  * The socket's directory is created 0700 if missing, and the socket is
  * bound under umask 0177, so there is no moment when it is wider than
- * 0600.  A socket file left by a dead mcpd is replaced; one that a live
+ * 0600.  With a socket_group, both are given to the group and only then
+ * opened to it (directory 0750, socket 0660).  A socket file left by a dead mcpd is replaced; one that a live
  * mcpd answers on is never stolen.  When accept fails for lack of file
  * descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS instead of
  * spinning.  Under socket activation systemd owns the socket: mcpd uses
@@ -27,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "client.h"
+#include "conf.h"
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
@@ -79,6 +81,7 @@ listener_error_cb(struct evconnlistener *evl, void *arg)
 	log_warnx("accept on %s: %s", l->path, strerror(error));
 }
 
+/* The socket's directory: 1 if we made it, 0 if it was there, -1. */
 static int
 listener_mkdir(const char *path, char **cause)
 {
@@ -93,7 +96,7 @@ listener_mkdir(const char *path, char **cause)
 	}
 	*slash = '\0';
 	if (mkdir(dir, 0700) == 0) {
-		rc = 0;
+		rc = 1;		/* ours: it may be shared with the group */
 		goto out;
 	}
 	if (errno != EEXIST) {
@@ -165,12 +168,31 @@ listener_clear_stale(const struct sockaddr_un *sun, char **cause)
 	return (0);
 }
 
+/* Open the socket and its new directory to the configured group. */
 static int
-listener_bind(const char *path, char **cause)
+listener_share(const char *path, const char *dir, gid_t gid, char **cause)
+{
+	if (dir != NULL && (chown(dir, (uid_t)-1, gid) != 0 ||
+	    chmod(dir, 0750) != 0)) {
+		xasprintf(cause, "%s: cannot give it to group %lu: %s", dir,
+		    (unsigned long)gid, strerror(errno));
+		return (-1);
+	}
+	if (chown(path, (uid_t)-1, gid) != 0 || chmod(path, 0660) != 0) {
+		xasprintf(cause, "%s: cannot give it to group %lu: %s", path,
+		    (unsigned long)gid, strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+listener_bind(const char *path, const struct conf *conf, char **cause)
 {
 	struct sockaddr_un	 sun;
 	mode_t			 mask;
-	int			 fd;
+	char			*dir, *slash;
+	int			 fd, made;
 
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
@@ -180,7 +202,7 @@ listener_bind(const char *path, char **cause)
 		return (-1);
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if (listener_mkdir(path, cause) != 0)
+	if ((made = listener_mkdir(path, cause)) == -1)
 		return (-1);
 	if (listener_clear_stale(&sun, cause) != 0) {
 		if (*cause == NULL)
@@ -200,6 +222,19 @@ listener_bind(const char *path, char **cause)
 		return (-1);
 	}
 	umask(mask);
+	if (conf->socket_group != NULL) {
+		dir = xstrdup(path);
+		if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+			*slash = '\0';
+		if (listener_share(path, made == 1 ? dir : NULL,
+		    conf->socket_gid, cause) != 0) {
+			free(dir);
+			unlink(path);
+			close(fd);
+			return (-1);
+		}
+		free(dir);
+	}
 	if (listen(fd, LISTENER_BACKLOG) != 0) {
 		xasprintf(cause, "listen %s: %s", path, strerror(errno));
 		unlink(path);
@@ -261,7 +296,7 @@ listener_open(struct mcpd *mcpd, const char *path, char **cause)
 			log_info("using the socket systemd passed, %s, not %s",
 			    l->path, path);
 	} else {
-		if ((fd = listener_bind(path, cause)) == -1) {
+		if ((fd = listener_bind(path, mcpd->conf, cause)) == -1) {
 			free(l);
 			return (NULL);
 		}

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -613,9 +614,26 @@ conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
     const cJSON *item)
 {
 	const struct conf_daemon_setting *d;
+	struct group	*gr;
 	uint64_t	 value;
 	size_t		 i;
 	char		*field;
+
+	if (strcmp(item->string, "socket_group") == 0) {
+		if (!cJSON_IsString(item) || *item->valuestring == '\0') {
+			conf_error(cp, path, "expected a group name");
+			return (1);
+		}
+		if ((gr = getgrnam(item->valuestring)) == NULL) {
+			conf_error(cp, path, "no such group: %s",
+			    item->valuestring);
+			return (1);
+		}
+		free(cp->conf->socket_group);
+		cp->conf->socket_group = xstrdup(item->valuestring);
+		cp->conf->socket_gid = gr->gr_gid;
+		return (1);
+	}
 
 	for (i = 0; i < sizeof conf_daemon_table / sizeof conf_daemon_table[0];
 	    i++) {
@@ -1299,6 +1317,7 @@ conf_free(struct conf *conf)
 		conf_server_free(&conf->servers[i]);
 	free(conf->servers);
 	free(conf->file);
+	free(conf->socket_group);
 	free(conf);
 }
 

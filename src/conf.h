@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "backoff.h"
 
@@ -84,6 +85,9 @@ struct conf {
 	size_t			 client_output_hard_bytes;
 	size_t			 client_output_soft_bytes;
 	uint32_t		 client_output_soft_s;
+	/* Members of this group may connect (not administer): 0660 socket. */
+	char			*socket_group;
+	gid_t			 socket_gid;
 };
 
 enum conf_level {
