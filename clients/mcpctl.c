@@ -614,8 +614,13 @@ ctl_reload(struct ctl *ctl, int argc, char **argv)
 	if (ctl->json)
 		ctl_print_json(result);
 	else {
-		ctl_print_names("restarted (changed)",
-		    cJSON_GetObjectItemCaseSensitive(result, "changed"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
+		    "changed"))
+			printf("changed: %s (%s)\n", e->valuestring,
+			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
+			    "actions"), e->valuestring) != NULL ?
+			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
+			    "actions"), e->valuestring) : "restarted");
 		ctl_print_names("started (added)",
 		    cJSON_GetObjectItemCaseSensitive(result, "added"));
 		ctl_print_names("stopped (removed)",

@@ -27,6 +27,7 @@
 
 #include "client.h"
 #include "conf.h"
+#include "guard.h"
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
@@ -233,6 +234,7 @@ mcpd_free(struct mcpd *mcpd)
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
 	notify_free(mcpd);
+	guard_stop(mcpd);
 	listener_close(mcpd->listener);
 	event_free(mcpd->ev_sigterm);
 	event_free(mcpd->ev_sigint);
@@ -256,6 +258,7 @@ main(int argc, char **argv)
 	struct worker		*w;
 
 	memset(&mcpd, 0, sizeof mcpd);
+	mcpd.guard_fd = -1;
 	TAILQ_INIT(&mcpd.workers);
 	TAILQ_INIT(&mcpd.clients);
 
@@ -331,6 +334,8 @@ main(int argc, char **argv)
 		log_warnx("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	srandom((unsigned)getpid() ^ (unsigned)mcpd_realtime_us());
 
+	if (guard_start(&mcpd, &cause) != 0)
+		fatalx("cannot start the guard process: %s", cause);
 	if ((mcpd.base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	mcpd.started_ms = mcpd_now_ms();

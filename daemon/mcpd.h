@@ -7,6 +7,7 @@
 #include <sys/queue.h>
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <event2/event.h>
 
@@ -26,6 +27,8 @@ struct mcpd {
 	char			*socket_path;
 	struct listener		*listener;
 	struct notify		*notify;
+	int			 guard_fd;	/* -1: no guard */
+	pid_t			 guard_pid;
 	struct worker_list	 workers;
 	struct client_list	 clients;
 	struct event		*ev_sigterm;

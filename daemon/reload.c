@@ -43,7 +43,13 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	const struct conf_server	*cs;
 	struct worker			*w, *next;
 	cJSON				*report, *changed, *added, *removed;
-	cJSON				*unchanged;
+	cJSON				*unchanged, *actions;
+	static const char		*action_names[] = {
+		[WORKER_RECONF_RESTARTED] = "restarted",
+		[WORKER_RECONF_STARTED] = "started",
+		[WORKER_RECONF_STOPPED] = "stopped",
+		[WORKER_RECONF_KEPT] = "kept stopped",
+	};
 	struct log_field		 f[] = {
 		{ MCPD_FIELD_CONFIG, mcpd->config_file },
 	};
@@ -74,6 +80,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	added = cJSON_AddArrayToObject(report, "added");
 	removed = cJSON_AddArrayToObject(report, "removed");
 	unchanged = cJSON_AddArrayToObject(report, "unchanged");
+	actions = cJSON_AddObjectToObject(report, "actions");
 	for (w = worker_first(mcpd); w != NULL; w = next) {
 		next = worker_next(w);
 		if (worker_removing(w))
@@ -85,7 +92,8 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		} else if (!conf_server_equal(worker_conf(w), cs)) {
 			cJSON_AddItemToArray(changed,
 			    cJSON_CreateString(worker_name(w)));
-			worker_reconfigure(w, cs);
+			cJSON_AddStringToObject(actions, worker_name(w),
+			    action_names[worker_reconfigure(w, cs)]);
 		} else
 			cJSON_AddItemToArray(unchanged,
 			    cJSON_CreateString(worker_name(w)));

@@ -11,7 +11,8 @@ struct mcpd;
 
 /*
  * Re-read mcpd's configuration file.  On success returns 0 and a report
- * {"changed", "added", "removed", "unchanged": [names], "warnings": [...]};
+ * {"changed", "added", "removed", "unchanged": [names], "actions": {name:
+ * what happened to a changed server}, "warnings": [...]};
  * if the new file has errors, keeps the old configuration running and
  * returns -1 with {"errors": [...], "warnings": [...]}.
  */

@@ -36,6 +36,7 @@
 #include "child.h"
 #include "client.h"
 #include "frame.h"
+#include "guard.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -747,6 +748,7 @@ worker_spawn(struct worker *w)
 		return;
 	}
 	w->spawned_ms = mcpd_now_ms();
+	guard_add(w->mcpd, w->proc.pid);
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
 	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
 	    "%s: started %s (pid %ld)", w->name, w->conf->argv[0],
@@ -976,6 +978,7 @@ worker_child_exited(struct worker *w, int wstatus)
 
 	/* Nothing of the group may outlive its leader. */
 	child_signal_group(w->proc.pid, SIGKILL);
+	guard_remove(w->mcpd, w->proc.pid);
 
 	/* What the server wrote before it died still counts. */
 	if (w->ev_out != NULL && event_pending(w->ev_out, EV_READ, NULL))
@@ -1062,12 +1065,12 @@ worker_restart(struct worker *w)
 }
 
 /*
- * Reload: the server's configuration changed.  A running server restarts
- * with the new one (its clients stay attached); a disabled one stops; one
- * that was disabled and is now enabled starts; a stopped or failed server
- * stays as it is until started.
+ * Reload: the server's configuration changed.  A running server (or one
+ * waiting to restart, or given up on) restarts with the new one, its
+ * clients staying attached; a server now disabled stops; one stopped by
+ * an admin stays stopped, unless it was disabled and no longer is.
  */
-void
+enum worker_reconf
 worker_reconfigure(struct worker *w, const struct conf_server *cs)
 {
 	int	 was_disabled = w->conf->disabled;
@@ -1075,22 +1078,24 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 	conf_server_release(w->conf);
 	w->conf = conf_server_dup(cs);
 	if (cs->disabled) {
+		if (w->state == WORKER_STOPPED || w->state == WORKER_FAILED)
+			return (WORKER_RECONF_KEPT);
 		worker_stop(w);
-		return;
+		return (WORKER_RECONF_STOPPED);
 	}
 	switch (w->state) {
 	case WORKER_STOPPED:
-	case WORKER_FAILED:
-		if (was_disabled)
-			worker_start(w);
-		break;
-	case WORKER_BACKOFF:
-		backoff_reset(&w->backoff);
+		if (!was_disabled)
+			return (WORKER_RECONF_KEPT);
 		worker_start(w);
-		break;
+		return (WORKER_RECONF_STARTED);
+	case WORKER_FAILED:
+	case WORKER_BACKOFF:
+		worker_start(w);
+		return (WORKER_RECONF_RESTARTED);
 	default:
 		worker_restart(w);
-		break;
+		return (WORKER_RECONF_RESTARTED);
 	}
 }
 

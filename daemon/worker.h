@@ -56,8 +56,15 @@ struct client;
 void		 worker_follow(struct worker *, struct client *);
 void		 worker_unfollow(struct worker *, struct client *);
 
-/* Reload. */
-void		 worker_reconfigure(struct worker *, const struct conf_server *);
+/* Reload: what a new configuration did to a server. */
+enum worker_reconf {
+	WORKER_RECONF_RESTARTED,
+	WORKER_RECONF_STARTED,
+	WORKER_RECONF_STOPPED,
+	WORKER_RECONF_KEPT,	/* stopped: the new settings apply at start */
+};
+enum worker_reconf worker_reconfigure(struct worker *,
+		    const struct conf_server *);
 void		 worker_remove(struct worker *);
 int		 worker_removing(const struct worker *);
 /* Shutdown: SIGKILL the process group now (second signal to mcpd). */

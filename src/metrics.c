@@ -45,6 +45,14 @@ metrics_num(const cJSON *o, const char *key)
 	return (cJSON_IsNumber(v) ? v->valuedouble : 0);
 }
 
+static const char *
+metrics_str(const cJSON *o, const char *key)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return (cJSON_IsString(v) ? v->valuestring : "");
+}
+
 static void
 metrics_help(struct metrics_buf *b, const char *name, const char *type,
     const char *help)
@@ -65,7 +73,7 @@ metrics_per_server(struct metrics_buf *b, const cJSON *servers,
 	cJSON_ArrayForEach(s, servers) {
 		o = in_stats ? cJSON_GetObjectItemCaseSensitive(s, "stats") : s;
 		metrics_printf(b, "%s{server=\"%s\"} %.0f\n", name,
-		    cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring,
+		    metrics_str(s, "name"),
 		    metrics_num(o, key));
 	}
 }
@@ -81,7 +89,7 @@ metrics_histogram(struct metrics_buf *b, const cJSON *servers)
 	metrics_help(b, "mcpd_request_duration_seconds", "histogram",
 	    "Time from a request reaching mcpd to its answer leaving it.");
 	cJSON_ArrayForEach(s, servers) {
-		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		name = metrics_str(s, "name");
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
 		buckets = cJSON_GetObjectItemCaseSensitive(stats,
 		    "latency_us_log2");
@@ -93,14 +101,14 @@ metrics_histogram(struct metrics_buf *b, const cJSON *servers)
 			le = (double)(2ULL << i) / 1e6;
 			if (v->next != NULL)
 				metrics_printf(b, "mcpd_request_duration_"
-				    "seconds_bucket{server=\"%s\",le=\"%g\"} "
+				    "seconds_bucket{server=\"%s\",le=\"%.6f\"} "
 				    "%.0f\n", name, le, cumulative);
 			i++;
 		}
 		metrics_printf(b, "mcpd_request_duration_seconds_bucket{server="
 		    "\"%s\",le=\"+Inf\"} %.0f\n", name, cumulative);
 		metrics_printf(b, "mcpd_request_duration_seconds_sum{server="
-		    "\"%s\"} %g\n", name, metrics_num(stats, "latency_us_sum") /
+		    "\"%s\"} %.6f\n", name, metrics_num(stats, "latency_us_sum") /
 		    1e6);
 		metrics_printf(b, "mcpd_request_duration_seconds_count{server="
 		    "\"%s\"} %.0f\n", name, cumulative);
@@ -145,9 +153,8 @@ metrics_render(const cJSON *status)
 	metrics_help(&b, "mcpd_server_state", "gauge",
 	    "1 for the state each server is in, 0 for the others.");
 	cJSON_ArrayForEach(s, servers) {
-		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
-		state = cJSON_GetObjectItemCaseSensitive(s,
-		    "state")->valuestring;
+		name = metrics_str(s, "name");
+		state = metrics_str(s, "state");
 		for (i = 0; i < sizeof states / sizeof states[0]; i++)
 			metrics_printf(&b, "mcpd_server_state{server=\"%s\","
 			    "state=\"%s\"} %d\n", name, states[i],
@@ -164,7 +171,7 @@ metrics_render(const cJSON *status)
 	metrics_help(&b, "mcpd_requests_total", "counter",
 	    "Client requests answered, by outcome.");
 	cJSON_ArrayForEach(s, servers) {
-		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		name = metrics_str(s, "name");
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
 		requests = cJSON_GetObjectItemCaseSensitive(stats, "requests");
 		for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
@@ -177,7 +184,7 @@ metrics_render(const cJSON *status)
 	metrics_help(&b, "mcpd_bytes_total", "counter",
 	    "Message bytes relayed, by direction.");
 	cJSON_ArrayForEach(s, servers) {
-		name = cJSON_GetObjectItemCaseSensitive(s, "name")->valuestring;
+		name = metrics_str(s, "name");
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
 		metrics_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
 		    "\"to_server\"} %.0f\n", name,

@@ -1,0 +1,22 @@
+/*
+ * guard.h -- make sure nothing a server started outlives mcpd.
+ *
+ * Servers die with mcpd through their parent-death signal, but what they
+ * forked does not.  A small guard process, forked at start, keeps the list
+ * of the servers' process groups; when mcpd goes away without stopping
+ * them (SIGKILL, a crash) its end of the pipe closes and the guard kills
+ * every group still listed.  Under systemd the cgroup does the same.
+ */
+#ifndef MCPD_GUARD_H
+#define MCPD_GUARD_H
+
+#include <sys/types.h>
+
+struct mcpd;
+
+int	guard_start(struct mcpd *, char **cause);
+void	guard_add(struct mcpd *, pid_t pgid);
+void	guard_remove(struct mcpd *, pid_t pgid);
+void	guard_stop(struct mcpd *);
+
+#endif /* MCPD_GUARD_H */

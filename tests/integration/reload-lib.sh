@@ -1,0 +1,79 @@
+# reload-lib.sh -- a scriptable client for reload.sh, logs.sh, metrics.sh
+# and ctl.sh (sourced, not run).
+#
+# Builds on mux-lib.sh (and so lib.sh; needs node).  rc_start runs
+# reload-client.mjs as a bash coprocess holding named connections to mcpd;
+# `rc JSON` sends it one command and waits (bounded) for its one-line
+# answer, left in $RC_OUT.  The connections stay open between commands, so
+# a test can keep clients attached and requests in flight while it
+# reloads, kills or inspects mcpd.  Call rc only from the test's own shell
+# (not inside $(...)): the coprocess pipes do not exist in subshells.
+
+# shellcheck shell=bash source=mux-lib.sh
+. "$TESTS_SRCDIR/integration/mux-lib.sh"
+
+RC_CLIENT=$TESTS_SRCDIR/integration/reload-client.mjs
+[ -r "$RC_CLIENT" ] || hard_error "missing $RC_CLIENT"
+RC_OUT=
+RC_N=0
+
+# rc_start: start the client on $SOCK.  It carries this test's marker in
+# its environment, so the cleanup kills it whatever happens.
+rc_start() {
+	coproc RC_PROC {
+		exec env MCPD_TEST_DIR="$T" "$NODE" "$RC_CLIENT" --sock "$SOCK" \
+			2>>"$T/reload-client.err"
+	}
+	RC_IN=${RC_PROC[1]}
+	RC_FROM=${RC_PROC[0]}
+}
+
+# rc JSON [TIMEOUT_S]: one command; its answer in RC_OUT.  Fails the test
+# if the client died, did not answer within TIMEOUT_S (default 30) or
+# answered ok:false.
+rc() {
+	local line
+	RC_N=$((RC_N + 1))
+	{ printf '%s\n' "$1" >&"$RC_IN"; } 2>/dev/null ||
+		fail "reload-client is gone (command $1): $(tail -5 "$T/reload-client.err" 2>/dev/null)"
+	IFS= read -r -t "${2:-30}" line <&"$RC_FROM" ||
+		fail "reload-client did not answer within ${2:-30} s: $1; $(tail -5 "$T/reload-client.err" 2>/dev/null)"
+	RC_OUT=$line
+	[ "$(jq -r .n <<<"$line")" = "$RC_N" ] ||
+		hard_error "reload-client answered out of order: $line"
+	[ "$(jq -r .ok <<<"$line")" = true ] ||
+		fail "reload-client: $1: $(jq -r .error <<<"$line")"
+}
+
+# rcv FILTER: a value from the last answer (strings raw).
+rcv() {
+	jq -r "$1" <<<"$RC_OUT"
+}
+
+# tool_json ID NAME ARGS: a tools/call request for rc's send/call.
+tool_json() {
+	printf '"id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}' \
+		"$(jq -nc --arg i "$1" '$i')" "$2" "$3"
+}
+
+# rc_tool OP CONN ID NAME ARGS [TIMEOUT_MS]: send or call one tool.
+rc_tool() {
+	local op=$1 conn=$2 id=$3 name=$4 args=$5 tmo=${6:-10000}
+	rc "{\"op\":\"$op\",\"conn\":\"$conn\",$(tool_json "$id" "$name" "$args"),\"timeout\":$tmo}" \
+		$((tmo / 1000 + 10))
+}
+
+# rc_echo CONN ID TEXT: an echo that must come back with TEXT.
+rc_echo() {
+	rc_tool call "$1" "$2" echo "$(jq -nc --arg t "$3" '{text: $t}')"
+	[ "$(rcv '.reply.result.content[0].text')" = "$3" ] ||
+		fail "echo \"$3\" on connection $1 got: $(rcv '.raw // "no reply"')"
+}
+
+# rc_stop: end the client (its connections close).
+rc_stop() {
+	local pid=$RC_PROC_PID
+	rc '{"op":"quit"}'
+	wait_for 5 eval '! pid_running '"$pid" || fail "reload-client did not quit"
+	wait "$pid" 2>/dev/null
+}
