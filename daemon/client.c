@@ -55,6 +55,8 @@ struct client {
 	struct event		*ev_write;
 	struct event		*ev_free;
 	struct event		*ev_hup;
+	struct event		*ev_flush;	/* write what the batch queued */
+	int			 flush_pending;
 	struct frame		*frame;
 	struct evbuffer		*out;
 	struct attachment	*att;		/* NULL: not attached */
@@ -105,6 +107,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	event_free(c->ev_write);
 	event_free(c->ev_free);
 	event_free(c->ev_hup);
+	event_free(c->ev_flush);
 	frame_free(c->frame);
 	evbuffer_free(c->out);
 	close(c->fd);
@@ -130,6 +133,7 @@ client_lost(struct client *c, const char *reason)
 	event_del(c->ev_read);
 	event_del(c->ev_write);
 	event_del(c->ev_hup);
+	event_del(c->ev_flush);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
 }
 
@@ -198,6 +202,33 @@ kill:
 	return (-1);
 }
 
+/*
+ * Write once the current batch of messages has been queued: one writev
+ * for many replies, and poll for writability only when the socket is
+ * full (most of the time it is not, and an epoll_ctl is saved per reply).
+ */
+static void
+client_flush_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct client	*c = arg;
+
+	c->flush_pending = 0;
+	if (c->dead || event_pending(c->ev_write, EV_WRITE, NULL))
+		return;
+	client_write_cb(c->fd, EV_WRITE, c);
+	if (!c->dead && evbuffer_get_length(c->out) > 0)
+		event_add(c->ev_write, NULL);
+}
+
+static void
+client_schedule_flush(struct client *c)
+{
+	if (c->flush_pending || event_pending(c->ev_write, EV_WRITE, NULL))
+		return;
+	c->flush_pending = 1;
+	event_active(c->ev_flush, EV_TIMEOUT, 0);
+}
+
 void
 client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 {
@@ -210,7 +241,7 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 	evbuffer_add(c->out, "\n", 1);
 	if (client_check_limits(c) != 0)
 		return;
-	event_add(c->ev_write, NULL);
+	client_schedule_flush(c);
 }
 
 static void
@@ -348,7 +379,7 @@ client_maybe_close(struct client *c)
 	}
 	if (evbuffer_get_length(c->out) > 0) {
 		c->closing = 1;
-		event_add(c->ev_write, NULL);
+		client_schedule_flush(c);
 	} else
 		client_lost(c, "connection closed");
 }
@@ -467,6 +498,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	    client_write_cb, c);
 	c->ev_free = event_new(mcpd->base, -1, 0, client_free_cb, c);
 	c->ev_hup = evtimer_new(mcpd->base, client_hup_cb, c);
+	c->ev_flush = event_new(mcpd->base, -1, 0, client_flush_cb, c);
 	TAILQ_INSERT_TAIL(&mcpd->clients, c, entry);
 	mcpd->nclients++;
 	event_add(c->ev_read, NULL);

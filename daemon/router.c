@@ -59,6 +59,7 @@
 #define ROUTER_URI_MAX			4096
 #define ROUTER_SLOW_US			(5 * 1000 * 1000)
 #define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
+#define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
 
 #define nitems(a)	(sizeof (a) / sizeof (a)[0])
 
@@ -106,6 +107,7 @@ struct pending {
 	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline or tombstones */
 	TAILQ_ENTRY(pending)	 start_entry;	/* by_start (not tombstones) */
 	TAILQ_ENTRY(pending)	 att_entry;	/* att->inflight */
+	struct pending		*next_spare;	/* on r->spare */
 };
 TAILQ_HEAD(pending_list, pending);
 
@@ -167,6 +169,8 @@ struct router {
 	int			 upstream_level; /* -1: never set */
 	int			 paused;	/* clients paused: stdin full */
 	struct event		*ev_sweep;
+	struct pending		*spare;		/* freed, for reuse */
+	size_t			 nspare;
 
 	uint64_t		 outcomes[OUTCOME_COUNT];
 	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
@@ -212,6 +216,26 @@ router_level_index(const char *name)
 			return ((int)i);
 	}
 	return (-1);
+}
+
+/* Decimal text of an id, without printf (once per forwarded message). */
+static size_t
+router_itoa(int64_t v, char *buf)
+{
+	char		 tmp[24];
+	uint64_t	 u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t		 n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n > 0)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return (len);
 }
 
 static const char *
@@ -386,9 +410,16 @@ pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
 {
 	const struct conf_server *cs = worker_conf(r->worker);
 	struct pending	*p;
-	uint64_t	 now = mcpd_now_ms();
+	uint64_t	 now_us = router_now_us(), now = now_us / 1000;
+	size_t		 mlen;
 
-	p = xcalloc(1, sizeof *p);
+	/* Recycled: no allocation per request in the steady state. */
+	if ((p = r->spare) != NULL) {
+		r->spare = p->next_spare;
+		r->nspare--;
+		memset(p, 0, sizeof *p);
+	} else
+		p = xcalloc(1, sizeof *p);
 	p->kind = kind;
 	p->att = a;
 	p->upstream_id = worker_next_upstream_id(r->worker);
@@ -399,8 +430,10 @@ pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
 		p->id[id_len] = '\0';
 		p->id_len = id_len;
 	}
-	snprintf(p->method, sizeof p->method, "%s", method);
-	p->started_us = router_now_us();
+	mlen = strnlen(method, sizeof p->method - 1);
+	memcpy(p->method, method, mlen);
+	p->method[mlen] = '\0';
+	p->started_us = now_us;
 	p->deadline_ms = now + cs->request_timeout_ms;
 	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
 	    ROUTER_HARD_TIMEOUT_FACTOR;
@@ -436,13 +469,18 @@ pending_unlink_live(struct router *r, struct pending *p)
 }
 
 static void
-pending_free(struct pending *p)
+pending_free(struct router *r, struct pending *p)
 {
 	if (p->id != p->id_inline)
 		free(p->id);
 	free(p->token);
 	free(p->sub_uri);
-	free(p);
+	if (r->nspare < ROUTER_SPARE_PENDINGS) {
+		p->next_spare = r->spare;
+		r->spare = p;
+		r->nspare++;
+	} else
+		free(p);
 }
 
 /* Done with a pending for good (reply delivered or nothing to wait for). */
@@ -454,7 +492,7 @@ pending_destroy(struct router *r, struct pending *p)
 	else
 		pending_unlink_live(r, p);
 	hmap_del_i64(r->pending, p->upstream_id);
-	pending_free(p);
+	pending_free(r, p);
 }
 
 /* Nobody waits any more; keep the id so a late reply is dropped quietly. */
@@ -727,8 +765,7 @@ router_server_cancelled(struct router *r, const char *line, size_t len,
 		return;
 	edit.off = env->p_request_id.off;
 	edit.len = env->p_request_id.len;
-	edit.text_len = (size_t)snprintf(idtext, sizeof idtext, "%lld",
-	    (long long)d->down_id);
+	edit.text_len = router_itoa(d->down_id, idtext);
 	edit.text = idtext;
 	router_send_client(d->att, line, len, &edit, 1);
 	hmap_del_i64(r->downs, d->down_id);
@@ -907,8 +944,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 
 	edit.off = env->id.off;
 	edit.len = env->id.len;
-	edit.text_len = (size_t)snprintf(idtext, sizeof idtext, "%lld",
-	    (long long)d->down_id);
+	edit.text_len = router_itoa(d->down_id, idtext);
 	edit.text = idtext;
 	router_send_client(a, line, len, &edit, 1);
 }
@@ -1128,8 +1164,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 		snprintf(method, sizeof method, "(long method name)");
 	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
 	a->last_request_us = p->started_us;
-	upstream_len = (size_t)snprintf(upstream, sizeof upstream, "%lld",
-	    (long long)p->upstream_id);
+	upstream_len = router_itoa(p->upstream_id, upstream);
 
 	edits[n].off = env->id.off;
 	edits[n].len = env->id.len;
@@ -1187,8 +1222,7 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 	}
 	edit.off = env->p_request_id.off;
 	edit.len = env->p_request_id.len;
-	edit.text_len = (size_t)snprintf(upstream, sizeof upstream, "%lld",
-	    (long long)p->upstream_id);
+	edit.text_len = router_itoa(p->upstream_id, upstream);
 	edit.text = upstream;
 	router_send_server(r, line, len, &edit, 1);
 	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
@@ -1641,6 +1675,10 @@ router_free(struct router *r)
 		pending_destroy(r, p);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);
+	while ((p = r->spare) != NULL) {
+		r->spare = p->next_spare;
+		free(p);
+	}
 	hmap_free(r->pending);
 	hmap_free(r->downs);
 	hmap_free(r->downs_by_server);

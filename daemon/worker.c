@@ -76,6 +76,8 @@ struct worker {
 	struct event		*ev_in;
 	struct event		*ev_timer;
 	struct event		*ev_grace;
+	struct event		*ev_flush;	/* write what the batch queued */
+	int			 flush_pending;
 	struct evbuffer		*to_child;
 	struct frame		*out_frame;
 	struct frame		*err_frame;
@@ -123,6 +125,7 @@ static void	worker_failed(struct worker *, int clean);
 static void	worker_kill(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
+static void	worker_in_cb(evutil_socket_t, short, void *);
 
 const char *
 worker_state_name(enum worker_state state)
@@ -385,6 +388,32 @@ worker_handle_line(struct worker *w, const char *line, size_t len)
  * Transport: pipes and process.
  */
 
+/* Write stdin once the batch is queued (see client_flush_cb). */
+static void
+worker_flush_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	w->flush_pending = 0;
+	if (w->ev_in == NULL || w->proc.in_fd == -1 ||
+	    event_pending(w->ev_in, EV_WRITE, NULL))
+		return;
+	worker_in_cb(w->proc.in_fd, EV_WRITE, w);
+	if (w->proc.in_fd != -1 && w->to_child != NULL &&
+	    evbuffer_get_length(w->to_child) > 0)
+		event_add(w->ev_in, NULL);
+}
+
+static void
+worker_schedule_flush(struct worker *w)
+{
+	if (w->flush_pending || w->ev_in == NULL ||
+	    event_pending(w->ev_in, EV_WRITE, NULL))
+		return;
+	w->flush_pending = 1;
+	event_active(w->ev_flush, EV_TIMEOUT, 0);
+}
+
 static void
 worker_send_json(struct worker *w, cJSON *msg)
 {
@@ -395,7 +424,7 @@ worker_send_json(struct worker *w, cJSON *msg)
 	if (w->to_child != NULL && w->proc.in_fd != -1) {
 		evbuffer_add(w->to_child, text, strlen(text));
 		evbuffer_add(w->to_child, "\n", 1);
-		event_add(w->ev_in, NULL);
+		worker_schedule_flush(w);
 	}
 	free(text);
 }
@@ -788,6 +817,8 @@ worker_close_transport(struct worker *w)
 		w->ev_in = NULL;
 	}
 	evtimer_del(w->ev_grace);
+	event_del(w->ev_flush);
+	w->flush_pending = 0;
 	if (w->proc.in_fd != -1)
 		close(w->proc.in_fd);
 	if (w->proc.out_fd != -1)
@@ -1152,6 +1183,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
+	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
 	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
 	    WORKER_STDERR_RING_LINES);
 	w->err_tokens = WORKER_STDERR_BURST_LINES;
@@ -1180,6 +1212,7 @@ worker_free(struct worker *w)
 	event_free(w->ev_timer);
 	event_free(w->ev_grace);
 	event_free(w->ev_free);
+	event_free(w->ev_flush);
 	ring_free(w->errlog);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
@@ -1354,7 +1387,7 @@ worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 	for (i = 0; i < iovcnt; i++)
 		evbuffer_add(w->to_child, iov[i].iov_base, iov[i].iov_len);
 	evbuffer_add(w->to_child, "\n", 1);
-	event_add(w->ev_in, NULL);
+	worker_schedule_flush(w);
 	return (0);
 }
 

@@ -33,6 +33,7 @@
 
 #define HMAP_INLINE_KEY_BYTES	16
 #define HMAP_MIN_SLOTS		8
+#define HMAP_SHRINK_FLOOR_SLOTS	1024	/* 32 KiB: never smaller than this */
 #define HMAP_MAX_SLOTS		((size_t)1 << 31)	/* hash kept: 32 bits */
 
 /* Odd constants with no structure: fractions of the golden ratio, pi, e. */
@@ -211,6 +212,9 @@ hmap_resize(struct hmap *m, size_t nslots)
 /*
  * Make room for one more entry: grow past 3/4 load, and shrink a table
  * under 1/16 full to the smallest one at most 3/8 full after this entry.
+ * Tables of HMAP_SHRINK_FLOOR_SLOTS or fewer never shrink: a map that
+ * fills and drains with every batch of requests would otherwise be
+ * resized twice per batch.
  */
 static int
 hmap_make_room(struct hmap *m)
@@ -224,8 +228,9 @@ hmap_make_room(struct hmap *m)
 		hmap_resize(m, nslots == 0 ? HMAP_MIN_SLOTS : nslots * 2);
 		return (1);
 	}
-	if (nslots > HMAP_MIN_SLOTS && want * 16 <= nslots) {
-		while (nslots > HMAP_MIN_SLOTS && want * 8 <= (nslots / 2) * 3)
+	if (nslots > HMAP_SHRINK_FLOOR_SLOTS && want * 16 <= nslots) {
+		while (nslots > HMAP_SHRINK_FLOOR_SLOTS &&
+		    want * 8 <= (nslots / 2) * 3)
 			nslots /= 2;
 		hmap_resize(m, nslots);
 		return (1);

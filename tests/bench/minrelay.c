@@ -1,0 +1,223 @@
+/*
+ * minrelay.c -- the physical-limit baseline for mcpd's benchmark.
+ *
+ * The same hops as mcpd and nothing else: accept a client on an AF_UNIX
+ * stream socket, spawn the server with pipes on its stdin and stdout, and
+ * copy bytes both ways with plain blocking read(2) and write(2), one thread
+ * per direction.  No parsing, no framing, no event loop.  Each connection
+ * gets its own server process (ids cannot be shared without parsing).
+ *
+ *	minrelay SOCKET COMMAND [ARG...]
+ *
+ * The socket appears at SOCKET only once it is listening (it is bound
+ * under a temporary name and renamed), so a caller may connect as soon as
+ * the path exists.  When a client closes its end, the server's stdin is
+ * closed; when the server's stdout ends, the client's read side sees EOF.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MINRELAY_BUF_BYTES	(256 * 1024)
+
+struct minrelay_conn {
+	int	 client_fd;
+	int	 to_server_fd;
+	int	 from_server_fd;
+	pid_t	 server_pid;
+	int	 threads_left;
+};
+
+static char	**minrelay_argv;
+
+static void
+minrelay_fatal(const char *what)
+{
+	fprintf(stderr, "minrelay: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int
+minrelay_write_all(int fd, const char *p, size_t len)
+{
+	ssize_t	 n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		p += n;
+		len -= n;
+	}
+	return (0);
+}
+
+/* Copy until EOF or an error on either side. */
+static void
+minrelay_copy(int from, int to, char *buf)
+{
+	ssize_t	 n;
+
+	for (;;) {
+		n = read(from, buf, MINRELAY_BUF_BYTES);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (minrelay_write_all(to, buf, n) != 0)
+			return;
+	}
+}
+
+static void
+minrelay_conn_unref(struct minrelay_conn *c)
+{
+	int	 status;
+
+	if (__atomic_sub_fetch(&c->threads_left, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	close(c->client_fd);
+	close(c->to_server_fd);
+	close(c->from_server_fd);
+	while (waitpid(c->server_pid, &status, 0) == -1 && errno == EINTR)
+		;
+	free(c);
+}
+
+static void *
+minrelay_up_main(void *arg)
+{
+	struct minrelay_conn	*c = arg;
+	char			*buf;
+
+	if ((buf = malloc(MINRELAY_BUF_BYTES)) == NULL)
+		minrelay_fatal("malloc");
+	minrelay_copy(c->client_fd, c->to_server_fd, buf);
+	free(buf);
+	/* The server sees end of input and exits. */
+	shutdown(c->client_fd, SHUT_RD);
+	close(c->to_server_fd);
+	c->to_server_fd = -1;
+	minrelay_conn_unref(c);
+	return (NULL);
+}
+
+static void *
+minrelay_down_main(void *arg)
+{
+	struct minrelay_conn	*c = arg;
+	char			*buf;
+
+	if ((buf = malloc(MINRELAY_BUF_BYTES)) == NULL)
+		minrelay_fatal("malloc");
+	minrelay_copy(c->from_server_fd, c->client_fd, buf);
+	free(buf);
+	shutdown(c->client_fd, SHUT_WR);
+	minrelay_conn_unref(c);
+	return (NULL);
+}
+
+static pid_t
+minrelay_spawn(int *to_server, int *from_server)
+{
+	int	 in[2], out[2];
+	pid_t	 pid;
+
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+		minrelay_fatal("pipe2");
+	switch (pid = fork()) {
+	case -1:
+		minrelay_fatal("fork");
+		break;
+	case 0:
+		signal(SIGPIPE, SIG_DFL);
+		if (dup2(in[0], STDIN_FILENO) == -1 ||
+		    dup2(out[1], STDOUT_FILENO) == -1)
+			_exit(127);
+		execvp(minrelay_argv[0], minrelay_argv);
+		fprintf(stderr, "minrelay: exec %s: %s\n", minrelay_argv[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	*to_server = in[1];
+	*from_server = out[0];
+	return (pid);
+}
+
+static int
+minrelay_listen(const char *path)
+{
+	struct sockaddr_un	 sun;
+	char			 tmp[sizeof sun.sun_path];
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >=
+	    (int)sizeof tmp) {
+		fprintf(stderr, "minrelay: %s: socket path too long\n", path);
+		exit(1);
+	}
+	memcpy(sun.sun_path, tmp, strlen(tmp) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		minrelay_fatal("socket");
+	unlink(tmp);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1)
+		minrelay_fatal(tmp);
+	if (listen(fd, 128) == -1)
+		minrelay_fatal("listen");
+	if (rename(tmp, path) == -1)
+		minrelay_fatal(path);
+	return (fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct minrelay_conn	*c;
+	pthread_attr_t		 attr;
+	pthread_t		 thread;
+	int			 listen_fd, fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: minrelay SOCKET COMMAND [ARG...]\n");
+		return (2);
+	}
+	minrelay_argv = argv + 2;
+	signal(SIGPIPE, SIG_IGN);
+	listen_fd = minrelay_listen(argv[1]);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (;;) {
+		if ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			minrelay_fatal("accept");
+		}
+		if ((c = calloc(1, sizeof *c)) == NULL)
+			minrelay_fatal("calloc");
+		c->client_fd = fd;
+		c->threads_left = 2;
+		c->server_pid = minrelay_spawn(&c->to_server_fd,
+		    &c->from_server_fd);
+		if (pthread_create(&thread, &attr, minrelay_up_main, c) != 0 ||
+		    pthread_create(&thread, &attr, minrelay_down_main, c) != 0)
+			minrelay_fatal("pthread_create");
+	}
+}

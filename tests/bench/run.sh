@@ -1,0 +1,590 @@
+#!/bin/bash
+# run.sh -- mcpd's benchmark: the numbers of SPEC section 5.
+#
+# Measures mcpd against the physical limit in one run: direct stdio to the
+# server (mcpload spawns it), a minimal blocking relay (minrelay: same
+# hops, no parsing) and mcpd, all with the same server, and reports ratios.
+# minrelay cannot share one server among clients without parsing, so it
+# runs one server per connection; mcpd shares one.  Throughput uses
+# fastecho, because mcp-fake (cJSON per message) saturates far below the
+# bar; its own ceiling is shown for reference.
+# Everything runs twice: with every process pinned to CPU 0 and unpinned.
+# Every load run also checks routing (mcpload exits 1 on a misrouted, lost
+# or duplicated reply); a failed check shows up in the table.
+#
+# A benchmark, not a test: it exits 0 even when a bar is missed (PASS/FAIL
+# per row), and non-zero only when it cannot run at all.
+#
+# Environment (absolute paths; `make bench` sets them):
+#   MCPD MCPCTL MCP_FAKE   the binaries under test and the trivial server
+#   BENCH_DIR              where mcpload, minrelay and fastecho are built;
+#                          bench-results.txt and bench-raw.jsonl go there
+#   BENCH_MODES            "pinned unpinned" (default), or one of them
+#   BENCH_CHAOS_REQUESTS   requests in the chaos run (1000000)
+
+# shellcheck disable=SC2153  # MCPD and friends come from the environment
+set -u
+export LC_ALL=C
+
+die() {
+	echo "bench: $*" >&2
+	exit 2
+}
+
+for v in MCPD MCPCTL MCP_FAKE BENCH_DIR; do
+	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
+done
+MCPLOAD=$BENCH_DIR/mcpload
+MINRELAY=$BENCH_DIR/minrelay
+FASTECHO=$BENCH_DIR/fastecho
+for v in MCPD MCPCTL MCP_FAKE MCPLOAD MINRELAY FASTECHO; do
+	case "${!v}" in
+	/*) ;;
+	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
+	esac
+	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
+done
+command -v jq >/dev/null 2>&1 || die "jq is required"
+command -v taskset >/dev/null 2>&1 || die "taskset (util-linux) is required"
+
+RESULTS=$BENCH_DIR/bench-results.txt
+RAW=$BENCH_DIR/bench-raw.jsonl
+MODES=${BENCH_MODES:-pinned unpinned}
+
+# The numbers SPEC 5 sets.
+BAR_LATENCY_RATIO=1.5		# mcpd's added latency / the relay's
+BAR_THROUGHPUT_RPS=500000
+BAR_THROUGHPUT_RATIO=0.6	# mcpd / relay
+BAR_BIG_RATIO=2			# mcpd's time / the relay's
+BAR_BIG_RSS_FACTOR=1.5		# VmHWM growth / message size
+BAR_IDLE_RSS_KIB=8192
+BAR_CLIENT_KIB=64
+BAR_CRASH_MS=100
+
+# Sizes and durations: about 40 s per mode.  The machine may be shared, so
+# the runs to be compared are interleaved in rounds; latency takes the
+# median of the rounds, throughput the best (interference only lowers it).
+LATENCY_ROUNDS=5
+LATENCY_SECONDS=0.6
+MSG_BYTES=200
+THROUGHPUT_ROUNDS=3
+THROUGHPUT_SECONDS=1.2
+WARMUP_MS=200
+BIG_MSG_BYTES=16777216
+# The text of the big reply, so the whole line fits max_message_bytes
+# (16 MiB by default) with its JSON envelope (77 bytes).
+BIG_TEXT_BYTES=$((BIG_MSG_BYTES - 100))
+BIG_ROUNDS=3
+BIG_REQUESTS=3
+IDLE_SERVERS=10
+IDLE_CLIENTS=100
+CRASH_ROUNDS=3
+CRASH_CLIENTS=5
+CRASH_INFLIGHT=10
+CHAOS_REQUESTS=${BENCH_CHAOS_REQUESTS:-1000000}
+CHAOS_KILL_S=2
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench.XXXXXX") || die "mktemp failed"
+chmod 0700 "$T"
+PIDS=()
+: >"$RAW"
+
+# Our daemons die with us, even if this shell is killed.
+GUARD=()
+if setpriv --pdeathsig TERM true 2>/dev/null; then
+	GUARD=(setpriv --pdeathsig TERM)
+fi
+
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+	local p
+	trap - EXIT INT TERM HUP
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+forget_pid() {
+	local p keep=()
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+
+stop_pid() {
+	local i
+	kill -TERM "$1" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	forget_pid "$1"
+}
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
+}
+
+# calc EXPR: floating point arithmetic (awk), printed with %.Nf via fmt.
+calc() {
+	awk "BEGIN { x = $1; printf \"%.${2:-2}f\n\", x }"
+}
+
+# vm_kib PID FIELD: VmRSS or VmHWM in KiB.
+vm_kib() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# ---------------------------------------------------------------------------
+# Processes under test.  PIN is the prefix every command runs under.
+
+PIN=()
+
+MCPD_PID=
+SOCK=
+# start_mcpd CONFIG_JSON: run mcpd on a fresh socket, wait until every
+# configured server is ready.
+start_mcpd() {
+	local cfg=$T/mcpd.json deadline states
+	printf '%s\n' "$1" >"$cfg"
+	chmod 0600 "$cfg"
+	SOCK=$T/mcpd.sock
+	rm -f "$SOCK"
+	"${GUARD[@]}" "${PIN[@]}" "$MCPD" -c "$cfg" -s "$SOCK" \
+		--log-target stderr </dev/null 2>>"$T/mcpd.log" &
+	MCPD_PID=$!
+	PIDS+=("$MCPD_PID")
+	deadline=$(($(now_ms) + 20000))
+	while :; do
+		states=$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+			jq -r '[.servers[].state] | unique | join(",")' 2>/dev/null)
+		[ "$states" = ready ] && break
+		kill -0 "$MCPD_PID" 2>/dev/null ||
+			die "mcpd exited during start-up (log: $(tail -3 "$T/mcpd.log"))"
+		[ "$(now_ms)" -lt "$deadline" ] ||
+			die "mcpd's servers not ready within 20 s (states: $states)"
+		sleep 0.05
+	done
+}
+
+stop_mcpd() {
+	[ -n "$MCPD_PID" ] && stop_pid "$MCPD_PID"
+	MCPD_PID=
+}
+
+# server_pid NAME: the pid mcpd reports for a server that is ready.
+server_ready_pid() {
+	"$MCPCTL" -s "$SOCK" --json status 2>/dev/null | jq -er --arg n "$1" '
+		.servers[] | select(.name == $n and .state == "ready") | .pid'
+}
+
+RELAY_PID=
+RELAY_SOCK=
+# start_relay COMMAND...: minrelay in front of a server per connection.
+start_relay() {
+	local i
+	RELAY_SOCK=$T/relay.sock
+	rm -f "$RELAY_SOCK"
+	"${GUARD[@]}" "${PIN[@]}" "$MINRELAY" "$RELAY_SOCK" "$@" \
+		2>>"$T/relay.log" &
+	RELAY_PID=$!
+	PIDS+=("$RELAY_PID")
+	for i in $(seq 200); do
+		[ -S "$RELAY_SOCK" ] && return 0
+		sleep 0.01
+	done
+	die "minrelay did not create $RELAY_SOCK"
+}
+
+stop_relay() {
+	[ -n "$RELAY_PID" ] && stop_pid "$RELAY_PID"
+	RELAY_PID=
+}
+
+# load LABEL ARGS...: run mcpload --json, keep its line in $RAW and in
+# LOAD_JSON; a failed routing check is remembered for the table.
+LOAD_JSON=
+FAILED_CHECKS=()
+load() {
+	local label=$1 rc
+	shift
+	LOAD_JSON=$("${PIN[@]}" "$MCPLOAD" --json --label "$MODE: $label" "$@" \
+		2>>"$T/mcpload.log")
+	rc=$?
+	if [ -z "$LOAD_JSON" ]; then
+		echo "bench: mcpload ($label) failed to run:" >&2
+		tail -5 "$T/mcpload.log" >&2
+		LOAD_JSON='{"pass":false}'
+		rc=2
+	fi
+	printf '%s\n' "$LOAD_JSON" >>"$RAW"
+	if [ "$rc" != 0 ]; then
+		FAILED_CHECKS+=("$MODE: $label: $(jq -r '
+			"sent \(.sent) ok \(.ok) errors \(.errors)" +
+			" misrouted \(.misrouted) unknown \(.unknown)" +
+			" duplicates \(.duplicates) corrupt \(.corrupt)" +
+			" missing \(.missing) lost connections \(.conn_lost)"' \
+			<<<"$LOAD_JSON" 2>/dev/null)")
+	fi
+}
+
+field() {
+	jq -r ".$1 // 0" <<<"$LOAD_JSON"
+}
+
+# median VALUES...
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+maximum() {
+	printf '%s\n' "$@" | sort -g | tail -1
+}
+
+# ---------------------------------------------------------------------------
+# The table.
+
+# Rows come in the same order in every mode: ROW_WHAT and ROW_BAR per
+# row number, CELL["MODE,N"] the measurement (with PASS/FAIL if a bar).
+ROW_N=0
+ROW_WHAT=()
+ROW_BAR=()
+declare -A CELL
+# row WHAT MEASURED BAR RESULT
+row() {
+	ROW_WHAT[ROW_N]=$1
+	ROW_BAR[ROW_N]=$3
+	if [ "$4" = info ]; then
+		CELL["$MODE,$ROW_N"]=$2
+	else
+		CELL["$MODE,$ROW_N"]="$2  $4"
+		[ "$4" = FAIL ] && BARS_FAILED+=("${ROW_WHAT[ROW_N]} ($MODE)")
+	fi
+	ROW_N=$((ROW_N + 1))
+}
+BARS_FAILED=()
+
+# verdict OK_EXPR: PASS or FAIL from an awk condition.
+verdict() {
+	if awk "BEGIN { exit !($1) }"; then echo PASS; else echo FAIL; fi
+}
+
+FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
+
+# ---------------------------------------------------------------------------
+# 1. Round-trip latency, 1 client, 1 in flight, 200-byte echo, mcp-fake.
+
+bench_latency() {
+	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
+	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
+		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
+	start_relay "$MCP_FAKE"
+	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}}}"
+	# Interleaved rounds, so drift on the machine hits all three alike.
+	for r in $(seq "$LATENCY_ROUNDS"); do
+		load "latency direct #$r" "${common[@]}" --stdio "$MCP_FAKE"
+		d_p50+=("$(field p50_us)") d_p99+=("$(field p99_us)")
+		load "latency relay #$r" "${common[@]}" --relay-socket "$RELAY_SOCK"
+		r_p50+=("$(field p50_us)") r_p99+=("$(field p99_us)")
+		load "latency mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
+		m_p50+=("$(field p50_us)") m_p99+=("$(field p99_us)")
+	done
+	stop_mcpd
+	stop_relay
+
+	local dp dq rp rq mp mq radd madd radd99 madd99 ratio ratio99
+	dp=$(median "${d_p50[@]}") dq=$(median "${d_p99[@]}")
+	rp=$(median "${r_p50[@]}") rq=$(median "${r_p99[@]}")
+	mp=$(median "${m_p50[@]}") mq=$(median "${m_p99[@]}")
+	radd=$(calc "$rp - $dp" 1) madd=$(calc "$mp - $dp" 1)
+	radd99=$(calc "$rq - $dq" 1) madd99=$(calc "$mq - $dq" 1)
+	ratio=$(calc "($rp - $dp) > 0 ? ($mp - $dp) / ($rp - $dp) : 999" 2)
+	ratio99=$(calc "($rq - $dq) > 0 ? ($mq - $dq) / ($rq - $dq) : 999" 2)
+	row "round trip, direct stdio (p50 / p99)" \
+		"$(calc "$dp" 1) / $(calc "$dq" 1) us" "" info
+	row "round trip, minimal relay (p50 / p99)" \
+		"$(calc "$rp" 1) / $(calc "$rq" 1) us" "" info
+	row "round trip, mcpd (p50 / p99)" \
+		"$(calc "$mp" 1) / $(calc "$mq" 1) us" "" info
+	row "added latency p50, relay / mcpd" "$radd / $madd us" "" info
+	row "added latency p99, relay / mcpd" "$radd99 / $madd99 us" "" info
+	row "added latency p50, mcpd / relay" "$ratio" "<= $BAR_LATENCY_RATIO" \
+		"$(verdict "$ratio <= $BAR_LATENCY_RATIO")"
+	row "added latency p99, mcpd / relay" "$ratio99" "" info
+}
+
+# ---------------------------------------------------------------------------
+# 2. Throughput, 8 clients x 32 in flight, small requests (ping).
+
+bench_throughput() {
+	local r relay=() mcpd=() fake common
+	common=(--clients 8 --inflight 32 --method ping
+		--duration "$THROUGHPUT_SECONDS" --warmup-ms "$WARMUP_MS")
+
+	# How fast the trivial server itself goes (one process, as under mcpd).
+	load "throughput mcp-fake direct" --clients 1 --inflight 256 \
+		--method ping --duration 1 --warmup-ms "$WARMUP_MS" \
+		--stdio "$MCP_FAKE"
+	fake=$(field req_per_s)
+
+	start_relay "$FASTECHO"
+	start_mcpd "{\"mcpServers\": {\"fast\": {\"command\": \"$FASTECHO\",
+		\"args\": []}}}"
+	for r in $(seq "$THROUGHPUT_ROUNDS"); do
+		load "throughput relay #$r" "${common[@]}" --relay-socket "$RELAY_SOCK"
+		relay+=("$(field req_per_s)")
+		load "throughput mcpd #$r" "${common[@]}" --socket "$SOCK" --server fast
+		mcpd+=("$(field req_per_s)")
+	done
+	stop_mcpd
+	stop_relay
+
+	local rb mb ratio
+	rb=$(maximum "${relay[@]}") mb=$(maximum "${mcpd[@]}")
+	ratio=$(calc "$rb > 0 ? $mb / $rb : 0" 2)
+	row "mcp-fake alone, 1 x 256 in flight (ping)" \
+		"$(calc "$fake" 0) req/s" "" info
+	row "throughput 8x32 ping, relay (fastecho)" "$(calc "$rb" 0) req/s" "" info
+	row "throughput 8x32 ping, mcpd (fastecho)" "$(calc "$mb" 0) req/s" \
+		">= $BAR_THROUGHPUT_RPS" "$(verdict "$mb >= $BAR_THROUGHPUT_RPS")"
+	row "throughput, mcpd / relay" "$ratio" ">= $BAR_THROUGHPUT_RATIO" \
+		"$(verdict "$ratio >= $BAR_THROUGHPUT_RATIO")"
+}
+
+# ---------------------------------------------------------------------------
+# 3. One 16 MiB response end to end, and what it costs mcpd in memory.
+
+bench_big() {
+	local r common direct relay=() mcpd=() hwm0 hwm1 growth factor ratio rb mb
+	common=(--clients 1 --inflight 1 --method big --size "$BIG_TEXT_BYTES"
+		--requests "$BIG_REQUESTS")
+	load "16 MiB direct" "${common[@]}" --stdio "$MCP_FAKE"
+	direct=$(calc "$(field p50_us) / 1000" 1)
+
+	start_relay "$MCP_FAKE"
+	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}}}"
+	hwm0=$(vm_kib "$MCPD_PID" VmHWM)
+	for r in $(seq "$BIG_ROUNDS"); do
+		load "16 MiB relay #$r" "${common[@]}" --relay-socket "$RELAY_SOCK"
+		relay+=("$(field p50_us)")
+		load "16 MiB mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
+		mcpd+=("$(field p50_us)")
+	done
+	hwm1=$(vm_kib "$MCPD_PID" VmHWM)
+	stop_mcpd
+	stop_relay
+
+	rb=$(calc "$(median "${relay[@]}") / 1000" 1)
+	mb=$(calc "$(median "${mcpd[@]}") / 1000" 1)
+	growth=$(calc "($hwm1 - $hwm0) / 1024" 1)
+	factor=$(calc "($hwm1 - $hwm0) * 1024 / $BIG_MSG_BYTES" 2)
+	ratio=$(calc "$rb > 0 ? $mb / $rb : 999" 2)
+	row "16 MiB response p50, direct / relay / mcpd" \
+		"$direct / $rb / $mb ms" "" info
+	row "16 MiB response, mcpd / relay" "$ratio" "<= $BAR_BIG_RATIO" \
+		"$(verdict "$ratio <= $BAR_BIG_RATIO")"
+	row "16 MiB response, mcpd VmHWM growth" "$growth MiB (${factor}x)" \
+		"<= ${BAR_BIG_RSS_FACTOR}x" \
+		"$(verdict "$factor <= $BAR_BIG_RSS_FACTOR")"
+}
+
+# ---------------------------------------------------------------------------
+# 4. Idle memory: 10 servers configured, then 100 attached idle clients.
+
+bench_idle() {
+	local i cfg rss0 rss1 per ready=$T/clients.ready lpid
+	cfg='{"mcpServers": {'
+	for i in $(seq "$IDLE_SERVERS"); do
+		[ "$i" -gt 1 ] && cfg+=', '
+		cfg+="\"s$i\": {$FAKE_SERVER}"
+	done
+	cfg+='}}'
+	start_mcpd "$cfg"
+	sleep 0.5
+	rss0=$(vm_kib "$MCPD_PID" VmRSS)
+
+	rm -f "$ready"
+	"${PIN[@]}" "$MCPLOAD" --json --label "$MODE: idle clients" \
+		--socket "$SOCK" --server s1 --clients "$IDLE_CLIENTS" \
+		--requests 0 --hold-ms 3000 --ready-file "$ready" \
+		>"$T/idle.json" 2>>"$T/mcpload.log" &
+	lpid=$!
+	PIDS+=("$lpid")
+	for i in $(seq 200); do
+		[ -e "$ready" ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	rss1=$(vm_kib "$MCPD_PID" VmRSS)
+	[ -e "$ready" ] || rss1=
+	wait "$lpid"
+	forget_pid "$lpid"
+	cat "$T/idle.json" >>"$RAW"
+	stop_mcpd
+
+	row "mcpd idle RSS, $IDLE_SERVERS servers" "$(calc "$rss0 / 1024" 2) MiB" \
+		"<= $((BAR_IDLE_RSS_KIB / 1024)) MiB" \
+		"$(verdict "$rss0 <= $BAR_IDLE_RSS_KIB")"
+	if [ -z "$rss1" ]; then
+		row "RSS per idle client ($IDLE_CLIENTS attached)" "clients not set up" \
+			"<= $BAR_CLIENT_KIB KiB" FAIL
+		return
+	fi
+	per=$(calc "($rss1 - $rss0) / $IDLE_CLIENTS" 1)
+	row "RSS per idle client ($IDLE_CLIENTS attached)" "$per KiB" \
+		"<= $BAR_CLIENT_KIB KiB" "$(verdict "$per <= $BAR_CLIENT_KIB")"
+}
+
+# ---------------------------------------------------------------------------
+# 5. Server crash: every in-flight request answered, how fast.
+
+bench_crash() {
+	local r pidfile=$T/crash.pid p99=() max=() answered=0 total=0 i
+	start_mcpd "{\"mcpServers\": {\"demo\": {\"command\": \"$MCP_FAKE\",
+		\"args\": [\"--pidfile=$pidfile\"], \"backoff_min_ms\": 50,
+		\"backoff_max_ms\": 100}}}"
+	for r in $(seq "$CRASH_ROUNDS"); do
+		# Ready again, and the pid file is the new server's.
+		for i in $(seq 200); do
+			[ "$(server_ready_pid demo)" = \
+				"$(cat "$pidfile" 2>/dev/null)" ] && break
+			sleep 0.05
+		done
+		load "crash #$r" --clients "$CRASH_CLIENTS" \
+			--inflight "$CRASH_INFLIGHT" \
+			--requests $((CRASH_CLIENTS * CRASH_INFLIGHT)) \
+			--method sleep --sleep-ms 30000 --allow-errors \
+			--kill-pidfile "$pidfile" --kill-after-ms 300 \
+			--drain-ms 3000 --socket "$SOCK" --server demo
+		p99+=("$(field kill_p99_us)") max+=("$(field kill_max_us)")
+		answered=$((answered + $(field kill_replies)))
+		total=$((total + CRASH_CLIENTS * CRASH_INFLIGHT))
+	done
+	stop_mcpd
+
+	local wp wm
+	wp=$(calc "$(maximum "${p99[@]}") / 1000" 2)
+	wm=$(calc "$(maximum "${max[@]}") / 1000" 2)
+	row "crash: in-flight requests answered" "$answered of $total" \
+		"all" "$(verdict "$answered == $total")"
+	row "crash: SIGKILL -> error, worst p99 / max" "$wp / $wm ms" \
+		"<= $BAR_CRASH_MS ms" "$(verdict "$wp <= $BAR_CRASH_MS")"
+}
+
+# ---------------------------------------------------------------------------
+# 6. Correctness under chaos: many requests while the server is SIGKILLed
+# every CHAOS_KILL_S seconds; each must get exactly one reply or error.
+
+bench_chaos() {
+	local pidfile=$T/chaos.pid kills=$T/chaos.kills kpid errors
+	start_mcpd "{\"mcpServers\": {\"demo\": {\"command\": \"$MCP_FAKE\",
+		\"args\": [\"--pidfile=$pidfile\"], \"backoff_min_ms\": 100,
+		\"backoff_max_ms\": 200}}}"
+	: >"$kills"
+	(
+		while sleep "$CHAOS_KILL_S"; do
+			p=$(cat "$pidfile" 2>/dev/null) || continue
+			# Only mcpd's own child: the pid cannot be another's.
+			[ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = \
+				"$MCPD_PID" ] || continue
+			kill -KILL "$p" 2>/dev/null && echo "$p" >>"$kills"
+		done
+	) &
+	kpid=$!
+	PIDS+=("$kpid")
+	load "chaos" --clients 8 --inflight 16 --method echo --ids mixed \
+		--requests "$CHAOS_REQUESTS" --allow-errors \
+		--socket "$SOCK" --server demo
+	stop_pid "$kpid"
+	stop_mcpd
+	errors=$(field errors)
+	row "chaos: $CHAOS_REQUESTS echo, kill every ${CHAOS_KILL_S} s" \
+		"$(field ok) ok $errors err $(wc -l <"$kills") kills" "" info
+	row "chaos: lost / misrouted / duplicated" \
+		"$(field missing) / $(field misrouted) / $(field duplicates)" \
+		"0" "$(verdict "$(field missing) + $(field misrouted) + \
+		$(field duplicates) + $(field unknown) + $(field corrupt) == 0 && \
+		$(field sent) == $CHAOS_REQUESTS")"
+}
+
+# ---------------------------------------------------------------------------
+
+{
+	echo "mcpd benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC'),"\
+		"$(nproc) CPUs, Linux $(uname -r)"
+	echo "mcpd $MCPD"
+	echo "trivial server $MCP_FAKE; fast server $FASTECHO"
+	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$RESULTS"
+
+START_MS=$(now_ms)
+for MODE in $MODES; do
+	case "$MODE" in
+	pinned) PIN=(taskset -c 0) ;;
+	unpinned) PIN=() ;;
+	*) die "BENCH_MODES: unknown mode $MODE" ;;
+	esac
+	ROW_N=0
+	checks_before=${#FAILED_CHECKS[@]}
+	echo "running: $MODE ..." >&2
+	bench_latency
+	bench_throughput
+	bench_big
+	bench_idle
+	bench_crash
+	bench_chaos
+	if [ "${#FAILED_CHECKS[@]}" -eq "$checks_before" ]; then
+		row "routing checks (every mcpload run)" "all replies right" \
+			"0 wrong" PASS
+	else
+		row "routing checks (every mcpload run)" \
+			"$((${#FAILED_CHECKS[@]} - checks_before)) runs failed" \
+			"0 wrong" FAIL
+	fi
+done
+
+{
+	echo
+	echo "pinned: every process on CPU 0 (taskset -c 0);"\
+		"unpinned: free on $(nproc) CPUs"
+	printf '%-44s' what
+	for MODE in $MODES; do printf ' %-30s' "$MODE"; done
+	printf ' %s\n' bar
+	for i in $(seq 0 $((ROW_N - 1))); do
+		printf '%-44s' "${ROW_WHAT[i]}"
+		for MODE in $MODES; do printf ' %-30s' "${CELL["$MODE,$i"]}"; done
+		printf ' %s\n' "${ROW_BAR[i]}"
+	done
+	echo
+	for c in "${FAILED_CHECKS[@]}"; do
+		echo "routing check failed: $c"
+	done
+	for c in "${BARS_FAILED[@]}"; do
+		echo "bar missed: $c"
+	done
+	if [ "${#BARS_FAILED[@]}" -eq 0 ] && [ "${#FAILED_CHECKS[@]}" -eq 0 ]; then
+		echo "every bar met, every routing check passed"
+	else
+		echo "SOME BARS MISSED OR CHECKS FAILED (see above)"
+	fi
+	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "total time $((($(now_ms) - START_MS) / 1000)) s;"\
+		"raw mcpload results: $RAW"
+} | tee -a "$RESULTS"
+if [ "${#FAILED_CHECKS[@]}" -gt 0 ]; then
+	cp "$T/mcpload.log" "$RESULTS.log"
+	echo "mcpload's complaints kept in $RESULTS.log" | tee -a "$RESULTS"
+fi
+exit 0
