@@ -244,6 +244,58 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 	client_schedule_flush(c);
 }
 
+struct client_shared {
+	void	*mem;
+	int	 refs;
+};
+
+static void
+client_shared_release(const void *data, size_t len, void *arg)
+{
+	struct client_shared	*sh = arg;
+
+	if (--sh->refs == 0) {
+		free(sh->mem);
+		free(sh);
+	}
+}
+
+/*
+ * Like client_queue_iov, but pieces lying inside mem (a malloc'd buffer
+ * of size bytes, which this takes over) are queued by reference, not
+ * copied: a 16 MiB reply leaves mcpd without a second copy of itself.
+ */
+void
+client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
+    void *mem, size_t size)
+{
+	struct client_shared	*sh;
+	const char		*lo = mem, *p;
+	int			 i;
+
+	if (c->dead) {
+		free(mem);
+		return;
+	}
+	sh = xmalloc(sizeof *sh);
+	sh->mem = mem;
+	sh->refs = 1;		/* ours, until the pieces are queued */
+	for (i = 0; i < iovcnt; i++) {
+		p = iov[i].iov_base;
+		if (p >= lo && p + iov[i].iov_len <= lo + size) {
+			sh->refs++;
+			evbuffer_add_reference(c->out, p, iov[i].iov_len,
+			    client_shared_release, sh);
+		} else
+			evbuffer_add(c->out, p, iov[i].iov_len);
+	}
+	evbuffer_add(c->out, "\n", 1);
+	client_shared_release(NULL, 0, sh);
+	if (client_check_limits(c) != 0)
+		return;
+	client_schedule_flush(c);
+}
+
 static void
 client_queue(struct client *c, const char *text, size_t len)
 {

@@ -29,6 +29,8 @@ void	 client_send_error(struct client *, const cJSON *id, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Queue a message given as pieces; the newline is added. */
 void	 client_queue_iov(struct client *, const struct iovec *, int);
+void	 client_queue_iov_owned(struct client *, const struct iovec *, int,
+	    void *mem, size_t size);
 void	 client_pause(struct client *);
 void	 client_resume(struct client *);
 void	 client_attach(struct client *, struct attachment *);

@@ -60,6 +60,7 @@
 #define ROUTER_SLOW_US			(5 * 1000 * 1000)
 #define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
 #define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
+#define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
 
 #define nitems(a)	(sizeof (a) / sizeof (a)[0])
 
@@ -249,11 +250,12 @@ router_text(const char *line, const struct envelope_value *v)
  */
 
 static void
-router_send_client(struct attachment *a, const char *line, size_t len,
-    const struct envelope_edit *edits, size_t nedits)
+router_send_client_steal(struct attachment *a, const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits, int may_steal)
 {
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
-	size_t		 n;
+	size_t		 n, size;
+	char		*owned;
 
 	if (nedits == 0) {
 		iov[0].iov_base = (void *)line;
@@ -267,7 +269,20 @@ router_send_client(struct attachment *a, const char *line, size_t len,
 		return;
 	}
 	a->router->bytes_down += len;
+	/* A large reply: pass the server's buffer on instead of a copy. */
+	if (may_steal && len >= ROUTER_NO_COPY_BYTES && (owned =
+	    worker_steal_line(a->router->worker, line, &size)) != NULL) {
+		client_queue_iov_owned(a->client, iov, (int)n, owned, size);
+		return;
+	}
 	client_queue_iov(a->client, iov, (int)n);
+}
+
+static void
+router_send_client(struct attachment *a, const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits)
+{
+	router_send_client_steal(a, line, len, edits, nedits, 0);
 }
 
 static void
@@ -719,7 +734,8 @@ router_server_response(struct router *r, const char *line, size_t len,
 	edit.len = env->id.len;
 	edit.text = p->id;
 	edit.text_len = p->id_len;
-	router_send_client(a, line, len, &edit, 1);
+	/* One recipient: the server's buffer may go to it as is. */
+	router_send_client_steal(a, line, len, &edit, 1, 1);
 	if (is_error && p->sub_uri != NULL &&
 	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
 		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);

@@ -80,6 +80,7 @@ struct worker {
 	int			 flush_pending;
 	struct evbuffer		*to_child;
 	struct frame		*out_frame;
+	const char		*current_line;	/* being handled; may be stolen */
 	struct frame		*err_frame;
 
 	enum worker_after	 after;
@@ -467,7 +468,9 @@ worker_out_frames(struct worker *w)
 	while ((ev = frame_next(w->out_frame, &m)) != FRAME_NONE) {
 		switch (ev) {
 		case FRAME_LINE:
+			w->current_line = m.line;
 			worker_handle_line(w, m.line, m.len);
+			w->current_line = NULL;
 			break;
 		case FRAME_OVERSIZE:
 			w->oversize++;
@@ -1395,4 +1398,21 @@ size_t
 worker_stdin_queued(const struct worker *w)
 {
 	return (w->to_child != NULL ? evbuffer_get_length(w->to_child) : 0);
+}
+
+/*
+ * While the router handles a stdout line: take the buffer holding it, so
+ * a large reply reaches its client without a copy.  NULL if the line is
+ * not the one the framer just returned.
+ */
+char *
+worker_steal_line(struct worker *w, const char *line, size_t *size)
+{
+	char	*buf;
+
+	if (w->out_frame == NULL || w->current_line != line)
+		return (NULL);
+	if ((buf = frame_steal(w->out_frame, size)) != NULL)
+		w->current_line = NULL;
+	return (buf);
 }

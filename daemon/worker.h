@@ -93,6 +93,8 @@ char		*worker_unavailable_reason(const struct worker *);
 /* Queue a message (pieces, newline added) for the server's stdin. */
 int		 worker_write(struct worker *, const struct iovec *, int);
 size_t		 worker_stdin_queued(const struct worker *);
+char		*worker_steal_line(struct worker *, const char *line,
+		    size_t *size);
 /* A stdout line that is not one JSON object: dropped and counted. */
 void		 worker_dropped_line(struct worker *, const char *line,
 		    size_t len, size_t error_off);

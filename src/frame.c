@@ -563,6 +563,36 @@ frame_next(struct frame *f, struct frame_msg *msg)
 	return (FRAME_NONE);
 }
 
+/*
+ * Hand the buffer holding the line just returned to the caller, so a
+ * large message can be passed on without copying it.  The framer keeps
+ * a fresh buffer with the bytes that follow the line.
+ */
+char *
+frame_steal(struct frame *f, size_t *size)
+{
+	char	*old = f->buf, *fresh;
+	size_t	 live = f->end - f->start, cap;
+
+	if (f->discard || old == NULL)
+		return (NULL);
+	cap = live + FRAME_READ_CHUNK_BYTES;
+	if (cap < FRAME_INITIAL_BYTES)
+		cap = FRAME_INITIAL_BYTES;
+	if (cap > f->limit)
+		cap = f->limit;
+	fresh = xmalloc(cap);
+	memcpy(fresh, old + f->start, live);
+	f->examined += live;
+	*size = f->cap;
+	f->buf = fresh;
+	f->cap = cap;
+	f->end = live;
+	f->scan -= f->start;
+	f->start = 0;
+	return (old);
+}
+
 size_t
 frame_buffered(const struct frame *f)
 {

@@ -57,6 +57,12 @@ char		*frame_space(struct frame *, size_t *avail);
 void		 frame_commit(struct frame *, size_t n);
 void		 frame_push(struct frame *, const void *buf, size_t len);
 enum frame_event frame_next(struct frame *, struct frame_msg *);
+/*
+ * Right after FRAME_LINE: take the malloc'd buffer that holds the line
+ * (valid until the caller frees it); *size is its size.  NULL in discard
+ * mode.  The framer goes on with a new buffer.
+ */
+char		*frame_steal(struct frame *, size_t *size);
 /* Bytes currently held (for memory accounting). */
 size_t		 frame_buffered(const struct frame *);
 size_t		 frame_capacity(const struct frame *);
