@@ -750,6 +750,39 @@ START_TEST(test_frame_memory_bound_space)
 }
 END_TEST
 
+/*
+ * frame_steal hands over the buffer holding the line just returned: the
+ * line stays readable there after the framer goes on, and the bytes that
+ * followed it are still framed, in order.
+ */
+START_TEST(test_frame_steal)
+{
+	struct frame		*f;
+	struct frame_msg	 m;
+	const char		*in = "{\"first\":1}\n{\"second\":2}\n{\"thi";
+	char			*stolen;
+	size_t			 size = 0;
+
+	f = frame_new(1024);
+	frame_push(f, in, strlen(in));
+	ck_assert_int_eq(frame_next(f, &m), FRAME_LINE);
+	ck_assert_uint_eq(m.len, 11);
+	stolen = frame_steal(f, &size);
+	ck_assert_ptr_nonnull(stolen);
+	ck_assert(m.line >= stolen && m.line + m.len <= stolen + size);
+	frame_push(f, "rd\":3}\n", 7);
+	/* The stolen line is intact although the framer moved on. */
+	ck_assert(memcmp(m.line, "{\"first\":1}", 11) == 0);
+	free(stolen);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_LINE);
+	ck_assert(m.len == 12 && memcmp(m.line, "{\"second\":2}", 12) == 0);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_LINE);
+	ck_assert(m.len == 11 && memcmp(m.line, "{\"third\":3}", 11) == 0);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_NONE);
+	frame_free(f);
+}
+END_TEST
+
 START_TEST(test_frame_big_line)
 {
 	struct frame		*f;
@@ -860,6 +893,7 @@ frame_suite(void)
 	tcase_add_test(tc, test_frame_memory_bound);
 	tcase_add_test(tc, test_frame_memory_bound_space);
 	tcase_add_test(tc, test_frame_big_line);
+	tcase_add_test(tc, test_frame_steal);
 	tcase_add_test(tc, test_frame_big_oversize_bytewise);
 	suite_add_tcase(s, tc);
 
