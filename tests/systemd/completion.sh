@@ -1,0 +1,96 @@
+#!/bin/bash
+# completion.sh -- the bash completion of mcpctl (etc/bash-completion/mcpctl)
+# completes commands, options and the names of the running servers.
+#
+# The completion function runs as bash would run it (COMP_WORDS, COMP_CWORD),
+# with a PATH that holds mcpctl and the few standard tools it may use but
+# no jq, against an mcpd supervising "alpha" and "b-2.x" (fake servers,
+# whose serverInfo.name is "mcp-fake": a name that must not be offered).
+# Asserted: every command of `mcpctl help` and nothing else; prefixes;
+# options; server names for NAME arguments, found through -s PATH,
+# --socket=PATH or $MCPD_SOCKET; nothing after a command's last NAME; and
+# nothing, quickly, when mcpd is not running.
+
+# shellcheck source=../integration/lib.sh
+. "$TESTS_SRCDIR/integration/lib.sh"
+
+COMPLETION=$TESTS_SRCDIR/../etc/bash-completion/mcpctl
+[ -r "$COMPLETION" ] || hard_error "cannot read $COMPLETION"
+bash -n "$COMPLETION" || fail "$COMPLETION is not valid bash"
+
+# A PATH without jq: the completion must do without it.
+mkdir -p "$T/bin"
+for tool in awk sed grep tr timeout cat sort head; do
+	p=$(command -v "$tool") && ln -s "$p" "$T/bin/$tool"
+done
+[ ! -e "$T/bin/jq" ] || hard_error "jq in the test PATH"
+
+write_config "$T/mcpd.json" <<JSON
+{ "mcpServers": { "alpha": { "command": "$MCP_FAKE" },
+                  "b-2.x": { "command": "$MCP_FAKE" } } }
+JSON
+start_mcpd "$T/mcpd.json"
+wait_ready alpha
+wait_ready b-2.x
+
+# complete WORD...: the candidates for the last WORD, sorted, on one line.
+# The first WORD is the program as typed; "mcpctl" stands for $MCPCTL.
+complete_words() {
+	local w words=()
+	for w; do
+		[ "$w" = mcpctl ] && [ ${#words[@]} = 0 ] && w=$MCPCTL
+		words+=("$w")
+	done
+	env -i PATH="$T/bin" HOME="$T" ${MCPD_SOCKET_FOR_COMPLETION:+MCPD_SOCKET="$MCPD_SOCKET_FOR_COMPLETION"} \
+		"$BASH" --norc --noprofile -c '
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		COMPREPLY=()
+		_mcpctl
+		printf "%s\n" "${COMPREPLY[@]}"' - "$COMPLETION" "${words[@]}" |
+		grep . | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# expect_completion WANT WORD...: the candidates are exactly WANT.
+expect_completion() {
+	local want=$1 got
+	shift
+	got=$(complete_words "$@")
+	[ "$got" = "$want" ] ||
+		fail "completing '$*': got '$got', expected '$want'"
+	note "'$*' -> ${got:-(nothing)}"
+}
+
+COMMANDS=$("$MCPCTL" help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')
+[ -n "$COMMANDS" ] || hard_error "mcpctl help lists no commands"
+ST=$(tr ' ' '\n' <<<"$COMMANDS" | grep '^st' | tr '\n' ' ' | sed 's/ $//')
+
+expect_completion "$COMMANDS" mcpctl ""
+expect_completion "$ST" mcpctl st
+expect_completion "$COMMANDS" mcpctl -s "$SOCK" ""
+got=$(complete_words mcpctl --)
+for opt in --socket --json --no-block --help --version; do
+	case " $got " in
+	*" $opt "*) ;;
+	*) fail "completing 'mcpctl --': '$opt' missing from '$got'" ;;
+	esac
+done
+note "'mcpctl --' -> $got"
+
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" restart ""
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" stop alpha ""
+expect_completion "alpha" mcpctl --socket="$SOCK" status al
+expect_completion "alpha b-2.x" mcpctl --json -s "$SOCK" ping ""
+expect_completion "" mcpctl -s "$SOCK" ping alpha ""
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" call ""
+expect_completion "" mcpctl -s "$SOCK" call alpha ""
+MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "alpha b-2.x" mcpctl start ""
+
+# mcpd not running: nothing, and at once.
+t0=$(now_ms)
+expect_completion "" mcpctl -s "$T/nobody-here.sock" stop ""
+elapsed=$(($(now_ms) - t0))
+[ "$elapsed" -lt 3000 ] ||
+	fail "completing server names without an mcpd took $elapsed ms"
+
+exit 0
