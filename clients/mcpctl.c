@@ -621,8 +621,13 @@ ctl_reload(struct ctl *ctl, int argc, char **argv)
 			    "actions"), e->valuestring) != NULL ?
 			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
 			    "actions"), e->valuestring) : "restarted");
-		ctl_print_names("started (added)",
-		    cJSON_GetObjectItemCaseSensitive(result, "added"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
+		    "added"))
+			printf("added: %s (%s)\n", e->valuestring,
+			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
+			    "actions"), e->valuestring) != NULL ?
+			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
+			    "actions"), e->valuestring) : "started");
 		ctl_print_names("stopped (removed)",
 		    cJSON_GetObjectItemCaseSensitive(result, "removed"));
 		printf("unchanged: %d server%s\n", cJSON_GetArraySize(
@@ -902,6 +907,8 @@ main(int argc, char **argv)
 	    "+s:h" : "s:hn:f", options, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
+			if (cmd->fn != ctl_logs)
+				goto usage;
 			errno = 0;
 			ctl.lines = strtol(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' || ctl.lines < 0) {
@@ -912,6 +919,8 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'f':
+			if (cmd->fn != ctl_logs)
+				goto usage;
 			ctl.follow = 1;
 			break;
 		case 'h':
@@ -930,6 +939,7 @@ main(int argc, char **argv)
 			ctl.no_block = 1;
 			break;
 		default:
+		usage:
 			ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);
 			rc = CTL_EXIT_USAGE;
 			goto out;

@@ -21,6 +21,7 @@
 #include "proto.h"
 #include "reload.h"
 #include "worker.h"
+#include "xmalloc.h"
 
 static void
 reload_add_diags(cJSON *report, const struct conf_diags *diags)
@@ -43,7 +44,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	const struct conf_server	*cs;
 	struct worker			*w, *next;
 	cJSON				*report, *changed, *added, *removed;
-	cJSON				*unchanged, *actions;
+	cJSON				*unchanged, *actions, *warnings;
 	static const char		*action_names[] = {
 		[WORKER_RECONF_RESTARTED] = "restarted",
 		[WORKER_RECONF_STARTED] = "started",
@@ -81,6 +82,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	removed = cJSON_AddArrayToObject(report, "removed");
 	unchanged = cJSON_AddArrayToObject(report, "unchanged");
 	actions = cJSON_AddObjectToObject(report, "actions");
+	warnings = cJSON_AddArrayToObject(report, "warnings");
 	for (w = worker_first(mcpd); w != NULL; w = next) {
 		next = worker_next(w);
 		if (worker_removing(w))
@@ -103,9 +105,24 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		if (mcpd_find_worker(mcpd, cs->name) != NULL)
 			continue;
 		cJSON_AddItemToArray(added, cJSON_CreateString(cs->name));
+		cJSON_AddStringToObject(actions, cs->name, cs->disabled ?
+		    "added, disabled" : "started");
 		w = worker_new(mcpd, cs);
 		if (!cs->disabled)
 			worker_start(w);
+	}
+	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==
+	    NULL) || (conf->socket_group != NULL &&
+	    strcmp(conf->socket_group, mcpd->conf->socket_group) != 0)) {
+		log_event(LOG_WARNING, MCPD_MID_CONFIG, f, LOG_NFIELDS(f),
+		    "reload: socket_group changed; the socket keeps its old "
+		    "group and access rules until mcpd restarts");
+		free(conf->socket_group);
+		conf->socket_group = mcpd->conf->socket_group != NULL ?
+		    xstrdup(mcpd->conf->socket_group) : NULL;
+		conf->socket_gid = mcpd->conf->socket_gid;
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(
+		    "mcpd.socket_group: takes effect when mcpd restarts"));
 	}
 	conf_free(mcpd->conf);
 	mcpd->conf = conf;
@@ -115,9 +132,8 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	    mcpd->config_file, cJSON_GetArraySize(changed),
 	    cJSON_GetArraySize(added), cJSON_GetArraySize(removed),
 	    cJSON_GetArraySize(unchanged));
-	cJSON_AddItemToObject(report, "warnings", cJSON_CreateArray());
 	for (i = 0; i < diags.n; i++)
-		cJSON_AddItemToArray(cJSON_GetObjectItem(report, "warnings"),
+		cJSON_AddItemToArray(warnings,
 		    cJSON_CreateString(diags.v[i].text));
 	conf_diags_free(&diags);
 	notify_reloaded(mcpd);

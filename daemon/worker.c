@@ -585,6 +585,7 @@ worker_log_line_json(const struct worker *w, uint64_t seq)
 	if ((text = ring_get(w->errlog, seq, &len, &time_us)) == NULL)
 		return (NULL);
 	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "server", w->name);
 	cJSON_AddNumberToObject(o, "seq", (double)seq);
 	cJSON_AddNumberToObject(o, "time_us", (double)time_us);
 	copy = xstrndup(text, len);
@@ -602,7 +603,6 @@ worker_tell_followers(struct worker *w, uint64_t seq)
 
 	if ((params = worker_log_line_json(w, seq)) == NULL)
 		return;
-	cJSON_AddStringToObject(params, "server", w->name);
 	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);

@@ -87,7 +87,7 @@ for form in "--json logs noisy" "logs noisy --json"; do
 	now_us=$(( ${EPOCHREALTIME/[.,]/} ))
 	jq -se --argjson t0 "$T_START_US" --argjson t1 "$now_us" '
 		all(.[]; (.seq | type) == "number" and (.time_us | type) == "number" and
-			(.text | type) == "string" and (keys - ["seq", "text", "time_us"]) == [] and
+			(.text | type) == "string" and (keys - ["seq", "server", "text", "time_us"]) == [] and
 			.time_us >= $t0 - 1000000 and .time_us <= $t1 + 1000000) and
 		([.[].seq] == [range(.[0].seq; .[0].seq + length)]) and
 		([.[].time_us] == ([.[].time_us] | sort))' "$T/json.out" >/dev/null ||

@@ -151,7 +151,7 @@ JSON
 		note "round $n: mcpctl reload said: $(tr '\n' '|' <<<"$out")"
 		grep -Eq '^changed: change \(restarted\)$' <<<"$out" ||
 			fail "round $n: mcpctl reload does not list change as restarted: $out"
-		grep -Eq "^started \(added\): $added\$" <<<"$out" ||
+		grep -Eq "^added: $added \(started\)\$" <<<"$out" ||
 			fail "round $n: mcpctl reload does not list $added as added: $out"
 		grep -Eq "^stopped \(removed\): $removed\$" <<<"$out" ||
 			fail "round $n: mcpctl reload does not list $removed as removed: $out"
