@@ -40,6 +40,7 @@
 #include <cjson/cJSON.h>
 
 #include "connect.h"
+#include "clock.h"
 #include "paths.h"
 #include "proto.h"
 #include "rpc.h"
@@ -79,17 +80,8 @@ connect_warnx(const char *label, const char *fmt, ...)
 	free(text);
 }
 
-static uint64_t
-connect_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-/* Same wording as the rest of mcpctl, so users learn one message. */
-static void
+/* mcpctl's one message for a daemon it cannot reach. */
+void
 connect_unreachable(const char *socket_path, const char *why)
 {
 	connect_warnx(NULL, "cannot connect to mcpd at %s: %s", socket_path,
@@ -235,7 +227,7 @@ connect_attach(const char *socket_path, const char *server,
 
 	*extra = NULL;
 	*extra_len = 0;
-	deadline = connect_now_ms() + CONNECT_ATTACH_TIMEOUT_MS;
+	deadline = clock_now_ms() + CONNECT_ATTACH_TIMEOUT_MS;
 	connect_reserve_stdio();
 	if ((rc = connect_socket(socket_path, &fd)) != CONNECT_EXIT_OK)
 		return (rc);
@@ -293,7 +285,7 @@ connect_attach(const char *socket_path, const char *server,
 			size = len + CONNECT_ATTACH_READ_BYTES;
 			buf = xrealloc(buf, size);
 		}
-		left = (int)((int64_t)deadline - (int64_t)connect_now_ms());
+		left = (int)((int64_t)deadline - (int64_t)clock_now_ms());
 		pfd.fd = fd;
 		pfd.events = POLLIN;
 		if (left <= 0 || (n = poll(&pfd, 1, left)) == 0) {
@@ -460,14 +452,14 @@ connect_bridge(const char *socket_path, const char *server)
 		(void)fcntl(sock, F_SETFL, flags | O_NONBLOCK);
 	connect_fd_prepare(&in, STDIN_FILENO);
 	connect_fd_prepare(&out, STDOUT_FILENO);
-	last_progress = connect_now_ms();
+	last_progress = clock_now_ms();
 
 	for (;;) {
 		/* Writes first: they make room for the reads below. */
 		if (down.len > 0) {
 			n = connect_ring_write(&down, STDOUT_FILENO);
 			if (n > 0)
-				last_progress = connect_now_ms();
+				last_progress = clock_now_ms();
 			else if (n == -1 && errno == EPIPE) {
 				rc = CONNECT_EXIT_OK;	/* the client left */
 				goto done;
@@ -481,7 +473,7 @@ connect_bridge(const char *socket_path, const char *server)
 		if (up.len > 0 && !sock_dead) {
 			n = connect_ring_write(&up, sock);
 			if (n > 0)
-				last_progress = connect_now_ms();
+				last_progress = clock_now_ms();
 			else if (n == -1 && !connect_would_block()) {
 				/* mcpd is gone; read what it left, then end. */
 				sock_dead = 1;
@@ -493,7 +485,7 @@ connect_bridge(const char *socket_path, const char *server)
 		    !sock_eof) {
 			(void)shutdown(sock, SHUT_WR);
 			shut = 1;
-			last_progress = connect_now_ms();
+			last_progress = clock_now_ms();
 		}
 		if (sock_eof && down.len == 0)
 			break;
@@ -517,7 +509,7 @@ connect_bridge(const char *socket_path, const char *server)
 
 		timeout = -1;
 		if (sock_eof || sock_dead) {
-			idle = (int64_t)connect_now_ms() -
+			idle = (int64_t)clock_now_ms() -
 			    (int64_t)last_progress;
 			if (idle >= CONNECT_GRACE_MS)
 				break;
@@ -544,18 +536,18 @@ connect_bridge(const char *socket_path, const char *server)
 		    (pfd[1].events & POLLIN)) {
 			n = connect_ring_read(&down, sock);
 			if (n > 0)
-				last_progress = connect_now_ms();
+				last_progress = clock_now_ms();
 			else if (n == 0 || !connect_would_block()) {
 				sock_eof = 1;
 				if (n == -1 && errno != ECONNRESET)
 					sock_errno = errno;
-				last_progress = connect_now_ms();
+				last_progress = clock_now_ms();
 			}
 		}
 		if (pfd[0].revents != 0) {
 			n = connect_ring_read(&up, STDIN_FILENO);
 			if (n > 0)
-				last_progress = connect_now_ms();
+				last_progress = clock_now_ms();
 			else if (n == 0 || !connect_would_block()) {
 				if (n == -1)
 					connect_warnx(label, "read stdin: %s",

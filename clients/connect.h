@@ -30,5 +30,7 @@ int	connect_attach(const char *socket_path, const char *server,
 
 /* Relay stdin and stdout to an attached session until either side ends. */
 int	connect_bridge(const char *socket_path, const char *server);
+/* "cannot connect to mcpd at PATH: WHY" and how to start it, on stderr. */
+void	connect_unreachable(const char *socket_path, const char *why);
 
 #endif /* MCPD_CONNECT_H */

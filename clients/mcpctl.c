@@ -24,6 +24,7 @@
 
 #include "conf.h"
 #include "connect.h"
+#include "clock.h"
 #include "paths.h"
 #include "proto.h"
 #include "rpc.h"
@@ -136,15 +137,6 @@ ctl_usage(FILE *f)
 	    "(see mcpctl(1)).\n", PATHS_SOCKET_ENV);
 }
 
-static uint64_t
-ctl_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
 /*
  * Connection.
  */
@@ -169,13 +161,7 @@ ctl_connect(struct ctl *ctl, int quiet)
 				close(fd);
 			return (CTL_EXIT_UNREACHABLE);
 		}
-		ctl_warnx("cannot connect to mcpd at %s: %s",
-		    ctl->socket_path, strerror(errno));
-		fprintf(stderr, "Is mcpd running? Start it with "
-		    "`systemctl --user start mcpd.socket` (or `systemctl "
-		    "start mcpd` as root),\nor run `mcpd -s %s` yourself; "
-		    "-s or $%s choose another socket.\n", ctl->socket_path,
-		    PATHS_SOCKET_ENV);
+		connect_unreachable(ctl->socket_path, strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return (CTL_EXIT_UNREACHABLE);
@@ -209,7 +195,7 @@ ctl_read_line(struct ctl *ctl, int timeout_ms)
 	size_t		 linelen;
 	ssize_t		 n;
 	struct pollfd	 pfd;
-	uint64_t	 deadline = ctl_now_ms() + (uint64_t)timeout_ms;
+	uint64_t	 deadline = clock_now_ms() + (uint64_t)timeout_ms;
 	int		 left;
 
 	for (;;) {
@@ -229,7 +215,7 @@ ctl_read_line(struct ctl *ctl, int timeout_ms)
 			ctl->size = ctl->size * 2 + 65536;
 			ctl->buf = xrealloc(ctl->buf, ctl->size);
 		}
-		left = timeout_ms < 0 ? -1 : (int)(deadline - ctl_now_ms());
+		left = timeout_ms < 0 ? -1 : (int)(deadline - clock_now_ms());
 		pfd.fd = ctl->fd;
 		pfd.events = POLLIN;
 		if ((timeout_ms >= 0 && left <= 0) || poll(&pfd, 1, left) == 0) {
@@ -509,7 +495,7 @@ ctl_act(struct ctl *ctl, const char *method, enum ctl_goal goal, int argc,
 	cJSON_Delete(result);
 
 	result = ctl_call(ctl, method, ctl_names_params(argc, argv), &status);
-	deadline = ctl_now_ms() + CTL_SETTLE_TIMEOUT_MS;
+	deadline = clock_now_ms() + CTL_SETTLE_TIMEOUT_MS;
 	while (result != NULL && !ctl->no_block) {
 		servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
 		all_settled = 1;
@@ -520,7 +506,7 @@ ctl_act(struct ctl *ctl, const char *method, enum ctl_goal goal, int argc,
 		}
 		if (all_settled)
 			break;
-		if (ctl_now_ms() > deadline) {
+		if (clock_now_ms() > deadline) {
 			ctl_warnx("timed out waiting for %s to finish",
 			    method + strlen(MCPD_METHOD_PREFIX));
 			rc = CTL_EXIT_FAILED;

@@ -27,6 +27,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "clock.h"
 #include "connect.h"
 #include "frame.h"
 #include "proto.h"
@@ -71,21 +72,6 @@ session_warnx(const char *label, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "mcpctl: %s: %s\n", label, text);
 	free(text);
-}
-
-static uint64_t
-session_now_ns(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec);
-}
-
-static uint64_t
-session_now_ms(void)
-{
-	return (session_now_ns() / 1000000);
 }
 
 /*
@@ -267,7 +253,7 @@ session_wait(struct session *s, const char *method, int64_t want,
 	    (long long)want);
 	id = cJSON_CreateNumber((double)want);
 	if (timeout_ms >= 0)
-		deadline = session_now_ms() + (uint64_t)timeout_ms;
+		deadline = clock_now_ms() + (uint64_t)timeout_ms;
 	session_flush(s);
 	for (;;) {
 		while ((ev = frame_next(s->frame, &m)) != FRAME_NONE) {
@@ -305,7 +291,7 @@ session_wait(struct session *s, const char *method, int64_t want,
 		}
 		left = -1;
 		if (deadline != 0 && (left = (int64_t)deadline -
-		    (int64_t)session_now_ms()) <= 0) {
+		    (int64_t)clock_now_ms()) <= 0) {
 			session_warnx(s->server, "%s: no reply within %d ms",
 			    method, timeout_ms);
 			session_cancel(s, id, "mcpctl timed out");
@@ -451,10 +437,10 @@ session_close(struct session *s)
 	if (s == NULL)
 		return;
 	/* Let queued answers and notifications go, briefly. */
-	deadline = session_now_ms() + SESSION_CLOSE_FLUSH_MS;
+	deadline = clock_now_ms() + SESSION_CLOSE_FLUSH_MS;
 	session_flush(s);
 	while (s->out_len > 0 && !s->write_dead) {
-		left = (int64_t)deadline - (int64_t)session_now_ms();
+		left = (int64_t)deadline - (int64_t)clock_now_ms();
 		if (left <= 0 || session_io(s, (int)left) != 0)
 			break;
 	}
@@ -803,16 +789,16 @@ session_cmd_ping(const char *socket_path, int json, const char *server)
 {
 	struct session	*s;
 	cJSON		*result, *out;
-	uint64_t	 start_ns, elapsed_us;
+	uint64_t	 start_us, elapsed_us;
 	double		 ms;
 	int		 rc;
 
 	if ((rc = session_open(socket_path, server, &s)) != CONNECT_EXIT_OK)
 		return (rc);
-	start_ns = session_now_ns();
+	start_us = clock_now_us();
 	rc = session_request(s, "ping", NULL, &result,
 	    SESSION_PING_TIMEOUT_MS);
-	elapsed_us = (session_now_ns() - start_ns + 500) / 1000;
+	elapsed_us = clock_now_us() - start_us;
 	session_close(s);
 	if (rc != CONNECT_EXIT_OK)
 		return (rc);

@@ -83,33 +83,6 @@ mcpd_usage(int status)
 	exit(status);
 }
 
-uint64_t
-mcpd_now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-uint64_t
-mcpd_now_us(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
-}
-
-uint64_t
-mcpd_realtime_us(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
-}
-
 struct worker *
 mcpd_find_worker(struct mcpd *mcpd, const char *name)
 {

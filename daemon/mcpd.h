@@ -11,6 +11,8 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
+
 struct conf;
 struct listener;
 struct notify;
@@ -42,11 +44,10 @@ struct mcpd {
 	size_t			 nclients;	/* connections open now */
 };
 
-/* Monotonic milliseconds (timers, backoff); never the wall clock. */
-uint64_t	 mcpd_now_ms(void);
-uint64_t	 mcpd_now_us(void);
-/* Wall clock in microseconds, for log timestamps only. */
-uint64_t	 mcpd_realtime_us(void);
+/* Monotonic time for timers and backoff; the wall clock for timestamps. */
+#define mcpd_now_ms()		clock_now_ms()
+#define mcpd_now_us()		clock_now_us()
+#define mcpd_realtime_us()	clock_realtime_us()
 struct worker	*mcpd_find_worker(struct mcpd *, const char *name);
 /* A worker changed state: lets shutdown finish when all have stopped. */
 void		 mcpd_worker_changed(struct mcpd *);

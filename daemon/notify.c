@@ -17,6 +17,7 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "clock.h"
 #include "mcpd.h"
 #include "notify.h"
 #include "router.h"
@@ -103,20 +104,11 @@ notify_start(struct mcpd *mcpd)
 	}
 }
 
-static uint64_t
-notify_monotonic_usec(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
-}
-
 void
 notify_reloading(struct mcpd *mcpd)
 {
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=Reloading "
-	    "the configuration", (unsigned long long)notify_monotonic_usec());
+	    "the configuration", (unsigned long long)clock_now_us());
 }
 
 void

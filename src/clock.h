@@ -1,0 +1,15 @@
+/*
+ * clock.h -- time, in one place: the monotonic clock for timers, delays
+ * and latencies (never the wall clock, which jumps), and the wall clock
+ * for timestamps people read.
+ */
+#ifndef MCPD_CLOCK_H
+#define MCPD_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t	clock_now_ms(void);
+uint64_t	clock_now_us(void);
+uint64_t	clock_realtime_us(void);
+
+#endif /* MCPD_CLOCK_H */
