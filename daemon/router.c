@@ -1,5 +1,8 @@
 /*
- * router.c -- route one server's session among its attached clients.
+ * router.c -- route one server's session among its attached clients: the
+ * pending requests and their timers, output, session events and
+ * attachments.  The two directions of traffic live in router_up.c and
+ * router_down.c; router_int.h is what the three share.
  *
  * Messages are routed from their envelope (envelope.c): one scan finds the
  * id, method, progress token and the few params the rules need, and new
@@ -44,155 +47,20 @@
 #include "mcpd.h"
 #include "proto.h"
 #include "router.h"
+#include "router_int.h"
 #include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define ROUTER_SWEEP_MS			100
-#define ROUTER_TOMBSTONE_SLACK_MS	5000
-#define ROUTER_HARD_TIMEOUT_FACTOR	10	/* progress extends to this */
-#define ROUTER_WAITING_MAX		4096
-#define ROUTER_STDIN_HIGH_BYTES		(4 * 1024 * 1024)
-#define ROUTER_STDIN_LOW_BYTES		(1024 * 1024)
-#define ROUTER_ID_INLINE_BYTES		40
-#define ROUTER_METHOD_MAX		64
-#define ROUTER_URI_MAX			4096
-#define ROUTER_SLOW_US			(5 * 1000 * 1000)
-#define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
-#define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
-#define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
-
-#define nitems(a)	(sizeof (a) / sizeof (a)[0])
-
-#ifndef TAILQ_FOREACH_SAFE
-#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
-	for ((var) = TAILQ_FIRST(head);					\
-	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
-	    (var) = (tvar))
-#endif
-
-enum pending_kind {
-	PENDING_CLIENT,		/* a client waits for this reply */
-	PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
-	PENDING_TOMBSTONE,	/* nobody waits; a late reply is dropped */
-};
-
-enum outcome {
-	OUTCOME_OK,
-	OUTCOME_ERROR,		/* the server answered with an error */
-	OUTCOME_TIMEOUT,
-	OUTCOME_CANCELLED,
-	OUTCOME_FAILED,		/* the server went away */
-	OUTCOME_OVERSIZE,
-	OUTCOME_COUNT
+/* RFC 5424 severities, as MCP names them; index = syslog priority. */
+const char *router_levels[8] = {
+	"emergency", "alert", "critical", "error", "warning", "notice",
+	"info", "debug"
 };
 
 static const char *outcome_names[] = {
 	"ok", "error", "timeout", "cancelled", "failed", "oversize"
 };
-
-struct pending {
-	int64_t			 upstream_id;
-	enum pending_kind	 kind;
-	struct attachment	*att;
-	char			*id;		/* client's id, raw JSON text */
-	size_t			 id_len;
-	char			 id_inline[ROUTER_ID_INLINE_BYTES];
-	char			*token;		/* client's progress token */
-	size_t			 token_len;
-	char			 method[ROUTER_METHOD_MAX];
-	uint64_t		 started_us;
-	uint64_t		 deadline_ms;	/* timeout, or tombstone expiry */
-	uint64_t		 hard_deadline_ms;
-	char			*sub_uri;	/* subscribe: undo on error */
-	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline or tombstones */
-	TAILQ_ENTRY(pending)	 start_entry;	/* by_start (not tombstones) */
-	TAILQ_ENTRY(pending)	 att_entry;	/* att->inflight */
-	struct pending		*next_spare;	/* on r->spare */
-};
-TAILQ_HEAD(pending_list, pending);
-
-/* A request from the server, passed to one client under a new id. */
-struct down {
-	int64_t			 down_id;
-	struct attachment	*att;
-	char			*server_id;	/* raw JSON text */
-	size_t			 server_id_len;
-	TAILQ_ENTRY(down)	 att_entry;
-};
-TAILQ_HEAD(down_list, down);
-
-/* A client request held until the server is ready. */
-struct waiting {
-	struct attachment	*att;
-	char			*line;
-	size_t			 len;
-	uint64_t		 deadline_ms;
-	TAILQ_ENTRY(waiting)	 entry;
-};
-TAILQ_HEAD(waiting_list, waiting);
-
-struct attachment {
-	struct router		*router;
-	struct client		*client;
-	struct hmap		*ids;		/* client id text -> pending */
-	struct pending_list	 inflight;
-	size_t			 ninflight;
-	size_t			 nwaiting;	/* held for a starting server */
-	struct down_list	 downs;
-	struct hmap		*subs;		/* uri -> (void *)1 */
-	int			 level;		/* -1: never set */
-	int			 cap_sampling;
-	int			 cap_elicitation;
-	uint64_t		 last_request_us;
-	TAILQ_ENTRY(attachment)	 entry;
-};
-
-struct router {
-	struct mcpd		*mcpd;
-	struct worker		*worker;
-	TAILQ_HEAD(, attachment) atts;
-	size_t			 natts;
-
-	struct hmap		*pending;	/* upstream id -> pending */
-	struct pending_list	 by_deadline;
-	struct pending_list	 by_start;
-	struct pending_list	 tombstones;
-	size_t			 ninflight;	/* PENDING_CLIENT */
-	struct waiting_list	 waiting;
-	size_t			 nwaiting;
-
-	struct hmap		*downs;		/* down id -> down */
-	struct hmap		*downs_by_server; /* server id text -> down */
-	int64_t			 next_down_id;
-
-	struct hmap		*subs;		/* uri -> subscriber count */
-	int			 upstream_level; /* -1: never set */
-	int			 paused;	/* clients paused: stdin full */
-	struct event		*ev_sweep;
-	struct pending		*spare;		/* freed, for reuse */
-	size_t			 nspare;
-
-	uint64_t		 outcomes[OUTCOME_COUNT];
-	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
-	uint64_t		 latency_sum_us;
-	uint64_t		 unknown_ids;
-	uint64_t		 bytes_up;
-	uint64_t		 bytes_down;
-};
-
-/* RFC 5424 severities, as MCP names them; index = syslog priority. */
-static const char *router_levels[] = {
-	"emergency", "alert", "critical", "error", "warning", "notice",
-	"info", "debug"
-};
-
-static void	router_client_request(struct attachment *, const char *,
-		    size_t, const struct envelope *);
-static void	router_arm_sweep(struct router *);
-static void	router_check_idle(struct attachment *);
-static uintptr_t router_sub_count(struct router *, const char *, size_t,
-		    int);
 
 static uint64_t
 router_now_us(void)
@@ -207,7 +75,7 @@ router_seed(void)
 	    (uint64_t)random());
 }
 
-static int
+int
 router_level_index(const char *name)
 {
 	size_t	 i;
@@ -220,7 +88,7 @@ router_level_index(const char *name)
 }
 
 /* Decimal text of an id, without printf (once per forwarded message). */
-static size_t
+size_t
 router_itoa(int64_t v, char *buf)
 {
 	char		 tmp[24];
@@ -239,7 +107,7 @@ router_itoa(int64_t v, char *buf)
 	return (len);
 }
 
-static const char *
+const char *
 router_text(const char *line, const struct envelope_value *v)
 {
 	return (line + v->off);
@@ -249,7 +117,7 @@ router_text(const char *line, const struct envelope_value *v)
  * Output.
  */
 
-static void
+void
 router_send_client_steal(struct attachment *a, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits, int may_steal)
 {
@@ -278,7 +146,7 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 	client_queue_iov(a->client, iov, (int)n);
 }
 
-static void
+void
 router_send_client(struct attachment *a, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits)
 {
@@ -299,7 +167,7 @@ router_pause_clients(struct router *r, int pause)
 	}
 }
 
-static void
+void
 router_send_server(struct router *r, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits)
 {
@@ -336,7 +204,7 @@ router_send_server_json(struct router *r, cJSON *msg)
 }
 
 /* An error to a client for the request whose raw id text is given. */
-static void __attribute__((format(printf, 5, 6)))
+void
 router_client_error(struct attachment *a, const char *id, size_t id_len,
     int code, const char *fmt, ...)
 {
@@ -370,7 +238,7 @@ router_client_error(struct attachment *a, const char *id, size_t id_len,
 }
 
 /* A result to a client: {"jsonrpc":"2.0","id":ID,"result":RESULT}. */
-static void
+void
 router_client_result(struct attachment *a, const char *id, size_t id_len,
     const char *result, size_t result_len)
 {
@@ -390,7 +258,7 @@ router_client_result(struct attachment *a, const char *id, size_t id_len,
 }
 
 /* A result or error to the server for its request (raw id text). */
-static void
+void
 router_server_reply(struct router *r, const char *id, size_t id_len,
     cJSON *result, int code, const char *message)
 {
@@ -419,7 +287,7 @@ router_tombstone_ttl_ms(const struct router *r)
 	    cs->backoff.max_ms + ROUTER_TOMBSTONE_SLACK_MS);
 }
 
-static struct pending *
+struct pending *
 pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
     const char *id, size_t id_len, const char *method)
 {
@@ -499,7 +367,7 @@ pending_free(struct router *r, struct pending *p)
 }
 
 /* Done with a pending for good (reply delivered or nothing to wait for). */
-static void
+void
 pending_destroy(struct router *r, struct pending *p)
 {
 	if (p->kind == PENDING_TOMBSTONE)
@@ -511,7 +379,7 @@ pending_destroy(struct router *r, struct pending *p)
 }
 
 /* Nobody waits any more; keep the id so a late reply is dropped quietly. */
-static void
+void
 pending_tombstone(struct router *r, struct pending *p)
 {
 	pending_unlink_live(r, p);
@@ -521,7 +389,7 @@ pending_tombstone(struct router *r, struct pending *p)
 	router_arm_sweep(r);
 }
 
-static void
+void
 router_record(struct router *r, struct pending *p, enum outcome outcome,
     const char *reason)
 {
@@ -569,7 +437,7 @@ router_cancel_upstream(struct router *r, struct pending *p,
 	router_send_server(r, text, (size_t)n, NULL, 0);
 }
 
-static void
+void
 router_internal_request(struct router *r, const char *method, cJSON *params)
 {
 	struct pending	*p;
@@ -614,7 +482,7 @@ router_timeout(struct router *r, struct pending *p)
 }
 
 /* A client that has half-closed may go once nothing of its is pending. */
-static void
+void
 router_check_idle(struct attachment *a)
 {
 	if (a->ninflight == 0 && a->nwaiting == 0)
@@ -636,7 +504,7 @@ router_waiting_release(struct router *r, struct waiting *wt, int listed)
 	router_check_idle(a);
 }
 
-static void
+void
 router_waiting_free(struct router *r, struct waiting *wt)
 {
 	router_waiting_release(r, wt, 1);
@@ -685,7 +553,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_arm_sweep(r);
 }
 
-static void
+void
 router_arm_sweep(struct router *r)
 {
 	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
@@ -696,732 +564,6 @@ router_arm_sweep(struct router *r)
 	    TAILQ_EMPTY(&r->waiting))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
-}
-
-/*
- * Server to clients.
- */
-
-static void
-router_server_response(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct pending		*p;
-	struct attachment	*a;
-	struct envelope_edit	 edit;
-	int64_t			 id;
-	int			 is_error = env->error.type != ENVELOPE_ABSENT;
-
-	if (envelope_int64(line, &env->id, &id) != 0 ||
-	    (p = hmap_get_i64(r->pending, id)) == NULL) {
-		r->unknown_ids++;
-		worker_violation(r->worker, "unknown-id", "reply to id %.*s, "
-		    "which mcpd did not send or already answered",
-		    env->id.len > 40 ? 40 : (int)env->id.len,
-		    router_text(line, &env->id));
-		return;
-	}
-	switch (p->kind) {
-	case PENDING_TOMBSTONE:
-	case PENDING_INTERNAL:
-		pending_destroy(r, p);
-		return;
-	case PENDING_CLIENT:
-		break;
-	}
-	a = p->att;
-	edit.off = env->id.off;
-	edit.len = env->id.len;
-	edit.text = p->id;
-	edit.text_len = p->id_len;
-	/* One recipient: the server's buffer may go to it as is. */
-	router_send_client_steal(a, line, len, &edit, 1, 1);
-	if (is_error && p->sub_uri != NULL &&
-	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
-		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);
-	router_record(r, p, is_error ? OUTCOME_ERROR : OUTCOME_OK, NULL);
-	pending_destroy(r, p);
-}
-
-static void
-router_progress(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct pending		*p;
-	struct envelope_edit	 edit;
-	int64_t			 token;
-	uint64_t		 now = mcpd_now_ms();
-
-	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
-	    (p = hmap_get_i64(r->pending, token)) == NULL ||
-	    p->kind != PENDING_CLIENT || p->token == NULL)
-		return;		/* not ours to route (or already done) */
-	edit.off = env->p_progress_token.off;
-	edit.len = env->p_progress_token.len;
-	edit.text = p->token;
-	edit.text_len = p->token_len;
-	router_send_client(p->att, line, len, &edit, 1);
-	/* Progress proves the request is alive: restart its timeout. */
-	p->deadline_ms = now + worker_conf(r->worker)->request_timeout_ms;
-	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
-	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
-}
-
-static void
-router_server_cancelled(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct down		*d;
-	struct envelope_edit	 edit;
-	char			 idtext[24];
-
-	if (env->p_request_id.type == ENVELOPE_ABSENT ||
-	    (d = hmap_get(r->downs_by_server, router_text(line,
-	    &env->p_request_id), env->p_request_id.len)) == NULL)
-		return;
-	edit.off = env->p_request_id.off;
-	edit.len = env->p_request_id.len;
-	edit.text_len = router_itoa(d->down_id, idtext);
-	edit.text = idtext;
-	router_send_client(d->att, line, len, &edit, 1);
-	hmap_del_i64(r->downs, d->down_id);
-	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-	TAILQ_REMOVE(&d->att->downs, d, att_entry);
-	free(d->server_id);
-	free(d);
-}
-
-static void
-router_server_log(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct attachment	*a;
-	char			 level[16];
-	int			 severity;
-
-	if (envelope_string_copy(line, &env->p_level, level,
-	    sizeof level) < 0 || (severity = router_level_index(level)) < 0)
-		severity = LOG_INFO;
-	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (a->level < 0 || severity <= a->level)
-			router_send_client(a, line, len, NULL, 0);
-	}
-}
-
-static void
-router_server_notification(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct attachment	*a;
-	char			 method[ROUTER_METHOD_MAX], uri[ROUTER_URI_MAX];
-
-	if (envelope_string_copy(line, &env->method, method,
-	    sizeof method) < 0)
-		method[0] = '\0';
-	if (strcmp(method, "notifications/progress") == 0) {
-		router_progress(r, line, len, env);
-		return;
-	}
-	if (strcmp(method, "notifications/cancelled") == 0) {
-		router_server_cancelled(r, line, len, env);
-		return;
-	}
-	if (strcmp(method, "notifications/message") == 0) {
-		router_server_log(r, line, len, env);
-		return;
-	}
-	if (strcmp(method, "notifications/resources/updated") == 0) {
-		if (envelope_string_copy(line, &env->p_uri, uri,
-		    sizeof uri) < 0)
-			return;
-		TAILQ_FOREACH(a, &r->atts, entry) {
-			if (hmap_get(a->subs, uri, strlen(uri)) != NULL)
-				router_send_client(a, line, len, NULL, 0);
-		}
-		return;
-	}
-	/* list_changed and anything else: every attached client. */
-	TAILQ_FOREACH(a, &r->atts, entry)
-		router_send_client(a, line, len, NULL, 0);
-}
-
-/* The client most likely to be the one this server request is for. */
-static struct attachment *
-router_pick_client(struct router *r, const char *method)
-{
-	struct attachment	*a, *best = NULL;
-	int			 sampling;
-
-	sampling = strcmp(method, "sampling/createMessage") == 0;
-	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (sampling ? !a->cap_sampling : !a->cap_elicitation)
-			continue;
-		if (a->ninflight == 0)
-			continue;
-		if (best == NULL || a->last_request_us > best->last_request_us)
-			best = a;
-	}
-	return (best);
-}
-
-/* "a%20b" -> "a b", for a root's display name. */
-static char *
-router_uri_decode(const char *s)
-{
-	char		*out, *o, hex[3] = { 0, 0, 0 };
-	unsigned int	 ch;
-
-	out = o = xmalloc(strlen(s) + 1);
-	for (; *s != '\0'; s++) {
-		if (s[0] == '%' && isxdigit((unsigned char)s[1]) &&
-		    isxdigit((unsigned char)s[2])) {
-			hex[0] = s[1];
-			hex[1] = s[2];
-			ch = (unsigned int)strtoul(hex, NULL, 16);
-			*o++ = ch != 0 ? (char)ch : '?';
-			s += 2;
-		} else
-			*o++ = *s;
-	}
-	*o = '\0';
-	return (out);
-}
-
-static cJSON *
-router_roots_result(struct router *r)
-{
-	const struct conf_server *cs = worker_conf(r->worker);
-	cJSON		*result, *roots, *root;
-	size_t		 i;
-	const char	*name;
-	char		*decoded;
-
-	result = cJSON_CreateObject();
-	roots = cJSON_AddArrayToObject(result, "roots");
-	for (i = 0; i < cs->nroots; i++) {
-		root = cJSON_CreateObject();
-		cJSON_AddStringToObject(root, "uri", cs->roots[i]);
-		name = strrchr(cs->roots[i], '/');
-		if (name != NULL && name[1] != '\0') {
-			decoded = router_uri_decode(name + 1);
-			cJSON_AddStringToObject(root, "name", decoded);
-			free(decoded);
-		}
-		cJSON_AddItemToArray(roots, root);
-	}
-	return (result);
-}
-
-static void
-router_server_request(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
-{
-	const char		*id = router_text(line, &env->id);
-	struct attachment	*a;
-	struct down		*d;
-	struct envelope_edit	 edit;
-	char			 method[ROUTER_METHOD_MAX], idtext[24], *text;
-
-	if (envelope_string_copy(line, &env->method, method,
-	    sizeof method) < 0)
-		method[0] = '\0';
-	if (strcmp(method, "ping") == 0) {
-		router_server_reply(r, id, env->id.len, cJSON_CreateObject(),
-		    0, NULL);
-		return;
-	}
-	if (strcmp(method, "roots/list") == 0 &&
-	    (worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
-	    worker_conf(r->worker)->nroots > 0) {
-		router_server_reply(r, id, env->id.len, router_roots_result(r),
-		    0, NULL);
-		return;
-	}
-	if ((strcmp(method, "sampling/createMessage") != 0 &&
-	    strcmp(method, "elicitation/create") != 0) ||
-	    (a = router_pick_client(r, method)) == NULL ||
-	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
-		xasprintf(&text, "no client attached through mcpd can handle "
-		    "%s", method[0] != '\0' ? method : "this request");
-		router_server_reply(r, id, env->id.len, NULL,
-		    RPC_METHOD_NOT_FOUND, text);
-		free(text);
-		return;
-	}
-
-	d = xcalloc(1, sizeof *d);
-	d->down_id = ++r->next_down_id;
-	d->att = a;
-	d->server_id = xstrndup(id, env->id.len);
-	d->server_id_len = env->id.len;
-	hmap_put_i64(r->downs, d->down_id, d);
-	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
-	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
-
-	edit.off = env->id.off;
-	edit.len = env->id.len;
-	edit.text_len = router_itoa(d->down_id, idtext);
-	edit.text = idtext;
-	router_send_client(a, line, len, &edit, 1);
-}
-
-void
-router_server_line(struct router *r, const char *line, size_t len)
-{
-	struct envelope	 env;
-	size_t		 erroff;
-
-	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		worker_dropped_line(r->worker, line, len, erroff);
-		return;
-	}
-	if (env.method.type == ENVELOPE_STRING) {
-		if (env.id.type == ENVELOPE_ABSENT)
-			router_server_notification(r, line, len, &env);
-		else if (env.id.type == ENVELOPE_STRING ||
-		    env.id.type == ENVELOPE_NUMBER)
-			router_server_request(r, line, len, &env);
-		else
-			worker_violation(r->worker, "invalid", "request with "
-			    "an id that is not a string or number");
-		return;
-	}
-	if (env.method.type == ENVELOPE_ABSENT &&
-	    env.id.type != ENVELOPE_ABSENT &&
-	    (env.result.type != ENVELOPE_ABSENT) !=
-	    (env.error.type != ENVELOPE_ABSENT)) {
-		router_server_response(r, line, len, &env);
-		return;
-	}
-	worker_violation(r->worker, "invalid", "not a JSON-RPC request, "
-	    "notification or response");
-}
-
-void
-router_server_oversize(struct router *r, size_t total, const char *id,
-    size_t id_len)
-{
-	const struct conf_server *cs = worker_conf(r->worker);
-	struct envelope_value	 v;
-	struct pending		*p;
-	int64_t			 upstream_id;
-	char			 reason[96];
-
-	v.type = ENVELOPE_NUMBER;
-	v.off = 0;
-	v.len = id_len;
-	if (id == NULL || envelope_int64(id, &v, &upstream_id) != 0 ||
-	    (p = hmap_get_i64(r->pending, upstream_id)) == NULL)
-		return;
-	if (p->kind != PENDING_CLIENT) {
-		pending_destroy(r, p);
-		return;
-	}
-	snprintf(reason, sizeof reason, "response of %zu bytes", total);
-	router_record(r, p, OUTCOME_OVERSIZE, reason);
-	router_client_error(p->att, p->id, p->id_len,
-	    MCPD_ERR_MESSAGE_TOO_LARGE, "response of %zu bytes from %s "
-	    "exceeds max_message_bytes (%zu); it was discarded", total,
-	    worker_name(r->worker), cs->max_message_bytes);
-	pending_destroy(r, p);
-}
-
-/*
- * Clients to server.
- */
-
-static void
-router_set_upstream_level(struct router *r)
-{
-	struct attachment	*a;
-	int			 level = -1;
-	cJSON			*params;
-
-	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (a->level > level)
-			level = a->level;
-	}
-	if (level < 0 || level == r->upstream_level)
-		return;
-	r->upstream_level = level;
-	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
-		return;
-	params = cJSON_CreateObject();
-	cJSON_AddStringToObject(params, "level", router_levels[level]);
-	router_internal_request(r, "logging/setLevel", params);
-}
-
-static void
-router_set_level(struct attachment *a, const char *line,
-    const struct envelope *env)
-{
-	char	 level[16];
-	int	 index;
-
-	if (envelope_string_copy(line, &env->p_level, level,
-	    sizeof level) < 0 || (index = router_level_index(level)) < 0) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, RPC_INVALID_PARAMS, "invalid params: level "
-		    "must be one of debug, info, notice, warning, error, "
-		    "critical, alert, emergency");
-		return;
-	}
-	a->level = index;
-	router_set_upstream_level(a->router);
-	router_client_result(a, router_text(line, &env->id), env->id.len,
-	    "{}", 2);
-}
-
-static void
-router_initialize(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
-{
-	const char	*cached;
-	cJSON		*msg, *caps;
-
-	if ((msg = cJSON_ParseWithLength(line, len)) != NULL) {
-		caps = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(msg, "params"),
-		    "capabilities");
-		a->cap_sampling = cJSON_GetObjectItemCaseSensitive(caps,
-		    "sampling") != NULL;
-		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
-		    "elicitation") != NULL;
-		cJSON_Delete(msg);
-	}
-	cached = worker_init_result_text(a->router->worker);
-	router_client_result(a, router_text(line, &env->id), env->id.len,
-	    cached, strlen(cached));
-}
-
-/* Count subscribers of a uri; returns the new count. */
-static uintptr_t
-router_sub_count(struct router *r, const char *uri, size_t urilen, int delta)
-{
-	uintptr_t	 count;
-
-	count = (uintptr_t)hmap_get(r->subs, uri, urilen);
-	count = delta > 0 ? count + 1 : (count > 0 ? count - 1 : 0);
-	if (count == 0)
-		hmap_del(r->subs, uri, urilen);
-	else
-		hmap_put(r->subs, uri, urilen, (void *)count);
-	return (count);
-}
-
-/*
- * Subscriptions are counted per uri: the server sees the first subscribe
- * and the last unsubscribe, and answers those itself; mcpd answers the
- * others.  A client subscribing twice, or unsubscribing what it never
- * subscribed to, changes nothing.
- */
-static void
-router_subscribe(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env, int subscribe)
-{
-	struct router	*r = a->router;
-	struct pending	*p;
-	const char	*id = router_text(line, &env->id);
-	char		*uri;
-	size_t		 urilen;
-	int		 has, forward;
-
-	uri = xmalloc(ROUTER_URI_MAX);
-	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
-		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
-		    "invalid params: uri must be a string of at most %d bytes",
-		    ROUTER_URI_MAX - 1);
-		free(uri);
-		return;
-	}
-	urilen = strlen(uri);
-	has = hmap_get(a->subs, uri, urilen) != NULL;
-	forward = 0;
-	if (subscribe && !has) {
-		hmap_put(a->subs, uri, urilen, (void *)1);
-		forward = router_sub_count(r, uri, urilen, 1) == 1;
-	} else if (!subscribe && has) {
-		hmap_del(a->subs, uri, urilen);
-		forward = router_sub_count(r, uri, urilen, -1) == 0;
-	}
-	if (!forward) {
-		router_client_result(a, id, env->id.len, "{}", 2);
-		free(uri);
-		return;
-	}
-	router_client_request(a, line, len, env);
-	/* If the server refuses the subscription, it did not happen. */
-	if (subscribe && (p = hmap_get(a->ids, id, env->id.len)) != NULL)
-		p->sub_uri = uri;
-	else
-		free(uri);
-}
-
-/* Forward a client request upstream under a fresh id. */
-static void
-router_client_request(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct router		*r = a->router;
-	struct pending		*p;
-	struct envelope_edit	 edits[2];
-	char			 method[ROUTER_METHOD_MAX], upstream[24];
-	const char		*id = router_text(line, &env->id);
-	size_t			 n = 0, upstream_len;
-
-	if (hmap_get(a->ids, id, env->id.len) != NULL) {
-		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
-		    "invalid request: id %.*s is already in use by a request "
-		    "in flight", env->id.len > 40 ? 40 : (int)env->id.len, id);
-		return;
-	}
-	if (envelope_string_copy(line, &env->method, method,
-	    sizeof method) < 0)
-		snprintf(method, sizeof method, "(long method name)");
-	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
-	a->last_request_us = p->started_us;
-	upstream_len = router_itoa(p->upstream_id, upstream);
-
-	edits[n].off = env->id.off;
-	edits[n].len = env->id.len;
-	edits[n].text = upstream;
-	edits[n].text_len = upstream_len;
-	n++;
-	if (env->progress_token.type == ENVELOPE_STRING ||
-	    env->progress_token.type == ENVELOPE_NUMBER) {
-		p->token = xstrndup(router_text(line, &env->progress_token),
-		    env->progress_token.len);
-		p->token_len = env->progress_token.len;
-		edits[n].off = env->progress_token.off;
-		edits[n].len = env->progress_token.len;
-		edits[n].text = upstream;
-		edits[n].text_len = upstream_len;
-		if (edits[n].off < edits[0].off) {
-			struct envelope_edit tmp = edits[0];
-			edits[0] = edits[n];
-			edits[n] = tmp;
-		}
-		n++;
-	}
-	router_send_server(r, line, len, edits, n);
-}
-
-static void
-router_client_cancelled(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct router		*r = a->router;
-	struct pending		*p;
-	struct waiting		*wt, *next;
-	struct envelope_edit	 edit;
-	struct envelope		 wenv;
-	char			 upstream[24];
-	size_t			 erroff;
-
-	if (env->p_request_id.type == ENVELOPE_ABSENT)
-		return;
-	p = hmap_get(a->ids, router_text(line, &env->p_request_id),
-	    env->p_request_id.len);
-	if (p == NULL) {
-		/* Perhaps it is still waiting for the server to start. */
-		TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
-			if (wt->att != a || envelope_scan(wt->line, wt->len,
-			    &wenv, &erroff) != 0)
-				continue;
-			if (wenv.id.len == env->p_request_id.len &&
-			    memcmp(router_text(wt->line, &wenv.id),
-			    router_text(line, &env->p_request_id),
-			    wenv.id.len) == 0)
-				router_waiting_free(r, wt);
-		}
-		return;
-	}
-	edit.off = env->p_request_id.off;
-	edit.len = env->p_request_id.len;
-	edit.text_len = router_itoa(p->upstream_id, upstream);
-	edit.text = upstream;
-	router_send_server(r, line, len, &edit, 1);
-	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
-	pending_tombstone(r, p);
-}
-
-/* A client answers a request the server sent it. */
-static void
-router_client_response(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct router		*r = a->router;
-	struct down		*d;
-	struct envelope_edit	 edit;
-	int64_t			 id;
-
-	if (envelope_int64(line, &env->id, &id) != 0 ||
-	    (d = hmap_get_i64(r->downs, id)) == NULL || d->att != a)
-		return;		/* late, or not a request we sent it */
-	edit.off = env->id.off;
-	edit.len = env->id.len;
-	edit.text = d->server_id;
-	edit.text_len = d->server_id_len;
-	router_send_server(r, line, len, &edit, 1);
-	hmap_del_i64(r->downs, d->down_id);
-	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-	TAILQ_REMOVE(&a->downs, d, att_entry);
-	free(d->server_id);
-	free(d);
-}
-
-static void
-router_hold(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
-{
-	struct router	*r = a->router;
-	struct waiting	*wt;
-
-	if (r->nwaiting >= ROUTER_WAITING_MAX) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, MCPD_ERR_SERVER_UNAVAILABLE, "server %s is "
-		    "starting and %d requests are already waiting for it",
-		    worker_name(r->worker), ROUTER_WAITING_MAX);
-		return;
-	}
-	wt = xcalloc(1, sizeof *wt);
-	wt->att = a;
-	wt->line = xstrndup(line, len);
-	wt->len = len;
-	wt->deadline_ms = mcpd_now_ms() +
-	    worker_conf(r->worker)->init_timeout_ms;
-	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
-	r->nwaiting++;
-	a->nwaiting++;
-	router_arm_sweep(r);
-}
-
-static void
-router_control(struct attachment *a, const char *line, size_t len)
-{
-	cJSON		*msg;
-	const cJSON	*id, *method, *params;
-
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
-		return;
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
-	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	control_dispatch(a->router->mcpd, a->client, id, method->valuestring,
-	    params);
-	cJSON_Delete(msg);
-}
-
-static void
-router_client_request_ready(struct attachment *a, const char *line,
-    size_t len, const struct envelope *env, const char *method)
-{
-	if (strcmp(method, "initialize") == 0)
-		router_initialize(a, line, len, env);
-	else if (strcmp(method, "logging/setLevel") == 0)
-		router_set_level(a, line, env);
-	else if (strcmp(method, "resources/subscribe") == 0)
-		router_subscribe(a, line, len, env, 1);
-	else if (strcmp(method, "resources/unsubscribe") == 0)
-		router_subscribe(a, line, len, env, 0);
-	else
-		router_client_request(a, line, len, env);
-}
-
-/*
- * The scanner refused the line.  Most often it is not JSON at all; when it
- * is (an array, a bare value, an object with duplicate members), it is an
- * invalid request instead.  Only this error path pays for a full parse.
- */
-static void
-router_client_bad_line(struct attachment *a, const char *line, size_t len,
-    size_t erroff)
-{
-	cJSON	*msg;
-
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
-		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
-		    "invalid JSON at byte %zu", erroff);
-		return;
-	}
-	cJSON_Delete(msg);
-	router_client_error(a, NULL, 0, RPC_INVALID_REQUEST, "invalid request: "
-	    "not a JSON-RPC 2.0 message object, or a member appears twice "
-	    "(byte %zu)", erroff);
-}
-
-void
-router_client_line(struct attachment *a, const char *line, size_t len)
-{
-	struct router	*r = a->router;
-	struct envelope	 env;
-	char		 method[ROUTER_METHOD_MAX], *why;
-	size_t		 erroff;
-	int		 has_id;
-
-	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		router_client_bad_line(a, line, len, erroff);
-		return;
-	}
-	has_id = env.id.type == ENVELOPE_STRING ||
-	    env.id.type == ENVELOPE_NUMBER;
-
-	if (env.method.type == ENVELOPE_ABSENT) {
-		if (has_id && (env.result.type != ENVELOPE_ABSENT) !=
-		    (env.error.type != ENVELOPE_ABSENT)) {
-			router_client_response(a, line, len, &env);
-			return;
-		}
-		router_client_error(a, has_id ? router_text(line, &env.id) :
-		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
-		    "not a JSON-RPC 2.0 request, notification or response");
-		return;
-	}
-	if (env.method.type != ENVELOPE_STRING ||
-	    (env.id.type != ENVELOPE_ABSENT && !has_id) ||
-	    env.result.type != ENVELOPE_ABSENT ||
-	    env.error.type != ENVELOPE_ABSENT) {
-		router_client_error(a, has_id ? router_text(line, &env.id) :
-		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
-		    "method must be a string and id a string or a number");
-		return;
-	}
-	if (envelope_string_copy(line, &env.method, method,
-	    sizeof method) < 0)
-		snprintf(method, sizeof method, "(long method name)");
-
-	if (!has_id) {
-		if (strcmp(method, "notifications/initialized") == 0 ||
-		    strcmp(method, "notifications/roots/list_changed") == 0)
-			return;		/* mcpd's own business */
-		if (strcmp(method, "notifications/cancelled") == 0) {
-			router_client_cancelled(a, line, len, &env);
-			return;
-		}
-		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
-			router_send_server(r, line, len, NULL, 0);
-		return;
-	}
-
-	if (strncmp(method, MCPD_METHOD_PREFIX,
-	    strlen(MCPD_METHOD_PREFIX)) == 0) {
-		router_control(a, line, len);
-		return;
-	}
-	switch (worker_availability(r->worker)) {
-	case WORKER_AVAIL_READY:
-		router_client_request_ready(a, line, len, &env, method);
-		break;
-	case WORKER_AVAIL_WAIT:
-		router_hold(a, line, len, &env);
-		break;
-	case WORKER_AVAIL_REFUSE:
-		why = worker_unavailable_reason(r->worker);
-		router_client_error(a, router_text(line, &env.id), env.id.len,
-		    MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
-		free(why);
-		break;
-	}
 }
 
 /*

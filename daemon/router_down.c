@@ -1,0 +1,363 @@
+/*
+ * router_down.c -- the server to its clients: replies to the caller that
+ * asked, with its own id back; progress to the request's owner with its
+ * own token; resources/updated to subscribers; log messages to the
+ * clients whose level admits them; requests from the server (ping, roots,
+ * sampling, elicitation) answered by mcpd or passed to the one client
+ * that can answer them, under an id of mcpd's.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "client.h"
+#include "conf.h"
+#include "control.h"
+#include "envelope.h"
+#include "hmap.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "router_int.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/*
+ * Server to clients.
+ */
+
+static void
+router_server_response(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct pending		*p;
+	struct attachment	*a;
+	struct envelope_edit	 edit;
+	int64_t			 id;
+	int			 is_error = env->error.type != ENVELOPE_ABSENT;
+
+	if (envelope_int64(line, &env->id, &id) != 0 ||
+	    (p = hmap_get_i64(r->pending, id)) == NULL) {
+		r->unknown_ids++;
+		worker_violation(r->worker, "unknown-id", "reply to id %.*s, "
+		    "which mcpd did not send or already answered",
+		    env->id.len > 40 ? 40 : (int)env->id.len,
+		    router_text(line, &env->id));
+		return;
+	}
+	switch (p->kind) {
+	case PENDING_TOMBSTONE:
+	case PENDING_INTERNAL:
+		pending_destroy(r, p);
+		return;
+	case PENDING_CLIENT:
+		break;
+	}
+	a = p->att;
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text = p->id;
+	edit.text_len = p->id_len;
+	/* One recipient: the server's buffer may go to it as is. */
+	router_send_client_steal(a, line, len, &edit, 1, 1);
+	if (is_error && p->sub_uri != NULL &&
+	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
+		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);
+	router_record(r, p, is_error ? OUTCOME_ERROR : OUTCOME_OK, NULL);
+	pending_destroy(r, p);
+}
+
+static void
+router_progress(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct pending		*p;
+	struct envelope_edit	 edit;
+	int64_t			 token;
+	uint64_t		 now = mcpd_now_ms();
+
+	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
+	    (p = hmap_get_i64(r->pending, token)) == NULL ||
+	    p->kind != PENDING_CLIENT || p->token == NULL)
+		return;		/* not ours to route (or already done) */
+	edit.off = env->p_progress_token.off;
+	edit.len = env->p_progress_token.len;
+	edit.text = p->token;
+	edit.text_len = p->token_len;
+	router_send_client(p->att, line, len, &edit, 1);
+	/* Progress proves the request is alive: restart its timeout. */
+	p->deadline_ms = now + worker_conf(r->worker)->request_timeout_ms;
+	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
+	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
+}
+
+static void
+router_server_cancelled(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct down		*d;
+	struct envelope_edit	 edit;
+	char			 idtext[24];
+
+	if (env->p_request_id.type == ENVELOPE_ABSENT ||
+	    (d = hmap_get(r->downs_by_server, router_text(line,
+	    &env->p_request_id), env->p_request_id.len)) == NULL)
+		return;
+	edit.off = env->p_request_id.off;
+	edit.len = env->p_request_id.len;
+	edit.text_len = router_itoa(d->down_id, idtext);
+	edit.text = idtext;
+	router_send_client(d->att, line, len, &edit, 1);
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&d->att->downs, d, att_entry);
+	free(d->server_id);
+	free(d);
+}
+
+static void
+router_server_log(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct attachment	*a;
+	char			 level[16];
+	int			 severity;
+
+	if (envelope_string_copy(line, &env->p_level, level,
+	    sizeof level) < 0 || (severity = router_level_index(level)) < 0)
+		severity = LOG_INFO;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (a->level < 0 || severity <= a->level)
+			router_send_client(a, line, len, NULL, 0);
+	}
+}
+
+static void
+router_server_notification(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct attachment	*a;
+	char			 method[ROUTER_METHOD_MAX], uri[ROUTER_URI_MAX];
+
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		method[0] = '\0';
+	if (strcmp(method, "notifications/progress") == 0) {
+		router_progress(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/cancelled") == 0) {
+		router_server_cancelled(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/message") == 0) {
+		router_server_log(r, line, len, env);
+		return;
+	}
+	if (strcmp(method, "notifications/resources/updated") == 0) {
+		if (envelope_string_copy(line, &env->p_uri, uri,
+		    sizeof uri) < 0)
+			return;
+		TAILQ_FOREACH(a, &r->atts, entry) {
+			if (hmap_get(a->subs, uri, strlen(uri)) != NULL)
+				router_send_client(a, line, len, NULL, 0);
+		}
+		return;
+	}
+	/* list_changed and anything else: every attached client. */
+	TAILQ_FOREACH(a, &r->atts, entry)
+		router_send_client(a, line, len, NULL, 0);
+}
+
+/* The client most likely to be the one this server request is for. */
+static struct attachment *
+router_pick_client(struct router *r, const char *method)
+{
+	struct attachment	*a, *best = NULL;
+	int			 sampling;
+
+	sampling = strcmp(method, "sampling/createMessage") == 0;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (sampling ? !a->cap_sampling : !a->cap_elicitation)
+			continue;
+		if (a->ninflight == 0)
+			continue;
+		if (best == NULL || a->last_request_us > best->last_request_us)
+			best = a;
+	}
+	return (best);
+}
+
+/* "a%20b" -> "a b", for a root's display name. */
+static char *
+router_uri_decode(const char *s)
+{
+	char		*out, *o, hex[3] = { 0, 0, 0 };
+	unsigned int	 ch;
+
+	out = o = xmalloc(strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (s[0] == '%' && isxdigit((unsigned char)s[1]) &&
+		    isxdigit((unsigned char)s[2])) {
+			hex[0] = s[1];
+			hex[1] = s[2];
+			ch = (unsigned int)strtoul(hex, NULL, 16);
+			*o++ = ch != 0 ? (char)ch : '?';
+			s += 2;
+		} else
+			*o++ = *s;
+	}
+	*o = '\0';
+	return (out);
+}
+
+static cJSON *
+router_roots_result(struct router *r)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	cJSON		*result, *roots, *root;
+	size_t		 i;
+	const char	*name;
+	char		*decoded;
+
+	result = cJSON_CreateObject();
+	roots = cJSON_AddArrayToObject(result, "roots");
+	for (i = 0; i < cs->nroots; i++) {
+		root = cJSON_CreateObject();
+		cJSON_AddStringToObject(root, "uri", cs->roots[i]);
+		name = strrchr(cs->roots[i], '/');
+		if (name != NULL && name[1] != '\0') {
+			decoded = router_uri_decode(name + 1);
+			cJSON_AddStringToObject(root, "name", decoded);
+			free(decoded);
+		}
+		cJSON_AddItemToArray(roots, root);
+	}
+	return (result);
+}
+
+static void
+router_server_request(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	const char		*id = router_text(line, &env->id);
+	struct attachment	*a;
+	struct down		*d;
+	struct envelope_edit	 edit;
+	char			 method[ROUTER_METHOD_MAX], idtext[24], *text;
+
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		method[0] = '\0';
+	if (strcmp(method, "ping") == 0) {
+		router_server_reply(r, id, env->id.len, cJSON_CreateObject(),
+		    0, NULL);
+		return;
+	}
+	if (strcmp(method, "roots/list") == 0 &&
+	    (worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
+	    worker_conf(r->worker)->nroots > 0) {
+		router_server_reply(r, id, env->id.len, router_roots_result(r),
+		    0, NULL);
+		return;
+	}
+	if ((strcmp(method, "sampling/createMessage") != 0 &&
+	    strcmp(method, "elicitation/create") != 0) ||
+	    (a = router_pick_client(r, method)) == NULL ||
+	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
+		xasprintf(&text, "no client attached through mcpd can handle "
+		    "%s", method[0] != '\0' ? method : "this request");
+		router_server_reply(r, id, env->id.len, NULL,
+		    RPC_METHOD_NOT_FOUND, text);
+		free(text);
+		return;
+	}
+
+	d = xcalloc(1, sizeof *d);
+	d->down_id = ++r->next_down_id;
+	d->att = a;
+	d->server_id = xstrndup(id, env->id.len);
+	d->server_id_len = env->id.len;
+	hmap_put_i64(r->downs, d->down_id, d);
+	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
+	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
+
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text_len = router_itoa(d->down_id, idtext);
+	edit.text = idtext;
+	router_send_client(a, line, len, &edit, 1);
+}
+
+void
+router_server_line(struct router *r, const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		worker_dropped_line(r->worker, line, len, erroff);
+		return;
+	}
+	if (env.method.type == ENVELOPE_STRING) {
+		if (env.id.type == ENVELOPE_ABSENT)
+			router_server_notification(r, line, len, &env);
+		else if (env.id.type == ENVELOPE_STRING ||
+		    env.id.type == ENVELOPE_NUMBER)
+			router_server_request(r, line, len, &env);
+		else
+			worker_violation(r->worker, "invalid", "request with "
+			    "an id that is not a string or number");
+		return;
+	}
+	if (env.method.type == ENVELOPE_ABSENT &&
+	    env.id.type != ENVELOPE_ABSENT &&
+	    (env.result.type != ENVELOPE_ABSENT) !=
+	    (env.error.type != ENVELOPE_ABSENT)) {
+		router_server_response(r, line, len, &env);
+		return;
+	}
+	worker_violation(r->worker, "invalid", "not a JSON-RPC request, "
+	    "notification or response");
+}
+
+void
+router_server_oversize(struct router *r, size_t total, const char *id,
+    size_t id_len)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	struct envelope_value	 v;
+	struct pending		*p;
+	int64_t			 upstream_id;
+	char			 reason[96];
+
+	v.type = ENVELOPE_NUMBER;
+	v.off = 0;
+	v.len = id_len;
+	if (id == NULL || envelope_int64(id, &v, &upstream_id) != 0 ||
+	    (p = hmap_get_i64(r->pending, upstream_id)) == NULL)
+		return;
+	if (p->kind != PENDING_CLIENT) {
+		pending_destroy(r, p);
+		return;
+	}
+	snprintf(reason, sizeof reason, "response of %zu bytes", total);
+	router_record(r, p, OUTCOME_OVERSIZE, reason);
+	router_client_error(p->att, p->id, p->id_len,
+	    MCPD_ERR_MESSAGE_TOO_LARGE, "response of %zu bytes from %s "
+	    "exceeds max_message_bytes (%zu); it was discarded", total,
+	    worker_name(r->worker), cs->max_message_bytes);
+	pending_destroy(r, p);
+}

@@ -1,0 +1,435 @@
+/*
+ * router_up.c -- clients to their server: every request under a fresh
+ * upstream id (and progress token); initialize answered from the cached
+ * upstream result; subscriptions and log levels counted across clients;
+ * cancellations passed on; requests held while the server starts and
+ * refused, with the reason, while it cannot be reached.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "client.h"
+#include "conf.h"
+#include "control.h"
+#include "envelope.h"
+#include "hmap.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "router_int.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+static void	router_client_request(struct attachment *, const char *,
+		    size_t, const struct envelope *);
+
+/*
+ * Clients to server.
+ */
+
+void
+router_set_upstream_level(struct router *r)
+{
+	struct attachment	*a;
+	int			 level = -1;
+	cJSON			*params;
+
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (a->level > level)
+			level = a->level;
+	}
+	if (level < 0 || level == r->upstream_level)
+		return;
+	r->upstream_level = level;
+	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "level", router_levels[level]);
+	router_internal_request(r, "logging/setLevel", params);
+}
+
+static void
+router_set_level(struct attachment *a, const char *line,
+    const struct envelope *env)
+{
+	char	 level[16];
+	int	 index;
+
+	if (envelope_string_copy(line, &env->p_level, level,
+	    sizeof level) < 0 || (index = router_level_index(level)) < 0) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "invalid params: level "
+		    "must be one of debug, info, notice, warning, error, "
+		    "critical, alert, emergency");
+		return;
+	}
+	a->level = index;
+	router_set_upstream_level(a->router);
+	router_client_result(a, router_text(line, &env->id), env->id.len,
+	    "{}", 2);
+}
+
+static void
+router_initialize(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	const char	*cached;
+	cJSON		*msg, *caps;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) != NULL) {
+		caps = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(msg, "params"),
+		    "capabilities");
+		a->cap_sampling = cJSON_GetObjectItemCaseSensitive(caps,
+		    "sampling") != NULL;
+		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
+		    "elicitation") != NULL;
+		cJSON_Delete(msg);
+	}
+	cached = worker_init_result_text(a->router->worker);
+	router_client_result(a, router_text(line, &env->id), env->id.len,
+	    cached, strlen(cached));
+}
+
+/* Count subscribers of a uri; returns the new count. */
+uintptr_t
+router_sub_count(struct router *r, const char *uri, size_t urilen, int delta)
+{
+	uintptr_t	 count;
+
+	count = (uintptr_t)hmap_get(r->subs, uri, urilen);
+	count = delta > 0 ? count + 1 : (count > 0 ? count - 1 : 0);
+	if (count == 0)
+		hmap_del(r->subs, uri, urilen);
+	else
+		hmap_put(r->subs, uri, urilen, (void *)count);
+	return (count);
+}
+
+/*
+ * Subscriptions are counted per uri: the server sees the first subscribe
+ * and the last unsubscribe, and answers those itself; mcpd answers the
+ * others.  A client subscribing twice, or unsubscribing what it never
+ * subscribed to, changes nothing.
+ */
+static void
+router_subscribe(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env, int subscribe)
+{
+	struct router	*r = a->router;
+	struct pending	*p;
+	const char	*id = router_text(line, &env->id);
+	char		*uri;
+	size_t		 urilen;
+	int		 has, forward;
+
+	uri = xmalloc(ROUTER_URI_MAX);
+	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
+		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
+		    "invalid params: uri must be a string of at most %d bytes",
+		    ROUTER_URI_MAX - 1);
+		free(uri);
+		return;
+	}
+	urilen = strlen(uri);
+	has = hmap_get(a->subs, uri, urilen) != NULL;
+	forward = 0;
+	if (subscribe && !has) {
+		hmap_put(a->subs, uri, urilen, (void *)1);
+		forward = router_sub_count(r, uri, urilen, 1) == 1;
+	} else if (!subscribe && has) {
+		hmap_del(a->subs, uri, urilen);
+		forward = router_sub_count(r, uri, urilen, -1) == 0;
+	}
+	if (!forward) {
+		router_client_result(a, id, env->id.len, "{}", 2);
+		free(uri);
+		return;
+	}
+	router_client_request(a, line, len, env);
+	/* If the server refuses the subscription, it did not happen. */
+	if (subscribe && (p = hmap_get(a->ids, id, env->id.len)) != NULL)
+		p->sub_uri = uri;
+	else
+		free(uri);
+}
+
+/* Forward a client request upstream under a fresh id. */
+static void
+router_client_request(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct pending		*p;
+	struct envelope_edit	 edits[2];
+	char			 method[ROUTER_METHOD_MAX], upstream[24];
+	const char		*id = router_text(line, &env->id);
+	size_t			 n = 0, upstream_len;
+
+	if (hmap_get(a->ids, id, env->id.len) != NULL) {
+		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
+		    "invalid request: id %.*s is already in use by a request "
+		    "in flight", env->id.len > 40 ? 40 : (int)env->id.len, id);
+		return;
+	}
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		snprintf(method, sizeof method, "(long method name)");
+	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
+	a->last_request_us = p->started_us;
+	upstream_len = router_itoa(p->upstream_id, upstream);
+
+	edits[n].off = env->id.off;
+	edits[n].len = env->id.len;
+	edits[n].text = upstream;
+	edits[n].text_len = upstream_len;
+	n++;
+	if (env->progress_token.type == ENVELOPE_STRING ||
+	    env->progress_token.type == ENVELOPE_NUMBER) {
+		p->token = xstrndup(router_text(line, &env->progress_token),
+		    env->progress_token.len);
+		p->token_len = env->progress_token.len;
+		edits[n].off = env->progress_token.off;
+		edits[n].len = env->progress_token.len;
+		edits[n].text = upstream;
+		edits[n].text_len = upstream_len;
+		if (edits[n].off < edits[0].off) {
+			struct envelope_edit tmp = edits[0];
+			edits[0] = edits[n];
+			edits[n] = tmp;
+		}
+		n++;
+	}
+	router_send_server(r, line, len, edits, n);
+}
+
+static void
+router_client_cancelled(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct pending		*p;
+	struct waiting		*wt, *next;
+	struct envelope_edit	 edit;
+	struct envelope		 wenv;
+	char			 upstream[24];
+	size_t			 erroff;
+
+	if (env->p_request_id.type == ENVELOPE_ABSENT)
+		return;
+	p = hmap_get(a->ids, router_text(line, &env->p_request_id),
+	    env->p_request_id.len);
+	if (p == NULL) {
+		/* Perhaps it is still waiting for the server to start. */
+		TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
+			if (wt->att != a || envelope_scan(wt->line, wt->len,
+			    &wenv, &erroff) != 0)
+				continue;
+			if (wenv.id.len == env->p_request_id.len &&
+			    memcmp(router_text(wt->line, &wenv.id),
+			    router_text(line, &env->p_request_id),
+			    wenv.id.len) == 0)
+				router_waiting_free(r, wt);
+		}
+		return;
+	}
+	edit.off = env->p_request_id.off;
+	edit.len = env->p_request_id.len;
+	edit.text_len = router_itoa(p->upstream_id, upstream);
+	edit.text = upstream;
+	router_send_server(r, line, len, &edit, 1);
+	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
+	pending_tombstone(r, p);
+}
+
+/* A client answers a request the server sent it. */
+static void
+router_client_response(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router		*r = a->router;
+	struct down		*d;
+	struct envelope_edit	 edit;
+	int64_t			 id;
+
+	if (envelope_int64(line, &env->id, &id) != 0 ||
+	    (d = hmap_get_i64(r->downs, id)) == NULL || d->att != a)
+		return;		/* late, or not a request we sent it */
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text = d->server_id;
+	edit.text_len = d->server_id_len;
+	router_send_server(r, line, len, &edit, 1);
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&a->downs, d, att_entry);
+	free(d->server_id);
+	free(d);
+}
+
+static void
+router_hold(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct router	*r = a->router;
+	struct waiting	*wt;
+
+	if (r->nwaiting >= ROUTER_WAITING_MAX) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, MCPD_ERR_SERVER_UNAVAILABLE, "server %s is "
+		    "starting and %d requests are already waiting for it",
+		    worker_name(r->worker), ROUTER_WAITING_MAX);
+		return;
+	}
+	wt = xcalloc(1, sizeof *wt);
+	wt->att = a;
+	wt->line = xstrndup(line, len);
+	wt->len = len;
+	wt->deadline_ms = mcpd_now_ms() +
+	    worker_conf(r->worker)->init_timeout_ms;
+	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
+	r->nwaiting++;
+	a->nwaiting++;
+	router_arm_sweep(r);
+}
+
+static void
+router_control(struct attachment *a, const char *line, size_t len)
+{
+	cJSON		*msg;
+	const cJSON	*id, *method, *params;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return;
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	control_dispatch(a->router->mcpd, a->client, id, method->valuestring,
+	    params);
+	cJSON_Delete(msg);
+}
+
+static void
+router_client_request_ready(struct attachment *a, const char *line,
+    size_t len, const struct envelope *env, const char *method)
+{
+	if (strcmp(method, "initialize") == 0)
+		router_initialize(a, line, len, env);
+	else if (strcmp(method, "logging/setLevel") == 0)
+		router_set_level(a, line, env);
+	else if (strcmp(method, "resources/subscribe") == 0)
+		router_subscribe(a, line, len, env, 1);
+	else if (strcmp(method, "resources/unsubscribe") == 0)
+		router_subscribe(a, line, len, env, 0);
+	else
+		router_client_request(a, line, len, env);
+}
+
+/*
+ * The scanner refused the line.  Most often it is not JSON at all; when it
+ * is (an array, a bare value, an object with duplicate members), it is an
+ * invalid request instead.  Only this error path pays for a full parse.
+ */
+static void
+router_client_bad_line(struct attachment *a, const char *line, size_t len,
+    size_t erroff)
+{
+	cJSON	*msg;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
+		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
+		    "invalid JSON at byte %zu", erroff);
+		return;
+	}
+	cJSON_Delete(msg);
+	router_client_error(a, NULL, 0, RPC_INVALID_REQUEST, "invalid request: "
+	    "not a JSON-RPC 2.0 message object, or a member appears twice "
+	    "(byte %zu)", erroff);
+}
+
+void
+router_client_line(struct attachment *a, const char *line, size_t len)
+{
+	struct router	*r = a->router;
+	struct envelope	 env;
+	char		 method[ROUTER_METHOD_MAX], *why;
+	size_t		 erroff;
+	int		 has_id;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		router_client_bad_line(a, line, len, erroff);
+		return;
+	}
+	has_id = env.id.type == ENVELOPE_STRING ||
+	    env.id.type == ENVELOPE_NUMBER;
+
+	if (env.method.type == ENVELOPE_ABSENT) {
+		if (has_id && (env.result.type != ENVELOPE_ABSENT) !=
+		    (env.error.type != ENVELOPE_ABSENT)) {
+			router_client_response(a, line, len, &env);
+			return;
+		}
+		router_client_error(a, has_id ? router_text(line, &env.id) :
+		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
+		    "not a JSON-RPC 2.0 request, notification or response");
+		return;
+	}
+	if (env.method.type != ENVELOPE_STRING ||
+	    (env.id.type != ENVELOPE_ABSENT && !has_id) ||
+	    env.result.type != ENVELOPE_ABSENT ||
+	    env.error.type != ENVELOPE_ABSENT) {
+		router_client_error(a, has_id ? router_text(line, &env.id) :
+		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
+		    "method must be a string and id a string or a number");
+		return;
+	}
+	if (envelope_string_copy(line, &env.method, method,
+	    sizeof method) < 0)
+		snprintf(method, sizeof method, "(long method name)");
+
+	if (!has_id) {
+		if (strcmp(method, "notifications/initialized") == 0 ||
+		    strcmp(method, "notifications/roots/list_changed") == 0)
+			return;		/* mcpd's own business */
+		if (strcmp(method, "notifications/cancelled") == 0) {
+			router_client_cancelled(a, line, len, &env);
+			return;
+		}
+		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+			router_send_server(r, line, len, NULL, 0);
+		return;
+	}
+
+	if (strncmp(method, MCPD_METHOD_PREFIX,
+	    strlen(MCPD_METHOD_PREFIX)) == 0) {
+		router_control(a, line, len);
+		return;
+	}
+	switch (worker_availability(r->worker)) {
+	case WORKER_AVAIL_READY:
+		router_client_request_ready(a, line, len, &env, method);
+		break;
+	case WORKER_AVAIL_WAIT:
+		router_hold(a, line, len, &env);
+		break;
+	case WORKER_AVAIL_REFUSE:
+		why = worker_unavailable_reason(r->worker);
+		router_client_error(a, router_text(line, &env.id), env.id.len,
+		    MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
+		free(why);
+		break;
+	}
+}
