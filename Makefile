@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 CONFIGURE_FLAGS ?=
 SRCDIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-.PHONY: all run check check-plain check-sanitizers install bench clean \
+.PHONY: all run check check-plain check-sanitizers install bench chaos clean \
 	deps deps-check distclean
 
 all: $(BUILD)/Makefile
@@ -75,6 +75,10 @@ install: all
 
 bench: all
 	@$(MAKE) -C $(BUILD) bench
+
+# The long chaos run: 10^6 requests while the server is killed every 2 s.
+chaos: all
+	@$(MAKE) -C $(BUILD) chaos
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -15,7 +15,15 @@
  * - no request is answered twice, and none is left unanswered;
  * - with --progress, every notifications/progress carries the exact token
  *   of a request in flight on this connection (and a finished sleep has
- *   had exactly one per 100 ms slice).
+ *   had exactly one per 100 ms slice);
+ * - with --cancel-every N, every Nth request is followed at once by
+ *   notifications/cancelled for it: it is then no longer waited for, and
+ *   may get one answer (the reply was already on its way) but never two,
+ *   and that answer is checked like any other.
+ *
+ * --method mixed interleaves echo with short sleeps (every Nth request),
+ * so progress, queued work and cancellation meet in one run; --rate caps
+ * the send rate so a fixed number of requests spans a predictable time.
  *
  * Round-trip times go into a log-linear histogram (about 1.5 % steps).
  * Targets: --stdio runs the server itself (the "direct" baseline, one
@@ -55,6 +63,7 @@
 #define LOAD_REAP_WAIT_MS	2000
 #define LOAD_PROGRESS_SLICE_MS	100	/* mcp-fake reports per slice */
 #define LOAD_ID_BYTES		48
+#define LOAD_ERROR_MESSAGE_BYTES 512
 
 #define HIST_SUB_BITS		6
 #define HIST_SUB		(1 << HIST_SUB_BITS)
@@ -75,6 +84,7 @@ enum load_method {
 	METHOD_ECHO,
 	METHOD_BIG,
 	METHOD_SLEEP,
+	METHOD_MIXED,	/* echo, and every sleep_every-th request a sleep */
 };
 
 enum load_ids {
@@ -102,6 +112,9 @@ struct load_opts {
 	enum load_method	 method;
 	long long		 size;
 	long long		 sleep_ms;
+	long long		 sleep_every;
+	long long		 cancel_every;
+	long long		 rate;		/* requests/s; 0: unlimited */
 	enum load_ids		 ids;
 	int			 progress;
 	int			 allow_errors;
@@ -145,6 +158,8 @@ struct load_conn {
 	size_t			 slot_mask;
 	uint8_t			*done;		/* answered, by number */
 	size_t			 done_bytes;
+	uint8_t			*cancelled;	/* cancelled, by number */
+	size_t			 cancelled_bytes;
 };
 
 struct load_hist {
@@ -156,6 +171,8 @@ struct load_hist {
 struct load_error_code {
 	long long	 code;
 	uint64_t	 count;
+	char		 message[LOAD_ERROR_MESSAGE_BYTES]; /* first, as JSON */
+	size_t		 message_len;
 };
 
 struct load_stats {
@@ -167,6 +184,11 @@ struct load_stats {
 	uint64_t		 duplicates;
 	uint64_t		 corrupt;
 	uint64_t		 missing;
+	uint64_t		 cancelled;	/* requests cancelled */
+	uint64_t		 cancelled_ok;	/* ... answered anyway */
+	uint64_t		 cancelled_errors;
+	uint64_t		 progress_after_cancel;
+	uint64_t		 sleeps;	/* sleep requests sent */
 	uint64_t		 progress_ok;
 	uint64_t		 progress_misrouted;
 	uint64_t		 progress_wrong_count;
@@ -206,7 +228,9 @@ struct load {
 	char			*pad;		/* echo_pad 'x' */
 };
 
-static const char	*load_method_names[] = { "ping", "echo", "big", "sleep" };
+static const char	*load_method_names[] = {
+	"ping", "echo", "big", "sleep", "mixed"
+};
 static const char	*load_ids_names[] = { "same", "string", "mixed" };
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -430,10 +454,13 @@ load_anomaly(struct load *l, const struct load_conn *c, struct jscan_span line,
 	fprintf(stderr, "\n");
 }
 
+/* Count an error by code; the first message of each code is kept. */
 static void
-load_count_error(struct load *l, long long code)
+load_count_error(struct load *l, long long code, struct jscan_span error)
 {
 	struct load_stats	*st = &l->st;
+	struct load_error_code	*e;
+	struct jscan_span	 message;
 	size_t			 i;
 
 	for (i = 0; i < st->ncodes; i++) {
@@ -446,9 +473,14 @@ load_count_error(struct load *l, long long code)
 		st->codes_other++;
 		return;
 	}
-	st->codes[st->ncodes].code = code;
-	st->codes[st->ncodes].count = 1;
-	st->ncodes++;
+	e = &st->codes[st->ncodes++];
+	e->code = code;
+	e->count = 1;
+	if (jscan_member(error, "message", &message) == 0 &&
+	    message.p[0] == '"' && message.len < sizeof e->message) {
+		memcpy(e->message, message.p, message.len);
+		e->message_len = message.len;
+	}
 }
 
 /* ---------------------------------------------------------------------
@@ -592,28 +624,80 @@ load_setup_reply(struct load *l, struct load_conn *c, struct jscan_span line,
  * Requests.
  */
 
+/* Bit n of a set of request numbers that grows as needed. */
 static void
-load_done_mark(struct load_conn *c, uint64_t n)
+load_bit_set(uint8_t **bits, size_t *bytes, uint64_t n)
 {
 	size_t	 need = n / 8 + 1, size;
 
-	if (need > c->done_bytes) {
-		size = c->done_bytes ? c->done_bytes : 1024;
+	if (need > *bytes) {
+		size = *bytes ? *bytes : 1024;
 		while (size < need)
 			size *= 2;
-		c->done = load_realloc(c->done, size);
-		memset(c->done + c->done_bytes, 0, size - c->done_bytes);
-		c->done_bytes = size;
+		*bits = load_realloc(*bits, size);
+		memset(*bits + *bytes, 0, size - *bytes);
+		*bytes = size;
 	}
-	c->done[n / 8] |= 1 << (n % 8);
+	(*bits)[n / 8] |= 1 << (n % 8);
+}
+
+static int
+load_bit_has(const uint8_t *bits, size_t bytes, uint64_t n)
+{
+	if (n / 8 >= bytes)
+		return (0);
+	return ((bits[n / 8] >> (n % 8)) & 1);
+}
+
+static void
+load_done_mark(struct load_conn *c, uint64_t n)
+{
+	load_bit_set(&c->done, &c->done_bytes, n);
 }
 
 static int
 load_done_has(const struct load_conn *c, uint64_t n)
 {
-	if (n / 8 >= c->done_bytes)
+	return (load_bit_has(c->done, c->done_bytes, n));
+}
+
+static int
+load_cancelled_has(const struct load_conn *c, uint64_t n)
+{
+	return (n < c->next_n &&
+	    load_bit_has(c->cancelled, c->cancelled_bytes, n));
+}
+
+/* What request n asks for. */
+static enum load_method
+load_kind(const struct load *l, uint64_t n)
+{
+	if (l->o.method != METHOD_MIXED)
+		return (l->o.method);
+	return (l->o.sleep_every > 0 && n % l->o.sleep_every == 0 ?
+	    METHOD_SLEEP : METHOD_ECHO);
+}
+
+/* Whether the send rate (--rate) allows another request now. */
+static int
+load_rate_allows(const struct load *l, uint64_t now)
+{
+	uint64_t	 allowed;
+
+	if (l->o.rate <= 0)
+		return (1);
+	allowed = (now - l->start_ns) / 1000 * (uint64_t)l->o.rate /
+	    1000000 + 1;
+	return (l->st.sent < allowed);
+}
+
+/* When the rate allows the next request (0: no limit). */
+static uint64_t
+load_rate_next_ns(const struct load *l)
+{
+	if (l->o.rate <= 0)
 		return (0);
-	return ((c->done[n / 8] >> (n % 8)) & 1);
+	return (l->start_ns + l->st.sent * NS_PER_S / (uint64_t)l->o.rate);
 }
 
 static void
@@ -623,10 +707,11 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 	char			 id[LOAD_ID_BYTES], token[LOAD_ID_BYTES];
 	uint64_t		 n = c->next_n++;
 	size_t			 before = c->out.len;
+	enum load_method	 kind = load_kind(l, n);
 
 	load_id_text(l, n, id, sizeof id);
 	buf_printf(&c->out, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":", id);
-	switch (l->o.method) {
+	switch (kind) {
 	case METHOD_PING:
 		buf_str(&c->out, "\"ping\"");
 		if (l->o.progress)
@@ -646,13 +731,16 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 	case METHOD_SLEEP:
 		buf_printf(&c->out, "\"tools/call\",\"params\":{\"name\":"
 		    "\"sleep\",\"arguments\":{\"ms\":%lld}", l->o.sleep_ms);
+		l->st.sleeps++;
+		break;
+	case METHOD_MIXED:
 		break;
 	}
 	if (l->o.progress) {
 		load_token_text(l, n, token, sizeof token);
 		buf_printf(&c->out, "%s\"_meta\":{\"progressToken\":%s}}",
-		    l->o.method == METHOD_PING ? "" : ",", token);
-	} else if (l->o.method != METHOD_PING)
+		    kind == METHOD_PING ? "" : ",", token);
+	} else if (kind != METHOD_PING)
 		buf_str(&c->out, "}");
 	buf_str(&c->out, "}\n");
 
@@ -663,9 +751,21 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 	c->inflight++;
 	l->total_inflight++;
 	l->st.sent++;
-	l->st.tx_bytes += c->out.len - before;
 	if (l->budget > 0)
 		l->budget--;
+
+	/* Cancelled at once: no longer waited for, its slot free again. */
+	if (l->o.cancel_every > 0 && n % l->o.cancel_every == 0) {
+		buf_printf(&c->out, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%s,\"reason\":\"mcpload --cancel-every\"}}\n", id);
+		load_bit_set(&c->cancelled, &c->cancelled_bytes, n);
+		s->n = 0;
+		c->inflight--;
+		l->total_inflight--;
+		l->st.cancelled++;
+	}
+	l->st.tx_bytes += c->out.len - before;
 }
 
 /* Top up a connection to K in flight while the run is sending. */
@@ -673,7 +773,8 @@ static void
 load_fill(struct load *l, struct load_conn *c, uint64_t now)
 {
 	while (l->sending && c->state == CONN_READY &&
-	    c->inflight < (unsigned)l->o.inflight && l->budget != 0) {
+	    c->inflight < (unsigned)l->o.inflight && l->budget != 0 &&
+	    load_rate_allows(l, now)) {
 		/* A slot still busy with an old request: wait for it. */
 		if (c->slots[c->next_n & c->slot_mask].n != 0)
 			break;
@@ -690,23 +791,30 @@ load_check_result(struct load *l, struct load_conn *c, uint64_t n,
 	char			 prefix[64];
 	size_t			 plen;
 	long long		 i;
+	enum load_method	 kind = load_kind(l, n);
 
-	switch (l->o.method) {
+	switch (kind) {
 	case METHOD_PING:
 		return (result.p != NULL && result.p[0] == '{' ? 0 : -1);
 	case METHOD_ECHO:
 	case METHOD_BIG:
 	case METHOD_SLEEP:
+	case METHOD_MIXED:
 		break;
 	}
 	if (jscan_member(result, "content", &content) != 0 ||
 	    jscan_index(content, 0, &item) != 0 ||
 	    jscan_member(item, "text", &text) != 0 || text.p[0] != '"')
 		return (-1);
-	if (l->o.method == METHOD_BIG)
+	if (kind == METHOD_BIG)
 		return (text.len == (size_t)l->o.size + 2 ? 0 : -1);
-	if (l->o.method == METHOD_SLEEP)
-		return (0);
+	if (kind == METHOD_SLEEP) {
+		/* mcp-fake says "slept N ms": not an echo gone astray. */
+		plen = snprintf(prefix, sizeof prefix, "\"slept %lld ms\"",
+		    l->o.sleep_ms);
+		return (text.len == plen && memcmp(text.p, prefix, plen) == 0 ?
+		    0 : -1);
+	}
 	plen = snprintf(prefix, sizeof prefix, "\"c%d-r%llu-", c->index,
 	    (unsigned long long)n);
 	if (text.len != plen + l->echo_pad + 1 ||
@@ -759,6 +867,12 @@ load_progress(struct load *l, struct load_conn *c, struct jscan_span line,
 	n = load_number(token);
 	s = &c->slots[n & c->slot_mask];
 	len = load_token_text(l, n, want, sizeof want);
+	/* Sent before the cancel reached mcpd: allowed, counted. */
+	if (n != 0 && s->n != n && load_cancelled_has(c, n) &&
+	    token.len == len && memcmp(token.p, want, len) == 0) {
+		l->st.progress_after_cancel++;
+		return;
+	}
 	if (n == 0 || s->n != n || token.len != len ||
 	    memcmp(token.p, want, len) != 0) {
 		l->st.progress_misrouted++;
@@ -779,6 +893,36 @@ load_server_request(struct load *l, struct load_conn *c, struct jscan_span id)
 	buf_add(&c->out, id.p, id.len);
 	buf_str(&c->out, ",\"error\":{\"code\":-32601,\"message\":"
 	    "\"mcpload handles no server requests\"}}\n");
+}
+
+/*
+ * The one answer a cancelled request may still get (the reply was on its
+ * way before the cancel arrived): checked like any other; a second one is
+ * a duplicate.
+ */
+static void
+load_cancelled_answer(struct load *l, struct load_conn *c, uint64_t n,
+    struct jscan_span line, const struct jscan_span *f)
+{
+	struct jscan_span	 code_span;
+	long long		 code;
+
+	if (f[3].p != NULL) {
+		if (jscan_member(f[3], "code", &code_span) != 0 ||
+		    jscan_integer(code_span, &code) != 0) {
+			l->st.corrupt++;
+			load_anomaly(l, c, line, "error without an integer "
+			    "code");
+		}
+		l->st.cancelled_errors++;
+	} else if (load_check_result(l, c, n, f[2]) != 0) {
+		l->st.misrouted++;
+		load_anomaly(l, c, line, "result does not belong to request "
+		    "%llu of this client (cancelled)", (unsigned long long)n);
+		return;
+	} else
+		l->st.cancelled_ok++;
+	load_done_mark(c, n);
 }
 
 static void
@@ -831,6 +975,10 @@ load_line(struct load *l, struct load_conn *c, const char *p, size_t len,
 		load_anomaly(l, c, line, "reply with an id never sent here");
 		return;
 	}
+	if (s->n != n && load_cancelled_has(c, n) && !load_done_has(c, n)) {
+		load_cancelled_answer(l, c, n, line, f);
+		return;
+	}
 	if (s->n != n) {
 		if (n < c->next_n && load_done_has(c, n)) {
 			l->st.duplicates++;
@@ -853,7 +1001,7 @@ load_line(struct load *l, struct load_conn *c, const char *p, size_t len,
 			code = 0;
 		}
 		l->st.errors++;
-		load_count_error(l, code);
+		load_count_error(l, code, f[3]);
 		if (!l->o.allow_errors)
 			load_anomaly(l, c, line, "error reply");
 		load_complete(l, c, s, len + 1, now);
@@ -866,7 +1014,7 @@ load_line(struct load *l, struct load_conn *c, const char *p, size_t len,
 		    "%llu of this client", (unsigned long long)n);
 		return;
 	}
-	if (l->o.method == METHOD_SLEEP && l->o.progress) {
+	if (load_kind(l, n) == METHOD_SLEEP && l->o.progress) {
 		expect = (l->o.sleep_ms + LOAD_PROGRESS_SLICE_MS - 1) /
 		    LOAD_PROGRESS_SLICE_MS;
 		if (s->progress != expect) {
@@ -1141,6 +1289,10 @@ load_run(struct load *l)
 		if (l->kill_at_ns != 0 && l->kill_ns == 0 &&
 		    l->kill_at_ns < deadline)
 			deadline = l->kill_at_ns;
+		/* Held back by --rate: wake up when the next may go. */
+		if (l->sending && l->o.rate > 0 && !load_rate_allows(l, now) &&
+		    load_rate_next_ns(l) < deadline)
+			deadline = load_rate_next_ns(l);
 		load_poll(l, load_ms_until(now, deadline));
 	}
 	l->st.missing += l->total_inflight;
@@ -1212,6 +1364,7 @@ load_free(struct load *l)
 		free(c->out.p);
 		free(c->slots);
 		free(c->done);
+		free(c->cancelled);
 	}
 	free(l->conns);
 	free(l->pfds);
@@ -1303,6 +1456,15 @@ load_report_json(const struct load *l, double window, double rate,
 	    (unsigned long long)st->duplicates,
 	    (unsigned long long)st->corrupt, (unsigned long long)st->missing,
 	    (unsigned long long)st->conn_lost);
+	printf("\"sleep_every\":%lld,\"sleep_ms\":%lld,\"sleeps\":%llu,"
+	    "\"cancel_every\":%lld,\"cancelled\":%llu,\"cancelled_ok\":%llu,"
+	    "\"cancelled_errors\":%llu,\"progress_after_cancel\":%llu,"
+	    "\"rate\":%lld,", l->o.method == METHOD_MIXED ? l->o.sleep_every : 0,
+	    l->o.sleep_ms, (unsigned long long)st->sleeps, l->o.cancel_every,
+	    (unsigned long long)st->cancelled,
+	    (unsigned long long)st->cancelled_ok,
+	    (unsigned long long)st->cancelled_errors,
+	    (unsigned long long)st->progress_after_cancel, l->o.rate);
 	printf("\"errors_by_code\":{");
 	for (i = 0; i < st->ncodes; i++)
 		printf("%s\"%lld\":%llu", i ? "," : "", st->codes[i].code,
@@ -1310,6 +1472,13 @@ load_report_json(const struct load *l, double window, double rate,
 	if (st->codes_other)
 		printf("%s\"other\":%llu", st->ncodes ? "," : "",
 		    (unsigned long long)st->codes_other);
+	printf("},\"error_messages\":{");
+	for (i = 0; i < st->ncodes; i++)
+		printf("%s\"%lld\":%.*s", i ? "," : "", st->codes[i].code,
+		    st->codes[i].message_len > 0 ?
+		    (int)st->codes[i].message_len : 4,
+		    st->codes[i].message_len > 0 ? st->codes[i].message :
+		    "null");
 	printf("},\"progress_ok\":%llu,\"progress_misrouted\":%llu,"
 	    "\"progress_wrong_count\":%llu,\"server_requests\":%llu,"
 	    "\"notifications\":%llu,",
@@ -1358,8 +1527,14 @@ load_report(const struct load *l)
 	printf("load       %d clients x %d in flight, %s, ids %s",
 	    l->o.clients, l->o.inflight, load_method_names[l->o.method],
 	    load_ids_names[l->o.ids]);
-	if (l->o.method == METHOD_ECHO || l->o.method == METHOD_BIG)
+	if (l->o.method == METHOD_ECHO || l->o.method == METHOD_BIG ||
+	    l->o.method == METHOD_MIXED)
 		printf(", %lld bytes", l->o.size);
+	if (l->o.method == METHOD_MIXED)
+		printf(", every %lldth a %lld ms sleep", l->o.sleep_every,
+		    l->o.sleep_ms);
+	if (l->o.rate > 0)
+		printf(", at most %lld req/s", l->o.rate);
 	printf("%s\n", l->o.progress ? ", progress tokens" : "");
 	printf("replies    sent %llu ok %llu errors %llu misrouted %llu "
 	    "unknown %llu duplicates %llu corrupt %llu missing %llu\n",
@@ -1377,7 +1552,20 @@ load_report(const struct load *l)
 			printf(" other x%llu",
 			    (unsigned long long)st->codes_other);
 		printf("\n");
+		for (i = 0; i < st->ncodes; i++) {
+			if (st->codes[i].message_len > 0)
+				printf("  %lld     %.*s\n", st->codes[i].code,
+				    (int)st->codes[i].message_len,
+				    st->codes[i].message);
+		}
 	}
+	if (l->o.cancel_every > 0)
+		printf("cancelled  %llu (then answered: %llu results, %llu "
+		    "errors; %llu progress after the cancel)\n",
+		    (unsigned long long)st->cancelled,
+		    (unsigned long long)st->cancelled_ok,
+		    (unsigned long long)st->cancelled_errors,
+		    (unsigned long long)st->progress_after_cancel);
 	if (l->o.progress)
 		printf("progress   ok %llu misrouted %llu wrong count %llu\n",
 		    (unsigned long long)st->progress_ok,
@@ -1427,9 +1615,15 @@ load_usage(int status)
 "  --inflight K        requests pipelined per connection (1)\n"
 "  --requests R        requests in all (10000), or\n"
 "  --duration S        send for S seconds (fractions allowed)\n"
-"  --method M          ping, echo, big or sleep (ping)\n"
+"  --method M          ping, echo, big, sleep or mixed (ping); mixed is\n"
+"                      echo with every Nth request a sleep\n"
 "  --size BYTES        echo: request size; big: response text (200)\n"
 "  --sleep-ms MS       sleep: how long each request sleeps (1000)\n"
+"  --sleep-every N     mixed: every Nth request is a sleep (10)\n"
+"  --cancel-every N    follow every Nth request by notifications/cancelled\n"
+"                      for it at once: it may get one answer or none,\n"
+"                      never two (0: none)\n"
+"  --rate R            send at most R requests per second (0: no limit)\n"
 "  --ids MODE          same (1,2,...), string (\"r-1\",...) or mixed\n"
 "                      (1, \"m-2\", 3.5, ...) (same)\n"
 "  --progress          send a progressToken and check the progress\n"
@@ -1482,6 +1676,7 @@ enum {
 	OPT_SLEEP_MS, OPT_IDS, OPT_PROGRESS, OPT_ALLOW_ERRORS, OPT_JSON,
 	OPT_LABEL, OPT_WARMUP, OPT_DRAIN, OPT_HOLD, OPT_READY, OPT_KILL_PID,
 	OPT_KILL_PIDFILE, OPT_KILL_AFTER, OPT_SETUP_TIMEOUT, OPT_HELP,
+	OPT_SLEEP_EVERY, OPT_CANCEL_EVERY, OPT_RATE,
 };
 
 static const struct option load_options[] = {
@@ -1496,6 +1691,9 @@ static const struct option load_options[] = {
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
+	{ "sleep-every", required_argument, NULL, OPT_SLEEP_EVERY },
+	{ "cancel-every", required_argument, NULL, OPT_CANCEL_EVERY },
+	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "ids", required_argument, NULL, OPT_IDS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "allow-errors", no_argument, NULL, OPT_ALLOW_ERRORS },
@@ -1527,6 +1725,7 @@ load_parse(struct load_opts *o, int argc, char **argv)
 	o->requests = 10000;
 	o->size = 200;
 	o->sleep_ms = 1000;
+	o->sleep_every = 10;
 	o->drain_ms = 10000;
 	o->setup_timeout_ms = 20000;
 	o->kill_after_ms = -1;
@@ -1572,7 +1771,7 @@ load_parse(struct load_opts *o, int argc, char **argv)
 			break;
 		case OPT_METHOD:
 			o->method = load_choice("--method", optarg,
-			    load_method_names, 4);
+			    load_method_names, 5);
 			break;
 		case OPT_SIZE:
 			o->size = load_number_arg("--size", optarg, 0,
@@ -1581,6 +1780,18 @@ load_parse(struct load_opts *o, int argc, char **argv)
 		case OPT_SLEEP_MS:
 			o->sleep_ms = load_number_arg("--sleep-ms", optarg, 0,
 			    day_ms);
+			break;
+		case OPT_SLEEP_EVERY:
+			o->sleep_every = load_number_arg("--sleep-every",
+			    optarg, 1, 1LL << 50);
+			break;
+		case OPT_CANCEL_EVERY:
+			o->cancel_every = load_number_arg("--cancel-every",
+			    optarg, 0, 1LL << 50);
+			break;
+		case OPT_RATE:
+			o->rate = load_number_arg("--rate", optarg, 0,
+			    100000000);
 			break;
 		case OPT_IDS:
 			o->ids = load_choice("--ids", optarg, load_ids_names,
@@ -1665,7 +1876,7 @@ main(int argc, char **argv)
 	load_parse(&l.o, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (l.o.method == METHOD_ECHO) {
+	if (l.o.method == METHOD_ECHO || l.o.method == METHOD_MIXED) {
 		/* Pad the text so a request line is about --size bytes. */
 		base = (long long)strlen("{\"jsonrpc\":\"2.0\",\"id\":1,"
 		    "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","

@@ -1,0 +1,122 @@
+#!/bin/bash
+# fault-nofile.sh -- mcpd out of file descriptors.  Under RLIMIT_NOFILE 64,
+# 100 clients connect at once and attach: mcpd serves as many as it has
+# descriptors for, logs that it pauses accepting (about once a second,
+# not a spin), never exits, and keeps serving the clients it has (a load
+# running throughout gets every reply).  Once the clients it served close,
+# the ones left waiting are served within the pause, and new connections
+# (mcpctl) work again.  A server killed while mcpd is out of descriptors
+# cannot be restarted then (logged), and is back once they are free.
+
+# shellcheck source=fault-lib.sh
+. "$TESTS_SRCDIR/integration/fault-lib.sh"
+need_node
+need_mcpload
+command -v prlimit >/dev/null 2>&1 || skip "prlimit (util-linux) is not installed"
+
+NOFILE=64
+COUNT=100
+RELEASE=$COUNT		# close every connection that was served
+PAUSE_MS=1000		# LISTENER_EMFILE_PAUSE_MS in daemon/listener.c
+SLACK_MS=1500
+LOAD_S=12
+
+write_config "$T/mcpd.json" <<JSON
+{
+  "mcpServers": {
+    "demo": {
+      "command": "$MCP_FAKE",
+      "args": ["--pidfile=$T/demo.pid"],
+      "backoff_min_ms": 200,
+      "backoff_max_ms": 400
+    }
+  }
+}
+JSON
+MCPD_PREFIX=(prlimit "--nofile=$NOFILE:$NOFILE")
+start_mcpd "$T/mcpd.json"
+wait_ready demo
+limit=$(awk '/^Max open files/ { print $4 }' "/proc/$MCPD_PID/limits")
+[ "$limit" = "$NOFILE" ] || hard_error "mcpd runs with RLIMIT_NOFILE $limit, not $NOFILE"
+server=$(server_pid demo) || fail "no pid for demo"
+
+# Clients that are there before the descriptors run out: a steady load.
+"$MCPLOAD" --json --socket "$SOCK" --server demo --clients 2 --inflight 2 \
+	--method echo --ids mixed --duration "$LOAD_S" --rate 200 \
+	>"$T/load.json" 2>"$T/load.err" &
+LOAD_PID=$!
+wait_for 10 eval '[ "$(server_field demo clients)" = 2 ]' ||
+	fail "the load's 2 clients did not attach (clients $(server_field demo clients))"
+fds=$(find "/proc/$MCPD_PID/fd" -mindepth 1 | wc -l)
+note "mcpd: RLIMIT_NOFILE $limit, $fds descriptors open with 2 clients attached"
+
+cpu0=$(($(proc_field "$MCPD_PID" 14) + $(proc_field "$MCPD_PID" 15)))
+t0=$(now_ms)
+fclient "$T/conns.json" conns --server demo --count "$COUNT" --release "$RELEASE"
+wall=$(($(now_ms) - t0))
+cpu=$((($(proc_field "$MCPD_PID" 14) + $(proc_field "$MCPD_PID" 15) - cpu0) * 1000 / $(getconf CLK_TCK)))
+fclient_check "$T/conns.json" "$COUNT connections"
+J=$T/conns.json
+note "$(jq -r '"\(.connected) of \(.count) connected, \(.served_before) served (last after \(.first_to_last_served_ms) ms), \(.closed_by_mcpd) closed unserved; \(.released) served ones closed, then \(.served_after_release) of \(.waiting) waiting served, the last \(.release_to_last_served_ms) ms later"' "$J")"
+pauses=$(grep -c "accept on $SOCK: Too many open files; pausing for $PAUSE_MS ms" "$MCPD_LOG")
+note "mcpd: $pauses 'pausing' lines, $cpu ms of CPU in $wall ms"
+
+mcpd_running || fail "mcpd exited when it ran out of descriptors"
+[ "$(jq .connected "$J")" = "$COUNT" ] ||
+	fail "only $(jq .connected "$J") of $COUNT could connect: $(jq -c .connect_errors "$J")"
+served=$(jq .served_before "$J")
+[ "$served" -gt 0 ] && [ "$served" -lt "$COUNT" ] ||
+	fail "$served of $COUNT connections served under RLIMIT_NOFILE $NOFILE: the limit was not reached"
+[ "$(jq .closed_by_mcpd "$J")" = 0 ] ||
+	fail "mcpd closed $(jq .closed_by_mcpd "$J") connections without serving them"
+[ "$pauses" -ge 1 ] || fail "mcpd did not log that it pauses accepting"
+# About one pause a second while out of descriptors: not a spin.
+[ "$pauses" -le $((wall / PAUSE_MS + 2)) ] ||
+	fail "$pauses 'pausing' lines in $wall ms: accept is retried faster than every $PAUSE_MS ms"
+[ "$cpu" -le $((wall / 2)) ] || fail "mcpd used $cpu ms of CPU in $wall ms: it spins"
+waiting=$(jq .waiting "$J")
+[ "$waiting" -gt 0 ] || fail "no connection was left waiting"
+[ "$(jq .served_after_release "$J")" = "$waiting" ] ||
+	fail "after $(jq .released "$J") connections closed, $(jq .served_after_release "$J") of $waiting waiting ones were served ($(jq .still_waiting "$J") still waiting, $(jq .closed_while_waiting "$J") closed)"
+ms=$(jq '.release_to_last_served_ms | floor' "$J")
+[ "$ms" -le $((PAUSE_MS + SLACK_MS)) ] ||
+	fail "the last waiting connection was served $ms ms after the others closed, expected <= $((PAUSE_MS + SLACK_MS)) ms"
+
+# The clients that were there all along got every reply.
+wait "$LOAD_PID"
+rc=$?
+jq -e . "$T/load.json" >/dev/null 2>&1 || { cat "$T/load.err" >&2; fail "mcpload exited $rc without a summary"; }
+note "load throughout: $(jq -r '"\(.sent) sent, \(.ok) ok, \(.errors) errors, \(.missing) missing, \(.conn_lost) connections lost, p99 \(.p99_us / 1000 | floor) ms, max \(.max_us / 1000 | floor) ms"' "$T/load.json")"
+[ "$rc" = 0 ] || { head -5 "$T/load.err" >&2; fail "the load's clients lost or got wrong replies (mcpload exit $rc)"; }
+[ "$(jq .ok "$T/load.json")" -ge $((LOAD_S * 200 / 2)) ] ||
+	fail "the load got only $(jq .ok "$T/load.json") replies in $LOAD_S s"
+
+# New connections are served again, and the server is the same.
+ms=$(elapsed_ms ctl status) || fail "mcpctl status failed after the connections closed"
+note "mcpctl status afterwards: $ms ms"
+[ "$ms" -lt 2000 ] || fail "mcpctl status took $ms ms afterwards"
+out=$(ctl call demo echo text=again) || fail "mcpctl call failed afterwards"
+[ "$out" = again ] || fail "mcpctl call returned '$out'"
+[ "$(server_pid demo)" = "$server" ] || fail "the server was restarted"
+
+# Out of descriptors again, and the server dies meanwhile: mcpd cannot
+# start it (no descriptors for its pipes), says so, keeps trying, and has
+# it back once the connections close.
+pauses0=$(grep -c "pausing for $PAUSE_MS ms" "$MCPD_LOG")
+fclient "$T/conns2.json" conns --server demo --count "$COUNT" --release "$RELEASE" \
+	--stable-ms 3000 &
+CONNS_PID=$!
+wait_for 10 eval '[ "$(grep -c "pausing for $PAUSE_MS ms" "$MCPD_LOG")" -gt "$pauses0" ]' ||
+	fail "mcpd did not run out of descriptors the second time"
+kill -KILL "$server"
+wait "$CONNS_PID" || fail "the second round of connections failed"
+fclient_check "$T/conns2.json" "second round"
+grep -q "demo: pipe: Too many open files" "$MCPD_LOG" ||
+	fail "no failed start of demo for lack of descriptors was logged"
+wait_for 10 eval 'server_is demo ready && [ "$(server_pid demo)" != "$server" ]' ||
+	fail "demo is not back after the connections closed (state $(server_field demo state), last_exit $(server_field demo last_exit))"
+note "server killed while out of descriptors: $(grep -c 'demo: pipe: Too many open files' "$MCPD_LOG") failed starts ('pipe: Too many open files'), back with pid $(server_pid demo) after $(server_field demo restarts) restarts"
+out=$(ctl call demo echo text=back) || fail "mcpctl call failed after the server came back"
+[ "$out" = back ] || fail "mcpctl call returned '$out'"
+mcpd_running || fail "mcpd died"
+exit 0
