@@ -211,6 +211,11 @@ if ! command -v strace >/dev/null 2>&1; then
 	note "strace is not installed: the bind-time umask is not traced"
 	exit 0
 fi
+if ldd "$MCPD" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+	# LeakSanitizer refuses to run under ptrace.
+	note "mcpd is built with sanitizers: the bind-time umask is not traced"
+	exit 0
+fi
 TRACE=umask,mkdir,mkdirat,bind,chmod,fchmod,fchmodat
 if ! strace -f -o /dev/null -e trace=$TRACE true >/dev/null 2>&1; then
 	note "strace cannot trace here: the bind-time umask is not traced"
