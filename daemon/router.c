@@ -616,6 +616,9 @@ router_session_ready(struct router *r, int first)
 		}
 	}
 
+	if (r->paused)
+		router_pause_clients(r, 0);
+
 	/* Replay held requests in arrival order. */
 	TAILQ_INIT(&held);
 	TAILQ_CONCAT(&held, &r->waiting, entry);
@@ -668,8 +671,7 @@ router_session_down(struct router *r, const char *reason)
 		free(d->server_id);
 		free(d);
 	}
-	if (r->paused)
-		router_pause_clients(r, 0);
+	/* Paused clients resume with the next session (or its refusal). */
 }
 
 void
@@ -677,6 +679,9 @@ router_session_unavailable(struct router *r)
 {
 	struct waiting	*wt;
 	char		*why;
+
+	if (r->paused)
+		router_pause_clients(r, 0);
 
 	if (TAILQ_EMPTY(&r->waiting))
 		return;

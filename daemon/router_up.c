@@ -181,8 +181,8 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 
 	if (hmap_get(a->ids, id, env->id.len) != NULL) {
 		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
-		    "invalid request: id %.*s is already in use by a request "
-		    "in flight", env->id.len > 40 ? 40 : (int)env->id.len, id);
+		    "invalid request: this id is already in use by a request "
+		    "in flight");
 		return;
 	}
 	if (envelope_string_copy(line, &env->method, method,
@@ -306,19 +306,28 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	router_arm_sweep(r);
 }
 
+/*
+ * An mcpd/ method on an attached connection.  The method name is the one
+ * the scanner decoded; cJSON only supplies the params, and a request it
+ * cannot read still gets an answer.
+ */
 static void
-router_control(struct attachment *a, const char *line, size_t len)
+router_control(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env, const char *method)
 {
 	cJSON		*msg;
-	const cJSON	*id, *method, *params;
+	const cJSON	*id, *params;
 
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL ||
+	    !rpc_id_valid(id = cJSON_GetObjectItemCaseSensitive(msg, "id"))) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_REQUEST, "invalid request: %s "
+		    "could not be read", method);
+		cJSON_Delete(msg);
 		return;
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	}
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	control_dispatch(a->router->mcpd, a->client, id, method->valuestring,
-	    params);
+	control_dispatch(a->router->mcpd, a->client, id, method, params);
 	cJSON_Delete(msg);
 }
 
@@ -326,6 +335,15 @@ static void
 router_client_request_ready(struct attachment *a, const char *line,
     size_t len, const struct envelope *env, const char *method)
 {
+	const char	*id = router_text(line, &env->id);
+
+	/* Refused before anything is counted (subscriptions, levels). */
+	if (hmap_get(a->ids, id, env->id.len) != NULL) {
+		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
+		    "invalid request: this id is already in use by a request "
+		    "in flight");
+		return;
+	}
 	if (strcmp(method, "initialize") == 0)
 		router_initialize(a, line, len, env);
 	else if (strcmp(method, "logging/setLevel") == 0)
@@ -415,7 +433,7 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 
 	if (strncmp(method, MCPD_METHOD_PREFIX,
 	    strlen(MCPD_METHOD_PREFIX)) == 0) {
-		router_control(a, line, len);
+		router_control(a, line, len, &env, method);
 		return;
 	}
 	switch (worker_availability(r->worker)) {

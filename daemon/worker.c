@@ -1329,7 +1329,9 @@ worker_availability(const struct worker *w)
 {
 	switch (w->state) {
 	case WORKER_READY:
-		return (WORKER_AVAIL_READY);
+		/* The transport may already be gone while its exit is handled. */
+		return (w->to_child != NULL ? WORKER_AVAIL_READY :
+		    WORKER_AVAIL_WAIT);
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
 		return (WORKER_AVAIL_WAIT);

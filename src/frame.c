@@ -520,7 +520,9 @@ frame_next(struct frame *f, struct frame_msg *msg)
 		nl = NULL;
 		if (f->scan < f->end) {
 			nl = memchr(f->buf + f->scan, '\n', f->end - f->scan);
-			f->examined += f->end - f->scan;
+			f->examined += nl != NULL ?
+			    (size_t)(nl - (f->buf + f->scan)) + 1 :
+			    f->end - f->scan;
 		}
 		if (nl == NULL) {
 			f->scan = f->end;
