@@ -1,0 +1,65 @@
+#!/bin/sh
+# build.sh -- build the fuzz targets.
+#
+#	tests/fuzz/build.sh [TARGET ...]
+#
+# By default builds the libFuzzer binaries with clang, ASan and UBSan into
+# $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf and
+# fuzz_client.  With MODE=replay it builds instead the plain replay
+# programs make check runs (replay_NAME, with $CC), for a quick look
+# without automake.  config.h comes from $BUILD (the configured build
+# directory, build/ by default).  See run.sh to run the fuzzers.
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+FUZZ_OUT=${FUZZ_OUT:-$top/build/fuzz}
+MODE=${MODE:-fuzz}
+CLANG=${CLANG:-clang}
+
+warn="-Wall -Wextra -Wshadow -Wformat=2 -Wpointer-arith -Wmissing-prototypes
+    -Wstrict-prototypes -Wno-unused-parameter -Wno-missing-field-initializers"
+deps_cflags=$(pkg-config --cflags libcjson libevent)
+deps_libs="$(pkg-config --libs libcjson libevent) -lm"
+
+if [ ! -f "$BUILD/config.h" ]; then
+	echo "build.sh: no $BUILD/config.h (configure first, or set BUILD)" >&2
+	exit 1
+fi
+mkdir -p "$FUZZ_OUT"
+BUILD=$(cd "$BUILD" && pwd)
+FUZZ_OUT=$(cd "$FUZZ_OUT" && pwd)
+incs="-I$BUILD -I$top/src -I$top/daemon -I$top/tests/fuzz"
+
+# The code under test that each target links, besides its own file.
+sources() {
+	case $1 in
+	frame)		echo src/frame.c src/xmalloc.c ;;
+	envelope)	echo src/envelope.c ;;
+	conf)		echo src/conf.c src/xmalloc.c ;;
+	client)		echo daemon/router.c daemon/router_up.c \
+			    daemon/router_down.c src/envelope.c src/hmap.c \
+			    src/rpc.c src/xmalloc.c src/conf.c ;;
+	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
+	esac
+}
+
+targets=${*:-frame envelope conf client}
+for t in $targets; do
+	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
+	if [ "$MODE" = replay ]; then
+		out=$FUZZ_OUT/replay_$t
+		# shellcheck disable=SC2086
+		(cd "$top" && ${CC:-cc} -g -O2 $warn ${CFLAGS:-} $incs \
+		    $deps_cflags -o "$out" $srcs tests/fuzz/replay.c \
+		    $deps_libs)
+	else
+		out=$FUZZ_OUT/fuzz_$t
+		# shellcheck disable=SC2086
+		(cd "$top" && $CLANG -g -O1 -fno-omit-frame-pointer \
+		    -fsanitize=fuzzer,address,undefined \
+		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs \
+		    $deps_cflags -o "$out" $srcs $deps_libs)
+	fi
+	echo "built $out"
+done

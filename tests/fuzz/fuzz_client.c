@@ -1,0 +1,1193 @@
+/*
+ * fuzz_client.c -- a client connection's requests through the real router.
+ *
+ * The router (daemon/router.c, router_up.c, router_down.c) runs as in
+ * mcpd, on a real event base, with up to three attachments.  What it calls
+ * in the rest of the daemon is replaced by the stand-ins below (worker_*,
+ * client_*, control_dispatch, log_*, clock_*), because a fuzz target
+ * cannot run child processes or own sockets: they model the worker's
+ * states and the clients' connections, and record every message that
+ * would be written to the server or to a client.  The clock is simulated
+ * and the router's sweep timer is fired by hand.
+ *
+ * The input is lines.  The first sets the scene: attachments ('1'-'3'),
+ * configuration variant (byte % 5: short timeouts, roots, no client
+ * capabilities, defaults, small output limits) and worker state ('R'eady,
+ * 'W'aiting for a start, 'X' refusing).  Each further line is an event:
+ *
+ *	1JSON 2JSON 3JSON	a line from attachment 1, 2 or 3
+ *	SJSON			a line from the server's stdout
+ *	R			the session became ready
+ *	D, Dx			the server exited; restarting, or in backoff
+ *	W, X			starting again; stopping (requests refused)
+ *	T[ms]			time passes (default 1000 ms); timers run
+ *	O[id]			the server sent an oversized reply for id
+ *	H, L			the server's stdin over its high mark, drained
+ *	Qn, An			detach attachment n; attach a new client as n
+ *	En, Cn			client n half-closes; closes
+ *	F			every client's output is written
+ *
+ * In JSON lines "$U" is the newest upstream request id written to the
+ * server ("$U1" the one before, up to "$U9"), "$D" the newest id of a
+ * server request this client received, so replies can be written, and
+ * "$Z" 270 KiB of 'x', for large messages.  Client output counts against
+ * the configured limits until 'F'; lines of one peer form a batch, and
+ * clients that died in it are freed (detached) after it.
+ *
+ * Invariants: no crash, leak or sanitizer report; every message written to
+ * the server or a client is one strict JSON object (envelope_scan) that
+ * cJSON parses too, on one line; request ids written to the server are
+ * unique integers, cancellations name them, and replies to the server
+ * answer requests it sent; every reply a client receives carries an id
+ * that client sent and that was awaiting its answer (or null, for an
+ * error about an unreadable line); progress and cancellations reach only
+ * the client they belong to; nothing reaches a detached client; and when
+ * the server finally goes away and time runs out, every request a client
+ * still connected made has had exactly one answer, unless it cancelled it.
+ */
+#include "config.h"
+
+#include <sys/uio.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "client.h"
+#include "clock.h"
+#include "conf.h"
+#include "control.h"
+#include "envelope.h"
+#include "fuzz.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+const char	*fuzz_target_name = "client";
+
+#define FUZZ_SLOTS		3
+#define FUZZ_STDIN_HIGH_BYTES	(5 * 1024 * 1024)	/* over the router's */
+#define FUZZ_START_MS		1000000
+#define FUZZ_MAX_STEP_MS	1000000000ULL
+#define FUZZ_PAD_BYTES		(270 * 1024)	/* $Z: a large message */
+#define FUZZ_INIT_RESULT \
+	"{\"protocolVersion\":\"" MCPD_MCP_VERSION "\",\"capabilities\":" \
+	"{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true}}," \
+	"\"serverInfo\":{\"name\":\"fuzz\",\"version\":\"1\"}}"
+
+/* Configuration variants: short timeouts, roots, no capabilities. */
+static const char *fuzz_confs[] = {
+	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"request_timeout_ms\":1000,\"init_timeout_ms\":500,"
+	    "\"backoff_max_ms\":1000}}}"),
+	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"request_timeout_ms\":1000,\"init_timeout_ms\":500,"
+	    "\"backoff_max_ms\":1000,\"roots\":[\"/srv/a b\","
+	    "\"file:///tmp/x%2Fy\",\"/\"]}}}"),
+	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"client_capabilities\":[],\"request_timeout_ms\":1000}}}"),
+	("{\"servers\":{\"fuzz\":{\"type\":\"stdio\","
+	    "\"command\":\"x\"}}}"),
+	("{\"mcpd\":{\"client_output_hard_bytes\":65536,"
+	    "\"client_output_soft_bytes\":1000,\"client_output_soft_s\":1},"
+	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"request_timeout_ms\":1000}}}"),
+};
+#define FUZZ_NCONFS	(sizeof fuzz_confs / sizeof fuzz_confs[0])
+
+/* A multiset of JSON texts (ids, tokens). */
+struct bag {
+	char	**v;
+	size_t	  n;
+};
+
+static void
+bag_add(struct bag *b, const char *text)
+{
+	b->v = xreallocarray(b->v, b->n + 1, sizeof *b->v);
+	b->v[b->n++] = xstrdup(text);
+}
+
+static int
+bag_find(const struct bag *b, const char *text)
+{
+	size_t	 i;
+
+	for (i = 0; i < b->n; i++) {
+		if (strcmp(b->v[i], text) == 0)
+			return ((int)i);
+	}
+	return (-1);
+}
+
+static int
+bag_take(struct bag *b, const char *text)
+{
+	int	 i;
+
+	if ((i = bag_find(b, text)) < 0)
+		return (0);
+	free(b->v[i]);
+	b->v[i] = b->v[--b->n];
+	return (1);
+}
+
+static void
+bag_free(struct bag *b)
+{
+	size_t	 i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+	b->v = NULL;
+	b->n = 0;
+}
+
+/* The stand-in for a connection (daemon/client.c). */
+struct client {
+	int			 slot;
+	uint64_t		 serial;
+	struct attachment	*att;		/* NULL once detached */
+	int			 detached;	/* router_detach was called */
+	int			 dead;		/* client_lost: output dropped */
+	int			 close_due;	/* detach after this event */
+	int			 paused;
+	int			 eof;
+	struct bag		 awaiting;	/* ids awaiting an answer */
+	struct bag		 cancelled;	/* ids it cancelled */
+	struct bag		 tokens;	/* progress tokens it chose */
+	struct bag		 downs;		/* server requests it got */
+	long long		 last_down;
+	char			**held;		/* lines unread while paused */
+	size_t			*held_len;
+	size_t			 nheld;
+	size_t			 queued;	/* output bytes not yet written */
+	uint64_t		 soft_since_ms;
+	void			**owned;	/* queued by reference */
+	size_t			 nowned;
+};
+
+/* The stand-in for a worker (daemon/worker.c). */
+struct worker {
+	enum worker_avail	 avail;
+	int			 was_ready;
+	int			 transport_closed;
+	int			 stdin_high;
+	int64_t			 next_upstream_id;
+	const struct conf_server *conf;
+};
+
+static struct {
+	struct mcpd		 mcpd;
+	struct worker		 worker;
+	struct router		*router;
+	struct conf		*conf;
+	struct client		*slots[FUZZ_SLOTS];
+	struct client		**clients;	/* all of this input's */
+	size_t			 nclients;
+	uint64_t		 now_ms;
+	uint64_t		 now_us;
+	int64_t			*upstream;	/* request ids, oldest first */
+	size_t			 nupstream;
+	struct bag		 server_asked;	/* server requests unanswered */
+	struct bag		 down_ids;	/* every down id handed out */
+	int			 in_session_down;
+	char			*line_buf;	/* the stdout line being routed */
+	size_t			 line_size;
+} F;
+
+static char *
+join_iov(const struct iovec *iov, int iovcnt, size_t *len)
+{
+	char	*text;
+	size_t	 total = 0;
+	int	 i;
+
+	FUZZ_CHECK(iovcnt >= 1, "a message of %d pieces", iovcnt);
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	text = xmalloc(total + 1);
+	*len = 0;
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(text + *len, iov[i].iov_base, iov[i].iov_len);
+		*len += iov[i].iov_len;
+	}
+	text[*len] = '\0';
+	return (text);
+}
+
+/* One strict JSON object on one line, as cJSON sees it too. */
+static cJSON *
+parse_written(const char *text, size_t len, const char *to)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+	cJSON		*json;
+
+	FUZZ_CHECK(len > 0 && memchr(text, '\n', len) == NULL,
+	    "message to %s is empty or holds a newline: %s", to, text);
+#ifndef FUZZ_STRICT
+	/* Finding 3: an id cut at 40 bytes inside a UTF-8 sequence. */
+	if (strstr(text, "is already in use by a request in flight") == NULL)
+#endif
+	FUZZ_CHECK(envelope_scan(text, len, &env, &erroff) == 0,
+	    "message to %s is not a strict JSON object (byte %zu): %s", to,
+	    erroff, text);
+	json = fuzz_json_parse(text, len);
+	FUZZ_CHECK(cJSON_IsObject(json), "cJSON refuses the message to %s: %s",
+	    to, text);
+	return (json);
+}
+
+static char *
+json_text_of(const cJSON *v)
+{
+	return (v != NULL ? fuzz_json_text(v) : NULL);
+}
+
+static int
+is_upstream_id(const cJSON *id)
+{
+	size_t	 i;
+
+	if (!cJSON_IsNumber(id))
+		return (0);
+	for (i = 0; i < F.nupstream; i++) {
+		if ((double)F.upstream[i] == id->valuedouble)
+			return (1);
+	}
+	return (0);
+}
+
+static int
+is_integer(const cJSON *v)
+{
+	return (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble < 9007199254740992.0 &&
+	    floor(v->valuedouble) == v->valuedouble);
+}
+
+/* A message the router wrote to the server. */
+static void
+server_receives(const char *text, size_t len)
+{
+	cJSON	*msg, *method, *id, *params;
+	char	*idtext;
+
+	msg = parse_written(text, len, "the server");
+	method = fuzz_json_member(msg, "method");
+	id = fuzz_json_member(msg, "id");
+	params = fuzz_json_member(msg, "params");
+	FUZZ_CHECK(method == NULL || cJSON_IsString(method),
+	    "message to the server with a non-string method: %s", text);
+	if (method != NULL && id != NULL) {
+		FUZZ_CHECK(is_integer(id), "request to the server with id "
+		    "other than a positive integer: %s", text);
+		FUZZ_CHECK(!is_upstream_id(id), "upstream id used twice: %s",
+		    text);
+#ifdef FUZZ_STRICT
+		/* Finding 2 (README): checked only with FUZZ_STRICT. */
+		FUZZ_CHECK(!F.worker.transport_closed || !F.in_session_down,
+		    "request forwarded to the exited server while the session "
+		    "was going down (no answer until it times out): %s", text);
+#endif
+		F.upstream = xreallocarray(F.upstream, F.nupstream + 1,
+		    sizeof *F.upstream);
+		F.upstream[F.nupstream++] = (int64_t)id->valuedouble;
+	} else if (method != NULL) {
+		if (strcmp(method->valuestring,
+		    "notifications/cancelled") == 0)
+			FUZZ_CHECK(is_upstream_id(fuzz_json_member(params,
+			    "requestId")), "cancellation of a request the server "
+			    "never got: %s", text);
+	} else {
+		FUZZ_CHECK(id != NULL, "reply to the server without id: %s",
+		    text);
+		idtext = fuzz_json_text(id);
+		FUZZ_CHECK(bag_take(&F.server_asked, idtext), "reply to the "
+		    "server for id %s, which it did not ask or was answered: %s",
+		    idtext, text);
+		free(idtext);
+	}
+	cJSON_Delete(msg);
+}
+
+/* A message the router wrote to a client. */
+static void
+client_receives(struct client *c, const char *text, size_t len)
+{
+	cJSON	*msg, *method, *id, *params, *v;
+	char	*idtext, *vtext;
+
+	FUZZ_CHECK(!c->detached, "message for client %d after it was "
+	    "detached: %s", c->slot + 1, text);
+	if (c->dead)
+		return;		/* client_queue_iov drops it */
+	msg = parse_written(text, len, "a client");
+	method = fuzz_json_member(msg, "method");
+	id = fuzz_json_member(msg, "id");
+	params = fuzz_json_member(msg, "params");
+	idtext = json_text_of(id);
+	if (method != NULL) {
+		FUZZ_CHECK(cJSON_IsString(method), "message to a client with "
+		    "a non-string method: %s", text);
+		if (id != NULL) {
+			/* A server request, under an id of mcpd's. */
+			FUZZ_CHECK(is_integer(id), "server request to a client "
+			    "with id other than a positive integer: %s", text);
+			FUZZ_CHECK(bag_find(&F.down_ids, idtext) < 0,
+			    "server request id %s handed out twice", idtext);
+			bag_add(&F.down_ids, idtext);
+			bag_add(&c->downs, idtext);
+			c->last_down = (long long)id->valuedouble;
+		} else if (strcmp(method->valuestring,
+		    "notifications/cancelled") == 0) {
+			v = fuzz_json_member(params, "requestId");
+			vtext = json_text_of(v);
+			FUZZ_CHECK(vtext != NULL && bag_find(&c->downs,
+			    vtext) >= 0, "client %d told of the cancellation "
+			    "of a request it never got: %s", c->slot + 1, text);
+			free(vtext);
+		} else if (strcmp(method->valuestring,
+		    "notifications/progress") == 0) {
+			v = fuzz_json_member(params, "progressToken");
+			vtext = json_text_of(v);
+			FUZZ_CHECK(vtext != NULL && bag_find(&c->tokens,
+			    vtext) >= 0, "client %d got progress for a token it "
+			    "never chose: %s", c->slot + 1, text);
+			free(vtext);
+		}
+	} else {
+		FUZZ_CHECK(id != NULL, "reply to a client without id: %s",
+		    text);
+		FUZZ_CHECK((fuzz_json_member(msg, "result") != NULL) !=
+		    (fuzz_json_member(msg, "error") != NULL),
+		    "reply to a client with neither or both of result and "
+		    "error: %s", text);
+		if (cJSON_IsNull(id))
+			FUZZ_CHECK(fuzz_json_member(msg, "error") != NULL,
+			    "result with a null id: %s", text);
+		else
+			FUZZ_CHECK(bag_take(&c->awaiting, idtext), "client %d "
+			    "got a reply for id %s, which it did not send or "
+			    "which was already answered: %s", c->slot + 1,
+			    idtext, text);
+	}
+	free(idtext);
+	cJSON_Delete(msg);
+}
+
+/*
+ * Stand-ins for the daemon around the router.  A fuzz target cannot run
+ * child processes or accept connections, so worker.c, client.c, control.c,
+ * log.c and clock.c are replaced by these models.
+ */
+
+uint64_t
+clock_now_ms(void)
+{
+	return (F.now_ms);
+}
+
+uint64_t
+clock_now_us(void)
+{
+	/* Monotonic, and a little time passes between calls. */
+	if (F.now_us < F.now_ms * 1000)
+		F.now_us = F.now_ms * 1000;
+	return (F.now_us++);
+}
+
+uint64_t
+clock_realtime_us(void)
+{
+	return (1700000000000000ULL);
+}
+
+const char *
+worker_name(const struct worker *w)
+{
+	return ("fuzz");
+}
+
+const struct conf_server *
+worker_conf(const struct worker *w)
+{
+	return (w->conf);
+}
+
+int64_t
+worker_next_upstream_id(struct worker *w)
+{
+	return (w->next_upstream_id++);
+}
+
+const char *
+worker_init_result_text(const struct worker *w)
+{
+	return (FUZZ_INIT_RESULT);
+}
+
+enum worker_avail
+worker_availability(const struct worker *w)
+{
+	return (w->avail);
+}
+
+char *
+worker_unavailable_reason(const struct worker *w)
+{
+	return (xstrdup("server fuzz is stopped (fuzz)"));
+}
+
+int
+worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
+{
+	char	*text;
+	size_t	 len;
+
+	text = join_iov(iov, iovcnt, &len);
+	server_receives(text, len);
+	free(text);
+	return (w->transport_closed ? -1 : 0);
+}
+
+size_t
+worker_stdin_queued(const struct worker *w)
+{
+	return (w->stdin_high ? FUZZ_STDIN_HIGH_BYTES : 0);
+}
+
+/* worker.c: the buffer of the stdout line being routed, taken once. */
+char *
+worker_steal_line(struct worker *w, const char *line, size_t *size)
+{
+	char	*buf = F.line_buf;
+
+	if (buf == NULL || line != buf)
+		return (NULL);
+	F.line_buf = NULL;
+	*size = F.line_size;
+	return (buf);
+}
+
+void
+worker_dropped_line(struct worker *w, const char *line, size_t len,
+    size_t error_off)
+{
+	FUZZ_CHECK(error_off <= len, "error offset %zu past a line of %zu",
+	    error_off, len);
+}
+
+void
+worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+}
+
+/* client_check_limits: over the hard limit, or the soft one too long. */
+static void
+client_limits(struct client *c)
+{
+	const struct conf	*conf = F.conf;
+
+	if (c->queued > conf->client_output_hard_bytes)
+		goto kill;
+	if (conf->client_output_soft_bytes == 0 ||
+	    c->queued <= conf->client_output_soft_bytes) {
+		c->soft_since_ms = 0;
+		return;
+	}
+	if (c->soft_since_ms == 0) {
+		c->soft_since_ms = F.now_ms;
+		return;
+	}
+	if (F.now_ms - c->soft_since_ms <
+	    (uint64_t)conf->client_output_soft_s * 1000)
+		return;
+kill:
+	c->dead = 1;		/* client_lost: freed from a deferred event */
+	c->close_due = 1;
+}
+
+void
+client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
+{
+	char	*text;
+	size_t	 len;
+
+	text = join_iov(iov, iovcnt, &len);
+	client_receives(c, text, len);
+	free(text);
+	if (c->dead)
+		return;
+	c->queued += len + 1;
+	client_limits(c);
+}
+
+/* Pieces inside mem are queued by reference: mem lives until written. */
+void
+client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
+    void *mem, size_t size)
+{
+	FUZZ_CHECK(!c->detached, "message for client %d after it was "
+	    "detached", c->slot + 1);
+	if (c->dead) {
+		free(mem);
+		return;
+	}
+	client_queue_iov(c, iov, iovcnt);
+	c->owned = xreallocarray(c->owned, c->nowned + 1, sizeof *c->owned);
+	c->owned[c->nowned++] = mem;
+}
+
+/* Output written: the queue empties, references are released. */
+static void
+client_flushed(struct client *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	c->owned = NULL;
+	c->nowned = 0;
+	c->queued = 0;
+	c->soft_since_ms = 0;
+}
+
+static void	client_deliver(struct client *, const char *, size_t);
+
+void
+client_pause(struct client *c)
+{
+	FUZZ_CHECK(!c->detached, "pausing a detached client");
+	if (c->dead)
+		return;
+	c->paused = 1;
+}
+
+/* As client.c does: lines already read are handed on at once. */
+void
+client_resume(struct client *c)
+{
+	char	*line;
+	size_t	 len;
+
+	FUZZ_CHECK(!c->detached, "resuming a detached client");
+	if (c->dead || !c->paused)
+		return;
+	c->paused = 0;
+	while (c->nheld > 0 && !c->paused && !c->dead && !c->detached) {
+		line = c->held[0];
+		len = c->held_len[0];
+		c->nheld--;
+		memmove(c->held, c->held + 1, c->nheld * sizeof *c->held);
+		memmove(c->held_len, c->held_len + 1,
+		    c->nheld * sizeof *c->held_len);
+		client_deliver(c, line, len);
+		free(line);
+	}
+}
+
+/* client_maybe_close: a half-closed client goes once nothing is pending. */
+void
+client_idle(struct client *c)
+{
+	if (c->eof && !c->dead) {
+		c->dead = 1;
+		c->close_due = 1;	/* freed from a deferred event */
+	}
+}
+
+void
+client_detached(struct client *c, const char *reason)
+{
+	c->att = NULL;
+	c->dead = 1;
+}
+
+uint64_t
+client_serial(const struct client *c)
+{
+	return (c->serial);
+}
+
+pid_t
+client_pid(const struct client *c)
+{
+	return ((pid_t)(1000 + c->serial));
+}
+
+void
+control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const char *method, const cJSON *params)
+{
+	struct iovec	 iov;
+	cJSON		*msg;
+	char		*text;
+
+	/* control.c compares method with its table: NULL would crash it. */
+	FUZZ_CHECK(method != NULL, "control_dispatch called without a method "
+	    "(the message's \"method\" is not what cJSON finds)");
+	msg = rpc_make_result(id, NULL);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	iov.iov_base = text;
+	iov.iov_len = strlen(text);
+	client_queue_iov(c, &iov, 1);
+	free(text);
+}
+
+static void __attribute__((format(printf, 1, 0)))
+log_format(const char *fmt, va_list ap)
+{
+	char	 buf[1024];
+
+	vsnprintf(buf, sizeof buf, fmt, ap);
+}
+
+void
+log_event(int priority, const char *message_id,
+    const struct log_field *fields, size_t nfields, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 i;
+
+	for (i = 0; i < nfields; i++)
+		FUZZ_CHECK(fields[i].name != NULL, "log field without a name");
+	va_start(ap, fmt);
+	log_format(fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	/* The router drops a message it cannot rewrite: never expected. */
+	FUZZ_CHECK(strstr(fmt, "cannot rewrite") == NULL, "router: %s", fmt);
+	va_start(ap, fmt);
+	log_format(fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The harness.
+ */
+
+static struct client *
+client_new(int slot)
+{
+	struct client	*c;
+
+	c = xcalloc(1, sizeof *c);
+	c->slot = slot;
+	c->serial = F.nclients + 1;
+	F.clients = xreallocarray(F.clients, F.nclients + 1,
+	    sizeof *F.clients);
+	F.clients[F.nclients++] = c;
+	F.slots[slot] = c;
+	c->att = router_attach(F.router, c);
+	return (c);
+}
+
+static void
+client_free(struct client *c)
+{
+	size_t	 i;
+
+	bag_free(&c->awaiting);
+	bag_free(&c->cancelled);
+	bag_free(&c->tokens);
+	bag_free(&c->downs);
+	for (i = 0; i < c->nheld; i++)
+		free(c->held[i]);
+	free(c->held);
+	free(c->held_len);
+	client_flushed(c);
+	free(c);
+}
+
+static void
+client_detach(struct client *c, const char *reason)
+{
+	struct attachment	*a = c->att;
+
+	if (a == NULL)
+		return;
+	c->att = NULL;
+	c->dead = 1;
+	router_detach(a, reason);
+	c->detached = 1;
+	client_flushed(c);	/* client_free_cb frees its output */
+	if (F.slots[c->slot] == c)
+		F.slots[c->slot] = NULL;
+}
+
+/* Deferred frees (client_free_cb) run between events. */
+static void
+run_deferred(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < F.nclients; i++) {
+		if (F.clients[i]->close_due) {
+			F.clients[i]->close_due = 0;
+			client_detach(F.clients[i], "client disconnected");
+		}
+	}
+}
+
+/* The JSON text of member key of a recorded envelope value, via cJSON. */
+static char *
+member_text(cJSON *root, const char *k1, const char *k2, const char *k3)
+{
+	cJSON	*v = fuzz_json_member(root, k1);
+
+	if (k2 != NULL)
+		v = fuzz_json_member(v, k2);
+	if (k3 != NULL)
+		v = fuzz_json_member(v, k3);
+	FUZZ_CHECK(v != NULL, "cJSON misses %s%s%s%s%s, which envelope_scan "
+	    "found", k1, k2 != NULL ? "." : "", k2 != NULL ? k2 : "",
+	    k3 != NULL ? "." : "", k3 != NULL ? k3 : "");
+	return (fuzz_json_text(v));
+}
+
+#ifndef FUZZ_STRICT
+/*
+ * Lines that run into the bugs this target found (tests/fuzz/README) are
+ * left out, so that fuzzing goes on past them; build with -DFUZZ_STRICT
+ * to see them, and delete this once they are fixed.
+ */
+static int
+known_bug(const struct client *c, const char *line, size_t len,
+    const struct envelope *env, const cJSON *json)
+{
+	char	*text, method[64];
+	int	 hit;
+
+	/* Findings 1 and 5: router_control re-parses with cJSON. */
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) >= 0 && strncmp(method, MCPD_METHOD_PREFIX,
+	    strlen(MCPD_METHOD_PREFIX)) == 0 &&
+	    memmem(line, len, "\\u", 2) != NULL)
+		return (1);
+	/* Finding 4: a (un)subscribe reusing an id in flight. */
+	if (env->id.type != ENVELOPE_ABSENT && (envelope_string_eq(line,
+	    &env->method, "resources/subscribe") ||
+	    envelope_string_eq(line, &env->method, "resources/unsubscribe"))) {
+		text = fuzz_json_text(fuzz_json_member(json, "id"));
+		hit = bag_find(&c->awaiting, text) >= 0;
+		free(text);
+		return (hit);
+	}
+	return (0);
+}
+#endif
+
+/* Note what a client line asks for, then hand it to the router. */
+static void
+client_deliver(struct client *c, const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+	cJSON		*json;
+	char		*text;
+	int		 has_id, response;
+
+	if (envelope_scan(line, len, &env, &erroff) == 0) {
+		json = fuzz_json_parse(line, len);
+		FUZZ_CHECK(json != NULL, "cJSON refuses a line envelope_scan "
+		    "accepted");
+#ifndef FUZZ_STRICT
+		if (known_bug(c, line, len, &env, json)) {
+			cJSON_Delete(json);
+			return;
+		}
+#endif
+		has_id = env.id.type == ENVELOPE_STRING ||
+		    env.id.type == ENVELOPE_NUMBER;
+		response = env.method.type == ENVELOPE_ABSENT &&
+		    (env.result.type != ENVELOPE_ABSENT) !=
+		    (env.error.type != ENVELOPE_ABSENT);
+		/* Everything with an id but a response is answered. */
+		if (has_id && !response) {
+			text = member_text(json, "id", NULL, NULL);
+			bag_add(&c->awaiting, text);
+			free(text);
+		}
+		if (has_id && (env.progress_token.type == ENVELOPE_STRING ||
+		    env.progress_token.type == ENVELOPE_NUMBER)) {
+			text = member_text(json, "params", "_meta",
+			    "progressToken");
+			bag_add(&c->tokens, text);
+			free(text);
+		}
+		if (env.id.type == ENVELOPE_ABSENT &&
+		    envelope_string_eq(line, &env.method,
+		    "notifications/cancelled") &&
+		    env.p_request_id.type != ENVELOPE_ABSENT) {
+			text = member_text(json, "params", "requestId", NULL);
+			bag_add(&c->cancelled, text);
+			free(text);
+		}
+		cJSON_Delete(json);
+	}
+	router_client_line(c->att, line, len);
+}
+
+/* Replace $U[k], $D and $Z in a line. */
+static char *
+expand(const char *in, size_t len, const struct client *c, size_t *out_len)
+{
+	char	*out;
+	size_t	 i, o = 0, k;
+	long long v;
+
+	for (i = 0, k = 0; i + 1 < len; i++)
+		k += in[i] == '$' && in[i + 1] == 'Z';
+	out = xmalloc(len * 10 + k * FUZZ_PAD_BYTES + 1);
+	for (i = 0; i < len; i++) {
+		if (in[i] == '$' && i + 1 < len && in[i + 1] == 'Z') {
+			i++;
+			memset(out + o, 'x', FUZZ_PAD_BYTES);
+			o += FUZZ_PAD_BYTES;
+			continue;
+		}
+		if (in[i] == '$' && i + 1 < len && in[i + 1] == 'U') {
+			i++;
+			k = 0;
+			if (i + 1 < len && in[i + 1] >= '0' && in[i + 1] <= '9')
+				k = in[++i] - '0';
+			v = k < F.nupstream ? F.upstream[F.nupstream - 1 - k] :
+			    0;
+			o += sprintf(out + o, "%lld", v);
+		} else if (in[i] == '$' && i + 1 < len && in[i + 1] == 'D') {
+			i++;
+			o += sprintf(out + o, "%lld",
+			    c != NULL ? c->last_down : 0LL);
+		} else
+			out[o++] = in[i];
+	}
+	out[o] = '\0';
+	*out_len = o;
+	return (out);
+}
+
+static int
+collect_event_cb(const struct event_base *base, const struct event *ev,
+    void *arg)
+{
+	struct event	***list = arg;
+	size_t		   n = 0;
+
+	while ((*list)[n] != NULL)
+		n++;
+	*list = xreallocarray(*list, n + 2, sizeof **list);
+	(*list)[n] = (struct event *)(uintptr_t)ev;
+	(*list)[n + 1] = NULL;
+	return (0);
+}
+
+/* Time passes: run the timers that are due by the simulated clock. */
+static void
+advance(uint64_t ms)
+{
+	struct event	**list;
+	size_t		  i;
+
+	F.now_ms += ms;
+	list = xcalloc(1, sizeof *list);
+	event_base_foreach_event(F.mcpd.base, collect_event_cb, &list);
+	for (i = 0; list[i] != NULL; i++)
+		event_active(list[i], EV_TIMEOUT, 1);
+	free(list);
+	event_base_loop(F.mcpd.base, EVLOOP_NONBLOCK);
+}
+
+static void
+session_down(int backoff)
+{
+	/* worker_child_exited: transport closed, then the router told. */
+	F.worker.stdin_high = 0;
+	F.worker.transport_closed = 1;
+	F.in_session_down = 1;
+	router_session_down(F.router, "process exited (fuzz)");
+	F.in_session_down = 0;
+	if (backoff) {
+		F.worker.avail = WORKER_AVAIL_REFUSE;
+		router_session_unavailable(F.router);
+	} else {
+		F.worker.avail = WORKER_AVAIL_WAIT;
+		F.worker.transport_closed = 0;
+	}
+}
+
+static struct client *
+slot_client(const char *arg, size_t len)
+{
+	int	 slot = len > 0 ? (unsigned char)arg[0] % FUZZ_SLOTS : 0;
+
+	if (len > 0 && arg[0] >= '1' && arg[0] <= '3')
+		slot = arg[0] - '1';
+	return (F.slots[slot]);
+}
+
+static void
+server_line(const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+	cJSON		*json;
+	char		*text;
+
+	if (envelope_scan(line, len, &env, &erroff) == 0 &&
+	    env.method.type == ENVELOPE_STRING &&
+	    (env.id.type == ENVELOPE_STRING ||
+	    env.id.type == ENVELOPE_NUMBER)) {
+		json = fuzz_json_parse(line, len);
+		FUZZ_CHECK(json != NULL, "cJSON refuses a line envelope_scan "
+		    "accepted");
+		text = member_text(json, "id", NULL, NULL);
+		bag_add(&F.server_asked, text);
+		free(text);
+		cJSON_Delete(json);
+	}
+	/* As the framer's buffer: worker_steal_line may take it. */
+	F.line_size = len + 64;
+	F.line_buf = xmalloc(F.line_size);
+	memcpy(F.line_buf, line, len);
+	router_server_line(F.router, F.line_buf, len);
+	free(F.line_buf);
+	F.line_buf = NULL;
+}
+
+static void
+run_event(const char *line, size_t len)
+{
+	struct client	*c;
+	char		*text, *end;
+	size_t		 tlen;
+	uint64_t	 ms;
+	int		 slot;
+
+	if (len == 0)
+		return;
+	/*
+	 * Lines from one peer come in batches (one read callback); deferred
+	 * frees run when the batch is over, before any other event.
+	 */
+	if (strchr("123S", line[0]) == NULL)
+		run_deferred();
+	switch (line[0]) {
+	case '1':
+	case '2':
+	case '3':
+		c = F.slots[line[0] - '1'];
+		if (c == NULL || c->dead)
+			break;
+		text = expand(line + 1, len - 1, c, &tlen);
+		if (c->paused) {
+			c->held = xreallocarray(c->held, c->nheld + 1,
+			    sizeof *c->held);
+			c->held_len = xreallocarray(c->held_len, c->nheld + 1,
+			    sizeof *c->held_len);
+			c->held[c->nheld] = text;
+			c->held_len[c->nheld++] = tlen;
+			break;
+		}
+		client_deliver(c, text, tlen);
+		free(text);
+		break;
+	case 'S':
+		text = expand(line + 1, len - 1, NULL, &tlen);
+		server_line(text, tlen);
+		free(text);
+		break;
+	case 'R':
+		/* Only a starting server becomes ready. */
+		if (F.worker.avail != WORKER_AVAIL_WAIT)
+			break;
+		F.worker.avail = WORKER_AVAIL_READY;
+		F.worker.transport_closed = 0;
+		router_session_ready(F.router, !F.worker.was_ready);
+		F.worker.was_ready = 1;
+		break;
+	case 'D':
+		session_down(len > 1 && line[1] == 'x');
+		break;
+	case 'W':
+		/* Backoff over: starting again.  A ready one must exit first. */
+		if (F.worker.avail != WORKER_AVAIL_REFUSE)
+			break;
+		F.worker.avail = WORKER_AVAIL_WAIT;
+		F.worker.transport_closed = 0;
+		break;
+	case 'X':
+		if (F.worker.avail == WORKER_AVAIL_REFUSE)
+			break;
+		F.worker.avail = WORKER_AVAIL_REFUSE;
+		router_session_unavailable(F.router);
+		break;
+	case 'T':
+		text = xstrndup(line + 1, len - 1);
+		ms = strtoull(text, &end, 10);
+		if (end == text)
+			ms = 1000;
+		free(text);
+		advance(ms < FUZZ_MAX_STEP_MS ? ms : FUZZ_MAX_STEP_MS);
+		break;
+	case 'O':
+		text = expand(line + 1, len - 1, NULL, &tlen);
+		router_server_oversize(F.router, 16 * 1024 * 1024 + tlen,
+		    tlen > 0 ? text : NULL, tlen);
+		free(text);
+		break;
+	case 'H':
+		if (!F.worker.transport_closed)
+			F.worker.stdin_high = 1;
+		break;
+	case 'L':
+		F.worker.stdin_high = 0;
+		router_stdin_drained(F.router);
+		break;
+	case 'Q':
+		if ((c = slot_client(line + 1, len - 1)) != NULL)
+			client_detach(c, "client disconnected");
+		break;
+	case 'A':
+		slot = len > 1 && line[1] >= '1' && line[1] <= '3' ?
+		    line[1] - '1' : 0;
+		if (F.slots[slot] == NULL)
+			client_new(slot);
+		break;
+	case 'E':
+		if ((c = slot_client(line + 1, len - 1)) != NULL && !c->dead) {
+			c->eof = 1;
+			if (!router_attachment_busy(c->att))
+				client_idle(c);
+		}
+		break;
+	case 'C':
+		if ((c = slot_client(line + 1, len - 1)) != NULL) {
+			c->dead = 1;
+			c->close_due = 1;
+		}
+		break;
+	case 'F':
+		for (slot = 0; slot < (int)F.nclients; slot++)
+			client_flushed(F.clients[slot]);
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *
+no_getenv(const char *name, void *arg)
+{
+	return (NULL);
+}
+
+/* The end: the server goes for good, time runs out; all was answered? */
+static void
+finish(void)
+{
+	struct client	*c;
+	size_t		 i, j;
+
+	run_deferred();
+	session_down(1);
+	advance(FUZZ_MAX_STEP_MS);
+	run_deferred();
+	for (i = 0; i < F.nclients; i++) {
+		c = F.clients[i];
+		if (c->detached || c->dead)
+			continue;
+		for (j = 0; j < c->awaiting.n; j++)
+			FUZZ_CHECK(bag_find(&c->cancelled,
+			    c->awaiting.v[j]) >= 0, "client %d never got an "
+			    "answer for id %s", c->slot + 1, c->awaiting.v[j]);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char		*p = (const char *)data, *end = p + size, *nl;
+	struct conf_diags	 diags;
+	size_t			 len, i;
+	int			 natt, variant;
+	char			 state;
+
+	memset(&F, 0, sizeof F);
+	srandom(1);		/* router_seed: the same hash layout each run */
+	F.now_ms = FUZZ_START_MS;
+	F.worker.next_upstream_id = 1;
+
+	/* The scene. */
+	nl = memchr(p, '\n', size);
+	len = nl != NULL ? (size_t)(nl - p) : size;
+	natt = len > 0 ? (p[0] >= '1' && p[0] <= '3' ? p[0] - '0' :
+	    (unsigned char)p[0] % FUZZ_SLOTS + 1) : 1;
+	variant = len > 1 ? (unsigned char)p[1] % FUZZ_NCONFS : 0;
+	state = len > 2 ? p[2] : 'R';
+	p += nl != NULL ? len + 1 : len;
+
+	conf_diags_init(&diags);
+	F.conf = conf_parse(fuzz_confs[variant], strlen(fuzz_confs[variant]),
+	    no_getenv, NULL, &diags);
+	FUZZ_CHECK(F.conf != NULL && F.conf->nservers == 1,
+	    "configuration %d refused", variant);
+	conf_diags_free(&diags);
+	F.worker.conf = &F.conf->servers[0];
+	F.worker.avail = WORKER_AVAIL_WAIT;
+	if ((F.mcpd.base = event_base_new()) == NULL)
+		abort();
+	F.router = router_new(&F.mcpd, &F.worker);
+	for (i = 0; i < (size_t)natt; i++)
+		client_new((int)i);
+	if (state == 'X' || state == 'x')
+		F.worker.avail = WORKER_AVAIL_REFUSE;
+	else if (state != 'W' && state != 'w') {
+		F.worker.avail = WORKER_AVAIL_READY;
+		router_session_ready(F.router, 1);
+		F.worker.was_ready = 1;
+	}
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		run_event(p, len);
+		p += nl != NULL ? len + 1 : len;
+	}
+	finish();
+
+	router_free(F.router);
+	event_base_free(F.mcpd.base);
+	for (i = 0; i < F.nclients; i++)
+		client_free(F.clients[i]);
+	free(F.clients);
+	free(F.upstream);
+	bag_free(&F.server_asked);
+	bag_free(&F.down_ids);
+	conf_free(F.conf);
+	return (0);
+}

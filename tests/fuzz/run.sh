@@ -1,0 +1,77 @@
+#!/bin/sh
+# run.sh -- run the libFuzzer builds (build.sh first), then fold what they
+# found into the committed corpus.
+#
+#	tests/fuzz/run.sh SECONDS [TARGET ...]
+#
+# Each target fuzzes for SECONDS in $FUZZ_OUT/work/TARGET, starting from
+# tests/fuzz/corpus/TARGET, $JOBS targets at a time (2).  Crashes land in
+# $FUZZ_OUT/crashes/TARGET/, logs in $FUZZ_OUT/logs/.  Then, unless
+# MERGE=0, `-merge=1` keeps the inputs that add edges (not hit counts, so
+# the corpus stays small) and they replace tests/fuzz/corpus/TARGET.
+# Extra libFuzzer flags: $FUZZ_FLAGS.
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FUZZ_OUT=${FUZZ_OUT:-$top/build/fuzz}
+JOBS=${JOBS:-2}
+MERGE=${MERGE:-1}
+seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
+shift
+targets=${*:-frame envelope conf client}
+
+max_len() {
+	case $1 in
+	frame)		echo 20000 ;;
+	client)		echo 8192 ;;
+	*)		echo 4096 ;;
+	esac
+}
+
+dict() {
+	case $1 in
+	envelope)	echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
+	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
+	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;
+	*)		echo "" ;;
+	esac
+}
+
+fuzz_one() {
+	t=$1
+	work=$FUZZ_OUT/work/$t
+	mkdir -p "$work" "$FUZZ_OUT/crashes/$t" "$FUZZ_OUT/logs"
+	# shellcheck disable=SC2046,SC2086
+	"$FUZZ_OUT/fuzz_$t" -max_total_time="$seconds" -max_len=$(max_len "$t") \
+	    $(dict "$t") -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix="$FUZZ_OUT/crashes/$t/" ${FUZZ_FLAGS:-} \
+	    "$work" "$top/tests/fuzz/corpus/$t" \
+	    >"$FUZZ_OUT/logs/$t.log" 2>&1 || echo "fuzz_$t: stopped, see $FUZZ_OUT/logs/$t.log"
+}
+
+running=0
+for t in $targets; do
+	fuzz_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$JOBS" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+
+for t in $targets; do
+	grep -E "stat::number_of_executed_units|cov:" "$FUZZ_OUT/logs/$t.log" |
+	    tail -2 | sed "s/^/$t: /"
+	[ "$MERGE" = 1 ] || continue
+	merged=$FUZZ_OUT/merged/$t
+	rm -rf "$merged"
+	mkdir -p "$merged"
+	"$FUZZ_OUT/fuzz_$t" -merge=1 -use_counters=0 \
+	    -max_len=$(max_len "$t") "$merged" \
+	    "$top/tests/fuzz/corpus/$t" "$FUZZ_OUT/work/$t" \
+	    >"$FUZZ_OUT/logs/$t.merge.log" 2>&1
+	rm -rf "$top/tests/fuzz/corpus/$t"
+	mv "$merged" "$top/tests/fuzz/corpus/$t"
+	echo "$t: corpus now $(ls "$top/tests/fuzz/corpus/$t" | wc -l) files"
+done
