@@ -262,16 +262,26 @@ void
 router_server_reply(struct router *r, const char *id, size_t id_len,
     cJSON *result, int code, const char *message)
 {
-	cJSON	*idj, *msg;
+	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"id\":null";
+	struct envelope_edit	 edit;
+	cJSON			*msg;
+	char			*text;
 
-	if ((idj = cJSON_ParseWithLength(id, id_len)) == NULL)
-		return;
+	/* The id goes back as the server wrote it, never through cJSON. */
 	if (result != NULL)
-		msg = rpc_make_result(idj, result);
+		msg = rpc_make_result(NULL, result);
 	else
-		msg = rpc_make_error(idj, code, message, NULL);
-	cJSON_Delete(idj);
-	router_send_server_json(r, msg);
+		msg = rpc_make_error(NULL, code, message, NULL);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	if (strncmp(text, head, sizeof head - 1) == 0) {
+		edit.off = sizeof head - 1 - 4;
+		edit.len = 4;
+		edit.text = id;
+		edit.text_len = id_len;
+		router_send_server(r, text, strlen(text), &edit, 1);
+	}
+	free(text);
 }
 
 /*

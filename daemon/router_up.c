@@ -315,20 +315,23 @@ static void
 router_control(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, const char *method)
 {
-	cJSON		*msg;
-	const cJSON	*id, *params;
+	cJSON		*id, *params = NULL;
 
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL ||
-	    !rpc_id_valid(id = cJSON_GetObjectItemCaseSensitive(msg, "id"))) {
+	/* The members the scanner found, not whatever cJSON would pick. */
+	id = cJSON_ParseWithLength(router_text(line, &env->id), env->id.len);
+	if (env->params.type != ENVELOPE_ABSENT)
+		params = cJSON_ParseWithLength(router_text(line, &env->params),
+		    env->params.len);
+	if (!rpc_id_valid(id) || (env->params.type != ENVELOPE_ABSENT &&
+	    params == NULL)) {
 		router_client_error(a, router_text(line, &env->id),
 		    env->id.len, RPC_INVALID_REQUEST, "invalid request: %s "
 		    "could not be read", method);
-		cJSON_Delete(msg);
-		return;
-	}
-	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	control_dispatch(a->router->mcpd, a->client, id, method, params);
-	cJSON_Delete(msg);
+	} else
+		control_dispatch(a->router->mcpd, a->client, id, method,
+		    params);
+	cJSON_Delete(id);
+	cJSON_Delete(params);
 }
 
 static void

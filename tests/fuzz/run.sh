@@ -6,10 +6,11 @@
 #
 # Each target fuzzes for SECONDS in $FUZZ_OUT/work/TARGET, starting from
 # tests/fuzz/corpus/TARGET, $JOBS targets at a time (2).  Crashes land in
-# $FUZZ_OUT/crashes/TARGET/, logs in $FUZZ_OUT/logs/.  Then, unless
-# MERGE=0, `-merge=1` keeps the inputs that add edges (not hit counts, so
-# the corpus stays small) and they replace tests/fuzz/corpus/TARGET.
-# Extra libFuzzer flags: $FUZZ_FLAGS.
+# $FUZZ_OUT/crashes/TARGET/, logs in $FUZZ_OUT/logs/.  Then `-merge=1`
+# adds to tests/fuzz/corpus/TARGET the inputs that reach new edges (not
+# new hit counts, so the corpus stays small); MERGE=fresh replaces the
+# corpus with a minimized union instead (it may drop named reproducers),
+# MERGE=0 leaves it alone.  Extra libFuzzer flags: $FUZZ_FLAGS.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,15 +64,27 @@ wait
 for t in $targets; do
 	grep -E "stat::number_of_executed_units|cov:" "$FUZZ_OUT/logs/$t.log" |
 	    tail -2 | sed "s/^/$t: /"
-	[ "$MERGE" = 1 ] || continue
-	merged=$FUZZ_OUT/merged/$t
-	rm -rf "$merged"
-	mkdir -p "$merged"
-	"$FUZZ_OUT/fuzz_$t" -merge=1 -use_counters=0 \
-	    -max_len=$(max_len "$t") "$merged" \
-	    "$top/tests/fuzz/corpus/$t" "$FUZZ_OUT/work/$t" \
-	    >"$FUZZ_OUT/logs/$t.merge.log" 2>&1
-	rm -rf "$top/tests/fuzz/corpus/$t"
-	mv "$merged" "$top/tests/fuzz/corpus/$t"
-	echo "$t: corpus now $(ls "$top/tests/fuzz/corpus/$t" | wc -l) files"
+	corpus=$top/tests/fuzz/corpus/$t
+	case $MERGE in
+	1)
+		# Only inputs that reach new edges join the corpus.
+		"$FUZZ_OUT/fuzz_$t" -merge=1 -use_counters=0 \
+		    -max_len=$(max_len "$t") "$corpus" "$FUZZ_OUT/work/$t" \
+		    >"$FUZZ_OUT/logs/$t.merge.log" 2>&1
+		;;
+	fresh)
+		merged=$FUZZ_OUT/merged/$t
+		rm -rf "$merged"
+		mkdir -p "$merged"
+		"$FUZZ_OUT/fuzz_$t" -merge=1 -use_counters=0 \
+		    -max_len=$(max_len "$t") "$merged" "$corpus" \
+		    "$FUZZ_OUT/work/$t" >"$FUZZ_OUT/logs/$t.merge.log" 2>&1
+		rm -rf "$corpus"
+		mv "$merged" "$corpus"
+		;;
+	*)
+		continue
+		;;
+	esac
+	echo "$t: corpus now $(ls "$corpus" | wc -l) files"
 done
