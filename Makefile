@@ -5,6 +5,7 @@
 #                 more with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make install  install (honours DESTDIR and PREFIX)
 #   make bench    benchmarks
+#   make fuzz     build the fuzzers (clang, libFuzzer), run each FUZZ_SECONDS
 #   make clean    remove the build directory
 #
 # The real build is autotools in $(BUILD); this file only prepares it.
@@ -15,7 +16,8 @@ PREFIX ?= /usr/local
 CONFIGURE_FLAGS ?=
 SRCDIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-.PHONY: all run check check-plain check-sanitizers install bench chaos clean \
+.PHONY: all run check check-plain check-sanitizers install bench chaos fuzz \
+	clean \
 	deps deps-check distclean
 
 all: $(BUILD)/Makefile
@@ -75,6 +77,13 @@ install: all
 
 bench: all
 	@$(MAKE) -C $(BUILD) bench
+
+# libFuzzer builds of tests/fuzz, each run for FUZZ_SECONDS; what they
+# find is added to the committed corpus (tests/fuzz/README).
+FUZZ_SECONDS ?= 600
+fuzz: $(BUILD)/Makefile
+	@BUILD='$(BUILD)' FUZZ_OUT='$(BUILD)/fuzz' sh $(SRCDIR)/tests/fuzz/build.sh
+	@FUZZ_OUT='$(BUILD)/fuzz' sh $(SRCDIR)/tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # The long chaos run: 10^6 requests while the server is killed every 2 s.
 chaos: all

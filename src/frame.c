@@ -386,7 +386,9 @@ frame_discard(struct frame *f, struct frame_msg *msg)
 
 	if (f->scan < f->end) {
 		nl = memchr(f->buf + f->scan, '\n', f->end - f->scan);
-		f->examined += f->end - f->scan;
+		f->examined += nl != NULL ?
+		    (size_t)(nl - (f->buf + f->scan)) + 1 :
+		    f->end - f->scan;
 	}
 	stop = (nl != NULL) ? (size_t)(nl - f->buf) : f->end;
 	if (stop > f->start)

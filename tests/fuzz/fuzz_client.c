@@ -766,25 +766,6 @@ member_text(cJSON *root, const char *k1, const char *k2, const char *k3)
 	return (fuzz_json_text(v));
 }
 
-#ifndef FUZZ_STRICT
-/*
- * Lines that run into a bug this target found and that is still open
- * (tests/fuzz/README: 7 here, 8 in server_line) are left out, so that
- * fuzzing goes on past them; build with -DFUZZ_STRICT to see them, and
- * delete these cases once they are fixed.
- */
-static int
-known_bug(const char *line, size_t len, const struct envelope *env)
-{
-	char	 method[64];
-
-	/* Finding 7: router_control takes id and params from cJSON. */
-	return (envelope_string_copy(line, &env->method, method,
-	    sizeof method) >= 0 && strncmp(method, MCPD_METHOD_PREFIX,
-	    strlen(MCPD_METHOD_PREFIX)) == 0 &&
-	    memmem(line, len, "\\u0000", 6) != NULL);
-}
-#endif
 
 /* Note what a client line asks for, then hand it to the router. */
 static void
@@ -800,12 +781,6 @@ client_deliver(struct client *c, const char *line, size_t len)
 		json = fuzz_json_parse(line, len);
 		FUZZ_CHECK(json != NULL, "cJSON refuses a line envelope_scan "
 		    "accepted");
-#ifndef FUZZ_STRICT
-		if (known_bug(line, len, &env)) {
-			cJSON_Delete(json);
-			return;
-		}
-#endif
 		has_id = env.id.type == ENVELOPE_STRING ||
 		    env.id.type == ENVELOPE_NUMBER;
 		response = env.method.type == ENVELOPE_ABSENT &&
@@ -946,11 +921,6 @@ server_line(const char *line, size_t len)
 	    env.method.type == ENVELOPE_STRING &&
 	    (env.id.type == ENVELOPE_STRING ||
 	    env.id.type == ENVELOPE_NUMBER)) {
-#ifndef FUZZ_STRICT
-		/* Finding 8: router_server_reply re-parses the id. */
-		if (memmem(line + env.id.off, env.id.len, "\\u", 2) != NULL)
-			return;
-#endif
 		json = fuzz_json_parse(line, len);
 		FUZZ_CHECK(json != NULL, "cJSON refuses a line envelope_scan "
 		    "accepted");

@@ -23,7 +23,7 @@
  * max_bytes; after draining, at most max_bytes + 1 bytes are buffered and
  * the buffer is at most max_bytes + 1 + one read (or the largest push);
  * the bytes reported never exceed the bytes received; frame_examined
- * stays within twice the bytes received (with FUZZ_FRAME_EXAMINED).
+ * stays within twice the bytes received.
  */
 #include "config.h"
 
@@ -533,13 +533,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    FRAME_READ_CHUNK_BYTES), "buffer of %zu bytes (max_bytes "
 		    "%zu, largest write %zu)", frame_capacity(f), max_bytes,
 		    biggest);
-#ifdef FUZZ_FRAME_EXAMINED
 		/* A steal copies what follows the line: that counts too. */
 		FUZZ_CHECK(frame_examined(f) <= 2 * received + ck.stolen_live,
 		    "examined %zu bytes of %zu received (%zu copied by "
 		    "frame_steal)", frame_examined(f), received,
 		    ck.stolen_live);
-#endif
 	}
 	if (eof_newline) {
 		frame_push(f, "\n", 1);
