@@ -121,9 +121,10 @@ connect_reserve_stdio(void)
 /*
  * A blocking AF_UNIX connect waits for room in the listen backlog; the
  * send timeout bounds that wait (and the write of the attach request).
+ * quiet: no message when mcpd cannot be reached.
  */
-static int
-connect_socket(const char *socket_path, int *fdp)
+int
+connect_socket(const char *socket_path, int quiet, int *fdp)
 {
 	struct sockaddr_un	 sun;
 	size_t			 len = strlen(socket_path);
@@ -137,14 +138,16 @@ connect_socket(const char *socket_path, int *fdp)
 	}
 	memcpy(sun.sun_path, socket_path, len + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
-		connect_unreachable(socket_path, strerror(errno));
+		if (!quiet)
+			connect_unreachable(socket_path, strerror(errno));
 		return (CONNECT_EXIT_UNREACHABLE);
 	}
 	connect_set_send_timeout(fd, CONNECT_ATTACH_TIMEOUT_MS);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
-		connect_unreachable(socket_path, errno == EAGAIN ?
-		    "timed out (mcpd is not accepting connections)" :
-		    strerror(errno));
+		if (!quiet)
+			connect_unreachable(socket_path, errno == EAGAIN ?
+			    "timed out (mcpd is not accepting connections)" :
+			    strerror(errno));
 		close(fd);
 		return (CONNECT_EXIT_UNREACHABLE);
 	}
@@ -152,7 +155,7 @@ connect_socket(const char *socket_path, int *fdp)
 	return (CONNECT_EXIT_OK);
 }
 
-static int
+int
 connect_write_all(int fd, const char *p, size_t len)
 {
 	ssize_t	 n;
@@ -229,7 +232,7 @@ connect_attach(const char *socket_path, const char *server,
 	*extra_len = 0;
 	deadline = clock_now_ms() + CONNECT_ATTACH_TIMEOUT_MS;
 	connect_reserve_stdio();
-	if ((rc = connect_socket(socket_path, &fd)) != CONNECT_EXIT_OK)
+	if ((rc = connect_socket(socket_path, 0, &fd)) != CONNECT_EXIT_OK)
 		return (rc);
 
 	id = cJSON_CreateString(CONNECT_ATTACH_ID);

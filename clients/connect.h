@@ -30,6 +30,10 @@ int	connect_attach(const char *socket_path, const char *server,
 
 /* Relay stdin and stdout to an attached session until either side ends. */
 int	connect_bridge(const char *socket_path, const char *server);
+/* Connect to mcpd's socket (exit code); quiet: no message if unreachable. */
+int	connect_socket(const char *socket_path, int quiet, int *fd);
+/* Write all of p (no SIGPIPE); 0 or -1. */
+int	connect_write_all(int fd, const char *p, size_t len);
 /* "cannot connect to mcpd at PATH: WHY" and how to start it, on stderr. */
 void	connect_unreachable(const char *socket_path, const char *why);
 

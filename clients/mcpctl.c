@@ -144,47 +144,7 @@ ctl_usage(FILE *f)
 static int
 ctl_connect(struct ctl *ctl, int quiet)
 {
-	struct sockaddr_un	 sun;
-	int			 fd;
-
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	if (strlen(ctl->socket_path) >= sizeof sun.sun_path) {
-		ctl_warnx("socket path too long: %s", ctl->socket_path);
-		return (CTL_EXIT_UNREACHABLE);
-	}
-	memcpy(sun.sun_path, ctl->socket_path, strlen(ctl->socket_path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
-		if (quiet) {
-			if (fd != -1)
-				close(fd);
-			return (CTL_EXIT_UNREACHABLE);
-		}
-		connect_unreachable(ctl->socket_path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return (CTL_EXIT_UNREACHABLE);
-	}
-	ctl->fd = fd;
-	return (CTL_EXIT_OK);
-}
-
-static int
-ctl_write_all(int fd, const char *p, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (-1);
-		p += n;
-		len -= (size_t)n;
-	}
-	return (0);
+	return (connect_socket(ctl->socket_path, quiet, &ctl->fd));
 }
 
 /* Read one line (without '\n') into a malloc'd string; NULL on EOF/error. */
@@ -249,8 +209,8 @@ ctl_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 	msg = rpc_make_request(id, method, params);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	if (ctl_write_all(ctl->fd, text, strlen(text)) != 0 ||
-	    ctl_write_all(ctl->fd, "\n", 1) != 0) {
+	if (connect_write_all(ctl->fd, text, strlen(text)) != 0 ||
+	    connect_write_all(ctl->fd, "\n", 1) != 0) {
 		ctl_warnx("cannot send to mcpd at %s: %s", ctl->socket_path,
 		    strerror(errno));
 		free(text);
@@ -812,6 +772,25 @@ ctl_help(struct ctl *ctl, int argc, char **argv)
 	return (CTL_EXIT_OK);
 }
 
+/* Options taken before and after the command: 1 if ch was one. */
+static int
+ctl_common_option(struct ctl *ctl, char **socket_path, int ch)
+{
+	switch (ch) {
+	case 's':
+		free(*socket_path);
+		*socket_path = xstrdup(optarg);
+		return (1);
+	case 'j':
+		ctl->json = 1;
+		return (1);
+	case 'b':
+		ctl->no_block = 1;
+		return (1);
+	}
+	return (0);
+}
+
 static const struct ctl_command *
 ctl_find_command(const char *name)
 {
@@ -846,17 +825,9 @@ main(int argc, char **argv)
 	ctl.fd = -1;
 	ctl.lines = CTL_LOG_LINES_DEFAULT;
 	while ((ch = getopt_long(argc, argv, "+s:hV", options, NULL)) != -1) {
+		if (ctl_common_option(&ctl, &socket_path, ch))
+			continue;
 		switch (ch) {
-		case 's':
-			free(socket_path);
-			socket_path = xstrdup(optarg);
-			break;
-		case 'j':
-			ctl.json = 1;
-			break;
-		case 'b':
-			ctl.no_block = 1;
-			break;
 		case 'h':
 			ctl_usage(stdout);
 			rc = CTL_EXIT_OK;
@@ -891,6 +862,8 @@ main(int argc, char **argv)
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, cmd->fn == ctl_call_cmd ?
 	    "+s:h" : "s:hn:f", options, NULL)) != -1) {
+		if (ctl_common_option(&ctl, &socket_path, ch))
+			continue;
 		switch (ch) {
 		case 'n':
 			if (cmd->fn != ctl_logs)
@@ -914,16 +887,6 @@ main(int argc, char **argv)
 			    cmd->args, cmd->help);
 			rc = CTL_EXIT_OK;
 			goto out;
-		case 's':
-			free(socket_path);
-			socket_path = xstrdup(optarg);
-			break;
-		case 'j':
-			ctl.json = 1;
-			break;
-		case 'b':
-			ctl.no_block = 1;
-			break;
 		default:
 		usage:
 			ctl_warnx("usage: mcpctl %s %s", cmd->name, cmd->args);

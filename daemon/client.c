@@ -296,8 +296,9 @@ client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
 	client_schedule_flush(c);
 }
 
-static void
-client_queue(struct client *c, const char *text, size_t len)
+/* Queue a line of text as is (newline added). */
+void
+client_queue_text(struct client *c, const char *text, size_t len)
 {
 	struct iovec	 iov;
 
@@ -313,7 +314,7 @@ client_send_json(struct client *c, cJSON *msg)
 
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	client_queue(c, text, strlen(text));
+	client_queue_text(c, text, strlen(text));
 	free(text);
 }
 
@@ -642,11 +643,4 @@ client_follow_ended(struct client *c, const char *reason)
 {
 	c->following = NULL;
 	client_lost(c, reason);
-}
-
-/* Queue a line of text as is (newline added). */
-void
-client_queue_text(struct client *c, const char *text, size_t len)
-{
-	client_queue(c, text, len);
 }

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
 #include "client.h"
 #include "conf.h"

@@ -34,7 +34,7 @@
 #include "xmalloc.h"
 
 static void	router_client_request(struct attachment *, const char *,
-		    size_t, const struct envelope *);
+		    size_t, const struct envelope *, const char *);
 
 /*
  * Clients to server.
@@ -159,7 +159,8 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 		free(uri);
 		return;
 	}
-	router_client_request(a, line, len, env);
+	router_client_request(a, line, len, env, subscribe ?
+	    "resources/subscribe" : "resources/unsubscribe");
 	/* If the server refuses the subscription, it did not happen. */
 	if (subscribe && (p = hmap_get(a->ids, id, env->id.len)) != NULL)
 		p->sub_uri = uri;
@@ -170,24 +171,16 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 /* Forward a client request upstream under a fresh id. */
 static void
 router_client_request(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
+    const struct envelope *env, const char *method)
 {
 	struct router		*r = a->router;
 	struct pending		*p;
 	struct envelope_edit	 edits[2];
-	char			 method[ROUTER_METHOD_MAX], upstream[24];
+	char			 upstream[24];
 	const char		*id = router_text(line, &env->id);
 	size_t			 n = 0, upstream_len;
 
-	if (hmap_get(a->ids, id, env->id.len) != NULL) {
-		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
-		    "invalid request: this id is already in use by a request "
-		    "in flight");
-		return;
-	}
-	if (envelope_string_copy(line, &env->method, method,
-	    sizeof method) < 0)
-		snprintf(method, sizeof method, "(long method name)");
+	/* router_client_request_ready has refused an id already in use. */
 	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
 	a->last_request_us = p->started_us;
 	upstream_len = router_itoa(p->upstream_id, upstream);
@@ -356,7 +349,7 @@ router_client_request_ready(struct attachment *a, const char *line,
 	else if (strcmp(method, "resources/unsubscribe") == 0)
 		router_subscribe(a, line, len, env, 0);
 	else
-		router_client_request(a, line, len, env);
+		router_client_request(a, line, len, env, method);
 }
 
 /*

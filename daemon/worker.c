@@ -88,8 +88,7 @@ struct worker {
 	char			*fail_reason;	/* why we are killing it */
 
 	struct backoff		 backoff;
-	uint64_t		 spawns;
-	uint32_t		 restarts;	/* spawns after the first */
+	uint64_t		 spawns;	/* restarts: all but the first */
 	char			*last_exit;
 	uint64_t		 next_restart_at_ms;
 
@@ -127,6 +126,13 @@ static void	worker_kill(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_in_cb(evutil_socket_t, short, void *);
+
+/* Every start but the first is a restart. */
+static uint64_t
+worker_restarts(const struct worker *w)
+{
+	return (w->spawns > 0 ? w->spawns - 1 : 0);
+}
 
 const char *
 worker_state_name(enum worker_state state)
@@ -765,8 +771,7 @@ worker_spawn(struct worker *w)
 	};
 
 	evtimer_del(w->ev_timer);
-	if (w->spawns++ > 0)
-		w->restarts++;
+	w->spawns++;
 	w->after = WORKER_AFTER_FAILURE;
 	w->stop_phase = 0;
 	worker_set_reason(&w->fail_reason, NULL);
@@ -964,7 +969,8 @@ worker_failed(struct worker *w, int clean)
 		    "%s)", cs->backoff.max_restarts,
 		    cs->backoff.restart_window_s,
 		    w->last_exit != NULL ? w->last_exit : "unknown");
-		snprintf(restarts, sizeof restarts, "%u", w->restarts);
+		snprintf(restarts, sizeof restarts, "%llu",
+		    (unsigned long long)worker_restarts(w));
 		f[1].value = NULL;
 		f[3].value = reason;
 		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, LOG_NFIELDS(f),
@@ -976,11 +982,12 @@ worker_failed(struct worker *w, int clean)
 
 	w->next_restart_at_ms = now + (uint64_t)delay;
 	snprintf(delaytext, sizeof delaytext, "%lld", (long long)delay);
-	snprintf(restarts, sizeof restarts, "%u", w->restarts + 1);
+	snprintf(restarts, sizeof restarts, "%llu",
+	    (unsigned long long)worker_restarts(w) + 1);
 	worker_set_state(w, WORKER_BACKOFF, w->last_exit);
 	log_event(LOG_INFO, MCPD_MID_RESTART, f, LOG_NFIELDS(f),
-	    "%s: restarting in %lld ms (restart %u)", w->name,
-	    (long long)delay, w->restarts + 1);
+	    "%s: restarting in %lld ms (restart %llu)", w->name,
+	    (long long)delay, (unsigned long long)worker_restarts(w) + 1);
 	worker_arm_timer(w, (uint64_t)delay);
 }
 
@@ -1252,7 +1259,7 @@ worker_status_json(const struct worker *w)
 		cJSON_AddNullToObject(o, "pid");
 		cJSON_AddNullToObject(o, "uptime_ms");
 	}
-	cJSON_AddNumberToObject(o, "restarts", w->restarts);
+	cJSON_AddNumberToObject(o, "restarts", (double)worker_restarts(w));
 	worker_add_nullable_string(o, "last_exit", w->last_exit);
 	if (w->state == WORKER_BACKOFF)
 		cJSON_AddNumberToObject(o, "next_restart_ms",
