@@ -29,40 +29,22 @@ need_mcpload() {
 		skip "$MCPLOAD is not built (make tests/bench/mcpload)"
 }
 
-# need_node: set NODE, or skip the test.
-need_node() {
-	NODE=$(command -v node 2>/dev/null) || skip "node is not installed"
-	case "$("$NODE" --version 2>/dev/null)" in
-	v1[6-9].* | v[2-9][0-9].*) ;;
-	*) skip "node $("$NODE" --version 2>/dev/null) is too old (16 or later needed)" ;;
-	esac
+# need_fault_node: node (lib.sh's need_node) and the fault scripts.
+need_fault_node() {
+	need_node
 	[ -r "$FAULT_CLIENT" ] && [ -r "$FAULT_SERVER" ] ||
 		hard_error "missing $FAULT_CLIENT or $FAULT_SERVER"
 }
 
-# fclient OUT SUBCOMMAND [ARGS...]: run one fault-client.mjs scenario on
-# $SOCK, its JSON summary to OUT (stderr to OUT.err); fails the test if it
-# could not run.  The problems it found are checked by fclient_check.
+# fclient OUT SUBCOMMAND [ARGS...]: a fault-client.mjs scenario (see
+# node_client in lib.sh).
 fclient() {
-	local out=$1 rc
-	shift
-	timeout -k 5 120 "$NODE" "$FAULT_CLIENT" "$@" --sock "$SOCK" \
-		>"$out" 2>"$out.err"
-	rc=$?
-	if [ "$rc" != 0 ] || ! jq -e . "$out" >/dev/null 2>&1; then
-		cat "$out.err" >&2
-		fail "fault-client $1 exited $rc: $(head -c 2000 "$out")"
-	fi
+	node_client "$FAULT_CLIENT" "$@"
 }
 
 # fclient_check OUT WHAT: fail listing the problems the client found.
 fclient_check() {
-	local n
-	n=$(jq '.problems | length' "$1")
-	[ "$n" = 0 ] && return 0
-	echo "--- $2: $n problem(s) seen by the client ---" >&2
-	jq -r '.problems[:25][]' "$1" >&2
-	fail "$2: $n problem(s), first: $(jq -r '.problems[0]' "$1")"
+	client_problems "$@"
 }
 
 # stand_in_json ARGS...: a config entry (without the name) running

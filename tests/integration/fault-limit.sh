@@ -13,7 +13,7 @@
 
 # shellcheck source=fault-lib.sh
 . "$TESTS_SRCDIR/integration/fault-lib.sh"
-need_node
+need_fault_node
 
 LIMIT=65536
 HEAD='{"result":{"content":[{"type":"text","text":"'

@@ -10,7 +10,7 @@
 
 # shellcheck source=fault-lib.sh
 . "$TESTS_SRCDIR/integration/fault-lib.sh"
-need_node
+need_fault_node
 need_mcpload
 command -v prlimit >/dev/null 2>&1 || skip "prlimit (util-linux) is not installed"
 

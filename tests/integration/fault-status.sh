@@ -16,7 +16,7 @@
 
 # shellcheck source=fault-lib.sh
 . "$TESTS_SRCDIR/integration/fault-lib.sh"
-need_node
+need_fault_node
 
 CALLS=50
 BAR_MS=200

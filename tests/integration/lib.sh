@@ -338,6 +338,43 @@ write_config_raw() {
 }
 
 # ---------------------------------------------------------------------------
+# Node.js test clients (each prints a JSON summary with a "problems" list).
+
+# need_node: set NODE to node 16 or later, or skip the test.
+need_node() {
+	NODE=$(command -v node 2>/dev/null) || skip "node is not installed"
+	case "$("$NODE" --version 2>/dev/null)" in
+	v1[6-9].* | v[2-9][0-9].*) ;;
+	*) skip "node $("$NODE" --version 2>/dev/null) is too old (16 or later needed)" ;;
+	esac
+}
+
+# node_client SCRIPT OUT SUBCOMMAND [ARGS...]: run one client scenario on
+# $SOCK, its JSON summary to OUT (stderr to OUT.err); fails the test if it
+# could not run.  The problems it found are checked by client_problems.
+node_client() {
+	local script=$1 out=$2 rc
+	shift 2
+	timeout -k 5 120 "$NODE" "$script" "$@" --sock "$SOCK" \
+		>"$out" 2>"$out.err"
+	rc=$?
+	if [ "$rc" != 0 ] || ! jq -e . "$out" >/dev/null 2>&1; then
+		cat "$out.err" >&2
+		fail "$(basename "$script") $1 exited $rc: $(head -c 2000 "$out")"
+	fi
+}
+
+# client_problems OUT WHAT: fail listing the problems the client found.
+client_problems() {
+	local n
+	n=$(jq '.problems | length' "$1")
+	[ "$n" = 0 ] && return 0
+	echo "--- $2: $n problem(s) seen by the clients ---" >&2
+	jq -r '.problems[:25][]' "$1" >&2
+	fail "$2: $n problem(s), first: $(jq -r '.problems[0]' "$1")"
+}
+
+# ---------------------------------------------------------------------------
 # Failure and cleanup.
 
 # fail MSG: report, show the end of the mcpd log and the status, exit 1.

@@ -11,37 +11,18 @@
 
 MUX_CLIENT=$TESTS_SRCDIR/integration/mux-client.mjs
 MUX_SERVER=$TESTS_SRCDIR/integration/mux-server.mjs
-NODE=$(command -v node 2>/dev/null) || skip "node is not installed"
-case "$("$NODE" --version 2>/dev/null)" in
-v1[6-9].* | v[2-9][0-9].*) ;;
-*) skip "node $("$NODE" --version 2>/dev/null) is too old (16 or later needed)" ;;
-esac
+need_node
 [ -r "$MUX_CLIENT" ] && [ -r "$MUX_SERVER" ] ||
 	hard_error "missing $MUX_CLIENT or $MUX_SERVER"
 
-# mux OUT SUBCOMMAND [ARGS...]: run one client scenario on $SOCK, its JSON
-# summary to OUT (stderr to OUT.err); fails the test if it could not run.
-# The problems it found are checked by mux_check.
+# mux OUT SUBCOMMAND [ARGS...]: a mux-client.mjs scenario (see node_client).
 mux() {
-	local out=$1 rc
-	shift
-	timeout -k 5 120 "$NODE" "$MUX_CLIENT" "$@" --sock "$SOCK" \
-		>"$out" 2>"$out.err"
-	rc=$?
-	if [ "$rc" != 0 ] || ! jq -e . "$out" >/dev/null 2>&1; then
-		cat "$out.err" >&2
-		fail "mux-client $1 exited $rc: $(head -c 2000 "$out")"
-	fi
+	node_client "$MUX_CLIENT" "$@"
 }
 
-# mux_check OUT WHAT: fail listing the problems the client found.
+# mux_check OUT WHAT: fail listing the problems the clients found.
 mux_check() {
-	local n
-	n=$(jq '.problems | length' "$1")
-	[ "$n" = 0 ] && return 0
-	echo "--- $2: $n problem(s) seen by the clients ---" >&2
-	jq -r '.problems[:25][]' "$1" >&2
-	fail "$2: $n problem(s), first: $(jq -r '.problems[0]' "$1")"
+	client_problems "$@"
 }
 
 # jv OUT FILTER: one value from a summary (raw strings).
