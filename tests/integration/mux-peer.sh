@@ -36,8 +36,10 @@ note "socket created with mode $mode"
 [ "$mode" = 600 ] || fail "socket mode is $mode, expected 600"
 
 # Open the door as far as file permissions go.
-cp "$MUX_CLIENT" "$T/mux-client.mjs" || hard_error "cannot copy the client"
-chmod 0755 "$T" && chmod 0644 "$T/mux-client.mjs" && chmod 0666 "$SOCK" ||
+cp "$MUX_CLIENT" "$TESTS_SRCDIR/integration/rawjson.mjs" "$T/" ||
+	hard_error "cannot copy the client"
+chmod 0755 "$T" && chmod 0644 "$T/mux-client.mjs" "$T/rawjson.mjs" &&
+	chmod 0666 "$SOCK" ||
 	hard_error "cannot open up the permissions of $T"
 "${AS_OTHER[@]}" test -w "$SOCK" || skip "$OTHER cannot reach $SOCK even so (a parent directory?)"
 
