@@ -60,7 +60,8 @@ struct client {
 	struct frame		*frame;
 	struct evbuffer		*out;
 	struct attachment	*att;		/* NULL: not attached */
-	struct worker		*following;	/* mcpctl logs -f */
+	uint64_t		*follows;	/* servers followed (serials) */
+	size_t			 nfollows;
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	int			 paused;	/* reading stopped: backpressure */
 	int			 eof;		/* the client half-closed */
@@ -99,8 +100,9 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
 	}
-	if (c->following != NULL)
-		worker_unfollow(c->following, c);
+	if (c->nfollows > 0)
+		c->mcpd->nfollowing--;
+	free(c->follows);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -631,16 +633,65 @@ client_serial(const struct client *c)
 	return (c->serial);
 }
 
-void
-client_set_following(struct client *c, struct worker *w)
+static int
+client_follows(const struct client *c, uint64_t worker_serial)
 {
-	c->following = w;
+	size_t	 i;
+
+	for (i = 0; i < c->nfollows; i++) {
+		if (c->follows[i] == worker_serial)
+			return (1);
+	}
+	return (0);
 }
 
-/* The server being followed is gone: end the follow. */
+/* Following a server twice is following it once. */
 void
-client_follow_ended(struct client *c, const char *reason)
+client_follow(struct client *c, uint64_t worker_serial)
 {
-	c->following = NULL;
-	client_lost(c, reason);
+	if (c->dead || client_follows(c, worker_serial))
+		return;
+	c->follows = xreallocarray(c->follows, c->nfollows + 1,
+	    sizeof *c->follows);
+	c->follows[c->nfollows++] = worker_serial;
+	if (c->nfollows == 1)
+		c->mcpd->nfollowing++;
+}
+
+void
+client_log_line(struct mcpd *mcpd, uint64_t worker_serial, const char *text,
+    size_t len)
+{
+	struct client	*c;
+
+	if (mcpd->nfollowing == 0)
+		return;
+	TAILQ_FOREACH(c, &mcpd->clients, entry) {
+		if (!c->dead && client_follows(c, worker_serial))
+			client_queue_text(c, text, len);
+	}
+}
+
+void
+client_follow_gone(struct mcpd *mcpd, uint64_t worker_serial,
+    const char *reason)
+{
+	struct client	*c;
+	size_t		 i;
+
+	if (mcpd->nfollowing == 0)
+		return;
+	TAILQ_FOREACH(c, &mcpd->clients, entry) {
+		for (i = 0; i < c->nfollows; i++) {
+			if (c->follows[i] == worker_serial)
+				break;
+		}
+		if (i == c->nfollows)
+			continue;
+		c->follows[i] = c->follows[--c->nfollows];
+		if (c->nfollows == 0) {
+			mcpd->nfollowing--;
+			client_lost(c, reason);
+		}
+	}
 }

@@ -37,9 +37,17 @@ void	 client_attach(struct client *, struct attachment *);
 struct attachment *client_attachment(const struct client *);
 void	 client_detached(struct client *, const char *reason);
 void	 client_idle(struct client *);
-struct worker;
-void	 client_set_following(struct client *, struct worker *);
-void	 client_follow_ended(struct client *, const char *reason);
+/*
+ * Following a server's stderr (mcpctl logs -f) is a property of the
+ * connection: it keeps the numbers of the servers it follows, and a new
+ * line is offered to every connection (the server never points at them).
+ */
+void	 client_follow(struct client *, uint64_t worker_serial);
+void	 client_log_line(struct mcpd *, uint64_t worker_serial,
+	    const char *text, size_t len);
+/* The server is gone: a connection that followed only it is closed. */
+void	 client_follow_gone(struct mcpd *, uint64_t worker_serial,
+	    const char *reason);
 void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
 void	 client_close_all(struct mcpd *);

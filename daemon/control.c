@@ -267,7 +267,7 @@ control_logs(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	    n > 1e6 ? 1000000 : (size_t)n));
 	client_send_json(c, rpc_make_result(id, result));
 	if (cJSON_IsTrue(follow))
-		worker_follow(w, c);
+		client_follow(c, worker_serial(w));
 }
 
 static void

@@ -42,6 +42,8 @@ struct mcpd {
 	uint64_t		 protocol_violations;
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
+	size_t			 nfollowing;	/* of them, following logs */
+	uint64_t		 workers_total;	/* numbers workers, never reused */
 };
 
 /* Monotonic time for timers and backoff; the wall clock for timestamps. */

@@ -102,8 +102,7 @@ struct worker {
 	struct event		*ev_free;
 
 	struct ring		*errlog;
-	struct client		**followers;	/* mcpctl logs -f */
-	size_t			 nfollowers;
+	uint64_t		 serial;	/* followers know it by this */
 	double			 err_tokens;
 	uint64_t		 err_tokens_ms;
 	uint64_t		 err_suppressed;
@@ -605,15 +604,13 @@ worker_tell_followers(struct worker *w, uint64_t seq)
 {
 	cJSON	*params, *msg;
 	char	*text;
-	size_t	 i;
 
 	if ((params = worker_log_line_json(w, seq)) == NULL)
 		return;
 	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	for (i = 0; i < w->nfollowers; i++)
-		client_queue_text(w->followers[i], text, strlen(text));
+	client_log_line(w->mcpd, w->serial, text, strlen(text));
 	free(text);
 }
 
@@ -634,27 +631,10 @@ worker_logs_json(const struct worker *w, size_t n)
 	return (lines);
 }
 
-void
-worker_follow(struct worker *w, struct client *c)
+uint64_t
+worker_serial(const struct worker *w)
 {
-	w->followers = xreallocarray(w->followers, w->nfollowers + 1,
-	    sizeof *w->followers);
-	w->followers[w->nfollowers++] = c;
-	client_set_following(c, w);
-}
-
-void
-worker_unfollow(struct worker *w, struct client *c)
-{
-	size_t	 i;
-
-	for (i = 0; i < w->nfollowers; i++) {
-		if (w->followers[i] == c) {
-			w->followers[i] = w->followers[--w->nfollowers];
-			break;
-		}
-	}
-	client_set_following(c, NULL);
+	return (w->serial);
 }
 
 static void
@@ -673,7 +653,7 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 
 	w->stderr_lines++;
 	ring_push(w->errlog, line, len, mcpd_realtime_us());
-	if (w->nfollowers > 0)
+	if (w->mcpd->nfollowing > 0)
 		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
 	if (!worker_stderr_allowed(w)) {
 		w->err_suppressed++;
@@ -1194,6 +1174,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
+	w->serial = ++mcpd->workers_total;
 	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
 	    WORKER_STDERR_RING_LINES);
 	w->err_tokens = WORKER_STDERR_BURST_LINES;
@@ -1214,10 +1195,7 @@ worker_free(struct worker *w)
 		worker_close_transport(w);
 	}
 	router_free(w->router);
-	while (w->nfollowers > 0)
-		client_follow_ended(w->followers[--w->nfollowers],
-		    "server removed");
-	free(w->followers);
+	client_follow_gone(w->mcpd, w->serial, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_grace);

@@ -52,9 +52,8 @@ void		 worker_stop(struct worker *);
 void		 worker_restart(struct worker *);
 /* stderr for mcpctl logs: recent lines, and followers of new ones. */
 cJSON		*worker_logs_json(const struct worker *, size_t n);
-struct client;
-void		 worker_follow(struct worker *, struct client *);
-void		 worker_unfollow(struct worker *, struct client *);
+/* Never reused: what a connection following the server remembers. */
+uint64_t	 worker_serial(const struct worker *);
 
 /* Reload: what a new configuration did to a server. */
 enum worker_reconf {
