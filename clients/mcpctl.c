@@ -3,6 +3,11 @@
  * that sends one mcpd/ request over the socket and prints the answer as a
  * table for people or as JSON (--json) for scripts.
  *
+ * Text that came from mcpd (server names, states, exit reasons, stderr
+ * lines, error messages) is printed through esc_text, so a server cannot
+ * move the cursor or fake a line on the terminal; --json output is JSON
+ * escaping only, with integers printed as integers.
+ *
  * Exit codes: 0 ok, 1 the operation failed, 2 usage, 3 daemon unreachable.
  */
 #include "config.h"
@@ -12,6 +17,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +31,7 @@
 #include "conf.h"
 #include "connect.h"
 #include "clock.h"
+#include "esc.h"
 #include "paths.h"
 #include "proto.h"
 #include "rpc.h"
@@ -41,6 +48,8 @@
 #define CTL_SETTLE_POLL_MS	50
 #define CTL_MAX_REPLY_BYTES	(64 * 1024 * 1024)
 #define CTL_LOG_LINES_DEFAULT	50
+#define CTL_ESC_SLOTS		8
+#define CTL_JSON_INT_MAX	9007199254740992.0	/* 2^53 */
 
 struct ctl {
 	const char	*socket_path;
@@ -111,16 +120,36 @@ static const struct ctl_command ctl_commands[] = {
 };
 #define CTL_NCOMMANDS	(sizeof ctl_commands / sizeof ctl_commands[0])
 
+/* Messages quote mcpd's errors and server names: escaped, one line each. */
 static void __attribute__((format(printf, 1, 2)))
 ctl_warnx(const char *fmt, ...)
 {
 	va_list	 ap;
+	char	*raw, *text;
 
-	fputs("mcpctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	xvasprintf(&raw, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	text = esc_text(raw, strlen(raw), ESC_KEEP_TAB);
+	fprintf(stderr, "mcpctl: %s\n", text);
+	free(text);
+	free(raw);
+}
+
+/*
+ * s made printable for one cell or field of human output (NULL stays
+ * NULL); valid until CTL_ESC_SLOTS more calls.
+ */
+static const char *
+ctl_esc(const char *s)
+{
+	static char	*slots[CTL_ESC_SLOTS];
+	static size_t	 next;
+	char		**slot = &slots[next++ % CTL_ESC_SLOTS];
+
+	free(*slot);
+	*slot = s != NULL ? esc_text(s, strlen(s), 0) : NULL;
+	return (*slot);
 }
 
 static void
@@ -268,11 +297,45 @@ ctl_names_params(int argc, char **argv)
 	return (params);
 }
 
+/*
+ * cJSON prints a number that %.15g gives back exactly in that form, so a
+ * time in microseconds would come out as 1.79566115576201e+15: print
+ * integers as integers.
+ */
 static void
-ctl_print_json(const cJSON *o)
+ctl_json_integers(cJSON *o)
+{
+	cJSON	*item, *next, *raw;
+	char	 text[32];
+	double	 d;
+
+	for (item = o != NULL ? o->child : NULL; item != NULL; item = next) {
+		next = item->next;
+		if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
+			ctl_json_integers(item);
+			continue;
+		}
+		if (!cJSON_IsNumber(item))
+			continue;
+		d = item->valuedouble;
+		if (d <= -CTL_JSON_INT_MAX || d >= CTL_JSON_INT_MAX ||
+		    d != (double)(int64_t)d)
+			continue;
+		snprintf(text, sizeof text, "%" PRId64, (int64_t)d);
+		raw = cJSON_CreateRaw(text);
+		raw->string = item->string;	/* the key moves along */
+		raw->type |= item->type & cJSON_StringIsConst;
+		item->string = NULL;
+		cJSON_ReplaceItemViaPointer(o, item, raw);
+	}
+}
+
+static void
+ctl_print_json(cJSON *o)
 {
 	char	*text;
 
+	ctl_json_integers(o);
 	text = cJSON_Print(o);
 	printf("%s\n", text);
 	free(text);
@@ -280,10 +343,11 @@ ctl_print_json(const cJSON *o)
 
 /* One object per line, for streams (logs -f --json). */
 static void
-ctl_print_json_line(const cJSON *o)
+ctl_print_json_line(cJSON *o)
 {
 	char	*text;
 
+	ctl_json_integers(o);
 	text = cJSON_PrintUnformatted(o);
 	printf("%s\n", text);
 	free(text);
@@ -356,7 +420,8 @@ ctl_print_table(const struct ctl *ctl, const cJSON *servers)
 	size_t		 len;
 
 	cJSON_ArrayForEach(s, servers) {
-		len = strlen(ctl_str(s, "name") ? ctl_str(s, "name") : "");
+		len = strlen(ctl_str(s, "name") ? ctl_esc(ctl_str(s, "name")) :
+		    "");
 		if ((int)len > namew)
 			namew = (int)len;
 	}
@@ -377,11 +442,13 @@ ctl_print_table(const struct ctl *ctl, const cJSON *servers)
 			snprintf(detail, sizeof detail, " (next try in %.1fs)",
 			    ctl_num(s, "next_restart_ms", 0) / 1000.0);
 		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s%s\n",
-		    namew, ctl_str(s, "name"), ctl_state_color(ctl, state),
-		    state != NULL ? state : "?", ctl->color ? "\033[0m" : "",
-		    pid, uptime, ctl_num(s, "restarts", 0),
-		    ctl_num(s, "clients", 0), ctl_num(s, "inflight", 0),
-		    last != NULL ? last : "-", detail);
+		    namew, ctl_esc(ctl_str(s, "name")),
+		    ctl_state_color(ctl, state),
+		    state != NULL ? ctl_esc(state) : "?",
+		    ctl->color ? "\033[0m" : "", pid, uptime,
+		    ctl_num(s, "restarts", 0), ctl_num(s, "clients", 0),
+		    ctl_num(s, "inflight", 0),
+		    last != NULL ? ctl_esc(last) : "-", detail);
 	}
 }
 
@@ -495,8 +562,8 @@ ctl_act(struct ctl *ctl, const char *method, enum ctl_goal goal, int argc,
 			    last != NULL ? ": " : "", last != NULL ? last : "");
 			rc = CTL_EXIT_FAILED;
 		} else if (!ctl->json)
-			printf("%s: %s\n", ctl_str(s, "name"),
-			    state != NULL ? state : "?");
+			printf("%s: %s\n", ctl_esc(ctl_str(s, "name")),
+			    state != NULL ? ctl_esc(state) : "?");
 	}
 	cJSON_Delete(result);
 	return (rc);
@@ -531,7 +598,8 @@ ctl_print_names(const char *label, const cJSON *names)
 		return;
 	printf("%s: ", label);
 	cJSON_ArrayForEach(n, names) {
-		printf("%s%s", sep, cJSON_IsString(n) ? n->valuestring : "?");
+		printf("%s%s", sep, cJSON_IsString(n) ?
+		    ctl_esc(n->valuestring) : "?");
 		sep = ", ";
 	}
 	printf("\n");
@@ -548,28 +616,29 @@ ctl_reload(struct ctl *ctl, int argc, char **argv)
 	if (result == NULL) {
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
 		    ctl->last_error_data, "errors"))
-			fprintf(stderr, "mcpctl: %s\n", cJSON_IsString(e) ?
-			    e->valuestring : "?");
+			ctl_warnx("%s", cJSON_IsString(e) ? e->valuestring :
+			    "?");
 		if (ctl->json && ctl->last_error_data != NULL)
 			ctl_print_json(ctl->last_error_data);
 		return (status);
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
 	    "warnings"))
-		fprintf(stderr, "mcpctl: warning: %s\n", e->valuestring);
+		ctl_warnx("warning: %s", cJSON_IsString(e) ?
+		    e->valuestring : "?");
 	if (ctl->json)
 		ctl_print_json(result);
 	else {
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
 		    "changed"))
-			printf("changed: %s (%s)\n", e->valuestring,
+			printf("changed: %s (%s)\n", ctl_esc(e->valuestring),
 			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
 			    "actions"), e->valuestring) != NULL ?
 			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
 			    "actions"), e->valuestring) : "restarted");
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
 		    "added"))
-			printf("added: %s (%s)\n", e->valuestring,
+			printf("added: %s (%s)\n", ctl_esc(e->valuestring),
 			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
 			    "actions"), e->valuestring) != NULL ?
 			    ctl_str(cJSON_GetObjectItemCaseSensitive(result,
@@ -586,9 +655,9 @@ ctl_reload(struct ctl *ctl, int argc, char **argv)
 }
 
 static void
-ctl_print_log_line(const struct ctl *ctl, const cJSON *line)
+ctl_print_log_line(const struct ctl *ctl, cJSON *line)
 {
-	char		 when[32];
+	char		 when[32], *shown;
 	time_t		 t;
 	struct tm	 tm;
 	const char	*text = ctl_str(line, "text");
@@ -600,14 +669,17 @@ ctl_print_log_line(const struct ctl *ctl, const cJSON *line)
 	t = (time_t)(ctl_num(line, "time_us", 0) / 1e6);
 	localtime_r(&t, &tm);
 	strftime(when, sizeof when, "%b %d %H:%M:%S", &tm);
-	printf("%s %s\n", when, text != NULL ? text : "");
+	shown = esc_text(text != NULL ? text : "", text != NULL ?
+	    strlen(text) : 0, ESC_KEEP_TAB);
+	printf("%s %s\n", when, shown);
+	free(shown);
 }
 
 static int
 ctl_logs(struct ctl *ctl, int argc, char **argv)
 {
-	cJSON		*params, *result, *msg, *p;
-	const cJSON	*line, *method;
+	cJSON		*params, *result, *msg, *p, *line;
+	const cJSON	*method;
 	char		*text;
 	int		 status;
 
@@ -719,9 +791,8 @@ ctl_check_config(struct ctl *ctl, int argc, char **argv)
 		cJSON_Delete(out);
 	} else {
 		for (i = 0; i < diags.n; i++)
-			fprintf(stderr, "mcpctl: %s%s\n",
-			    diags.v[i].level == CONF_WARNING ? "warning: " : "",
-			    diags.v[i].text);
+			ctl_warnx("%s%s", diags.v[i].level == CONF_WARNING ?
+			    "warning: " : "", diags.v[i].text);
 		if (conf != NULL)
 			printf("%s: ok, %zu server%s\n", file, conf->nservers,
 			    conf->nservers == 1 ? "" : "s");

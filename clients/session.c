@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "connect.h"
+#include "esc.h"
 #include "frame.h"
 #include "proto.h"
 #include "rpc.h"
@@ -67,10 +68,14 @@ session_warnx(const char *label, const char *fmt, ...)
 	va_list	 ap;
 	char	*text;
 
+	char	*shown;
+
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "mcpctl: %s: %s\n", label, text);
+	shown = esc_text(text, strlen(text), ESC_KEEP_TAB);
+	fprintf(stderr, "mcpctl: %s: %s\n", label, shown);
+	free(shown);
 	free(text);
 }
 
@@ -475,15 +480,29 @@ session_print_json(FILE *f, const cJSON *o)
 	free(text);
 }
 
-/* Print text, ending with exactly the newlines it has, or one. */
+/*
+ * Print a server's text, ending with exactly the newlines it has, or one;
+ * its lines and tabs kept, any other control character escaped.
+ */
 static void
 session_print_text(FILE *f, const char *text)
 {
-	size_t	 len = strlen(text);
+	char	*shown;
+	size_t	 len;
 
-	fwrite(text, 1, len, f);
-	if (len == 0 || text[len - 1] != '\n')
+	shown = esc_text(text, strlen(text), ESC_KEEP_TAB | ESC_KEEP_NEWLINE);
+	len = strlen(shown);
+	fwrite(shown, 1, len, f);
+	if (len == 0 || shown[len - 1] != '\n')
 		fputc('\n', f);
+	free(shown);
+}
+
+/* One field of a server's answer made printable; a new string. */
+static char *
+session_esc(const char *s)
+{
+	return (esc_text(s, strlen(s), 0));
 }
 
 /* Decoded size of base64 text, without decoding it. */
@@ -504,41 +523,48 @@ session_print_content_item(FILE *f, const cJSON *item)
 {
 	const char	*type, *text, *mime, *uri, *name, *data;
 	const cJSON	*resource;
+	char		*etype, *emime = NULL, *euri = NULL, *ename = NULL;
 
 	type = session_str(item, "type");
 	if (type == NULL)
 		type = "?";
+	etype = session_esc(type);
 	mime = session_str(item, "mimeType");
 	if (strcmp(type, "text") == 0 &&
 	    (text = session_str(item, "text")) != NULL) {
 		session_print_text(f, text);
 	} else if (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) {
 		data = session_str(item, "data");
-		fprintf(f, "[%s %s, %zu bytes]\n", type,
-		    mime != NULL ? mime : "(no type)",
+		emime = session_esc(mime != NULL ? mime : "(no type)");
+		fprintf(f, "[%s %s, %zu bytes]\n", etype, emime,
 		    data != NULL ? session_base64_bytes(data) : 0);
 	} else if (strcmp(type, "resource_link") == 0) {
 		uri = session_str(item, "uri");
 		name = session_str(item, "name");
-		fprintf(f, "[resource link %s%s%s%s]\n",
-		    uri != NULL ? uri : "?", name != NULL ? " (" : "",
-		    name != NULL ? name : "", name != NULL ? ")" : "");
+		euri = session_esc(uri != NULL ? uri : "?");
+		ename = session_esc(name != NULL ? name : "");
+		fprintf(f, "[resource link %s%s%s%s]\n", euri,
+		    name != NULL ? " (" : "", ename, name != NULL ? ")" : "");
 	} else if (strcmp(type, "resource") == 0) {
 		resource = cJSON_GetObjectItemCaseSensitive(item, "resource");
 		uri = session_str(resource, "uri");
 		mime = session_str(resource, "mimeType");
+		euri = session_esc(uri != NULL ? uri : "?");
 		if ((text = session_str(resource, "text")) != NULL) {
-			fprintf(f, "[resource %s]\n", uri != NULL ? uri : "?");
+			fprintf(f, "[resource %s]\n", euri);
 			session_print_text(f, text);
 		} else {
 			data = session_str(resource, "blob");
-			fprintf(f, "[resource %s %s, %zu bytes]\n",
-			    uri != NULL ? uri : "?",
-			    mime != NULL ? mime : "(no type)",
+			emime = session_esc(mime != NULL ? mime : "(no type)");
+			fprintf(f, "[resource %s %s, %zu bytes]\n", euri, emime,
 			    data != NULL ? session_base64_bytes(data) : 0);
 		}
 	} else
-		fprintf(f, "[%s content]\n", type);
+		fprintf(f, "[%s content]\n", etype);
+	free(etype);
+	free(emime);
+	free(euri);
+	free(ename);
 }
 
 /*
@@ -552,7 +578,7 @@ session_cmd_tools(const char *socket_path, int json, const char *server)
 	cJSON		*tools, *result = NULL, *params, *page, *tool;
 	const cJSON	*next;
 	const char	*name, *desc, *end;
-	char		*cursor = NULL;
+	char		*cursor = NULL, *ename, *edesc;
 	size_t		 len;
 	int		 rc, pages, width = 4;
 
@@ -599,15 +625,22 @@ session_cmd_tools(const char *socket_path, int json, const char *server)
 	}
 	cJSON_ArrayForEach(tool, tools) {
 		name = session_str(tool, "name");
-		len = name != NULL ? strlen(name) : 1;
+		len = 1;
+		if (name != NULL) {
+			ename = session_esc(name);
+			len = strlen(ename);
+			free(ename);
+		}
 		if ((int)len > width && len <= SESSION_NAME_MAX_COLUMNS)
 			width = (int)len;
 	}
 	cJSON_ArrayForEach(tool, tools) {
 		name = session_str(tool, "name");
 		desc = session_str(tool, "description");
+		ename = session_esc(name != NULL ? name : "?");
 		if (desc == NULL) {
-			printf("%s\n", name != NULL ? name : "?");
+			printf("%s\n", ename);
+			free(ename);
 			continue;
 		}
 		/* The first line that says something. */
@@ -617,8 +650,10 @@ session_cmd_tools(const char *socket_path, int json, const char *server)
 		end = desc + strcspn(desc, "\r\n");
 		while (end > desc && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
-		printf("%-*s  %.*s\n", width, name != NULL ? name : "?",
-		    (int)(end - desc), desc);
+		edesc = esc_text(desc, (size_t)(end - desc), 0);
+		printf("%-*s  %s\n", width, ename, edesc);
+		free(edesc);
+		free(ename);
 	}
 	if (cJSON_GetArraySize(tools) == 0)
 		session_warnx(server, "the server offers no tools");

@@ -1,5 +1,11 @@
 /*
  * log.c -- journal and stderr telemetry.
+ *
+ * A message often quotes what a server said (its name, its stderr, its
+ * protocol version), so its control characters are escaped (esc_text)
+ * before it reaches either target: a server cannot start a line of its
+ * own in mcpd's log nor send escape sequences to whoever reads it.  The
+ * MCPD_ fields keep their exact bytes; journalctl escapes them on show.
  */
 #include "config.h"
 
@@ -15,6 +21,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "esc.h"
 #include "log.h"
 #include "proto.h"
 #include "xmalloc.h"
@@ -85,12 +92,14 @@ log_vevent(int priority, const char *message_id,
 {
 	struct iovec	 iov[LOG_MAX_FIELDS + 4];
 	char		*strs[LOG_MAX_FIELDS + 4];
-	char		*text;
+	char		*raw, *text;
 	size_t		 n = 0, i;
 
 	if (priority == LOG_DEBUG && !log_verbose && !log_journal)
 		return;
-	xvasprintf(&text, fmt, ap);
+	xvasprintf(&raw, fmt, ap);
+	text = esc_text(raw, strlen(raw), ESC_KEEP_TAB);
+	free(raw);
 	if (!log_journal) {
 		fprintf(stderr, "mcpd: %s\n", text);
 		free(text);

@@ -2,7 +2,8 @@
  * ring.c -- a bounded ring of text lines.
  *
  * Lines live in a circular array of entries, oldest at head; each entry's
- * text is its own allocation, NUL-terminated for convenience.  The array
+ * text is its own allocation of len bytes, which may include NULs; a NUL
+ * after them is only a convenience, never the end of the line.  The array
  * grows geometrically up to max_lines.  A line costs its length plus
  * RING_LINE_OVERHEAD_BYTES against the byte budget; pushing a line first
  * drops the oldest lines until both budgets have room for it.  A line that
@@ -15,10 +16,12 @@
 
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "ring.h"
 #include "xmalloc.h"
 
@@ -162,4 +165,23 @@ ring_get(const struct ring *r, uint64_t seq, size_t *len,
 	if (realtime_us != NULL)
 		*realtime_us = e->realtime_us;
 	return (e->text);
+}
+
+char *
+ring_line_json(const struct ring *r, uint64_t seq, const char *server)
+{
+	const char	*line;
+	char		*name, *text, *json;
+	size_t		 len;
+	uint64_t	 realtime_us;
+
+	if ((line = ring_get(r, seq, &len, &realtime_us)) == NULL)
+		return (NULL);
+	name = esc_json_string(server, strlen(server));
+	text = esc_json_string(line, len);
+	xasprintf(&json, "{\"server\":%s,\"seq\":%" PRIu64 ",\"time_us\":%"
+	    PRIu64 ",\"text\":%s}", name, seq, realtime_us, text);
+	free(name);
+	free(text);
+	return (json);
 }

@@ -22,6 +22,9 @@
  *                              then one newline
  *   --close-stdout-after-init  close fd 1 after the initialize reply
  *   --stderr-noise=N           write N lines "noise line K" to stderr
+ *   --stderr-hex=HEX           write the bytes HEX spells to stderr
+ *   --server-name=TEXT         serverInfo.name in the initialize reply
+ *   --protocol-version=TEXT    protocolVersion in the initialize reply
  *   --help                     list the flags
  *
  * Invariants: every outgoing message is handed to write(2) whole as soon as
@@ -116,6 +119,9 @@ struct fake {
 	long long	 flood_bytes;
 	int		 close_stdout_after_init;
 	long long	 stderr_noise;
+	const char	*stderr_hex;
+	const char	*server_name;
+	const char	*protocol_version;
 
 	/* State. */
 	struct fake_input in;
@@ -256,6 +262,9 @@ static const struct fake_resource fake_resources[] = {
 "  --flood-no-newline=BYTES   after the init reply: BYTES 'x', then \\n\n" \
 "  --close-stdout-after-init  close stdout after the initialize reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
+"  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
+"  --server-name=TEXT         serverInfo.name in the initialize reply\n" \
+"  --protocol-version=TEXT    protocolVersion in the initialize reply\n" \
 "  --help                     show this list\n" \
 "Tools: echo {text}, add {a,b}, sleep {ms}, big {bytes}, fail {},\n" \
 "crash {code}, stderr {lines}. Resources: fake://hello, fake://status.\n"
@@ -1137,6 +1146,8 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 		    strcmp(requested->valuestring, fake_protocols[i]) == 0)
 			version = fake_protocols[i];
 	}
+	if (f->protocol_version != NULL)
+		version = f->protocol_version;
 	snprintf(f->protocol, sizeof f->protocol, "%s", version);
 
 	result = cJSON_CreateObject();
@@ -1144,7 +1155,8 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 	cJSON_AddItemToObject(result, "capabilities",
 	    cJSON_Parse(FAKE_CAPABILITIES));
 	info = cJSON_AddObjectToObject(result, "serverInfo");
-	cJSON_AddStringToObject(info, "name", FAKE_NAME);
+	cJSON_AddStringToObject(info, "name", f->server_name != NULL ?
+	    f->server_name : FAKE_NAME);
 	cJSON_AddStringToObject(info, "version", FAKE_VERSION);
 	cJSON_AddStringToObject(result, "instructions", FAKE_INSTRUCTIONS);
 	fake_reply(f, m, result);
@@ -1449,6 +1461,9 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_FLOOD_NO_NEWLINE,
 		OPT_CLOSE_STDOUT_AFTER_INIT,
 		OPT_STDERR_NOISE,
+		OPT_STDERR_HEX,
+		OPT_SERVER_NAME,
+		OPT_PROTOCOL_VERSION,
 	};
 	static const struct option	options[] = {
 		{ "crash-at-start", optional_argument, NULL,
@@ -1468,6 +1483,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "close-stdout-after-init", no_argument, NULL,
 		  OPT_CLOSE_STDOUT_AFTER_INIT },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
+		{ "stderr-hex", required_argument, NULL, OPT_STDERR_HEX },
+		{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
+		{ "protocol-version", required_argument, NULL,
+		  OPT_PROTOCOL_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1529,6 +1548,22 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			f->stderr_noise = fake_flag_number("stderr-noise",
 			    optarg, 0, STDERR_MAX_LINES);
 			break;
+		case OPT_STDERR_HEX:
+			if (strlen(optarg) % 2 != 0 || strspn(optarg,
+			    "0123456789abcdefABCDEF") != strlen(optarg)) {
+				fprintf(stderr, FAKE_NAME ": --stderr-hex: want "
+				    "pairs of hex digits, not \"%s\"\n",
+				    optarg);
+				fake_usage(stderr, 2);
+			}
+			f->stderr_hex = optarg;
+			break;
+		case OPT_SERVER_NAME:
+			f->server_name = optarg;
+			break;
+		case OPT_PROTOCOL_VERSION:
+			f->protocol_version = optarg;
+			break;
 		case 'h':
 			fake_usage(stdout, 0);
 		default:
@@ -1540,6 +1575,32 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		    argv[optind]);
 		fake_usage(stderr, 2);
 	}
+}
+
+/* Write the bytes a string of hex digit pairs spells (checked already). */
+static void
+fake_write_hex(int fd, const char *hex)
+{
+	size_t		 n = strlen(hex) / 2, i, off;
+	unsigned char	*bytes;
+	unsigned int	 byte;
+	ssize_t		 w;
+
+	bytes = fake_malloc(n);
+	for (i = 0; i < n; i++) {
+		sscanf(hex + 2 * i, "%2x", &byte);
+		bytes[i] = (unsigned char)byte;
+	}
+	for (off = 0; off < n; off += (size_t)w) {
+		if ((w = write(fd, bytes + off, n - off)) == -1) {
+			if (errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			break;
+		}
+	}
+	free(bytes);
 }
 
 /* Start-up effects, in this order, all before a crash flag exits. */
@@ -1563,6 +1624,8 @@ fake_start(struct fake *f)
 		signal(SIGTERM, SIG_IGN);
 	for (i = 1; i <= f->stderr_noise; i++)
 		fprintf(stderr, "noise line %lld\n", i);
+	if (f->stderr_hex != NULL)
+		fake_write_hex(STDERR_FILENO, f->stderr_hex);
 	if (f->crash_at_start_code >= 0)
 		_exit(f->crash_at_start_code);
 	if (f->exit_after_ms == 0)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "ring.h"
 
 static void
@@ -236,6 +238,45 @@ START_TEST(test_ring_wraps)
 }
 END_TEST
 
+/* A NUL and bytes that are not UTF-8 are held, and in JSON the whole line. */
+START_TEST(test_ring_binary_line)
+{
+	static const char	 line[] = "bad \xff\xfe \x80 \xe0\x80\xaf "
+	    "\xe2\x82|nul\0after the nul\x1b[2J";
+	struct ring		*r;
+	const char		*got;
+	char			*json;
+	size_t			 len;
+	cJSON			*o, *v;
+
+	r = ring_new(1 << 20, 10);
+	ring_push(r, line, sizeof line - 1, UINT64_C(1795661155762010));
+	got = ring_get(r, 1, &len, NULL);
+	ck_assert_uint_eq(len, sizeof line - 1);
+	ck_assert(memcmp(got, line, len) == 0);
+
+	json = ring_line_json(r, 1, "srv\n\"x\"");
+	ck_assert_ptr_nonnull(json);
+	/* Integers as integers, never 1.79566115576201e+15. */
+	ck_assert_msg(strstr(json, "\"seq\":1,\"time_us\":1795661155762010,")
+	    != NULL, "numbers: %s", json);
+	o = cJSON_Parse(json);
+	ck_assert_msg(o != NULL, "not JSON: %s", json);
+	v = cJSON_GetObjectItemCaseSensitive(o, "server");
+	ck_assert_str_eq(v->valuestring, "srv\n\"x\"");
+	v = cJSON_GetObjectItemCaseSensitive(o, "text");
+	ck_assert_str_eq(v->valuestring, "bad \xef\xbf\xbd\xef\xbf\xbd "
+	    "\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+	    "\xef\xbf\xbd|nul\xef\xbf\xbd" "after the nul\x1b[2J");
+	cJSON_Delete(o);
+	free(json);
+
+	ck_assert_ptr_null(ring_line_json(r, 0, "srv"));
+	ck_assert_ptr_null(ring_line_json(r, 2, "srv"));
+	ring_free(r);
+}
+END_TEST
+
 static Suite *
 ring_suite(void)
 {
@@ -250,6 +291,7 @@ ring_suite(void)
 	tcase_add_test(tc, test_ring_truncate);
 	tcase_add_test(tc, test_ring_zero_budget);
 	tcase_add_test(tc, test_ring_wraps);
+	tcase_add_test(tc, test_ring_binary_line);
 	suite_add_tcase(s, tc);
 	return (s);
 }

@@ -1,0 +1,187 @@
+/*
+ * esc.c -- escaping for terminals, log lines and JSON strings.
+ *
+ * Both escapers walk the input one unit at a time: a well-formed UTF-8
+ * sequence, or the maximal subpart of an ill-formed one.  Nothing outside
+ * the given length is read, and a NUL is a byte like any other.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esc.h"
+#include "xmalloc.h"
+
+#define ESC_REPLACEMENT		"\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
+
+struct esc_buf {
+	char	*s;
+	size_t	 len;
+	size_t	 size;
+};
+
+static void
+esc_add(struct esc_buf *b, const void *p, size_t n)
+{
+	if (b->size - b->len < n + 1) {
+		b->size = b->size * 2 + n + 64;
+		b->s = xrealloc(b->s, b->size);
+	}
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void
+esc_add_hex(struct esc_buf *b, const char *prefix, unsigned char c)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	char			 out[2];
+
+	esc_add(b, prefix, strlen(prefix));
+	out[0] = hex[c >> 4];
+	out[1] = hex[c & 0xf];
+	esc_add(b, out, 2);
+}
+
+static void
+esc_init(struct esc_buf *b, size_t len)
+{
+	b->size = len + len / 8 + 16;
+	b->s = xmalloc(b->size);
+	b->len = 0;
+	b->s[0] = '\0';
+}
+
+/*
+ * The unit at s: returns its code point, or -1 if it is ill-formed, and
+ * sets *n to its length in bytes (at least 1).
+ */
+static int32_t
+esc_utf8_unit(const unsigned char *s, size_t len, size_t *n)
+{
+	unsigned char	 lo = 0x80, hi = 0xbf;
+	size_t		 want, i;
+	int32_t		 cp;
+
+	*n = 1;
+	if (s[0] < 0x80)
+		return (s[0]);
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		want = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		want = 3;
+		cp = s[0] & 0x0f;
+		if (s[0] == 0xe0)
+			lo = 0xa0;		/* overlong */
+		else if (s[0] == 0xed)
+			hi = 0x9f;		/* surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		want = 4;
+		cp = s[0] & 0x07;
+		if (s[0] == 0xf0)
+			lo = 0x90;		/* overlong */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;		/* above U+10FFFF */
+	} else
+		return (-1);	/* continuation, C0/C1 overlong, F5 to FF */
+
+	for (i = 1; i < want; i++) {
+		if (i >= len || s[i] < lo || s[i] > hi)
+			return (-1);	/* *n: the valid prefix */
+		cp = (cp << 6) | (s[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+		*n = i + 1;
+	}
+	return (cp);
+}
+
+static int
+esc_is_control(int32_t cp)
+{
+	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f));
+}
+
+char *
+esc_text(const char *text, size_t len, int flags)
+{
+	const unsigned char	*s = (const unsigned char *)text;
+	struct esc_buf		 b;
+	size_t			 off, n, i;
+	int32_t			 cp;
+
+	esc_init(&b, len);
+	for (off = 0; off < len; off += n) {
+		cp = esc_utf8_unit(s + off, len - off, &n);
+		if (cp == '\t' && (flags & ESC_KEEP_TAB))
+			esc_add(&b, "\t", 1);
+		else if (cp == '\t')
+			esc_add(&b, "\\t", 2);
+		else if (cp == '\n' && (flags & ESC_KEEP_NEWLINE))
+			esc_add(&b, "\n", 1);
+		else if (cp == '\n')
+			esc_add(&b, "\\n", 2);
+		else if (cp == '\r')
+			esc_add(&b, "\\r", 2);
+		else if (cp == -1 || esc_is_control(cp)) {
+			for (i = 0; i < n; i++)
+				esc_add_hex(&b, "\\x", s[off + i]);
+		} else
+			esc_add(&b, s + off, n);
+	}
+	return (b.s);
+}
+
+char *
+esc_json_string(const char *text, size_t len)
+{
+	const unsigned char	*s = (const unsigned char *)text;
+	struct esc_buf		 b;
+	size_t			 off, n;
+	int32_t			 cp;
+
+	esc_init(&b, len + 2);
+	esc_add(&b, "\"", 1);
+	for (off = 0; off < len; off += n) {
+		cp = esc_utf8_unit(s + off, len - off, &n);
+		switch (cp) {
+		case -1:
+		case 0:
+			esc_add(&b, ESC_REPLACEMENT, 3);
+			break;
+		case '"':
+			esc_add(&b, "\\\"", 2);
+			break;
+		case '\\':
+			esc_add(&b, "\\\\", 2);
+			break;
+		case '\b':
+			esc_add(&b, "\\b", 2);
+			break;
+		case '\f':
+			esc_add(&b, "\\f", 2);
+			break;
+		case '\n':
+			esc_add(&b, "\\n", 2);
+			break;
+		case '\r':
+			esc_add(&b, "\\r", 2);
+			break;
+		case '\t':
+			esc_add(&b, "\\t", 2);
+			break;
+		default:
+			if (esc_is_control(cp))
+				esc_add_hex(&b, "\\u00", (unsigned char)cp);
+			else
+				esc_add(&b, s + off, n);
+			break;
+		}
+	}
+	esc_add(&b, "\"", 1);
+	return (b.s);
+}

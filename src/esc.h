@@ -1,0 +1,38 @@
+/*
+ * esc.h -- make text from outside (server stderr, server names, error
+ * messages) safe for a terminal, a log line or a JSON string (pure).
+ *
+ * Input is a byte string with a length: it may hold NULs and bytes that
+ * are not UTF-8.  Ill-formed UTF-8 is taken one maximal subpart at a time
+ * (Unicode 15, 3.9: an incomplete but so far valid sequence is one unit,
+ * any other bad byte is a unit of its own).
+ */
+#ifndef MCPD_ESC_H
+#define MCPD_ESC_H
+
+#include <stddef.h>
+
+/* esc_text flags. */
+#define ESC_KEEP_TAB	0x1	/* leave tabs as they are */
+#define ESC_KEEP_NEWLINE 0x2	/* leave newlines (text of many lines) */
+
+/*
+ * Printable text, as systemctl and journalctl show it: valid UTF-8 other
+ * than control characters is kept; newline, carriage return and tab become
+ * "\n", "\r" and "\t", every other byte of a C0 control, DEL, a C1 control
+ * (U+0080 to U+009F) or ill-formed UTF-8 becomes "\xNN".  A backslash is
+ * kept, so escaping twice changes nothing more.  The flags keep tabs or
+ * newlines for text that has columns or lines.  Returns a new string.
+ */
+char	*esc_text(const char *, size_t len, int flags);
+
+/*
+ * A JSON string literal, quotes included, that is always valid UTF-8:
+ * '"' and '\' are escaped, control characters (C0, DEL, C1) become \b, \f,
+ * \n, \r, \t or \u00XX, and every ill-formed unit and every NUL becomes
+ * U+FFFD, so a reader that keeps strings NUL-terminated (cJSON) sees all
+ * of the text.  Returns a new string.
+ */
+char	*esc_json_string(const char *, size_t len);
+
+#endif /* MCPD_ESC_H */
