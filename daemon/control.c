@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "control.h"
+#include "envelope.h"
 #include "mcpd.h"
 #include "metrics.h"
 #include "proto.h"
@@ -359,7 +360,7 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	client_attach(c, router_attach(worker_router(w), c));
 }
 
-void
+static void
 control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const char *method, const cJSON *params)
 {
@@ -382,4 +383,30 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	}
 	client_send_error(c, id, RPC_METHOD_NOT_FOUND,
 	    "method not found: %.64s", method);
+}
+
+void
+control_request(struct mcpd *mcpd, struct client *c, const char *line,
+    const struct envelope *env, const char *method)
+{
+	cJSON	*id, *params = NULL;
+
+	id = rpc_id_raw(line, &env->id);
+	if (env->params.len > RPC_PARSE_MAX_BYTES) {
+		client_send_error(c, id, RPC_INVALID_REQUEST, "invalid request: "
+		    "params of %zu bytes; %s takes at most %d", env->params.len,
+		    method, RPC_PARSE_MAX_BYTES);
+		goto out;
+	}
+	if (env->params.type != ENVELOPE_ABSENT &&
+	    (params = cJSON_ParseWithLength(line + env->params.off,
+	    env->params.len)) == NULL) {
+		client_send_error(c, id, RPC_INVALID_REQUEST, "invalid request: "
+		    "the params of %s could not be read", method);
+		goto out;
+	}
+	control_dispatch(mcpd, c, id, method, params);
+out:
+	cJSON_Delete(params);
+	cJSON_Delete(id);
 }

@@ -4,13 +4,19 @@
 #ifndef MCPD_CONTROL_H
 #define MCPD_CONTROL_H
 
-#include <cjson/cJSON.h>
+#include <stddef.h>
 
 struct client;
+struct envelope;
 struct mcpd;
 
-/* Handle method (which starts with "mcpd/"); replies through the client. */
-void	control_dispatch(struct mcpd *, struct client *, const cJSON *id,
-	    const char *method, const cJSON *params);
+/*
+ * The one way into the control plane: a request for method (which starts
+ * with "mcpd/"), already scanned and classified as a request.  The reply
+ * carries the caller's id byte for byte; params larger than
+ * RPC_PARSE_MAX_BYTES are refused before cJSON sees them.
+ */
+void	control_request(struct mcpd *, struct client *, const char *line,
+	    const struct envelope *env, const char *method);
 
 #endif /* MCPD_CONTROL_H */

@@ -87,12 +87,15 @@ router_initialize(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
 	const char	*cached;
-	cJSON		*msg, *caps;
+	cJSON		*msg = NULL, *caps;
 
-	if ((msg = cJSON_ParseWithLength(line, len)) != NULL) {
-		caps = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(msg, "params"),
-		    "capabilities");
+	/* Only the params, and only when small: never a tree of 16 MiB. */
+	if (env->params.type == ENVELOPE_OBJECT &&
+	    env->params.len <= RPC_PARSE_MAX_BYTES)
+		msg = cJSON_ParseWithLength(router_text(line, &env->params),
+		    env->params.len);
+	if (msg != NULL) {
+		caps = cJSON_GetObjectItemCaseSensitive(msg, "capabilities");
 		a->cap_sampling = cJSON_GetObjectItemCaseSensitive(caps,
 		    "sampling") != NULL;
 		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
@@ -299,34 +302,6 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	router_arm_sweep(r);
 }
 
-/*
- * An mcpd/ method on an attached connection.  The method name is the one
- * the scanner decoded; cJSON only supplies the params, and a request it
- * cannot read still gets an answer.
- */
-static void
-router_control(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env, const char *method)
-{
-	cJSON		*id, *params = NULL;
-
-	/* The members the scanner found, not whatever cJSON would pick. */
-	id = cJSON_ParseWithLength(router_text(line, &env->id), env->id.len);
-	if (env->params.type != ENVELOPE_ABSENT)
-		params = cJSON_ParseWithLength(router_text(line, &env->params),
-		    env->params.len);
-	if (!rpc_id_valid(id) || (env->params.type != ENVELOPE_ABSENT &&
-	    params == NULL)) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, RPC_INVALID_REQUEST, "invalid request: %s "
-		    "could not be read", method);
-	} else
-		control_dispatch(a->router->mcpd, a->client, id, method,
-		    params);
-	cJSON_Delete(id);
-	cJSON_Delete(params);
-}
-
 static void
 router_client_request_ready(struct attachment *a, const char *line,
     size_t len, const struct envelope *env, const char *method)
@@ -361,17 +336,12 @@ static void
 router_client_bad_line(struct attachment *a, const char *line, size_t len,
     size_t erroff)
 {
-	cJSON	*msg;
+	char	*why;
+	int	 code;
 
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
-		router_client_error(a, NULL, 0, RPC_PARSE_ERROR, "parse error: "
-		    "invalid JSON at byte %zu", erroff);
-		return;
-	}
-	cJSON_Delete(msg);
-	router_client_error(a, NULL, 0, RPC_INVALID_REQUEST, "invalid request: "
-	    "not a JSON-RPC 2.0 message object, or a member appears twice "
-	    "(byte %zu)", erroff);
+	code = rpc_scan_error(line, len, erroff, &why);
+	router_client_error(a, NULL, 0, code, "%s", why);
+	free(why);
 }
 
 void
@@ -380,41 +350,32 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 	struct router	*r = a->router;
 	struct envelope	 env;
 	char		 method[ROUTER_METHOD_MAX], *why;
+	const char	*invalid;
 	size_t		 erroff;
-	int		 has_id;
+	enum rpc_kind	 kind;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
 		router_client_bad_line(a, line, len, erroff);
 		return;
 	}
-	has_id = env.id.type == ENVELOPE_STRING ||
-	    env.id.type == ENVELOPE_NUMBER;
-
-	if (env.method.type == ENVELOPE_ABSENT) {
-		if (has_id && (env.result.type != ENVELOPE_ABSENT) !=
-		    (env.error.type != ENVELOPE_ABSENT)) {
-			router_client_response(a, line, len, &env);
-			return;
-		}
-		router_client_error(a, has_id ? router_text(line, &env.id) :
-		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
-		    "not a JSON-RPC 2.0 request, notification or response");
+	switch ((kind = rpc_classify_envelope(line, &env, &invalid))) {
+	case RPC_KIND_RESPONSE:
+		router_client_response(a, line, len, &env);
 		return;
-	}
-	if (env.method.type != ENVELOPE_STRING ||
-	    (env.id.type != ENVELOPE_ABSENT && !has_id) ||
-	    env.result.type != ENVELOPE_ABSENT ||
-	    env.error.type != ENVELOPE_ABSENT) {
-		router_client_error(a, has_id ? router_text(line, &env.id) :
-		    NULL, env.id.len, RPC_INVALID_REQUEST, "invalid request: "
-		    "method must be a string and id a string or a number");
+	case RPC_KIND_INVALID:
+		router_client_error(a, rpc_envelope_has_id(&env) ?
+		    router_text(line, &env.id) : NULL, env.id.len,
+		    RPC_INVALID_REQUEST, "%s", invalid);
 		return;
+	case RPC_KIND_REQUEST:
+	case RPC_KIND_NOTIFICATION:
+		break;
 	}
 	if (envelope_string_copy(line, &env.method, method,
 	    sizeof method) < 0)
 		snprintf(method, sizeof method, "(long method name)");
 
-	if (!has_id) {
+	if (kind == RPC_KIND_NOTIFICATION) {
 		if (strcmp(method, "notifications/initialized") == 0 ||
 		    strcmp(method, "notifications/roots/list_changed") == 0)
 			return;		/* mcpd's own business */
@@ -429,7 +390,7 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 
 	if (strncmp(method, MCPD_METHOD_PREFIX,
 	    strlen(MCPD_METHOD_PREFIX)) == 0) {
-		router_control(a, line, len, &env, method);
+		control_request(r->mcpd, a->client, line, &env, method);
 		return;
 	}
 	switch (worker_availability(r->worker)) {

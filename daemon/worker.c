@@ -35,6 +35,7 @@
 #include "backoff.h"
 #include "child.h"
 #include "client.h"
+#include "envelope.h"
 #include "frame.h"
 #include "guard.h"
 #include "log.h"
@@ -366,16 +367,31 @@ worker_dropped_line(struct worker *w, const char *line, size_t len,
 
 /*
  * A line from the server's stdout.  While the session initializes, mcpd
- * looks for its own initialize reply (a small message: cJSON is fine);
- * everything else goes to the router, which never builds a tree.
+ * looks for its own initialize reply (a small message: cJSON is fine, up
+ * to RPC_PARSE_MAX_BYTES); everything else goes to the router, which
+ * never builds a tree.
  */
 static void
 worker_handle_line(struct worker *w, const char *line, size_t len)
 {
 	cJSON		*msg, *id;
+	struct envelope	 env;
+	size_t		 erroff;
+	int64_t		 n;
+	char		*why;
 
 	w->lines_in++;
-	if (w->state == WORKER_INITIALIZING) {
+	if (w->state == WORKER_INITIALIZING && len > RPC_PARSE_MAX_BYTES) {
+		if (envelope_scan(line, len, &env, &erroff) == 0 &&
+		    envelope_int64(line, &env.id, &n) == 0 && n == w->init_id) {
+			xasprintf(&why, "protocol violation: initialize result "
+			    "of %zu bytes (mcpd reads at most %d)", len,
+			    RPC_PARSE_MAX_BYTES);
+			worker_kill(w, why);
+			free(why);
+			return;
+		}
+	} else if (w->state == WORKER_INITIALIZING) {
 		msg = cJSON_ParseWithLength(line, len);
 		id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 		if (rpc_classify(msg) == RPC_KIND_RESPONSE &&

@@ -3,16 +3,114 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "envelope.h"
+#include "proto.h"
 #include "rpc.h"
 #include "xmalloc.h"
 
 int
 rpc_id_valid(const cJSON *id)
 {
-	return (id != NULL && (cJSON_IsString(id) || cJSON_IsNumber(id)));
+	return (id != NULL && (cJSON_IsString(id) || cJSON_IsNumber(id) ||
+	    cJSON_IsRaw(id)));
+}
+
+cJSON *
+rpc_id_raw(const char *line, const struct envelope_value *id)
+{
+	char	*text;
+	cJSON	*raw;
+
+	/* A scanned value holds no NUL byte: "\u0000" stays escaped. */
+	text = xstrndup(line + id->off, id->len);
+	raw = cJSON_CreateRaw(text);
+	free(text);
+	if (raw == NULL) {
+		fprintf(stderr, "out of memory copying an id\n");
+		abort();
+	}
+	return (raw);
+}
+
+int
+rpc_envelope_has_id(const struct envelope *env)
+{
+	return (env->id.type == ENVELOPE_STRING ||
+	    env->id.type == ENVELOPE_NUMBER);
+}
+
+/*
+ * Whether the line is one valid JSON value at all, by the same strict
+ * scanner: as the value of a member no rule applies to ({"v": LINE}),
+ * where neither its type nor its duplicate members matter.
+ */
+static int
+rpc_json_valid(const char *line, size_t len)
+{
+	static const char	 head[] = "{\"v\":";
+	struct envelope		 env;
+	size_t			 erroff;
+	char			*wrapped;
+	int			 valid;
+
+	wrapped = xmalloc(sizeof head + len);
+	memcpy(wrapped, head, sizeof head - 1);
+	memcpy(wrapped + sizeof head - 1, line, len);
+	wrapped[sizeof head - 1 + len] = '}';
+	valid = envelope_scan(wrapped, sizeof head + len, &env, &erroff) == 0;
+	free(wrapped);
+	return (valid);
+}
+
+int
+rpc_scan_error(const char *line, size_t len, size_t erroff, char **message)
+{
+	if (len > RPC_PARSE_MAX_BYTES) {
+		xasprintf(message, "parse error: not one valid JSON-RPC "
+		    "message object (byte %zu)", erroff);
+		return (RPC_PARSE_ERROR);
+	}
+	if (!rpc_json_valid(line, len)) {
+		xasprintf(message, "parse error: invalid JSON at byte %zu",
+		    erroff);
+		return (RPC_PARSE_ERROR);
+	}
+	xasprintf(message, "invalid request: not a JSON-RPC 2.0 message "
+	    "object, or a member appears twice (byte %zu)", erroff);
+	return (RPC_INVALID_REQUEST);
+}
+
+enum rpc_kind
+rpc_classify_envelope(const char *line, const struct envelope *env,
+    const char **why)
+{
+	int	 has_id = rpc_envelope_has_id(env);
+
+	if (!envelope_string_eq(line, &env->jsonrpc, "2.0")) {
+		*why = "invalid request: \"jsonrpc\" must be \"2.0\"";
+		return (RPC_KIND_INVALID);
+	}
+	if (env->method.type == ENVELOPE_ABSENT) {
+		if (has_id && (env->result.type != ENVELOPE_ABSENT) !=
+		    (env->error.type != ENVELOPE_ABSENT))
+			return (RPC_KIND_RESPONSE);
+		*why = "invalid request: not a JSON-RPC 2.0 request, "
+		    "notification or response";
+		return (RPC_KIND_INVALID);
+	}
+	if (env->method.type != ENVELOPE_STRING ||
+	    (env->id.type != ENVELOPE_ABSENT && !has_id) ||
+	    env->result.type != ENVELOPE_ABSENT ||
+	    env->error.type != ENVELOPE_ABSENT) {
+		*why = "invalid request: method must be a string and id a "
+		    "string or a number";
+		return (RPC_KIND_INVALID);
+	}
+	return (has_id ? RPC_KIND_REQUEST : RPC_KIND_NOTIFICATION);
 }
 
 enum rpc_kind

@@ -4,7 +4,7 @@
  * The router (daemon/router.c, router_up.c, router_down.c) runs as in
  * mcpd, on a real event base, with up to three attachments.  What it calls
  * in the rest of the daemon is replaced by the stand-ins below (worker_*,
- * client_*, control_dispatch, log_*, clock_*), because a fuzz target
+ * client_*, control_request, log_*, clock_*), because a fuzz target
  * cannot run child processes or own sockets: they model the worker's
  * states and the clients' connections, and record every message that
  * would be written to the server or to a client.  The clock is simulated
@@ -630,17 +630,20 @@ client_pid(const struct client *c)
 }
 
 void
-control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
-    const char *method, const cJSON *params)
+control_request(struct mcpd *mcpd, struct client *c, const char *line,
+    const struct envelope *env, const char *method)
 {
 	struct iovec	 iov;
-	cJSON		*msg;
+	cJSON		*msg, *id;
 	char		*text;
 
 	/* control.c compares method with its table: NULL would crash it. */
-	FUZZ_CHECK(method != NULL, "control_dispatch called without a method "
-	    "(the message's \"method\" is not what cJSON finds)");
+	FUZZ_CHECK(method != NULL, "control_request called without a method");
+	FUZZ_CHECK(rpc_envelope_has_id(env), "control_request for a message "
+	    "without an id");
+	id = rpc_id_raw(line, &env->id);
 	msg = rpc_make_result(id, NULL);
+	cJSON_Delete(id);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
 	iov.iov_base = text;
@@ -783,7 +786,9 @@ client_deliver(struct client *c, const char *line, size_t len)
 		    "accepted");
 		has_id = env.id.type == ENVELOPE_STRING ||
 		    env.id.type == ENVELOPE_NUMBER;
-		response = env.method.type == ENVELOPE_ABSENT &&
+		/* Without "jsonrpc": "2.0" it is an invalid request. */
+		response = envelope_string_eq(line, &env.jsonrpc, "2.0") &&
+		    env.method.type == ENVELOPE_ABSENT &&
 		    (env.result.type != ENVELOPE_ABSENT) !=
 		    (env.error.type != ENVELOPE_ABSENT);
 		/* Everything with an id but a response is answered. */
