@@ -14,6 +14,10 @@
  *   consistent with each other.
  * - The top-level "mcpd" object is applied before any server, wherever it
  *   appears in the file; a per-server setting overrides it.
+ * - No string or key of an accepted file held "\u0000" (cJSON would have
+ *   cut it short), and argv_display and cwd_display keep, beside argv and
+ *   cwd, the text as written, so that nothing shown needs an expanded
+ *   value.
  */
 #include "config.h"
 
@@ -24,6 +28,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -687,9 +692,10 @@ conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 	conf_check_settings(cp, "mcpd", &cp->defaults, set);
 }
 
+/* args expanded, and as written (args_display), in step. */
 static void
 conf_parse_args(struct conf_parse *cp, const char *path, const cJSON *array,
-    char ***args, size_t *nargs)
+    char ***args, char ***args_display, size_t *nargs)
 {
 	const cJSON	*item;
 	char		*apath, *arg;
@@ -704,7 +710,11 @@ conf_parse_args(struct conf_parse *cp, const char *path, const cJSON *array,
 		xasprintf(&apath, "%s[%zu]", path, i);
 		if ((arg = conf_string(cp, apath, item)) != NULL) {
 			*args = xreallocarray(*args, *nargs + 1, sizeof **args);
-			(*args)[(*nargs)++] = arg;
+			*args_display = xreallocarray(*args_display,
+			    *nargs + 1, sizeof **args_display);
+			(*args)[*nargs] = arg;
+			(*args_display)[(*nargs)++] =
+			    xstrdup(item->valuestring);
 		}
 		free(apath);
 	}
@@ -858,8 +868,10 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	const cJSON			*item;
 	const char			*key;
 	char				*path, *kpath, *command = NULL;
-	char				*cwd = NULL;
+	char				*command_display = NULL;
+	char				*cwd = NULL, *cwd_display = NULL;
 	char				**args = NULL, **env = NULL;
+	char				**args_display = NULL;
 	char				**roots = NULL;
 	size_t				*first, nargs = 0, nenv = 0, i;
 	size_t				 nroots = 0;
@@ -889,8 +901,11 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 			command = conf_string(cp, kpath, item);
 			if (command != NULL && *command == '\0')
 				conf_error(cp, kpath, "must not be empty");
+			if (command != NULL)
+				command_display = xstrdup(item->valuestring);
 		} else if (strcmp(key, "args") == 0)
-			conf_parse_args(cp, kpath, item, &args, &nargs);
+			conf_parse_args(cp, kpath, item, &args, &args_display,
+			    &nargs);
 		else if (strcmp(key, "env") == 0)
 			conf_parse_env(cp, kpath, item, &env, &nenv);
 		else if (strcmp(key, "cwd") == 0) {
@@ -899,6 +914,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				conf_error(cp, kpath,
 				    "must be an absolute path");
 			}
+			if (cwd != NULL)
+				cwd_display = xstrdup(item->valuestring);
 		} else if (strcmp(key, "type") == 0) {
 			if (!cJSON_IsString(item) ||
 			    strcmp(item->valuestring, "stdio") != 0) {
@@ -932,15 +949,23 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.path = path;
 	cs.argc = nargs + 1;
 	cs.argv = xreallocarray(NULL, nargs + 2, sizeof *cs.argv);
+	cs.argv_display = xreallocarray(NULL, nargs + 2,
+	    sizeof *cs.argv_display);
 	cs.argv[0] = command;
-	for (i = 0; i < nargs; i++)
+	cs.argv_display[0] = command_display;
+	for (i = 0; i < nargs; i++) {
 		cs.argv[i + 1] = args[i];
+		cs.argv_display[i + 1] = args_display[i];
+	}
 	cs.argv[nargs + 1] = NULL;
+	cs.argv_display[nargs + 1] = NULL;
 	free(args);
+	free(args_display);
 	cs.envc = nenv;
 	cs.env = xreallocarray(env, nenv + 1, sizeof *cs.env);
 	cs.env[nenv] = NULL;
 	cs.cwd = cwd;
+	cs.cwd_display = cwd_display;
 	cs.restart = s.restart;
 	cs.backoff = s.backoff;
 	cs.init_timeout_ms = s.init_timeout_ms;
@@ -958,10 +983,15 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 fail:
 	free(path);
 	free(command);
+	free(command_display);
 	free(cwd);
-	for (i = 0; i < nargs; i++)
+	free(cwd_display);
+	for (i = 0; i < nargs; i++) {
 		free(args[i]);
+		free(args_display[i]);
+	}
 	free(args);
+	free(args_display);
 	for (i = 0; i < nenv; i++)
 		free(env[i]);
 	free(env);
@@ -1075,6 +1105,134 @@ conf_check_daemon(struct conf_parse *cp)
 		    conf->client_output_hard_bytes);
 }
 
+/*
+ * Which strings hold "\u0000": their numbers, counting every key and string
+ * value of the text in document order from 0.  The text is JSON cJSON has
+ * accepted, so every '"' outside a string opens one and every "\u" is
+ * followed by four hex digits.
+ */
+static size_t *
+conf_nul_strings(const char *text, size_t len, size_t *nmarks)
+{
+	size_t	*marks = NULL, ordinal = 0, i;
+	int	 in_string = 0, marked = 0;
+
+	*nmarks = 0;
+	for (i = 0; i < len; i++) {
+		if (!in_string) {
+			if (text[i] == '"') {
+				in_string = 1;
+				marked = 0;
+			}
+			continue;
+		}
+		if (text[i] == '\\') {
+			if (i + 5 < len && text[i + 1] == 'u' &&
+			    memcmp(text + i + 2, "0000", 4) == 0)
+				marked = 1;
+			i += text[i + 1] == 'u' ? 5 : 1;
+			continue;
+		}
+		if (text[i] != '"')
+			continue;
+		in_string = 0;
+		if (marked) {
+			marks = xreallocarray(marks, *nmarks + 1,
+			    sizeof *marks);
+			marks[(*nmarks)++] = ordinal;
+		}
+		ordinal++;
+	}
+	return (marks);
+}
+
+/* Walking the tree in document order, beside conf_nul_strings' marks. */
+struct conf_nul {
+	struct conf_diags	*diags;
+	const size_t		*marks;
+	size_t			 nmarks;
+	size_t			 next;		/* first mark not reached */
+	size_t			 ordinal;	/* of the next string */
+	struct conf_buf		 path;
+};
+
+/* Count one string; 1 if it is marked. */
+static int
+conf_nul_next(struct conf_nul *cn)
+{
+	int	 marked;
+
+	marked = cn->next < cn->nmarks && cn->marks[cn->next] == cn->ordinal;
+	if (marked)
+		cn->next++;
+	cn->ordinal++;
+	return (marked);
+}
+
+static void
+conf_nul_walk(struct conf_nul *cn, const cJSON *item)
+{
+	const cJSON	*child;
+	size_t		 keep, index = 0;
+	char		 text[32];
+
+	if (cJSON_IsString(item)) {
+		if (conf_nul_next(cn))
+			conf_diag_error(cn->diags, cn->path.p, "contains a "
+			    "NUL character (\\u0000)");
+		return;
+	}
+	for (child = item->child; child != NULL && cn->next < cn->nmarks;
+	    child = child->next, index++) {
+		keep = cn->path.len;
+		if (cJSON_IsObject(item)) {
+			if (keep > 0)
+				conf_buf_add(&cn->path, ".", 1);
+			conf_buf_add(&cn->path, child->string,
+			    strlen(child->string));
+			if (conf_nul_next(cn))
+				conf_diag_error(cn->diags, cn->path.p, "key "
+				    "contains a NUL character (\\u0000)");
+		} else {
+			snprintf(text, sizeof text, "[%zu]", index);
+			conf_buf_add(&cn->path, text, strlen(text));
+		}
+		conf_nul_walk(cn, child);
+		cn->path.len = keep;
+		cn->path.p[keep] = '\0';
+	}
+}
+
+/*
+ * cJSON decodes "\u0000" to a NUL, which ends the C string early: "a\u0000b"
+ * would run as "a", and two keys could look the same.  Report each such
+ * string by its JSON path; returns the number found.
+ */
+static size_t
+conf_check_nul(const char *text, size_t len, const cJSON *root,
+    const char *file, struct conf_diags *diags)
+{
+	struct conf_nul	 cn;
+	size_t		*marks, nmarks;
+
+	if ((marks = conf_nul_strings(text, len, &nmarks)) == NULL)
+		return (0);
+	memset(&cn, 0, sizeof cn);
+	cn.diags = diags;
+	cn.marks = marks;
+	cn.nmarks = nmarks;
+	conf_buf_add(&cn.path, "", 0);
+	conf_nul_walk(&cn, root);
+	if (cn.next != nmarks) {
+		/* Not found in the tree: still refused, if less precisely. */
+		conf_diag_error(diags, file, "a string contains a NUL "
+		    "character (\\u0000)");
+	}
+	free(cn.path.p);
+	free(marks);
+	return (nmarks);
+}
+
 static void
 conf_json_error(struct conf_diags *diags, const char *file, const char *text,
     size_t offset)
@@ -1124,6 +1282,9 @@ conf_parse_file(const char *text, size_t len, const char *file,
 		    "object");
 		goto fail;
 	}
+	/* Nothing else is checked: cut strings would only mislead. */
+	if (conf_check_nul(copy, len, root, file, diags) != 0)
+		goto fail;
 
 	memset(&cp, 0, sizeof cp);
 	cp.diags = diags;
@@ -1178,6 +1339,120 @@ conf_getenv(const char *name, void *arg)
 	return (getenv(name));
 }
 
+/* "uid 1000 (alice)", or "uid 1000" if no user has it. */
+static char *
+conf_owner_text(uid_t uid)
+{
+	struct passwd	*pw;
+	char		*text;
+
+	if ((pw = getpwuid(uid)) != NULL && pw->pw_name != NULL)
+		xasprintf(&text, "uid %lu (%s)", (unsigned long)uid,
+		    pw->pw_name);
+	else
+		xasprintf(&text, "uid %lu", (unsigned long)uid);
+	return (text);
+}
+
+/*
+ * For root: every directory from the file's (resolved) one up to "/" is
+ * root's and writable by nobody else, unless sticky, so that no other user
+ * can rename the file away and put one of their own in its place.  sb is
+ * the open file's: the path must still lead to it.
+ */
+static int
+conf_check_dirs(const char *file, const struct stat *sb,
+    struct conf_diags *diags)
+{
+	struct stat	 dsb;
+	char		*real, *slash, *owner;
+	int		 rc = -1;
+
+	if ((real = realpath(file, NULL)) == NULL) {
+		conf_diag_error(diags, file, "resolving the path: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	if (stat(real, &dsb) == -1 || dsb.st_dev != sb->st_dev ||
+	    dsb.st_ino != sb->st_ino) {
+		conf_diag_error(diags, file, "changed while it was opened "
+		    "(the path leads to another file now); try again");
+		goto fail;
+	}
+	do {
+		slash = strrchr(real, '/');
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(real, &dsb) == -1) {
+			conf_diag_error(diags, file, "directory %s: %s", real,
+			    strerror(errno));
+			goto fail;
+		}
+		if ((dsb.st_mode & (S_IWGRP|S_IWOTH)) &&
+		    (dsb.st_mode & S_ISVTX) == 0) {
+			conf_diag_error(diags, file, "directory %s is "
+			    "writable by group or others (mode %04o, no sticky "
+			    "bit), who could replace the file; mcpd as root "
+			    "refuses it (chmod go-w %s)", real,
+			    (unsigned int)(dsb.st_mode & 07777), real);
+			goto fail;
+		}
+		if (dsb.st_uid != 0) {
+			owner = conf_owner_text(dsb.st_uid);
+			conf_diag_error(diags, file, "directory %s is owned "
+			    "by %s, who could replace the file; mcpd as root "
+			    "refuses it (chown root %s, or move the file)",
+			    real, owner, real);
+			free(owner);
+			goto fail;
+		}
+	} while (strcmp(real, "/") != 0);
+	rc = 0;
+
+fail:
+	free(real);
+	return (rc);
+}
+
+/*
+ * Whose file mcpd may run: the configuration decides what it executes, as
+ * the user it runs as.  Root (real or effective: either can become root
+ * again) trusts only root; another user trusts itself and root, so that a
+ * user may run the system's file and check it with mcpctl.
+ */
+static int
+conf_check_owner(const char *file, const struct stat *sb,
+    struct conf_diags *diags)
+{
+	uid_t	 euid = geteuid();
+	char	*owner, *self;
+
+	if (getuid() == 0 || euid == 0) {
+		if (sb->st_uid != 0) {
+			owner = conf_owner_text(sb->st_uid);
+			conf_diag_error(diags, file, "owned by %s, not root; "
+			    "mcpd as root runs only a configuration root owns "
+			    "(chown root %s)", owner, file);
+			free(owner);
+			return (-1);
+		}
+		return (conf_check_dirs(file, sb, diags));
+	}
+	if (sb->st_uid != euid && sb->st_uid != 0) {
+		owner = conf_owner_text(sb->st_uid);
+		self = conf_owner_text(euid);
+		conf_diag_error(diags, file, "owned by %s, not by %s or root; "
+		    "mcpd runs only a configuration its own user or root owns "
+		    "(copy it to a file of your own)", owner, self);
+		free(self);
+		free(owner);
+		return (-1);
+	}
+	return (0);
+}
+
 struct conf *
 conf_load(const char *file, struct conf_diags *diags)
 {
@@ -1188,7 +1463,12 @@ conf_load(const char *file, struct conf_diags *diags)
 	ssize_t		 n;
 	int		 fd;
 
-	/* O_NONBLOCK: a FIFO must not hang us before fstat refuses it. */
+	/*
+	 * O_NONBLOCK: a FIFO must not hang us before fstat refuses it.  A
+	 * symbolic link is followed (dotfile managers make them): what is
+	 * checked is the file opened, through fstat, and the directories of
+	 * its resolved path.
+	 */
 	fd = open(file, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK);
 	if (fd == -1) {
 		conf_diag_error(diags, file, "%s", strerror(errno));
@@ -1205,9 +1485,12 @@ conf_load(const char *file, struct conf_diags *diags)
 	if (sb.st_mode & (S_IWGRP|S_IWOTH)) {
 		conf_diag_error(diags, file, "is group- or world-writable "
 		    "(mode %04o); refusing to use it: it decides what mcpd "
-		    "executes", (unsigned int)(sb.st_mode & 07777));
+		    "executes (chmod go-w %s)",
+		    (unsigned int)(sb.st_mode & 07777), file);
 		goto fail;
 	}
+	if (conf_check_owner(file, &sb, diags) != 0)
+		goto fail;
 
 	cap = 4096;
 	if (sb.st_size > 0 && (uintmax_t)sb.st_size < CONF_FILE_MAX_BYTES)
@@ -1255,9 +1538,12 @@ conf_server_free(struct conf_server *cs)
 	size_t	 i;
 
 	free(cs->name);
-	for (i = 0; i < cs->argc; i++)
+	for (i = 0; i < cs->argc; i++) {
 		free(cs->argv[i]);
+		free(cs->argv_display[i]);
+	}
 	free(cs->argv);
+	free(cs->argv_display);
 	for (i = 0; i < cs->envc; i++)
 		free(cs->env[i]);
 	free(cs->env);
@@ -1265,6 +1551,7 @@ conf_server_free(struct conf_server *cs)
 		free(cs->roots[i]);
 	free(cs->roots);
 	free(cs->cwd);
+	free(cs->cwd_display);
 	free(cs->path);
 }
 
@@ -1290,9 +1577,12 @@ conf_server_dup(const struct conf_server *cs)
 	*copy = *cs;
 	copy->name = xstrdup(cs->name);
 	copy->argv = conf_strv_dup(cs->argv, cs->argc);
+	copy->argv_display = conf_strv_dup(cs->argv_display, cs->argc);
 	copy->env = conf_strv_dup(cs->env, cs->envc);
 	copy->roots = conf_strv_dup(cs->roots, cs->nroots);
 	copy->cwd = cs->cwd != NULL ? xstrdup(cs->cwd) : NULL;
+	copy->cwd_display = cs->cwd_display != NULL ?
+	    xstrdup(cs->cwd_display) : NULL;
 	copy->path = xstrdup(cs->path);
 	return (copy);
 }

@@ -12,7 +12,12 @@
  * ("mcpServers.github.args[2]: expected a string").  Errors make
  * conf_parse fail; warnings (unknown keys, remote servers not supported)
  * do not.  "${VAR}" and "${VAR:-default}" expand in command, args, env
- * values and cwd; an unset variable without a default is an error.
+ * values and cwd; an unset variable without a default is an error.  A
+ * string or key holding "\u0000" is an error: C strings would end there.
+ *
+ * Expanded values may be secrets: argv, env and cwd are for execve only.
+ * What mcpd shows (status, logs, exec errors) comes from argv_display and
+ * cwd_display, the strings as the file has them, "${VAR}" unexpanded.
  *
  * The file is named config in the docs; the module is "conf" so that it
  * does not clash with autoconf's config.h.
@@ -60,10 +65,12 @@ enum conf_restart {
 struct conf_server {
 	char		*name;
 	char		**argv;		/* argv[0] is the command; NULL-ended */
-	size_t		 argc;
+	char		**argv_display;	/* argv as written; NULL-ended */
+	size_t		 argc;		/* of both */
 	char		**env;		/* configured "KEY=VALUE"; NULL-ended */
 	size_t		 envc;
 	char		*cwd;		/* NULL: inherit mcpd's */
+	char		*cwd_display;	/* cwd as written; NULL with cwd */
 	enum conf_restart restart;
 	struct backoff_policy backoff;
 	uint32_t	 init_timeout_ms;
@@ -114,7 +121,15 @@ struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
 		    void *getenv_arg, struct conf_diags *);
 /*
  * Read and parse a file.  Refuses (error diag, NULL) a file that is group-
- * or world-writable, missing, unreadable or not a regular file.
+ * or world-writable, missing, unreadable or not a regular file, and one
+ * that is not trusted by the user running this process:
+ * - as root (real or effective uid 0): a file root does not own, or one
+ *   below a directory that is writable by group or others without the
+ *   sticky bit, or that another user owns;
+ * - as any other user: a file owned by someone other than that user
+ *   (effective uid) or root.
+ * Symbolic links are followed; the rules apply to the file opened (fstat
+ * of the descriptor read) and to the directories of its resolved path.
  */
 struct conf	*conf_load(const char *file, struct conf_diags *);
 void		 conf_free(struct conf *);
@@ -122,7 +137,10 @@ const struct conf_server *conf_find(const struct conf *, const char *name);
 /* A deep copy that outlives its conf (each worker owns one). */
 struct conf_server *conf_server_dup(const struct conf_server *);
 void		 conf_server_release(struct conf_server *);
-/* 1 if two servers' effective configurations are identical. */
+/*
+ * 1 if two servers' effective configurations are identical (argv_display
+ * and cwd_display are not compared: they do not change what runs).
+ */
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 const char	*conf_restart_name(enum conf_restart);

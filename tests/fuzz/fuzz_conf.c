@@ -8,10 +8,14 @@
  *   with a top-level key of the document;
  * - no diagnostic repeats an environment value, nor a string value from
  *   the file holding the word SECRET (the seeds plant some);
+ * - a text with "\u0000" in a string or key is refused, with a diagnostic
+ *   saying so when it is JSON (cJSON would cut such strings short);
  * - a returned conf is complete and in range: argv NULL-terminated with
  *   argc >= 1 and a non-empty command, names valid and unique, env entries
  *   KEY=VALUE, roots file:// URIs, every setting within its documented
  *   range and consistent with the others (conf.h, mcpd.json(5));
+ * - argv_display and cwd_display match argv and cwd in shape, equal them
+ *   where nothing could expand, and never hold an environment value;
  * - conf_server_equal is reflexive and symmetric, conf_server_dup copies
  *   equal, and conf_find finds each server;
  * - parsing again into the same (non-empty) diagnostics gives the same.
@@ -135,8 +139,55 @@ check_no_secret(const cJSON *v, const struct conf_diags *diags)
 		check_no_secret(item, diags);
 }
 
+/* Does a string of the text hold "\u0000"?  fuzz_json_tame rewrites it. */
+static int
+has_nul_escape(const char *text, size_t size)
+{
+	char	*tame;
+	size_t	 i;
+	int	 found = 0;
+
+	tame = fuzz_json_tame(text, size);
+	for (i = 0; i + 6 <= size && !found; i++)
+		found = memcmp(text + i, "\\u0000", 6) == 0 &&
+		    memcmp(tame + i, "\\u0001", 6) == 0;
+	free(tame);
+	return (found);
+}
+
+/* Does a string or key of the document hold the environment's secret? */
+static int
+secret_in_doc(const cJSON *v)
+{
+	const cJSON	*item;
+
+	if ((v->string != NULL && strstr(v->string, FUZZ_SECRET_VALUE) !=
+	    NULL) || (cJSON_IsString(v) && strstr(v->valuestring,
+	    FUZZ_SECRET_VALUE) != NULL))
+		return (1);
+	for (item = v->child; item != NULL; item = item->next) {
+		if (secret_in_doc(item))
+			return (1);
+	}
+	return (0);
+}
+
+/* The display form of one string: shaped like the value, no secret. */
 static void
-check_server(const struct conf *conf, size_t index)
+check_display(const char *name, const char *value, const char *display,
+    int secret_in_file)
+{
+	FUZZ_CHECK(display != NULL, "%s: no display text", name);
+	FUZZ_CHECK(strchr(display, '$') != NULL || strcmp(display, value) == 0,
+	    "%s: display \"%s\" for \"%s\" with nothing to expand", name,
+	    display, value);
+	FUZZ_CHECK(secret_in_file || strstr(display, FUZZ_SECRET_VALUE) ==
+	    NULL, "%s: display \"%s\" shows an environment value", name,
+	    display);
+}
+
+static void
+check_server(const struct conf *conf, size_t index, int secret_in_file)
 {
 	const struct conf_server	*cs = &conf->servers[index];
 	const struct backoff_policy	*bp = &cs->backoff;
@@ -157,6 +208,17 @@ check_server(const struct conf *conf, size_t index)
 		FUZZ_CHECK(cs->argv[i] != NULL, "%s: argv[%zu] is NULL",
 		    cs->name, i);
 	FUZZ_CHECK(cs->argv[0][0] != '\0', "%s: empty command", cs->name);
+	FUZZ_CHECK(cs->argv_display != NULL &&
+	    cs->argv_display[cs->argc] == NULL, "%s: argv_display not "
+	    "NULL-terminated at argc %zu", cs->name, cs->argc);
+	for (i = 0; i < cs->argc; i++)
+		check_display(cs->name, cs->argv[i], cs->argv_display[i],
+		    secret_in_file);
+	FUZZ_CHECK((cs->cwd == NULL) == (cs->cwd_display == NULL),
+	    "%s: cwd and cwd_display disagree", cs->name);
+	if (cs->cwd != NULL)
+		check_display(cs->name, cs->cwd, cs->cwd_display,
+		    secret_in_file);
 	FUZZ_CHECK(cs->env != NULL && cs->env[cs->envc] == NULL,
 	    "%s: env not NULL-terminated", cs->name);
 	for (i = 0; i < cs->envc; i++) {
@@ -208,6 +270,14 @@ check_server(const struct conf *conf, size_t index)
 	FUZZ_CHECK(conf_server_equal(cs, copy) == 1 &&
 	    conf_server_equal(copy, cs) == 1, "%s: not equal to its copy",
 	    cs->name);
+	for (i = 0; i < cs->argc; i++)
+		FUZZ_CHECK(strcmp(copy->argv_display[i],
+		    cs->argv_display[i]) == 0, "%s: copy of argv_display[%zu] "
+		    "differs", cs->name, i);
+	FUZZ_CHECK(copy->argv_display[cs->argc] == NULL &&
+	    (cs->cwd_display == NULL ? copy->cwd_display == NULL :
+	    strcmp(copy->cwd_display, cs->cwd_display) == 0),
+	    "%s: copy of the display text differs", cs->name);
 	conf_server_release(copy);
 	for (i = 0; i < index; i++) {
 		FUZZ_CHECK(strcmp(conf->servers[i].name, cs->name) != 0,
@@ -220,7 +290,7 @@ check_server(const struct conf *conf, size_t index)
 }
 
 static void
-check_conf(const struct conf *conf)
+check_conf(const struct conf *conf, int secret_in_file)
 {
 	size_t	 i;
 
@@ -237,7 +307,7 @@ check_conf(const struct conf *conf)
 	FUZZ_CHECK(conf->nservers == 0 || conf->servers != NULL,
 	    "servers missing");
 	for (i = 0; i < conf->nservers; i++)
-		check_server(conf, i);
+		check_server(conf, i, secret_in_file);
 }
 
 int
@@ -249,6 +319,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON			*doc;
 	char			*copy;
 	size_t			 i, n, nerrors;
+	int			 nul, secret_in_file, nul_named;
 
 	/* The document as conf.c sees it, to know its top-level keys. */
 	doc = NULL;
@@ -280,8 +351,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    conf == NULL ? "refused" : "returned", nerrors);
 	if (doc != NULL && !secret_named(doc))
 		check_no_secret(doc, &diags);
+	nul = has_nul_escape(text, size);
+	FUZZ_CHECK(!nul || conf == NULL, "a string holding \\u0000 accepted");
+	if (nul && doc != NULL) {
+		nul_named = 0;
+		for (i = 0; i < diags.n; i++)
+			nul_named |= strstr(diags.v[i].text, "contains a NUL "
+			    "character (\\u0000)") != NULL;
+		FUZZ_CHECK(nul_named, "\\u0000 refused without saying so");
+	}
+	secret_in_file = doc == NULL || secret_in_doc(doc);
 	if (conf != NULL)
-		check_conf(conf);
+		check_conf(conf, secret_in_file);
 
 	/* Again, into diagnostics that already hold the first run's. */
 	n = diags.n;

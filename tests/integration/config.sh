@@ -1,9 +1,11 @@
 #!/bin/bash
 # config.sh -- `mcpd -n` and `mcpctl check-config` validate a config file:
 # good files pass (both shapes), every error of a bad file is listed with
-# its JSON path, writable-by-others files are refused, unknown keys only
+# its JSON path, a string holding \u0000 is refused at its path (it would
+# be cut short), writable-by-others files are refused, unknown keys only
 # warn, and ${VAR} / ${VAR:-default} expand into what the server gets: its
-# argv, env and cwd, in an environment that is otherwise clean.
+# argv, env and cwd, in an environment that is otherwise clean.  Owners
+# and directories: config-owner.sh.
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -106,6 +108,18 @@ check "$T/syntax.json"
 expect 1 "a file that is not JSON"
 grep -qF "$T/syntax.json" "$T/d.err" || fail "syntax error does not name the file: $(cat "$T/d.err")"
 note "syntax error: $(head -1 "$T/d.err")"
+
+# \u0000 would end the C string, and "/tmp/x\u0000y" reach the server as
+# "/tmp/x": refused, at its path, by both.
+write_config_raw "$T/nul.json" '{"mcpServers": {"x": {"command": "/bin/true", "args": ["--ok", "/tmp/x\u0000y"]}}}'
+check "$T/nul.json"
+expect 1 "a string holding \\u0000"
+for f in "$T/d.err" "$T/c.err"; do
+	diag "$f" 'mcpServers\.x\.args\[1\]' "\\u0000 in args"
+	grep -Fq 'mcpServers.x.args[1]: contains a NUL character (\u0000)' "$f" ||
+		fail "no 'mcpServers.x.args[1]: contains a NUL character (\u0000)' in $(basename "$f"): $(cat "$f")"
+done
+note "\\u0000: $(grep -F 'NUL' "$T/d.err")"
 
 check "$T/does-not-exist.json"
 expect 1 "a missing file"

@@ -9,6 +9,10 @@
 # variable inside the secret's own string), a successful reload that
 # rotates the secret, nor `mcpd -n` / `mcpctl check-config` output.  The
 # variable mcpd read it from is not passed on (clean environment).
+# Secrets expanded from ${VAR} into a server's command (one that runs, one
+# whose exec fails) and args reach its argv and show nowhere either: mcpd
+# shows commands as the file writes them, "${VAR}" unexpanded, in status,
+# last_exit and its log.
 #
 # The socket: started under umask 000, the directory mcpd creates is 0700
 # and the socket 0600, and (traced with strace where possible) no wider
@@ -24,15 +28,27 @@
 SECRET1=s3cr3t-DO-NOT-SHOW
 SECRET2=xp4ss-FROM-ENV-42
 SECRET3=r0tated-NEW-ONE-77
-SECRETS=("$SECRET1" "$SECRET2" "$SECRET3" DO-NOT-SHOW FROM-ENV-42 NEW-ONE-77)
+SECRET4=b1nDIR-IN-COMMAND-31
+SECRET5=m1ssing-BIN-SECRET-53
+SECRET6=an-ARG-SECRET-64
+SECRETS=("$SECRET1" "$SECRET2" "$SECRET3" DO-NOT-SHOW FROM-ENV-42 NEW-ONE-77
+	"$SECRET4" "$SECRET5" "$SECRET6")
 export MCPD_TEST_DB_PASSWORD=$SECRET2
 unset MCPD_TEST_UNSET_VAR
+# A directory whose name is secret, holding the fake server; a command
+# there that does not exist; an argument.
+mkdir "$T/$SECRET4" && ln -s "$MCP_FAKE" "$T/$SECRET4/mcp-fake" ||
+	hard_error "cannot make $T/$SECRET4/mcp-fake"
+export MCPD_TEST_SECRET_DIR=$T/$SECRET4
+export MCPD_TEST_SECRET_BIN=$T/$SECRET5/mcp-fake
+export MCPD_TEST_SECRET_ARG=$SECRET6
 
 RUN=$T/run
 SOCK=$RUN/mcpd.sock
 CFG=$T/mcpd.json
 
-# config API_TOKEN [PLAIN_ARGS_JSON]: the configuration, written.
+# config API_TOKEN [PLAIN_ARGS_JSON [MORE_SERVERS]]: the configuration,
+# written.
 config() {
 	write_config "$CFG" <<JSON
 {
@@ -42,11 +58,24 @@ config() {
       "args": ["--pidfile=$T/vault.pid"],
       "env": { "API_TOKEN": "$1", "DB_PASSWORD": "\${MCPD_TEST_DB_PASSWORD}" }
     },
-    "plain": { "command": "$MCP_FAKE", "args": ${2:-[]} }
+    "plain": { "command": "$MCP_FAKE", "args": ${2:-[]} }${3:-}
   }
 }
 JSON
 }
+
+# The servers with secrets in command and args.
+IN_ARGV=$(cat <<JSON
+,
+    "hidden": {
+      "command": "\${MCPD_TEST_SECRET_DIR}/mcp-fake",
+      "args": ["--pidfile=$T/hidden.pid", "--startlog=$T/\${MCPD_TEST_SECRET_ARG}.starts"],
+      "env": { "MCPD_TEST_DIR": "$T" }
+    },
+    "missing": { "command": "\${MCPD_TEST_SECRET_BIN}",
+                 "args": ["\${MCPD_TEST_SECRET_ARG}"], "restart": "never" }
+JSON
+)
 
 # no_secret WHAT FILE: FILE holds none of the secrets.
 no_secret() {
@@ -153,6 +182,36 @@ note "rotated: vault restarted (pid $pid) with the new API_TOKEN"
 
 # mcpd's log, after all of the above.
 no_secret "mcpd's log" "$MCPD_LOG"
+
+# --- secrets in command and args ----------------------------------------------------
+# hidden runs from a directory named by a secret, with a secret argument;
+# missing's command, a secret path, does not exist: its exec fails.
+config "$SECRET3" '[]' "$IN_ARGV"
+ctl reload >"$T/reload.out" 2>&1 || fail "mcpctl reload adding hidden and missing failed: $(cat "$T/reload.out")"
+no_secret "mcpctl reload (secrets in argv)" "$T/reload.out"
+wait_ready hidden
+hpid=$(server_pid hidden) || fail "no pid for hidden"
+args=$(tr '\0' ' ' <"/proc/$hpid/cmdline")
+[ "$args" = "$T/$SECRET4/mcp-fake --pidfile=$T/hidden.pid --startlog=$T/$SECRET6.starts " ] ||
+	fail "hidden runs with argv '$args', not the expanded command and args"
+wait_for 10 eval '[ "$(server_field missing last_exit 2>/dev/null)" != null ]' ||
+	fail "missing has no last_exit: its exec did not fail?"
+ctl status >"$T/status.out" 2>&1 || fail "mcpctl status failed"
+ctl --json status >"$T/status.json" 2>&1 || fail "mcpctl --json status failed"
+ctl --json status hidden >"$T/status-hidden.json" 2>&1 || fail "mcpctl --json status hidden failed"
+ctl --json status missing >"$T/status-missing.json" 2>&1 || fail "mcpctl --json status missing failed"
+ctl logs hidden >"$T/logs-hidden.out" 2>&1 || fail "mcpctl logs hidden failed"
+ctl logs missing >"$T/logs-missing.out" 2>&1 || fail "mcpctl logs missing failed"
+for f in status.out status.json status-hidden.json status-missing.json logs-hidden.out logs-missing.out; do
+	no_secret "mcpctl ${f%.*} (secrets in argv)" "$T/$f"
+done
+no_secret "mcpd's log (secrets in argv)" "$MCPD_LOG"
+# What is shown instead: the commands as the file has them.
+[ "$(jq -r '.servers[0].command' "$T/status-hidden.json")" = '${MCPD_TEST_SECRET_DIR}/mcp-fake' ] ||
+	fail "hidden's command shows as $(jq -r '.servers[0].command' "$T/status-hidden.json"), not as written"
+jq -r '.servers[0].last_exit' "$T/status-missing.json" | grep -qF 'exec ${MCPD_TEST_SECRET_BIN}: No such file or directory' ||
+	fail "missing's last_exit does not show its command as written: $(jq -r '.servers[0].last_exit' "$T/status-missing.json")"
+note "hidden: command $(jq -r '.servers[0].command' "$T/status-hidden.json"); missing: command $(jq -r '.servers[0].command' "$T/status-missing.json"), last_exit $(jq -r '.servers[0].last_exit' "$T/status-missing.json")"
 
 # --- a second mcpd on the same socket --------------------------------------------------
 timeout -k 5 20 "$MCPD" -c "$CFG" -s "$SOCK" --log-target stderr \

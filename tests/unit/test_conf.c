@@ -1,7 +1,9 @@
 /*
  * test_conf.c -- unit tests for the configuration parser: both file
- * shapes, defaults, every diagnostic and its JSON path, ${VAR} expansion,
- * refusal of unsafe files, and server comparison for reload.
+ * shapes, defaults, every diagnostic and its JSON path, ${VAR} expansion
+ * and the unexpanded text kept for display, strings holding "\u0000",
+ * refusal of unsafe files (modes; owners and directories when run as
+ * root), and server comparison for reload.
  *
  * Test configs are written with single quotes, turned into double quotes
  * by cfg(), so that they stay readable.
@@ -10,9 +12,12 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <check.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -443,6 +448,82 @@ START_TEST(test_json_embedded_nul)
 	ck_assert_uint_eq(d.n, 0);
 	conf_free(conf);
 	conf_diags_free(&d);
+}
+END_TEST
+
+/* "\u0000" in any string or key is an error at its path, and the only one. */
+START_TEST(test_nul_refused)
+{
+	struct {
+		const char	*text;
+		const char	*error;
+	} bad[] = {
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'args': ['a', 'b\\u0000c']}}}",
+		  "mcpServers.x.args[1]: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': '/bin/ls\\u0000 -la'}}}",
+		  "mcpServers.x.command: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'env': {'K': '\\u0000'}}}}",
+		  "mcpServers.x.env.K: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'env': {'K\\u0000X': 'v'}}}}",
+		  "mcpServers.x.env.K: key contains a NUL character "
+		    "(\\u0000)" },
+		{ "{'servers': {'x\\u0000y': {'command': 'c'}}}",
+		  "servers.x: key contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'cwd': '/srv\\u0000/x'}}}",
+		  "mcpServers.x.cwd: contains a NUL character (\\u0000)" },
+		{ "{'mcpd': {'restart': 'never\\u0000'}}",
+		  "mcpd.restart: contains a NUL character (\\u0000)" },
+		{ "{'inputs': [{'id': 'k'}, {'id': 'x\\u0000'}]}",
+		  "inputs[1].id: contains a NUL character (\\u0000)" },
+		/* Refused first: a truncated string would only mislead. */
+		{ "{'mcpServers': {'x': {'args': ['\\u0000'], "
+		    "'restart': 'no'}}}",
+		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
+	};
+	struct conf_diags	 d;
+	struct conf		*conf;
+	size_t			 i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		conf = parse(bad[i].text, &d);
+		ck_assert_msg(conf == NULL, "accepted: %s", bad[i].text);
+		assert_diag(&d, CONF_ERROR, bad[i].error);
+		ck_assert_msg(d.n == 1, "%s: expected 1 error, got:\n%s",
+		    bad[i].text, all_diags(&d));
+		conf_diags_free(&d);
+	}
+
+	/* Every one is named. */
+	conf = parse("{'mcpServers': {'x': {'command': 'c\\u0000', "
+	    "'args': ['ok', '\\u0000\\u0000', 'ok']}}}", &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_eq(d.nerrors, 2);
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.command: contains a NUL "
+	    "character (\\u0000)");
+	assert_diag(&d, CONF_ERROR, "mcpServers.x.args[1]: contains a NUL "
+	    "character (\\u0000)");
+	conf_diags_free(&d);
+}
+END_TEST
+
+/* What only looks like "\u0000" is no NUL. */
+START_TEST(test_nul_lookalikes)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c', "
+	    "'args': ['\\\\u0000', '\\u0001', 'u0000', '\\\\', "
+	    "'a\\'b\\\\u0000'], 'description': '\\\\'}}}");
+	ck_assert_str_eq(conf->servers[0].argv[1], "\\u0000");
+	ck_assert_str_eq(conf->servers[0].argv[2], "\001");
+	ck_assert_str_eq(conf->servers[0].argv[3], "u0000");
+	ck_assert_str_eq(conf->servers[0].argv[4], "\\");
+	ck_assert_str_eq(conf->servers[0].argv[5], "a\"b\\u0000");
+	conf_free(conf);
 }
 END_TEST
 
@@ -889,6 +970,72 @@ START_TEST(test_expansion_everywhere)
 }
 END_TEST
 
+/*
+ * Beside what runs, the text as written: what status and logs show, so that
+ * a secret in "${VAR}" never does.
+ */
+START_TEST(test_display_unexpanded)
+{
+	struct conf			*conf, *other;
+	const struct conf_server	*cs;
+	struct conf_server		*copy;
+	size_t				 i;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': '${HOME_DIR}/bin/s',"
+	    "'args': ['--token=${TOKEN}', 'plain', 'a$$b', '${UNSET:-d}'],"
+	    "'env': {'T': '${TOKEN}'}, 'cwd': '${HOME_DIR:-/}'},"
+	    "'y': {'command': 'plain'}}}");
+	cs = &conf->servers[0];
+	ck_assert_uint_eq(cs->argc, 5);
+	ck_assert_str_eq(cs->argv[0], "/home/ada/bin/s");
+	ck_assert_str_eq(cs->argv[1], "--token=" SECRET);
+	ck_assert_str_eq(cs->argv[3], "a$b");
+	ck_assert_str_eq(cs->argv_display[0], "${HOME_DIR}/bin/s");
+	ck_assert_str_eq(cs->argv_display[1], "--token=${TOKEN}");
+	ck_assert_str_eq(cs->argv_display[2], "plain");
+	ck_assert_str_eq(cs->argv_display[3], "a$$b");
+	ck_assert_str_eq(cs->argv_display[4], "${UNSET:-d}");
+	ck_assert_ptr_null(cs->argv_display[5]);
+	ck_assert_str_eq(cs->cwd, "/home/ada");
+	ck_assert_str_eq(cs->cwd_display, "${HOME_DIR:-/}");
+	for (i = 0; i < cs->argc; i++)
+		ck_assert_ptr_null(strstr(cs->argv_display[i], SECRET));
+
+	/* A copy keeps it. */
+	copy = conf_server_dup(cs);
+	ck_assert_ptr_ne(copy->argv_display, cs->argv_display);
+	for (i = 0; i <= cs->argc; i++) {
+		if (cs->argv_display[i] == NULL)
+			ck_assert_ptr_null(copy->argv_display[i]);
+		else
+			ck_assert_str_eq(copy->argv_display[i],
+			    cs->argv_display[i]);
+	}
+	ck_assert_str_eq(copy->cwd_display, cs->cwd_display);
+	conf_server_release(copy);
+
+	/* No cwd, no cwd_display; no "${", the same text. */
+	cs = &conf->servers[1];
+	ck_assert_ptr_null(cs->cwd);
+	ck_assert_ptr_null(cs->cwd_display);
+	ck_assert_uint_eq(cs->argc, 1);
+	ck_assert_str_eq(cs->argv_display[0], "plain");
+	ck_assert_ptr_null(cs->argv_display[1]);
+	copy = conf_server_dup(cs);
+	ck_assert_ptr_null(copy->cwd_display);
+	conf_server_release(copy);
+
+	/* Written differently, running the same: no restart on reload. */
+	other = parse_ok("{'mcpServers': {'x': {'command': '/home/ada/bin/s',"
+	    "'args': ['--token=" SECRET "', 'plain', 'a$b', 'd'],"
+	    "'env': {'T': '" SECRET "'}, 'cwd': '/home/ada'}}}");
+	ck_assert_int_eq(conf_server_equal(&conf->servers[0],
+	    &other->servers[0]), 1);
+	conf_free(other);
+	conf_free(conf);
+}
+END_TEST
+
 START_TEST(test_all_errors_collected)
 {
 	struct conf_diags	 d;
@@ -1018,8 +1165,8 @@ expect_load_refused(mode_t mode, const char *mode_text)
 	conf_diags_init(&d);
 	ck_assert_ptr_null(conf_load(path, &d));
 	xasprintf(&expected, "%s: is group- or world-writable (mode %s); "
-	    "refusing to use it: it decides what mcpd executes", path,
-	    mode_text);
+	    "refusing to use it: it decides what mcpd executes (chmod go-w "
+	    "%s)", path, mode_text, path);
 	assert_diag(&d, CONF_ERROR, expected);
 	ck_assert_uint_eq(d.n, 1);
 	free(expected);
@@ -1146,6 +1293,260 @@ START_TEST(test_load_errors)
 	unlink(path);
 	free(path);
 
+	rmdir(dir);
+	free(dir);
+}
+END_TEST
+
+/* conf_load's verdict on path: "ok", or its first diagnostic. */
+static char *
+load_verdict(const char *path)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	char			*verdict;
+
+	conf_diags_init(&d);
+	conf = conf_load(path, &d);
+	if (conf != NULL)
+		verdict = xstrdup("ok");
+	else if (d.n > 0)
+		verdict = xstrdup(d.v[0].text);
+	else
+		verdict = xstrdup("refused without a diagnostic");
+	conf_free(conf);
+	conf_diags_free(&d);
+	return (verdict);
+}
+
+#define assert_verdict(path, expected) do {				\
+	char	*verdict_ = load_verdict(path);				\
+									\
+	ck_assert_msg(strcmp(verdict_, (expected)) == 0,		\
+	    "%s: got \"%s\", expected \"%s\"", (path), verdict_,	\
+	    (expected));						\
+	free(verdict_);							\
+} while (0)
+
+static void
+user_text(uid_t uid, char *buf, size_t size)
+{
+	struct passwd	*pw;
+
+	if ((pw = getpwuid(uid)) != NULL)
+		snprintf(buf, size, "uid %lu (%s)", (unsigned long)uid,
+		    pw->pw_name);
+	else
+		snprintf(buf, size, "uid %lu", (unsigned long)uid);
+}
+
+/* A config at path, mode 0644, owned by uid. */
+static void
+place_file(const char *path, uid_t uid)
+{
+	char	*tmp;
+
+	tmp = write_file("{'mcpServers': {}}", 0644);
+	ck_assert_int_eq(rename(tmp, path), 0);
+	ck_assert_int_eq(chown(path, uid, (gid_t)-1), 0);
+	free(tmp);
+}
+
+/* A uid no user has, for an owner without a name. */
+static uid_t
+unnamed_uid(void)
+{
+	uid_t	 uid;
+
+	for (uid = 42000; getpwuid(uid) != NULL; uid++)
+		;
+	return (uid);
+}
+
+/*
+ * As root: only root's files, in directories only root can change; a
+ * symbolic link is followed to the file it names.  Needs root to chown.
+ */
+START_TEST(test_load_owner_root)
+{
+	struct passwd	*pw;
+	char		*dir, *real, *sub, *path, *link, *expected;
+	char		 owner[256];
+	uid_t		 nobody;
+
+	if (geteuid() != 0 || (pw = getpwnam("nobody")) == NULL) {
+		printf("test_load_owner_root: skipped (needs root and a user "
+		    "nobody)\n");
+		return;
+	}
+	nobody = pw->pw_uid;
+	user_text(nobody, owner, sizeof owner);
+	xasprintf(&dir, "%s/test_conf_owner.XXXXXX", tmp_dir());
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(real = realpath(dir, NULL));
+	xasprintf(&sub, "%s/etc", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	xasprintf(&path, "%s/mcpd.json", sub);
+	xasprintf(&link, "%s/link.json", dir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	place_file(path, 0);
+
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	assert_verdict(path, "ok");
+	assert_verdict(link, "ok");
+
+	/* Someone else's file. */
+	ck_assert_int_eq(chown(path, nobody, (gid_t)-1), 0);
+	xasprintf(&expected, "%s: owned by %s, not root; mcpd as root runs "
+	    "only a configuration root owns (chown root %s)", path, owner,
+	    path);
+	assert_verdict(path, expected);
+	free(expected);
+	xasprintf(&expected, "%s: owned by %s, not root; mcpd as root runs "
+	    "only a configuration root owns (chown root %s)", link, owner,
+	    link);
+	assert_verdict(link, expected);
+	free(expected);
+	ck_assert_int_eq(chown(path, unnamed_uid(), (gid_t)-1), 0);
+	xasprintf(&expected, "%s: owned by uid %lu, not root; mcpd as root "
+	    "runs only a configuration root owns (chown root %s)", path,
+	    (unsigned long)unnamed_uid(), path);
+	assert_verdict(path, expected);
+	free(expected);
+	ck_assert_int_eq(chown(path, 0, (gid_t)-1), 0);
+
+	/* A directory above it that others may write to, but not sticky. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	xasprintf(&expected, "%s: directory %s is writable by group or "
+	    "others (mode 0777, no sticky bit), who could replace the file; "
+	    "mcpd as root refuses it (chmod go-w %s)", path, real, real);
+	assert_verdict(path, expected);
+	free(expected);
+	ck_assert_int_eq(chmod(dir, 0770), 0);
+	xasprintf(&expected, "%s: directory %s is writable by group or "
+	    "others (mode 0770, no sticky bit), who could replace the file; "
+	    "mcpd as root refuses it (chmod go-w %s)", path, real, real);
+	assert_verdict(path, expected);
+	free(expected);
+	/* The link's own directory does not matter; the file's does. */
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(chmod(sub, 0777), 0);
+	xasprintf(&expected, "%s: directory %s/etc is writable by group or "
+	    "others (mode 0777, no sticky bit), who could replace the file; "
+	    "mcpd as root refuses it (chmod go-w %s/etc)", link, real, real);
+	assert_verdict(link, expected);
+	free(expected);
+
+	/* Sticky: others cannot rename root's file. */
+	ck_assert_int_eq(chmod(sub, 01777), 0);
+	assert_verdict(path, "ok");
+	ck_assert_int_eq(chmod(sub, 0755), 0);
+
+	/* A directory another user owns. */
+	ck_assert_int_eq(chown(dir, nobody, (gid_t)-1), 0);
+	xasprintf(&expected, "%s: directory %s is owned by %s, who could "
+	    "replace the file; mcpd as root refuses it (chown root %s, or "
+	    "move the file)", path, real, owner, real);
+	assert_verdict(path, expected);
+	free(expected);
+	ck_assert_int_eq(chown(dir, 0, (gid_t)-1), 0);
+	assert_verdict(path, "ok");
+
+	unlink(link);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+	free(link);
+	free(path);
+	free(sub);
+	free(real);
+	free(dir);
+}
+END_TEST
+
+/*
+ * As another user: its own files and root's, whatever the directory.  Run
+ * in a child that gives up root for nobody.
+ */
+START_TEST(test_load_owner_user)
+{
+	struct passwd	*pw;
+	char		*dir, *path, *expected, *verdict, buf[1024];
+	char		 owner[256], self[256];
+	const char	*files[3] = { "root.json", "own.json", "other.json" };
+	uid_t		 uids[3], nobody;
+	gid_t		 nogroup;
+	pid_t		 pid;
+	size_t		 i;
+	ssize_t		 n;
+	int		 fds[2], status;
+	FILE		*fp;
+
+	if (geteuid() != 0 || (pw = getpwnam("nobody")) == NULL) {
+		printf("test_load_owner_user: skipped (needs root and a user "
+		    "nobody)\n");
+		return;
+	}
+	nobody = pw->pw_uid;
+	nogroup = pw->pw_gid;
+	uids[0] = 0;
+	uids[1] = nobody;
+	uids[2] = unnamed_uid();
+	xasprintf(&dir, "%s/test_conf_user.XXXXXX", tmp_dir());
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* Writable by all: only root cares about directories. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	for (i = 0; i < 3; i++) {
+		xasprintf(&path, "%s/%s", dir, files[i]);
+		place_file(path, uids[i]);
+		free(path);
+	}
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		close(fds[0]);
+		if (setgroups(0, NULL) != 0 || setgid(nogroup) != 0 ||
+		    setuid(nobody) != 0)
+			_exit(2);
+		fp = fdopen(fds[1], "w");
+		for (i = 0; i < 3; i++) {
+			xasprintf(&path, "%s/%s", dir, files[i]);
+			verdict = load_verdict(path);
+			fprintf(fp, "%s\n", verdict);
+			free(verdict);
+			free(path);
+		}
+		fclose(fp);
+		free(dir);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], buf, sizeof buf - 1);
+	while (waitpid(pid, &status, 0) == -1)
+		;
+	close(fds[0]);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the child running as nobody failed (status %d)", status);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+
+	user_text(uids[2], owner, sizeof owner);
+	user_text(nobody, self, sizeof self);
+	xasprintf(&path, "%s/%s", dir, files[2]);
+	xasprintf(&expected, "ok\nok\n%s: owned by %s, not by %s or root; "
+	    "mcpd runs only a configuration its own user or root owns (copy "
+	    "it to a file of your own)\n", path, owner, self);
+	ck_assert_str_eq(buf, expected);
+	free(expected);
+	free(path);
+
+	for (i = 0; i < 3; i++) {
+		xasprintf(&path, "%s/%s", dir, files[i]);
+		unlink(path);
+		free(path);
+	}
 	rmdir(dir);
 	free(dir);
 }
@@ -1303,11 +1704,14 @@ conf_suite(void)
 	tcase_add_test(tc, test_all_errors_collected);
 	tcase_add_test(tc, test_diags_accumulate);
 	tcase_add_test(tc, test_secrets_never_in_diags);
+	tcase_add_test(tc, test_nul_refused);
+	tcase_add_test(tc, test_nul_lookalikes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("expansion");
 	tcase_add_test(tc, test_expansion);
 	tcase_add_test(tc, test_expansion_everywhere);
+	tcase_add_test(tc, test_display_unexpanded);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("load");
@@ -1315,6 +1719,8 @@ conf_suite(void)
 	tcase_add_test(tc, test_load_accepts);
 	tcase_add_test(tc, test_load_uses_getenv);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_load_owner_root);
+	tcase_add_test(tc, test_load_owner_user);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("compare");
