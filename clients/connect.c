@@ -16,6 +16,9 @@
  * mcpd answers everything already sent and then closes the connection.
  * When the socket ends, the bridge gives up on stdout after
  * CONNECT_GRACE_MS without a byte moving.
+ *
+ * Every command of mcpctl reaches mcpd through connect_socket, which
+ * sends nothing to a socket another user could have put in place.
  */
 #include "config.h"
 
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -119,24 +123,104 @@ connect_reserve_stdio(void)
 }
 
 /*
+ * Whoever can create the socket's name can pose as mcpd and receive what
+ * mcpctl sends (tool arguments, session bytes), so before sending
+ * anything mcpctl wants the socket's directory to pass paths_check_dir
+ * (owned by us or root, writable by nobody else: the rule mcpd applies to
+ * its own socket), and the process that listens on it to run as us or as
+ * root.  systemd's socket units listen as root, so members of a
+ * socket_group reach the system mcpd through /run/mcpd.  Trusting the
+ * mcpd of another ordinary user (one that shares its socket with a
+ * socket_group) takes naming that user in CONNECT_TRUST_ENV.  A directory
+ * that cannot be examined is left to connect() to report.
+ */
+static uid_t
+connect_trusted_user(void)
+{
+	const char	*name = getenv(CONNECT_TRUST_ENV);
+	struct passwd	*pw;
+
+	if (name == NULL || *name == '\0')
+		return ((uid_t)-1);
+	if ((pw = getpwnam(name)) != NULL)
+		return (pw->pw_uid);
+	connect_warnx(NULL, "$%s: no such user: %s", CONNECT_TRUST_ENV, name);
+	return ((uid_t)-1);
+}
+
+static int
+connect_check_dir(const char *socket_path, uid_t trusted)
+{
+	char	*dir, *why = NULL, *again = NULL;
+	int	 rc = CONNECT_EXIT_OK;
+
+	dir = paths_socket_dir(socket_path);
+	if (paths_check_dir(dir, getuid(), &why) == -2 &&
+	    (trusted == (uid_t)-1 ||
+	    paths_check_dir(dir, trusted, &again) != 0)) {
+		connect_warnx(NULL, "refusing %s: its directory %s %s, so "
+		    "another user may be posing as mcpd there; remove the "
+		    "directory, or choose another socket with -s or $%s",
+		    socket_path, dir, why, PATHS_SOCKET_ENV);
+		rc = CONNECT_EXIT_UNREACHABLE;
+	}
+	free(again);
+	free(why);
+	free(dir);
+	return (rc);
+}
+
+static int
+connect_check_peer(const char *socket_path, int fd, uid_t trusted)
+{
+	struct ucred	 cred;
+	socklen_t	 len = sizeof cred;
+	char		*peer, *user;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		connect_warnx(NULL, "refusing %s: cannot learn who listens "
+		    "there: %s", socket_path, strerror(errno));
+		return (CONNECT_EXIT_UNREACHABLE);
+	}
+	if (cred.uid == getuid() || cred.uid == 0 || cred.uid == trusted)
+		return (CONNECT_EXIT_OK);
+	peer = paths_describe_uid(cred.uid);
+	user = paths_describe_uid(getuid());
+	connect_warnx(NULL, "refusing %s: the process listening there (pid "
+	    "%ld) runs as %s, not as %s or root, and may be posing as mcpd; "
+	    "choose another socket with -s or $%s", socket_path,
+	    (long)cred.pid, peer, user, PATHS_SOCKET_ENV);
+	free(peer);
+	free(user);
+	return (CONNECT_EXIT_UNREACHABLE);
+}
+
+/*
  * A blocking AF_UNIX connect waits for room in the listen backlog; the
  * send timeout bounds that wait (and the write of the attach request).
- * quiet: no message when mcpd cannot be reached.
+ * quiet: no message if mcpd cannot be reached (a socket that is not to
+ * be trusted is always reported).
  */
 int
 connect_socket(const char *socket_path, int quiet, int *fdp)
 {
 	struct sockaddr_un	 sun;
 	size_t			 len = strlen(socket_path);
-	int			 fd;
+	uid_t			 trusted;
+	int			 fd, rc;
 
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
 	if (len >= sizeof sun.sun_path) {
-		connect_warnx(NULL, "socket path too long: %s", socket_path);
+		connect_warnx(NULL, "socket path too long (%zu bytes, at most "
+		    "%zu): %s; choose a shorter one with -s or $%s", len,
+		    sizeof sun.sun_path - 1, socket_path, PATHS_SOCKET_ENV);
 		return (CONNECT_EXIT_UNREACHABLE);
 	}
 	memcpy(sun.sun_path, socket_path, len + 1);
+	trusted = connect_trusted_user();
+	if ((rc = connect_check_dir(socket_path, trusted)) != CONNECT_EXIT_OK)
+		return (rc);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
 		if (!quiet)
 			connect_unreachable(socket_path, strerror(errno));
@@ -150,6 +234,11 @@ connect_socket(const char *socket_path, int quiet, int *fdp)
 			    strerror(errno));
 		close(fd);
 		return (CONNECT_EXIT_UNREACHABLE);
+	}
+	if ((rc = connect_check_peer(socket_path, fd, trusted)) !=
+	    CONNECT_EXIT_OK) {
+		close(fd);
+		return (rc);
 	}
 	*fdp = fd;
 	return (CONNECT_EXIT_OK);

@@ -16,6 +16,9 @@
 #define CONNECT_EXIT_USAGE		2
 #define CONNECT_EXIT_UNREACHABLE	3
 
+/* Names another user whose mcpd is to be trusted (a socket_group's). */
+#define CONNECT_TRUST_ENV		"MCPCTL_TRUST_USER"
+
 /* Connecting and the mcpd/attach round trip must finish within this. */
 #define CONNECT_ATTACH_TIMEOUT_MS	5000
 
@@ -30,7 +33,12 @@ int	connect_attach(const char *socket_path, const char *server,
 
 /* Relay stdin and stdout to an attached session until either side ends. */
 int	connect_bridge(const char *socket_path, const char *server);
-/* Connect to mcpd's socket (exit code); quiet: no message if unreachable. */
+/*
+ * Connect to mcpd's socket (exit code); quiet: no message if unreachable.
+ * A socket whose directory fails paths_check_dir, or whose listener runs
+ * as neither us nor root (nor the user in CONNECT_TRUST_ENV), is refused
+ * with a message and CONNECT_EXIT_UNREACHABLE before anything is sent.
+ */
 int	connect_socket(const char *socket_path, int quiet, int *fd);
 /* Write all of p (no SIGPIPE); 0 or -1. */
 int	connect_write_all(int fd, const char *p, size_t len);

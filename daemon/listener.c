@@ -1,14 +1,19 @@
 /*
  * listener.c -- the control socket.
  *
- * The socket's directory is created 0700 if missing, and the socket is
- * bound under umask 0177, so there is no moment when it is wider than
- * 0600.  With a socket_group, both are given to the group and only then
- * opened to it (directory 0750, socket 0660).  A socket file left by a dead mcpd is replaced; one that a live
- * mcpd answers on is never stolen.  When accept fails for lack of file
- * descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS instead of
- * spinning.  Under socket activation systemd owns the socket: mcpd uses
- * the one it passes and never unlinks or re-binds it.
+ * The socket's directory is created 0700 if missing (with any missing
+ * directory above it), and the socket is bound under umask 0177, so there
+ * is no moment when it is wider than 0600.  A directory that was already
+ * there must pass paths_check_dir: owned by us or root and writable by
+ * nobody else, or another user could have made it to pose as mcpd.  With
+ * a socket_group, both are given to the group and only then opened to it
+ * (directory 0750, socket 0660).  A socket file left by a dead mcpd is
+ * replaced; one that a live mcpd answers on is never stolen.  At exit
+ * mcpd removes the socket file only if it is still the inode it bound: a
+ * second mcpd may have taken the path meanwhile.  When accept fails for
+ * lack of file descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS
+ * instead of spinning.  Under socket activation systemd owns the socket:
+ * mcpd uses the one it passes and never unlinks or re-binds it.
  */
 #include "config.h"
 
@@ -32,6 +37,7 @@
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
+#include "paths.h"
 #include "xmalloc.h"
 
 #define LISTENER_BACKLOG		128
@@ -43,6 +49,8 @@ struct listener {
 	struct evconnlistener	*evl;
 	struct event		*ev_resume;
 	int			 owns_path;
+	dev_t			 dev;		/* of the socket file we bound */
+	ino_t			 ino;
 };
 
 static void
@@ -81,51 +89,61 @@ listener_error_cb(struct evconnlistener *evl, void *arg)
 	log_warnx("accept on %s: %s", l->path, strerror(error));
 }
 
+/* Make dir, and any directory missing above it, 0700: 1 if made, 0, -1. */
+static int
+listener_mkdirs(const char *dir, char **cause)
+{
+	char	*parent;
+	int	 rc;
+
+	if (mkdir(dir, 0700) == 0)
+		return (1);
+	if (errno == ENOENT) {
+		parent = paths_socket_dir(dir);
+		rc = 0;
+		if (strcmp(parent, dir) != 0 && strcmp(parent, ".") != 0 &&
+		    strcmp(parent, "/") != 0)
+			rc = listener_mkdirs(parent, cause);
+		free(parent);
+		if (rc == -1)
+			return (-1);
+		if (mkdir(dir, 0700) == 0)
+			return (1);
+	}
+	if (errno != EEXIST) {
+		xasprintf(cause, "mkdir %s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
 /* The socket's directory: 1 if we made it, 0 if it was there, -1. */
 static int
 listener_mkdir(const char *path, char **cause)
 {
-	char		*dir, *slash;
-	struct stat	 sb;
-	int		 rc = -1;
+	char	*dir, *why = NULL;
+	int	 rc;
 
-	dir = xstrdup(path);
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir) {
-		rc = 0;
-		goto out;
+	dir = paths_socket_dir(path);
+	if ((rc = listener_mkdirs(dir, cause)) != 0)
+		goto out;	/* ours: it may be shared with the group */
+	switch (paths_check_dir(dir, getuid(), &why)) {
+	case 0:
+		break;
+	case -1:
+		xasprintf(cause, "%s: %s", dir, strerror(errno));
+		rc = -1;
+		break;
+	default:
+		xasprintf(cause, "%s %s; refusing to put the socket there, "
+		    "where another user could take its place: remove it or "
+		    "choose another socket (-s or $%s)", dir, why,
+		    PATHS_SOCKET_ENV);
+		rc = -1;
+		break;
 	}
-	*slash = '\0';
-	if (mkdir(dir, 0700) == 0) {
-		rc = 1;		/* ours: it may be shared with the group */
-		goto out;
-	}
-	if (errno != EEXIST) {
-		xasprintf(cause, "mkdir %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		xasprintf(cause, "%s: not a directory", dir);
-		goto out;
-	}
-	/*
-	 * Someone else's directory, or one others may write to, would let
-	 * them replace the socket with their own.
-	 */
-	if (sb.st_uid != getuid() && sb.st_uid != 0) {
-		xasprintf(cause, "%s: owned by uid %lu, not by us (uid %lu); "
-		    "refusing to put the socket there", dir,
-		    (unsigned long)sb.st_uid, (unsigned long)getuid());
-		goto out;
-	}
-	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
-	    (sb.st_mode & S_ISVTX) == 0) {
-		xasprintf(cause, "%s: writable by others (mode %04o); refusing "
-		    "to put the socket there", dir,
-		    (unsigned)(sb.st_mode & 07777));
-		goto out;
-	}
-	rc = 0;
 out:
+	free(why);
 	free(dir);
 	return (rc);
 }
@@ -187,18 +205,21 @@ listener_share(const char *path, const char *dir, gid_t gid, char **cause)
 }
 
 static int
-listener_bind(const char *path, const struct conf *conf, char **cause)
+listener_bind(const char *path, const struct conf *conf, struct stat *bound,
+    char **cause)
 {
 	struct sockaddr_un	 sun;
 	mode_t			 mask;
-	char			*dir, *slash;
+	char			*dir;
 	int			 fd, made;
 
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof sun.sun_path) {
 		xasprintf(cause, "socket path too long (%zu bytes, at most "
-		    "%zu): %s", strlen(path), sizeof sun.sun_path - 1, path);
+		    "%zu): %s; choose a shorter one with -s or $%s",
+		    strlen(path), sizeof sun.sun_path - 1, path,
+		    PATHS_SOCKET_ENV);
 		return (-1);
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
@@ -222,10 +243,13 @@ listener_bind(const char *path, const struct conf *conf, char **cause)
 		return (-1);
 	}
 	umask(mask);
+	if (lstat(path, bound) != 0) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		close(fd);
+		return (-1);
+	}
 	if (conf->socket_group != NULL) {
-		dir = xstrdup(path);
-		if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
-			*slash = '\0';
+		dir = paths_socket_dir(path);
 		if (listener_share(path, made == 1 ? dir : NULL,
 		    conf->socket_gid, cause) != 0) {
 			free(dir);
@@ -275,10 +299,28 @@ listener_activated(char **path, char **cause)
 	return (fd);
 }
 
+/* Remove the socket file we bound, and nothing that has taken its place. */
+static void
+listener_unlink(struct listener *l)
+{
+	struct stat	 sb;
+
+	if (!l->owns_path || lstat(l->path, &sb) != 0)
+		return;
+	if (sb.st_dev != l->dev || sb.st_ino != l->ino) {
+		log_info("leaving %s alone: it is no longer the socket this "
+		    "mcpd created", l->path);
+		return;
+	}
+	if (unlink(l->path) != 0 && errno != ENOENT)
+		log_warnx("unlink %s: %s", l->path, strerror(errno));
+}
+
 struct listener *
 listener_open(struct mcpd *mcpd, const char *path, char **cause)
 {
 	struct listener	*l;
+	struct stat	 bound;
 	char		*activated_path = NULL;
 	int		 fd;
 
@@ -296,20 +338,22 @@ listener_open(struct mcpd *mcpd, const char *path, char **cause)
 			log_info("using the socket systemd passed, %s, not %s",
 			    l->path, path);
 	} else {
-		if ((fd = listener_bind(path, mcpd->conf, cause)) == -1) {
+		if ((fd = listener_bind(path, mcpd->conf, &bound,
+		    cause)) == -1) {
 			free(l);
 			return (NULL);
 		}
 		l->path = xstrdup(path);
 		l->owns_path = 1;
+		l->dev = bound.st_dev;
+		l->ino = bound.st_ino;
 	}
 	l->evl = evconnlistener_new(mcpd->base, listener_accept_cb, l,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
 	if (l->evl == NULL) {
 		xasprintf(cause, "cannot listen on %s", l->path);
 		close(fd);
-		if (l->owns_path)
-			unlink(l->path);
+		listener_unlink(l);
 		free(l->path);
 		free(l);
 		return (NULL);
@@ -332,8 +376,7 @@ listener_close(struct listener *l)
 		return;
 	evconnlistener_free(l->evl);
 	event_free(l->ev_resume);
-	if (l->owns_path)
-		unlink(l->path);
+	listener_unlink(l);
 	free(l->path);
 	free(l);
 }

@@ -1,10 +1,15 @@
 /*
- * paths.c -- default configuration and socket paths.
+ * paths.c -- default configuration and socket paths, and whether a
+ * socket's directory can be trusted.
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -44,6 +49,11 @@ paths_default_config(void)
 	return (path);
 }
 
+/*
+ * Without XDG_RUNTIME_DIR (su, cron, ssh without a login session), the
+ * socket goes below the user's home rather than into /tmp, where another
+ * user could make the directory first and receive the user's requests.
+ */
 char *
 paths_default_socket(void)
 {
@@ -56,7 +66,65 @@ paths_default_socket(void)
 		return (xstrdup("/run/mcpd/mcpd.sock"));
 	if ((xdg = getenv("XDG_RUNTIME_DIR")) != NULL && *xdg == '/')
 		xasprintf(&path, "%s/mcpd/mcpd.sock", xdg);
+	else if ((xdg = getenv("XDG_CACHE_HOME")) != NULL && *xdg == '/')
+		xasprintf(&path, "%s/mcpd/mcpd.sock", xdg);
 	else
-		xasprintf(&path, "/tmp/mcpd-%u/mcpd.sock", (unsigned)getuid());
+		xasprintf(&path, "%s/.cache/mcpd/mcpd.sock", paths_home());
 	return (path);
+}
+
+char *
+paths_socket_dir(const char *socket_path)
+{
+	const char	*slash;
+
+	if ((slash = strrchr(socket_path, '/')) == NULL)
+		return (xstrdup("."));
+	if (slash == socket_path)
+		return (xstrdup("/"));
+	return (xstrndup(socket_path, (size_t)(slash - socket_path)));
+}
+
+char *
+paths_describe_uid(uid_t uid)
+{
+	struct passwd	*pw;
+	char		*text;
+
+	if ((pw = getpwuid(uid)) != NULL)
+		xasprintf(&text, "uid %lu (%s)", (unsigned long)uid,
+		    pw->pw_name);
+	else
+		xasprintf(&text, "uid %lu", (unsigned long)uid);
+	return (text);
+}
+
+int
+paths_check_dir(const char *dir, uid_t uid, char **cause)
+{
+	struct stat	 sb;
+	char		*owner, *user;
+
+	if (stat(dir, &sb) != 0)
+		return (-1);
+	if (!S_ISDIR(sb.st_mode)) {
+		xasprintf(cause, "is not a directory");
+		return (-2);
+	}
+	if (sb.st_uid != uid && sb.st_uid != 0) {
+		owner = paths_describe_uid(sb.st_uid);
+		user = paths_describe_uid(uid);
+		xasprintf(cause, "is owned by %s, not by %s or root", owner,
+		    user);
+		free(owner);
+		free(user);
+		return (-2);
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		xasprintf(cause, "is writable by %s (mode %04o)",
+		    (sb.st_mode & S_IWOTH) != 0 ? "others" : "its group",
+		    (unsigned)(sb.st_mode & 07777));
+		return (-2);
+	}
+	return (0);
 }
