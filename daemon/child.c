@@ -189,7 +189,7 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 	file = child_find_command(cs->argv[0], child_env_get(env, "PATH"),
 	    &error);
 	if (file == NULL) {
-		xasprintf(cause, "exec %s: %s", cs->argv[0], strerror(error));
+		xasprintf(cause, "exec %s: %s", cs->argv_display[0], strerror(error));
 		goto fail;
 	}
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
@@ -223,15 +223,15 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 		error = report_msg[1];
 		switch (report_msg[0]) {
 		case CHILD_STAGE_CHDIR:
-			xasprintf(cause, "chdir %s: %s", cs->cwd,
+			xasprintf(cause, "chdir %s: %s", cs->cwd_display,
 			    strerror(error));
 			break;
 		case CHILD_STAGE_EXEC:
-			xasprintf(cause, "exec %s: %s", cs->argv[0],
+			xasprintf(cause, "exec %s: %s", cs->argv_display[0],
 			    strerror(error));
 			break;
 		default:
-			xasprintf(cause, "setting up %s: %s", cs->argv[0],
+			xasprintf(cause, "setting up %s: %s", cs->argv_display[0],
 			    strerror(error));
 			break;
 		}

@@ -36,6 +36,7 @@
 #include "child.h"
 #include "client.h"
 #include "envelope.h"
+#include "esc.h"
 #include "frame.h"
 #include "guard.h"
 #include "log.h"
@@ -75,8 +76,10 @@ struct worker {
 	struct event		*ev_out;
 	struct event		*ev_err;
 	struct event		*ev_in;
+	struct event		*ev_in_err;	/* the server closed stdin */
 	struct event		*ev_timer;
 	struct event		*ev_grace;
+	const char		*grace_reason;	/* why, when it runs out */
 	struct event		*ev_flush;	/* write what the batch queued */
 	int			 flush_pending;
 	struct evbuffer		*to_child;
@@ -457,9 +460,44 @@ worker_close_stdin(struct worker *w)
 	if (w->proc.in_fd == -1)
 		return;
 	event_del(w->ev_in);
+	if (w->ev_in_err != NULL) {
+		event_free(w->ev_in_err);
+		w->ev_in_err = NULL;
+	}
 	close(w->proc.in_fd);
 	w->proc.in_fd = -1;
 	evbuffer_drain(w->to_child, evbuffer_get_length(w->to_child));
+}
+
+/*
+ * One end of the transport is gone (stdout at EOF, stdin closed by the
+ * server): the process gets a moment to exit on its own, so its exit
+ * status is what is reported, then it is ended and restarted.
+ */
+static void
+worker_transport_ending(struct worker *w, const char *reason)
+{
+	struct timeval	 tv = { 0, WORKER_STDOUT_EOF_GRACE_MS * 1000 };
+
+	if (w->state == WORKER_STOPPING || evtimer_pending(w->ev_grace, NULL))
+		return;
+	w->grace_reason = reason;
+	evtimer_add(w->ev_grace, &tv);
+}
+
+static void
+worker_stdin_lost(struct worker *w, int error)
+{
+	worker_close_stdin(w);
+	worker_transport_ending(w, error == EPIPE || error == 0 ?
+	    "stdin closed by the server" : "stdin write failed");
+}
+
+/* Only an error wakes this: the write end of a pipe never reads. */
+static void
+worker_in_err_cb(evutil_socket_t fd, short events, void *arg)
+{
+	worker_stdin_lost(arg, 0);
 }
 
 static void
@@ -470,8 +508,7 @@ worker_in_cb(evutil_socket_t fd, short events, void *arg)
 
 	n = evbuffer_write(w->to_child, fd);
 	if (n == -1 && errno != EAGAIN && errno != EINTR) {
-		/* The server closed its stdin: it is on its way out. */
-		worker_close_stdin(w);
+		worker_stdin_lost(w, errno);
 		return;
 	}
 	if (evbuffer_get_length(w->to_child) == 0)
@@ -529,7 +566,7 @@ worker_grace_cb(evutil_socket_t fd, short events, void *arg)
 	struct worker	*w = arg;
 
 	if (w->proc.pid != 0 && w->state != WORKER_STOPPING)
-		worker_kill(w, "stdout closed");
+		worker_kill(w, w->grace_reason);
 }
 
 /* Read what stdout has; returns 1 at EOF. */
@@ -568,12 +605,10 @@ static void
 worker_out_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct worker	*w = arg;
-	struct timeval	 tv = { 0, WORKER_STDOUT_EOF_GRACE_MS * 1000 };
 
 	if (worker_read_out(w, SIZE_MAX) && w->out_frame != NULL) {
 		event_del(w->ev_out);
-		if (w->state != WORKER_STOPPING)
-			evtimer_add(w->ev_grace, &tv);
+		worker_transport_ending(w, "stdout closed");
 	}
 }
 
@@ -594,24 +629,17 @@ worker_stderr_allowed(struct worker *w)
 	return (1);
 }
 
+/* Ready-made JSON from the ring: the whole line, integers as integers. */
 static cJSON *
 worker_log_line_json(const struct worker *w, uint64_t seq)
 {
-	const char	*text;
-	size_t		 len;
-	uint64_t	 time_us;
-	cJSON		*o;
-	char		*copy;
+	char	*json;
+	cJSON	*o;
 
-	if ((text = ring_get(w->errlog, seq, &len, &time_us)) == NULL)
+	if ((json = ring_line_json(w->errlog, seq, w->name)) == NULL)
 		return (NULL);
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "server", w->name);
-	cJSON_AddNumberToObject(o, "seq", (double)seq);
-	cJSON_AddNumberToObject(o, "time_us", (double)time_us);
-	copy = xstrndup(text, len);
-	cJSON_AddStringToObject(o, "text", copy);
-	free(copy);
+	o = cJSON_CreateRaw(json);
+	free(json);
 	return (o);
 }
 
@@ -660,8 +688,7 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 	struct log_field f[] = {
 		{ MCPD_FIELD_SERVER, w->name },
 	};
-	int		 n = len > INT32_MAX ? INT32_MAX : (int)len;
-	char		 count[32];
+	char		 count[32], *text;
 	struct log_field fs[] = {
 		{ MCPD_FIELD_SERVER, w->name },
 		{ MCPD_FIELD_SUPPRESSED, count },
@@ -684,13 +711,16 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 		    (unsigned long long)w->err_suppressed);
 		w->err_suppressed = 0;
 	}
+	/* The whole line, a NUL included, escaped (log.c escapes again). */
+	text = esc_text(line, len, ESC_KEEP_TAB);
 	if (total > len)
 		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %.*s... (line of %zu bytes truncated)", w->name, n,
-		    line, total);
+		    "%s: %s... (line of %zu bytes truncated)", w->name, text,
+		    total);
 	else
 		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %.*s", w->name, n, line);
+		    "%s: %s", w->name, text);
+	free(text);
 }
 
 static void
@@ -784,7 +814,7 @@ worker_spawn(struct worker *w)
 	guard_add(w->mcpd, w->proc.pid);
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
 	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
-	    "%s: started %s (pid %ld)", w->name, w->conf->argv[0],
+	    "%s: started %s (pid %ld)", w->name, w->conf->argv_display[0],
 	    (long)w->proc.pid);
 
 	w->out_frame = frame_new(w->conf->max_message_bytes);
@@ -796,8 +826,11 @@ worker_spawn(struct worker *w)
 	    worker_err_cb, w);
 	w->ev_in = event_new(base, w->proc.in_fd, EV_WRITE | EV_PERSIST,
 	    worker_in_cb, w);
+	w->ev_in_err = event_new(base, w->proc.in_fd, EV_READ | EV_PERSIST,
+	    worker_in_err_cb, w);
 	event_add(w->ev_out, NULL);
 	event_add(w->ev_err, NULL);
+	event_add(w->ev_in_err, NULL);
 
 	worker_send_initialize(w);
 	worker_set_state(w, WORKER_INITIALIZING, NULL);
@@ -819,6 +852,10 @@ worker_close_transport(struct worker *w)
 	if (w->ev_in != NULL) {
 		event_free(w->ev_in);
 		w->ev_in = NULL;
+	}
+	if (w->ev_in_err != NULL) {
+		event_free(w->ev_in_err);
+		w->ev_in_err = NULL;
 	}
 	evtimer_del(w->ev_grace);
 	event_del(w->ev_flush);
@@ -858,6 +895,8 @@ worker_kill(struct worker *w, const char *reason)
 	worker_set_reason(&w->fail_reason, reason);
 	w->after = WORKER_AFTER_FAILURE;
 	worker_set_state(w, WORKER_STOPPING, reason);
+	/* Nothing more will be answered: callers learn it now, not at exit. */
+	router_session_down(w->router, reason);
 	worker_close_stdin(w);
 	child_signal_group(w->proc.pid, SIGTERM);
 	w->stop_phase = 2;
@@ -1267,7 +1306,7 @@ worker_status_json(const struct worker *w)
 	    (double)router_clients(w->router));
 	cJSON_AddNumberToObject(o, "state_ms", (double)(now -
 	    w->state_since_ms));
-	cJSON_AddStringToObject(o, "command", w->conf->argv[0]);
+	cJSON_AddStringToObject(o, "command", w->conf->argv_display[0]);
 	cJSON_AddStringToObject(o, "restart_policy",
 	    conf_restart_name(w->conf->restart));
 

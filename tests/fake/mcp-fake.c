@@ -21,6 +21,9 @@
  *   --flood-no-newline=BYTES   after the initialize reply, write BYTES 'x'
  *                              then one newline
  *   --close-stdout-after-init  close fd 1 after the initialize reply
+ *   --close-stdin-after-init   close fd 0 after the initialize reply
+ *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
+ *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
  *   --stderr-hex=HEX           write the bytes HEX spells to stderr
  *   --server-name=TEXT         serverInfo.name in the initialize reply
@@ -118,6 +121,8 @@ struct fake {
 	int		 garbage;
 	long long	 flood_bytes;
 	int		 close_stdout_after_init;
+	int		 close_stdin_after_init;
+	int		 hang_closing_stdin;
 	long long	 stderr_noise;
 	const char	*stderr_hex;
 	const char	*server_name;
@@ -261,6 +266,8 @@ static const struct fake_resource fake_resources[] = {
 "  --garbage                  write three bad lines before each reply\n" \
 "  --flood-no-newline=BYTES   after the init reply: BYTES 'x', then \\n\n" \
 "  --close-stdout-after-init  close stdout after the initialize reply\n" \
+"  --close-stdin-after-init   close stdin after the initialize reply\n" \
+"  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
 "  --server-name=TEXT         serverInfo.name in the initialize reply\n" \
@@ -1024,6 +1031,11 @@ fake_tool_sleep(struct fake *f, struct fake_msg *m, cJSON *args)
 		    "0 to %lld", SLEEP_MAX_MS);
 		return;
 	}
+	if (f->hang_closing_stdin) {
+		close(STDIN_FILENO);
+		for (;;)
+			pause();
+	}
 	f->sleeping = m;
 	f->sleep_cancelled = 0;
 	for (done = 0; done < ms; done += slice) {
@@ -1166,6 +1178,10 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 	if (f->close_stdout_after_init) {
 		close(STDOUT_FILENO);
 		f->stdout_closed = 1;
+	}
+	if (f->close_stdin_after_init) {
+		close(STDIN_FILENO);
+		f->in.eof = 1;
 	}
 	if (f->exit_after_init_code >= 0)
 		_exit(f->exit_after_init_code);
@@ -1460,6 +1476,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_GARBAGE,
 		OPT_FLOOD_NO_NEWLINE,
 		OPT_CLOSE_STDOUT_AFTER_INIT,
+		OPT_CLOSE_STDIN_AFTER_INIT,
+		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
 		OPT_SERVER_NAME,
@@ -1482,6 +1500,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		  OPT_FLOOD_NO_NEWLINE },
 		{ "close-stdout-after-init", no_argument, NULL,
 		  OPT_CLOSE_STDOUT_AFTER_INIT },
+		{ "close-stdin-after-init", no_argument, NULL,
+		  OPT_CLOSE_STDIN_AFTER_INIT },
+		{ "hang-closing-stdin", no_argument, NULL,
+		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
 		{ "stderr-hex", required_argument, NULL, OPT_STDERR_HEX },
 		{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
@@ -1543,6 +1565,12 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_CLOSE_STDOUT_AFTER_INIT:
 			f->close_stdout_after_init = 1;
+			break;
+		case OPT_CLOSE_STDIN_AFTER_INIT:
+			f->close_stdin_after_init = 1;
+			break;
+		case OPT_HANG_CLOSING_STDIN:
+			f->hang_closing_stdin = 1;
 			break;
 		case OPT_STDERR_NOISE:
 			f->stderr_noise = fake_flag_number("stderr-noise",
