@@ -448,6 +448,12 @@ router_cancel_upstream(struct router *r, struct pending *p,
 }
 
 void
+router_ping(struct router *r)
+{
+	router_internal_request(r, "ping", NULL);
+}
+
+void
 router_internal_request(struct router *r, const char *method, cJSON *params)
 {
 	struct pending	*p;
@@ -489,6 +495,7 @@ router_timeout(struct router *r, struct pending *p)
 		    cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
 	pending_tombstone(r, p);
+	worker_request_timed_out(r->worker);
 }
 
 /* A client that has half-closed may go once nothing of its is pending. */

@@ -49,6 +49,8 @@ int		 router_attachment_busy(const struct attachment *);
 
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);
+/* Send the server a ping of mcpd's own (its answer is consumed). */
+void		 router_ping(struct router *);
 size_t		 router_clients(const struct router *);
 void		 router_add_stats(const struct router *, cJSON *stats);
 

@@ -80,6 +80,13 @@ struct worker {
 	struct event		*ev_timer;
 	struct event		*ev_grace;
 	const char		*grace_reason;	/* why, when it runs out */
+
+	/* Health: is a ready server still answering? */
+	struct event		*ev_health;
+	uint64_t		 heard_ms;	/* last read from its stdout */
+	uint64_t		 ping_sent_ms;	/* 0: no health ping out */
+	uint32_t		 timeouts_in_row; /* requests, nothing heard */
+	const char		*hung_reason;	/* set: end it (deferred) */
 	struct event		*ev_flush;	/* write what the batch queued */
 	int			 flush_pending;
 	struct evbuffer		*to_child;
@@ -129,6 +136,7 @@ static void	worker_kill(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_in_cb(evutil_socket_t, short, void *);
+static void	worker_health_start(struct worker *);
 
 /* Every start but the first is a restart. */
 static uint64_t
@@ -179,6 +187,104 @@ worker_next(struct worker *w)
 	return (TAILQ_NEXT(w, entry));
 }
 
+/*
+ * Health (SPEC 4.2): a ready server that has said nothing for
+ * health_interval_ms gets a ping, unless a request is in flight (a server
+ * deep in a long synchronous call cannot answer).  Anything it writes,
+ * even an error, proves it alive.  No word within health_timeout_ms, or
+ * health_max_timeouts request timeouts in a row, and it is ended and
+ * restarted as hung.
+ */
+static void
+worker_health_arm(struct worker *w, uint64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(w->ev_health, &tv);
+}
+
+static void
+worker_health_start(struct worker *w)
+{
+	w->heard_ms = mcpd_now_ms();
+	w->ping_sent_ms = 0;
+	w->timeouts_in_row = 0;
+	w->hung_reason = NULL;
+	if (w->conf->health_interval_ms > 0)
+		worker_health_arm(w, w->conf->health_interval_ms);
+}
+
+static void
+worker_health_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker		*w = arg;
+	const struct conf_server *cs = w->conf;
+	uint64_t		 now = mcpd_now_ms(), quiet;
+	char			*reason;
+
+	if (w->state != WORKER_READY)
+		return;
+	if (w->hung_reason != NULL) {
+		xasprintf(&reason, "hung: %u requests in a row timed out "
+		    "without a word from the server", w->timeouts_in_row);
+		worker_kill(w, reason);
+		free(reason);
+		return;
+	}
+	if (cs->health_interval_ms == 0)
+		return;
+	if (w->ping_sent_ms != 0) {
+		if (now - w->ping_sent_ms >= cs->health_timeout_ms) {
+			xasprintf(&reason, "hung: no answer to a health ping "
+			    "within %u ms, nothing heard for %llu ms",
+			    cs->health_timeout_ms,
+			    (unsigned long long)(now - w->heard_ms));
+			worker_kill(w, reason);
+			free(reason);
+			return;
+		}
+		worker_health_arm(w, cs->health_timeout_ms -
+		    (now - w->ping_sent_ms));
+		return;
+	}
+	quiet = now - w->heard_ms;
+	if (quiet < cs->health_interval_ms) {
+		worker_health_arm(w, cs->health_interval_ms - quiet);
+		return;
+	}
+	if (router_inflight(w->router) > 0) {
+		worker_health_arm(w, cs->health_interval_ms);
+		return;
+	}
+	router_ping(w->router);
+	w->ping_sent_ms = now;
+	worker_health_arm(w, cs->health_timeout_ms);
+}
+
+/* The server wrote something: it is alive. */
+static void
+worker_heard(struct worker *w)
+{
+	w->heard_ms = mcpd_now_ms();
+	w->ping_sent_ms = 0;
+	w->timeouts_in_row = 0;
+}
+
+/* Called by the router's timer: never end the worker from inside it. */
+void
+worker_request_timed_out(struct worker *w)
+{
+	if (w->conf->health_max_timeouts == 0 || w->state != WORKER_READY ||
+	    w->hung_reason != NULL)
+		return;
+	if (++w->timeouts_in_row < w->conf->health_max_timeouts)
+		return;
+	w->hung_reason = "request timeouts";
+	event_active(w->ev_health, EV_TIMEOUT, 0);
+}
+
 static void
 worker_set_state(struct worker *w, enum worker_state next,
     const char *reason)
@@ -202,6 +308,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 	if (next == WORKER_READY) {
 		router_session_ready(w->router, !w->was_ready);
 		w->was_ready = 1;
+		worker_health_start(w);
 	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
 		router_session_unavailable(w->router);
 	if (w->removing && w->proc.pid == 0)
@@ -584,6 +691,8 @@ worker_read_out(struct worker *w, size_t max_bytes)
 		space = frame_space(w->out_frame, &avail);
 		n = read(w->proc.out_fd, space, avail);
 		if (n > 0) {
+			if (reads == 0)
+				worker_heard(w);
 			frame_commit(w->out_frame, (size_t)n);
 			total += (size_t)n;
 			worker_out_frames(w);
@@ -858,6 +967,7 @@ worker_close_transport(struct worker *w)
 		w->ev_in_err = NULL;
 	}
 	evtimer_del(w->ev_grace);
+	evtimer_del(w->ev_health);
 	event_del(w->ev_flush);
 	w->flush_pending = 0;
 	if (w->proc.in_fd != -1)
@@ -1226,6 +1336,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->state_since_ms = mcpd_now_ms();
 	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
+	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
@@ -1253,6 +1364,7 @@ worker_free(struct worker *w)
 	client_follow_gone(w->mcpd, w->serial, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
+	event_free(w->ev_health);
 	event_free(w->ev_grace);
 	event_free(w->ev_free);
 	event_free(w->ev_flush);

@@ -97,6 +97,8 @@ char		*worker_steal_line(struct worker *, const char *line,
 /* A stdout line that is not one JSON object: dropped and counted. */
 void		 worker_dropped_line(struct worker *, const char *line,
 		    size_t len, size_t error_off);
+/* A request timed out: health_max_timeouts in a row mean it hangs. */
+void		 worker_request_timed_out(struct worker *);
 void		 worker_violation(struct worker *, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -58,6 +58,9 @@ struct conf_settings {
 	uint32_t		 init_timeout_ms;
 	uint32_t		 request_timeout_ms;
 	uint32_t		 stop_timeout_ms;
+	uint32_t		 health_interval_ms;
+	uint32_t		 health_timeout_ms;
+	uint32_t		 health_max_timeouts;
 	size_t			 max_message_bytes;
 	int			 disabled;
 	unsigned int		 client_caps;
@@ -84,6 +87,9 @@ enum conf_setting_id {
 	CONF_S_INIT_TIMEOUT_MS,
 	CONF_S_REQUEST_TIMEOUT_MS,
 	CONF_S_STOP_TIMEOUT_MS,
+	CONF_S_HEALTH_INTERVAL_MS,
+	CONF_S_HEALTH_TIMEOUT_MS,
+	CONF_S_HEALTH_MAX_TIMEOUTS,
 	CONF_S_MAX_MESSAGE_BYTES,
 	CONF_S_DISABLED,
 	CONF_S_CLIENT_CAPABILITIES,
@@ -123,6 +129,12 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    CONF_KIND_U32, 1, UINT32_MAX, request_timeout_ms),
 	CONF_SETTING(CONF_S_STOP_TIMEOUT_MS, "stop_timeout_ms", CONF_KIND_U32,
 	    1, UINT32_MAX, stop_timeout_ms),
+	CONF_SETTING(CONF_S_HEALTH_INTERVAL_MS, "health_interval_ms",
+	    CONF_KIND_U32, 0, UINT32_MAX, health_interval_ms),
+	CONF_SETTING(CONF_S_HEALTH_TIMEOUT_MS, "health_timeout_ms",
+	    CONF_KIND_U32, 1, UINT32_MAX, health_timeout_ms),
+	CONF_SETTING(CONF_S_HEALTH_MAX_TIMEOUTS, "health_max_timeouts",
+	    CONF_KIND_U32, 0, UINT32_MAX, health_max_timeouts),
 	CONF_SETTING(CONF_S_MAX_MESSAGE_BYTES, "max_message_bytes",
 	    CONF_KIND_SIZE, CONF_MIN_MAX_MESSAGE_BYTES,
 	    CONF_MAX_MAX_MESSAGE_BYTES, max_message_bytes),
@@ -971,6 +983,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.init_timeout_ms = s.init_timeout_ms;
 	cs.request_timeout_ms = s.request_timeout_ms;
 	cs.stop_timeout_ms = s.stop_timeout_ms;
+	cs.health_interval_ms = s.health_interval_ms;
+	cs.health_timeout_ms = s.health_timeout_ms;
+	cs.health_max_timeouts = s.health_max_timeouts;
 	cs.max_message_bytes = s.max_message_bytes;
 	cs.disabled = s.disabled;
 	cs.client_caps = s.client_caps;
@@ -1300,6 +1315,9 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.defaults.init_timeout_ms = CONF_DEFAULT_INIT_TIMEOUT_MS;
 	cp.defaults.request_timeout_ms = CONF_DEFAULT_REQUEST_TIMEOUT_MS;
 	cp.defaults.stop_timeout_ms = CONF_DEFAULT_STOP_TIMEOUT_MS;
+	cp.defaults.health_interval_ms = CONF_DEFAULT_HEALTH_INTERVAL_MS;
+	cp.defaults.health_timeout_ms = CONF_DEFAULT_HEALTH_TIMEOUT_MS;
+	cp.defaults.health_max_timeouts = CONF_DEFAULT_HEALTH_MAX_TIMEOUTS;
 	cp.defaults.max_message_bytes = CONF_DEFAULT_MAX_MESSAGE_BYTES;
 	cp.defaults.disabled = 0;
 	cp.defaults.client_caps = CONF_CAP_ALL;
@@ -1689,6 +1707,9 @@ conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 	    a->init_timeout_ms == b->init_timeout_ms &&
 	    a->request_timeout_ms == b->request_timeout_ms &&
 	    a->stop_timeout_ms == b->stop_timeout_ms &&
+	    a->health_interval_ms == b->health_interval_ms &&
+	    a->health_timeout_ms == b->health_timeout_ms &&
+	    a->health_max_timeouts == b->health_max_timeouts &&
 	    a->max_message_bytes == b->max_message_bytes &&
 	    a->disabled == b->disabled);
 }

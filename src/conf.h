@@ -42,6 +42,9 @@
 #define CONF_DEFAULT_INIT_TIMEOUT_MS		30000
 #define CONF_DEFAULT_REQUEST_TIMEOUT_MS		60000
 #define CONF_DEFAULT_STOP_TIMEOUT_MS		5000
+#define CONF_DEFAULT_HEALTH_INTERVAL_MS		30000	/* 0: no health ping */
+#define CONF_DEFAULT_HEALTH_TIMEOUT_MS		10000
+#define CONF_DEFAULT_HEALTH_MAX_TIMEOUTS	3	/* 0: never */
 #define CONF_DEFAULT_MAX_MESSAGE_BYTES		16777216
 #define CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES	(64 * 1024 * 1024)
 #define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES	(16 * 1024 * 1024)
@@ -76,6 +79,14 @@ struct conf_server {
 	uint32_t	 init_timeout_ms;
 	uint32_t	 request_timeout_ms;
 	uint32_t	 stop_timeout_ms;
+	/*
+	 * Health: a ping after health_interval_ms of silence must be
+	 * answered within health_timeout_ms; health_max_timeouts request
+	 * timeouts in a row count as a hang too.
+	 */
+	uint32_t	 health_interval_ms;
+	uint32_t	 health_timeout_ms;
+	uint32_t	 health_max_timeouts;
 	size_t		 max_message_bytes;
 	int		 disabled;
 	unsigned int	 client_caps;	/* CONF_CAP_* */

@@ -484,6 +484,12 @@ worker_dropped_line(struct worker *w, const char *line, size_t len,
 	    error_off, len);
 }
 
+/* The worker only counts them (and ends itself later, from its timer). */
+void
+worker_request_timed_out(struct worker *w)
+{
+}
+
 void
 worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
 {

@@ -1,0 +1,68 @@
+#!/bin/bash
+# hostile-hang.sh -- a hung server is noticed and restarted:
+# - SIGSTOPped while idle: the health ping (health_interval_ms 500,
+#   health_timeout_ms 500) goes unanswered and the server is restarted
+#   within a few seconds, with the reason in last_exit (it used to stay
+#   "ready" forever);
+# - a long call in flight is not mistaken for a hang: no ping while a
+#   request is within its timeout, the call is answered, same pid;
+# - with the ping off, health_max_timeouts (3) request timeouts in a row
+#   also end a SIGSTOPped server.
+
+. "$TESTS_SRCDIR/integration/lib.sh"
+
+write_config "$T/mcpd.json" <<JSON
+{
+  "mcpd": { "backoff_min_ms": 200, "stop_timeout_ms": 1000 },
+  "mcpServers": {
+    "pinged": { "command": "$MCP_FAKE",
+                "health_interval_ms": 500, "health_timeout_ms": 500 },
+    "counted": { "command": "$MCP_FAKE", "health_interval_ms": 0,
+                 "request_timeout_ms": 300, "health_max_timeouts": 3 }
+  }
+}
+JSON
+start_mcpd "$T/mcpd.json"
+wait_ready pinged
+wait_ready counted
+
+# --- a long call is not a hang ----------------------------------------------------
+pid=$(server_pid pinged) || fail "no pid for pinged"
+out=$(ctl call pinged sleep ms=2500) || fail "a 2.5 s call on pinged failed: $out"
+[ "$(server_pid pinged)" = "$pid" ] || fail "pinged was restarted during a long call"
+[ "$(server_field pinged restarts)" = 0 ] || fail "pinged restarted during a long call"
+note "a 2.5 s call with health_interval_ms 500: answered ($out), same pid"
+
+# --- SIGSTOP while idle ---------------------------------------------------------
+kill -STOP "$pid"
+t0=$(now_ms)
+wait_for 15 eval '[ "$(server_pid pinged 2>/dev/null)" != "" ] && [ "$(server_pid pinged)" != "$pid" ]' ||
+	fail "pinged, stopped by SIGSTOP, is still '$(server_field pinged state)' with pid $(server_pid pinged) after 15 s"
+ms=$(($(now_ms) - t0))
+kill -CONT "$pid" 2>/dev/null
+last=$(server_field pinged last_exit)
+note "pinged, SIGSTOPped: restarted after $ms ms; last_exit '$last'"
+case "$last" in
+*"hung: no answer to a health ping"*) ;;
+*) fail "last_exit '$last' does not say the health ping went unanswered" ;;
+esac
+[ "$ms" -lt 5000 ] || fail "noticed after $ms ms, expected within 5 s (interval 500 + timeout 500 + stop 1000 ms)"
+wait_ready pinged
+
+# --- request timeouts in a row ------------------------------------------------
+pid=$(server_pid counted) || fail "no pid for counted"
+kill -STOP "$pid"
+for i in 1 2 3; do
+	out=$(ctl call counted echo text=$i 2>&1) && fail "call $i on a stopped server succeeded: $out"
+	case "$out" in *"timed out"*) ;; *) fail "call $i: expected a timeout, got: $out" ;; esac
+done
+wait_for 10 eval '[ "$(server_pid counted 2>/dev/null)" != "" ] && [ "$(server_pid counted)" != "$pid" ]' ||
+	fail "counted was not restarted after 3 request timeouts in a row (state $(server_field counted state))"
+kill -CONT "$pid" 2>/dev/null
+last=$(server_field counted last_exit)
+note "counted: 3 timeouts in a row, restarted; last_exit '$last'"
+case "$last" in *"3 requests in a row timed out"*) ;; *) fail "last_exit '$last'" ;; esac
+wait_ready counted
+out=$(ctl call counted echo text=back) || fail "counted does not answer after its restart: $out"
+mcpd_running || fail "mcpd died"
+exit 0
