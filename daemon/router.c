@@ -266,7 +266,19 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
 	struct envelope_edit	 edit;
 	cJSON			*msg;
 	char			*text;
+	size_t			 queued = worker_stdin_queued(r->worker);
 
+	/* A server that asks and never reads cannot grow mcpd. */
+	if (queued > ROUTER_SELF_SOFT_BYTES) {
+		cJSON_Delete(result);
+		r->self_dropped++;
+		if (++r->self_dropped_run == ROUTER_SELF_DROPS_BROKEN)
+			worker_broken(r->worker, "protocol violation: %llu "
+			    "requests answered by mcpd dropped while %zu "
+			    "bytes wait in its stdin; it does not read them",
+			    (unsigned long long)r->self_dropped_run, queued);
+		return;
+	}
 	/* The id goes back as the server wrote it, never through cJSON. */
 	if (result != NULL)
 		msg = rpc_make_result(NULL, result);
@@ -657,6 +669,7 @@ router_session_down(struct router *r, const char *reason)
 	char			 text[128];
 	int			 n;
 
+	r->self_dropped_run = 0;
 	TAILQ_FOREACH_SAFE(p, &r->by_start, start_entry, next) {
 		if (p->kind == PENDING_CLIENT) {
 			router_record(r, p, OUTCOME_FAILED, reason);
@@ -711,8 +724,10 @@ router_session_unavailable(struct router *r)
 void
 router_stdin_drained(struct router *r)
 {
-	if (r->paused && worker_stdin_queued(r->worker) <
-	    ROUTER_STDIN_LOW_BYTES)
+	if (worker_stdin_queued(r->worker) >= ROUTER_STDIN_LOW_BYTES)
+		return;
+	r->self_dropped_run = 0;
+	if (r->paused)
 		router_pause_clients(r, 0);
 }
 
@@ -902,6 +917,8 @@ router_add_stats(const struct router *r, cJSON *stats)
 	cJSON_AddNumberToObject(stats, "latency_us_sum",
 	    (double)r->latency_sum_us);
 	cJSON_AddNumberToObject(stats, "unknown_ids", (double)r->unknown_ids);
+	cJSON_AddNumberToObject(stats, "dropped_answers",
+	    (double)r->self_dropped);
 	cJSON_AddNumberToObject(stats, "bytes_to_server", (double)r->bytes_up);
 	cJSON_AddNumberToObject(stats, "bytes_to_clients",
 	    (double)r->bytes_down);

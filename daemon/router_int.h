@@ -25,6 +25,13 @@
 #define ROUTER_WAITING_MAX		4096
 #define ROUTER_STDIN_HIGH_BYTES		(4 * 1024 * 1024)
 #define ROUTER_STDIN_LOW_BYTES		(1024 * 1024)
+/*
+ * What mcpd itself answers a server (ping, roots/list, refusals) is
+ * dropped while the server's stdin holds more than this, and a server
+ * that has this many answers dropped before it reads again is broken.
+ */
+#define ROUTER_SELF_SOFT_BYTES		(4 * 1024 * 1024)
+#define ROUTER_SELF_DROPS_BROKEN	10000
 #define ROUTER_ID_INLINE_BYTES		40
 #define ROUTER_METHOD_MAX		64
 #define ROUTER_URI_MAX			4096
@@ -145,6 +152,8 @@ struct router {
 	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
 	uint64_t		 latency_sum_us;
 	uint64_t		 unknown_ids;
+	uint64_t		 self_dropped;	/* mcpd's own answers dropped */
+	uint64_t		 self_dropped_run; /* since stdin last drained */
 	uint64_t		 bytes_up;
 	uint64_t		 bytes_down;
 };

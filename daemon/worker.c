@@ -86,7 +86,8 @@ struct worker {
 	uint64_t		 heard_ms;	/* last read from its stdout */
 	uint64_t		 ping_sent_ms;	/* 0: no health ping out */
 	uint32_t		 timeouts_in_row; /* requests, nothing heard */
-	const char		*hung_reason;	/* set: end it (deferred) */
+	char			*broken_reason;	/* set: end it (deferred) */
+	struct event		*ev_broken;
 	struct event		*ev_flush;	/* write what the batch queued */
 	int			 flush_pending;
 	struct evbuffer		*to_child;
@@ -211,7 +212,6 @@ worker_health_start(struct worker *w)
 	w->heard_ms = mcpd_now_ms();
 	w->ping_sent_ms = 0;
 	w->timeouts_in_row = 0;
-	w->hung_reason = NULL;
 	if (w->conf->health_interval_ms > 0)
 		worker_health_arm(w, w->conf->health_interval_ms);
 }
@@ -224,16 +224,7 @@ worker_health_cb(evutil_socket_t fd, short events, void *arg)
 	uint64_t		 now = mcpd_now_ms(), quiet;
 	char			*reason;
 
-	if (w->state != WORKER_READY)
-		return;
-	if (w->hung_reason != NULL) {
-		xasprintf(&reason, "hung: %u requests in a row timed out "
-		    "without a word from the server", w->timeouts_in_row);
-		worker_kill(w, reason);
-		free(reason);
-		return;
-	}
-	if (cs->health_interval_ms == 0)
+	if (w->state != WORKER_READY || cs->health_interval_ms == 0)
 		return;
 	if (w->ping_sent_ms != 0) {
 		if (now - w->ping_sent_ms >= cs->health_timeout_ms) {
@@ -272,17 +263,44 @@ worker_heard(struct worker *w)
 	w->timeouts_in_row = 0;
 }
 
-/* Called by the router's timer: never end the worker from inside it. */
+static void
+worker_broken_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	char		*reason = w->broken_reason;
+
+	w->broken_reason = NULL;
+	if (reason != NULL && w->proc.pid != 0)
+		worker_kill(w, reason);
+	free(reason);
+}
+
+/*
+ * The router found the server broken: end it and restart it, from an
+ * event of the worker's own (never from inside the router's loops).
+ */
+void
+worker_broken(struct worker *w, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (w->broken_reason != NULL || w->proc.pid == 0 ||
+	    w->state == WORKER_STOPPING)
+		return;
+	va_start(ap, fmt);
+	xvasprintf(&w->broken_reason, fmt, ap);
+	va_end(ap);
+	event_active(w->ev_broken, EV_TIMEOUT, 0);
+}
+
 void
 worker_request_timed_out(struct worker *w)
 {
-	if (w->conf->health_max_timeouts == 0 || w->state != WORKER_READY ||
-	    w->hung_reason != NULL)
+	if (w->conf->health_max_timeouts == 0 || w->state != WORKER_READY)
 		return;
-	if (++w->timeouts_in_row < w->conf->health_max_timeouts)
-		return;
-	w->hung_reason = "request timeouts";
-	event_active(w->ev_health, EV_TIMEOUT, 0);
+	if (++w->timeouts_in_row == w->conf->health_max_timeouts)
+		worker_broken(w, "hung: %u requests in a row timed out without "
+		    "a word from the server", w->timeouts_in_row);
 }
 
 static void
@@ -968,6 +986,9 @@ worker_close_transport(struct worker *w)
 	}
 	evtimer_del(w->ev_grace);
 	evtimer_del(w->ev_health);
+	event_del(w->ev_broken);
+	free(w->broken_reason);
+	w->broken_reason = NULL;
 	event_del(w->ev_flush);
 	w->flush_pending = 0;
 	if (w->proc.in_fd != -1)
@@ -1337,6 +1358,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
+	w->ev_broken = event_new(mcpd->base, -1, 0, worker_broken_cb, w);
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
@@ -1365,6 +1387,8 @@ worker_free(struct worker *w)
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_health);
+	event_free(w->ev_broken);
+	free(w->broken_reason);
 	event_free(w->ev_grace);
 	event_free(w->ev_free);
 	event_free(w->ev_flush);

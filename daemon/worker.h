@@ -99,6 +99,9 @@ void		 worker_dropped_line(struct worker *, const char *line,
 		    size_t len, size_t error_off);
 /* A request timed out: health_max_timeouts in a row mean it hangs. */
 void		 worker_request_timed_out(struct worker *);
+/* The server is broken: it is ended and restarted (deferred). */
+void		 worker_broken(struct worker *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
 void		 worker_violation(struct worker *, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

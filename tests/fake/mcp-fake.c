@@ -15,6 +15,8 @@
  *   --ignore-stdin-eof         stay alive after stdin EOF
  *   --grandchild=FILE          fork a sleeper in our process group and
  *                              write its pid to FILE
+ *   --escapee=FILE             fork a sleeper that leaves our session
+ *                              (setsid) and append its pid to FILE
  *   --pidfile=FILE             write our pid to FILE
  *   --startlog=FILE            append "PID MONOTONIC_MS" to FILE
  *   --garbage                  write three bad lines before every reply
@@ -22,6 +24,10 @@
  *                              then one newline
  *   --close-stdout-after-init  close fd 1 after the initialize reply
  *   --close-stdin-after-init   close fd 0 after the initialize reply
+ *   --flood-requests=N         after the initialize reply, write N
+ *                              requests (--flood-method, "ping") and
+ *                              never read stdin again
+ *   --flood-method=NAME        the method of those requests
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
  *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
@@ -79,6 +85,7 @@
 #define BIG_MAX_BYTES		(1024LL * 1024 * 1024)
 #define FLOOD_MAX_BYTES		(1LL << 40)
 #define STDERR_MAX_LINES	10000000LL
+#define FLOOD_MAX_REQUESTS	100000000LL
 #define EXIT_AFTER_MAX_MS	(24LL * 60 * 60 * 1000)
 
 #define RPC_PARSE_ERROR		(-32700)
@@ -116,10 +123,13 @@ struct fake {
 	int		 ignore_sigterm;
 	int		 ignore_stdin_eof;
 	const char	*grandchild_file;
+	const char	*escapee_file;
 	const char	*pidfile;
 	const char	*startlog;
 	int		 garbage;
 	long long	 flood_bytes;
+	long long	 flood_requests;
+	const char	*flood_method;
 	int		 close_stdout_after_init;
 	int		 close_stdin_after_init;
 	int		 hang_closing_stdin;
@@ -261,12 +271,16 @@ static const struct fake_resource fake_resources[] = {
 "  --ignore-sigterm           ignore SIGTERM; keep running after stdin EOF\n" \
 "  --ignore-stdin-eof         keep running after stdin EOF\n" \
 "  --grandchild=FILE          fork a sleeping grandchild, its pid to FILE\n" \
+"  --escapee=FILE             fork a sleeper in a new session, append its\n" \
+"                             pid to FILE\n" \
 "  --pidfile=FILE             write our pid to FILE\n" \
 "  --startlog=FILE            append \"PID MONOTONIC_MS\" to FILE at start\n" \
 "  --garbage                  write three bad lines before each reply\n" \
 "  --flood-no-newline=BYTES   after the init reply: BYTES 'x', then \\n\n" \
 "  --close-stdout-after-init  close stdout after the initialize reply\n" \
 "  --close-stdin-after-init   close stdin after the initialize reply\n" \
+"  --flood-requests=N         after the init reply: N requests, then hang\n" \
+"  --flood-method=NAME        their method (ping)\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
@@ -420,6 +434,45 @@ fake_spawn_grandchild(const char *path)
 	}
 	snprintf(text, sizeof text, "%ld\n", (long)pid);
 	fake_write_file(path, text);
+}
+
+/*
+ * A child that escapes the process group the way daemons do: setsid(),
+ * every standard descriptor on /dev/null.  Its pid is appended, one line
+ * per start, so a test can count the ones left over from earlier starts.
+ */
+static void
+fake_spawn_escapee(const char *path)
+{
+	char	text[32];
+	pid_t	pid;
+	int	fd, len;
+
+	switch (pid = fork()) {
+	case -1:
+		fake_fatal("fork");
+	case 0:
+		signal(SIGPIPE, SIG_DFL);
+		if (setsid() == -1)
+			_exit(1);
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			_exit(1);
+		if (dup2(fd, STDIN_FILENO) == -1 ||
+		    dup2(fd, STDOUT_FILENO) == -1 ||
+		    dup2(fd, STDERR_FILENO) == -1)
+			_exit(1);
+		if (fd > STDERR_FILENO)
+			close(fd);
+		for (;;)
+			pause();
+	}
+	len = snprintf(text, sizeof text, "%ld\n", (long)pid);
+	fd = open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644);
+	if (fd == -1)
+		fake_fatal(path);
+	if (write(fd, text, len) != len)
+		fake_fatal(path);
+	close(fd);
 }
 
 static void
@@ -1134,6 +1187,30 @@ fake_tool_stderr(struct fake *f, struct fake_msg *m, cJSON *args)
 
 /* Methods. */
 
+/* Requests mcpd must answer itself, written fast; stdin is never read. */
+static void
+fake_flood_requests(struct fake *f)
+{
+	char		 buf[65536];
+	size_t		 used = 0;
+	long long	 i;
+	int		 n;
+
+	for (i = 1; i <= f->flood_requests; i++) {
+		if (sizeof buf - used < 512) {
+			fake_write_all(f, buf, used);
+			used = 0;
+		}
+		n = snprintf(buf + used, sizeof buf - used, "{\"jsonrpc\":"
+		    "\"2.0\",\"id\":\"flood-%lld\",\"method\":\"%.200s\"}\n", i,
+		    f->flood_method);
+		used += (size_t)n;
+	}
+	fake_write_all(f, buf, used);
+	for (;;)
+		pause();
+}
+
 static void
 fake_flood(struct fake *f)
 {
@@ -1175,6 +1252,8 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 
 	if (f->flood_bytes >= 0)
 		fake_flood(f);
+	if (f->flood_requests > 0)
+		fake_flood_requests(f);
 	if (f->close_stdout_after_init) {
 		close(STDOUT_FILENO);
 		f->stdout_closed = 1;
@@ -1471,12 +1550,15 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_IGNORE_SIGTERM,
 		OPT_IGNORE_STDIN_EOF,
 		OPT_GRANDCHILD,
+		OPT_ESCAPEE,
 		OPT_PIDFILE,
 		OPT_STARTLOG,
 		OPT_GARBAGE,
 		OPT_FLOOD_NO_NEWLINE,
 		OPT_CLOSE_STDOUT_AFTER_INIT,
 		OPT_CLOSE_STDIN_AFTER_INIT,
+		OPT_FLOOD_REQUESTS,
+		OPT_FLOOD_METHOD,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
@@ -1493,6 +1575,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "ignore-sigterm", no_argument, NULL, OPT_IGNORE_SIGTERM },
 		{ "ignore-stdin-eof", no_argument, NULL, OPT_IGNORE_STDIN_EOF },
 		{ "grandchild", required_argument, NULL, OPT_GRANDCHILD },
+		{ "escapee", required_argument, NULL, OPT_ESCAPEE },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "startlog", required_argument, NULL, OPT_STARTLOG },
 		{ "garbage", no_argument, NULL, OPT_GARBAGE },
@@ -1502,6 +1585,9 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		  OPT_CLOSE_STDOUT_AFTER_INIT },
 		{ "close-stdin-after-init", no_argument, NULL,
 		  OPT_CLOSE_STDIN_AFTER_INIT },
+		{ "flood-requests", required_argument, NULL,
+		  OPT_FLOOD_REQUESTS },
+		{ "flood-method", required_argument, NULL, OPT_FLOOD_METHOD },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
@@ -1518,6 +1604,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 	f->exit_after_init_code = -1;
 	f->exit_after_ms = -1;
 	f->flood_bytes = -1;
+	f->flood_method = "ping";
 
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
@@ -1550,6 +1637,9 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		case OPT_GRANDCHILD:
 			f->grandchild_file = optarg;
 			break;
+		case OPT_ESCAPEE:
+			f->escapee_file = optarg;
+			break;
 		case OPT_PIDFILE:
 			f->pidfile = optarg;
 			break;
@@ -1568,6 +1658,13 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_CLOSE_STDIN_AFTER_INIT:
 			f->close_stdin_after_init = 1;
+			break;
+		case OPT_FLOOD_REQUESTS:
+			f->flood_requests = fake_flag_number("flood-requests",
+			    optarg, 0, FLOOD_MAX_REQUESTS);
+			break;
+		case OPT_FLOOD_METHOD:
+			f->flood_method = optarg;
 			break;
 		case OPT_HANG_CLOSING_STDIN:
 			f->hang_closing_stdin = 1;
@@ -1648,6 +1745,8 @@ fake_start(struct fake *f)
 	}
 	if (f->grandchild_file != NULL)
 		fake_spawn_grandchild(f->grandchild_file);
+	if (f->escapee_file != NULL)
+		fake_spawn_escapee(f->escapee_file);
 	if (f->ignore_sigterm)
 		signal(SIGTERM, SIG_IGN);
 	for (i = 1; i <= f->stderr_noise; i++)

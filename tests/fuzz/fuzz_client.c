@@ -490,6 +490,18 @@ worker_request_timed_out(struct worker *w)
 {
 }
 
+/* The worker ends itself later, from an event of its own. */
+void
+worker_broken(struct worker *w, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+}
+
 void
 worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
 {
