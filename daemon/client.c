@@ -9,14 +9,29 @@
  * Bad input never affects other clients: invalid JSON gets -32700 with a
  * null id, a message that is not JSON-RPC gets -32600, an over-long line
  * gets an error and the connection is closed after it is flushed.
+ *
+ * Connections cannot lock the administrator out.  A connection must send
+ * its first line, and finish every line it starts, within
+ * client_line_timeout_ms; one that has completed a line may then idle for
+ * ever (attached sessions, log followers).  A peer that is not an admin
+ * may hold at most max_connections_per_uid connections, and is refused
+ * while fewer than the reserve of descriptors are free: part of it is
+ * kept for server starts, the rest for admins, so `mcpctl status` and
+ * restarts still work when others hold every other descriptor.  A refused
+ * peer gets one JSON-RPC error line (id null) saying why before the close.
+ * Once a second (client_cron_cb) the soft output limit is checked for
+ * every client, so one that nothing more is queued for is still cut off.
  */
 #include "config.h"
 
+#include <sys/param.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <poll.h>
@@ -46,6 +61,16 @@
 #define CLIENT_READS_PER_CALLBACK	16
 #define CLIENT_METHOD_MAX		64	/* longer: no such method */
 #define CLIENT_HUP_CHECK_MS		200	/* half-closed: gone for good? */
+#define CLIENT_CRON_MS			1000	/* output limits, fd count */
+/* Descriptors kept free for server starts: four pipes, both ends, each. */
+#define CLIENT_FDS_PER_SERVER_START	8
+#define CLIENT_FD_SPAWN_RESERVE_MIN	32
+/* More kept free that only admins may use (mcpctl status, reload). */
+#define CLIENT_FD_ADMIN_RESERVE		32
+/* A reserve never takes more than this fraction of the limit. */
+#define CLIENT_FD_RESERVE_DIVISOR	8
+#define CLIENT_PEER_GROUPS_MAX		1024	/* SO_PEERGROUPS, first try */
+#define CLIENT_REFUSE_DRAIN_BYTES	4096	/* read before closing */
 
 struct client {
 	struct mcpd		*mcpd;
@@ -58,6 +83,7 @@ struct client {
 	struct event		*ev_free;
 	struct event		*ev_hup;
 	struct event		*ev_flush;	/* write what the batch queued */
+	struct event		*ev_line;	/* client_line_timeout_ms */
 	int			 flush_pending;
 	struct frame		*frame;
 	struct evbuffer		*out;
@@ -69,11 +95,40 @@ struct client {
 	int			 eof;		/* the client half-closed */
 	int			 admin;		/* mcpd's uid or root */
 	int			 closing;	/* close once flushed */
+	int			 spoke;		/* has completed a line */
+	int			 line_done;	/* completed one since the timer */
 	int			 dead;
 	TAILQ_ENTRY(client)	 entry;
 };
 
+/* Why a peer was refused or cut off: logged once a second each. */
+enum client_cut {
+	CLIENT_CUT_ACCESS,
+	CLIENT_CUT_PER_UID,
+	CLIENT_CUT_FDS,
+	CLIENT_CUT_LINE,
+	CLIENT_CUT_COUNT
+};
+
+static const char *client_cut_names[CLIENT_CUT_COUNT] = {
+	[CLIENT_CUT_ACCESS] = "connections refused: peer not allowed",
+	[CLIENT_CUT_PER_UID] = "connections refused: max_connections_per_uid",
+	[CLIENT_CUT_FDS] = "connections refused: file descriptors reserved",
+	[CLIENT_CUT_LINE] = "connections closed: client_line_timeout_ms",
+};
+
+/* What the clients share: the cron, the fd count, the log suppression. */
+struct client_pool {
+	struct event	*ev_cron;
+	size_t		 fds_not_clients;	/* open fds, clients aside */
+	struct {
+		uint64_t logged_ms;
+		uint64_t unlogged;
+	}		 quiet[CLIENT_CUT_COUNT];
+};
+
 static void	client_lost(struct client *, const char *reason);
+static void	client_line_timer(struct client *);
 
 int
 client_is_admin(const struct client *c)
@@ -112,6 +167,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	event_free(c->ev_free);
 	event_free(c->ev_hup);
 	event_free(c->ev_flush);
+	event_free(c->ev_line);
 	frame_free(c->frame);
 	evbuffer_free(c->out);
 	close(c->fd);
@@ -138,6 +194,7 @@ client_lost(struct client *c, const char *reason)
 	event_del(c->ev_write);
 	event_del(c->ev_hup);
 	event_del(c->ev_flush);
+	event_del(c->ev_line);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
 }
 
@@ -166,7 +223,8 @@ client_write_cb(evutil_socket_t fd, short events, void *arg)
  * Output limits (redis-style): over the hard limit, or over the soft limit
  * for longer than soft_s, the client is disconnected.  Checked whenever
  * something is queued, so a client that stops reading never holds more
- * than the hard limit.
+ * than the hard limit, and once a second by client_cron_cb, so one that
+ * nothing more is queued for is cut off all the same.
  */
 static int
 client_check_limits(struct client *c)
@@ -396,6 +454,8 @@ client_frames(struct client *c)
 	    (ev = frame_next(c->frame, &m)) != FRAME_NONE) {
 		switch (ev) {
 		case FRAME_LINE:
+			c->spoke = 1;
+			c->line_done = 1;
 			client_handle_line(c, m.line, m.len);
 			break;
 		case FRAME_OVERSIZE:
@@ -411,6 +471,33 @@ client_frames(struct client *c)
 			break;
 		}
 	}
+}
+
+/*
+ * The line timer runs while the client owes mcpd the end of a line: from
+ * the accept to its first line, and from the start of every line it
+ * leaves unfinished.  Not while mcpd has stopped reading it.
+ */
+static void
+client_line_timer(struct client *c)
+{
+	uint32_t	 ms = c->mcpd->conf->client_line_timeout_ms;
+	struct timeval	 tv;
+
+	if (c->line_done) {
+		c->line_done = 0;
+		event_del(c->ev_line);
+	}
+	if (ms == 0 || c->dead || c->closing || c->paused || c->eof ||
+	    (c->spoke && !frame_partial(c->frame))) {
+		event_del(c->ev_line);
+		return;
+	}
+	if (event_pending(c->ev_line, EV_TIMEOUT, NULL))
+		return;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(c->ev_line, &tv);
 }
 
 /*
@@ -478,6 +565,7 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 		if (n > 0) {
 			frame_commit(c->frame, (size_t)n);
 			client_frames(c);
+			client_line_timer(c);
 			if (c->dead || c->closing || c->paused)
 				return;
 			continue;
@@ -489,6 +577,7 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 			client_frames(c);
 			c->eof = 1;
 			event_del(c->ev_read);
+			client_line_timer(c);
 			client_maybe_close(c);
 		} else
 			client_lost(c, strerror(errno));
@@ -496,26 +585,284 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
-/* Is the peer a member of the configured socket_group? */
+/*
+ * Log why a peer was refused or cut off.  A flood gets the first line of
+ * each second in full and the count of the others from client_cron_cb.
+ */
+static void __attribute__((format(printf, 5, 6)))
+client_log_cut(struct mcpd *mcpd, enum client_cut cut, pid_t pid, uid_t uid,
+    const char *fmt, ...)
+{
+	struct client_pool	*pool = mcpd->client_pool;
+	uint64_t		 now = mcpd_now_ms();
+	va_list			 ap;
+	char			*text, pidtext[32], uidtext[32];
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_CLIENT_PID, pidtext },
+		{ MCPD_FIELD_CLIENT_UID, uidtext },
+	};
+
+	if (pool->quiet[cut].logged_ms != 0 &&
+	    now - pool->quiet[cut].logged_ms < CLIENT_CRON_MS) {
+		pool->quiet[cut].unlogged++;
+		return;
+	}
+	pool->quiet[cut].logged_ms = now;
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)pid);
+	snprintf(uidtext, sizeof uidtext, "%lu", (unsigned long)uid);
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	log_event(LOG_WARNING, cut == CLIENT_CUT_LINE ?
+	    MCPD_MID_CLIENT_DISCONNECT : MCPD_MID_CLIENT_CONNECT, f,
+	    LOG_NFIELDS(f), "%s", text);
+	free(text);
+}
+
+/* Open descriptors that are not clients' (servers' pipes, the listener). */
+static void
+client_count_fds(struct mcpd *mcpd)
+{
+	struct client_pool	*pool = mcpd->client_pool;
+	struct dirent		*de;
+	DIR			*d;
+	size_t			 n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return;		/* keep the last count */
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] != '.')
+			n++;
+	}
+	closedir(d);
+	n--;			/* the directory's own */
+	pool->fds_not_clients = n > mcpd->nclients ? n - mcpd->nclients : 0;
+}
+
+/*
+ * Once a second while there are clients: the soft output limit of every
+ * client over it, the count of descriptors, what the log left out.
+ */
+static void
+client_cron_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct mcpd		*mcpd = arg;
+	struct client_pool	*pool = mcpd->client_pool;
+	struct client		*c;
+	int			 i;
+
+	TAILQ_FOREACH(c, &mcpd->clients, entry) {
+		if (!c->dead && c->soft_since_ms != 0)
+			client_check_limits(c);
+	}
+	client_count_fds(mcpd);
+	for (i = 0; i < CLIENT_CUT_COUNT; i++) {
+		if (pool->quiet[i].unlogged == 0)
+			continue;
+		log_warnx("%llu more %s in the last %d ms",
+		    (unsigned long long)pool->quiet[i].unlogged,
+		    client_cut_names[i], CLIENT_CRON_MS);
+		pool->quiet[i].unlogged = 0;
+	}
+	if (mcpd->nclients == 0)
+		event_del(pool->ev_cron);
+}
+
+static struct client_pool *
+client_pool(struct mcpd *mcpd)
+{
+	struct client_pool	*pool = mcpd->client_pool;
+	struct timeval		 tv = { CLIENT_CRON_MS / 1000,
+	    (CLIENT_CRON_MS % 1000) * 1000 };
+
+	if (pool == NULL) {
+		pool = mcpd->client_pool = xcalloc(1, sizeof *pool);
+		pool->ev_cron = event_new(mcpd->base, -1, EV_PERSIST,
+		    client_cron_cb, mcpd);
+		client_count_fds(mcpd);
+	}
+	if (!event_pending(pool->ev_cron, EV_TIMEOUT, NULL))
+		event_add(pool->ev_cron, &tv);
+	return (pool);
+}
+
+/*
+ * Answer a peer mcpd will not serve with one error line, then close.  What
+ * it sent is read first: a socket closed with unread input resets the
+ * peer's end, which may then lose the line.
+ */
+static void
+client_refuse(int fd, int code, const char *message)
+{
+	cJSON	*msg;
+	char	*text, drain[CLIENT_REFUSE_DRAIN_BYTES];
+	size_t	 len;
+
+	msg = rpc_make_error(NULL, code, message, NULL);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	len = strlen(text);
+	text = xrealloc(text, len + 2);
+	memcpy(text + len, "\n", 2);
+	evutil_make_socket_nonblocking(fd);
+	while (read(fd, drain, sizeof drain) > 0)
+		;
+	if (write(fd, text, len + 1) == -1 && errno != EAGAIN)
+		log_debug("writing the refusal: %s", strerror(errno));
+	free(text);
+	close(fd);
+}
+
+/*
+ * Is the peer a member of the configured socket_group?  Its supplementary
+ * groups are the ones the kernel holds for it (SO_PEERGROUPS), as for the
+ * socket file's permissions: a process may have groups the group database
+ * does not list (setgroups, setpriv --groups) or have dropped some.  The
+ * database is asked only when the kernel cannot tell (before Linux 4.13).
+ */
 static int
-client_in_group(const struct conf *conf, const struct ucred *cred)
+client_in_group(const struct conf *conf, int fd, const struct ucred *cred)
 {
 	struct passwd	*pw;
-	gid_t		 groups[256];
-	int		 n = (int)(sizeof groups / sizeof groups[0]), i;
+	gid_t		 groups[CLIENT_PEER_GROUPS_MAX], *gv = groups;
+	int		 n = CLIENT_PEER_GROUPS_MAX, i, found = 0;
+#ifdef SO_PEERGROUPS
+	socklen_t	 len = sizeof groups;
+	int		 rc;
+#endif
 
 	if (conf->socket_group == NULL)
 		return (0);
 	if (cred->gid == conf->socket_gid)
 		return (1);
+#ifdef SO_PEERGROUPS
+	rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gv, &len);
+	if (rc != 0 && errno == ERANGE) {
+		gv = xmalloc(len);
+		rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gv, &len);
+	}
+	if (rc == 0) {
+		for (i = 0; i < (int)(len / sizeof *gv); i++) {
+			if (gv[i] == conf->socket_gid)
+				found = 1;
+		}
+		if (gv != groups)
+			free(gv);
+		return (found);
+	}
+	if (gv != groups)
+		free(gv);
+	gv = groups;
+#endif
 	if ((pw = getpwuid(cred->uid)) == NULL ||
-	    getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1)
+	    getgrouplist(pw->pw_name, pw->pw_gid, gv, &n) == -1)
 		return (0);
 	for (i = 0; i < n; i++) {
-		if (groups[i] == conf->socket_gid)
-			return (1);
+		if (gv[i] == conf->socket_gid)
+			found = 1;
 	}
-	return (0);
+	return (found);
+}
+
+/*
+ * Why this peer may not have another connection now, or NULL.  Descriptors
+ * in use: at least every one below the fd accept returned (the kernel
+ * gives the lowest free one), and the clients plus the others counted.
+ */
+static char *
+client_over_limit(struct mcpd *mcpd, int fd, const struct ucred *cred,
+    int admin, enum client_cut *cut)
+{
+	const struct conf	*conf = mcpd->conf;
+	struct client		*c;
+	struct rlimit		 rl;
+	size_t			 n = 0, limit, used, spawn, reserve;
+	char			*why;
+
+	if (!admin && conf->max_connections_per_uid != 0) {
+		TAILQ_FOREACH(c, &mcpd->clients, entry) {
+			if (!c->dead && c->uid == cred->uid)
+				n++;
+		}
+		if (n >= conf->max_connections_per_uid) {
+			*cut = CLIENT_CUT_PER_UID;
+			xasprintf(&why, "uid %lu already has %zu connections "
+			    "to mcpd, the most max_connections_per_uid "
+			    "allows; close some and try again",
+			    (unsigned long)cred->uid, n);
+			return (why);
+		}
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return (NULL);
+	limit = rl.rlim_cur;
+	used = MAX((size_t)fd + 1,
+	    mcpd->nclients + 1 + mcpd->client_pool->fds_not_clients);
+	spawn = MIN(MAX(CLIENT_FD_SPAWN_RESERVE_MIN,
+	    CLIENT_FDS_PER_SERVER_START * conf->nservers),
+	    limit / CLIENT_FD_RESERVE_DIVISOR);
+	reserve = spawn;
+	if (!admin)
+		reserve += MIN(CLIENT_FD_ADMIN_RESERVE,
+		    limit / CLIENT_FD_RESERVE_DIVISOR);
+	if (used + reserve <= limit)
+		return (NULL);
+	*cut = CLIENT_CUT_FDS;
+	xasprintf(&why, "mcpd has %zu of its %zu file descriptors in use and "
+	    "keeps the last %zu for %s; try again later", used, limit,
+	    reserve, admin ? "starting servers" :
+	    "starting servers and for its administrators");
+	return (why);
+}
+
+/* Why a peer may not connect, and what to do about it. */
+static char *
+client_access_denied(const struct mcpd *mcpd, uid_t uid)
+{
+	char	*why, *owner;
+
+	if (getuid() == 0)
+		owner = xstrdup("root");
+	else
+		xasprintf(&owner, "uid %lu (mcpd's) and root",
+		    (unsigned long)getuid());
+	if (mcpd->conf->socket_group != NULL)
+		xasprintf(&why, "uid %lu is not allowed to use mcpd's socket: "
+		    "only %s and members of group %s (socket_group) are; ask "
+		    "for membership of %s", (unsigned long)uid, owner,
+		    mcpd->conf->socket_group, mcpd->conf->socket_group);
+	else
+		xasprintf(&why, "uid %lu is not allowed to use mcpd's socket: "
+		    "only %s are; to let others in, set socket_group in "
+		    "mcpd's configuration", (unsigned long)uid, owner);
+	free(owner);
+	return (why);
+}
+
+/* A connection sent nothing, or left a line unfinished, for too long. */
+static void
+client_line_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct client	*c = arg;
+	uint32_t	 ms = c->mcpd->conf->client_line_timeout_ms;
+	char		*why;
+
+	if (!c->spoke)
+		xasprintf(&why, "no complete line in the %u ms since it "
+		    "connected (client_line_timeout_ms)", ms);
+	else
+		xasprintf(&why, "a line left unfinished (%zu bytes) for %u ms "
+		    "(client_line_timeout_ms)", frame_buffered(c->frame), ms);
+	client_log_cut(c->mcpd, CLIENT_CUT_LINE, c->pid, c->uid,
+	    "client %llu (pid %ld, uid %lu): %s; disconnecting",
+	    (unsigned long long)c->serial, (long)c->pid,
+	    (unsigned long)c->uid, why);
+	client_send_error(c, NULL, RPC_INVALID_REQUEST, "%s; closing the "
+	    "connection", why);
+	if (!c->dead)
+		client_write_cb(c->fd, EV_WRITE, c);
+	client_lost(c, why);
+	free(why);
 }
 
 void
@@ -524,8 +871,9 @@ client_accept(struct mcpd *mcpd, int fd)
 	struct client	*c;
 	struct ucred	 cred;
 	socklen_t	 len = sizeof cred;
+	enum client_cut	 cut;
 	int		 admin;
-	char		 pidtext[32], uidtext[32];
+	char		 pidtext[32], uidtext[32], *why;
 	struct log_field f[] = {
 		{ MCPD_FIELD_CLIENT_PID, pidtext },
 		{ MCPD_FIELD_CLIENT_UID, uidtext },
@@ -537,17 +885,29 @@ client_accept(struct mcpd *mcpd, int fd)
 		close(fd);
 		return;
 	}
-	snprintf(pidtext, sizeof pidtext, "%ld", (long)cred.pid);
-	snprintf(uidtext, sizeof uidtext, "%lu", (unsigned long)cred.uid);
+	client_pool(mcpd);
 	admin = cred.uid == getuid() || cred.uid == 0;
-	if (!admin && !client_in_group(mcpd->conf, &cred)) {
-		log_event(LOG_WARNING, MCPD_MID_CLIENT_CONNECT, f,
-		    LOG_NFIELDS(f), "refused connection from pid %ld: uid %lu "
-		    "is not allowed", (long)cred.pid, (unsigned long)cred.uid);
-		close(fd);
+	if (!admin && !client_in_group(mcpd->conf, fd, &cred)) {
+		why = client_access_denied(mcpd, cred.uid);
+		client_log_cut(mcpd, CLIENT_CUT_ACCESS, cred.pid, cred.uid,
+		    "refused connection from pid %ld: uid %lu is not allowed",
+		    (long)cred.pid, (unsigned long)cred.uid);
+		client_refuse(fd, MCPD_ERR_ACCESS_DENIED, why);
+		free(why);
+		return;
+	}
+	if ((why = client_over_limit(mcpd, fd, &cred, admin, &cut)) != NULL) {
+		client_log_cut(mcpd, cut, cred.pid, cred.uid,
+		    "refused connection from pid %ld (uid %lu): %s",
+		    (long)cred.pid, (unsigned long)cred.uid, why);
+		client_refuse(fd, cut == CLIENT_CUT_PER_UID ?
+		    MCPD_ERR_ACCESS_DENIED : RPC_INTERNAL_ERROR, why);
+		free(why);
 		return;
 	}
 	evutil_make_socket_nonblocking(fd);
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)cred.pid);
+	snprintf(uidtext, sizeof uidtext, "%lu", (unsigned long)cred.uid);
 
 	c = xcalloc(1, sizeof *c);
 	c->mcpd = mcpd;
@@ -565,9 +925,11 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->ev_free = event_new(mcpd->base, -1, 0, client_free_cb, c);
 	c->ev_hup = evtimer_new(mcpd->base, client_hup_cb, c);
 	c->ev_flush = event_new(mcpd->base, -1, 0, client_flush_cb, c);
+	c->ev_line = evtimer_new(mcpd->base, client_line_cb, c);
 	TAILQ_INSERT_TAIL(&mcpd->clients, c, entry);
 	mcpd->nclients++;
 	event_add(c->ev_read, NULL);
+	client_line_timer(c);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, LOG_NFIELDS(f),
 	    "client %llu connected (pid %ld, uid %lu)",
 	    (unsigned long long)c->serial, (long)cred.pid,
@@ -593,6 +955,11 @@ client_free_all(struct mcpd *mcpd)
 		client_lost(c, "mcpd is exiting");
 		client_free_cb(-1, 0, c);
 	}
+	if (mcpd->client_pool != NULL) {
+		event_free(mcpd->client_pool->ev_cron);
+		free(mcpd->client_pool);
+		mcpd->client_pool = NULL;
+	}
 }
 
 /* Backpressure from the server's stdin: stop reading this client. */
@@ -603,6 +970,7 @@ client_pause(struct client *c)
 		return;
 	c->paused = 1;
 	event_del(c->ev_read);
+	client_line_timer(c);
 }
 
 void
@@ -615,6 +983,7 @@ client_resume(struct client *c)
 		event_add(c->ev_read, NULL);
 		/* Lines already framed were left waiting. */
 		client_frames(c);
+		client_line_timer(c);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -48,6 +49,13 @@
 enum {
 	OPT_LOG_TARGET = 256,
 };
+
+/*
+ * The RLIMIT_NOFILE mcpd started with.  A process-wide fact read in the
+ * forked child, where the root context is out of reach.
+ */
+static struct rlimit	mcpd_nofile_start;
+static int		mcpd_nofile_raised;
 
 static const struct option mcpd_options[] = {
 	{ "config",		required_argument,	NULL, 'c' },
@@ -107,6 +115,43 @@ mcpd_worker_changed(struct mcpd *mcpd)
 			return;
 	}
 	event_base_loopexit(mcpd->base, NULL);
+}
+
+/*
+ * Every connection and every server's pipes cost a descriptor: take all the
+ * hard limit allows (the soft default, 1024, is a few hundred clients).
+ */
+static void
+mcpd_raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		log_warnx("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
+		return;
+	}
+	mcpd_nofile_start = rl;
+	if (rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		log_warnx("raising RLIMIT_NOFILE from %llu to %llu: %s",
+		    (unsigned long long)mcpd_nofile_start.rlim_cur,
+		    (unsigned long long)rl.rlim_cur, strerror(errno));
+		return;
+	}
+	mcpd_nofile_raised = 1;
+	log_info("file descriptor limit raised from %llu to %llu (the hard "
+	    "limit); servers get %llu", (unsigned long long)
+	    mcpd_nofile_start.rlim_cur, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)mcpd_nofile_start.rlim_cur);
+}
+
+void
+mcpd_restore_nofile(void)
+{
+	if (mcpd_nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &mcpd_nofile_start);
 }
 
 /* Print every diagnostic; returns the number of errors. */
@@ -305,6 +350,7 @@ main(int argc, char **argv)
 		    mcpd.config_file, n, n == 1 ? "" : "s");
 
 	signal(SIGPIPE, SIG_IGN);
+	mcpd_raise_nofile();
 	/*
 	 * Large messages (up to max_message_bytes) come and go in the
 	 * framer's buffer: keep them on the heap instead of a fresh mmap per

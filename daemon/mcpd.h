@@ -18,6 +18,7 @@ struct listener;
 struct notify;
 struct worker;
 struct client;
+struct client_pool;
 
 TAILQ_HEAD(worker_list, worker);
 TAILQ_HEAD(client_list, client);
@@ -43,6 +44,7 @@ struct mcpd {
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
 	size_t			 nfollowing;	/* of them, following logs */
+	struct client_pool	*client_pool;	/* client.c: cron, fd reserve */
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 };
 
@@ -53,5 +55,11 @@ struct mcpd {
 struct worker	*mcpd_find_worker(struct mcpd *, const char *name);
 /* A worker changed state: lets shutdown finish when all have stopped. */
 void		 mcpd_worker_changed(struct mcpd *);
+/*
+ * mcpd raises its soft RLIMIT_NOFILE to the hard limit at start; a server
+ * gets back the soft limit mcpd started with (programs that use select()
+ * break above 1024).  Call in the child, between fork and execve.
+ */
+void		 mcpd_restore_nofile(void);
 
 #endif /* MCPD_MCPD_H */

@@ -164,6 +164,12 @@ static const struct conf_daemon_setting conf_daemon_table[] = {
 	  offsetof(struct conf, client_output_soft_bytes) },
 	{ "client_output_soft_s", CONF_KIND_U32, 0, 86400,
 	  offsetof(struct conf, client_output_soft_s) },
+	{ "client_line_timeout_ms", CONF_KIND_U32, 0,
+	  CONF_MAX_CLIENT_LINE_TIMEOUT_MS,
+	  offsetof(struct conf, client_line_timeout_ms) },
+	{ "max_connections_per_uid", CONF_KIND_U32, 0,
+	  CONF_MAX_MAX_CONNECTIONS_PER_UID,
+	  offsetof(struct conf, max_connections_per_uid) },
 };
 
 static const char *conf_restart_names[] = {
@@ -1326,6 +1332,8 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
 	cp.conf->client_output_soft_bytes = CONF_SOFT_UNSET;
 	cp.conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
+	cp.conf->client_line_timeout_ms = CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS;
+	cp.conf->max_connections_per_uid = CONF_DEFAULT_MAX_CONNECTIONS_PER_UID;
 
 	conf_parse_root(&cp, root);
 	conf_check_daemon(&cp);

@@ -49,6 +49,10 @@
 #define CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES	(64 * 1024 * 1024)
 #define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES	(16 * 1024 * 1024)
 #define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S	10
+#define CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS	5000
+#define CONF_MAX_CLIENT_LINE_TIMEOUT_MS		86400000
+#define CONF_DEFAULT_MAX_CONNECTIONS_PER_UID	256
+#define CONF_MAX_MAX_CONNECTIONS_PER_UID	1000000
 #define CONF_MIN_MAX_MESSAGE_BYTES		1024
 #define CONF_MAX_MAX_MESSAGE_BYTES		(1024 * 1024 * 1024)
 
@@ -103,6 +107,13 @@ struct conf {
 	size_t			 client_output_hard_bytes;
 	size_t			 client_output_soft_bytes;
 	uint32_t		 client_output_soft_s;
+	/*
+	 * A connection's first line, and every partial line, must be
+	 * complete within this (0: no limit).
+	 */
+	uint32_t		 client_line_timeout_ms;
+	/* Open connections of one uid, mcpd's own and root's aside (0: any). */
+	uint32_t		 max_connections_per_uid;
 	/* Members of this group may connect (not administer): 0660 socket. */
 	char			*socket_group;
 	gid_t			 socket_gid;
