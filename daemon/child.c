@@ -1,9 +1,12 @@
 /*
- * child.c -- fork and exec a server in its own process group.
+ * child.c -- fork and exec a server in its own process group, contained
+ * in its cgroup or below its reaper (see child.h).
  *
  * The parent blocks every signal around fork() so the child cannot run a
  * libevent signal handler before it resets them.  The child reports an
- * exec failure as an errno through a close-on-exec pipe and _exits.
+ * exec failure as an errno through a close-on-exec pipe and _exits; a
+ * reaper first reports the pid of the server it forked through the same
+ * pipe, so the pipe reaches EOF only once the server has exec'd.
  */
 #include "config.h"
 
@@ -20,7 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "child.h"
+#include "log.h"
+#include "mcpd.h"
+#include "reaper.h"
 #include "xmalloc.h"
 
 #define CHILD_EXEC_FAILED	127
@@ -28,9 +35,14 @@
 /* What the child was doing when it failed, as reported to the parent. */
 enum child_stage {
 	CHILD_STAGE_SETUP,
+	CHILD_STAGE_CGROUP,
 	CHILD_STAGE_CHDIR,
 	CHILD_STAGE_EXEC,
+	CHILD_STAGE_FORKED,	/* from a reaper: not a failure */
 };
+
+/* One report: a stage, an errno, and for CHILD_STAGE_FORKED the server. */
+#define CHILD_REPORT_INTS	3
 
 extern char **environ;
 
@@ -119,14 +131,42 @@ child_close_pipe(int fds[2])
 	fds[0] = fds[1] = -1;
 }
 
+/* Close every descriptor from lowfd up. */
+static void
+child_close_from(int lowfd)
+{
+	long	 fd, max;
+
+#ifdef HAVE_CLOSE_RANGE
+	if (close_range((unsigned int)lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	if ((max = sysconf(_SC_OPEN_MAX)) < 0 || max > 65536)
+		max = 65536;
+	for (fd = lowfd; fd < max; fd++)
+		close((int)fd);
+}
+
+static void
+child_report(int fd, int stage, int error, pid_t pid)
+{
+	int	 msg[CHILD_REPORT_INTS] = { stage, error, (int)pid };
+
+	(void)!write(fd, msg, sizeof msg);
+}
+
+/* Into the server's cgroup first, so that all it forks is there too. */
 static void __attribute__((noreturn))
 child_exec(const struct conf_server *cs, const char *file, char **env,
-    int in[2], int out[2], int err[2], int report, pid_t parent)
+    int in[2], int out[2], int err[2], int report, pid_t parent,
+    int cgroup_fd)
 {
 	sigset_t	 all;
-	int		 sig, report_msg[2];
-	int		 stage = CHILD_STAGE_SETUP;
+	int		 sig, stage = CHILD_STAGE_CGROUP;
 
+	if (cgroup_fd != -1 && write(cgroup_fd, "0", 1) != 1)
+		goto fail;
+	stage = CHILD_STAGE_SETUP;
 	/* Reset every handler, then unblock: nothing of mcpd's may run. */
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
@@ -150,38 +190,75 @@ child_exec(const struct conf_server *cs, const char *file, char **env,
 			goto fail;
 		report = 3;
 	}
-#ifdef HAVE_CLOSE_RANGE
-	if (close_range(4, ~0U, 0) != 0)
-#endif
-	{
-		long	 fd, max = sysconf(_SC_OPEN_MAX);
-
-		if (max < 0 || max > 65536)
-			max = 65536;
-		for (fd = 4; fd < max; fd++)
-			close((int)fd);
-	}
+	child_close_from(4);
 	stage = CHILD_STAGE_CHDIR;
 	if (cs->cwd != NULL && chdir(cs->cwd) != 0)
 		goto fail;
+	/* mcpd raised its own; servers get the limit it started with. */
+	mcpd_restore_nofile();
 	stage = CHILD_STAGE_EXEC;
 	execve(file, cs->argv, env);
 fail:
-	report_msg[0] = stage;
-	report_msg[1] = errno;
-	(void)!write(report, report_msg, sizeof report_msg);
+	child_report(report, stage, errno, 0);
 	_exit(CHILD_EXEC_FAILED);
+}
+
+/*
+ * The reaper: the server's pipes on 0-2 and the report pipe on 3 (where
+ * child_exec expects them), nothing else of mcpd's; then fork the server,
+ * report its pid, and reap until it and all it started are gone.
+ */
+static void __attribute__((noreturn))
+child_reaper(const struct conf_server *cs, const char *file, char **env,
+    int in[2], int out[2], int err[2], int report, pid_t parent)
+{
+	int	 subreaper_error, fd;
+	int	 std_in[2] = { STDIN_FILENO, -1 };
+	int	 std_out[2] = { -1, STDOUT_FILENO };
+	int	 std_err[2] = { -1, STDERR_FILENO };
+	pid_t	 server, self;
+
+	subreaper_error = reaper_become(parent);
+	if (dup2(in[0], STDIN_FILENO) == -1 ||
+	    dup2(out[1], STDOUT_FILENO) == -1 ||
+	    dup2(err[1], STDERR_FILENO) == -1 ||
+	    (report != 3 && dup3(report, 3, O_CLOEXEC) == -1)) {
+		child_report(report, CHILD_STAGE_SETUP, errno, 0);
+		_exit(CHILD_EXEC_FAILED);
+	}
+	child_close_from(4);
+	self = getpid();
+	if ((server = fork()) == 0)
+		child_exec(cs, file, env, std_in, std_out, std_err, 3, self, -1);
+	if (server == -1) {
+		child_report(3, CHILD_STAGE_SETUP, errno, 0);
+		_exit(CHILD_EXEC_FAILED);
+	}
+	(void)setpgid(server, server);
+	child_report(3, CHILD_STAGE_FORKED, subreaper_error, server);
+	close(3);
+	/* The pipes are the server's alone: EOF and EPIPE must mean it. */
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	reaper_run(server);
 }
 
 int
 child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 {
+	static int	 warned_subreaper;
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	int		 err[2] = { -1, -1 }, report[2] = { -1, -1 };
 	char		**env = NULL, *file = NULL;
+	char		 dir[CGROUP_DIR_MAX];
 	sigset_t	 all, saved;
-	pid_t		 pid, parent = getpid();
-	int		 error = 0, status, report_msg[2];
+	pid_t		 pid, server, parent = getpid();
+	int		 error = 0, status, msg[CHILD_REPORT_INTS];
+	int		 cgroup_fd = -1, subreaper_error = 0;
 	ssize_t		 n;
 
 	*cause = NULL;
@@ -192,6 +269,15 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 		xasprintf(cause, "exec %s: %s", cs->argv_display[0], strerror(error));
 		goto fail;
 	}
+	if (cgroup_root() != NULL) {
+		if ((cgroup_fd = cgroup_server_prepare(cs, dir, sizeof dir,
+		    cause)) == -1)
+			goto fail;
+		cp->containment = CHILD_CONTAIN_CGROUP;
+		cgroup_leaf_name(cs->name, cp->cgroup_leaf,
+		    sizeof cp->cgroup_leaf);
+	} else
+		cp->containment = CHILD_CONTAIN_REAPER;
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
 	    pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
@@ -201,8 +287,11 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &saved);
 	pid = fork();
+	if (pid == 0 && cp->containment == CHILD_CONTAIN_CGROUP)
+		child_exec(cs, file, env, in, out, err, report[1], parent,
+		    cgroup_fd);
 	if (pid == 0)
-		child_exec(cs, file, env, in, out, err, report[1], parent);
+		child_reaper(cs, file, env, in, out, err, report[1], parent);
 	error = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (pid == -1) {
@@ -214,14 +303,25 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 
 	close(report[1]);
 	report[1] = -1;
-	do
-		n = read(report[0], report_msg, sizeof report_msg);
-	while (n == -1 && errno == EINTR);
-	if (n == (ssize_t)sizeof report_msg) {
+	server = pid;
+	for (;;) {
+		n = read(report[0], msg, sizeof msg);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof msg || msg[0] != CHILD_STAGE_FORKED)
+			break;
+		server = (pid_t)msg[2];
+		subreaper_error = msg[1];
+	}
+	if (n == (ssize_t)sizeof msg) {
 		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 			;
-		error = report_msg[1];
-		switch (report_msg[0]) {
+		error = msg[1];
+		switch (msg[0]) {
+		case CHILD_STAGE_CGROUP:
+			xasprintf(cause, "moving into cgroup %s/%s: %s",
+			    cgroup_root(), cp->cgroup_leaf, strerror(error));
+			break;
 		case CHILD_STAGE_CHDIR:
 			xasprintf(cause, "chdir %s: %s", cs->cwd_display,
 			    strerror(error));
@@ -237,15 +337,25 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 		}
 		goto fail;
 	}
+	if (subreaper_error != 0) {
+		cp->containment = CHILD_CONTAIN_PGROUP;
+		if (!warned_subreaper++)
+			log_warnx("PR_SET_CHILD_SUBREAPER: %s; what servers "
+			    "start outside their process group may outlive "
+			    "them", strerror(subreaper_error));
+	}
 
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
 	close(report[0]);
+	if (cgroup_fd != -1)
+		close(cgroup_fd);
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
-	cp->pid = pid;
+	cp->pid = server;
+	cp->exit_pid = pid;
 	cp->in_fd = in[1];
 	cp->out_fd = out[0];
 	cp->err_fd = err[0];
@@ -258,6 +368,8 @@ fail:
 	child_close_pipe(out);
 	child_close_pipe(err);
 	child_close_pipe(report);
+	if (cgroup_fd != -1)
+		close(cgroup_fd);
 	if (env != NULL)
 		child_free_env(env);
 	free(file);
@@ -269,6 +381,50 @@ child_signal_group(pid_t pid, int sig)
 {
 	if (pid > 0)
 		(void)kill(-pid, sig);
+}
+
+/* A reaper ends the rest itself once the server's group is dead. */
+void
+child_kill(const struct child_proc *cp)
+{
+	char	 dir[CGROUP_DIR_MAX];
+
+	child_signal_group(cp->pid, SIGKILL);
+	if (cp->containment == CHILD_CONTAIN_CGROUP && cgroup_root() != NULL) {
+		snprintf(dir, sizeof dir, "%s/%s", cgroup_root(),
+		    cp->cgroup_leaf);
+		cgroup_server_kill(dir);
+	}
+}
+
+void
+child_forget(struct child_proc *cp)
+{
+	char	 dir[CGROUP_DIR_MAX];
+
+	if (cp->containment == CHILD_CONTAIN_CGROUP && cgroup_root() != NULL &&
+	    cp->cgroup_leaf[0] != '\0') {
+		snprintf(dir, sizeof dir, "%s/%s", cgroup_root(),
+		    cp->cgroup_leaf);
+		cgroup_server_remove(dir);
+	}
+	cp->cgroup_leaf[0] = '\0';
+}
+
+const char *
+child_containment_name(const struct child_proc *cp)
+{
+	switch (cp->containment) {
+	case CHILD_CONTAIN_CGROUP:
+		return ("cgroup");
+	case CHILD_CONTAIN_REAPER:
+		return ("reaper");
+	case CHILD_CONTAIN_PGROUP:
+		return ("process-group");
+	case CHILD_CONTAIN_UNSET:
+		break;
+	}
+	return (cgroup_root() != NULL ? "cgroup" : "reaper");
 }
 
 char *

@@ -1,35 +1,59 @@
 /*
- * child.h -- spawning and signalling a server process.
+ * child.h -- spawning, containing and signalling a server process.
  *
  * child_spawn runs argv with execve (never a shell) in a new process group,
  * with a clean environment (CHILD_ENV_PASS from mcpd's own, then the
  * configured env), stdin/stdout/stderr on pipes, a parent-death signal,
- * every other fd closed and default signal dispositions.  Exec errors are
- * reported synchronously through a close-on-exec pipe, so the caller gets
- * "exec uvx: No such file or directory" instead of a mysterious exit 127.
+ * every other fd closed, default signal dispositions and the descriptor
+ * limit mcpd started with.  Exec errors are reported synchronously through
+ * a close-on-exec pipe, so the caller gets "exec uvx: No such file or
+ * directory" instead of a mysterious exit 127.
+ *
+ * Containment: what the server starts, even after setsid(), ends with it.
+ * With a cgroup (cgroup.h) the server runs alone in a cgroup of its own;
+ * otherwise a reaper process (reaper.h) sits between mcpd and the server.
+ * Either way exit_pid is the process whose exit mcpd waits for, and
+ * child_kill ends everything at once.
  */
 #ifndef MCPD_CHILD_H
 #define MCPD_CHILD_H
 
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "conf.h"
 
 #define CHILD_ENV_PASS \
 	{ "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", NULL }
 #define CHILD_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
 
+enum child_containment {
+	CHILD_CONTAIN_UNSET,	/* never started */
+	CHILD_CONTAIN_CGROUP,	/* a cgroup of its own */
+	CHILD_CONTAIN_REAPER,	/* below a subreaper of its own */
+	CHILD_CONTAIN_PGROUP,	/* its process group only (no subreaper) */
+};
+
 struct child_proc {
-	pid_t	pid;		/* also the process group id */
+	pid_t	pid;		/* the server; also its process group id */
+	pid_t	exit_pid;	/* whose exit ends it: pid, or its reaper */
 	int	in_fd;		/* parent ends, non-blocking, close-on-exec */
 	int	out_fd;
 	int	err_fd;
+	enum child_containment containment;	/* of the last spawn */
+	char	cgroup_leaf[CGROUP_LEAF_MAX];	/* "server-NAME", or "" */
 };
 
 int	 child_spawn(const struct conf_server *, struct child_proc *,
 	    char **cause);
 /* Signal the whole process group (no-op for pid <= 0). */
 void	 child_signal_group(pid_t, int sig);
+/* SIGKILL the server and everything it started (group, cgroup). */
+void	 child_kill(const struct child_proc *);
+/* The server is gone for good (removed, or mcpd exits): its cgroup too. */
+void	 child_forget(struct child_proc *);
+/* "cgroup", "reaper" or "process-group" (before a spawn: mcpd's mode). */
+const char *child_containment_name(const struct child_proc *);
 /* "exited with status 3", "killed by signal 9 (SIGKILL)". */
 char	*child_describe_status(int wstatus);
 

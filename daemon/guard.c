@@ -3,8 +3,10 @@
  *
  * mcpd writes one int32 per change: a process group to watch (> 0) or to
  * forget (< 0).  Writes are 4 bytes, far below PIPE_BUF, so they are
- * atomic.  The guard ignores the signals a terminal or systemd sends to
- * the whole group, so it is still there to clean up after mcpd.
+ * atomic.  The guard has its own session and process group and ignores
+ * the signals a terminal or systemd sends to a whole group, so it is still
+ * there to clean up after mcpd.  It holds no descriptor of mcpd's but the
+ * pipe, and it shares mcpd's cgroup root (cgroup.c), read at fork.
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "guard.h"
 #include "log.h"
 #include "mcpd.h"
@@ -69,6 +72,7 @@ guard_main(int fd)
 	}
 	for (i = 0; i < n; i++)
 		(void)kill(-groups[i], SIGKILL);
+	cgroup_kill_all();
 	_exit(0);
 }
 
@@ -96,6 +100,8 @@ guard_start(struct mcpd *mcpd, char **cause)
 #ifdef HAVE_CLOSE_RANGE
 		(void)close_range(4, ~0U, 0);
 #endif
+		/* Out of mcpd's process group: kill -9 -PGID spares us. */
+		(void)setsid();
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		guard_main(3);

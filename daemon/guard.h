@@ -5,7 +5,10 @@
  * forked does not.  A small guard process, forked at start, keeps the list
  * of the servers' process groups; when mcpd goes away without stopping
  * them (SIGKILL, a crash) its end of the pipe closes and the guard kills
- * every group still listed.  Under systemd the cgroup does the same.
+ * every group still listed and, with cgroup containment, every server's
+ * cgroup (reapers clean up below themselves).  The guard runs in a session
+ * of its own, so a signal to mcpd's process group (a terminal's ^C, a
+ * kill -9 of the group) does not take it along.
  */
 #ifndef MCPD_GUARD_H
 #define MCPD_GUARD_H

@@ -26,6 +26,7 @@
 
 #include <event2/event.h>
 
+#include "cgroup.h"
 #include "client.h"
 #include "conf.h"
 #include "guard.h"
@@ -48,6 +49,7 @@
 
 enum {
 	OPT_LOG_TARGET = 256,
+	OPT_CGROUP,
 };
 
 /*
@@ -61,6 +63,7 @@ static const struct option mcpd_options[] = {
 	{ "config",		required_argument,	NULL, 'c' },
 	{ "socket",		required_argument,	NULL, 's' },
 	{ "log-target",		required_argument,	NULL, OPT_LOG_TARGET },
+	{ "cgroup",		required_argument,	NULL, OPT_CGROUP },
 	{ "check-config",	no_argument,		NULL, 'n' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -74,8 +77,8 @@ mcpd_usage(int status)
 
 	fprintf(f,
 	    "usage: mcpd [-c|--config FILE] [-s|--socket PATH]\n"
-	    "            [--log-target auto|journal|stderr] [-n|--check-config]\n"
-	    "            [-V|--version] [-h|--help]\n"
+	    "            [--log-target auto|journal|stderr] [--cgroup DIR]\n"
+	    "            [-n|--check-config] [-V|--version] [-h|--help]\n"
 	    "\n"
 	    "Supervise the MCP servers in FILE and share them over PATH.\n"
 	    "  -c, --config FILE      configuration (default: see mcpd(8))\n"
@@ -83,6 +86,7 @@ mcpd_usage(int status)
 	    "mcpd(8))\n"
 	    "      --log-target T     auto (journal under systemd), journal "
 	    "or stderr\n"
+	    "      --cgroup DIR       run each server in a cgroup below DIR\n"
 	    "  -n, --check-config     validate the configuration and exit\n"
 	    "  -V, --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n",
@@ -223,7 +227,7 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (w = worker_first(mcpd); w != NULL;
 			    w = worker_next(w)) {
-				if (worker_pid(w) == pid) {
+				if (worker_exit_pid(w) == pid) {
 					worker_child_exited(w, status);
 					break;
 				}
@@ -275,6 +279,7 @@ main(int argc, char **argv)
 	enum log_target		 target = LOG_TARGET_AUTO;
 	int			 ch, check_only = 0;
 	char			*cause;
+	const char		*cgroup_dir = NULL;
 	size_t			 n;
 	struct worker		*w;
 
@@ -293,6 +298,9 @@ main(int argc, char **argv)
 		case 's':
 			free(mcpd.socket_path);
 			mcpd.socket_path = xstrdup(optarg);
+			break;
+		case OPT_CGROUP:
+			cgroup_dir = optarg;
 			break;
 		case OPT_LOG_TARGET:
 			if (log_target_parse(optarg, &target) != 0) {
@@ -363,6 +371,10 @@ main(int argc, char **argv)
 		log_warnx("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	srandom((unsigned)getpid() ^ (unsigned)mcpd_realtime_us());
 
+	/* Before the first fork: the guard and every server inherit it. */
+	if (cgroup_init(cgroup_dir != NULL ? cgroup_dir : mcpd.conf->cgroup,
+	    &cause) != 0)
+		fatalx("%s", cause);
 	if (guard_start(&mcpd, &cause) != 0)
 		fatalx("cannot start the guard process: %s", cause);
 	if ((mcpd.base = event_base_new()) == NULL)

@@ -170,6 +170,12 @@ worker_pid(const struct worker *w)
 	return (w->proc.pid);
 }
 
+pid_t
+worker_exit_pid(const struct worker *w)
+{
+	return (w->proc.pid != 0 ? w->proc.exit_pid : 0);
+}
+
 int
 worker_running(const struct worker *w)
 {
@@ -1076,7 +1082,7 @@ worker_stop_escalate(struct worker *w)
 		log_event(LOG_WARNING, MCPD_MID_STATE, f, LOG_NFIELDS(f),
 		    "%s: did not exit after SIGTERM; sending SIGKILL to "
 		    "process group %ld", w->name, (long)w->proc.pid);
-		child_signal_group(w->proc.pid, SIGKILL);
+		child_kill(&w->proc);
 		w->stop_phase = 3;
 		break;
 	}
@@ -1183,8 +1189,8 @@ worker_child_exited(struct worker *w, int wstatus)
 	    MCPD_MID_EXIT, f, LOG_NFIELDS(f), "%s: process %ld %s", w->name,
 	    (long)w->proc.pid, reason);
 
-	/* Nothing of the group may outlive its leader. */
-	child_signal_group(w->proc.pid, SIGKILL);
+	/* Nothing of the group (or cgroup) may outlive its leader. */
+	child_kill(&w->proc);
 	guard_remove(w->mcpd, w->proc.pid);
 
 	/* What the server wrote before it died still counts. */
@@ -1337,7 +1343,7 @@ void
 worker_kill_now(struct worker *w)
 {
 	if (w->proc.pid != 0)
-		child_signal_group(w->proc.pid, SIGKILL);
+		child_kill(&w->proc);
 }
 
 /*
@@ -1379,9 +1385,10 @@ void
 worker_free(struct worker *w)
 {
 	if (w->proc.pid != 0) {
-		child_signal_group(w->proc.pid, SIGKILL);
+		child_kill(&w->proc);
 		worker_close_transport(w);
 	}
+	child_forget(&w->proc);
 	router_free(w->router);
 	client_follow_gone(w->mcpd, w->serial, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
@@ -1428,6 +1435,8 @@ worker_status_json(const struct worker *w)
 		cJSON_AddNullToObject(o, "pid");
 		cJSON_AddNullToObject(o, "uptime_ms");
 	}
+	cJSON_AddStringToObject(o, "containment",
+	    child_containment_name(&w->proc));
 	cJSON_AddNumberToObject(o, "restarts", (double)worker_restarts(w));
 	worker_add_nullable_string(o, "last_exit", w->last_exit);
 	if (w->state == WORKER_BACKOFF)

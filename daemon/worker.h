@@ -43,6 +43,8 @@ const char	*worker_name(const struct worker *);
 enum worker_state worker_state(const struct worker *);
 const char	*worker_state_name(enum worker_state);
 pid_t		 worker_pid(const struct worker *);
+/* What the SIGCHLD handler waits for: the server, or its reaper. */
+pid_t		 worker_exit_pid(const struct worker *);
 /* 1 while a process exists (anything but backoff, stopped, failed). */
 int		 worker_running(const struct worker *);
 

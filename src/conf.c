@@ -64,6 +64,9 @@ struct conf_settings {
 	size_t			 max_message_bytes;
 	int			 disabled;
 	unsigned int		 client_caps;
+	uint64_t		 memory_max;
+	uint32_t		 pids_max;
+	uint32_t		 cpu_weight;
 };
 
 enum conf_kind {
@@ -73,6 +76,7 @@ enum conf_kind {
 	CONF_KIND_RESTART,
 	CONF_KIND_BOOL,
 	CONF_KIND_CAPS,
+	CONF_KIND_U64,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -93,6 +97,9 @@ enum conf_setting_id {
 	CONF_S_MAX_MESSAGE_BYTES,
 	CONF_S_DISABLED,
 	CONF_S_CLIENT_CAPABILITIES,
+	CONF_S_MEMORY_MAX,
+	CONF_S_PIDS_MAX,
+	CONF_S_CPU_WEIGHT,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -142,6 +149,12 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    0, 1, disabled),
 	CONF_SETTING(CONF_S_CLIENT_CAPABILITIES, "client_capabilities",
 	    CONF_KIND_CAPS, 0, 0, client_caps),
+	CONF_SETTING(CONF_S_MEMORY_MAX, "memory_max", CONF_KIND_U64,
+	    0, CONF_MAX_MEMORY_MAX, memory_max),
+	CONF_SETTING(CONF_S_PIDS_MAX, "pids_max", CONF_KIND_U32,
+	    0, CONF_MAX_PIDS_MAX, pids_max),
+	CONF_SETTING(CONF_S_CPU_WEIGHT, "cpu_weight", CONF_KIND_U32,
+	    0, CONF_MAX_CPU_WEIGHT, cpu_weight),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -560,6 +573,7 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 	switch (setting->kind) {
 	case CONF_KIND_U32:
 	case CONF_KIND_SIZE:
+	case CONF_KIND_U64:
 		if (!conf_integer(item, setting->min, setting->max, &value)) {
 			conf_error(cp, path, "expected an integer between %"
 			    PRIu64 " and %" PRIu64, setting->min,
@@ -568,6 +582,8 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		}
 		if (setting->kind == CONF_KIND_U32)
 			*(uint32_t *)field = (uint32_t)value;
+		else if (setting->kind == CONF_KIND_U64)
+			*(uint64_t *)field = value;
 		else
 			*(size_t *)field = (size_t)value;
 		return (0);
@@ -655,6 +671,17 @@ conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
 		free(cp->conf->socket_group);
 		cp->conf->socket_group = xstrdup(item->valuestring);
 		cp->conf->socket_gid = gr->gr_gid;
+		return (1);
+	}
+	if (strcmp(item->string, "cgroup") == 0) {
+		if (!cJSON_IsString(item) || *item->valuestring != '/' ||
+		    strchr(item->valuestring, '\n') != NULL) {
+			conf_error(cp, path, "expected the absolute path of a "
+			    "cgroup v2 directory");
+			return (1);
+		}
+		free(cp->conf->cgroup);
+		cp->conf->cgroup = xstrdup(item->valuestring);
 		return (1);
 	}
 
@@ -995,6 +1022,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.max_message_bytes = s.max_message_bytes;
 	cs.disabled = s.disabled;
 	cs.client_caps = s.client_caps;
+	cs.memory_max = s.memory_max;
+	cs.pids_max = s.pids_max;
+	cs.cpu_weight = s.cpu_weight;
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
@@ -1634,6 +1664,7 @@ conf_free(struct conf *conf)
 	free(conf->servers);
 	free(conf->file);
 	free(conf->socket_group);
+	free(conf->cgroup);
 	free(conf);
 }
 
@@ -1719,5 +1750,7 @@ conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 	    a->health_timeout_ms == b->health_timeout_ms &&
 	    a->health_max_timeouts == b->health_max_timeouts &&
 	    a->max_message_bytes == b->max_message_bytes &&
-	    a->disabled == b->disabled);
+	    a->disabled == b->disabled &&
+	    a->memory_max == b->memory_max && a->pids_max == b->pids_max &&
+	    a->cpu_weight == b->cpu_weight);
 }

@@ -55,6 +55,9 @@
 #define CONF_MAX_MAX_CONNECTIONS_PER_UID	1000000
 #define CONF_MIN_MAX_MESSAGE_BYTES		1024
 #define CONF_MAX_MAX_MESSAGE_BYTES		(1024 * 1024 * 1024)
+#define CONF_MAX_MEMORY_MAX		(1ULL << 50)
+#define CONF_MAX_PIDS_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
+#define CONF_MAX_CPU_WEIGHT		10000
 
 /* What mcpd offers servers on behalf of its clients (client_capabilities). */
 #define CONF_CAP_SAMPLING	0x1
@@ -96,6 +99,13 @@ struct conf_server {
 	unsigned int	 client_caps;	/* CONF_CAP_* */
 	char		**roots;	/* file:// URIs; NULL-ended */
 	size_t		 nroots;
+	/*
+	 * Limits of the server's cgroup (cgroup.h), 0: none.  They need
+	 * cgroup containment and the memory, pids and cpu controllers.
+	 */
+	uint64_t	 memory_max;	/* bytes: memory.max */
+	uint32_t	 pids_max;	/* pids.max */
+	uint32_t	 cpu_weight;	/* cpu.weight, 1 to 10000 */
 	char		*path;		/* JSON path, "mcpServers.NAME" */
 };
 
@@ -117,6 +127,8 @@ struct conf {
 	/* Members of this group may connect (not administer): 0660 socket. */
 	char			*socket_group;
 	gid_t			 socket_gid;
+	/* The cgroup mcpd may split up for its servers (cgroup.h), or NULL. */
+	char			*cgroup;
 };
 
 enum conf_level {

@@ -65,14 +65,17 @@ start_mcpd "$T/mcpd.json"
 wait_ready demo
 
 # The killer: every CHAOS_KILL_S, the server's current process, if it is
-# mcpd's child and not the one killed last.
+# mcpd's child (or its reaper's, see Containment in mcpd(8)) and not the
+# one killed last.
 : >"$KILLS"
 (
 	last=
 	while sleep "$CHAOS_KILL_S"; do
 		p=$(read_pidfile "$PIDFILE") || continue
 		[ "$p" != "$last" ] || continue
-		[ "$(proc_ppid "$p" 2>/dev/null)" = "$MCPD_PID" ] || continue
+		pp=$(proc_ppid "$p" 2>/dev/null) || continue
+		[ "$pp" = "$MCPD_PID" ] ||
+			[ "$(proc_ppid "$pp" 2>/dev/null)" = "$MCPD_PID" ] || continue
 		kill -KILL "$p" 2>/dev/null && echo "$p $(now_ms)" >>"$KILLS" && last=$p
 	done
 ) &
