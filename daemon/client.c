@@ -45,6 +45,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "budget.h"
 #include "client.h"
 #include "conf.h"
 #include "control.h"
@@ -91,6 +92,7 @@ struct client {
 	uint64_t		*follows;	/* servers followed (serials) */
 	size_t			 nfollows;
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
+	size_t			 frame_counted;	/* input buffer, in the budget */
 	int			 paused;	/* reading stopped: backpressure */
 	int			 eof;		/* the client half-closed */
 	int			 admin;		/* mcpd's uid or root */
@@ -168,7 +170,9 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	event_free(c->ev_hup);
 	event_free(c->ev_flush);
 	event_free(c->ev_line);
+	budget_sub(c->mcpd, c->frame_counted);
 	frame_free(c->frame);
+	budget_unwatch(c->mcpd, c->out);
 	evbuffer_free(c->out);
 	close(c->fd);
 	free(c);
@@ -238,6 +242,12 @@ client_check_limits(struct client *c)
 		xasprintf(&why, "output queue of %zu bytes over the hard limit "
 		    "(client_output_hard_bytes %zu); it is not reading",
 		    queued, conf->client_output_hard_bytes);
+		goto kill;
+	}
+	if (queued > BUDGET_SHARE_BYTES && budget_exhausted(c->mcpd)) {
+		xasprintf(&why, "mcpd's memory budget (memory_budget_bytes "
+		    "%zu) is used up and this client has %zu bytes of output "
+		    "it has not read", conf->memory_budget_bytes, queued);
 		goto kill;
 	}
 	if (conf->client_output_soft_bytes == 0 ||
@@ -550,6 +560,31 @@ client_idle(struct client *c)
 	client_maybe_close(c);
 }
 
+/*
+ * The input buffer counts against the memory budget; while the budget is
+ * used up, a client with more than its share of an unfinished line gets
+ * an error and is closed.
+ */
+static int
+client_count_input(struct client *c)
+{
+	size_t	 capacity = frame_capacity(c->frame);
+
+	budget_add(c->mcpd, capacity);
+	budget_sub(c->mcpd, c->frame_counted);
+	c->frame_counted = capacity;
+	if (c->dead || c->closing || frame_buffered(c->frame) <=
+	    BUDGET_SHARE_BYTES || !budget_exhausted(c->mcpd))
+		return (0);
+	client_send_error(c, NULL, MCPD_ERR_LIMIT, "mcpd's memory budget "
+	    "(memory_budget_bytes %zu) is used up; a message of more than %d "
+	    "bytes cannot be taken now; closing the connection",
+	    c->mcpd->conf->memory_budget_bytes, BUDGET_SHARE_BYTES);
+	c->closing = 1;
+	event_del(c->ev_read);
+	return (-1);
+}
+
 static void
 client_read_cb(evutil_socket_t fd, short events, void *arg)
 {
@@ -566,6 +601,8 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 			frame_commit(c->frame, (size_t)n);
 			client_frames(c);
 			client_line_timer(c);
+			if (client_count_input(c) != 0)
+				return;
 			if (c->dead || c->closing || c->paused)
 				return;
 			continue;
@@ -918,6 +955,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->admin = admin;
 	c->frame = frame_new(CLIENT_MAX_MESSAGE_BYTES);
 	c->out = evbuffer_new();
+	budget_watch(mcpd, c->out);
 	c->ev_read = event_new(mcpd->base, fd, EV_READ | EV_PERSIST,
 	    client_read_cb, c);
 	c->ev_write = event_new(mcpd->base, fd, EV_WRITE | EV_PERSIST,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "client.h"
 #include "control.h"
 #include "envelope.h"
@@ -166,6 +167,10 @@ control_daemon_json(struct mcpd *mcpd)
 	    (double)mcpd->clients_total);
 	cJSON_AddNumberToObject(d, "protocol_violations",
 	    (double)mcpd->protocol_violations);
+	cJSON_AddNumberToObject(d, "memory_budget_used",
+	    (double)budget_used(mcpd));
+	cJSON_AddNumberToObject(d, "memory_budget_bytes",
+	    (double)mcpd->conf->memory_budget_bytes);
 	return (d);
 }
 

@@ -44,6 +44,7 @@ struct mcpd {
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
 	size_t			 nfollowing;	/* of them, following logs */
+	size_t			 budget_used;	/* bytes held for peers */
 	struct client_pool	*client_pool;	/* client.c: cron, fd reserve */
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 };

@@ -17,12 +17,16 @@
  * - Upstream ids come from the worker's counter, which never restarts, so
  *   a late reply from an earlier session can never match a newer request.
  * - A pending request is in r->pending (by upstream id) from the moment it
- *   is forwarded until its reply arrives or its tombstone expires; a live
- *   one is also in its attachment's id map and in-flight list.
+ *   is forwarded until its reply arrives or nobody waits for it any more
+ *   (answered by mcpd, cancelled, its client gone); it is also in its
+ *   attachment's id map and in-flight list.  Nothing is kept after that:
+ *   a late reply is recognised by its id alone, one this session issued
+ *   (first_id..last_id) that is no longer pending, and dropped quietly.
+ *   So a cancelled or abandoned request costs no memory at all.
  * - Timers: request timeouts are uniform per server, so the deadline list
  *   stays sorted by appending (progress moves an entry to the tail); the
  *   hard cap is kept in start order; one sweep timer serves both, plus
- *   tombstones and requests waiting for a starting server.
+ *   requests waiting for a starting server.
  */
 #include "config.h"
 
@@ -38,6 +42,7 @@
 
 #include <event2/event.h>
 
+#include "budget.h"
 #include "client.h"
 #include "conf.h"
 #include "control.h"
@@ -300,15 +305,6 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
  * Pending requests.
  */
 
-static uint64_t
-router_tombstone_ttl_ms(const struct router *r)
-{
-	const struct conf_server *cs = worker_conf(r->worker);
-
-	return ((uint64_t)cs->request_timeout_ms + cs->init_timeout_ms +
-	    cs->backoff.max_ms + ROUTER_TOMBSTONE_SLACK_MS);
-}
-
 struct pending *
 pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
     const char *id, size_t id_len, const char *method)
@@ -328,6 +324,9 @@ pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
 	p->kind = kind;
 	p->att = a;
 	p->upstream_id = worker_next_upstream_id(r->worker);
+	if (r->first_id == 0)
+		r->first_id = p->upstream_id;
+	r->last_id = p->upstream_id;
 	if (id != NULL) {
 		p->id = id_len < sizeof p->id_inline ? p->id_inline :
 		    xmalloc(id_len + 1);
@@ -392,23 +391,17 @@ pending_free(struct router *r, struct pending *p)
 void
 pending_destroy(struct router *r, struct pending *p)
 {
-	if (p->kind == PENDING_TOMBSTONE)
-		TAILQ_REMOVE(&r->tombstones, p, timer_entry);
-	else
-		pending_unlink_live(r, p);
+	pending_unlink_live(r, p);
 	hmap_del_i64(r->pending, p->upstream_id);
 	pending_free(r, p);
 }
 
-/* Nobody waits any more; keep the id so a late reply is dropped quietly. */
-void
-pending_tombstone(struct router *r, struct pending *p)
+/* A reply for an id this session issued and nobody waits for now. */
+int
+router_late_reply(const struct router *r, int64_t upstream_id)
 {
-	pending_unlink_live(r, p);
-	p->kind = PENDING_TOMBSTONE;
-	p->deadline_ms = mcpd_now_ms() + router_tombstone_ttl_ms(r);
-	TAILQ_INSERT_TAIL(&r->tombstones, p, timer_entry);
-	router_arm_sweep(r);
+	return (r->first_id != 0 && upstream_id >= r->first_id &&
+	    upstream_id <= r->last_id);
 }
 
 void
@@ -506,7 +499,7 @@ router_timeout(struct router *r, struct pending *p)
 		    "%s within %u ms", worker_name(r->worker), p->method,
 		    cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
-	pending_tombstone(r, p);
+	pending_destroy(r, p);
 	worker_request_timed_out(r->worker);
 }
 
@@ -528,6 +521,8 @@ router_waiting_release(struct router *r, struct waiting *wt, int listed)
 		TAILQ_REMOVE(&r->waiting, wt, entry);
 	r->nwaiting--;
 	a->nwaiting--;
+	a->held_bytes -= wt->len;
+	budget_sub(r->mcpd, wt->len);
 	free(wt->line);
 	free(wt);
 	router_check_idle(a);
@@ -568,9 +563,6 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL &&
 	    p->hard_deadline_ms <= now)
 		router_timeout(r, p);
-	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL &&
-	    p->deadline_ms <= now)
-		pending_destroy(r, p);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
 	    wt->deadline_ms <= now) {
 		xasprintf(&why, "server %s did not become ready within %u ms",
@@ -589,8 +581,7 @@ router_arm_sweep(struct router *r)
 
 	if (evtimer_pending(r->ev_sweep, NULL))
 		return;
-	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->tombstones) &&
-	    TAILQ_EMPTY(&r->waiting))
+	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 }
@@ -620,6 +611,8 @@ router_session_ready(struct router *r, int first)
 	};
 	size_t			 i;
 
+	/* A new process: the ids of the last one will never be answered. */
+	r->first_id = r->last_id = 0;
 	if (!first) {
 		/* A new server process: restore what clients set up. */
 		hmap_iter_init(r->subs, &it);
@@ -680,9 +673,6 @@ router_session_down(struct router *r, const char *reason)
 		}
 		pending_destroy(r, p);
 	}
-	/* Ids are never reused, so tombstones of this session can go. */
-	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL)
-		pending_destroy(r, p);
 
 	/* Requests the dead server sent to clients: withdraw them. */
 	hmap_iter_init(r->downs, &it);
@@ -789,7 +779,7 @@ router_detach(struct attachment *a, const char *reason)
 	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
 		router_record(r, p, OUTCOME_CANCELLED, reason);
 		router_cancel_upstream(r, p, "client disconnected");
-		pending_tombstone(r, p);
+		pending_destroy(r, p);
 	}
 	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, wnext) {
 		if (wt->att == a)
@@ -842,7 +832,6 @@ router_new(struct mcpd *mcpd, struct worker *w)
 	TAILQ_INIT(&r->atts);
 	TAILQ_INIT(&r->by_deadline);
 	TAILQ_INIT(&r->by_start);
-	TAILQ_INIT(&r->tombstones);
 	TAILQ_INIT(&r->waiting);
 	r->pending = hmap_new(router_seed());
 	r->downs = hmap_new(router_seed());
@@ -865,8 +854,6 @@ router_free(struct router *r)
 		router_detach(a, "server removed");
 	}
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL)
-		pending_destroy(r, p);
-	while ((p = TAILQ_FIRST(&r->tombstones)) != NULL)
 		pending_destroy(r, p);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);
@@ -917,6 +904,8 @@ router_add_stats(const struct router *r, cJSON *stats)
 	cJSON_AddNumberToObject(stats, "latency_us_sum",
 	    (double)r->latency_sum_us);
 	cJSON_AddNumberToObject(stats, "unknown_ids", (double)r->unknown_ids);
+	cJSON_AddNumberToObject(stats, "late_replies",
+	    (double)r->late_replies);
 	cJSON_AddNumberToObject(stats, "dropped_answers",
 	    (double)r->self_dropped);
 	cJSON_AddNumberToObject(stats, "bytes_to_server", (double)r->bytes_up);

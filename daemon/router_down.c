@@ -48,6 +48,11 @@ router_server_response(struct router *r, const char *line, size_t len,
 	int64_t			 id;
 	int			 is_error = env->error.type != ENVELOPE_ABSENT;
 
+	if (envelope_int64(line, &env->id, &id) == 0 &&
+	    hmap_get_i64(r->pending, id) == NULL && router_late_reply(r, id)) {
+		r->late_replies++;	/* cancelled, timed out, client gone */
+		return;
+	}
 	if (envelope_int64(line, &env->id, &id) != 0 ||
 	    (p = hmap_get_i64(r->pending, id)) == NULL) {
 		r->unknown_ids++;
@@ -58,7 +63,6 @@ router_server_response(struct router *r, const char *line, size_t len,
 		return;
 	}
 	switch (p->kind) {
-	case PENDING_TOMBSTONE:
 	case PENDING_INTERNAL:
 		pending_destroy(r, p);
 		return;

@@ -20,7 +20,6 @@
 #include "hmap.h"
 
 #define ROUTER_SWEEP_MS			100
-#define ROUTER_TOMBSTONE_SLACK_MS	5000
 #define ROUTER_HARD_TIMEOUT_FACTOR	10	/* progress extends to this */
 #define ROUTER_WAITING_MAX		4096
 #define ROUTER_STDIN_HIGH_BYTES		(4 * 1024 * 1024)
@@ -33,6 +32,7 @@
 #define ROUTER_SELF_SOFT_BYTES		(4 * 1024 * 1024)
 #define ROUTER_SELF_DROPS_BROKEN	10000
 #define ROUTER_ID_INLINE_BYTES		40
+#define ROUTER_ID_MAX_BYTES		1024	/* ids and progress tokens */
 #define ROUTER_METHOD_MAX		64
 #define ROUTER_URI_MAX			4096
 #define ROUTER_SLOW_US			(5 * 1000 * 1000)
@@ -52,7 +52,6 @@
 enum pending_kind {
 	PENDING_CLIENT,		/* a client waits for this reply */
 	PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
-	PENDING_TOMBSTONE,	/* nobody waits; a late reply is dropped */
 };
 
 enum outcome {
@@ -77,11 +76,11 @@ struct pending {
 	size_t			 token_len;
 	char			 method[ROUTER_METHOD_MAX];
 	uint64_t		 started_us;
-	uint64_t		 deadline_ms;	/* timeout, or tombstone expiry */
+	uint64_t		 deadline_ms;	/* timeout */
 	uint64_t		 hard_deadline_ms;
 	char			*sub_uri;	/* subscribe: undo on error */
-	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline or tombstones */
-	TAILQ_ENTRY(pending)	 start_entry;	/* by_start (not tombstones) */
+	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline */
+	TAILQ_ENTRY(pending)	 start_entry;	/* by_start */
 	TAILQ_ENTRY(pending)	 att_entry;	/* att->inflight */
 	struct pending		*next_spare;	/* on r->spare */
 };
@@ -114,6 +113,7 @@ struct attachment {
 	struct pending_list	 inflight;
 	size_t			 ninflight;
 	size_t			 nwaiting;	/* held for a starting server */
+	size_t			 held_bytes;	/* of those */
 	struct down_list	 downs;
 	struct hmap		*subs;		/* uri -> (void *)1 */
 	int			 level;		/* -1: never set */
@@ -132,7 +132,8 @@ struct router {
 	struct hmap		*pending;	/* upstream id -> pending */
 	struct pending_list	 by_deadline;
 	struct pending_list	 by_start;
-	struct pending_list	 tombstones;
+	int64_t			 first_id;	/* this session's ids, or 0 */
+	int64_t			 last_id;
 	size_t			 ninflight;	/* PENDING_CLIENT */
 	struct waiting_list	 waiting;
 	size_t			 nwaiting;
@@ -152,6 +153,7 @@ struct router {
 	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
 	uint64_t		 latency_sum_us;
 	uint64_t		 unknown_ids;
+	uint64_t		 late_replies;	/* for requests nobody awaits */
 	uint64_t		 self_dropped;	/* mcpd's own answers dropped */
 	uint64_t		 self_dropped_run; /* since stdin last drained */
 	uint64_t		 bytes_up;
@@ -164,7 +166,7 @@ extern const char *router_levels[8];
 void	pending_destroy(struct router *r, struct pending *p);
 struct pending *	pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
     const char *id, size_t id_len, const char *method);
-void	pending_tombstone(struct router *r, struct pending *p);
+int	router_late_reply(const struct router *r, int64_t upstream_id);
 void	router_arm_sweep(struct router *r);
 void	router_client_result(struct attachment *a, const char *id, size_t id_len,
     const char *result, size_t result_len);

@@ -19,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "budget.h"
 #include "client.h"
 #include "conf.h"
 #include "control.h"
@@ -149,6 +150,15 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 	}
 	urilen = strlen(uri);
 	has = hmap_get(a->subs, uri, urilen) != NULL;
+	if (subscribe && !has && hmap_count(a->subs) >=
+	    r->mcpd->conf->client_max_subscriptions) {
+		router_client_error(a, id, env->id.len, MCPD_ERR_LIMIT,
+		    "this connection has %zu subscriptions, the most mcpd "
+		    "keeps for one client (client_max_subscriptions)",
+		    hmap_count(a->subs));
+		free(uri);
+		return;
+	}
 	forward = 0;
 	if (subscribe && !has) {
 		hmap_put(a->subs, uri, urilen, (void *)1);
@@ -248,7 +258,7 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 	edit.text = upstream;
 	router_send_server(r, line, len, &edit, 1);
 	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
-	pending_tombstone(r, p);
+	pending_destroy(r, p);
 }
 
 /* A client answers a request the server sent it. */
@@ -282,7 +292,16 @@ router_hold(struct attachment *a, const char *line, size_t len,
 {
 	struct router	*r = a->router;
 	struct waiting	*wt;
+	size_t		 cap = r->mcpd->conf->client_max_held_bytes;
 
+	if (a->held_bytes + len > cap) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, MCPD_ERR_LIMIT, "server %s is starting and "
+		    "this connection already has %zu bytes of requests "
+		    "waiting for it (client_max_held_bytes %zu)",
+		    worker_name(r->worker), a->held_bytes, cap);
+		return;
+	}
 	if (r->nwaiting >= ROUTER_WAITING_MAX) {
 		router_client_error(a, router_text(line, &env->id),
 		    env->id.len, MCPD_ERR_SERVER_UNAVAILABLE, "server %s is "
@@ -299,6 +318,8 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;
 	a->nwaiting++;
+	a->held_bytes += len;
+	budget_add(r->mcpd, len);
 	router_arm_sweep(r);
 }
 
@@ -307,12 +328,20 @@ router_client_request_ready(struct attachment *a, const char *line,
     size_t len, const struct envelope *env, const char *method)
 {
 	const char	*id = router_text(line, &env->id);
+	uint32_t	 cap = a->router->mcpd->conf->client_max_inflight;
 
 	/* Refused before anything is counted (subscriptions, levels). */
 	if (hmap_get(a->ids, id, env->id.len) != NULL) {
 		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
 		    "invalid request: this id is already in use by a request "
 		    "in flight");
+		return;
+	}
+	if (a->ninflight >= cap) {
+		router_client_error(a, id, env->id.len, MCPD_ERR_LIMIT,
+		    "this connection has %zu requests in flight to %s, the "
+		    "most mcpd holds for one client (client_max_inflight)",
+		    a->ninflight, worker_name(a->router->worker));
 		return;
 	}
 	if (strcmp(method, "initialize") == 0)
@@ -371,6 +400,14 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 	case RPC_KIND_NOTIFICATION:
 		break;
 	}
+	if (env.id.len > ROUTER_ID_MAX_BYTES ||
+	    env.progress_token.len > ROUTER_ID_MAX_BYTES) {
+		router_client_error(a, kind == RPC_KIND_REQUEST ?
+		    router_text(line, &env.id) : NULL, env.id.len,
+		    RPC_INVALID_REQUEST, "invalid request: an id or progress "
+		    "token of more than %d bytes", ROUTER_ID_MAX_BYTES);
+		return;
+	}
 	if (envelope_string_copy(line, &env.method, method,
 	    sizeof method) < 0)
 		snprintf(method, sizeof method, "(long method name)");
@@ -391,6 +428,13 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 	if (strncmp(method, MCPD_METHOD_PREFIX,
 	    strlen(MCPD_METHOD_PREFIX)) == 0) {
 		control_request(r->mcpd, a->client, line, &env, method);
+		return;
+	}
+	if (budget_exhausted(r->mcpd)) {
+		router_client_error(a, router_text(line, &env.id), env.id.len,
+		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "
+		    "%zu) is used up; try again when clients have read their "
+		    "replies", r->mcpd->conf->memory_budget_bytes);
 		return;
 	}
 	switch (worker_availability(r->worker)) {

@@ -33,6 +33,7 @@
 #include <event2/event.h>
 
 #include "backoff.h"
+#include "budget.h"
 #include "child.h"
 #include "client.h"
 #include "envelope.h"
@@ -953,6 +954,7 @@ worker_spawn(struct worker *w)
 	w->out_frame = frame_new(w->conf->max_message_bytes);
 	w->err_frame = frame_new(WORKER_STDERR_LINE_MAX_BYTES);
 	w->to_child = evbuffer_new();
+	budget_watch(w->mcpd, w->to_child);
 	w->ev_out = event_new(base, w->proc.out_fd, EV_READ | EV_PERSIST,
 	    worker_out_cb, w);
 	w->ev_err = event_new(base, w->proc.err_fd, EV_READ | EV_PERSIST,
@@ -1005,6 +1007,7 @@ worker_close_transport(struct worker *w)
 		close(w->proc.err_fd);
 	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
 	if (w->to_child != NULL) {
+		budget_unwatch(w->mcpd, w->to_child);
 		evbuffer_free(w->to_child);
 		w->to_child = NULL;
 	}

@@ -183,6 +183,15 @@ static const struct conf_daemon_setting conf_daemon_table[] = {
 	{ "max_connections_per_uid", CONF_KIND_U32, 0,
 	  CONF_MAX_MAX_CONNECTIONS_PER_UID,
 	  offsetof(struct conf, max_connections_per_uid) },
+	{ "client_max_inflight", CONF_KIND_U32, 1, UINT32_MAX,
+	  offsetof(struct conf, client_max_inflight) },
+	{ "client_max_held_bytes", CONF_KIND_SIZE, 0,
+	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
+	  offsetof(struct conf, client_max_held_bytes) },
+	{ "client_max_subscriptions", CONF_KIND_U32, 0, UINT32_MAX,
+	  offsetof(struct conf, client_max_subscriptions) },
+	{ "memory_budget_bytes", CONF_KIND_SIZE, CONF_MIN_MEMORY_BUDGET_BYTES,
+	  SIZE_MAX, offsetof(struct conf, memory_budget_bytes) },
 };
 
 static const char *conf_restart_names[] = {
@@ -1364,6 +1373,11 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
 	cp.conf->client_line_timeout_ms = CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS;
 	cp.conf->max_connections_per_uid = CONF_DEFAULT_MAX_CONNECTIONS_PER_UID;
+	cp.conf->client_max_inflight = CONF_DEFAULT_CLIENT_MAX_INFLIGHT;
+	cp.conf->client_max_held_bytes = CONF_DEFAULT_CLIENT_MAX_HELD_BYTES;
+	cp.conf->client_max_subscriptions =
+	    CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS;
+	cp.conf->memory_budget_bytes = CONF_DEFAULT_MEMORY_BUDGET_BYTES;
 
 	conf_parse_root(&cp, root);
 	conf_check_daemon(&cp);

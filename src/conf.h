@@ -52,6 +52,11 @@
 #define CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS	5000
 #define CONF_MAX_CLIENT_LINE_TIMEOUT_MS		86400000
 #define CONF_DEFAULT_MAX_CONNECTIONS_PER_UID	256
+#define CONF_DEFAULT_CLIENT_MAX_INFLIGHT	4096
+#define CONF_DEFAULT_CLIENT_MAX_HELD_BYTES	(32 * 1024 * 1024)
+#define CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS	4096
+#define CONF_DEFAULT_MEMORY_BUDGET_BYTES	(256 * 1024 * 1024)
+#define CONF_MIN_MEMORY_BUDGET_BYTES		(16 * 1024 * 1024)
 #define CONF_MAX_MAX_CONNECTIONS_PER_UID	1000000
 #define CONF_MIN_MAX_MESSAGE_BYTES		1024
 #define CONF_MAX_MAX_MESSAGE_BYTES		(1024 * 1024 * 1024)
@@ -124,6 +129,12 @@ struct conf {
 	uint32_t		 client_line_timeout_ms;
 	/* Open connections of one uid, mcpd's own and root's aside (0: any). */
 	uint32_t		 max_connections_per_uid;
+	/* What one client may have mcpd hold for it. */
+	uint32_t		 client_max_inflight;	/* requests, per server */
+	size_t			 client_max_held_bytes;	/* while one starts */
+	uint32_t		 client_max_subscriptions; /* per server */
+	/* Everything queued for peers, all together (see budget.h). */
+	size_t			 memory_budget_bytes;
 	/* Members of this group may connect (not administer): 0660 socket. */
 	char			*socket_group;
 	gid_t			 socket_gid;

@@ -61,6 +61,8 @@
 #define MCPD_ERR_MESSAGE_TOO_LARGE	-32012
 #define MCPD_ERR_ACCESS_DENIED		-32013
 #define MCPD_ERR_CONFIG_INVALID		-32014
+/* A limit of mcpd's: a per-client cap or the memory budget. */
+#define MCPD_ERR_LIMIT			-32015
 
 /* Server states, in the order of the lifecycle (SPEC 2). */
 #define MCPD_STATE_NAMES \

@@ -28,6 +28,8 @@
  *                              requests (--flood-method, "ping") and
  *                              never read stdin again
  *   --flood-method=NAME        the method of those requests
+ *   --hang-after-init          answer initialize, then nothing more (yet
+ *                              keep reading stdin)
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
  *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
@@ -129,6 +131,7 @@ struct fake {
 	int		 garbage;
 	long long	 flood_bytes;
 	long long	 flood_requests;
+	int		 hang_after_init;
 	const char	*flood_method;
 	int		 close_stdout_after_init;
 	int		 close_stdin_after_init;
@@ -281,6 +284,7 @@ static const struct fake_resource fake_resources[] = {
 "  --close-stdin-after-init   close stdin after the initialize reply\n" \
 "  --flood-requests=N         after the init reply: N requests, then hang\n" \
 "  --flood-method=NAME        their method (ping)\n" \
+"  --hang-after-init          answer initialize, then nothing more\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
@@ -1254,6 +1258,8 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 		fake_flood(f);
 	if (f->flood_requests > 0)
 		fake_flood_requests(f);
+	if (f->hang_after_init)
+		f->hung = 1;
 	if (f->close_stdout_after_init) {
 		close(STDOUT_FILENO);
 		f->stdout_closed = 1;
@@ -1559,6 +1565,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_CLOSE_STDIN_AFTER_INIT,
 		OPT_FLOOD_REQUESTS,
 		OPT_FLOOD_METHOD,
+		OPT_HANG_AFTER_INIT,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
@@ -1588,6 +1595,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "flood-requests", required_argument, NULL,
 		  OPT_FLOOD_REQUESTS },
 		{ "flood-method", required_argument, NULL, OPT_FLOOD_METHOD },
+		{ "hang-after-init", no_argument, NULL, OPT_HANG_AFTER_INIT },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
@@ -1665,6 +1673,9 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_FLOOD_METHOD:
 			f->flood_method = optarg;
+			break;
+		case OPT_HANG_AFTER_INIT:
+			f->hang_after_init = 1;
 			break;
 		case OPT_HANG_CLOSING_STDIN:
 			f->hang_closing_stdin = 1;

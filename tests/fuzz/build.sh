@@ -38,7 +38,8 @@ sources() {
 	envelope)	echo src/envelope.c ;;
 	conf)		echo src/conf.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
-			    daemon/router_down.c src/envelope.c src/hmap.c \
+			    daemon/router_down.c daemon/budget.c \
+			    src/envelope.c src/hmap.c \
 			    src/rpc.c src/xmalloc.c src/conf.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac

@@ -11,9 +11,10 @@
  * and the router's sweep timer is fired by hand.
  *
  * The input is lines.  The first sets the scene: attachments ('1'-'3'),
- * configuration variant (byte % 5: short timeouts, roots, no client
- * capabilities, defaults, small output limits) and worker state ('R'eady,
- * 'W'aiting for a start, 'X' refusing).  Each further line is an event:
+ * configuration variant (byte % 6: short timeouts, roots, no client
+ * capabilities, defaults, small output limits, small per-client caps)
+ * and worker state ('R'eady, 'W'aiting for a start, 'X' refusing).
+ * Each further line is an event:
  *
  *	1JSON 2JSON 3JSON	a line from attachment 1, 2 or 3
  *	SJSON			a line from the server's stdout
@@ -98,6 +99,10 @@ static const char *fuzz_confs[] = {
 	    "\"command\":\"x\"}}}"),
 	("{\"mcpd\":{\"client_output_hard_bytes\":65536,"
 	    "\"client_output_soft_bytes\":1000,\"client_output_soft_s\":1},"
+	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"request_timeout_ms\":1000}}}"),
+	("{\"mcpd\":{\"client_max_inflight\":3,\"client_max_held_bytes\":"
+	    "300,\"client_max_subscriptions\":2},"
 	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"request_timeout_ms\":1000}}}"),
 };
@@ -1140,6 +1145,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    "configuration %d refused", variant);
 	conf_diags_free(&diags);
 	F.worker.conf = &F.conf->servers[0];
+	F.mcpd.conf = F.conf;		/* the per-client caps */
 	F.worker.avail = WORKER_AVAIL_WAIT;
 	if ((F.mcpd.base = event_base_new()) == NULL)
 		abort();

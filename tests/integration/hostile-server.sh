@@ -30,7 +30,8 @@ JSON
 start_mcpd "$T/mcpd.json"
 wait_ready calm
 hwm0=$(vm_kib "$MCPD_PID" VmHWM)
-ctl start pings asks >/dev/null || fail "start pings asks failed"
+# mcpctl start reports what became of them: soon, backoff.
+ctl start pings asks >/dev/null 2>&1
 for s in pings asks; do
 	wait_for 60 eval '[ "$(server_field '"$s"' restarts)" -ge 1 ] 2>/dev/null || server_is '"$s"' backoff' ||
 		fail "$s, flooding requests and never reading, was not restarted (state $(server_field $s state), dropped $(server_field $s stats | jq .dropped_answers))"

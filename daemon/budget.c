@@ -1,0 +1,60 @@
+/*
+ * budget.c -- the daemon-wide memory budget (see budget.h).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <event2/buffer.h>
+
+#include "budget.h"
+#include "conf.h"
+#include "mcpd.h"
+
+static void
+budget_evbuffer_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct mcpd	*mcpd = arg;
+
+	budget_add(mcpd, info->n_added);
+	budget_sub(mcpd, info->n_deleted);
+}
+
+void
+budget_watch(struct mcpd *mcpd, struct evbuffer *buf)
+{
+	budget_add(mcpd, evbuffer_get_length(buf));
+	evbuffer_add_cb(buf, budget_evbuffer_cb, mcpd);
+}
+
+void
+budget_unwatch(struct mcpd *mcpd, struct evbuffer *buf)
+{
+	evbuffer_remove_cb(buf, budget_evbuffer_cb, mcpd);
+	budget_sub(mcpd, evbuffer_get_length(buf));
+}
+
+void
+budget_add(struct mcpd *mcpd, size_t n)
+{
+	mcpd->budget_used += n;
+}
+
+void
+budget_sub(struct mcpd *mcpd, size_t n)
+{
+	mcpd->budget_used -= n < mcpd->budget_used ? n : mcpd->budget_used;
+}
+
+size_t
+budget_used(const struct mcpd *mcpd)
+{
+	return (mcpd->budget_used);
+}
+
+int
+budget_exhausted(const struct mcpd *mcpd)
+{
+	return (mcpd->budget_used > mcpd->conf->memory_budget_bytes);
+}
