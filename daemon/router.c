@@ -164,11 +164,51 @@ router_pause_clients(struct router *r, int pause)
 	struct attachment	*a;
 
 	r->paused = pause;
+	if (!pause)
+		r->nwaiting_turn = 0;
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		if (pause)
 			client_pause(a->client);
-		else
+		else {
+			a->waits_turn = 0;
 			client_resume(a->client);
+		}
+	}
+}
+
+/* A client filled the server's stdin past its share: it waits a turn. */
+void
+router_wait_turn(struct attachment *a)
+{
+	struct router	*r = a->router;
+
+	if (a->waits_turn || worker_stdin_queued(r->worker) <=
+	    ROUTER_STDIN_FAIR_BYTES)
+		return;
+	a->waits_turn = 1;
+	r->nwaiting_turn++;
+	client_pause(a->client);
+}
+
+/*
+ * The queue is down: every client that waited adds again, starting with
+ * a different one each time, so none takes all the room.
+ */
+static void
+router_take_turns(struct router *r)
+{
+	struct attachment	*a, *next, *first;
+
+	if ((first = TAILQ_FIRST(&r->atts)) != NULL) {
+		TAILQ_REMOVE(&r->atts, first, entry);
+		TAILQ_INSERT_TAIL(&r->atts, first, entry);
+	}
+	r->nwaiting_turn = 0;
+	TAILQ_FOREACH_SAFE(a, &r->atts, entry, next) {
+		if (!a->waits_turn)
+			continue;
+		a->waits_turn = 0;
+		client_resume(a->client);
 	}
 }
 
@@ -714,7 +754,12 @@ router_session_unavailable(struct router *r)
 void
 router_stdin_drained(struct router *r)
 {
-	if (worker_stdin_queued(r->worker) >= ROUTER_STDIN_LOW_BYTES)
+	size_t	 queued = worker_stdin_queued(r->worker);
+
+	if (r->nwaiting_turn > 0 && !r->paused &&
+	    queued < ROUTER_STDIN_FAIR_BYTES / 4)
+		router_take_turns(r);
+	if (queued >= ROUTER_STDIN_LOW_BYTES)
 		return;
 	r->self_dropped_run = 0;
 	if (r->paused)

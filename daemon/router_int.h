@@ -25,6 +25,12 @@
 #define ROUTER_STDIN_HIGH_BYTES		(4 * 1024 * 1024)
 #define ROUTER_STDIN_LOW_BYTES		(1024 * 1024)
 /*
+ * Fair shares of a slow server's stdin: a client whose message leaves
+ * more than this queued waits (its reading paused) until the queue is
+ * down to a quarter of it; then every waiting client adds again, in turn.
+ */
+#define ROUTER_STDIN_FAIR_BYTES		(256 * 1024)
+/*
  * What mcpd itself answers a server (ping, roots/list, refusals) is
  * dropped while the server's stdin holds more than this, and a server
  * that has this many answers dropped before it reads again is broken.
@@ -117,6 +123,7 @@ struct attachment {
 	struct down_list	 downs;
 	struct hmap		*subs;		/* uri -> (void *)1 */
 	int			 level;		/* -1: never set */
+	int			 waits_turn;	/* paused for a fair share */
 	int			 cap_sampling;
 	int			 cap_elicitation;
 	uint64_t		 last_request_us;
@@ -145,6 +152,7 @@ struct router {
 	struct hmap		*subs;		/* uri -> subscriber count */
 	int			 upstream_level; /* -1: never set */
 	int			 paused;	/* clients paused: stdin full */
+	size_t			 nwaiting_turn;	/* attachments waiting a turn */
 	struct event		*ev_sweep;
 	struct pending		*spare;		/* freed, for reuse */
 	size_t			 nspare;
@@ -167,6 +175,7 @@ void	pending_destroy(struct router *r, struct pending *p);
 struct pending *	pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
     const char *id, size_t id_len, const char *method);
 int	router_late_reply(const struct router *r, int64_t upstream_id);
+void	router_wait_turn(struct attachment *a);
 void	router_arm_sweep(struct router *r);
 void	router_client_result(struct attachment *a, const char *id, size_t id_len,
     const char *result, size_t result_len);

@@ -36,6 +36,8 @@
 
 static void	router_client_request(struct attachment *, const char *,
 		    size_t, const struct envelope *, const char *);
+static void	router_client_handle(struct attachment *, const char *,
+		    size_t);
 
 /*
  * Clients to server.
@@ -375,6 +377,13 @@ router_client_bad_line(struct attachment *a, const char *line, size_t len,
 
 void
 router_client_line(struct attachment *a, const char *line, size_t len)
+{
+	router_client_handle(a, line, len);
+	router_wait_turn(a);
+}
+
+static void
+router_client_handle(struct attachment *a, const char *line, size_t len)
 {
 	struct router	*r = a->router;
 	struct envelope	 env;

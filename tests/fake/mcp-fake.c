@@ -30,6 +30,8 @@
  *   --flood-method=NAME        the method of those requests
  *   --hang-after-init          answer initialize, then nothing more (yet
  *                              keep reading stdin)
+ *   --slow-ms=N                take N ms over each request, and read
+ *                              stdin 4 KiB at a time (a slow reader)
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
  *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
@@ -113,6 +115,7 @@ struct fake_input {
 	size_t		 start;		/* first byte not yet handed out */
 	size_t		 end;		/* bytes held */
 	size_t		 scanned;	/* [start, scanned) has no newline */
+	size_t		 read_max;	/* per read(2); 0: all there is room for */
 	int		 eof;
 };
 
@@ -132,6 +135,7 @@ struct fake {
 	long long	 flood_bytes;
 	long long	 flood_requests;
 	int		 hang_after_init;
+	long long	 slow_ms;
 	const char	*flood_method;
 	int		 close_stdout_after_init;
 	int		 close_stdin_after_init;
@@ -285,6 +289,7 @@ static const struct fake_resource fake_resources[] = {
 "  --flood-requests=N         after the init reply: N requests, then hang\n" \
 "  --flood-method=NAME        their method (ping)\n" \
 "  --hang-after-init          answer initialize, then nothing more\n" \
+"  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
@@ -695,7 +700,7 @@ static ssize_t
 fake_input_fill(struct fake_input *in)
 {
 	struct pollfd	pfd;
-	size_t		size;
+	size_t		size, read_max = in->read_max;
 	ssize_t		n;
 
 	if (in->eof)
@@ -703,6 +708,7 @@ fake_input_fill(struct fake_input *in)
 	if (in->start == in->end && in->size > INPUT_KEEP_BYTES) {
 		free(in->buf);
 		fake_input_init(in);
+		in->read_max = read_max;
 	} else if (in->start > 0) {
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
@@ -717,7 +723,9 @@ fake_input_fill(struct fake_input *in)
 		in->size = size;
 	}
 	for (;;) {
-		n = read(STDIN_FILENO, in->buf + in->end, in->size - in->end);
+		n = read(STDIN_FILENO, in->buf + in->end, in->read_max != 0 &&
+		    in->read_max < in->size - in->end ? in->read_max :
+		    in->size - in->end);
 		if (n > 0) {
 			in->end += n;
 			return (n);
@@ -1511,6 +1519,8 @@ fake_dispatch(struct fake *f, struct fake_msg *m)
 	f->requests++;
 	if (f->hung)
 		return;
+	if (f->slow_ms > 0)
+		usleep((useconds_t)f->slow_ms * 1000);
 	params = cJSON_GetObjectItemCaseSensitive(json, "params");
 	for (i = 0; i < sizeof fake_methods / sizeof *fake_methods; i++) {
 		if (strcmp(method->valuestring, fake_methods[i].name) == 0) {
@@ -1566,6 +1576,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_FLOOD_REQUESTS,
 		OPT_FLOOD_METHOD,
 		OPT_HANG_AFTER_INIT,
+		OPT_SLOW_MS,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
@@ -1596,6 +1607,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		  OPT_FLOOD_REQUESTS },
 		{ "flood-method", required_argument, NULL, OPT_FLOOD_METHOD },
 		{ "hang-after-init", no_argument, NULL, OPT_HANG_AFTER_INIT },
+		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
@@ -1676,6 +1688,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_HANG_AFTER_INIT:
 			f->hang_after_init = 1;
+			break;
+		case OPT_SLOW_MS:
+			f->slow_ms = fake_flag_number("slow-ms", optarg, 0,
+			    SLEEP_MAX_MS);
 			break;
 		case OPT_HANG_CLOSING_STDIN:
 			f->hang_closing_stdin = 1;
@@ -1786,6 +1802,8 @@ main(int argc, char **argv)
 	cJSON_InitHooks(&hooks);
 	TAILQ_INIT(&f->queue);
 	fake_input_init(&f->in);
+	if (f->slow_ms > 0)
+		f->in.read_max = 4096;
 	snprintf(f->protocol, sizeof f->protocol, "%s", FAKE_LATEST_PROTOCOL);
 
 	while ((m = fake_next(f)) != NULL) {
