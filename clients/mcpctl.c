@@ -44,6 +44,7 @@
 #define CTL_EXIT_UNREACHABLE	3
 
 #define CTL_REPLY_TIMEOUT_MS	10000
+#define CTL_REFUSAL_WAIT_MS	1000	/* for mcpd's reason, after EPIPE */
 #define CTL_SETTLE_TIMEOUT_MS	60000
 #define CTL_SETTLE_POLL_MS	50
 #define CTL_MAX_REPLY_BYTES	(64 * 1024 * 1024)
@@ -176,9 +177,12 @@ ctl_connect(struct ctl *ctl, int quiet)
 	return (connect_socket(ctl->socket_path, quiet, &ctl->fd));
 }
 
-/* Read one line (without '\n') into a malloc'd string; NULL on EOF/error. */
+/*
+ * Read one line (without '\n') into a malloc'd string; NULL on EOF/error,
+ * said on stderr unless quiet.
+ */
 static char *
-ctl_read_line(struct ctl *ctl, int timeout_ms)
+ctl_read_line(struct ctl *ctl, int timeout_ms, int quiet)
 {
 	char		*nl, *line;
 	size_t		 linelen;
@@ -208,16 +212,19 @@ ctl_read_line(struct ctl *ctl, int timeout_ms)
 		pfd.fd = ctl->fd;
 		pfd.events = POLLIN;
 		if ((timeout_ms >= 0 && left <= 0) || poll(&pfd, 1, left) == 0) {
-			ctl_warnx("no reply from mcpd at %s within %d ms",
-			    ctl->socket_path, timeout_ms);
+			if (!quiet)
+				ctl_warnx("no reply from mcpd at %s within %d "
+				    "ms", ctl->socket_path, timeout_ms);
 			return (NULL);
 		}
 		n = read(ctl->fd, ctl->buf + ctl->len, ctl->size - ctl->len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ctl_warnx("mcpd closed the connection%s%s",
-			    n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+			if (!quiet)
+				ctl_warnx("mcpd closed the connection%s%s",
+				    n < 0 ? ": " : "",
+				    n < 0 ? strerror(errno) : "");
 			return (NULL);
 		}
 		ctl->len += (size_t)n;
@@ -233,24 +240,26 @@ ctl_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 {
 	cJSON		*id, *msg, *reply, *result, *error, *message, *rid;
 	char		*text, *line;
+	int		 send_errno = 0;
 
 	id = cJSON_CreateNumber((double)++ctl->next_id);
 	msg = rpc_make_request(id, method, params);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
 	if (connect_write_all(ctl->fd, text, strlen(text)) != 0 ||
-	    connect_write_all(ctl->fd, "\n", 1) != 0) {
-		ctl_warnx("cannot send to mcpd at %s: %s", ctl->socket_path,
-		    strerror(errno));
-		free(text);
-		cJSON_Delete(id);
-		*status = CTL_EXIT_UNREACHABLE;
-		return (NULL);
-	}
+	    connect_write_all(ctl->fd, "\n", 1) != 0)
+		send_errno = errno;
 	free(text);
 
 	for (;;) {
-		if ((line = ctl_read_line(ctl, CTL_REPLY_TIMEOUT_MS)) == NULL) {
+		/* A refused connection has mcpd's reason waiting: read it. */
+		line = ctl_read_line(ctl, send_errno != 0 ?
+		    CTL_REFUSAL_WAIT_MS : CTL_REPLY_TIMEOUT_MS,
+		    send_errno != 0);
+		if (line == NULL) {
+			if (send_errno != 0)
+				ctl_warnx("cannot send to mcpd at %s: %s",
+				    ctl->socket_path, strerror(send_errno));
 			cJSON_Delete(id);
 			*status = CTL_EXIT_UNREACHABLE;
 			return (NULL);
@@ -259,8 +268,8 @@ ctl_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 		free(line);
 		rid = cJSON_GetObjectItemCaseSensitive(reply, "id");
 		if (rpc_classify(reply) == RPC_KIND_RESPONSE &&
-		    cJSON_Compare(rid, id, 1))
-			break;
+		    (cJSON_Compare(rid, id, 1) || cJSON_IsNull(rid)))
+			break;		/* ours, or mcpd refusing the connection */
 		cJSON_Delete(reply);		/* not ours */
 	}
 	cJSON_Delete(id);
@@ -698,7 +707,7 @@ ctl_logs(struct ctl *ctl, int argc, char **argv)
 
 	fflush(stdout);
 	for (;;) {
-		if ((text = ctl_read_line(ctl, -1)) == NULL)
+		if ((text = ctl_read_line(ctl, -1, 0)) == NULL)
 			return (CTL_EXIT_FAILED);
 		msg = cJSON_Parse(text);
 		free(text);

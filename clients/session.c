@@ -43,7 +43,12 @@
 #define SESSION_CLOSE_FLUSH_MS		1000
 #define SESSION_MAX_PAGES		1000
 #define SESSION_NAME_MAX_COLUMNS	40
-#define SESSION_NO_TIMEOUT		-1
+/*
+ * A tool call: mcpd times it out itself (request_timeout_ms, reset by
+ * progress, at most ten times that); mcpctl gives up only when mcpd has
+ * said nothing at all for this long, so a stuck mcpd cannot hang it.
+ */
+#define SESSION_CALL_IDLE_MS		(15 * 60 * 1000)
 
 struct session {
 	char		*server;
@@ -56,6 +61,7 @@ struct session {
 	size_t		 out_size;
 
 	int64_t		 next_id;
+	int		 idle_deadline;	/* any message from mcpd extends it */
 	cJSON		*init_result;
 	int		 read_eof;
 	int		 read_errno;
@@ -267,6 +273,9 @@ session_wait(struct session *s, const char *method, int64_t want,
 				    id);
 				if (*reply != NULL)
 					goto done;
+				if (s->idle_deadline && timeout_ms >= 0)
+					deadline = clock_now_ms() +
+					    (uint64_t)timeout_ms;
 			} else if (ev == FRAME_OVERSIZE) {
 				if (m.id == NULL || m.id_len != want_len ||
 				    memcmp(m.id, want_text, want_len) != 0)
@@ -297,10 +306,12 @@ session_wait(struct session *s, const char *method, int64_t want,
 		left = -1;
 		if (deadline != 0 && (left = (int64_t)deadline -
 		    (int64_t)clock_now_ms()) <= 0) {
-			session_warnx(s->server, "%s: no reply within %d ms",
-			    method, timeout_ms);
+			session_warnx(s->server, "%s: no %s within %d ms",
+			    method, s->idle_deadline ? "word from mcpd" :
+			    "reply", timeout_ms);
 			session_cancel(s, id, "mcpctl timed out");
-			goto fail;
+			cJSON_Delete(id);
+			return (-2);
 		}
 		if (session_io(s, (int)left) != 0) {
 			session_warnx(s->server, "poll: %s", strerror(errno));
@@ -335,8 +346,14 @@ session_request(struct session *s, const char *method, cJSON *params,
 	id = cJSON_CreateNumber((double)want);
 	session_queue(s, rpc_make_request(id, method, params));
 	cJSON_Delete(id);
-	if (session_wait(s, method, want, timeout_ms, &reply) != 0)
+	switch (session_wait(s, method, want, timeout_ms, &reply)) {
+	case 0:
+		break;
+	case -2:
+		return (CONNECT_EXIT_UNREACHABLE);	/* mcpd is stuck */
+	default:
 		return (CONNECT_EXIT_FAILED);
+	}
 
 	if ((error = cJSON_GetObjectItemCaseSensitive(reply, "error")) !=
 	    NULL) {
@@ -789,8 +806,9 @@ session_cmd_call(const char *socket_path, int json, const char *server,
 	cJSON_AddStringToObject(params, "name", tool);
 	cJSON_AddItemToObject(params, "arguments", args);
 	/* mcpd times tool calls out (and resets on progress), not us. */
+	s->idle_deadline = 1;
 	rc = session_request(s, "tools/call", params, &result,
-	    SESSION_NO_TIMEOUT);
+	    SESSION_CALL_IDLE_MS);
 	session_close(s);
 	if (rc != CONNECT_EXIT_OK)
 		return (rc);

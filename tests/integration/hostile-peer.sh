@@ -8,7 +8,8 @@
 # is let in by mcpd too (SO_PEERGROUPS), as a member: status, not
 # restart.  A peer outside the group (the socket opened to all by hand)
 # gets one JSON-RPC error line, id null, code -32013, naming its uid and
-# what to do, before mcpd closes the connection.  Needs root.
+# what to do, before mcpd closes the connection; mcpctl shows that line
+# and exits 1.  Needs root.
 
 # shellcheck source=fault-lib.sh
 . "$TESTS_SRCDIR/integration/fault-lib.sh"
@@ -69,5 +70,11 @@ grep -q "uid $uid is not allowed" <<<"$msg" || fail "the message does not name u
 grep -q "$GROUP (socket_group)" <<<"$msg" || fail "the message does not say what to do: $msg"
 grep -q "refused connection from pid .*: uid $uid is not allowed" "$MCPD_LOG" ||
 	fail "the refusal was not logged"
+# mcpctl shows the refusal itself, not "mcpd closed the connection".
+out=$("${as_stranger[@]}" "$MCPCTL" -s "$SOCK" status 2>&1)
+rc=$?
+note "mcpctl as the stranger: exit $rc: $out"
+[ "$rc" = 1 ] || fail "mcpctl as the stranger exited $rc, expected 1: $out"
+grep -q "uid $uid is not allowed" <<<"$out" || fail "mcpctl did not show mcpd's refusal: $out"
 stop_mcpd
 exit 0
