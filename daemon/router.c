@@ -684,11 +684,14 @@ router_session_ready(struct router *r, int first)
 	/* Replay held requests in arrival order. */
 	TAILQ_INIT(&held);
 	TAILQ_CONCAT(&held, &r->waiting, entry);
+	/* Accepted already: the memory budget was checked when held. */
+	r->replaying = 1;
 	while ((wt = TAILQ_FIRST(&held)) != NULL) {
 		TAILQ_REMOVE(&held, wt, entry);
 		router_client_line(wt->att, wt->line, wt->len);
 		router_waiting_release(r, wt, 0);
 	}
+	r->replaying = 0;
 }
 
 void

@@ -153,6 +153,7 @@ struct router {
 	int			 upstream_level; /* -1: never set */
 	int			 paused;	/* clients paused: stdin full */
 	size_t			 nwaiting_turn;	/* attachments waiting a turn */
+	int			 replaying;	/* held requests, now ready */
 	struct event		*ev_sweep;
 	struct pending		*spare;		/* freed, for reuse */
 	size_t			 nspare;

@@ -439,7 +439,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		control_request(r->mcpd, a->client, line, &env, method);
 		return;
 	}
-	if (budget_exhausted(r->mcpd)) {
+	if (budget_exhausted(r->mcpd) && !r->replaying) {
 		router_client_error(a, router_text(line, &env.id), env.id.len,
 		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "
 		    "%zu) is used up; try again when clients have read their "
