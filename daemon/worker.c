@@ -204,13 +204,19 @@ worker_next(struct worker *w)
  * restarted as hung.
  */
 static void
-worker_health_arm(struct worker *w, uint64_t ms)
+worker_evtimer_add_ms(struct event *ev, uint64_t ms)
 {
 	struct timeval	 tv;
 
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(w->ev_health, &tv);
+	evtimer_add(ev, &tv);
+}
+
+static void
+worker_health_arm(struct worker *w, uint64_t ms)
+{
+	worker_evtimer_add_ms(w->ev_health, ms);
 }
 
 static void
@@ -351,11 +357,7 @@ worker_set_reason(char **slot, const char *reason)
 static void
 worker_arm_timer(struct worker *w, uint64_t ms)
 {
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(w->ev_timer, &tv);
+	worker_evtimer_add_ms(w->ev_timer, ms);
 }
 
 /* Count and log a protocol violation by the server. */
