@@ -10,8 +10,9 @@
 # - Every reply carries the caller's id byte for byte: 1e400, 2^64,
 #   "a\u0000b", 1.0, -0 come back as written, from control methods, from
 #   their errors and on attached sessions.
-# - A 16 MiB control request costs mcpd about the line itself, not a tree
-#   of it: its params are refused over 1 MiB with a clear error; the same
+# - A 16 MiB control request (an array of 8 M numbers) costs mcpd about
+#   the line itself, not a tree of it (some 660 MiB before): its params
+#   are refused over 1 MiB with a clear error; the same
 #   for a 16 MiB line that is not an object, and a 16 MiB initialize is
 #   still answered.  mcpd's VmHWM growth is printed and held to 2.5 times
 #   the line (unsanitized builds).
@@ -120,7 +121,10 @@ note "attached: jsonrpc 1.0 and none refused with -32600 and not forwarded; ids 
 # --- 16 MiB lines --------------------------------------------------------------
 PAD_BYTES=$((16 * 1024 * 1024 - 200))
 pad=$(head -c "$PAD_BYTES" /dev/zero | tr '\0' x)
-printf '{"jsonrpc":"2.0","id":"big","method":"mcpd/status","params":{"pad":"%s"}}\n' "$pad" >"$T/big1.in"
+# Many small values: the shape that costs cJSON the most (a 16 MiB array
+# of numbers used to take mcpd to some 660 MiB).
+printf '{"jsonrpc":"2.0","id":"big","method":"mcpd/status","params":{"a":[%s]}}\n' \
+	"$(yes 1 | head -n $((PAD_BYTES / 2)) | paste -sd, -)" >"$T/big1.in"
 printf '["%s"]\n' "$pad" >"$T/big2.in"
 {
 	printf '%s\n' '{"jsonrpc":"2.0","id":"att","method":"mcpd/attach","params":{"server":"demo"}}'
