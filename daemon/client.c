@@ -50,6 +50,7 @@
 #include "conf.h"
 #include "control.h"
 #include "envelope.h"
+#include "follow.h"
 #include "frame.h"
 #include "log.h"
 #include "mcpd.h"
@@ -89,8 +90,7 @@ struct client {
 	struct frame		*frame;
 	struct evbuffer		*out;
 	struct attachment	*att;		/* NULL: not attached */
-	uint64_t		*follows;	/* servers followed (serials) */
-	size_t			 nfollows;
+	struct follow_set	 follows;	/* servers followed (serials) */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	size_t			 frame_counted;	/* input buffer, in the budget */
 	int			 paused;	/* reading stopped: backpressure */
@@ -159,9 +159,9 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
 	}
-	if (c->nfollows > 0)
+	if (!follow_empty(&c->follows))
 		c->mcpd->nfollowing--;
-	free(c->follows);
+	follow_clear(&c->follows);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -1051,28 +1051,13 @@ client_serial(const struct client *c)
 	return (c->serial);
 }
 
-static int
-client_follows(const struct client *c, uint64_t worker_serial)
-{
-	size_t	 i;
-
-	for (i = 0; i < c->nfollows; i++) {
-		if (c->follows[i] == worker_serial)
-			return (1);
-	}
-	return (0);
-}
-
 /* Following a server twice is following it once. */
 void
 client_follow(struct client *c, uint64_t worker_serial)
 {
-	if (c->dead || client_follows(c, worker_serial))
+	if (c->dead)
 		return;
-	c->follows = xreallocarray(c->follows, c->nfollows + 1,
-	    sizeof *c->follows);
-	c->follows[c->nfollows++] = worker_serial;
-	if (c->nfollows == 1)
+	if (follow_add(&c->follows, worker_serial))
 		c->mcpd->nfollowing++;
 }
 
@@ -1085,7 +1070,7 @@ client_log_line(struct mcpd *mcpd, uint64_t worker_serial, const char *text,
 	if (mcpd->nfollowing == 0)
 		return;
 	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		if (!c->dead && client_follows(c, worker_serial))
+		if (!c->dead && follow_has(&c->follows, worker_serial))
 			client_queue_text(c, text, len);
 	}
 }
@@ -1095,19 +1080,11 @@ client_follow_gone(struct mcpd *mcpd, uint64_t worker_serial,
     const char *reason)
 {
 	struct client	*c;
-	size_t		 i;
 
 	if (mcpd->nfollowing == 0)
 		return;
 	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		for (i = 0; i < c->nfollows; i++) {
-			if (c->follows[i] == worker_serial)
-				break;
-		}
-		if (i == c->nfollows)
-			continue;
-		c->follows[i] = c->follows[--c->nfollows];
-		if (c->nfollows == 0) {
+		if (follow_remove(&c->follows, worker_serial)) {
 			mcpd->nfollowing--;
 			client_lost(c, reason);
 		}
