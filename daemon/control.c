@@ -3,7 +3,9 @@
  *
  * A table maps each mcpd/ method to its handler.  Handlers validate their
  * params completely before acting, so a request naming one unknown server
- * changes nothing.
+ * changes nothing.  Params holding "\u0000" in a key or a string are
+ * refused before cJSON reads them: it would cut "alpha\u0000x" to "alpha"
+ * and read a key "follow\u0000" as "follow".
  */
 #include "config.h"
 
@@ -390,6 +392,26 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	    "method not found: %.64s", method);
 }
 
+/* Whether JSON text (valid: the scanner accepted it) escapes a NUL. */
+static int
+control_has_nul(const char *text, size_t len)
+{
+	size_t	 i;
+	int	 in_string = 0;
+
+	for (i = 0; i < len; i++) {
+		if (text[i] == '"')
+			in_string = !in_string;
+		else if (in_string && text[i] == '\\') {
+			if (len - i >= 6 &&
+			    memcmp(text + i + 1, "u0000", 5) == 0)
+				return (1);
+			i++;	/* the escaped character */
+		}
+	}
+	return (0);
+}
+
 void
 control_request(struct mcpd *mcpd, struct client *c, const char *line,
     const struct envelope *env, const char *method)
@@ -401,6 +423,12 @@ control_request(struct mcpd *mcpd, struct client *c, const char *line,
 		client_send_error(c, id, RPC_INVALID_REQUEST, "invalid request: "
 		    "params of %zu bytes; %s takes at most %d", env->params.len,
 		    method, RPC_PARSE_MAX_BYTES);
+		goto out;
+	}
+	if (control_has_nul(line + env->params.off, env->params.len)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
+		    "a key or string of %s holds a NUL character (\\u0000)",
+		    method);
 		goto out;
 	}
 	if (env->params.type != ENVELOPE_ABSENT &&

@@ -4,10 +4,10 @@
 #	tests/fuzz/build.sh [TARGET ...]
 #
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
-# $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf and
-# fuzz_client.  With MODE=replay it builds instead the plain replay
-# programs make check runs (replay_NAME, with $CC), for a quick look
-# without automake.  config.h comes from $BUILD (the configured build
+# $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
+# fuzz_client and fuzz_control.  With MODE=replay it builds instead the
+# plain replay programs make check runs (replay_NAME, with $CC), for a
+# quick look without automake.  config.h comes from $BUILD (the configured build
 # directory, build/ by default).  See run.sh to run the fuzzers.
 set -eu
 
@@ -41,11 +41,14 @@ sources() {
 			    daemon/router_down.c daemon/budget.c \
 			    src/envelope.c src/hmap.c \
 			    src/rpc.c src/xmalloc.c src/conf.c ;;
+	control)	echo daemon/control.c daemon/follow.c daemon/budget.c \
+			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
+			    src/metrics.c src/xmalloc.c src/conf.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
 }
 
-targets=${*:-frame envelope conf client}
+targets=${*:-frame envelope conf client control}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	if [ "$MODE" = replay ]; then

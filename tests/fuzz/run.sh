@@ -19,7 +19,7 @@ JOBS=${JOBS:-2}
 MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
-targets=${*:-frame envelope conf client}
+targets=${*:-frame envelope conf client control}
 
 max_len() {
 	case $1 in
@@ -33,6 +33,7 @@ dict() {
 	case $1 in
 	envelope)	echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
+	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;
 	*)		echo "" ;;
 	esac

@@ -1,0 +1,1229 @@
+/*
+ * fuzz_control.c -- the control plane and log following, as mcpd runs them.
+ *
+ * daemon/control.c (every mcpd/ method) and daemon/follow.c run as they
+ * are, with the pure code under them (src/rpc.c, envelope.c, ring.c,
+ * esc.c, metrics.c, conf.c).  What they call in the rest of the daemon is
+ * replaced by models: connections that record what they are sent (client.c),
+ * workers with names, serials, states and a stderr ring (worker.c), and
+ * reloads that remove and add workers (reload.c).  client_follow,
+ * client_log_line and client_follow_gone are client.c's over the model's
+ * connections, and a stderr line takes worker.c's path to them.  Lifetimes
+ * are mcpd's: a closed connection is marked dead and freed from a deferred
+ * step, and so is a removed worker (worker_free, which ends the follows of
+ * it); nothing is freed inside its own call.
+ *
+ * The input is lines, each an event:
+ *
+ *	cN JSON		connection N (0-3) sends a line; as client_handle_line,
+ *			to the router once the connection is attached
+ *	fN W		connection N sends mcpd/logs following worker W
+ *	kN M W		connection N sends the Mth mcpd/ method (status,
+ *			start, stop, restart, version, attach, reload, logs,
+ *			metrics) naming worker W
+ *	eW TEXT		worker W (0-3) writes a line on stderr
+ *	xN		connection N closes (client_lost: dead, freed later)
+ *	oN		a new connection takes slot N (if N is closed)
+ *	rW		a reload removes worker W (freed later)
+ *	aW		a reload adds worker W (a new serial, the same name)
+ *	mK		what mcpd/reload does next: 0 nothing, 1 one error,
+ *			2 two errors, 3 removes the last worker, 4 adds one
+ *	sW K		worker W is now in state K (a digit)
+ *	F, G		the deferred frees run: connections, then workers (F)
+ *			or workers, then connections (G)
+ *
+ * Connection 3 is not an admin.  Workers 0-2 exist at the start.  In JSON
+ * lines "$Z" stands for RPC_PARSE_MAX_BYTES bytes of 'x' (twice at most).
+ * At the end every connection closes and every worker is removed.
+ *
+ * Invariants: no crash, leak or sanitizer report; every message a
+ * connection receives is one strict JSON object (envelope_scan) on one
+ * line that cJSON parses too; every line a connection sends that is not
+ * attached gets exactly the replies JSON-RPC asks for: one for a request,
+ * carrying its id byte for byte, none for a notification or a response,
+ * one with a null id for anything else; nothing reaches a dead connection
+ * (a freed one is the sanitizer's); a stderr line reaches, once, exactly
+ * the live connections that asked to follow that worker (by serial, so
+ * not a removed worker's followers when a new one takes its name), and
+ * no line ever comes during a request; when a worker is freed, the
+ * connections that followed only it are closed and no other; each
+ * connection's follow set is what it asked for, and mcpd->nfollowing
+ * counts the connections with a non-empty one.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "conf.h"
+#include "control.h"
+#include "envelope.h"
+#include "follow.h"
+#include "fuzz.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "reload.h"
+#include "ring.h"
+#include "router.h"
+#include "rpc.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+const char	*fuzz_target_name = "control";
+
+#define FUZZ_CONNS		4
+#define FUZZ_WORKERS		4
+#define FUZZ_NOT_ADMIN		3	/* this connection is not an admin */
+#define FUZZ_MAX_PADS		2
+/* As worker.c. */
+#define FUZZ_RING_BYTES		(256 * 1024)
+#define FUZZ_RING_LINES		2000
+#define FUZZ_METHOD_MAX		64	/* client.c's CLIENT_METHOD_MAX */
+
+static const char *fuzz_names[FUZZ_WORKERS] = {
+	"alpha", "beta", "g.a-m_m4", "delta"
+};
+
+/* Control requests the k and f events write; @ is a worker's name. */
+static const char *fuzz_canned[] = {
+	"\"mcpd/status\",\"params\":{\"servers\":[\"@\"]}",
+	"\"mcpd/start\",\"params\":{\"servers\":[\"@\"]}",
+	"\"mcpd/stop\",\"params\":{\"servers\":[\"@\"]}",
+	"\"mcpd/restart\",\"params\":{\"servers\":[\"@\",\"@\"]}",
+	"\"mcpd/version\"",
+	"\"mcpd/attach\",\"params\":{\"server\":\"@\"}",
+	"\"mcpd/reload\"",
+	"\"mcpd/logs\",\"params\":{\"server\":\"@\",\"lines\":1}",
+	"\"mcpd/metrics\",\"params\":{}",
+};
+#define FUZZ_NCANNED	(sizeof fuzz_canned / sizeof fuzz_canned[0])
+#define FUZZ_FOLLOW \
+	"\"mcpd/logs\",\"params\":{\"server\":\"@\",\"follow\":true}"
+
+static const char *fuzz_conf_text =
+    "{\"mcpServers\":{\"alpha\":{\"command\":\"fuzz-server\"}}}";
+
+/* The stand-in for a connection (daemon/client.c). */
+struct client {
+	struct mcpd		*mcpd;
+	int			 slot;
+	uint64_t		 serial;
+	int			 admin;
+	int			 dead;
+	struct attachment	*att;
+	struct follow_set	 follows;	/* as client.c keeps it */
+	uint64_t		*asked;		/* the model: serials followed */
+	size_t			 nasked;
+	size_t			 replies;	/* responses received */
+	size_t			 logs;		/* mcpd/log notifications */
+	char			*reply_id;	/* the last reply's id, as sent */
+	cJSON			*reply;		/* the last reply */
+	TAILQ_ENTRY(client)	 entry;
+};
+
+struct router {
+	struct worker		*w;
+};
+
+struct attachment {
+	struct client		*c;
+	struct worker		*w;
+	size_t			 lines;
+};
+
+/* The stand-in for a worker (daemon/worker.c). */
+struct worker {
+	struct mcpd		*mcpd;
+	int			 slot;
+	char			*name;
+	uint64_t		 serial;
+	enum worker_state	 state;
+	int			 removing;
+	struct ring		*errlog;
+	uint64_t		 stderr_lines;
+	struct router		 router;
+	TAILQ_ENTRY(worker)	 entry;
+};
+
+static struct {
+	struct mcpd		 mcpd;
+	struct client		*slots[FUZZ_CONNS];
+	int			 reload_mode;
+	size_t			 logs_sent;	/* every mcpd/log, all clients */
+	unsigned		 next_id;	/* of canned requests */
+	struct worker		*writing;	/* on stderr now */
+	uint64_t		 now_ms;
+} F;
+
+/*
+ * What connections receive.
+ */
+
+static cJSON *
+parse_written(const char *text, size_t len, struct envelope *env)
+{
+	size_t	 erroff;
+	cJSON	*json;
+
+	FUZZ_CHECK(len > 0 && memchr(text, '\n', len) == NULL,
+	    "message to a client is empty or holds a newline: %.*s",
+	    (int)len, text);
+	FUZZ_CHECK(envelope_scan(text, len, env, &erroff) == 0,
+	    "message to a client is not a strict JSON object (byte %zu): %.*s",
+	    erroff, (int)len, text);
+	json = fuzz_json_parse(text, len);
+	FUZZ_CHECK(cJSON_IsObject(json), "cJSON refuses the message to a "
+	    "client: %.*s", (int)len, text);
+	return (json);
+}
+
+static int
+client_asked(const struct client *c, uint64_t serial)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->nasked; i++) {
+		if (c->asked[i] == serial)
+			return (1);
+	}
+	return (0);
+}
+
+static void
+client_receives(struct client *c, const char *text, size_t len)
+{
+	struct envelope	 env;
+	cJSON		*msg, *method, *params, *server;
+
+	FUZZ_CHECK(!c->dead, "message for dead connection %llu: %.*s",
+	    (unsigned long long)c->serial, (int)len, text);
+	msg = parse_written(text, len, &env);
+	FUZZ_CHECK(envelope_string_eq(text, &env.jsonrpc, "2.0"),
+	    "message without \"jsonrpc\": \"2.0\": %.*s", (int)len, text);
+	method = fuzz_json_member(msg, "method");
+	if (method != NULL) {
+		FUZZ_CHECK(cJSON_IsString(method) &&
+		    strcmp(method->valuestring, MCPD_NOTIFY_LOG) == 0 &&
+		    env.id.type == ENVELOPE_ABSENT, "a connection got a "
+		    "request or notification other than mcpd/log: %.*s",
+		    (int)len, text);
+		params = fuzz_json_member(msg, "params");
+		server = fuzz_json_member(params, "server");
+		FUZZ_CHECK(F.writing != NULL, "mcpd/log while no server "
+		    "wrote to stderr: %.*s", (int)len, text);
+		FUZZ_CHECK(cJSON_IsString(server) &&
+		    strcmp(server->valuestring, F.writing->name) == 0,
+		    "mcpd/log from server %s says another: %.*s",
+		    F.writing->name, (int)len, text);
+		FUZZ_CHECK(cJSON_IsString(fuzz_json_member(params, "text")),
+		    "mcpd/log without text: %.*s", (int)len, text);
+		c->logs++;
+		F.logs_sent++;
+		cJSON_Delete(msg);
+		return;
+	}
+	FUZZ_CHECK(env.id.type != ENVELOPE_ABSENT, "reply without id: %.*s",
+	    (int)len, text);
+	FUZZ_CHECK((env.result.type != ENVELOPE_ABSENT) !=
+	    (env.error.type != ENVELOPE_ABSENT), "reply with neither or both "
+	    "of result and error: %.*s", (int)len, text);
+	if (env.error.type != ENVELOPE_ABSENT)
+		FUZZ_CHECK(env.e_code.type == ENVELOPE_NUMBER, "error without "
+		    "a code: %.*s", (int)len, text);
+	c->replies++;
+	free(c->reply_id);
+	c->reply_id = xstrndup(text + env.id.off, env.id.len);
+	cJSON_Delete(c->reply);
+	c->reply = msg;
+}
+
+/*
+ * Stand-ins for client.c: output is recorded, a lost connection is marked
+ * dead and freed from the deferred step (client_free_cb).
+ */
+
+uint64_t
+clock_now_ms(void)
+{
+	return (F.now_ms);
+}
+
+uint64_t
+clock_now_us(void)
+{
+	return (F.now_ms * 1000);
+}
+
+uint64_t
+clock_realtime_us(void)
+{
+	return (1700000000000000ULL + F.now_ms * 1000);
+}
+
+void
+client_queue_text(struct client *c, const char *text, size_t len)
+{
+	client_receives(c, text, len);
+}
+
+void
+client_send_json(struct client *c, cJSON *msg)
+{
+	char	*text;
+
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	client_queue_text(c, text, strlen(text));
+	free(text);
+}
+
+void
+client_send_error(struct client *c, const cJSON *id, int code,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	client_send_json(c, rpc_make_error(id, code, text, NULL));
+	free(text);
+}
+
+int
+client_is_admin(const struct client *c)
+{
+	return (c->admin);
+}
+
+struct attachment *
+client_attachment(const struct client *c)
+{
+	return (c->att);
+}
+
+void
+client_attach(struct client *c, struct attachment *att)
+{
+	c->att = att;
+}
+
+static void
+client_lost(struct client *c, const char *reason)
+{
+	c->dead = 1;
+}
+
+void
+client_detached(struct client *c, const char *reason)
+{
+	c->att = NULL;
+	client_lost(c, reason);
+}
+
+/* client.c's, word for word, over the model's connections. */
+void
+client_follow(struct client *c, uint64_t worker_serial)
+{
+	if (c->dead)
+		return;
+	if (follow_add(&c->follows, worker_serial))
+		c->mcpd->nfollowing++;
+}
+
+void
+client_log_line(struct mcpd *mcpd, uint64_t worker_serial, const char *text,
+    size_t len)
+{
+	struct client	*c;
+
+	if (mcpd->nfollowing == 0)
+		return;
+	TAILQ_FOREACH(c, &mcpd->clients, entry) {
+		if (!c->dead && follow_has(&c->follows, worker_serial))
+			client_queue_text(c, text, len);
+	}
+}
+
+void
+client_follow_gone(struct mcpd *mcpd, uint64_t worker_serial,
+    const char *reason)
+{
+	struct client	*c;
+
+	if (mcpd->nfollowing == 0)
+		return;
+	TAILQ_FOREACH(c, &mcpd->clients, entry) {
+		if (follow_remove(&c->follows, worker_serial)) {
+			mcpd->nfollowing--;
+			client_lost(c, reason);
+		}
+	}
+}
+
+/*
+ * Stand-ins for the router: an attached connection's lines are counted.
+ */
+
+struct attachment *
+router_attach(struct router *r, struct client *c)
+{
+	struct attachment	*a;
+
+	a = xcalloc(1, sizeof *a);
+	a->c = c;
+	a->w = r->w;
+	return (a);
+}
+
+void
+router_detach(struct attachment *a, const char *reason)
+{
+	free(a);
+}
+
+void
+router_client_line(struct attachment *a, const char *line, size_t len)
+{
+	a->lines++;
+}
+
+/*
+ * Stand-ins for worker.c, mcpd.c and reload.c.
+ */
+
+struct worker *
+worker_first(struct mcpd *mcpd)
+{
+	return (TAILQ_FIRST(&mcpd->workers));
+}
+
+struct worker *
+worker_next(struct worker *w)
+{
+	return (TAILQ_NEXT(w, entry));
+}
+
+int
+worker_removing(const struct worker *w)
+{
+	return (w->removing);
+}
+
+const char *
+worker_name(const struct worker *w)
+{
+	return (w->name);
+}
+
+uint64_t
+worker_serial(const struct worker *w)
+{
+	return (w->serial);
+}
+
+enum worker_state
+worker_state(const struct worker *w)
+{
+	return (w->state);
+}
+
+const char *
+worker_state_name(enum worker_state state)
+{
+	static const char	*names[] = MCPD_STATE_NAMES;
+
+	return (names[state]);
+}
+
+struct router *
+worker_router(const struct worker *w)
+{
+	return ((struct router *)&w->router);
+}
+
+const char *
+worker_init_result_text(const struct worker *w)
+{
+	/* Ready: the server's result; otherwise "{}", as worker.c. */
+	if (w->state != WORKER_READY)
+		return ("{}");
+	return ("{\"protocolVersion\":\"" MCPD_MCP_VERSION "\","
+	    "\"capabilities\":{},\"serverInfo\":{\"name\":\"fuzz\\u0000\","
+	    "\"version\":\"1\"}}");
+}
+
+void
+worker_start(struct worker *w)
+{
+	if (w->state != WORKER_READY)
+		w->state = WORKER_STARTING;
+}
+
+void
+worker_stop(struct worker *w)
+{
+	w->state = WORKER_STOPPED;
+}
+
+void
+worker_restart(struct worker *w)
+{
+	w->state = WORKER_STARTING;
+}
+
+static size_t
+worker_attached(const struct worker *w)
+{
+	struct client	*c;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(c, &w->mcpd->clients, entry) {
+		if (c->att != NULL && c->att->w == w)
+			n++;
+	}
+	return (n);
+}
+
+/* The members worker_status_json and router_add_stats give. */
+cJSON *
+worker_status_json(const struct worker *w)
+{
+	static const char	*outcomes[] = { "ok", "error", "timeout",
+	    "cancelled", "failed", "oversize" };
+	cJSON			*o, *stats, *req, *lat;
+	size_t			 i;
+
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", w->name);
+	cJSON_AddStringToObject(o, "state", worker_state_name(w->state));
+	if (w->state == WORKER_READY) {
+		cJSON_AddNumberToObject(o, "pid", 4000 + (double)w->serial);
+		cJSON_AddNumberToObject(o, "uptime_ms", 1500);
+	} else {
+		cJSON_AddNullToObject(o, "pid");
+		cJSON_AddNullToObject(o, "uptime_ms");
+	}
+	cJSON_AddStringToObject(o, "containment", "cgroup");
+	cJSON_AddNumberToObject(o, "restarts", (double)w->serial);
+	cJSON_AddStringToObject(o, "last_exit", "exited with status 1");
+	cJSON_AddNullToObject(o, "next_restart_ms");
+	cJSON_AddNumberToObject(o, "inflight", 0);
+	cJSON_AddNumberToObject(o, "clients", (double)worker_attached(w));
+	cJSON_AddNumberToObject(o, "state_ms", 12);
+	cJSON_AddStringToObject(o, "command", "fuzz-server");
+	cJSON_AddStringToObject(o, "restart_policy", "always");
+	cJSON_AddNullToObject(o, "protocol_version");
+	cJSON_AddNullToObject(o, "server_info");
+	stats = cJSON_AddObjectToObject(o, "stats");
+	cJSON_AddNumberToObject(stats, "stdout_lines", 3);
+	cJSON_AddNumberToObject(stats, "dropped_lines", 0);
+	cJSON_AddNumberToObject(stats, "oversize_messages", 0);
+	cJSON_AddNumberToObject(stats, "protocol_violations", 0);
+	cJSON_AddNumberToObject(stats, "stderr_lines",
+	    (double)w->stderr_lines);
+	req = cJSON_AddObjectToObject(stats, "requests");
+	for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+		cJSON_AddNumberToObject(req, outcomes[i], (double)i);
+	lat = cJSON_AddArrayToObject(stats, "latency_us_log2");
+	for (i = 0; i < 28; i++)
+		cJSON_AddItemToArray(lat, cJSON_CreateNumber((double)(i % 3)));
+	cJSON_AddNumberToObject(stats, "latency_us_sum", 123456);
+	return (o);
+}
+
+/* worker.c's: the ring's lines as ready-made JSON. */
+static cJSON *
+worker_log_line_json(const struct worker *w, uint64_t seq)
+{
+	char	*json;
+	cJSON	*o;
+
+	if ((json = ring_line_json(w->errlog, seq, w->name)) == NULL)
+		return (NULL);
+	o = cJSON_CreateRaw(json);
+	free(json);
+	return (o);
+}
+
+cJSON *
+worker_logs_json(const struct worker *w, size_t n)
+{
+	cJSON		*lines, *line;
+	uint64_t	 seq, first = ring_first_seq(w->errlog);
+	uint64_t	 next = ring_next_seq(w->errlog);
+
+	lines = cJSON_CreateArray();
+	seq = next - first > n ? next - n : first;
+	for (; seq < next; seq++) {
+		if ((line = worker_log_line_json(w, seq)) != NULL)
+			cJSON_AddItemToArray(lines, line);
+	}
+	return (lines);
+}
+
+/* worker.c's worker_tell_followers. */
+static void
+worker_tell_followers(struct worker *w, uint64_t seq)
+{
+	cJSON	*params, *msg;
+	char	*text;
+
+	if ((params = worker_log_line_json(w, seq)) == NULL)
+		return;
+	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	client_log_line(w->mcpd, w->serial, text, strlen(text));
+	free(text);
+}
+
+/* worker_stderr_line, but for the journal. */
+static void
+worker_stderr_line(struct worker *w, const char *line, size_t len)
+{
+	w->stderr_lines++;
+	ring_push(w->errlog, line, len, clock_realtime_us());
+	if (w->mcpd->nfollowing > 0)
+		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
+}
+
+/* mcpd.c's. */
+struct worker *
+mcpd_find_worker(struct mcpd *mcpd, const char *name)
+{
+	struct worker	*w;
+
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
+		if (!worker_removing(w) && strcmp(worker_name(w), name) == 0)
+			return (w);
+	}
+	return (NULL);
+}
+
+static struct worker *
+worker_add(int slot)
+{
+	struct worker	*w;
+
+	w = xcalloc(1, sizeof *w);
+	w->mcpd = &F.mcpd;
+	w->slot = slot;
+	w->name = xstrdup(fuzz_names[slot]);
+	w->serial = ++F.mcpd.workers_total;
+	w->state = slot == 1 ? WORKER_BACKOFF : WORKER_READY;
+	w->errlog = ring_new(FUZZ_RING_BYTES, FUZZ_RING_LINES);
+	w->router.w = w;
+	TAILQ_INSERT_TAIL(&F.mcpd.workers, w, entry);
+	return (w);
+}
+
+/* The live worker in a slot (not being removed), or NULL. */
+static struct worker *
+worker_in_slot(int slot)
+{
+	return (mcpd_find_worker(&F.mcpd, fuzz_names[slot]));
+}
+
+/* The newest worker of a slot, removing or not: it may still write. */
+static struct worker *
+worker_newest(int slot)
+{
+	struct worker	*w;
+
+	TAILQ_FOREACH_REVERSE(w, &F.mcpd.workers, worker_list, entry) {
+		if (w->slot == slot)
+			return (w);
+	}
+	return (NULL);
+}
+
+/* worker_remove: stopped now, freed from the deferred step. */
+static void
+worker_remove_model(struct worker *w)
+{
+	w->removing = 1;
+	w->state = WORKER_STOPPING;
+}
+
+/* worker.c's worker_free, and what the model expects of it. */
+void
+worker_free(struct worker *w)
+{
+	struct client	*c;
+	int		*dead_before, expect, had, i;
+	size_t		 n = 0, j;
+
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry)
+		n++;
+	dead_before = xcalloc(n + 1, sizeof *dead_before);
+	i = 0;
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
+		/* Attached to it, it is dropped with the router. */
+		dead_before[i++] = c->dead || (c->att != NULL &&
+		    c->att->w == w);
+	}
+
+	/* router_free: its attached clients are dropped. */
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
+		if (c->att != NULL && c->att->w == w) {
+			router_detach(c->att, "server removed");
+			client_detached(c, "server removed");
+		}
+	}
+	client_follow_gone(w->mcpd, w->serial, "server removed");
+	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
+
+	/* Those that followed only it are closed, and no other. */
+	i = 0;
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
+		had = 0;
+		for (j = 0; j < c->nasked; j++) {
+			if (c->asked[j] == w->serial) {
+				c->asked[j] = c->asked[--c->nasked];
+				had = 1;
+				break;
+			}
+		}
+		expect = dead_before[i++] || (had && c->nasked == 0);
+		FUZZ_CHECK(c->dead == expect, "connection %llu is %s after "
+		    "server %s (serial %llu) was freed; it followed it: %s, "
+		    "and %zu others", (unsigned long long)c->serial,
+		    c->dead ? "closed" : "open", w->name,
+		    (unsigned long long)w->serial, had ? "yes" : "no",
+		    c->nasked);
+	}
+	free(dead_before);
+	ring_free(w->errlog);
+	free(w->name);
+	free(w);
+}
+
+int
+reload_config(struct mcpd *mcpd, cJSON **report)
+{
+	struct worker	*w, *last = NULL;
+	cJSON		*errors, *removed, *added;
+	int		 slot;
+
+	*report = cJSON_CreateObject();
+	if (F.reload_mode == 1 || F.reload_mode == 2) {
+		errors = cJSON_AddArrayToObject(*report, "errors");
+		cJSON_AddItemToArray(errors, cJSON_CreateString(
+		    "mcpServers.alpha.command: expected a string"));
+		if (F.reload_mode == 2)
+			cJSON_AddItemToArray(errors, cJSON_CreateString(
+			    "mcpServers.beta: unknown key \"\\u0000\""));
+		cJSON_AddArrayToObject(*report, "warnings");
+		return (-1);
+	}
+	cJSON_AddArrayToObject(*report, "changed");
+	added = cJSON_AddArrayToObject(*report, "added");
+	removed = cJSON_AddArrayToObject(*report, "removed");
+	cJSON_AddArrayToObject(*report, "unchanged");
+	cJSON_AddObjectToObject(*report, "actions");
+	cJSON_AddArrayToObject(*report, "warnings");
+	if (F.reload_mode == 3) {
+		TAILQ_FOREACH(w, &mcpd->workers, entry) {
+			if (!w->removing)
+				last = w;
+		}
+		if (last != NULL) {
+			cJSON_AddItemToArray(removed,
+			    cJSON_CreateString(last->name));
+			worker_remove_model(last);
+		}
+	} else if (F.reload_mode == 4) {
+		for (slot = 0; slot < FUZZ_WORKERS; slot++) {
+			if (worker_in_slot(slot) == NULL) {
+				worker_add(slot);
+				cJSON_AddItemToArray(added,
+				    cJSON_CreateString(fuzz_names[slot]));
+				break;
+			}
+		}
+	}
+	return (0);
+}
+
+/*
+ * The harness.
+ */
+
+static struct client *
+client_open(int slot)
+{
+	struct client	*c;
+
+	c = xcalloc(1, sizeof *c);
+	c->mcpd = &F.mcpd;
+	c->slot = slot;
+	c->serial = ++F.mcpd.clients_total;
+	c->admin = slot != FUZZ_NOT_ADMIN;
+	TAILQ_INSERT_TAIL(&F.mcpd.clients, c, entry);
+	F.mcpd.nclients++;
+	F.slots[slot] = c;
+	return (c);
+}
+
+/* client_free_cb. */
+static void
+client_free(struct client *c)
+{
+	if (c->att != NULL) {
+		router_detach(c->att, "client disconnected");
+		c->att = NULL;
+	}
+	if (!follow_empty(&c->follows))
+		c->mcpd->nfollowing--;
+	follow_clear(&c->follows);
+	c->mcpd->nclients--;
+	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
+	if (F.slots[c->slot] == c)
+		F.slots[c->slot] = NULL;
+	free(c->asked);
+	free(c->reply_id);
+	cJSON_Delete(c->reply);
+	free(c);
+}
+
+static void
+run_deferred(int workers_first)
+{
+	struct client	*c, *c1;
+	struct worker	*w, *w1;
+	int		 pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		if ((pass == 0) == !workers_first) {
+			for (c = TAILQ_FIRST(&F.mcpd.clients); c != NULL;
+			    c = c1) {
+				c1 = TAILQ_NEXT(c, entry);
+				if (c->dead)
+					client_free(c);
+			}
+		} else {
+			for (w = TAILQ_FIRST(&F.mcpd.workers); w != NULL;
+			    w = w1) {
+				w1 = TAILQ_NEXT(w, entry);
+				if (w->removing)
+					worker_free(w);
+			}
+		}
+	}
+}
+
+/*
+ * client_handle_line for a connection that is not attached (client.c):
+ * the strict scan, then a control request or an error.
+ */
+static void
+client_handle_line(struct client *c, const char *line, size_t len)
+{
+	struct envelope	 env;
+	cJSON		*id = NULL;
+	const char	*invalid;
+	char		 method[FUZZ_METHOD_MAX], *why;
+	size_t		 erroff;
+	int		 code;
+
+	if (c->att != NULL) {
+		router_client_line(c->att, line, len);
+		return;
+	}
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		code = rpc_scan_error(line, len, erroff, &why);
+		client_send_error(c, NULL, code, "%s", why);
+		free(why);
+		return;
+	}
+	if (rpc_envelope_has_id(&env))
+		id = rpc_id_raw(line, &env.id);
+	switch (rpc_classify_envelope(line, &env, &invalid)) {
+	case RPC_KIND_REQUEST:
+		if (envelope_string_copy(line, &env.method, method,
+		    sizeof method) < 0)
+			snprintf(method, sizeof method, "(long method name)");
+		if (strncmp(method, MCPD_METHOD_PREFIX,
+		    strlen(MCPD_METHOD_PREFIX)) == 0)
+			control_request(c->mcpd, c, line, &env, method);
+		else
+			client_send_error(c, id, RPC_METHOD_NOT_FOUND,
+			    "method not found: %.64s (this connection is not "
+			    "attached to a server)", method);
+		break;
+	case RPC_KIND_NOTIFICATION:
+	case RPC_KIND_RESPONSE:
+		break;		/* nothing to route them to yet */
+	case RPC_KIND_INVALID:
+		client_send_error(c, id, RPC_INVALID_REQUEST, "%s", invalid);
+		break;
+	}
+	cJSON_Delete(id);
+}
+
+/* After a reply to mcpd/logs with "follow": true, what is followed. */
+static void
+note_follow(struct client *c, const char *line, const struct envelope *env)
+{
+	cJSON		*params, *name, *follow, *result, *server;
+	struct worker	*w;
+
+	if (!envelope_string_eq(line, &env->method, MCPD_METHOD_LOGS) ||
+	    env->params.type != ENVELOPE_OBJECT)
+		return;
+	params = fuzz_json_parse(line + env->params.off, env->params.len);
+	FUZZ_CHECK(params != NULL, "cJSON refuses params envelope_scan "
+	    "accepted");
+	name = fuzz_json_member(params, "server");
+	follow = fuzz_json_member(params, "follow");
+	result = fuzz_json_member(c->reply, "result");
+	if (result != NULL) {
+		server = fuzz_json_member(result, "server");
+		FUZZ_CHECK(cJSON_IsString(name) && cJSON_IsString(server) &&
+		    strcmp(name->valuestring, server->valuestring) == 0,
+		    "mcpd/logs for server %s answered with the logs of %s",
+		    cJSON_IsString(name) ? name->valuestring : "(none)",
+		    cJSON_IsString(server) ? server->valuestring : "(none)");
+		FUZZ_CHECK(cJSON_IsArray(fuzz_json_member(result, "lines")),
+		    "mcpd/logs result without lines");
+		if (cJSON_IsTrue(follow)) {
+			w = mcpd_find_worker(&F.mcpd, server->valuestring);
+			FUZZ_CHECK(w != NULL, "mcpd/logs followed %s, which is "
+			    "not a server", server->valuestring);
+			if (!client_asked(c, w->serial)) {
+				c->asked = xreallocarray(c->asked,
+				    c->nasked + 1, sizeof *c->asked);
+				c->asked[c->nasked++] = w->serial;
+			}
+		}
+	}
+	cJSON_Delete(params);
+}
+
+/* A line from connection c, and the replies JSON-RPC asks for. */
+static void
+client_line(struct client *c, const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff, replies = c->replies, logs = F.logs_sent;
+	int		 scanned, has_id, response, notification;
+
+	if (c->att != NULL) {
+		client_handle_line(c, line, len);
+		FUZZ_CHECK(c->replies == replies, "mcpd answered a line of "
+		    "an attached connection itself");
+		return;
+	}
+	scanned = envelope_scan(line, len, &env, &erroff) == 0;
+	client_handle_line(c, line, len);
+	FUZZ_CHECK(F.logs_sent == logs, "a log line was sent during a "
+	    "request");
+	FUZZ_CHECK(!c->dead, "connection %llu closed by its own request",
+	    (unsigned long long)c->serial);
+	if (!scanned) {
+		FUZZ_CHECK(c->replies == replies + 1, "%zu replies to a line "
+		    "that is not one JSON object", c->replies - replies);
+		FUZZ_CHECK(strcmp(c->reply_id, "null") == 0, "error for a "
+		    "line that is not JSON with id %s", c->reply_id);
+		return;
+	}
+	has_id = env.id.type == ENVELOPE_STRING ||
+	    env.id.type == ENVELOPE_NUMBER;
+	response = envelope_string_eq(line, &env.jsonrpc, "2.0") &&
+	    env.method.type == ENVELOPE_ABSENT &&
+	    (env.result.type != ENVELOPE_ABSENT) !=
+	    (env.error.type != ENVELOPE_ABSENT);
+	notification = envelope_string_eq(line, &env.jsonrpc, "2.0") &&
+	    env.method.type == ENVELOPE_STRING &&
+	    env.id.type == ENVELOPE_ABSENT &&
+	    env.result.type == ENVELOPE_ABSENT &&
+	    env.error.type == ENVELOPE_ABSENT;
+	if ((has_id && response) || notification) {
+		FUZZ_CHECK(c->replies == replies, "%zu replies to a %s",
+		    c->replies - replies, notification ? "notification" :
+		    "response");
+		return;
+	}
+	FUZZ_CHECK(c->replies == replies + 1, "%zu replies to a line with "
+	    "id %.*s", c->replies - replies, has_id ? (int)env.id.len : 4,
+	    has_id ? line + env.id.off : "none");
+	if (!has_id) {
+		FUZZ_CHECK(strcmp(c->reply_id, "null") == 0, "error for a "
+		    "line without id carries id %s", c->reply_id);
+		return;
+	}
+	FUZZ_CHECK(strlen(c->reply_id) == env.id.len &&
+	    memcmp(c->reply_id, line + env.id.off, env.id.len) == 0,
+	    "reply to id %.*s carries id %s", (int)env.id.len,
+	    line + env.id.off, c->reply_id);
+	note_follow(c, line, &env);
+}
+
+/* A stderr line: exactly the live followers of w get it, once. */
+static void
+stderr_line(struct worker *w, const char *line, size_t len)
+{
+	struct client	*c;
+	size_t		*before, n = 0, i;
+
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry)
+		n++;
+	before = xcalloc(n + 1, sizeof *before);
+	i = 0;
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry)
+		before[i++] = c->logs;
+	F.writing = w;
+	worker_stderr_line(w, line, len);
+	F.writing = NULL;
+	i = 0;
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
+		FUZZ_CHECK(c->logs - before[i] ==
+		    (size_t)(!c->dead && client_asked(c, w->serial)),
+		    "connection %llu (%s, follows %s serial %llu: %s) got %zu "
+		    "copies of a stderr line", (unsigned long long)c->serial,
+		    c->dead ? "dead" : "open", w->name,
+		    (unsigned long long)w->serial,
+		    client_asked(c, w->serial) ? "yes" : "no",
+		    c->logs - before[i]);
+		i++;
+	}
+	free(before);
+}
+
+/* Each connection follows what it asked for; nfollowing counts them. */
+static void
+check_follows(void)
+{
+	struct client	*c;
+	size_t		 n = 0, i;
+
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
+		FUZZ_CHECK(c->follows.n == c->nasked, "connection %llu follows "
+		    "%zu servers, asked for %zu", (unsigned long long)c->serial,
+		    c->follows.n, c->nasked);
+		for (i = 0; i < c->nasked; i++)
+			FUZZ_CHECK(follow_has(&c->follows, c->asked[i]),
+			    "connection %llu does not follow serial %llu",
+			    (unsigned long long)c->serial,
+			    (unsigned long long)c->asked[i]);
+		if (!follow_empty(&c->follows))
+			n++;
+	}
+	FUZZ_CHECK(F.mcpd.nfollowing == n, "nfollowing is %zu, %zu "
+	    "connections follow", F.mcpd.nfollowing, n);
+}
+
+/* A canned request (k and f events) from connection c. */
+static void
+client_canned(struct client *c, const char *method, int slot)
+{
+	const char	*name = fuzz_names[slot], *p;
+	char		*line;
+	size_t		 len;
+
+	len = strlen(method) + 64;
+	for (p = method; *p != '\0'; p++)
+		len += *p == '@' ? strlen(name) : 0;
+	line = xmalloc(len);
+	len = (size_t)snprintf(line, len,
+	    "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":", ++F.next_id);
+	for (p = method; *p != '\0'; p++) {
+		if (*p == '@') {
+			memcpy(line + len, name, strlen(name));
+			len += strlen(name);
+		} else
+			line[len++] = *p;
+	}
+	line[len++] = '}';
+	client_line(c, line, len);
+	free(line);
+}
+
+/* Replace $Z with RPC_PARSE_MAX_BYTES of 'x'. */
+static char *
+expand(const char *in, size_t len, size_t *out_len)
+{
+	char	*out;
+	size_t	 i, o = 0, k = 0;
+
+	for (i = 0; i + 1 < len; i++)
+		k += in[i] == '$' && in[i + 1] == 'Z';
+	if (k > FUZZ_MAX_PADS)
+		k = FUZZ_MAX_PADS;
+	out = xmalloc(len + k * RPC_PARSE_MAX_BYTES + 1);
+	for (i = 0; i < len; i++) {
+		if (k > 0 && in[i] == '$' && i + 1 < len && in[i + 1] == 'Z') {
+			i++;
+			k--;
+			memset(out + o, 'x', RPC_PARSE_MAX_BYTES);
+			o += RPC_PARSE_MAX_BYTES;
+		} else
+			out[o++] = in[i];
+	}
+	out[o] = '\0';
+	*out_len = o;
+	return (out);
+}
+
+static int
+event_digit(char ch)
+{
+	return (ch >= '0' && ch <= '9' ? ch - '0' : (unsigned char)ch);
+}
+
+/* The number after an event letter, and where its argument starts. */
+static int
+event_index(const char *line, size_t len, int n, size_t *rest)
+{
+	int	 i = 0;
+
+	if (len > 1)
+		i = event_digit(line[1]);
+	*rest = len > 1 ? 2 : 1;
+	if (*rest < len && line[*rest] == ' ')
+		(*rest)++;
+	return (i % n);
+}
+
+static void
+run_event(const char *line, size_t len)
+{
+	struct client	*c;
+	struct worker	*w;
+	char		*text;
+	size_t		 rest, tlen, k;
+	int		 i, w_slot;
+
+	if (len == 0)
+		return;
+	F.now_ms += 7;
+	switch (line[0]) {
+	case 'c':
+		i = event_index(line, len, FUZZ_CONNS, &rest);
+		if ((c = F.slots[i]) == NULL || c->dead)
+			break;
+		text = expand(line + rest, len - rest, &tlen);
+		client_line(c, text, tlen);
+		free(text);
+		break;
+	case 'f':
+	case 'k':
+		i = event_index(line, len, FUZZ_CONNS, &rest);
+		if ((c = F.slots[i]) == NULL || c->dead)
+			break;
+		k = 0;
+		if (line[0] == 'k' && rest < len)
+			k = event_digit(line[rest++]) % FUZZ_NCANNED;
+		if (rest < len && line[rest] == ' ')
+			rest++;
+		w_slot = rest < len ? event_digit(line[rest]) % FUZZ_WORKERS :
+		    0;
+		client_canned(c, line[0] == 'f' ? FUZZ_FOLLOW :
+		    fuzz_canned[k], w_slot);
+		break;
+	case 'e':
+		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		if ((w = worker_newest(i)) != NULL)
+			stderr_line(w, line + rest, len - rest);
+		break;
+	case 'x':
+		i = event_index(line, len, FUZZ_CONNS, &rest);
+		if ((c = F.slots[i]) != NULL)
+			client_lost(c, "client disconnected");
+		break;
+	case 'o':
+		i = event_index(line, len, FUZZ_CONNS, &rest);
+		if (F.slots[i] == NULL || F.slots[i]->dead)
+			client_open(i);
+		break;
+	case 'r':
+		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		if ((w = worker_in_slot(i)) != NULL)
+			worker_remove_model(w);
+		break;
+	case 'a':
+		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		if (worker_in_slot(i) == NULL)
+			worker_add(i);
+		break;
+	case 'm':
+		F.reload_mode = event_index(line, len, 5, &rest);
+		break;
+	case 's':
+		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		if ((w = worker_newest(i)) != NULL && rest < len)
+			w->state = (enum worker_state)
+			    ((unsigned char)line[rest] % (WORKER_FAILED + 1));
+		break;
+	case 'F':
+	case 'G':
+		run_deferred(line[0] == 'G');
+		break;
+	default:
+		break;
+	}
+	check_follows();
+}
+
+static const char *
+no_getenv(const char *name, void *arg)
+{
+	return (NULL);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char		*p = (const char *)data, *end = p + size, *nl;
+	struct conf_diags	 diags;
+	struct client		*c;
+	struct worker		*w;
+	size_t			 len;
+	int			 i;
+
+	memset(&F, 0, sizeof F);
+	F.now_ms = 1000000;
+	TAILQ_INIT(&F.mcpd.workers);
+	TAILQ_INIT(&F.mcpd.clients);
+	F.mcpd.socket_path = "/run/user/1000/mcpd/mcpd.sock";
+	F.mcpd.config_file = "/home/u/.config/mcpd/mcpd.json";
+	F.mcpd.started_ms = 1000;
+	F.mcpd.budget_used = 4096;
+	conf_diags_init(&diags);
+	F.mcpd.conf = conf_parse(fuzz_conf_text, strlen(fuzz_conf_text),
+	    no_getenv, NULL, &diags);
+	FUZZ_CHECK(F.mcpd.conf != NULL, "the configuration was refused");
+	conf_diags_free(&diags);
+	for (i = 0; i < FUZZ_WORKERS - 1; i++)
+		worker_add(i);
+	for (i = 0; i < FUZZ_CONNS; i++)
+		client_open(i);
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		run_event(p, len);
+		p += nl != NULL ? len + 1 : len;
+	}
+
+	/* Everyone goes: connections close, then every server is removed. */
+	TAILQ_FOREACH(c, &F.mcpd.clients, entry)
+		client_lost(c, "mcpd is exiting");
+	TAILQ_FOREACH(w, &F.mcpd.workers, entry)
+		worker_remove_model(w);
+	run_deferred(0);
+	check_follows();
+	FUZZ_CHECK(TAILQ_EMPTY(&F.mcpd.clients) && F.mcpd.nclients == 0 &&
+	    F.mcpd.nfollowing == 0 && TAILQ_EMPTY(&F.mcpd.workers),
+	    "left at the end: %zu connections, %zu following",
+	    F.mcpd.nclients, F.mcpd.nfollowing);
+	conf_free(F.mcpd.conf);
+	return (0);
+}
