@@ -90,7 +90,8 @@ t0=$(now_ms)
 ctl stop polite >"$T/stop.out" 2>&1 || fail "mcpctl stop polite failed: $(cat "$T/stop.out")"
 ms=$(time_until_gone "$pid" "$st" "$t0") || fail "polite still there 10 s after mcpctl stop"
 note "polite (exits on stdin EOF, stop_timeout_ms 5000) gone after $ms ms"
-[ "$ms" -lt 500 ] || fail "polite gone after $ms ms, expected < 500 ms (it exits on stdin EOF)"
+# On its own, at stdin EOF: before the SIGTERM at stop_timeout_ms / 2.
+[ "$ms" -lt 2000 ] || fail "polite gone after $ms ms, expected < 2000 ms (it exits on stdin EOF; SIGTERM would come at 2500 ms)"
 wait_for 2 server_is polite stopped || fail "polite in state $(server_field polite state) after stop"
 [ "$(server_field polite pid)" = null ] || fail "stopped polite has pid $(server_field polite pid)"
 
