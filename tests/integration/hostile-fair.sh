@@ -4,9 +4,10 @@
 #
 # The server takes 2 ms over each request and reads its stdin 4 KiB at a
 # time.  One client writes 3000 requests of 1 KiB at once (6 s of work);
-# meanwhile another client's echo calls are answered within a second or
-# so each, not after the flood (they used to wait behind up to 4 MiB of
-# it).  The flood itself is served completely.
+# meanwhile another client's echo calls are answered in about half a
+# second each (the bar is 3 s, for a loaded or sanitized run), not after
+# the flood (they used to wait behind up to 4 MiB of it: 7.4 s).  The
+# flood itself is served completely.
 
 . "$TESTS_SRCDIR/integration/lib.sh"
 need_node
@@ -63,6 +64,6 @@ done
 wait "$flood"
 note "a client's 5 echo calls while another floods 3000 requests (6 s of work): ${times[*]} ms; the flood: $(cat "$T/flood.json")"
 [ "$(jq .answered "$T/flood.json")" = 3000 ] || fail "the flood was not served completely: $(cat "$T/flood.json")"
-[ "$worst" -lt 1500 ] || fail "the light client waited up to $worst ms for an echo (all: ${times[*]})"
+[ "$worst" -lt 3000 ] || fail "the light client waited up to $worst ms for an echo (all: ${times[*]})"
 mcpd_running || fail "mcpd died"
 exit 0
