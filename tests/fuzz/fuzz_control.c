@@ -33,7 +33,8 @@
  *			or workers, then connections (G)
  *
  * Connection 3 is not an admin.  Workers 0-2 exist at the start.  In JSON
- * lines "$Z" stands for RPC_PARSE_MAX_BYTES bytes of 'x' (twice at most).
+ * lines "$Z" stands for RPC_PARSE_MAX_BYTES bytes of 'x', the first two
+ * times in an input (each costs a scan of a megabyte).
  * At the end every connection closes and every worker is removed.
  *
  * Invariants: no crash, leak or sanitizer report; every message a
@@ -156,6 +157,7 @@ static struct {
 	int			 reload_mode;
 	size_t			 logs_sent;	/* every mcpd/log, all clients */
 	unsigned		 next_id;	/* of canned requests */
+	size_t			 pads;		/* $Z expanded so far */
 	struct worker		*writing;	/* on stderr now */
 	uint64_t		 now_ms;
 } F;
@@ -1055,8 +1057,9 @@ expand(const char *in, size_t len, size_t *out_len)
 
 	for (i = 0; i + 1 < len; i++)
 		k += in[i] == '$' && in[i + 1] == 'Z';
-	if (k > FUZZ_MAX_PADS)
-		k = FUZZ_MAX_PADS;
+	if (k > FUZZ_MAX_PADS - F.pads)
+		k = FUZZ_MAX_PADS - F.pads;
+	F.pads += k;
 	out = xmalloc(len + k * RPC_PARSE_MAX_BYTES + 1);
 	for (i = 0; i < len; i++) {
 		if (k > 0 && in[i] == '$' && i + 1 < len && in[i + 1] == 'Z') {
