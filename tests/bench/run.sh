@@ -496,9 +496,13 @@ bench_chaos() {
 	(
 		while sleep "$CHAOS_KILL_S"; do
 			p=$(cat "$pidfile" 2>/dev/null) || continue
-			# Only mcpd's own child: the pid cannot be another's.
-			[ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = \
-				"$MCPD_PID" ] || continue
+			# Only mcpd's own child, or its reaper's (see Containment
+			# in mcpd(8)): the pid cannot be another's.
+			pp=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) ||
+				continue
+			[ "$pp" = "$MCPD_PID" ] || [ "$(awk '{ print $4 }' \
+				"/proc/$pp/stat" 2>/dev/null)" = "$MCPD_PID" ] ||
+				continue
 			kill -KILL "$p" 2>/dev/null && echo "$p" >>"$kills"
 		done
 	) &
