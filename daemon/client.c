@@ -61,7 +61,6 @@
 #include "xmalloc.h"
 
 #define CLIENT_READS_PER_CALLBACK	16
-#define CLIENT_METHOD_MAX		64	/* longer: no such method */
 #define CLIENT_HUP_CHECK_MS		200	/* half-closed: gone for good? */
 #define CLIENT_CRON_MS			1000	/* output limits, fd count */
 /* Descriptors kept free for server starts: four pipes, both ends, each. */
@@ -404,54 +403,13 @@ client_send_error(struct client *c, const cJSON *id, int code,
 	free(text);
 }
 
-/*
- * A line on a connection that is not attached: the same strict scan as
- * the data path, then a control request or an error.  Nothing is parsed
- * into a tree but a control request's params (control_request).
- */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	struct envelope	 env;
-	cJSON		*id = NULL;
-	const char	*invalid;
-	char		 method[CLIENT_METHOD_MAX], *why;
-	size_t		 erroff;
-	int		 code;
-
-	if (c->att != NULL) {
+	if (c->att != NULL)
 		router_client_line(c->att, line, len);
-		return;
-	}
-	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		code = rpc_scan_error(line, len, erroff, &why);
-		client_send_error(c, NULL, code, "%s", why);
-		free(why);
-		return;
-	}
-	if (rpc_envelope_has_id(&env))
-		id = rpc_id_raw(line, &env.id);
-	switch (rpc_classify_envelope(line, &env, &invalid)) {
-	case RPC_KIND_REQUEST:
-		if (envelope_string_copy(line, &env.method, method,
-		    sizeof method) < 0)
-			snprintf(method, sizeof method, "(long method name)");
-		if (strncmp(method, MCPD_METHOD_PREFIX,
-		    strlen(MCPD_METHOD_PREFIX)) == 0)
-			control_request(c->mcpd, c, line, &env, method);
-		else
-			client_send_error(c, id, RPC_METHOD_NOT_FOUND,
-			    "method not found: %.64s (this connection is not "
-			    "attached to a server)", method);
-		break;
-	case RPC_KIND_NOTIFICATION:
-	case RPC_KIND_RESPONSE:
-		break;		/* nothing to route them to yet */
-	case RPC_KIND_INVALID:
-		client_send_error(c, id, RPC_INVALID_REQUEST, "%s", invalid);
-		break;
-	}
-	cJSON_Delete(id);
+	else
+		control_line(c->mcpd, c, line, len);
 }
 
 static void

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@
 #include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+#define CONTROL_METHOD_MAX	64	/* longer: no such method */
 
 struct control_method {
 	const char	*name;
@@ -441,5 +444,51 @@ control_request(struct mcpd *mcpd, struct client *c, const char *line,
 	control_dispatch(mcpd, c, id, method, params);
 out:
 	cJSON_Delete(params);
+	cJSON_Delete(id);
+}
+
+/*
+ * A line on a connection that is not attached: the same strict scan as
+ * the data path, then a control request or an error.  Nothing is parsed
+ * into a tree but a control request's params (control_request).
+ */
+void
+control_line(struct mcpd *mcpd, struct client *c, const char *line, size_t len)
+{
+	struct envelope	 env;
+	cJSON		*id = NULL;
+	const char	*invalid;
+	char		 method[CONTROL_METHOD_MAX], *why;
+	size_t		 erroff;
+	int		 code;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
+		code = rpc_scan_error(line, len, erroff, &why);
+		client_send_error(c, NULL, code, "%s", why);
+		free(why);
+		return;
+	}
+	if (rpc_envelope_has_id(&env))
+		id = rpc_id_raw(line, &env.id);
+	switch (rpc_classify_envelope(line, &env, &invalid)) {
+	case RPC_KIND_REQUEST:
+		if (envelope_string_copy(line, &env.method, method,
+		    sizeof method) < 0)
+			snprintf(method, sizeof method, "(long method name)");
+		if (strncmp(method, MCPD_METHOD_PREFIX,
+		    strlen(MCPD_METHOD_PREFIX)) == 0)
+			control_request(mcpd, c, line, &env, method);
+		else
+			client_send_error(c, id, RPC_METHOD_NOT_FOUND,
+			    "method not found: %.64s (this connection is not "
+			    "attached to a server)", method);
+		break;
+	case RPC_KIND_NOTIFICATION:
+	case RPC_KIND_RESPONSE:
+		break;		/* nothing to route them to yet */
+	case RPC_KIND_INVALID:
+		client_send_error(c, id, RPC_INVALID_REQUEST, "%s", invalid);
+		break;
+	}
 	cJSON_Delete(id);
 }

@@ -84,7 +84,6 @@ const char	*fuzz_target_name = "control";
 /* As worker.c. */
 #define FUZZ_RING_BYTES		(256 * 1024)
 #define FUZZ_RING_LINES		2000
-#define FUZZ_METHOD_MAX		64	/* client.c's CLIENT_METHOD_MAX */
 
 static const char *fuzz_names[FUZZ_WORKERS] = {
 	"alpha", "beta", "g.a-m_m4", "delta"
@@ -821,53 +820,14 @@ run_deferred(int workers_first)
 	}
 }
 
-/*
- * client_handle_line for a connection that is not attached (client.c):
- * the strict scan, then a control request or an error.
- */
+/* client_handle_line (client.c): the router, or the real control_line. */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	struct envelope	 env;
-	cJSON		*id = NULL;
-	const char	*invalid;
-	char		 method[FUZZ_METHOD_MAX], *why;
-	size_t		 erroff;
-	int		 code;
-
-	if (c->att != NULL) {
+	if (c->att != NULL)
 		router_client_line(c->att, line, len);
-		return;
-	}
-	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		code = rpc_scan_error(line, len, erroff, &why);
-		client_send_error(c, NULL, code, "%s", why);
-		free(why);
-		return;
-	}
-	if (rpc_envelope_has_id(&env))
-		id = rpc_id_raw(line, &env.id);
-	switch (rpc_classify_envelope(line, &env, &invalid)) {
-	case RPC_KIND_REQUEST:
-		if (envelope_string_copy(line, &env.method, method,
-		    sizeof method) < 0)
-			snprintf(method, sizeof method, "(long method name)");
-		if (strncmp(method, MCPD_METHOD_PREFIX,
-		    strlen(MCPD_METHOD_PREFIX)) == 0)
-			control_request(c->mcpd, c, line, &env, method);
-		else
-			client_send_error(c, id, RPC_METHOD_NOT_FOUND,
-			    "method not found: %.64s (this connection is not "
-			    "attached to a server)", method);
-		break;
-	case RPC_KIND_NOTIFICATION:
-	case RPC_KIND_RESPONSE:
-		break;		/* nothing to route them to yet */
-	case RPC_KIND_INVALID:
-		client_send_error(c, id, RPC_INVALID_REQUEST, "%s", invalid);
-		break;
-	}
-	cJSON_Delete(id);
+	else
+		control_line(c->mcpd, c, line, len);
 }
 
 /* After a reply to mcpd/logs with "follow": true, what is followed. */
