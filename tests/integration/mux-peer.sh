@@ -1,7 +1,7 @@
 #!/bin/bash
 # mux-peer.sh -- a client running as another user is refused on the
-# SO_PEERCRED check: its connection is closed without a single byte and
-# mcpd logs the pid and uid it refused; a client of mcpd's own uid on the
+# SO_PEERCRED check: its connection is closed with nothing but the -32013
+# line that says why, and mcpd logs the pid and uid it refused; a client of mcpd's own uid on the
 # same socket works.  File permissions are opened up on purpose (by design
 # the socket is 0600 in a 0700 directory) so that only the peer check
 # stands between the other user and mcpd.  Needs root to run as nobody.
@@ -51,8 +51,17 @@ rc=$?
 note "$(jv "$T/peer.json" '"client as uid \(.uid) (pid \(.pid)): closed \(.closed) after \(.close_ms) ms, \(.bytes) bytes received, attach answered: \(.attach_answered)"')"
 [ "$(jv "$T/peer.json" .uid)" = "$OTHER_UID" ] || fail "the client ran as uid $(jv "$T/peer.json" .uid), not $OTHER_UID"
 [ "$(jv "$T/peer.json" .closed)" = true ] || fail "the connection of uid $OTHER_UID was not closed within 3 s"
-[ "$(jv "$T/peer.json" .bytes)" = 0 ] ||
-	fail "uid $OTHER_UID got an answer: $(jv "$T/peer.json" '.messages | join(" | ")')"
+# mcpd writes one -32013 line saying why before it closes; the client may
+# or may not read it (its own write can meet the closed socket first), but
+# it must never get anything else, and never an answer to its attach.
+[ "$(jv "$T/peer.json" .attach_answered)" = false ] ||
+	fail "uid $OTHER_UID got an answer to its attach: $(jv "$T/peer.json" '.messages | join(" | ")')"
+if [ "$(jv "$T/peer.json" .bytes)" != 0 ]; then
+	jv "$T/peer.json" '.messages | length == 1' | grep -qx true &&
+		jv "$T/peer.json" '.messages[0]' | grep -q '"id":null,"error":{"code":-32013,"message":"uid '"$OTHER_UID"' is not allowed to use mcpd'"'"'s socket' ||
+		fail "uid $OTHER_UID got more than the refusal: $(jv "$T/peer.json" '.messages | join(" | ")')"
+	note "the refusal reached the client: $(jv "$T/peer.json" '.messages[0]')"
+fi
 cms=$(jv "$T/peer.json" .close_ms)
 [ "$cms" -lt 1000 ] || fail "the refused connection was closed only after $cms ms"
 ppid=$(jv "$T/peer.json" .pid)
