@@ -398,17 +398,15 @@ child_kill(const struct child_proc *cp)
 }
 
 void
-child_forget(struct child_proc *cp)
+child_forget(const char *name)
 {
-	char	 dir[CGROUP_DIR_MAX];
+	char	 dir[CGROUP_DIR_MAX], leaf[CGROUP_LEAF_MAX];
 
-	if (cp->containment == CHILD_CONTAIN_CGROUP && cgroup_root() != NULL &&
-	    cp->cgroup_leaf[0] != '\0') {
-		snprintf(dir, sizeof dir, "%s/%s", cgroup_root(),
-		    cp->cgroup_leaf);
-		cgroup_server_remove(dir);
-	}
-	cp->cgroup_leaf[0] = '\0';
+	if (cgroup_root() == NULL)
+		return;
+	cgroup_leaf_name(name, leaf, sizeof leaf);
+	snprintf(dir, sizeof dir, "%s/%s", cgroup_root(), leaf);
+	cgroup_server_remove(dir);
 }
 
 const char *
@@ -424,6 +422,12 @@ child_containment_name(const struct child_proc *cp)
 	case CHILD_CONTAIN_UNSET:
 		break;
 	}
+	return (child_containment_default());
+}
+
+const char *
+child_containment_default(void)
+{
 	return (cgroup_root() != NULL ? "cgroup" : "reaper");
 }
 

@@ -50,10 +50,12 @@ int	 child_spawn(const struct conf_server *, struct child_proc *,
 void	 child_signal_group(pid_t, int sig);
 /* SIGKILL the server and everything it started (group, cgroup). */
 void	 child_kill(const struct child_proc *);
-/* The server is gone for good (removed, or mcpd exits): its cgroup too. */
-void	 child_forget(struct child_proc *);
+/* Server name is gone for good (removed, or mcpd exits): its cgroup too. */
+void	 child_forget(const char *name);
 /* "cgroup", "reaper" or "process-group" (before a spawn: mcpd's mode). */
 const char *child_containment_name(const struct child_proc *);
+/* What a server started now would get: "cgroup" or "reaper". */
+const char *child_containment_default(void);
 /* "exited with status 3", "killed by signal 9 (SIGKILL)". */
 char	*child_describe_status(int wstatus);
 

@@ -2,9 +2,9 @@
  * client.c -- connections on the control socket.
  *
  * Input is framed with the same framer as server output (bounded memory,
- * no rescans).  Output is queued in an evbuffer and written when the socket
- * is writable; a client whose queue passes the configured output limits
- * is disconnected, so a client that stops reading cannot grow mcpd.
+ * no rescans).  Output goes through an output queue (outq.h); a client
+ * whose queue passes the configured output limits is disconnected, so a
+ * client that stops reading cannot grow mcpd.
  *
  * Bad input never affects other clients: invalid JSON gets -32700 with a
  * null id, a message that is not JSON-RPC gets -32600, an over-long line
@@ -42,7 +42,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "budget.h"
@@ -54,6 +53,7 @@
 #include "frame.h"
 #include "log.h"
 #include "mcpd.h"
+#include "outq.h"
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
@@ -80,14 +80,11 @@ struct client {
 	pid_t			 pid;
 	uid_t			 uid;
 	struct event		*ev_read;
-	struct event		*ev_write;
 	struct event		*ev_free;
 	struct event		*ev_hup;
-	struct event		*ev_flush;	/* write what the batch queued */
 	struct event		*ev_line;	/* client_line_timeout_ms */
-	int			 flush_pending;
 	struct frame		*frame;
-	struct evbuffer		*out;
+	struct outq		*out;
 	struct attachment	*att;		/* NULL: not attached */
 	struct follow_set	 follows;	/* servers followed (serials) */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
@@ -164,15 +161,12 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
-	event_free(c->ev_write);
 	event_free(c->ev_free);
 	event_free(c->ev_hup);
-	event_free(c->ev_flush);
 	event_free(c->ev_line);
 	budget_sub(c->mcpd, c->frame_counted);
 	frame_free(c->frame);
-	budget_unwatch(c->mcpd, c->out);
-	evbuffer_free(c->out);
+	outq_free(c->out);
 	close(c->fd);
 	free(c);
 }
@@ -194,33 +188,34 @@ client_lost(struct client *c, const char *reason)
 	    "client %llu (pid %ld) disconnected: %s",
 	    (unsigned long long)c->serial, (long)c->pid, reason);
 	event_del(c->ev_read);
-	event_del(c->ev_write);
+	outq_stop(c->out);
 	event_del(c->ev_hup);
-	event_del(c->ev_flush);
 	event_del(c->ev_line);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
 }
 
 static void
-client_write_cb(evutil_socket_t fd, short events, void *arg)
+client_written(void *arg, size_t left)
 {
 	struct client	*c = arg;
-	int		 n;
 
-	n = evbuffer_write(c->out, fd);
-	if (n == -1 && errno != EAGAIN && errno != EINTR) {
-		client_lost(c, strerror(errno));
-		return;
-	}
-	if (c->soft_since_ms != 0 && evbuffer_get_length(c->out) <=
-	    c->mcpd->conf->client_output_soft_bytes)
+	if (c->soft_since_ms != 0 &&
+	    left <= c->mcpd->conf->client_output_soft_bytes)
 		c->soft_since_ms = 0;
-	if (evbuffer_get_length(c->out) == 0) {
-		event_del(c->ev_write);
-		if (c->closing)
-			client_lost(c, "closed by mcpd after an error");
-	}
+	if (left == 0 && c->closing)
+		client_lost(c, "closed by mcpd after an error");
 }
+
+static void
+client_write_failed(void *arg, int error)
+{
+	client_lost(arg, strerror(error));
+}
+
+static const struct outq_cb client_outq_cb = {
+	client_written,
+	client_write_failed,
+};
 
 /*
  * Output limits (redis-style): over the hard limit, or over the soft limit
@@ -233,7 +228,7 @@ static int
 client_check_limits(struct client *c)
 {
 	const struct conf	*conf = c->mcpd->conf;
-	size_t			 queued = evbuffer_get_length(c->out);
+	size_t			 queued = outq_length(c->out);
 	uint64_t		 now;
 	char			*why;
 
@@ -273,62 +268,14 @@ kill:
 	return (-1);
 }
 
-/*
- * Write once the current batch of messages has been queued: one writev
- * for many replies, and poll for writability only when the socket is
- * full (most of the time it is not, and an epoll_ctl is saved per reply).
- */
-static void
-client_flush_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct client	*c = arg;
-
-	c->flush_pending = 0;
-	if (c->dead || event_pending(c->ev_write, EV_WRITE, NULL))
-		return;
-	client_write_cb(c->fd, EV_WRITE, c);
-	if (!c->dead && evbuffer_get_length(c->out) > 0)
-		event_add(c->ev_write, NULL);
-}
-
-static void
-client_schedule_flush(struct client *c)
-{
-	if (c->flush_pending || event_pending(c->ev_write, EV_WRITE, NULL))
-		return;
-	c->flush_pending = 1;
-	event_active(c->ev_flush, EV_TIMEOUT, 0);
-}
-
+/* Queue a message given as pieces; the newline is added. */
 void
 client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 {
-	int	 i;
-
 	if (c->dead)
 		return;
-	for (i = 0; i < iovcnt; i++)
-		evbuffer_add(c->out, iov[i].iov_base, iov[i].iov_len);
-	evbuffer_add(c->out, "\n", 1);
-	if (client_check_limits(c) != 0)
-		return;
-	client_schedule_flush(c);
-}
-
-struct client_shared {
-	void	*mem;
-	int	 refs;
-};
-
-static void
-client_shared_release(const void *data, size_t len, void *arg)
-{
-	struct client_shared	*sh = arg;
-
-	if (--sh->refs == 0) {
-		free(sh->mem);
-		free(sh);
-	}
+	outq_add(c->out, iov, iovcnt);
+	client_check_limits(c);
 }
 
 /*
@@ -340,31 +287,12 @@ void
 client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
-	struct client_shared	*sh;
-	const char		*lo = mem, *p;
-	int			 i;
-
 	if (c->dead) {
 		free(mem);
 		return;
 	}
-	sh = xmalloc(sizeof *sh);
-	sh->mem = mem;
-	sh->refs = 1;		/* ours, until the pieces are queued */
-	for (i = 0; i < iovcnt; i++) {
-		p = iov[i].iov_base;
-		if (p >= lo && p + iov[i].iov_len <= lo + size) {
-			sh->refs++;
-			evbuffer_add_reference(c->out, p, iov[i].iov_len,
-			    client_shared_release, sh);
-		} else
-			evbuffer_add(c->out, p, iov[i].iov_len);
-	}
-	evbuffer_add(c->out, "\n", 1);
-	client_shared_release(NULL, 0, sh);
-	if (client_check_limits(c) != 0)
-		return;
-	client_schedule_flush(c);
+	outq_add_owned(c->out, iov, iovcnt, mem, size);
+	client_check_limits(c);
 }
 
 /* Queue a line of text as is (newline added). */
@@ -498,9 +426,9 @@ client_maybe_close(struct client *c)
 		evtimer_add(c->ev_hup, &tv);
 		return;
 	}
-	if (evbuffer_get_length(c->out) > 0) {
+	if (outq_length(c->out) > 0) {
 		c->closing = 1;
-		client_schedule_flush(c);
+		outq_flush(c->out);
 	} else
 		client_lost(c, "connection closed");
 }
@@ -855,7 +783,7 @@ client_line_cb(evutil_socket_t fd, short events, void *arg)
 	client_send_error(c, NULL, RPC_INVALID_REQUEST, "%s; closing the "
 	    "connection", why);
 	if (!c->dead)
-		client_write_cb(c->fd, EV_WRITE, c);
+		outq_write_now(c->out);
 	client_lost(c, why);
 	free(why);
 }
@@ -912,15 +840,11 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->uid = cred.uid;
 	c->admin = admin;
 	c->frame = frame_new(CLIENT_MAX_MESSAGE_BYTES);
-	c->out = evbuffer_new();
-	budget_watch(mcpd, c->out);
+	c->out = outq_new(mcpd, fd, &client_outq_cb, c);
 	c->ev_read = event_new(mcpd->base, fd, EV_READ | EV_PERSIST,
 	    client_read_cb, c);
-	c->ev_write = event_new(mcpd->base, fd, EV_WRITE | EV_PERSIST,
-	    client_write_cb, c);
 	c->ev_free = event_new(mcpd->base, -1, 0, client_free_cb, c);
 	c->ev_hup = evtimer_new(mcpd->base, client_hup_cb, c);
-	c->ev_flush = event_new(mcpd->base, -1, 0, client_flush_cb, c);
 	c->ev_line = evtimer_new(mcpd->base, client_line_cb, c);
 	TAILQ_INSERT_TAIL(&mcpd->clients, c, entry);
 	mcpd->nclients++;

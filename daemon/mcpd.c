@@ -37,6 +37,7 @@
 #include "paths.h"
 #include "proto.h"
 #include "reload.h"
+#include "transport.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -205,7 +206,6 @@ static void
 mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 {
 	struct mcpd	*mcpd = arg;
-	struct worker	*w;
 	cJSON		*report;
 	pid_t		 pid;
 	int		 status;
@@ -224,15 +224,8 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 		break;
 	case SIGCHLD:
 		/* Also reaps grandchildren re-parented to us (subreaper). */
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			for (w = worker_first(mcpd); w != NULL;
-			    w = worker_next(w)) {
-				if (worker_exit_pid(w) == pid) {
-					worker_child_exited(w, status);
-					break;
-				}
-			}
-		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			(void)transport_reaped(mcpd, pid, status);
 		break;
 	}
 }
@@ -287,6 +280,7 @@ main(int argc, char **argv)
 	mcpd.guard_fd = -1;
 	TAILQ_INIT(&mcpd.workers);
 	TAILQ_INIT(&mcpd.clients);
+	TAILQ_INIT(&mcpd.transports);
 
 	while ((ch = getopt_long(argc, argv, "c:s:nVh", mcpd_options,
 	    NULL)) != -1) {

@@ -19,9 +19,11 @@ struct notify;
 struct worker;
 struct client;
 struct client_pool;
+struct transport;
 
 TAILQ_HEAD(worker_list, worker);
 TAILQ_HEAD(client_list, client);
+TAILQ_HEAD(transport_list, transport);
 
 struct mcpd {
 	struct event_base	*base;
@@ -34,6 +36,7 @@ struct mcpd {
 	pid_t			 guard_pid;
 	struct worker_list	 workers;
 	struct client_list	 clients;
+	struct transport_list	 transports;	/* transport.c */
 	struct event		*ev_sigterm;
 	struct event		*ev_sigint;
 	struct event		*ev_sigchld;

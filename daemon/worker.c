@@ -1,16 +1,15 @@
 /*
- * worker.c -- supervise one MCP server: spawn, handshake, frame its output,
- * log its stderr, restart it with backoff, stop it without leaving orphans.
+ * worker.c -- supervise one MCP server: its state machine, the initialize
+ * handshake, health, the restart policy with backoff, the admin actions
+ * and its status.  The process and its pipes are the transport's
+ * (transport.h).
  *
  * Invariants:
- * - proc.pid != 0 exactly while a process exists; states starting,
- *   initializing, ready and stopping have one, the others do not.
- * - The process exit (SIGCHLD) ends the transport.  stdout EOF before the
- *   exit only arms a short grace timer, so a server that simply exits is
- *   reported by its exit status, and one that closes stdout but keeps
- *   running is killed after the grace period.
- * - After the leader exits the whole process group is SIGKILLed, so
- *   grandchildren the server forked do not survive it.
+ * - A transport exists exactly in the states starting, initializing,
+ *   ready and stopping (worker_running): the state, never the transport,
+ *   says whether the server runs.
+ * - The transport's `ended' (the process exited) is the only way out of
+ *   those states, apart from a spawn that fails.
  * - One state timer: init timeout, backoff delay or stop escalation,
  *   depending on the state.
  */
@@ -18,9 +17,9 @@
 
 #include <sys/queue.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -29,35 +28,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "backoff.h"
-#include "budget.h"
 #include "child.h"
 #include "client.h"
 #include "envelope.h"
 #include "esc.h"
-#include "frame.h"
-#include "guard.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "ring.h"
 #include "router.h"
 #include "rpc.h"
+#include "transport.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define WORKER_STDOUT_EOF_GRACE_MS	500
-#define WORKER_STDERR_LINE_MAX_BYTES	65536
 #define WORKER_STDERR_RING_BYTES	(256 * 1024)
 #define WORKER_STDERR_RING_LINES	2000
 #define WORKER_STDERR_RATE_PER_S	100	/* lines to the journal */
 #define WORKER_STDERR_BURST_LINES	500
-#define WORKER_READS_PER_CALLBACK	64
 #define WORKER_LOG_HEAD_BYTES		80	/* of a bad line, in the log */
-#define WORKER_DRAIN_MAX_BYTES		(4 * 1024 * 1024)
 
 enum worker_after {
 	WORKER_AFTER_FAILURE,	/* the restart policy decides */
@@ -72,15 +64,10 @@ struct worker {
 	enum worker_state	 state;
 	uint64_t		 state_since_ms;
 
-	struct child_proc	 proc;
+	struct transport	*tp;		/* while running */
+	const char		*containment;	/* of the last start */
 	uint64_t		 spawned_ms;
-	struct event		*ev_out;
-	struct event		*ev_err;
-	struct event		*ev_in;
-	struct event		*ev_in_err;	/* the server closed stdin */
 	struct event		*ev_timer;
-	struct event		*ev_grace;
-	const char		*grace_reason;	/* why, when it runs out */
 
 	/* Health: is a ready server still answering? */
 	struct event		*ev_health;
@@ -89,12 +76,6 @@ struct worker {
 	uint32_t		 timeouts_in_row; /* requests, nothing heard */
 	char			*broken_reason;	/* set: end it (deferred) */
 	struct event		*ev_broken;
-	struct event		*ev_flush;	/* write what the batch queued */
-	int			 flush_pending;
-	struct evbuffer		*to_child;
-	struct frame		*out_frame;
-	const char		*current_line;	/* being handled; may be stolen */
-	struct frame		*err_frame;
 
 	enum worker_after	 after;
 	int			 stop_phase;
@@ -132,13 +113,13 @@ struct worker {
 static const char *worker_state_names[] = MCPD_STATE_NAMES;
 
 static void	worker_spawn(struct worker *);
-static void	worker_close_transport(struct worker *);
 static void	worker_failed(struct worker *, int clean);
 static void	worker_kill(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
-static void	worker_in_cb(evutil_socket_t, short, void *);
 static void	worker_health_start(struct worker *);
+static void	worker_stderr_line(struct worker *, const char *, size_t,
+		    size_t);
 
 /* Every start but the first is a restart. */
 static uint64_t
@@ -165,22 +146,22 @@ worker_state(const struct worker *w)
 	return (w->state);
 }
 
-pid_t
-worker_pid(const struct worker *w)
-{
-	return (w->proc.pid);
-}
-
-pid_t
-worker_exit_pid(const struct worker *w)
-{
-	return (w->proc.pid != 0 ? w->proc.exit_pid : 0);
-}
-
+/* A process (a transport) exists in exactly these states. */
 int
 worker_running(const struct worker *w)
 {
-	return (w->proc.pid != 0);
+	switch (w->state) {
+	case WORKER_STARTING:
+	case WORKER_INITIALIZING:
+	case WORKER_READY:
+	case WORKER_STOPPING:
+		return (1);
+	case WORKER_BACKOFF:
+	case WORKER_STOPPED:
+	case WORKER_FAILED:
+		break;
+	}
+	return (0);
 }
 
 struct worker *
@@ -283,7 +264,7 @@ worker_broken_cb(evutil_socket_t fd, short events, void *arg)
 	char		*reason = w->broken_reason;
 
 	w->broken_reason = NULL;
-	if (reason != NULL && w->proc.pid != 0)
+	if (reason != NULL)
 		worker_kill(w, reason);
 	free(reason);
 }
@@ -297,7 +278,7 @@ worker_broken(struct worker *w, const char *fmt, ...)
 {
 	va_list	 ap;
 
-	if (w->broken_reason != NULL || w->proc.pid == 0 ||
+	if (w->broken_reason != NULL || !worker_running(w) ||
 	    w->state == WORKER_STOPPING)
 		return;
 	va_start(ap, fmt);
@@ -342,7 +323,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 		worker_health_start(w);
 	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
 		router_session_unavailable(w->router);
-	if (w->removing && w->proc.pid == 0)
+	if (w->removing && !worker_running(w))
 		event_active(w->ev_free, EV_TIMEOUT, 0);
 	mcpd_worker_changed(w->mcpd);
 }
@@ -544,209 +525,103 @@ worker_handle_line(struct worker *w, const char *line, size_t len)
 }
 
 /*
- * Transport: pipes and process.
+ * What the transport reports.
  */
-
-/* Write stdin once the batch is queued (see client_flush_cb). */
-static void
-worker_flush_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-
-	w->flush_pending = 0;
-	if (w->ev_in == NULL || w->proc.in_fd == -1 ||
-	    event_pending(w->ev_in, EV_WRITE, NULL))
-		return;
-	worker_in_cb(w->proc.in_fd, EV_WRITE, w);
-	if (w->proc.in_fd != -1 && w->to_child != NULL &&
-	    evbuffer_get_length(w->to_child) > 0)
-		event_add(w->ev_in, NULL);
-}
-
-static void
-worker_schedule_flush(struct worker *w)
-{
-	if (w->flush_pending || w->ev_in == NULL ||
-	    event_pending(w->ev_in, EV_WRITE, NULL))
-		return;
-	w->flush_pending = 1;
-	event_active(w->ev_flush, EV_TIMEOUT, 0);
-}
 
 static void
 worker_send_json(struct worker *w, cJSON *msg)
 {
-	char	*text;
+	struct iovec	 iov;
+	char		*text;
 
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	if (w->to_child != NULL && w->proc.in_fd != -1) {
-		evbuffer_add(w->to_child, text, strlen(text));
-		evbuffer_add(w->to_child, "\n", 1);
-		worker_schedule_flush(w);
-	}
+	iov.iov_base = text;
+	iov.iov_len = strlen(text);
+	(void)transport_write(w->tp, &iov, 1);
 	free(text);
 }
 
 static void
-worker_close_stdin(struct worker *w)
+worker_tp_line(void *arg, const char *line, size_t len)
 {
-	if (w->proc.in_fd == -1)
-		return;
-	event_del(w->ev_in);
-	if (w->ev_in_err != NULL) {
-		event_free(w->ev_in_err);
-		w->ev_in_err = NULL;
-	}
-	close(w->proc.in_fd);
-	w->proc.in_fd = -1;
-	evbuffer_drain(w->to_child, evbuffer_get_length(w->to_child));
-}
-
-/*
- * One end of the transport is gone (stdout at EOF, stdin closed by the
- * server): the process gets a moment to exit on its own, so its exit
- * status is what is reported, then it is ended and restarted.
- */
-static void
-worker_transport_ending(struct worker *w, const char *reason)
-{
-	struct timeval	 tv = { 0, WORKER_STDOUT_EOF_GRACE_MS * 1000 };
-
-	if (w->state == WORKER_STOPPING || evtimer_pending(w->ev_grace, NULL))
-		return;
-	w->grace_reason = reason;
-	evtimer_add(w->ev_grace, &tv);
+	worker_handle_line(arg, line, len);
 }
 
 static void
-worker_stdin_lost(struct worker *w, int error)
-{
-	worker_close_stdin(w);
-	worker_transport_ending(w, error == EPIPE || error == 0 ?
-	    "stdin closed by the server" : "stdin write failed");
-}
-
-/* Only an error wakes this: the write end of a pipe never reads. */
-static void
-worker_in_err_cb(evutil_socket_t fd, short events, void *arg)
-{
-	worker_stdin_lost(arg, 0);
-}
-
-static void
-worker_in_cb(evutil_socket_t fd, short events, void *arg)
+worker_tp_oversize(void *arg, size_t total, const char *id, size_t id_len,
+    const char *head_bytes, size_t head_len)
 {
 	struct worker	*w = arg;
-	int		 n;
+	char		*head;
 
-	n = evbuffer_write(w->to_child, fd);
-	if (n == -1 && errno != EAGAIN && errno != EINTR) {
-		worker_stdin_lost(w, errno);
+	w->oversize++;
+	router_server_oversize(w->router, total, id, id_len);
+	head = worker_head(head_bytes, head_len);
+	worker_violation(w, "oversize", "discarded a message of %zu bytes "
+	    "(max_message_bytes is %zu, id %.*s): %s", total,
+	    w->conf->max_message_bytes, id != NULL ? (int)id_len : 4,
+	    id != NULL ? id : "none", head);
+	free(head);
+}
+
+static void
+worker_tp_garbage(void *arg, size_t total)
+{
+	struct worker	*w = arg;
+	char		*reason;
+
+	if (w->state == WORKER_STOPPING)
 		return;
-	}
-	if (evbuffer_get_length(w->to_child) == 0)
-		event_del(w->ev_in);
+	xasprintf(&reason, "protocol violation: %zu bytes of stdout without "
+	    "a newline (max_message_bytes is %zu)", total,
+	    w->conf->max_message_bytes);
+	worker_violation(w, "garbage", "%s", reason);
+	worker_kill(w, reason);
+	free(reason);
+}
+
+static void
+worker_tp_heard(void *arg)
+{
+	worker_heard(arg);
+}
+
+static void
+worker_tp_err_line(void *arg, const char *line, size_t len, size_t total)
+{
+	worker_stderr_line(arg, line, len, total);
+}
+
+static void
+worker_tp_drained(void *arg)
+{
+	struct worker	*w = arg;
+
 	router_stdin_drained(w->router);
 }
 
 static void
-worker_out_frames(struct worker *w)
-{
-	struct frame_msg	 m;
-	enum frame_event	 ev;
-	char			*head, *reason;
-
-	while ((ev = frame_next(w->out_frame, &m)) != FRAME_NONE) {
-		switch (ev) {
-		case FRAME_LINE:
-			w->current_line = m.line;
-			worker_handle_line(w, m.line, m.len);
-			w->current_line = NULL;
-			break;
-		case FRAME_OVERSIZE:
-			w->oversize++;
-			router_server_oversize(w->router, m.total, m.id,
-			    m.id_len);
-			head = worker_head(m.head, m.head_len);
-			worker_violation(w, "oversize", "discarded a message "
-			    "of %zu bytes (max_message_bytes is %zu, id %.*s): "
-			    "%s", m.total, w->conf->max_message_bytes,
-			    m.id != NULL ? (int)m.id_len : 4,
-			    m.id != NULL ? m.id : "none", head);
-			free(head);
-			break;
-		case FRAME_GARBAGE:
-			if (w->state == WORKER_STOPPING)
-				break;
-			xasprintf(&reason, "protocol violation: %zu bytes of "
-			    "stdout without a newline (max_message_bytes is "
-			    "%zu)", m.total, w->conf->max_message_bytes);
-			worker_violation(w, "garbage", "%s", reason);
-			worker_kill(w, reason);
-			free(reason);
-			break;
-		case FRAME_NONE:
-			break;
-		}
-		if (w->out_frame == NULL)	/* transport closed meanwhile */
-			return;
-	}
-}
-
-static void
-worker_grace_cb(evutil_socket_t fd, short events, void *arg)
+worker_tp_broke(void *arg, const char *reason)
 {
 	struct worker	*w = arg;
 
-	if (w->proc.pid != 0 && w->state != WORKER_STOPPING)
-		worker_kill(w, w->grace_reason);
+	if (w->state != WORKER_STOPPING)
+		worker_kill(w, reason);
 }
 
-/* Read what stdout has; returns 1 at EOF. */
-static int
-worker_read_out(struct worker *w, size_t max_bytes)
-{
-	char	*space;
-	size_t	 avail, total = 0;
-	ssize_t	 n;
-	int	 reads;
+static void	worker_tp_ended(void *, int);
 
-	for (reads = 0; total < max_bytes; reads++) {
-		if (max_bytes == SIZE_MAX && reads >= WORKER_READS_PER_CALLBACK)
-			break;
-		space = frame_space(w->out_frame, &avail);
-		n = read(w->proc.out_fd, space, avail);
-		if (n > 0) {
-			if (reads == 0)
-				worker_heard(w);
-			frame_commit(w->out_frame, (size_t)n);
-			total += (size_t)n;
-			worker_out_frames(w);
-			if (w->out_frame == NULL)
-				return (0);
-			continue;
-		}
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			return (0);
-		/* EOF (or a read error, which we treat alike). */
-		frame_push(w->out_frame, "\n", 1);	/* a half last line */
-		worker_out_frames(w);
-		return (1);
-	}
-	return (0);
-}
-
-static void
-worker_out_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-
-	if (worker_read_out(w, SIZE_MAX) && w->out_frame != NULL) {
-		event_del(w->ev_out);
-		worker_transport_ending(w, "stdout closed");
-	}
-}
+static const struct transport_cb worker_transport_cb = {
+	worker_tp_line,
+	worker_tp_oversize,
+	worker_tp_garbage,
+	worker_tp_heard,
+	worker_tp_err_line,
+	worker_tp_drained,
+	worker_tp_broke,
+	worker_tp_ended,
+};
 
 static int
 worker_stderr_allowed(struct worker *w)
@@ -860,55 +735,6 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 }
 
 static void
-worker_err_frames(struct worker *w)
-{
-	struct frame_msg	 m;
-	enum frame_event	 ev;
-
-	while ((ev = frame_next(w->err_frame, &m)) != FRAME_NONE) {
-		if (ev == FRAME_LINE)
-			worker_stderr_line(w, m.line, m.len, m.len);
-		else if (ev == FRAME_OVERSIZE || ev == FRAME_GARBAGE)
-			worker_stderr_line(w, m.head, m.head_len, m.total);
-	}
-}
-
-/* Read what stderr has; returns 1 at EOF. */
-static int
-worker_read_err(struct worker *w)
-{
-	char	*space;
-	size_t	 avail;
-	ssize_t	 n;
-	int	 reads;
-
-	for (reads = 0; reads < WORKER_READS_PER_CALLBACK; reads++) {
-		space = frame_space(w->err_frame, &avail);
-		n = read(w->proc.err_fd, space, avail);
-		if (n > 0) {
-			frame_commit(w->err_frame, (size_t)n);
-			worker_err_frames(w);
-			continue;
-		}
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			return (0);
-		frame_push(w->err_frame, "\n", 1);
-		worker_err_frames(w);
-		return (1);
-	}
-	return (0);
-}
-
-static void
-worker_err_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-
-	if (worker_read_err(w))
-		event_del(w->ev_err);
-}
-
-static void
 worker_spawn_failed(struct worker *w, const char *cause)
 {
 	struct log_field f[] = {
@@ -925,7 +751,6 @@ worker_spawn_failed(struct worker *w, const char *cause)
 static void
 worker_spawn(struct worker *w)
 {
-	struct event_base	*base = w->mcpd->base;
 	char			*cause, pidtext[32];
 	struct log_field	 f[] = {
 		{ MCPD_FIELD_SERVER, w->name },
@@ -940,107 +765,53 @@ worker_spawn(struct worker *w)
 	w->next_restart_at_ms = 0;
 	worker_set_state(w, WORKER_STARTING, NULL);
 
-	if (child_spawn(w->conf, &w->proc, &cause) != 0) {
-		w->proc.pid = 0;
+	if ((w->tp = transport_start(w->mcpd, w->conf, &worker_transport_cb,
+	    w, &cause)) == NULL) {
 		worker_spawn_failed(w, cause);
 		free(cause);
 		return;
 	}
+	w->containment = transport_containment(w->tp);
 	w->spawned_ms = mcpd_now_ms();
-	guard_add(w->mcpd, w->proc.pid);
-	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)transport_pid(w->tp));
 	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
 	    "%s: started %s (pid %ld)", w->name, w->conf->argv_display[0],
-	    (long)w->proc.pid);
-
-	w->out_frame = frame_new(w->conf->max_message_bytes);
-	w->err_frame = frame_new(WORKER_STDERR_LINE_MAX_BYTES);
-	w->to_child = evbuffer_new();
-	budget_watch(w->mcpd, w->to_child);
-	w->ev_out = event_new(base, w->proc.out_fd, EV_READ | EV_PERSIST,
-	    worker_out_cb, w);
-	w->ev_err = event_new(base, w->proc.err_fd, EV_READ | EV_PERSIST,
-	    worker_err_cb, w);
-	w->ev_in = event_new(base, w->proc.in_fd, EV_WRITE | EV_PERSIST,
-	    worker_in_cb, w);
-	w->ev_in_err = event_new(base, w->proc.in_fd, EV_READ | EV_PERSIST,
-	    worker_in_err_cb, w);
-	event_add(w->ev_out, NULL);
-	event_add(w->ev_err, NULL);
-	event_add(w->ev_in_err, NULL);
+	    (long)transport_pid(w->tp));
 
 	worker_send_initialize(w);
 	worker_set_state(w, WORKER_INITIALIZING, NULL);
 	worker_arm_timer(w, w->conf->init_timeout_ms);
 }
 
-/* Free the pipes and their events; the process is gone already. */
+/* The process is gone: so are its transport and its session. */
 static void
-worker_close_transport(struct worker *w)
+worker_session_end(struct worker *w)
 {
-	if (w->ev_out != NULL) {
-		event_free(w->ev_out);
-		w->ev_out = NULL;
-	}
-	if (w->ev_err != NULL) {
-		event_free(w->ev_err);
-		w->ev_err = NULL;
-	}
-	if (w->ev_in != NULL) {
-		event_free(w->ev_in);
-		w->ev_in = NULL;
-	}
-	if (w->ev_in_err != NULL) {
-		event_free(w->ev_in_err);
-		w->ev_in_err = NULL;
-	}
-	evtimer_del(w->ev_grace);
+	transport_free(w->tp);
+	w->tp = NULL;
 	evtimer_del(w->ev_health);
 	event_del(w->ev_broken);
 	free(w->broken_reason);
 	w->broken_reason = NULL;
-	event_del(w->ev_flush);
-	w->flush_pending = 0;
-	if (w->proc.in_fd != -1)
-		close(w->proc.in_fd);
-	if (w->proc.out_fd != -1)
-		close(w->proc.out_fd);
-	if (w->proc.err_fd != -1)
-		close(w->proc.err_fd);
-	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
-	if (w->to_child != NULL) {
-		budget_unwatch(w->mcpd, w->to_child);
-		evbuffer_free(w->to_child);
-		w->to_child = NULL;
-	}
-	if (w->out_frame != NULL) {
-		frame_free(w->out_frame);
-		w->out_frame = NULL;
-	}
-	if (w->err_frame != NULL) {
-		frame_free(w->err_frame);
-		w->err_frame = NULL;
-	}
 	cJSON_Delete(w->init_result);
 	w->init_result = NULL;
 	free(w->init_text);
 	w->init_text = NULL;
-	w->proc.pid = 0;
 }
 
 /* The server misbehaved: end its process, then the restart policy. */
 static void
 worker_kill(struct worker *w, const char *reason)
 {
-	if (w->proc.pid == 0 || w->state == WORKER_STOPPING)
+	if (!worker_running(w) || w->state == WORKER_STOPPING)
 		return;
 	worker_set_reason(&w->fail_reason, reason);
 	w->after = WORKER_AFTER_FAILURE;
 	worker_set_state(w, WORKER_STOPPING, reason);
 	/* Nothing more will be answered: callers learn it now, not at exit. */
 	router_session_down(w->router, reason);
-	worker_close_stdin(w);
-	child_signal_group(w->proc.pid, SIGTERM);
+	transport_close_input(w->tp);
+	transport_signal(w->tp, SIGTERM);
 	w->stop_phase = 2;
 	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
 }
@@ -1060,7 +831,7 @@ worker_begin_stop(struct worker *w, enum worker_after after)
 	    w->mcpd->shutting_down ? "mcpd is shutting down" :
 	    "stop requested");
 	evtimer_del(w->ev_timer);
-	worker_close_stdin(w);
+	transport_close_input(w->tp);
 	w->stop_phase = 1;
 	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
 }
@@ -1078,7 +849,7 @@ worker_stop_escalate(struct worker *w)
 	case 1:
 		log_info("%s: still running %u ms after stdin was closed; "
 		    "sending SIGTERM", w->name, w->conf->stop_timeout_ms / 2);
-		child_signal_group(w->proc.pid, SIGTERM);
+		transport_signal(w->tp, SIGTERM);
 		w->stop_phase = 2;
 		worker_arm_timer(w, w->conf->stop_timeout_ms -
 		    w->conf->stop_timeout_ms / 2);
@@ -1086,8 +857,8 @@ worker_stop_escalate(struct worker *w)
 	default:
 		log_event(LOG_WARNING, MCPD_MID_STATE, f, LOG_NFIELDS(f),
 		    "%s: did not exit after SIGTERM; sending SIGKILL to "
-		    "process group %ld", w->name, (long)w->proc.pid);
-		child_kill(&w->proc);
+		    "process group %ld", w->name, (long)transport_pid(w->tp));
+		transport_kill(w->tp);
 		w->stop_phase = 3;
 		break;
 	}
@@ -1168,9 +939,11 @@ worker_failed(struct worker *w, int clean)
 	worker_arm_timer(w, (uint64_t)delay);
 }
 
-void
-worker_child_exited(struct worker *w, int wstatus)
+/* The transport's last word: the process exited and all of it is gone. */
+static void
+worker_tp_ended(void *arg, int wstatus)
 {
+	struct worker	*w = arg;
 	char		*status, pidtext[32], code[16], *reason;
 	int		 clean;
 	struct log_field f[] = {
@@ -1182,7 +955,7 @@ worker_child_exited(struct worker *w, int wstatus)
 	};
 
 	status = child_describe_status(wstatus);
-	snprintf(pidtext, sizeof pidtext, "%ld", (long)w->proc.pid);
+	snprintf(pidtext, sizeof pidtext, "%ld", (long)transport_pid(w->tp));
 	snprintf(code, sizeof code, "%d", WIFEXITED(wstatus) ?
 	    WEXITSTATUS(wstatus) : WTERMSIG(wstatus));
 	if (w->fail_reason != NULL)
@@ -1192,17 +965,7 @@ worker_child_exited(struct worker *w, int wstatus)
 	f[3].value = reason;
 	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
 	    MCPD_MID_EXIT, f, LOG_NFIELDS(f), "%s: process %ld %s", w->name,
-	    (long)w->proc.pid, reason);
-
-	/* Nothing of the group (or cgroup) may outlive its leader. */
-	child_kill(&w->proc);
-	guard_remove(w->mcpd, w->proc.pid);
-
-	/* What the server wrote before it died still counts. */
-	if (w->ev_out != NULL && event_pending(w->ev_out, EV_READ, NULL))
-		worker_read_out(w, WORKER_DRAIN_MAX_BYTES);
-	if (w->err_frame != NULL)
-		worker_read_err(w);
+	    (long)transport_pid(w->tp), reason);
 
 	clean = w->fail_reason == NULL && WIFEXITED(wstatus) &&
 	    WEXITSTATUS(wstatus) == 0;
@@ -1211,7 +974,7 @@ worker_child_exited(struct worker *w, int wstatus)
 	free(reason);
 	free(status);
 	evtimer_del(w->ev_timer);
-	worker_close_transport(w);
+	worker_session_end(w);
 	router_session_down(w->router, w->last_exit);
 
 	switch (w->after) {
@@ -1275,7 +1038,7 @@ worker_stop(struct worker *w)
 void
 worker_restart(struct worker *w)
 {
-	if (w->proc.pid != 0) {
+	if (worker_running(w)) {
 		backoff_reset(&w->backoff);
 		worker_begin_stop(w, WORKER_AFTER_RESTART);
 	} else
@@ -1323,7 +1086,7 @@ worker_remove(struct worker *w)
 {
 	w->removing = 1;
 	worker_stop(w);
-	if (w->proc.pid == 0)
+	if (!worker_running(w))
 		event_active(w->ev_free, EV_TIMEOUT, 0);
 }
 
@@ -1347,8 +1110,8 @@ worker_free_cb(evutil_socket_t fd, short events, void *arg)
 void
 worker_kill_now(struct worker *w)
 {
-	if (w->proc.pid != 0)
-		child_kill(&w->proc);
+	if (w->tp != NULL)
+		transport_kill(w->tp);
 }
 
 /*
@@ -1366,13 +1129,11 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->conf = conf_server_dup(cs);
 	w->state = WORKER_STOPPED;
 	w->state_since_ms = mcpd_now_ms();
-	w->proc.in_fd = w->proc.out_fd = w->proc.err_fd = -1;
+	w->containment = child_containment_default();
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
 	w->ev_broken = event_new(mcpd->base, -1, 0, worker_broken_cb, w);
-	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
-	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
 	w->serial = ++mcpd->workers_total;
 	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
 	    WORKER_STDERR_RING_LINES);
@@ -1389,11 +1150,9 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 void
 worker_free(struct worker *w)
 {
-	if (w->proc.pid != 0) {
-		child_kill(&w->proc);
-		worker_close_transport(w);
-	}
-	child_forget(&w->proc);
+	if (w->tp != NULL)
+		worker_session_end(w);
+	child_forget(w->name);
 	router_free(w->router);
 	client_follow_gone(w->mcpd, w->serial, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
@@ -1401,9 +1160,7 @@ worker_free(struct worker *w)
 	event_free(w->ev_health);
 	event_free(w->ev_broken);
 	free(w->broken_reason);
-	event_free(w->ev_grace);
 	event_free(w->ev_free);
-	event_free(w->ev_flush);
 	ring_free(w->errlog);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
@@ -1432,16 +1189,16 @@ worker_status_json(const struct worker *w)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", w->name);
 	cJSON_AddStringToObject(o, "state", worker_state_names[w->state]);
-	if (w->proc.pid != 0) {
-		cJSON_AddNumberToObject(o, "pid", (double)w->proc.pid);
+	/* Not worker_running: the transport goes just before the state. */
+	if (w->tp != NULL) {
+		cJSON_AddNumberToObject(o, "pid", (double)transport_pid(w->tp));
 		cJSON_AddNumberToObject(o, "uptime_ms",
 		    (double)(now - w->spawned_ms));
 	} else {
 		cJSON_AddNullToObject(o, "pid");
 		cJSON_AddNullToObject(o, "uptime_ms");
 	}
-	cJSON_AddStringToObject(o, "containment",
-	    child_containment_name(&w->proc));
+	cJSON_AddStringToObject(o, "containment", w->containment);
 	cJSON_AddNumberToObject(o, "restarts", (double)worker_restarts(w));
 	worker_add_nullable_string(o, "last_exit", w->last_exit);
 	if (w->state == WORKER_BACKOFF)
@@ -1519,8 +1276,8 @@ worker_availability(const struct worker *w)
 {
 	switch (w->state) {
 	case WORKER_READY:
-		/* The transport may already be gone while its exit is handled. */
-		return (w->to_child != NULL ? WORKER_AVAIL_READY :
+		/* While its end is handled the session is down already. */
+		return (w->tp != NULL ? WORKER_AVAIL_READY :
 		    WORKER_AVAIL_WAIT);
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
@@ -1575,36 +1332,23 @@ worker_unavailable_reason(const struct worker *w)
 int
 worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
-	int	 i;
-
-	if (w->to_child == NULL || w->proc.in_fd == -1)
-		return (-1);
-	for (i = 0; i < iovcnt; i++)
-		evbuffer_add(w->to_child, iov[i].iov_base, iov[i].iov_len);
-	evbuffer_add(w->to_child, "\n", 1);
-	worker_schedule_flush(w);
-	return (0);
+	return (w->tp != NULL ? transport_write(w->tp, iov, iovcnt) : -1);
 }
 
 size_t
 worker_stdin_queued(const struct worker *w)
 {
-	return (w->to_child != NULL ? evbuffer_get_length(w->to_child) : 0);
+	return (w->tp != NULL ? transport_queued(w->tp) : 0);
 }
 
 /*
  * While the router handles a stdout line: take the buffer holding it, so
  * a large reply reaches its client without a copy.  NULL if the line is
- * not the one the framer just returned.
+ * not the one the transport is delivering.
  */
 char *
 worker_steal_line(struct worker *w, const char *line, size_t *size)
 {
-	char	*buf;
-
-	if (w->out_frame == NULL || w->current_line != line)
-		return (NULL);
-	if ((buf = frame_steal(w->out_frame, size)) != NULL)
-		w->current_line = NULL;
-	return (buf);
+	return (w->tp != NULL ? transport_steal_line(w->tp, line, size) :
+	    NULL);
 }

@@ -1,6 +1,6 @@
 /*
- * worker.h -- one configured MCP server: its transport (the child process
- * and its three pipes) and its session (the JSON-RPC state), supervised
+ * worker.h -- one configured MCP server: its transport (transport.h: the
+ * process and its pipes) and its session (the JSON-RPC state), supervised
  * rest_for_one: when either fails both are torn down and rebuilt after a
  * backoff delay.
  *
@@ -42,9 +42,6 @@ void		 worker_free(struct worker *);
 const char	*worker_name(const struct worker *);
 enum worker_state worker_state(const struct worker *);
 const char	*worker_state_name(enum worker_state);
-pid_t		 worker_pid(const struct worker *);
-/* What the SIGCHLD handler waits for: the server, or its reaper. */
-pid_t		 worker_exit_pid(const struct worker *);
 /* 1 while a process exists (anything but backoff, stopped, failed). */
 int		 worker_running(const struct worker *);
 
@@ -71,8 +68,6 @@ int		 worker_removing(const struct worker *);
 /* Shutdown: SIGKILL the process group now (second signal to mcpd). */
 void		 worker_kill_now(struct worker *);
 
-/* The SIGCHLD handler found this worker's process exited. */
-void		 worker_child_exited(struct worker *, int wstatus);
 cJSON		*worker_status_json(const struct worker *);
 
 /* What a client request meets: forwarded, held until ready, or refused. */

@@ -1,0 +1,402 @@
+/*
+ * transport.c -- a server's process and its pipes (see transport.h).
+ *
+ * Invariants:
+ * - A transport exists exactly while its process does: transport_start
+ *   spawns it, and it is freed when the process has been reaped (or at
+ *   exit, after a SIGKILL).
+ * - The process exit (SIGCHLD) ends the transport.  stdout EOF, or stdin
+ *   closed by the server, before the exit only arms a short grace timer,
+ *   so a server that simply exits is reported by its exit status, and one
+ *   that closes a pipe but keeps running is reported broken after it.
+ * - After the leader exits, the whole process group (and cgroup) is
+ *   SIGKILLed, so grandchildren the server forked do not survive it.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "child.h"
+#include "conf.h"
+#include "frame.h"
+#include "guard.h"
+#include "mcpd.h"
+#include "outq.h"
+#include "transport.h"
+#include "xmalloc.h"
+
+#define TRANSPORT_EOF_GRACE_MS		500
+#define TRANSPORT_STDERR_LINE_MAX_BYTES	65536
+#define TRANSPORT_READS_PER_CALLBACK	64
+#define TRANSPORT_DRAIN_MAX_BYTES	(4 * 1024 * 1024)
+
+struct transport {
+	struct mcpd		*mcpd;
+	struct child_proc	 proc;
+	const struct transport_cb *cb;
+	void			*arg;
+
+	struct event		*ev_out;
+	struct event		*ev_err;
+	struct event		*ev_in_err;	/* the server closed stdin */
+	struct event		*ev_grace;
+	const char		*grace_reason;	/* why, when it runs out */
+	struct outq		*in;
+	int			 in_closed;	/* stdin: nothing more */
+	struct frame		*out_frame;
+	struct frame		*err_frame;
+	const char		*current_line;	/* being delivered */
+	int			 closed_by_owner; /* transport_close_input */
+	int			 reaped;	/* the process has exited */
+
+	TAILQ_ENTRY(transport)	 entry;
+};
+
+static void
+transport_evtimer_add_ms(struct event *ev, uint64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(ev, &tv);
+}
+
+/*
+ * One end of the pipes is gone (stdout at EOF, stdin closed by the
+ * server): the process gets a moment to exit on its own, so its exit
+ * status is what is reported, then it is reported broken.
+ */
+static void
+transport_ending(struct transport *t, const char *reason)
+{
+	if (t->closed_by_owner || evtimer_pending(t->ev_grace, NULL))
+		return;
+	t->grace_reason = reason;
+	transport_evtimer_add_ms(t->ev_grace, TRANSPORT_EOF_GRACE_MS);
+}
+
+static void
+transport_grace_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct transport	*t = arg;
+
+	if (!t->closed_by_owner)
+		t->cb->broke(t->arg, t->grace_reason);
+}
+
+/* The queue stays until transport_free: this may run in its callback. */
+static void
+transport_drop_input(struct transport *t)
+{
+	if (t->in_closed)
+		return;
+	t->in_closed = 1;
+	outq_stop(t->in);
+	event_free(t->ev_in_err);
+	t->ev_in_err = NULL;
+	close(t->proc.in_fd);
+	t->proc.in_fd = -1;
+}
+
+static void
+transport_stdin_lost(struct transport *t, int error)
+{
+	transport_drop_input(t);
+	transport_ending(t, error == EPIPE || error == 0 ?
+	    "stdin closed by the server" : "stdin write failed");
+}
+
+/* Only an error wakes this: the write end of a pipe never reads. */
+static void
+transport_in_err_cb(evutil_socket_t fd, short events, void *arg)
+{
+	transport_stdin_lost(arg, 0);
+}
+
+static void
+transport_in_written(void *arg, size_t left)
+{
+	struct transport	*t = arg;
+
+	t->cb->drained(t->arg);
+}
+
+static void
+transport_in_failed(void *arg, int error)
+{
+	transport_stdin_lost(arg, error);
+}
+
+static const struct outq_cb transport_in_cb = {
+	transport_in_written,
+	transport_in_failed,
+};
+
+int
+transport_write(struct transport *t, const struct iovec *iov, int iovcnt)
+{
+	if (t->in_closed)
+		return (-1);
+	outq_add(t->in, iov, iovcnt);
+	return (0);
+}
+
+size_t
+transport_queued(const struct transport *t)
+{
+	return (outq_length(t->in));
+}
+
+void
+transport_close_input(struct transport *t)
+{
+	t->closed_by_owner = 1;
+	evtimer_del(t->ev_grace);
+	transport_drop_input(t);
+}
+
+void
+transport_signal(struct transport *t, int sig)
+{
+	child_signal_group(t->proc.pid, sig);
+}
+
+void
+transport_kill(struct transport *t)
+{
+	child_kill(&t->proc);
+}
+
+pid_t
+transport_pid(const struct transport *t)
+{
+	return (t->proc.pid);
+}
+
+const char *
+transport_containment(const struct transport *t)
+{
+	return (child_containment_name(&t->proc));
+}
+
+char *
+transport_steal_line(struct transport *t, const char *line, size_t *size)
+{
+	char	*buf;
+
+	if (t->current_line != line)
+		return (NULL);
+	if ((buf = frame_steal(t->out_frame, size)) != NULL)
+		t->current_line = NULL;
+	return (buf);
+}
+
+static void
+transport_out_frames(struct transport *t)
+{
+	struct frame_msg	 m;
+	enum frame_event	 ev;
+
+	while ((ev = frame_next(t->out_frame, &m)) != FRAME_NONE) {
+		switch (ev) {
+		case FRAME_LINE:
+			t->current_line = m.line;
+			t->cb->line(t->arg, m.line, m.len);
+			t->current_line = NULL;
+			break;
+		case FRAME_OVERSIZE:
+			t->cb->oversize(t->arg, m.total, m.id, m.id_len,
+			    m.head, m.head_len);
+			break;
+		case FRAME_GARBAGE:
+			t->cb->garbage(t->arg, m.total);
+			break;
+		case FRAME_NONE:
+			break;
+		}
+	}
+}
+
+/* Read what stdout has, up to max_bytes; returns 1 at EOF. */
+static int
+transport_read_out(struct transport *t, size_t max_bytes)
+{
+	char	*space;
+	size_t	 avail, total = 0;
+	ssize_t	 n;
+	int	 reads;
+
+	for (reads = 0; total < max_bytes; reads++) {
+		if (max_bytes == SIZE_MAX &&
+		    reads >= TRANSPORT_READS_PER_CALLBACK)
+			break;
+		space = frame_space(t->out_frame, &avail);
+		n = read(t->proc.out_fd, space, avail);
+		if (n > 0) {
+			if (reads == 0)
+				t->cb->heard(t->arg);
+			frame_commit(t->out_frame, (size_t)n);
+			total += (size_t)n;
+			transport_out_frames(t);
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return (0);
+		/* EOF (or a read error, which we treat alike). */
+		frame_push(t->out_frame, "\n", 1);	/* a half last line */
+		transport_out_frames(t);
+		return (1);
+	}
+	return (0);
+}
+
+static void
+transport_out_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct transport	*t = arg;
+
+	if (transport_read_out(t, SIZE_MAX)) {
+		event_del(t->ev_out);
+		transport_ending(t, "stdout closed");
+	}
+}
+
+static void
+transport_err_frames(struct transport *t)
+{
+	struct frame_msg	 m;
+	enum frame_event	 ev;
+
+	while ((ev = frame_next(t->err_frame, &m)) != FRAME_NONE) {
+		if (ev == FRAME_LINE)
+			t->cb->err_line(t->arg, m.line, m.len, m.len);
+		else if (ev == FRAME_OVERSIZE || ev == FRAME_GARBAGE)
+			t->cb->err_line(t->arg, m.head, m.head_len, m.total);
+	}
+}
+
+/* Read what stderr has; returns 1 at EOF. */
+static int
+transport_read_err(struct transport *t)
+{
+	char	*space;
+	size_t	 avail;
+	ssize_t	 n;
+	int	 reads;
+
+	for (reads = 0; reads < TRANSPORT_READS_PER_CALLBACK; reads++) {
+		space = frame_space(t->err_frame, &avail);
+		n = read(t->proc.err_fd, space, avail);
+		if (n > 0) {
+			frame_commit(t->err_frame, (size_t)n);
+			transport_err_frames(t);
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return (0);
+		frame_push(t->err_frame, "\n", 1);
+		transport_err_frames(t);
+		return (1);
+	}
+	return (0);
+}
+
+static void
+transport_err_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct transport	*t = arg;
+
+	if (transport_read_err(t))
+		event_del(t->ev_err);
+}
+
+struct transport *
+transport_start(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct transport_cb *cb, void *arg, char **cause)
+{
+	struct transport	*t;
+
+	t = xcalloc(1, sizeof *t);
+	if (child_spawn(cs, &t->proc, cause) != 0) {
+		free(t);
+		return (NULL);
+	}
+	t->mcpd = mcpd;
+	t->cb = cb;
+	t->arg = arg;
+	guard_add(mcpd, t->proc.pid);
+	t->out_frame = frame_new(cs->max_message_bytes);
+	t->err_frame = frame_new(TRANSPORT_STDERR_LINE_MAX_BYTES);
+	t->in = outq_new(mcpd, t->proc.in_fd, &transport_in_cb, t);
+	t->ev_out = event_new(mcpd->base, t->proc.out_fd,
+	    EV_READ | EV_PERSIST, transport_out_cb, t);
+	t->ev_err = event_new(mcpd->base, t->proc.err_fd,
+	    EV_READ | EV_PERSIST, transport_err_cb, t);
+	t->ev_in_err = event_new(mcpd->base, t->proc.in_fd,
+	    EV_READ | EV_PERSIST, transport_in_err_cb, t);
+	t->ev_grace = evtimer_new(mcpd->base, transport_grace_cb, t);
+	event_add(t->ev_out, NULL);
+	event_add(t->ev_err, NULL);
+	event_add(t->ev_in_err, NULL);
+	TAILQ_INSERT_TAIL(&mcpd->transports, t, entry);
+	return (t);
+}
+
+void
+transport_free(struct transport *t)
+{
+	if (t == NULL)
+		return;
+	if (!t->reaped) {
+		child_kill(&t->proc);
+		guard_remove(t->mcpd, t->proc.pid);
+	}
+	TAILQ_REMOVE(&t->mcpd->transports, t, entry);
+	transport_drop_input(t);
+	outq_free(t->in);
+	event_free(t->ev_out);
+	event_free(t->ev_err);
+	event_free(t->ev_grace);
+	close(t->proc.out_fd);
+	close(t->proc.err_fd);
+	frame_free(t->out_frame);
+	frame_free(t->err_frame);
+	free(t);
+}
+
+int
+transport_reaped(struct mcpd *mcpd, pid_t pid, int wstatus)
+{
+	struct transport	*t;
+
+	TAILQ_FOREACH(t, &mcpd->transports, entry) {
+		if (!t->reaped && t->proc.exit_pid == pid)
+			break;
+	}
+	if (t == NULL)
+		return (0);
+
+	/* Nothing of the group (or cgroup) may outlive its leader. */
+	child_kill(&t->proc);
+	guard_remove(mcpd, t->proc.pid);
+	evtimer_del(t->ev_grace);
+
+	/* What the server wrote before it died still counts. */
+	if (event_pending(t->ev_out, EV_READ, NULL))
+		transport_read_out(t, TRANSPORT_DRAIN_MAX_BYTES);
+	if (event_pending(t->ev_err, EV_READ, NULL))
+		transport_read_err(t);
+	t->reaped = 1;
+	t->cb->ended(t->arg, wstatus);
+	return (1);
+}
