@@ -76,6 +76,12 @@ guard_main(int fd)
 	_exit(0);
 }
 
+/* The guard as mcpd sees it: the write end of its pipe. */
+struct guard {
+	int	 fd;		/* -1: the guard is gone */
+	pid_t	 pid;
+};
+
 int
 guard_start(struct mcpd *mcpd, char **cause)
 {
@@ -113,26 +119,28 @@ guard_start(struct mcpd *mcpd, char **cause)
 		xasprintf(cause, "fork: %s", strerror(errno));
 		return (-1);
 	}
-	mcpd->guard_fd = fds[1];
-	mcpd->guard_pid = pid;
+	mcpd->guard = xcalloc(1, sizeof *mcpd->guard);
+	mcpd->guard->fd = fds[1];
+	mcpd->guard->pid = pid;
 	return (0);
 }
 
 static void
 guard_send(struct mcpd *mcpd, int32_t msg)
 {
-	ssize_t	 r;
+	struct guard	*g = mcpd->guard;
+	ssize_t		 r;
 
-	if (mcpd->guard_fd == -1)
+	if (g == NULL || g->fd == -1)
 		return;
 	do
-		r = write(mcpd->guard_fd, &msg, sizeof msg);
+		r = write(g->fd, &msg, sizeof msg);
 	while (r == -1 && errno == EINTR);
 	if (r != (ssize_t)sizeof msg) {
 		log_warnx("the guard process is gone: %s", r == -1 ?
 		    strerror(errno) : "short write");
-		close(mcpd->guard_fd);
-		mcpd->guard_fd = -1;
+		close(g->fd);
+		g->fd = -1;
 	}
 }
 
@@ -152,8 +160,12 @@ guard_remove(struct mcpd *mcpd, pid_t pgid)
 void
 guard_stop(struct mcpd *mcpd)
 {
-	if (mcpd->guard_fd != -1) {
-		close(mcpd->guard_fd);
-		mcpd->guard_fd = -1;
-	}
+	struct guard	*g = mcpd->guard;
+
+	if (g == NULL)
+		return;
+	if (g->fd != -1)
+		close(g->fd);
+	free(g);
+	mcpd->guard = NULL;
 }

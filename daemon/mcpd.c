@@ -33,7 +33,7 @@
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
-#include "notify.h"
+#include "sdnotify.h"
 #include "paths.h"
 #include "proto.h"
 #include "reload.h"
@@ -112,7 +112,7 @@ mcpd_worker_changed(struct mcpd *mcpd)
 {
 	struct worker	*w;
 
-	notify_status(mcpd);
+	sdnotify_status(mcpd);
 	if (!mcpd->shutting_down)
 		return;
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
@@ -193,7 +193,7 @@ mcpd_shutdown(struct mcpd *mcpd, const char *why)
 	}
 	log_info("%s: stopping every server", why);
 	mcpd->shutting_down = 1;
-	notify_stopping(mcpd);
+	sdnotify_stopping(mcpd);
 	listener_close(mcpd->listener);
 	mcpd->listener = NULL;
 	client_close_all(mcpd);
@@ -233,14 +233,10 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 static void
 mcpd_load_workers(struct mcpd *mcpd)
 {
-	struct worker	*w;
 	size_t		 i;
 
-	for (i = 0; i < mcpd->conf->nservers; i++) {
-		w = worker_new(mcpd, &mcpd->conf->servers[i]);
-		if (!mcpd->conf->servers[i].disabled)
-			worker_start(w);
-	}
+	for (i = 0; i < mcpd->conf->nservers; i++)
+		(void)worker_new(mcpd, &mcpd->conf->servers[i]);
 }
 
 static void
@@ -251,7 +247,7 @@ mcpd_free(struct mcpd *mcpd)
 	client_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
-	notify_free(mcpd);
+	sdnotify_free(mcpd);
 	guard_stop(mcpd);
 	listener_close(mcpd->listener);
 	event_free(mcpd->ev_sigterm);
@@ -277,7 +273,6 @@ main(int argc, char **argv)
 	struct worker		*w;
 
 	memset(&mcpd, 0, sizeof mcpd);
-	mcpd.guard_fd = -1;
 	TAILQ_INIT(&mcpd.workers);
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
@@ -405,7 +400,7 @@ main(int argc, char **argv)
 		    mcpd.socket_path);
 	}
 	mcpd_load_workers(&mcpd);
-	notify_start(&mcpd);
+	sdnotify_start(&mcpd);
 
 	event_base_dispatch(mcpd.base);
 

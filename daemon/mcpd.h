@@ -1,5 +1,8 @@
 /*
  * mcpd.h -- the daemon's root context, passed explicitly to every module.
+ *
+ * Each field has one owner, the module named beside it: only that module
+ * changes it; the others read it, or call the owner.
  */
 #ifndef MCPD_MCPD_H
 #define MCPD_MCPD_H
@@ -13,43 +16,50 @@
 
 #include "clock.h"
 
-struct conf;
-struct listener;
-struct notify;
-struct worker;
 struct client;
 struct client_pool;
+struct conf;
+struct guard;
+struct listener;
+struct sdnotify;
 struct transport;
+struct worker;
 
 TAILQ_HEAD(worker_list, worker);
 TAILQ_HEAD(client_list, client);
 TAILQ_HEAD(transport_list, transport);
 
 struct mcpd {
+	/* mcpd.c: the loop, the files, the signals, the shutdown. */
 	struct event_base	*base;
-	struct conf		*conf;
 	char			*config_file;
 	char			*socket_path;
-	struct listener		*listener;
-	struct notify		*notify;
-	int			 guard_fd;	/* -1: no guard */
-	pid_t			 guard_pid;
-	struct worker_list	 workers;
-	struct client_list	 clients;
-	struct transport_list	 transports;	/* transport.c */
+	struct listener		*listener;	/* listener.c's object */
 	struct event		*ev_sigterm;
 	struct event		*ev_sigint;
 	struct event		*ev_sigchld;
 	struct event		*ev_sighup;
 	int			 shutting_down;
 	uint64_t		 started_ms;
+	/* mcpd.c at start, reload.c on reload. */
+	struct conf		*conf;
+
+	struct sdnotify		*sdnotify;	/* sdnotify.c */
+	struct guard		*guard;		/* guard.c; NULL: none */
+	struct transport_list	 transports;	/* transport.c */
+	size_t			 budget_used;	/* budget.c: held for peers */
+
+	/* worker.c */
+	struct worker_list	 workers;
+	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
+
+	/* client.c */
+	struct client_list	 clients;
+	struct client_pool	*client_pool;	/* cron, fd reserve */
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
 	size_t			 nfollowing;	/* of them, following logs */
-	size_t			 budget_used;	/* bytes held for peers */
-	struct client_pool	*client_pool;	/* client.c: cron, fd reserve */
-	uint64_t		 workers_total;	/* numbers workers, never reused */
 };
 
 /* Monotonic time for timers and backoff; the wall clock for timestamps. */

@@ -17,7 +17,7 @@
 #include "conf.h"
 #include "log.h"
 #include "mcpd.h"
-#include "notify.h"
+#include "sdnotify.h"
 #include "proto.h"
 #include "reload.h"
 #include "worker.h"
@@ -56,7 +56,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	};
 	size_t				 i;
 
-	notify_reloading(mcpd);
+	sdnotify_reloading(mcpd);
 	report = cJSON_CreateObject();
 	*reportp = report;
 	conf_diags_init(&diags);
@@ -73,7 +73,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		    diags.nerrors, diags.nerrors == 1 ? "" : "s");
 		reload_add_diags(report, &diags);
 		conf_diags_free(&diags);
-		notify_reloaded(mcpd);
+		sdnotify_reloaded(mcpd);
 		return (-1);
 	}
 
@@ -107,9 +107,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		cJSON_AddItemToArray(added, cJSON_CreateString(cs->name));
 		cJSON_AddStringToObject(actions, cs->name, cs->disabled ?
 		    "added, disabled" : "started");
-		w = worker_new(mcpd, cs);
-		if (!cs->disabled)
-			worker_start(w);
+		(void)worker_new(mcpd, cs);
 	}
 	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==
 	    NULL) || (conf->socket_group != NULL &&
@@ -136,6 +134,6 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		cJSON_AddItemToArray(warnings,
 		    cJSON_CreateString(diags.v[i].text));
 	conf_diags_free(&diags);
-	notify_reloaded(mcpd);
+	sdnotify_reloaded(mcpd);
 	return (0);
 }

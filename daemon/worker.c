@@ -1143,6 +1143,8 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	backoff_init(&w->backoff);
 	w->router = router_new(mcpd, w);
 	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
+	if (!cs->disabled)
+		worker_start(w);
 	return (w);
 }
 
@@ -1241,6 +1243,12 @@ worker_status_json(const struct worker *w)
 	    (double)w->stderr_lines);
 	router_add_stats(w->router, stats);
 	return (o);
+}
+
+size_t
+worker_clients(const struct worker *w)
+{
+	return (router_clients(w->router));
 }
 
 /*

@@ -37,6 +37,7 @@ enum worker_state {
 	WORKER_FAILED,
 };
 
+/* The one place workers are made: it starts unless the entry is disabled. */
 struct worker	*worker_new(struct mcpd *, const struct conf_server *);
 void		 worker_free(struct worker *);
 const char	*worker_name(const struct worker *);
@@ -69,6 +70,8 @@ int		 worker_removing(const struct worker *);
 void		 worker_kill_now(struct worker *);
 
 cJSON		*worker_status_json(const struct worker *);
+/* Clients attached to it now. */
+size_t		 worker_clients(const struct worker *);
 
 /* What a client request meets: forwarded, held until ready, or refused. */
 enum worker_avail {

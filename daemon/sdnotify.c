@@ -1,9 +1,9 @@
 /*
- * notify.c -- sd_notify for Type=notify services.
+ * sdnotify.c -- sd_notify for Type=notify services.
  *
  * STATUS= is a one-line summary ("5 servers, 4 ready, 2 clients"), sent
  * when a server changes state and otherwise checked every
- * NOTIFY_STATUS_MS, only when its text changed.  When the manager asks for
+ * SDNOTIFY_STATUS_MS, only when its text changed.  When the manager asks for
  * a watchdog (WatchdogSec=, seen as $WATCHDOG_USEC), mcpd pings at half
  * the interval from its event loop, so a wedged loop stops the pings.
  */
@@ -19,14 +19,13 @@
 
 #include "clock.h"
 #include "mcpd.h"
-#include "notify.h"
-#include "router.h"
+#include "sdnotify.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define NOTIFY_STATUS_MS	1000
+#define SDNOTIFY_STATUS_MS	1000
 
-struct notify {
+struct sdnotify {
 	struct event	*ev_status;
 	struct event	*ev_watchdog;
 	char		 last[128];
@@ -34,7 +33,7 @@ struct notify {
 
 
 static void
-notify_summary(struct mcpd *mcpd, char *buf, size_t size)
+sdnotify_summary(struct mcpd *mcpd, char *buf, size_t size)
 {
 	struct worker	*w;
 	size_t		 servers = 0, ready = 0, clients = 0;
@@ -43,21 +42,21 @@ notify_summary(struct mcpd *mcpd, char *buf, size_t size)
 		servers++;
 		if (worker_state(w) == WORKER_READY)
 			ready++;
-		clients += router_clients(worker_router(w));
+		clients += worker_clients(w);
 	}
 	snprintf(buf, size, "%zu server%s, %zu ready, %zu client%s", servers,
 	    servers == 1 ? "" : "s", ready, clients, clients == 1 ? "" : "s");
 }
 
 void
-notify_status(struct mcpd *mcpd)
+sdnotify_status(struct mcpd *mcpd)
 {
-	struct notify	*n = mcpd->notify;
+	struct sdnotify	*n = mcpd->sdnotify;
 	char		 text[sizeof n->last];
 
 	if (n == NULL)
 		return;		/* not ready yet */
-	notify_summary(mcpd, text, sizeof text);
+	sdnotify_summary(mcpd, text, sizeof text);
 	if (strcmp(text, n->last) == 0)
 		return;
 	memcpy(n->last, text, sizeof text);
@@ -65,37 +64,37 @@ notify_status(struct mcpd *mcpd)
 }
 
 static void
-notify_status_cb(evutil_socket_t fd, short events, void *arg)
+sdnotify_status_cb(evutil_socket_t fd, short events, void *arg)
 {
-	notify_status(arg);
+	sdnotify_status(arg);
 }
 
 static void
-notify_watchdog_cb(evutil_socket_t fd, short events, void *arg)
+sdnotify_watchdog_cb(evutil_socket_t fd, short events, void *arg)
 {
 	sd_notify(0, "WATCHDOG=1");
 }
 
 void
-notify_start(struct mcpd *mcpd)
+sdnotify_start(struct mcpd *mcpd)
 {
-	struct notify	*n;
+	struct sdnotify	*n;
 	struct timeval	 tv;
 	uint64_t	 usec;
 
-	n = mcpd->notify = xcalloc(1, sizeof *n);
-	notify_summary(mcpd, n->last, sizeof n->last);
+	n = mcpd->sdnotify = xcalloc(1, sizeof *n);
+	sdnotify_summary(mcpd, n->last, sizeof n->last);
 	sd_notifyf(0, "READY=1\nSTATUS=%s", n->last);
 
 	n->ev_status = event_new(mcpd->base, -1, EV_PERSIST,
-	    notify_status_cb, mcpd);
-	tv.tv_sec = NOTIFY_STATUS_MS / 1000;
-	tv.tv_usec = (NOTIFY_STATUS_MS % 1000) * 1000;
+	    sdnotify_status_cb, mcpd);
+	tv.tv_sec = SDNOTIFY_STATUS_MS / 1000;
+	tv.tv_usec = (SDNOTIFY_STATUS_MS % 1000) * 1000;
 	event_add(n->ev_status, &tv);
 
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
 		n->ev_watchdog = event_new(mcpd->base, -1, EV_PERSIST,
-		    notify_watchdog_cb, mcpd);
+		    sdnotify_watchdog_cb, mcpd);
 		usec /= 2;
 		tv.tv_sec = usec / 1000000;
 		tv.tv_usec = usec % 1000000;
@@ -105,34 +104,34 @@ notify_start(struct mcpd *mcpd)
 }
 
 void
-notify_reloading(struct mcpd *mcpd)
+sdnotify_reloading(struct mcpd *mcpd)
 {
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=Reloading "
 	    "the configuration", (unsigned long long)clock_now_us());
 }
 
 void
-notify_reloaded(struct mcpd *mcpd)
+sdnotify_reloaded(struct mcpd *mcpd)
 {
 	char	 text[128];
 
-	notify_summary(mcpd, text, sizeof text);
-	if (mcpd->notify != NULL)
-		snprintf(mcpd->notify->last, sizeof mcpd->notify->last, "%s",
+	sdnotify_summary(mcpd, text, sizeof text);
+	if (mcpd->sdnotify != NULL)
+		snprintf(mcpd->sdnotify->last, sizeof mcpd->sdnotify->last, "%s",
 		    text);
 	sd_notifyf(0, "READY=1\nSTATUS=%s", text);
 }
 
 void
-notify_stopping(struct mcpd *mcpd)
+sdnotify_stopping(struct mcpd *mcpd)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=Stopping servers");
 }
 
 void
-notify_free(struct mcpd *mcpd)
+sdnotify_free(struct mcpd *mcpd)
 {
-	struct notify	*n = mcpd->notify;
+	struct sdnotify	*n = mcpd->sdnotify;
 
 	if (n == NULL)
 		return;
@@ -141,5 +140,5 @@ notify_free(struct mcpd *mcpd)
 	if (n->ev_watchdog != NULL)
 		event_free(n->ev_watchdog);
 	free(n);
-	mcpd->notify = NULL;
+	mcpd->sdnotify = NULL;
 }
