@@ -1,0 +1,836 @@
+/*
+ * test_worker.c -- the supervisor's state machine (daemon/worker.c) with a
+ * fake transport.
+ *
+ * worker.c runs as it is, on a real libevent loop with timers of a few
+ * milliseconds; what it calls in the rest of the daemon is replaced:
+ * the transport (transport.h) by one that records what is written to
+ * the server, which signals it got, and lets the test say what the
+ * server wrote and when it ended; the router by one that records the
+ * session's life; the journal by a list of messages.  Each test drives a
+ * server through a story (start, handshake, crash, backoff, stop, give
+ * up...) and checks the states it passes through and what the server
+ * was sent, and after every step that a transport exists exactly while
+ * the state says the server runs.
+ */
+
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "child.h"
+#include "clock.h"
+#include "conf.h"
+#include "log.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "transport.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+#define T_WAIT_MS	5000	/* the most any story waits for a timer */
+
+/*
+ * The fake transport.
+ */
+struct transport {
+	const struct transport_cb *cb;
+	void			*arg;
+	pid_t			 pid;
+	char			 written[8][512];	/* lines, in order */
+	int			 nwritten;
+	int			 input_closed;
+	int			 sigterms;
+	int			 killed;
+};
+
+static struct {
+	struct mcpd		 mcpd;
+	struct transport	*tp;		/* the live one, or NULL */
+	int			 starts;
+	int			 spawn_fails;	/* the next starts fail */
+	int			 freed;
+	pid_t			 next_pid;
+	/* The fake router. */
+	int			 ready_calls, first_ready, down_calls;
+	int			 unavailable_calls, pings, lines;
+	char			 last_down[256];
+	/* The journal. */
+	char			 log[64][256];
+	int			 nlog;
+	int			 changed;
+} F;
+
+struct transport *
+transport_start(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct transport_cb *cb, void *arg, char **cause)
+{
+	struct transport	*t;
+
+	ck_assert_ptr_null(F.tp);	/* one process at a time */
+	F.starts++;
+	if (F.spawn_fails > 0) {
+		F.spawn_fails--;
+		*cause = xstrdup("exec nothing: No such file or directory");
+		return (NULL);
+	}
+	t = xcalloc(1, sizeof *t);
+	t->cb = cb;
+	t->arg = arg;
+	t->pid = ++F.next_pid;
+	F.tp = t;
+	return (t);
+}
+
+void
+transport_free(struct transport *t)
+{
+	if (t == NULL)
+		return;
+	ck_assert_ptr_eq(t, F.tp);
+	F.tp = NULL;
+	F.freed++;
+	free(t);
+}
+
+int
+transport_reaped(struct mcpd *mcpd, pid_t pid, int wstatus)
+{
+	return (0);
+}
+
+int
+transport_write(struct transport *t, const struct iovec *iov, int iovcnt)
+{
+	char	*line;
+	size_t	 used = 0;
+	int	 i;
+
+	if (t->input_closed)
+		return (-1);
+	ck_assert_int_lt(t->nwritten, 8);
+	line = t->written[t->nwritten++];
+	for (i = 0; i < iovcnt; i++) {
+		ck_assert_uint_lt(used + iov[i].iov_len, 512);
+		memcpy(line + used, iov[i].iov_base, iov[i].iov_len);
+		used += iov[i].iov_len;
+	}
+	line[used] = '\0';
+	return (0);
+}
+
+size_t
+transport_queued(const struct transport *t)
+{
+	return (0);
+}
+
+void
+transport_close_input(struct transport *t)
+{
+	t->input_closed = 1;
+}
+
+void
+transport_signal(struct transport *t, int sig)
+{
+	if (sig == SIGTERM)
+		t->sigterms++;
+}
+
+void
+transport_kill(struct transport *t)
+{
+	t->killed++;
+}
+
+char *
+transport_steal_line(struct transport *t, const char *line, size_t *size)
+{
+	return (NULL);
+}
+
+pid_t
+transport_pid(const struct transport *t)
+{
+	return (t->pid);
+}
+
+const char *
+transport_containment(const struct transport *t)
+{
+	return ("reaper");
+}
+
+/*
+ * The fake router: the session's life, counted.
+ */
+struct router {
+	int	 unused;
+};
+
+struct router *
+router_new(struct mcpd *mcpd, struct worker *w)
+{
+	return (xcalloc(1, sizeof (struct router)));
+}
+
+void
+router_free(struct router *r)
+{
+	free(r);
+}
+
+void
+router_session_ready(struct router *r, int first)
+{
+	F.ready_calls++;
+	F.first_ready += first;
+}
+
+void
+router_session_down(struct router *r, const char *reason)
+{
+	F.down_calls++;
+	snprintf(F.last_down, sizeof F.last_down, "%s", reason);
+}
+
+void
+router_session_unavailable(struct router *r)
+{
+	F.unavailable_calls++;
+}
+
+void
+router_server_line(struct router *r, const char *line, size_t len)
+{
+	F.lines++;
+}
+
+void
+router_server_oversize(struct router *r, size_t total, const char *id,
+    size_t id_len)
+{
+}
+
+void
+router_stdin_drained(struct router *r)
+{
+}
+
+cJSON *
+router_client_capabilities(const struct router *r)
+{
+	return (cJSON_CreateObject());
+}
+
+size_t
+router_inflight(const struct router *r)
+{
+	return (0);
+}
+
+void
+router_ping(struct router *r)
+{
+	F.pings++;
+}
+
+size_t
+router_clients(const struct router *r)
+{
+	return (0);
+}
+
+void
+router_add_stats(const struct router *r, cJSON *stats)
+{
+}
+
+/*
+ * The rest of the daemon.
+ */
+static void
+record(const char *fmt, va_list ap)
+{
+	if (F.nlog < 64)
+		vsnprintf(F.log[F.nlog++], sizeof F.log[0], fmt, ap);
+}
+
+void
+log_event(int priority, const char *message_id, const struct log_field *f,
+    size_t nfields, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	record(fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	record(fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	record(fmt, ap);
+	va_end(ap);
+}
+
+void
+mcpd_worker_changed(struct mcpd *mcpd)
+{
+	F.changed++;
+}
+
+char *
+child_describe_status(int wstatus)
+{
+	char	*s;
+
+	if (WIFEXITED(wstatus))
+		xasprintf(&s, "exited with status %d", WEXITSTATUS(wstatus));
+	else
+		xasprintf(&s, "killed by signal %d", WTERMSIG(wstatus));
+	return (s);
+}
+
+void
+child_forget(const char *name)
+{
+}
+
+const char *
+child_containment_default(void)
+{
+	return ("reaper");
+}
+
+/* What worker.c's stderr path reaches; no test here writes on stderr. */
+void
+client_log_line(struct mcpd *mcpd, uint64_t serial, const char *text,
+    size_t len)
+{
+}
+
+void
+client_follow_gone(struct mcpd *mcpd, uint64_t serial, const char *reason)
+{
+}
+
+/*
+ * Helpers.
+ */
+
+/* A transport exists exactly while the state says a process does. */
+static void
+check_invariant(const struct worker *w)
+{
+	ck_assert_msg(worker_running(w) == (F.tp != NULL),
+	    "state %s but transport %s", worker_state_name(worker_state(w)),
+	    F.tp != NULL ? "alive" : "gone");
+}
+
+/* Run the loop until the worker is in state s (timers fire). */
+static void
+wait_state(struct worker *w, enum worker_state s)
+{
+	uint64_t	 until = clock_now_ms() + T_WAIT_MS;
+
+	while (worker_state(w) != s && clock_now_ms() < until) {
+		event_base_loop(F.mcpd.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		check_invariant(w);
+	}
+	ck_assert_msg(worker_state(w) == s, "waited for %s, still %s",
+	    worker_state_name(s), worker_state_name(worker_state(w)));
+}
+
+/* Run what is due now (deferred events), without waiting for timers. */
+static void
+run_pending(void)
+{
+	event_base_loop(F.mcpd.base, EVLOOP_NONBLOCK);
+}
+
+static struct conf *
+test_conf(const char *extra)
+{
+	struct conf_diags	 diags;
+	struct conf		*conf;
+	char			*text;
+
+	xasprintf(&text, "{\"mcpServers\": {\"s\": {\"command\": \"/bin/true\""
+	    "%s%s}}}", extra != NULL ? ", " : "", extra != NULL ? extra : "");
+	conf_diags_init(&diags);
+	conf = conf_parse(text, strlen(text), NULL, NULL, &diags);
+	ck_assert_msg(conf != NULL, "config: %s", diags.n > 0 ?
+	    diags.v[0].text : "?");
+	conf_diags_free(&diags);
+	free(text);
+	return (conf);
+}
+
+/* A worker with timers short enough for a test. */
+static struct worker *
+new_worker(const char *extra)
+{
+	struct conf		*conf = test_conf(extra);
+	struct conf_server	*cs = &conf->servers[0];
+	struct worker		*w;
+
+	cs->backoff.min_ms = 5;
+	cs->backoff.max_ms = 20;
+	cs->backoff.jitter = 0;
+	cs->init_timeout_ms = 200;
+	cs->stop_timeout_ms = 60;
+	F.mcpd.conf = conf;
+	w = worker_new(&F.mcpd, cs);
+	check_invariant(w);
+	return (w);
+}
+
+static void
+free_worker(struct worker *w)
+{
+	worker_free(w);
+	ck_assert_ptr_null(F.tp);
+	conf_free(F.mcpd.conf);
+	F.mcpd.conf = NULL;
+}
+
+static void
+setup(void)
+{
+	memset(&F, 0, sizeof F);
+	F.mcpd.base = event_base_new();
+	TAILQ_INIT(&F.mcpd.workers);
+	TAILQ_INIT(&F.mcpd.clients);
+	TAILQ_INIT(&F.mcpd.transports);
+}
+
+static void
+teardown(void)
+{
+	event_base_free(F.mcpd.base);
+}
+
+/* The server says a line on stdout. */
+static void
+server_says(const char *line)
+{
+	ck_assert_ptr_nonnull(F.tp);
+	F.tp->cb->heard(F.tp->arg);
+	F.tp->cb->line(F.tp->arg, line, strlen(line));
+}
+
+/* The server's process ends; the transport is freed in `ended'. */
+static void
+server_exits(int wstatus)
+{
+	struct transport	*t = F.tp;
+	int			 freed = F.freed;
+
+	ck_assert_ptr_nonnull(t);
+	t->cb->ended(t->arg, wstatus);
+	ck_assert_int_eq(F.freed, freed + 1);
+}
+
+static int
+logged(const char *needle)
+{
+	int	 i;
+
+	for (i = 0; i < F.nlog; i++) {
+		if (strstr(F.log[i], needle) != NULL)
+			return (1);
+	}
+	return (0);
+}
+
+/* Start, answer initialize: ready. */
+static void
+handshake(struct worker *w)
+{
+	char		 reply[256];
+	cJSON		*req, *id;
+
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_ge(F.tp->nwritten, 1);
+	req = cJSON_Parse(F.tp->written[F.tp->nwritten - 1]);
+	ck_assert_ptr_nonnull(req);
+	ck_assert_str_eq(cJSON_GetObjectItem(req, "method")->valuestring,
+	    "initialize");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(req,
+	    "params"), "protocolVersion")->valuestring, MCPD_MCP_VERSION);
+	id = cJSON_GetObjectItem(req, "id");
+	snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"result\":{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+	    "\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}}",
+	    id->valueint, MCPD_MCP_VERSION);
+	cJSON_Delete(req);
+	server_says(reply);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	ck_assert_str_eq(F.tp->written[F.tp->nwritten - 1],
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	check_invariant(w);
+}
+
+/*
+ * The stories.
+ */
+
+START_TEST(test_start_handshake_ready)
+{
+	struct worker	*w = new_worker(NULL);
+
+	ck_assert_int_eq(F.starts, 1);
+	handshake(w);
+	ck_assert_int_eq(F.ready_calls, 1);
+	ck_assert_int_eq(F.first_ready, 1);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_READY);
+	ck_assert(logged("s: initializing -> ready"));
+	/* Other lines go to the router. */
+	server_says("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
+	ck_assert_int_eq(F.lines, 1);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_disabled_is_not_started)
+{
+	struct worker	*w = new_worker("\"disabled\": true");
+
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	worker_start(w);
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_crash_backoff_restart)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	check_invariant(w);
+	ck_assert_int_eq(F.down_calls, 1);
+	ck_assert_str_eq(F.last_down, "exited with status 3");
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	ck_assert(logged("restarting in 5 ms (restart 1)"));
+	/* The backoff timer starts it again, with a new handshake. */
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	handshake(w);
+	ck_assert_int_eq(F.first_ready, 1);	/* not the first session */
+	ck_assert_int_eq(F.ready_calls, 2);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_stop_escalates)
+{
+	struct worker	*w = new_worker(NULL);
+	struct transport *t;
+
+	handshake(w);
+	t = F.tp;
+	worker_stop(w);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert_int_eq(t->input_closed, 1);
+	ck_assert_int_eq(t->sigterms, 0);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	/* Half the stop timeout: SIGTERM; the whole: SIGKILL. */
+	while (t->killed == 0)
+		event_base_loop(F.mcpd.base, EVLOOP_ONCE);
+	ck_assert_int_eq(t->sigterms, 1);
+	ck_assert(logged("did not exit after SIGTERM"));
+	check_invariant(w);
+	server_exits(W_EXITCODE(0, SIGKILL));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	check_invariant(w);
+	/* An admin stop is not a failure: no restart comes. */
+	event_base_loop(F.mcpd.base, EVLOOP_NONBLOCK);
+	ck_assert_int_eq(F.starts, 1);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_init_timeout)
+{
+	struct worker	*w = new_worker(NULL);
+
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	wait_state(w, WORKER_STOPPING);
+	ck_assert(logged("initialize timed out after 200 ms"));
+	ck_assert_int_eq(F.tp->sigterms, 1);
+	ck_assert_int_eq(F.tp->input_closed, 1);
+	server_exits(W_EXITCODE(0, SIGTERM));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	ck_assert_msg(strstr(F.last_down, "initialize timed out") != NULL,
+	    "down: %s", F.last_down);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_init_error_and_bad_version)
+{
+	struct worker	*w = new_worker(NULL);
+
+	server_says("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,"
+	    "\"message\":\"no\"}}");
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert(logged("initialize failed: no"));
+	server_exits(W_EXITCODE(1, 0));
+	wait_state(w, WORKER_INITIALIZING);
+	server_says("{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{"
+	    "\"protocolVersion\":\"1999-01-01\"}}");
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert(logged("unsupported protocol version \"1999-01-01\""));
+	server_exits(W_EXITCODE(1, 0));
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_give_up_then_admin_start)
+{
+	struct worker	*w = new_worker("\"max_restarts\": 2");
+	int		 i;
+
+	for (i = 0; i < 3; i++) {
+		wait_state(w, WORKER_INITIALIZING);
+		server_exits(W_EXITCODE(1, 0));
+	}
+	ck_assert_int_eq(worker_state(w), WORKER_FAILED);
+	check_invariant(w);
+	ck_assert(logged("gave up: 2 restarts within 60 s"));
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	/* Nothing revives it but an admin. */
+	run_pending();
+	ck_assert_int_eq(F.starts, 3);
+	worker_start(w);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 4);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_restart_policies)
+{
+	struct worker	*w;
+
+	w = new_worker("\"restart\": \"never\"");
+	handshake(w);
+	server_exits(W_EXITCODE(1, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	free_worker(w);
+
+	w = new_worker("\"restart\": \"on-failure\"");
+	handshake(w);
+	server_exits(W_EXITCODE(0, 0));		/* clean: stays down */
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	worker_start(w);
+	handshake(w);
+	server_exits(W_EXITCODE(2, 0));		/* a failure: restarts */
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_spawn_failure_backs_off)
+{
+	struct worker	*w;
+
+	F.spawn_fails = 1;
+	w = new_worker(NULL);
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	check_invariant(w);
+	ck_assert(logged("exec nothing: No such file or directory"));
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_admin_restart_is_immediate)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	worker_restart(w);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	/* Requests wait for the new session instead of failing. */
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	/* A start during a stop turns it into a restart too. */
+	worker_stop(w);
+	worker_start(w);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 3);
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_pipes_broke_and_garbage)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	F.tp->cb->broke(F.tp->arg, "stdout closed");
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert_int_eq(F.tp->sigterms, 1);
+	/* Once stopping, what the pipes do changes nothing. */
+	F.tp->cb->broke(F.tp->arg, "stdin closed by the server");
+	F.tp->cb->garbage(F.tp->arg, 99999);
+	ck_assert_int_eq(F.tp->sigterms, 1);
+	server_exits(W_EXITCODE(0, SIGTERM));
+	ck_assert_str_eq(F.last_down, "stdout closed (killed by signal 15)");
+	wait_state(w, WORKER_INITIALIZING);
+	handshake(w);
+	F.tp->cb->garbage(F.tp->arg, 99999);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert(logged("99999 bytes of stdout without a newline"));
+	server_exits(W_EXITCODE(0, SIGTERM));
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_broken_is_deferred)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	worker_broken(w, "hung: %d requests", 3);
+	/* Not from inside the caller: from an event of the worker's. */
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	run_pending();
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert(logged("hung: 3 requests"));
+	server_exits(W_EXITCODE(0, SIGTERM));
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_health_ping_unanswered)
+{
+	struct worker	*w = new_worker("\"health_interval_ms\": 100, "
+	    "\"health_timeout_ms\": 100");
+
+	handshake(w);
+	/* Silence: a ping; no answer: hung. */
+	wait_state(w, WORKER_STOPPING);
+	ck_assert_int_eq(F.pings, 1);
+	ck_assert(logged("hung: no answer to a health ping within 100 ms"));
+	server_exits(W_EXITCODE(0, SIGTERM));
+	free_worker(w);
+}
+END_TEST
+
+START_TEST(test_remove_frees_once_stopped)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	worker_remove(w);
+	ck_assert(worker_removing(w));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	run_pending();
+	ck_assert_ptr_eq(TAILQ_FIRST(&F.mcpd.workers), w);	/* not yet */
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	run_pending();
+	ck_assert_ptr_null(TAILQ_FIRST(&F.mcpd.workers));
+	ck_assert(logged("s: removed"));
+	conf_free(F.mcpd.conf);
+}
+END_TEST
+
+START_TEST(test_shutdown_stops_without_restart)
+{
+	struct worker	*w = new_worker(NULL);
+
+	handshake(w);
+	F.mcpd.shutting_down = 1;
+	worker_stop(w);
+	ck_assert(logged("mcpd is shutting down"));
+	server_exits(W_EXITCODE(1, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert(!worker_running(w));
+	free_worker(w);
+}
+END_TEST
+
+static Suite *
+worker_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("worker");
+	tc = tcase_create("worker");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_start_handshake_ready);
+	tcase_add_test(tc, test_disabled_is_not_started);
+	tcase_add_test(tc, test_crash_backoff_restart);
+	tcase_add_test(tc, test_stop_escalates);
+	tcase_add_test(tc, test_init_timeout);
+	tcase_add_test(tc, test_init_error_and_bad_version);
+	tcase_add_test(tc, test_give_up_then_admin_start);
+	tcase_add_test(tc, test_restart_policies);
+	tcase_add_test(tc, test_spawn_failure_backs_off);
+	tcase_add_test(tc, test_admin_restart_is_immediate);
+	tcase_add_test(tc, test_pipes_broke_and_garbage);
+	tcase_add_test(tc, test_broken_is_deferred);
+	tcase_add_test(tc, test_health_ping_unanswered);
+	tcase_add_test(tc, test_remove_frees_once_stopped);
+	tcase_add_test(tc, test_shutdown_stops_without_restart);
+	suite_add_tcase(s, tc);
+	return (s);
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 failed;
+
+	sr = srunner_create(worker_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+}
