@@ -54,6 +54,7 @@
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 

@@ -46,8 +46,6 @@
 #define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
 #define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
 
-#define nitems(a)	(sizeof (a) / sizeof (a)[0])
-
 #ifndef TAILQ_FOREACH_SAFE
 #define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
 	for ((var) = TAILQ_FIRST(head);					\
