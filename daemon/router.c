@@ -74,13 +74,6 @@ router_now_us(void)
 	return (mcpd_now_us());
 }
 
-static uint64_t
-router_seed(void)
-{
-	return (mcpd_realtime_us() ^ ((uint64_t)random() << 32) ^
-	    (uint64_t)random());
-}
-
 int
 router_level_index(const char *name)
 {
@@ -799,8 +792,8 @@ router_attach(struct router *r, struct client *c)
 	a = xcalloc(1, sizeof *a);
 	a->router = r;
 	a->client = c;
-	a->ids = hmap_new(router_seed());
-	a->subs = hmap_new(router_seed());
+	a->ids = hmap_new(hmap_random_seed());
+	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
 	TAILQ_INIT(&a->inflight);
 	TAILQ_INIT(&a->downs);
@@ -882,10 +875,10 @@ router_new(struct mcpd *mcpd, struct worker *w)
 	TAILQ_INIT(&r->by_deadline);
 	TAILQ_INIT(&r->by_start);
 	TAILQ_INIT(&r->waiting);
-	r->pending = hmap_new(router_seed());
-	r->downs = hmap_new(router_seed());
-	r->downs_by_server = hmap_new(router_seed());
-	r->subs = hmap_new(router_seed());
+	r->pending = hmap_new(hmap_random_seed());
+	r->downs = hmap_new(hmap_random_seed());
+	r->downs_by_server = hmap_new(hmap_random_seed());
+	r->subs = hmap_new(hmap_random_seed());
 	r->upstream_level = -1;
 	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
 	return (r);

@@ -779,6 +779,14 @@ START_TEST(test_hmap_spread)
 }
 END_TEST
 
+START_TEST(test_hmap_random_seed)
+{
+	/* Two draws agree once in 2^64 from getrandom, never from the
+	 * fallback (random() moves on). */
+	ck_assert(hmap_random_seed() != hmap_random_seed());
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -802,6 +810,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_hmap_full_collisions);
 	tcase_add_test(tc, test_hmap_seeds);
 	tcase_add_test(tc, test_hmap_spread);
+	tcase_add_test(tc, test_hmap_random_seed);
 	suite_add_tcase(s, tc);
 	return (s);
 }
