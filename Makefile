@@ -3,6 +3,9 @@
 #   make run      install missing build dependencies, build, run the demo
 #   make check    the same set-up, then every test: once as built, once
 #                 more with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make deps     only install what the build needs (make deps-check: and
+#                 the tests); no other target installs anything, so when
+#                 something is missing `make` stops with configure's error
 #   make install  install (honours DESTDIR and PREFIX)
 #   make bench    benchmarks
 #   make fuzz     build the fuzzers (clang, libFuzzer), run each FUZZ_SECONDS
@@ -30,20 +33,31 @@ deps-check:
 	@sh $(SRCDIR)/build-aux/install-deps check
 
 $(SRCDIR)/configure: $(SRCDIR)/configure.ac $(SRCDIR)/Makefile.am
-	@$(MAKE) --no-print-directory deps
+	@command -v autoreconf >/dev/null 2>&1 || { echo "mcpd: autoreconf" \
+	    "not found: install autoconf and automake ('make deps' installs" \
+	    "what the build needs)" >&2; exit 1; }
 	cd $(SRCDIR) && autoreconf -fi
 
 $(BUILD)/Makefile: $(SRCDIR)/configure
-	@$(MAKE) --no-print-directory deps
 	mkdir -p $(BUILD)
 	cd $(BUILD) && $(SRCDIR)/configure --prefix=$(PREFIX) --sysconfdir=/etc $(CONFIGURE_FLAGS)
 
-run: all
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/Makefile
 	@$(MAKE) --no-print-directory -C $(BUILD) run
 
-check: check-plain check-sanitizers
+# A build directory configured before check was installed (make run, then
+# make check) has no unit tests: configure it again once check is there.
+stale_without_check = if grep -qx 'have_check = no' $(1)/Makefile \
+	    2>/dev/null && pkg-config --exists 'check >= 0.10'; then \
+	rm -f $(1)/Makefile; fi
 
-check-plain: deps-check $(BUILD)/Makefile
+check: deps-check
+	@$(call stale_without_check,$(BUILD)); \
+	$(call stale_without_check,$(ASAN_BUILD))
+	@$(MAKE) --no-print-directory check-plain check-sanitizers
+
+check-plain: $(BUILD)/Makefile
 	@$(MAKE) -C $(BUILD)
 	@status=0; $(MAKE) -C $(BUILD) check || status=$$?; \
 	sh $(SRCDIR)/build-aux/summarize $(BUILD); exit $$status
@@ -51,12 +65,11 @@ check-plain: deps-check $(BUILD)/Makefile
 # The unit and integration suites again, built with ASan and UBSan; any
 # report from any process (mcpd, mcpctl, the test servers) fails the run.
 $(ASAN_BUILD)/Makefile: $(SRCDIR)/configure
-	@$(MAKE) --no-print-directory deps
 	mkdir -p $(ASAN_BUILD)
 	cd $(ASAN_BUILD) && $(SRCDIR)/configure --enable-sanitizers \
 	    CFLAGS="-O1 -g" $(CONFIGURE_FLAGS)
 
-check-sanitizers: deps-check $(ASAN_BUILD)/Makefile
+check-sanitizers: $(ASAN_BUILD)/Makefile
 	@$(MAKE) -C $(ASAN_BUILD)
 	@reports=$(abspath $(ASAN_BUILD))/sanitizer-reports; \
 	rm -rf $$reports; mkdir -p $$reports; status=0; \

@@ -33,19 +33,20 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
-#include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
+#include <cjson/cJSON.h>
 #include <event2/event.h>
 
 #include "budget.h"
 #include "client.h"
+#include "clock.h"
 #include "conf.h"
-#include "control.h"
 #include "envelope.h"
 #include "hmap.h"
 #include "log.h"
@@ -54,8 +55,11 @@
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+static void	router_check_idle(struct attachment *);
 
 /* RFC 5424 severities, as MCP names them; index = syslog priority. */
 const char *router_levels[8] = {
@@ -63,22 +67,9 @@ const char *router_levels[8] = {
 	"info", "debug"
 };
 
-static const char *outcome_names[] = {
+static const char *router_outcome_names[] = {
 	"ok", "error", "timeout", "cancelled", "failed", "oversize"
 };
-
-static uint64_t
-router_now_us(void)
-{
-	return (mcpd_now_us());
-}
-
-static uint64_t
-router_seed(void)
-{
-	return (mcpd_realtime_us() ^ ((uint64_t)random() << 32) ^
-	    (uint64_t)random());
-}
 
 int
 router_level_index(const char *name)
@@ -345,14 +336,14 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
  * Pending requests.
  */
 
-struct pending *
-pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
-    const char *id, size_t id_len, const char *method)
+struct router_pending *
+router_pending_new(struct router *r, enum router_pending_kind kind,
+    struct attachment *a, const char *id, size_t id_len, const char *method)
 {
 	const struct conf_server *cs = worker_conf(r->worker);
-	struct pending	*p;
-	uint64_t	 now_us = router_now_us(), now = now_us / 1000;
-	size_t		 mlen;
+	struct router_pending	*p;
+	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
+	size_t			 mlen;
 
 	/* Recycled: no allocation per request in the steady state. */
 	if ((p = r->spare) != NULL) {
@@ -384,7 +375,7 @@ pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
 	hmap_put_i64(r->pending, p->upstream_id, p);
 	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
 	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
-	if (kind == PENDING_CLIENT) {
+	if (kind == ROUTER_PENDING_CLIENT) {
 		hmap_put(a->ids, p->id, p->id_len, p);
 		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
 		a->ninflight++;
@@ -396,14 +387,14 @@ pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
 
 /* Take a live pending off its client and its timers. */
 static void
-pending_unlink_live(struct router *r, struct pending *p)
+router_pending_unlink_live(struct router *r, struct router_pending *p)
 {
 	struct attachment	*a = p->att;
 
 	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
 	TAILQ_REMOVE(&r->by_start, p, start_entry);
 	p->att = NULL;
-	if (p->kind == PENDING_CLIENT) {
+	if (p->kind == ROUTER_PENDING_CLIENT) {
 		hmap_del(a->ids, p->id, p->id_len);
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
 		a->ninflight--;
@@ -413,7 +404,7 @@ pending_unlink_live(struct router *r, struct pending *p)
 }
 
 static void
-pending_free(struct router *r, struct pending *p)
+router_pending_free(struct router *r, struct router_pending *p)
 {
 	if (p->id != p->id_inline)
 		free(p->id);
@@ -429,11 +420,11 @@ pending_free(struct router *r, struct pending *p)
 
 /* Done with a pending for good (reply delivered or nothing to wait for). */
 void
-pending_destroy(struct router *r, struct pending *p)
+router_pending_destroy(struct router *r, struct router_pending *p)
 {
-	pending_unlink_live(r, p);
+	router_pending_unlink_live(r, p);
 	hmap_del_i64(r->pending, p->upstream_id);
-	pending_free(r, p);
+	router_pending_free(r, p);
 }
 
 /* A reply for an id this session issued and nobody waits for now. */
@@ -445,10 +436,10 @@ router_late_reply(const struct router *r, int64_t upstream_id)
 }
 
 void
-router_record(struct router *r, struct pending *p, enum outcome outcome,
-    const char *reason)
+router_record(struct router *r, struct router_pending *p,
+    enum router_outcome outcome, const char *reason)
 {
-	uint64_t	 us = router_now_us() - p->started_us, v;
+	uint64_t	 us = clock_now_us() - p->started_us, v;
 	int		 bucket = 0;
 	char		 duration[32], pidtext[32];
 	struct log_field f[] = {
@@ -464,21 +455,23 @@ router_record(struct router *r, struct pending *p, enum outcome outcome,
 	for (v = us; v > 1 && bucket < ROUTER_LATENCY_BUCKETS - 1; v >>= 1)
 		bucket++;
 	r->latency[bucket]++;
-	if (outcome == OUTCOME_OK && us < ROUTER_SLOW_US)
+	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
 		return;
 	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
 	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
 	    (long)client_pid(p->att->client) : 0L);
-	log_event(outcome == OUTCOME_OK || outcome == OUTCOME_CANCELLED ?
-	    LOG_INFO : LOG_NOTICE, MCPD_MID_REQUEST, f, nitems(f),
+	log_event(outcome == ROUTER_OUTCOME_OK ||
+	    outcome == ROUTER_OUTCOME_CANCELLED ? LOG_INFO : LOG_NOTICE,
+	    MCPD_MID_REQUEST, f, nitems(f),
 	    "%s: %s from pid %s: %s after %.1f ms%s%s", worker_name(r->worker),
-	    p->method, pidtext, outcome_names[outcome], (double)us / 1000.0,
-	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
+	    p->method, pidtext, router_outcome_names[outcome],
+	    (double)us / 1000.0, reason != NULL ? ": " : "",
+	    reason != NULL ? reason : "");
 }
 
 /* Tell the server to stop working on a request. */
 static void
-router_cancel_upstream(struct router *r, struct pending *p,
+router_cancel_upstream(struct router *r, struct router_pending *p,
     const char *reason)
 {
 	char	 text[160];
@@ -501,10 +494,11 @@ router_ping(struct router *r)
 void
 router_internal_request(struct router *r, const char *method, cJSON *params)
 {
-	struct pending	*p;
-	cJSON		*id;
+	struct router_pending	*p;
+	cJSON			*id;
 
-	p = pending_new(r, PENDING_INTERNAL, NULL, NULL, 0, method);
+	p = router_pending_new(r, ROUTER_PENDING_INTERNAL, NULL, NULL, 0,
+	    method);
 	id = cJSON_CreateNumber((double)p->upstream_id);
 	router_send_server_json(r, rpc_make_request(id, method, params));
 	cJSON_Delete(id);
@@ -515,19 +509,19 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
  */
 
 static void
-router_timeout(struct router *r, struct pending *p)
+router_timeout(struct router *r, struct router_pending *p)
 {
 	const struct conf_server *cs = worker_conf(r->worker);
 	char		 reason[96];
 
-	if (p->kind != PENDING_CLIENT) {
-		pending_destroy(r, p);
+	if (p->kind != ROUTER_PENDING_CLIENT) {
+		router_pending_destroy(r, p);
 		return;
 	}
 	snprintf(reason, sizeof reason, "timed out after %.1f s",
-	    (double)(router_now_us() - p->started_us) / 1e6);
-	router_record(r, p, OUTCOME_TIMEOUT, reason);
-	if (mcpd_now_ms() >= p->hard_deadline_ms)
+	    (double)(clock_now_us() - p->started_us) / 1e6);
+	router_record(r, p, ROUTER_OUTCOME_TIMEOUT, reason);
+	if (clock_now_ms() >= p->hard_deadline_ms)
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not finish "
 		    "%s within %llu ms, the limit even with progress",
@@ -539,12 +533,12 @@ router_timeout(struct router *r, struct pending *p)
 		    "%s within %u ms", worker_name(r->worker), p->method,
 		    cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
-	pending_destroy(r, p);
+	router_pending_destroy(r, p);
 	worker_request_timed_out(r->worker);
 }
 
 /* A client that has half-closed may go once nothing of its is pending. */
-void
+static void
 router_check_idle(struct attachment *a)
 {
 	if (a->ninflight == 0 && a->nwaiting == 0)
@@ -553,7 +547,7 @@ router_check_idle(struct attachment *a)
 
 /* Forget a held request (on r->waiting or already taken off it). */
 static void
-router_waiting_release(struct router *r, struct waiting *wt, int listed)
+router_waiting_release(struct router *r, struct router_waiting *wt, int listed)
 {
 	struct attachment	*a = wt->att;
 
@@ -569,14 +563,15 @@ router_waiting_release(struct router *r, struct waiting *wt, int listed)
 }
 
 void
-router_waiting_free(struct router *r, struct waiting *wt)
+router_waiting_free(struct router *r, struct router_waiting *wt)
 {
 	router_waiting_release(r, wt, 1);
 }
 
 /* Answer a held request with an error (the server will not be ready). */
 static void
-router_waiting_fail(struct router *r, struct waiting *wt, const char *why)
+router_waiting_fail(struct router *r, struct router_waiting *wt,
+    const char *why)
 {
 	struct envelope	 env;
 	size_t		 erroff;
@@ -591,11 +586,11 @@ router_waiting_fail(struct router *r, struct waiting *wt, const char *why)
 static void
 router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 {
-	struct router	*r = arg;
-	struct pending	*p;
-	struct waiting	*wt;
-	uint64_t	 now = mcpd_now_ms();
-	char		*why;
+	struct router		*r = arg;
+	struct router_pending	*p;
+	struct router_waiting	*wt;
+	uint64_t		 now = clock_now_ms();
+	char			*why;
 
 	while ((p = TAILQ_FIRST(&r->by_deadline)) != NULL &&
 	    p->deadline_ms <= now)
@@ -634,8 +629,8 @@ void
 router_session_ready(struct router *r, int first)
 {
 	struct attachment	*a;
-	struct waiting		*wt;
-	struct waiting_list	 held;
+	struct router_waiting	*wt;
+	struct router_waiting_list held;
 	const void		*key;
 	size_t			 keylen;
 	struct hmap_iter	 it;
@@ -697,9 +692,9 @@ router_session_ready(struct router *r, int first)
 void
 router_session_down(struct router *r, const char *reason)
 {
-	struct pending		*p, *next;
+	struct router_pending	*p, *next;
 	struct attachment	*a;
-	struct down		*d;
+	struct router_down	*d;
 	struct hmap_iter	 it;
 	void			*value;
 	char			 text[128];
@@ -707,14 +702,14 @@ router_session_down(struct router *r, const char *reason)
 
 	r->self_dropped_run = 0;
 	TAILQ_FOREACH_SAFE(p, &r->by_start, start_entry, next) {
-		if (p->kind == PENDING_CLIENT) {
-			router_record(r, p, OUTCOME_FAILED, reason);
+		if (p->kind == ROUTER_PENDING_CLIENT) {
+			router_record(r, p, ROUTER_OUTCOME_FAILED, reason);
 			router_client_error(p->att, p->id, p->id_len,
 			    RPC_CONNECTION_CLOSED, "server %s went away while "
 			    "handling %s: %s", worker_name(r->worker),
 			    p->method, reason);
 		}
-		pending_destroy(r, p);
+		router_pending_destroy(r, p);
 	}
 
 	/* Requests the dead server sent to clients: withdraw them. */
@@ -740,8 +735,8 @@ router_session_down(struct router *r, const char *reason)
 void
 router_session_unavailable(struct router *r)
 {
-	struct waiting	*wt;
-	char		*why;
+	struct router_waiting	*wt;
+	char			*why;
 
 	if (r->paused)
 		router_pause_clients(r, 0);
@@ -798,8 +793,8 @@ router_attach(struct router *r, struct client *c)
 	a = xcalloc(1, sizeof *a);
 	a->router = r;
 	a->client = c;
-	a->ids = hmap_new(router_seed());
-	a->subs = hmap_new(router_seed());
+	a->ids = hmap_new(hmap_random_seed());
+	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
 	TAILQ_INIT(&a->inflight);
 	TAILQ_INIT(&a->downs);
@@ -813,21 +808,21 @@ router_attach(struct router *r, struct client *c)
 void
 router_detach(struct attachment *a, const char *reason)
 {
-	struct router	*r = a->router;
-	struct pending	*p;
-	struct waiting	*wt, *wnext;
-	struct down	*d;
-	struct hmap_iter it;
-	const void	*key;
-	size_t		 keylen;
-	cJSON		*params;
-	char		*uri;
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	struct router_waiting	*wt, *wnext;
+	struct router_down	*d;
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen;
+	cJSON			*params;
+	char			*uri;
 
 	/* Its requests: the server may stop working on them. */
 	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
-		router_record(r, p, OUTCOME_CANCELLED, reason);
+		router_record(r, p, ROUTER_OUTCOME_CANCELLED, reason);
 		router_cancel_upstream(r, p, "client disconnected");
-		pending_destroy(r, p);
+		router_pending_destroy(r, p);
 	}
 	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, wnext) {
 		if (wt->att == a)
@@ -881,10 +876,10 @@ router_new(struct mcpd *mcpd, struct worker *w)
 	TAILQ_INIT(&r->by_deadline);
 	TAILQ_INIT(&r->by_start);
 	TAILQ_INIT(&r->waiting);
-	r->pending = hmap_new(router_seed());
-	r->downs = hmap_new(router_seed());
-	r->downs_by_server = hmap_new(router_seed());
-	r->subs = hmap_new(router_seed());
+	r->pending = hmap_new(hmap_random_seed());
+	r->downs = hmap_new(hmap_random_seed());
+	r->downs_by_server = hmap_new(hmap_random_seed());
+	r->subs = hmap_new(hmap_random_seed());
 	r->upstream_level = -1;
 	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
 	return (r);
@@ -894,15 +889,15 @@ void
 router_free(struct router *r)
 {
 	struct attachment	*a;
-	struct pending		*p;
-	struct waiting		*wt;
+	struct router_pending	*p;
+	struct router_waiting	*wt;
 
 	while ((a = TAILQ_FIRST(&r->atts)) != NULL) {
 		client_detached(a->client, "server removed");
 		router_detach(a, "server removed");
 	}
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL)
-		pending_destroy(r, p);
+		router_pending_destroy(r, p);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);
 	while ((p = r->spare) != NULL) {
@@ -942,8 +937,8 @@ router_add_stats(const struct router *r, cJSON *stats)
 	size_t	 i;
 
 	req = cJSON_AddObjectToObject(stats, "requests");
-	for (i = 0; i < OUTCOME_COUNT; i++)
-		cJSON_AddNumberToObject(req, outcome_names[i],
+	for (i = 0; i < ROUTER_OUTCOME_COUNT; i++)
+		cJSON_AddNumberToObject(req, router_outcome_names[i],
 		    (double)r->outcomes[i]);
 	lat = cJSON_AddArrayToObject(stats, "latency_us_log2");
 	for (i = 0; i < ROUTER_LATENCY_BUCKETS; i++)

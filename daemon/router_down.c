@@ -9,28 +9,23 @@
 #include "config.h"
 
 #include <sys/queue.h>
-#include <sys/uio.h>
 
 #include <ctype.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
-#include <event2/event.h>
+#include <cjson/cJSON.h>
 
-#include "client.h"
+#include "clock.h"
 #include "conf.h"
-#include "control.h"
 #include "envelope.h"
 #include "hmap.h"
-#include "log.h"
-#include "mcpd.h"
 #include "proto.h"
 #include "router.h"
 #include "router_int.h"
-#include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -42,7 +37,7 @@ static void
 router_server_response(struct router *r, const char *line, size_t len,
     const struct envelope *env)
 {
-	struct pending		*p;
+	struct router_pending	*p;
 	struct attachment	*a;
 	struct envelope_edit	 edit;
 	int64_t			 id;
@@ -63,10 +58,10 @@ router_server_response(struct router *r, const char *line, size_t len,
 		return;
 	}
 	switch (p->kind) {
-	case PENDING_INTERNAL:
-		pending_destroy(r, p);
+	case ROUTER_PENDING_INTERNAL:
+		router_pending_destroy(r, p);
 		return;
-	case PENDING_CLIENT:
+	case ROUTER_PENDING_CLIENT:
 		break;
 	}
 	a = p->att;
@@ -79,22 +74,23 @@ router_server_response(struct router *r, const char *line, size_t len,
 	if (is_error && p->sub_uri != NULL &&
 	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
 		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);
-	router_record(r, p, is_error ? OUTCOME_ERROR : OUTCOME_OK, NULL);
-	pending_destroy(r, p);
+	router_record(r, p, is_error ? ROUTER_OUTCOME_ERROR : ROUTER_OUTCOME_OK,
+	    NULL);
+	router_pending_destroy(r, p);
 }
 
 static void
 router_progress(struct router *r, const char *line, size_t len,
     const struct envelope *env)
 {
-	struct pending		*p;
+	struct router_pending	*p;
 	struct envelope_edit	 edit;
 	int64_t			 token;
-	uint64_t		 now = mcpd_now_ms();
+	uint64_t		 now = clock_now_ms();
 
 	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
 	    (p = hmap_get_i64(r->pending, token)) == NULL ||
-	    p->kind != PENDING_CLIENT || p->token == NULL)
+	    p->kind != ROUTER_PENDING_CLIENT || p->token == NULL)
 		return;		/* not ours to route (or already done) */
 	edit.off = env->p_progress_token.off;
 	edit.len = env->p_progress_token.len;
@@ -111,7 +107,7 @@ static void
 router_server_cancelled(struct router *r, const char *line, size_t len,
     const struct envelope *env)
 {
-	struct down		*d;
+	struct router_down	*d;
 	struct envelope_edit	 edit;
 	char			 idtext[24];
 
@@ -258,7 +254,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 {
 	const char		*id = router_text(line, &env->id);
 	struct attachment	*a;
-	struct down		*d;
+	struct router_down	*d;
 	struct envelope_edit	 edit;
 	char			 method[ROUTER_METHOD_MAX], idtext[24], *text;
 
@@ -343,7 +339,7 @@ router_server_oversize(struct router *r, size_t total, const char *id,
 {
 	const struct conf_server *cs = worker_conf(r->worker);
 	struct envelope_value	 v;
-	struct pending		*p;
+	struct router_pending	*p;
 	int64_t			 upstream_id;
 	char			 reason[96];
 
@@ -353,15 +349,15 @@ router_server_oversize(struct router *r, size_t total, const char *id,
 	if (id == NULL || envelope_int64(id, &v, &upstream_id) != 0 ||
 	    (p = hmap_get_i64(r->pending, upstream_id)) == NULL)
 		return;
-	if (p->kind != PENDING_CLIENT) {
-		pending_destroy(r, p);
+	if (p->kind != ROUTER_PENDING_CLIENT) {
+		router_pending_destroy(r, p);
 		return;
 	}
 	snprintf(reason, sizeof reason, "response of %zu bytes", total);
-	router_record(r, p, OUTCOME_OVERSIZE, reason);
+	router_record(r, p, ROUTER_OUTCOME_OVERSIZE, reason);
 	router_client_error(p->att, p->id, p->id_len,
 	    MCPD_ERR_MESSAGE_TOO_LARGE, "response of %zu bytes from %s "
 	    "exceeds max_message_bytes (%zu); it was discarded", total,
 	    worker_name(r->worker), cs->max_message_bytes);
-	pending_destroy(r, p);
+	router_pending_destroy(r, p);
 }

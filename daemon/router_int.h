@@ -8,16 +8,19 @@
 #define MCPD_ROUTER_INT_H
 
 #include <sys/queue.h>
-#include <sys/uio.h>
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
-#include <event2/event.h>
 
-#include "envelope.h"
-#include "hmap.h"
+struct client;
+struct envelope_edit;
+struct envelope_value;
+struct event;
+struct hmap;
+struct mcpd;
+struct worker;
 
 #define ROUTER_SWEEP_MS			100
 #define ROUTER_HARD_TIMEOUT_FACTOR	10	/* progress extends to this */
@@ -46,8 +49,6 @@
 #define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
 #define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
 
-#define nitems(a)	(sizeof (a) / sizeof (a)[0])
-
 #ifndef TAILQ_FOREACH_SAFE
 #define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
 	for ((var) = TAILQ_FIRST(head);					\
@@ -55,25 +56,25 @@
 	    (var) = (tvar))
 #endif
 
-enum pending_kind {
-	PENDING_CLIENT,		/* a client waits for this reply */
-	PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
+enum router_pending_kind {
+	ROUTER_PENDING_CLIENT,		/* a client waits for this reply */
+	ROUTER_PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
 };
 
-enum outcome {
-	OUTCOME_OK,
-	OUTCOME_ERROR,		/* the server answered with an error */
-	OUTCOME_TIMEOUT,
-	OUTCOME_CANCELLED,
-	OUTCOME_FAILED,		/* the server went away */
-	OUTCOME_OVERSIZE,
-	OUTCOME_COUNT
+enum router_outcome {
+	ROUTER_OUTCOME_OK,
+	ROUTER_OUTCOME_ERROR,		/* the server answered with an error */
+	ROUTER_OUTCOME_TIMEOUT,
+	ROUTER_OUTCOME_CANCELLED,
+	ROUTER_OUTCOME_FAILED,		/* the server went away */
+	ROUTER_OUTCOME_OVERSIZE,
+	ROUTER_OUTCOME_COUNT
 };
 
-
-struct pending {
+/* A request forwarded to the server, until its reply or nobody waits. */
+struct router_pending {
 	int64_t			 upstream_id;
-	enum pending_kind	 kind;
+	enum router_pending_kind kind;
 	struct attachment	*att;
 	char			*id;		/* client's id, raw JSON text */
 	size_t			 id_len;
@@ -85,42 +86,42 @@ struct pending {
 	uint64_t		 deadline_ms;	/* timeout */
 	uint64_t		 hard_deadline_ms;
 	char			*sub_uri;	/* subscribe: undo on error */
-	TAILQ_ENTRY(pending)	 timer_entry;	/* by_deadline */
-	TAILQ_ENTRY(pending)	 start_entry;	/* by_start */
-	TAILQ_ENTRY(pending)	 att_entry;	/* att->inflight */
-	struct pending		*next_spare;	/* on r->spare */
+	TAILQ_ENTRY(router_pending) timer_entry;	/* by_deadline */
+	TAILQ_ENTRY(router_pending) start_entry;	/* by_start */
+	TAILQ_ENTRY(router_pending) att_entry;	/* att->inflight */
+	struct router_pending	*next_spare;	/* on r->spare */
 };
-TAILQ_HEAD(pending_list, pending);
+TAILQ_HEAD(router_pending_list, router_pending);
 
 /* A request from the server, passed to one client under a new id. */
-struct down {
+struct router_down {
 	int64_t			 down_id;
 	struct attachment	*att;
 	char			*server_id;	/* raw JSON text */
 	size_t			 server_id_len;
-	TAILQ_ENTRY(down)	 att_entry;
+	TAILQ_ENTRY(router_down) att_entry;
 };
-TAILQ_HEAD(down_list, down);
+TAILQ_HEAD(router_down_list, router_down);
 
 /* A client request held until the server is ready. */
-struct waiting {
+struct router_waiting {
 	struct attachment	*att;
 	char			*line;
 	size_t			 len;
 	uint64_t		 deadline_ms;
-	TAILQ_ENTRY(waiting)	 entry;
+	TAILQ_ENTRY(router_waiting) entry;
 };
-TAILQ_HEAD(waiting_list, waiting);
+TAILQ_HEAD(router_waiting_list, router_waiting);
 
 struct attachment {
 	struct router		*router;
 	struct client		*client;
 	struct hmap		*ids;		/* client id text -> pending */
-	struct pending_list	 inflight;
+	struct router_pending_list inflight;
 	size_t			 ninflight;
 	size_t			 nwaiting;	/* held for a starting server */
 	size_t			 held_bytes;	/* of those */
-	struct down_list	 downs;
+	struct router_down_list	 downs;
 	struct hmap		*subs;		/* uri -> (void *)1 */
 	int			 level;		/* -1: never set */
 	int			 waits_turn;	/* paused for a fair share */
@@ -137,12 +138,12 @@ struct router {
 	size_t			 natts;
 
 	struct hmap		*pending;	/* upstream id -> pending */
-	struct pending_list	 by_deadline;
-	struct pending_list	 by_start;
+	struct router_pending_list by_deadline;
+	struct router_pending_list by_start;
 	int64_t			 first_id;	/* this session's ids, or 0 */
 	int64_t			 last_id;
-	size_t			 ninflight;	/* PENDING_CLIENT */
-	struct waiting_list	 waiting;
+	size_t			 ninflight;	/* ROUTER_PENDING_CLIENT */
+	struct router_waiting_list waiting;
 	size_t			 nwaiting;
 
 	struct hmap		*downs;		/* down id -> down */
@@ -155,10 +156,10 @@ struct router {
 	size_t			 nwaiting_turn;	/* attachments waiting a turn */
 	int			 replaying;	/* held requests, now ready */
 	struct event		*ev_sweep;
-	struct pending		*spare;		/* freed, for reuse */
+	struct router_pending	*spare;		/* freed, for reuse */
 	size_t			 nspare;
 
-	uint64_t		 outcomes[OUTCOME_COUNT];
+	uint64_t		 outcomes[ROUTER_OUTCOME_COUNT];
 	uint64_t		 latency[ROUTER_LATENCY_BUCKETS];
 	uint64_t		 latency_sum_us;
 	uint64_t		 unknown_ids;
@@ -172,34 +173,77 @@ struct router {
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
 extern const char *router_levels[8];
 
-void	pending_destroy(struct router *r, struct pending *p);
-struct pending *	pending_new(struct router *r, enum pending_kind kind, struct attachment *a,
-    const char *id, size_t id_len, const char *method);
-int	router_late_reply(const struct router *r, int64_t upstream_id);
-void	router_wait_turn(struct attachment *a);
-void	router_arm_sweep(struct router *r);
-void	router_client_result(struct attachment *a, const char *id, size_t id_len,
-    const char *result, size_t result_len);
-void	router_internal_request(struct router *r, const char *method, cJSON *params);
-size_t	router_itoa(int64_t v, char *buf);
-int	router_level_index(const char *name);
-void	router_record(struct router *r, struct pending *p, enum outcome outcome,
-    const char *reason);
-void	router_send_client(struct attachment *a, const char *line, size_t len,
-    const struct envelope_edit *edits, size_t nedits);
-void	router_send_client_steal(struct attachment *a, const char *line, size_t len,
-    const struct envelope_edit *edits, size_t nedits, int may_steal);
-void	router_send_server(struct router *r, const char *line, size_t len,
-    const struct envelope_edit *edits, size_t nedits);
-void	router_server_reply(struct router *r, const char *id, size_t id_len,
-    cJSON *result, int code, const char *message);
-const char *	router_text(const char *line, const struct envelope_value *v);
-void	router_waiting_free(struct router *r, struct waiting *wt);
-void	router_set_upstream_level(struct router *r);
-uintptr_t	router_sub_count(struct router *r, const char *uri, size_t urilen, int delta);
-void	router_client_error(struct attachment *a, const char *id,
-	    size_t id_len, int code, const char *fmt, ...)
-	    __attribute__((format(printf, 5, 6)));
-void	router_check_idle(struct attachment *);
+/*
+ * router.c
+ */
+
+/* The index of a level name in router_levels, or -1. */
+int		 router_level_index(const char *name);
+/* Decimal text of an id into buf (24 bytes); returns its length. */
+size_t		 router_itoa(int64_t v, char *buf);
+/* Where a value found by envelope_scan starts in its line. */
+const char	*router_text(const char *line, const struct envelope_value *);
+
+/* Output.  The edits are spliced in (envelope_splice) on the way. */
+void		 router_send_client(struct attachment *, const char *line,
+		    size_t len, const struct envelope_edit *edits,
+		    size_t nedits);
+/*
+ * The same; with may_steal, a large line may be taken from the server's
+ * buffer instead of copied.
+ */
+void		 router_send_client_steal(struct attachment *,
+		    const char *line, size_t len,
+		    const struct envelope_edit *edits, size_t nedits,
+		    int may_steal);
+void		 router_send_server(struct router *, const char *line,
+		    size_t len, const struct envelope_edit *edits,
+		    size_t nedits);
+/* A result to a client: {"jsonrpc":"2.0","id":ID,"result":RESULT}. */
+void		 router_client_result(struct attachment *, const char *id,
+		    size_t id_len, const char *result, size_t result_len);
+/* An error to a client for the request whose raw id text is given. */
+void		 router_client_error(struct attachment *, const char *id,
+		    size_t id_len, int code, const char *fmt, ...)
+		    __attribute__((format(printf, 5, 6)));
+/*
+ * A result (taken), or if it is NULL an error, to the server for its
+ * request (raw id text); dropped while the server's stdin is too full.
+ */
+void		 router_server_reply(struct router *, const char *id,
+		    size_t id_len, cJSON *result, int code,
+		    const char *message);
+/* A client filled the server's stdin past its share: it waits a turn. */
+void		 router_wait_turn(struct attachment *);
+
+/* Pending requests. */
+struct router_pending *router_pending_new(struct router *,
+		    enum router_pending_kind, struct attachment *,
+		    const char *id, size_t id_len, const char *method);
+/* Done with a pending for good (reply delivered or nothing to wait for). */
+void		 router_pending_destroy(struct router *,
+		    struct router_pending *);
+/* A reply for an id this session issued and nobody waits for now. */
+int		 router_late_reply(const struct router *, int64_t upstream_id);
+/* Count the outcome and latency; log the slow and the failed. */
+void		 router_record(struct router *, struct router_pending *,
+		    enum router_outcome, const char *reason);
+/* A request of mcpd's own to the server (params taken). */
+void		 router_internal_request(struct router *, const char *method,
+		    cJSON *params);
+
+/* Timers and held requests. */
+void		 router_arm_sweep(struct router *);
+void		 router_waiting_free(struct router *, struct router_waiting *);
+
+/*
+ * router_up.c
+ */
+
+/* Ask the server for the most verbose log level any client set, if new. */
+void		 router_set_upstream_level(struct router *);
+/* Count subscribers of a uri; returns the new count. */
+uintptr_t	 router_sub_count(struct router *, const char *uri,
+		    size_t urilen, int delta);
 
 #endif /* MCPD_ROUTER_INT_H */

@@ -8,24 +8,20 @@
 #include "config.h"
 
 #include <sys/queue.h>
-#include <sys/uio.h>
 
-#include <ctype.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 
-#include <event2/event.h>
+#include <cjson/cJSON.h>
 
 #include "budget.h"
-#include "client.h"
+#include "clock.h"
 #include "conf.h"
 #include "control.h"
 #include "envelope.h"
 #include "hmap.h"
-#include "log.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "router.h"
@@ -135,12 +131,12 @@ static void
 router_subscribe(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, int subscribe)
 {
-	struct router	*r = a->router;
-	struct pending	*p;
-	const char	*id = router_text(line, &env->id);
-	char		*uri;
-	size_t		 urilen;
-	int		 has, forward;
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	const char		*id = router_text(line, &env->id);
+	char			*uri;
+	size_t			 urilen;
+	int			 has, forward;
 
 	uri = xmalloc(ROUTER_URI_MAX);
 	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
@@ -189,14 +185,15 @@ router_client_request(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, const char *method)
 {
 	struct router		*r = a->router;
-	struct pending		*p;
+	struct router_pending	*p;
 	struct envelope_edit	 edits[2];
 	char			 upstream[24];
 	const char		*id = router_text(line, &env->id);
 	size_t			 n = 0, upstream_len;
 
 	/* router_client_request_ready has refused an id already in use. */
-	p = pending_new(r, PENDING_CLIENT, a, id, env->id.len, method);
+	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, env->id.len,
+	    method);
 	a->last_request_us = p->started_us;
 	upstream_len = router_itoa(p->upstream_id, upstream);
 
@@ -229,8 +226,8 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
 	struct router		*r = a->router;
-	struct pending		*p;
-	struct waiting		*wt, *next;
+	struct router_pending	*p;
+	struct router_waiting	*wt, *next;
 	struct envelope_edit	 edit;
 	struct envelope		 wenv;
 	char			 upstream[24];
@@ -259,8 +256,9 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 	edit.text_len = router_itoa(p->upstream_id, upstream);
 	edit.text = upstream;
 	router_send_server(r, line, len, &edit, 1);
-	router_record(r, p, OUTCOME_CANCELLED, "cancelled by the client");
-	pending_destroy(r, p);
+	router_record(r, p, ROUTER_OUTCOME_CANCELLED,
+	    "cancelled by the client");
+	router_pending_destroy(r, p);
 }
 
 /* A client answers a request the server sent it. */
@@ -269,7 +267,7 @@ router_client_response(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
 	struct router		*r = a->router;
-	struct down		*d;
+	struct router_down	*d;
 	struct envelope_edit	 edit;
 	int64_t			 id;
 
@@ -293,7 +291,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
 	struct router	*r = a->router;
-	struct waiting	*wt;
+	struct router_waiting *wt;
 	size_t		 cap = r->mcpd->conf->client_max_held_bytes;
 
 	if (a->held_bytes + len > cap) {
@@ -315,7 +313,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	wt->att = a;
 	wt->line = xstrndup(line, len);
 	wt->len = len;
-	wt->deadline_ms = mcpd_now_ms() +
+	wt->deadline_ms = clock_now_ms() +
 	    worker_conf(r->worker)->init_timeout_ms;
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;

@@ -6,9 +6,9 @@
  *   the map.  Values are caller-owned, non-NULL pointers: NULL always means
  *   "absent", and the map never frees a value.
  * - Keys come from untrusted peers, so the hash is keyed by the seed given
- *   to hmap_new.  The daemon passes a random seed (getrandom) so nobody can
- *   predict which keys collide; tests pass fixed seeds to be reproducible.
- *   The hash is fast, not cryptographic.
+ *   to hmap_new.  The daemon passes hmap_random_seed() (getrandom) so
+ *   nobody can predict which keys collide; tests pass fixed seeds to be
+ *   reproducible.  The hash is fast, not cryptographic.
  * - Operations are O(1) expected.  The table grows at 3/4 load and shrinks
  *   again, when an insertion finds it under 1/16 full.
  * - Iteration order is unspecified (it depends on seed and history).
@@ -36,6 +36,11 @@ struct hmap_iter {
 };
 
 struct hmap	*hmap_new(uint64_t seed);
+/*
+ * A seed from getrandom(2); should that fail (no entropy yet at boot), the
+ * wall clock mixed with random().  In hmap_seed.c, not hmap.c.
+ */
+uint64_t	 hmap_random_seed(void);
 /* Frees the keys and the table, not the values.  NULL is allowed. */
 void		 hmap_free(struct hmap *);
 size_t		 hmap_count(const struct hmap *);

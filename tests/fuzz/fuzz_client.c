@@ -4,11 +4,12 @@
  * The router (daemon/router.c, router_up.c, router_down.c) runs as in
  * mcpd, on a real event base, with up to three attachments.  What it calls
  * in the rest of the daemon is replaced by the stand-ins below (worker_*,
- * client_*, control_request, log_*, clock_*), because a fuzz target
- * cannot run child processes or own sockets: they model the worker's
- * states and the clients' connections, and record every message that
- * would be written to the server or to a client.  The clock is simulated
- * and the router's sweep timer is fired by hand.
+ * client_*, control_request, log_*, clock_*, hmap_random_seed), because a
+ * fuzz target cannot run child processes or own sockets: they model the
+ * worker's states and the clients' connections, and record every message
+ * that would be written to the server or to a client.  The clock is
+ * simulated, the maps' seeds are too, and the router's sweep timer is
+ * fired by hand.
  *
  * The input is lines.  The first sets the scene: attachments ('1'-'3'),
  * configuration variant (byte % 6: short timeouts, roots, no client
@@ -64,6 +65,7 @@
 #include "control.h"
 #include "envelope.h"
 #include "fuzz.h"
+#include "hmap.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -387,7 +389,7 @@ client_receives(struct client *c, const char *text, size_t len)
 /*
  * Stand-ins for the daemon around the router.  A fuzz target cannot run
  * child processes or accept connections, so worker.c, client.c, control.c,
- * log.c and clock.c are replaced by these models.
+ * log.c, clock.c and hmap_seed.c are replaced by these models.
  */
 
 uint64_t
@@ -409,6 +411,14 @@ uint64_t
 clock_realtime_us(void)
 {
 	return (1700000000000000ULL);
+}
+
+/* The fallback of hmap_seed.c's, on the simulated clock: reproducible. */
+uint64_t
+hmap_random_seed(void)
+{
+	return (clock_realtime_us() ^ ((uint64_t)random() << 32) ^
+	    (uint64_t)random());
 }
 
 const char *
@@ -1125,7 +1135,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char			 state;
 
 	memset(&F, 0, sizeof F);
-	srandom(1);		/* router_seed: the same hash layout each run */
+	srandom(1);		/* hmap_random_seed: the same layout each run */
 	F.now_ms = FUZZ_START_MS;
 	F.worker.next_upstream_id = 1;
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 
 #include "backoff.h"
+#include "unit.h"
+#include "util.h"
 
 static const struct backoff_policy defaults = {
 	.min_ms = 1000,
@@ -30,7 +32,7 @@ START_TEST(test_backoff_curve)
 	uint64_t	 now = 5000;
 
 	backoff_init(&b);
-	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+	for (i = 0; i < nitems(want); i++) {
 		ck_assert_int_eq(backoff_fail(&b, &defaults, now, 0.5),
 		    want[i]);
 		ck_assert_uint_eq(backoff_base_ms(&defaults, i), want[i]);
@@ -255,8 +257,8 @@ START_TEST(test_backoff_overflow)
 }
 END_TEST
 
-static Suite *
-backoff_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -273,17 +275,4 @@ backoff_suite(void)
 	tcase_add_test(tc, test_backoff_overflow);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(backoff_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

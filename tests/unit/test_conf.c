@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "unit.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define SECRET	"sk-live-Zq81xSECRETx77"
@@ -488,7 +490,7 @@ START_TEST(test_nul_refused)
 	struct conf		*conf;
 	size_t			 i;
 
-	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (i = 0; i < nitems(bad); i++) {
 		conf = parse(bad[i].text, &d);
 		ck_assert_msg(conf == NULL, "accepted: %s", bad[i].text);
 		assert_diag(&d, CONF_ERROR, bad[i].error);
@@ -914,7 +916,7 @@ START_TEST(test_expansion)
 	char	*out, *error, arg[64];
 	size_t	 i;
 
-	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+	for (i = 0; i < nitems(ok); i++) {
 		out = expand_arg(ok[i].in, &error);
 		ck_assert_msg(out != NULL, "%s: %s", ok[i].in, error);
 		ck_assert_msg(strcmp(out, ok[i].out) == 0,
@@ -922,7 +924,7 @@ START_TEST(test_expansion)
 		    ok[i].out);
 		free(out);
 	}
-	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (i = 0; i < nitems(bad); i++) {
 		/* args[0] is a plain word so the bad one is args[1]. */
 		snprintf(arg, sizeof arg, "w', '%s", bad[i].in);
 		out = expand_arg(arg, &error);
@@ -1192,7 +1194,7 @@ START_TEST(test_load_accepts)
 	mode_t			 modes[] = { 0600, 0644, 0400 };
 	size_t			 i;
 
-	for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+	for (i = 0; i < nitems(modes); i++) {
 		path = write_file("{'mcpServers': {'x': {'command': 'c',"
 		    "'args': ['${MCPD_TEST_CONF_VAR:-d}']}}}", modes[i]);
 		conf_diags_init(&d);
@@ -1612,7 +1614,7 @@ START_TEST(test_server_equal)
 	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
 	conf_free(b);
 
-	for (i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+	for (i = 0; i < nitems(variants); i++) {
 		xasprintf(&text, "{'mcpServers': {'s': {%s}}}", variants[i]);
 		b = parse_ok(text);
 		free(text);
@@ -1622,7 +1624,7 @@ START_TEST(test_server_equal)
 		    &a->servers[0]), "variant %zu compared equal", i);
 		conf_free(b);
 	}
-	for (i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+	for (i = 0; i < nitems(settings); i++) {
 		xasprintf(&text, "{'mcpServers': {'s': {%s, %s}}}", base,
 		    settings[i]);
 		b = parse_ok(text);
@@ -1660,8 +1662,8 @@ START_TEST(test_restart_name)
 }
 END_TEST
 
-static Suite *
-conf_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -1729,17 +1731,4 @@ conf_suite(void)
 	suite_add_tcase(s, tc);
 
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(conf_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -22,9 +22,10 @@
 #include <cjson/cJSON.h>
 
 #include "envelope.h"
+#include "unit.h"
+#include "util.h"
 #include "xmalloc.h"
 
-#define nitems(a)	(sizeof (a) / sizeof (a)[0])
 /* A literal and its length, for inputs holding NUL bytes. */
 #define LIT(s)		s, sizeof s - 1
 #define AT_END		((size_t)-1)	/* error offset: the input's length */
@@ -2039,8 +2040,8 @@ START_TEST(test_envelope_random)
 }
 END_TEST
 
-static Suite *
-envelope_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -2080,17 +2081,4 @@ envelope_suite(void)
 	tcase_add_test(tc, test_envelope_random);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(envelope_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

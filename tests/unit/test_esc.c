@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "esc.h"
+#include "unit.h"
 
 /* esc_text(in, inlen, flags) must be exactly want. */
 static void
@@ -164,8 +165,8 @@ START_TEST(test_esc_json_parses)
 }
 END_TEST
 
-static Suite *
-esc_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -183,17 +184,4 @@ esc_suite(void)
 	tcase_add_test(tc, test_esc_json_parses);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(esc_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

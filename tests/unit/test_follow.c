@@ -5,10 +5,11 @@
 #include "config.h"
 
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "follow.h"
+#include "unit.h"
 
 START_TEST(test_follow_twice_is_once)
 {
@@ -75,8 +76,8 @@ START_TEST(test_follow_many)
 }
 END_TEST
 
-static Suite *
-follow_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -88,17 +89,4 @@ follow_suite(void)
 	tcase_add_test(tc, test_follow_many);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(follow_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "unit.h"
 #include "xmalloc.h"
 
 #define MIB		(1024 * 1024)
@@ -860,8 +861,8 @@ START_TEST(test_frame_big_oversize_bytewise)
 }
 END_TEST
 
-static Suite *
-frame_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -898,17 +899,4 @@ frame_suite(void)
 	suite_add_tcase(s, tc);
 
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(frame_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "unit.h"
+#include "util.h"
 
 #define TEST_SEED	0x6d63706474657374ULL
 
@@ -166,7 +168,7 @@ START_TEST(test_hmap_i64)
 		-((int64_t)1 << 53), INT64_MAX, INT64_MIN, INT64_MAX - 1,
 		INT64_MIN + 1,
 	};
-	const size_t		 n = sizeof keys / sizeof keys[0];
+	const size_t		 n = nitems(keys);
 	struct hmap		*m;
 	size_t			 i;
 	int64_t			 v;
@@ -271,7 +273,7 @@ START_TEST(test_hmap_binary_keys)
 		{ "17", 2 },
 		{ "\"17\"", 4 },
 	};
-	const size_t	 n = sizeof keys / sizeof keys[0];
+	const size_t	 n = nitems(keys);
 	size_t		 i;
 
 	m = hmap_new(TEST_SEED);
@@ -777,8 +779,16 @@ START_TEST(test_hmap_spread)
 }
 END_TEST
 
-static Suite *
-hmap_suite(void)
+START_TEST(test_hmap_random_seed)
+{
+	/* Two draws agree once in 2^64 from getrandom, never from the
+	 * fallback (random() moves on). */
+	ck_assert(hmap_random_seed() != hmap_random_seed());
+}
+END_TEST
+
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -800,19 +810,7 @@ hmap_suite(void)
 	tcase_add_test(tc, test_hmap_full_collisions);
 	tcase_add_test(tc, test_hmap_seeds);
 	tcase_add_test(tc, test_hmap_spread);
+	tcase_add_test(tc, test_hmap_random_seed);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(hmap_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -21,6 +21,8 @@
 #include <cjson/cJSON.h>
 
 #include "metrics.h"
+#include "unit.h"
+#include "util.h"
 
 #define NBUCKETS	28	/* what mcpd's router reports */
 
@@ -33,13 +35,13 @@ static const char *families[] = {
 	"mcpd_server_protocol_violations_total",
 	"mcpd_server_dropped_lines_total", "mcpd_server_stderr_lines_total",
 };
-#define NFAMILIES	(sizeof families / sizeof families[0])
+#define NFAMILIES	(nitems(families))
 
 static const char *states[] = {
 	"starting", "initializing", "ready", "backoff", "stopping", "stopped",
 	"failed",
 };
-#define NSTATES		(sizeof states / sizeof states[0])
+#define NSTATES		(nitems(states))
 
 static const char *outcomes[] = {
 	"ok", "error", "timeout", "cancelled", "failed", "oversize",
@@ -537,7 +539,7 @@ START_TEST(test_metrics_no_servers)
 	char		*t;
 	size_t		 i;
 
-	for (i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+	for (i = 0; i < nitems(inputs); i++) {
 		t = render_text(inputs[i]);
 		assert_exposition(t);
 		assert_line(t, "mcpd_connections 0");
@@ -574,8 +576,8 @@ START_TEST(test_metrics_no_name)
 }
 END_TEST
 
-static Suite *
-metrics_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -597,17 +599,4 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_no_name);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(metrics_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

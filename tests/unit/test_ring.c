@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "ring.h"
+#include "unit.h"
 
 static void
 push_str(struct ring *r, const char *s, uint64_t t)
@@ -277,8 +278,8 @@ START_TEST(test_ring_binary_line)
 }
 END_TEST
 
-static Suite *
-ring_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -294,17 +295,4 @@ ring_suite(void)
 	tcase_add_test(tc, test_ring_binary_line);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(ring_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }

@@ -39,6 +39,7 @@
 #include "proto.h"
 #include "router.h"
 #include "transport.h"
+#include "unit.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -793,8 +794,8 @@ START_TEST(test_shutdown_stops_without_restart)
 }
 END_TEST
 
-static Suite *
-worker_suite(void)
+Suite *
+unit_suite(void)
 {
 	Suite	*s;
 	TCase	*tc;
@@ -820,17 +821,4 @@ worker_suite(void)
 	tcase_add_test(tc, test_shutdown_stops_without_restart);
 	suite_add_tcase(s, tc);
 	return (s);
-}
-
-int
-main(void)
-{
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(worker_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 }
