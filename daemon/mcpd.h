@@ -19,6 +19,7 @@ struct notify;
 struct worker;
 struct client;
 struct client_pool;
+struct logs_pool;
 
 TAILQ_HEAD(worker_list, worker);
 TAILQ_HEAD(client_list, client);
@@ -43,9 +44,9 @@ struct mcpd {
 	uint64_t		 protocol_violations;
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
-	size_t			 nfollowing;	/* of them, following logs */
 	size_t			 budget_used;	/* bytes held for peers */
 	struct client_pool	*client_pool;	/* client.c: cron, fd reserve */
+	struct logs_pool	*logs_pool;	/* logs.c: followers, NULL: none */
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 };
 

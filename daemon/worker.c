@@ -1,6 +1,7 @@
 /*
  * worker.c -- supervise one MCP server: spawn, handshake, frame its output,
- * log its stderr, restart it with backoff, stop it without leaving orphans.
+ * frame its stderr for logs.c, restart it with backoff, stop it without
+ * leaving orphans.
  *
  * Invariants:
  * - proc.pid != 0 exactly while a process exists; states starting,
@@ -35,15 +36,13 @@
 #include "backoff.h"
 #include "budget.h"
 #include "child.h"
-#include "client.h"
 #include "envelope.h"
-#include "esc.h"
 #include "frame.h"
 #include "guard.h"
 #include "log.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
-#include "ring.h"
 #include "router.h"
 #include "rpc.h"
 #include "worker.h"
@@ -51,10 +50,6 @@
 
 #define WORKER_STDOUT_EOF_GRACE_MS	500
 #define WORKER_STDERR_LINE_MAX_BYTES	65536
-#define WORKER_STDERR_RING_BYTES	(256 * 1024)
-#define WORKER_STDERR_RING_LINES	2000
-#define WORKER_STDERR_RATE_PER_S	100	/* lines to the journal */
-#define WORKER_STDERR_BURST_LINES	500
 #define WORKER_READS_PER_CALLBACK	64
 #define WORKER_LOG_HEAD_BYTES		80	/* of a bad line, in the log */
 #define WORKER_DRAIN_MAX_BYTES		(4 * 1024 * 1024)
@@ -114,17 +109,12 @@ struct worker {
 	int			 removing;	/* gone from the config */
 	struct event		*ev_free;
 
-	struct ring		*errlog;
-	uint64_t		 serial;	/* followers know it by this */
-	double			 err_tokens;
-	uint64_t		 err_tokens_ms;
-	uint64_t		 err_suppressed;
+	struct logs		*logs;		/* its stderr */
 
 	uint64_t		 lines_in;
 	uint64_t		 nonjson_lines;
 	uint64_t		 oversize;
 	uint64_t		 violations;
-	uint64_t		 stderr_lines;
 
 	TAILQ_ENTRY(worker)	 entry;
 };
@@ -748,115 +738,10 @@ worker_out_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
-static int
-worker_stderr_allowed(struct worker *w)
+struct logs *
+worker_logs(const struct worker *w)
 {
-	uint64_t	 now = mcpd_now_ms();
-	double		 burst = WORKER_STDERR_BURST_LINES;
-
-	w->err_tokens += (double)(now - w->err_tokens_ms) *
-	    WORKER_STDERR_RATE_PER_S / 1000.0;
-	if (w->err_tokens > burst)
-		w->err_tokens = burst;
-	w->err_tokens_ms = now;
-	if (w->err_tokens < 1.0)
-		return (0);
-	w->err_tokens -= 1.0;
-	return (1);
-}
-
-/* Ready-made JSON from the ring: the whole line, integers as integers. */
-static cJSON *
-worker_log_line_json(const struct worker *w, uint64_t seq)
-{
-	char	*json;
-	cJSON	*o;
-
-	if ((json = ring_line_json(w->errlog, seq, w->name)) == NULL)
-		return (NULL);
-	o = cJSON_CreateRaw(json);
-	free(json);
-	return (o);
-}
-
-static void
-worker_tell_followers(struct worker *w, uint64_t seq)
-{
-	cJSON	*params, *msg;
-	char	*text;
-
-	if ((params = worker_log_line_json(w, seq)) == NULL)
-		return;
-	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
-	text = rpc_print(msg);
-	cJSON_Delete(msg);
-	client_log_line(w->mcpd, w->serial, text, strlen(text));
-	free(text);
-}
-
-/* The last n lines of stderr, oldest first. */
-cJSON *
-worker_logs_json(const struct worker *w, size_t n)
-{
-	cJSON		*lines, *line;
-	uint64_t	 seq, first = ring_first_seq(w->errlog);
-	uint64_t	 next = ring_next_seq(w->errlog);
-
-	lines = cJSON_CreateArray();
-	seq = next - first > n ? next - n : first;
-	for (; seq < next; seq++) {
-		if ((line = worker_log_line_json(w, seq)) != NULL)
-			cJSON_AddItemToArray(lines, line);
-	}
-	return (lines);
-}
-
-uint64_t
-worker_serial(const struct worker *w)
-{
-	return (w->serial);
-}
-
-static void
-worker_stderr_line(struct worker *w, const char *line, size_t len,
-    size_t total)
-{
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-	};
-	char		 count[32], *text;
-	struct log_field fs[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-		{ MCPD_FIELD_SUPPRESSED, count },
-	};
-
-	w->stderr_lines++;
-	ring_push(w->errlog, line, len, mcpd_realtime_us());
-	if (w->mcpd->nfollowing > 0)
-		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
-	if (!worker_stderr_allowed(w)) {
-		w->err_suppressed++;
-		return;
-	}
-	if (w->err_suppressed > 0) {
-		snprintf(count, sizeof count, "%llu",
-		    (unsigned long long)w->err_suppressed);
-		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, LOG_NFIELDS(fs),
-		    "%s: %llu stderr lines not logged (rate limit); see "
-		    "mcpctl logs", w->name,
-		    (unsigned long long)w->err_suppressed);
-		w->err_suppressed = 0;
-	}
-	/* The whole line, a NUL included, escaped (log.c escapes again). */
-	text = esc_text(line, len, ESC_KEEP_TAB);
-	if (total > len)
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %s... (line of %zu bytes truncated)", w->name, text,
-		    total);
-	else
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %s", w->name, text);
-	free(text);
+	return (w->logs);
 }
 
 static void
@@ -867,9 +752,9 @@ worker_err_frames(struct worker *w)
 
 	while ((ev = frame_next(w->err_frame, &m)) != FRAME_NONE) {
 		if (ev == FRAME_LINE)
-			worker_stderr_line(w, m.line, m.len, m.len);
+			logs_line(w->logs, m.line, m.len, m.len);
 		else if (ev == FRAME_OVERSIZE || ev == FRAME_GARBAGE)
-			worker_stderr_line(w, m.head, m.head_len, m.total);
+			logs_line(w->logs, m.head, m.head_len, m.total);
 	}
 }
 
@@ -1373,11 +1258,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_grace = evtimer_new(mcpd->base, worker_grace_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->ev_flush = event_new(mcpd->base, -1, 0, worker_flush_cb, w);
-	w->serial = ++mcpd->workers_total;
-	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
-	    WORKER_STDERR_RING_LINES);
-	w->err_tokens = WORKER_STDERR_BURST_LINES;
-	w->err_tokens_ms = mcpd_now_ms();
+	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
 	w->router = router_new(mcpd, w);
@@ -1395,7 +1276,7 @@ worker_free(struct worker *w)
 	}
 	child_forget(&w->proc);
 	router_free(w->router);
-	client_follow_gone(w->mcpd, w->serial, "server removed");
+	logs_free(w->logs, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_health);
@@ -1404,7 +1285,6 @@ worker_free(struct worker *w)
 	event_free(w->ev_grace);
 	event_free(w->ev_free);
 	event_free(w->ev_flush);
-	ring_free(w->errlog);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
@@ -1481,7 +1361,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(stats, "protocol_violations",
 	    (double)w->violations);
 	cJSON_AddNumberToObject(stats, "stderr_lines",
-	    (double)w->stderr_lines);
+	    (double)logs_count(w->logs));
 	router_add_stats(w->router, stats);
 	return (o);
 }
