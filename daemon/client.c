@@ -21,6 +21,10 @@
  * peer gets one JSON-RPC error line (id null) saying why before the close.
  * Once a second (client_cron_cb) the soft output limit is checked for
  * every client, so one that nothing more is queued for is still cut off.
+ *
+ * A connection that follows servers' stderr (mcpctl logs -f) only keeps
+ * the set of their serials: logs.c fills it and queues the lines, through
+ * client_first/client_next, client_follows and client_close.
  */
 #include "config.h"
 
@@ -52,6 +56,7 @@
 #include "follow.h"
 #include "frame.h"
 #include "log.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "outq.h"
 #include "proto.h"
@@ -155,9 +160,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
 	}
-	if (!follow_empty(&c->follows))
-		c->mcpd->nfollowing--;
-	follow_clear(&c->follows);
+	logs_unfollow_all(c->mcpd, c);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -933,42 +936,35 @@ client_serial(const struct client *c)
 	return (c->serial);
 }
 
-/* Following a server twice is following it once. */
+/* Mark it dead (client_lost), to be freed from its deferred event. */
 void
-client_follow(struct client *c, uint64_t worker_serial)
+client_close(struct client *c, const char *reason)
 {
-	if (c->dead)
-		return;
-	if (follow_add(&c->follows, worker_serial))
-		c->mcpd->nfollowing++;
+	client_lost(c, reason);
 }
 
-void
-client_log_line(struct mcpd *mcpd, uint64_t worker_serial, const char *text,
-    size_t len)
+int
+client_is_dead(const struct client *c)
 {
-	struct client	*c;
-
-	if (mcpd->nfollowing == 0)
-		return;
-	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		if (!c->dead && follow_has(&c->follows, worker_serial))
-			client_queue_text(c, text, len);
-	}
+	return (c->dead);
 }
 
-void
-client_follow_gone(struct mcpd *mcpd, uint64_t worker_serial,
-    const char *reason)
+/* The servers it follows: kept here, handled by logs.c. */
+struct follow_set *
+client_follows(struct client *c)
 {
-	struct client	*c;
+	return (&c->follows);
+}
 
-	if (mcpd->nfollowing == 0)
-		return;
-	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		if (follow_remove(&c->follows, worker_serial)) {
-			mcpd->nfollowing--;
-			client_lost(c, reason);
-		}
-	}
+/* Iterate over mcpd's connections, dead ones included. */
+struct client *
+client_first(struct mcpd *mcpd)
+{
+	return (TAILQ_FIRST(&mcpd->clients));
+}
+
+struct client *
+client_next(struct client *c)
+{
+	return (TAILQ_NEXT(c, entry));
 }

@@ -3,8 +3,9 @@
  *
  * Reads newline-delimited JSON-RPC, answers bad input with the JSON-RPC
  * error the spec asks for, hands mcpd/ methods to control.c.  A client is
- * never freed inside its own callback: client_lost marks it dead and a
- * deferred event frees it.
+ * never freed inside its own callback: client_lost (client_close from
+ * other modules) marks it dead and a deferred event frees it.  The servers
+ * it follows are a set it keeps for logs.c, which sends it their stderr.
  */
 #ifndef MCPD_CLIENT_H
 #define MCPD_CLIENT_H
@@ -18,6 +19,7 @@
 #define CLIENT_MAX_MESSAGE_BYTES	(16 * 1024 * 1024)
 
 struct attachment;
+struct follow_set;
 struct iovec;
 struct mcpd;
 struct client;
@@ -37,17 +39,14 @@ void	 client_attach(struct client *, struct attachment *);
 struct attachment *client_attachment(const struct client *);
 void	 client_detached(struct client *, const char *reason);
 void	 client_idle(struct client *);
-/*
- * Following a server's stderr (mcpctl logs -f) is a property of the
- * connection: it keeps the numbers of the servers it follows, and a new
- * line is offered to every connection (the server never points at them).
- */
-void	 client_follow(struct client *, uint64_t worker_serial);
-void	 client_log_line(struct mcpd *, uint64_t worker_serial,
-	    const char *text, size_t len);
-/* The server is gone: a connection that followed only it is closed. */
-void	 client_follow_gone(struct mcpd *, uint64_t worker_serial,
-	    const char *reason);
+/* Mark it dead, to be freed from a deferred event (as client_lost). */
+void	 client_close(struct client *, const char *reason);
+int	 client_is_dead(const struct client *);
+/* Connections in the order they came, dead ones included (logs.c). */
+struct client *client_first(struct mcpd *);
+struct client *client_next(struct client *);
+/* The servers it follows (mcpctl logs -f), a set logs.c handles. */
+struct follow_set *client_follows(struct client *);
 void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
 void	 client_close_all(struct mcpd *);

@@ -5,7 +5,8 @@
  * params completely before acting, so a request naming one unknown server
  * changes nothing.  Params holding "\u0000" in a key or a string are
  * refused before cJSON reads them: it would cut "alpha\u0000x" to "alpha"
- * and read a key "follow\u0000" as "follow".
+ * and read a key "follow\u0000" as "follow".  mcpd/logs answers from
+ * the server's logs (logs.h) and leaves following to it.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "client.h"
 #include "control.h"
 #include "envelope.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "metrics.h"
 #include "proto.h"
@@ -274,11 +276,11 @@ control_logs(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		n = lines->valuedouble;
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "server", worker_name(w));
-	cJSON_AddItemToObject(result, "lines", worker_logs_json(w,
+	cJSON_AddItemToObject(result, "lines", logs_json(worker_logs(w),
 	    n > 1e6 ? 1000000 : (size_t)n));
 	client_send_json(c, rpc_make_result(id, result));
 	if (cJSON_IsTrue(follow))
-		client_follow(c, worker_serial(w));
+		logs_follow(mcpd, c, logs_serial(worker_logs(w)));
 }
 
 static void

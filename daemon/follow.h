@@ -2,10 +2,10 @@
  * follow.h -- the servers one connection follows (mcpctl logs -f).
  *
  * Following is a property of the connection: it keeps the serial numbers
- * of the servers it follows (worker_serial, never reused), and a server
- * never points at its followers.  A new stderr line is offered to every
- * connection whose set holds its server's serial; a removed server is
- * taken out of every set.  Pure: no I/O, no libevent, so the control path
+ * of the servers it follows (logs_serial, never reused), and a server
+ * never points at its followers.  logs.c offers a new stderr line to every
+ * connection whose set holds its server's serial, and takes a removed
+ * server out of every set.  Pure: no I/O, no libevent, so the control path
  * is fuzzed with it as it is.
  */
 #ifndef MCPD_FOLLOW_H

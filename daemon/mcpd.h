@@ -21,6 +21,7 @@ struct client_pool;
 struct conf;
 struct guard;
 struct listener;
+struct logs_pool;
 struct sdnotify;
 struct transport;
 struct worker;
@@ -45,6 +46,7 @@ struct mcpd {
 	struct conf		*conf;
 
 	struct sdnotify		*sdnotify;	/* sdnotify.c */
+	struct logs_pool	*logs_pool;	/* logs.c: followers, NULL: none */
 	struct guard		*guard;		/* guard.c; NULL: none */
 	struct transport_list	 transports;	/* transport.c */
 	size_t			 budget_used;	/* budget.c: held for peers */
@@ -59,7 +61,6 @@ struct mcpd {
 	struct client_pool	*client_pool;	/* cron, fd reserve */
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */
-	size_t			 nfollowing;	/* of them, following logs */
 };
 
 /* Monotonic time for timers and backoff; the wall clock for timestamps. */

@@ -2,7 +2,7 @@
  * worker.c -- supervise one MCP server: its state machine, the initialize
  * handshake, health, the restart policy with backoff, the admin actions
  * and its status.  The process and its pipes are the transport's
- * (transport.h).
+ * (transport.h), its stderr log is logs.c's.
  *
  * Invariants:
  * - A transport exists exactly in the states starting, initializing,
@@ -32,23 +32,17 @@
 
 #include "backoff.h"
 #include "child.h"
-#include "client.h"
 #include "envelope.h"
-#include "esc.h"
 #include "log.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
-#include "ring.h"
 #include "router.h"
 #include "rpc.h"
 #include "transport.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define WORKER_STDERR_RING_BYTES	(256 * 1024)
-#define WORKER_STDERR_RING_LINES	2000
-#define WORKER_STDERR_RATE_PER_S	100	/* lines to the journal */
-#define WORKER_STDERR_BURST_LINES	500
 #define WORKER_LOG_HEAD_BYTES		80	/* of a bad line, in the log */
 
 enum worker_after {
@@ -95,17 +89,12 @@ struct worker {
 	int			 removing;	/* gone from the config */
 	struct event		*ev_free;
 
-	struct ring		*errlog;
-	uint64_t		 serial;	/* followers know it by this */
-	double			 err_tokens;
-	uint64_t		 err_tokens_ms;
-	uint64_t		 err_suppressed;
+	struct logs		*logs;		/* its stderr */
 
 	uint64_t		 lines_in;
 	uint64_t		 nonjson_lines;
 	uint64_t		 oversize;
 	uint64_t		 violations;
-	uint64_t		 stderr_lines;
 
 	TAILQ_ENTRY(worker)	 entry;
 };
@@ -118,8 +107,6 @@ static void	worker_kill(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_health_start(struct worker *);
-static void	worker_stderr_line(struct worker *, const char *, size_t,
-		    size_t);
 
 /* Every start but the first is a restart. */
 static uint64_t
@@ -590,7 +577,9 @@ worker_tp_heard(void *arg)
 static void
 worker_tp_err_line(void *arg, const char *line, size_t len, size_t total)
 {
-	worker_stderr_line(arg, line, len, total);
+	struct worker	*w = arg;
+
+	logs_line(w->logs, line, len, total);
 }
 
 static void
@@ -623,115 +612,10 @@ static const struct transport_cb worker_transport_cb = {
 	worker_tp_ended,
 };
 
-static int
-worker_stderr_allowed(struct worker *w)
+struct logs *
+worker_logs(const struct worker *w)
 {
-	uint64_t	 now = mcpd_now_ms();
-	double		 burst = WORKER_STDERR_BURST_LINES;
-
-	w->err_tokens += (double)(now - w->err_tokens_ms) *
-	    WORKER_STDERR_RATE_PER_S / 1000.0;
-	if (w->err_tokens > burst)
-		w->err_tokens = burst;
-	w->err_tokens_ms = now;
-	if (w->err_tokens < 1.0)
-		return (0);
-	w->err_tokens -= 1.0;
-	return (1);
-}
-
-/* Ready-made JSON from the ring: the whole line, integers as integers. */
-static cJSON *
-worker_log_line_json(const struct worker *w, uint64_t seq)
-{
-	char	*json;
-	cJSON	*o;
-
-	if ((json = ring_line_json(w->errlog, seq, w->name)) == NULL)
-		return (NULL);
-	o = cJSON_CreateRaw(json);
-	free(json);
-	return (o);
-}
-
-static void
-worker_tell_followers(struct worker *w, uint64_t seq)
-{
-	cJSON	*params, *msg;
-	char	*text;
-
-	if ((params = worker_log_line_json(w, seq)) == NULL)
-		return;
-	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
-	text = rpc_print(msg);
-	cJSON_Delete(msg);
-	client_log_line(w->mcpd, w->serial, text, strlen(text));
-	free(text);
-}
-
-/* The last n lines of stderr, oldest first. */
-cJSON *
-worker_logs_json(const struct worker *w, size_t n)
-{
-	cJSON		*lines, *line;
-	uint64_t	 seq, first = ring_first_seq(w->errlog);
-	uint64_t	 next = ring_next_seq(w->errlog);
-
-	lines = cJSON_CreateArray();
-	seq = next - first > n ? next - n : first;
-	for (; seq < next; seq++) {
-		if ((line = worker_log_line_json(w, seq)) != NULL)
-			cJSON_AddItemToArray(lines, line);
-	}
-	return (lines);
-}
-
-uint64_t
-worker_serial(const struct worker *w)
-{
-	return (w->serial);
-}
-
-static void
-worker_stderr_line(struct worker *w, const char *line, size_t len,
-    size_t total)
-{
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-	};
-	char		 count[32], *text;
-	struct log_field fs[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-		{ MCPD_FIELD_SUPPRESSED, count },
-	};
-
-	w->stderr_lines++;
-	ring_push(w->errlog, line, len, mcpd_realtime_us());
-	if (w->mcpd->nfollowing > 0)
-		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
-	if (!worker_stderr_allowed(w)) {
-		w->err_suppressed++;
-		return;
-	}
-	if (w->err_suppressed > 0) {
-		snprintf(count, sizeof count, "%llu",
-		    (unsigned long long)w->err_suppressed);
-		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, LOG_NFIELDS(fs),
-		    "%s: %llu stderr lines not logged (rate limit); see "
-		    "mcpctl logs", w->name,
-		    (unsigned long long)w->err_suppressed);
-		w->err_suppressed = 0;
-	}
-	/* The whole line, a NUL included, escaped (log.c escapes again). */
-	text = esc_text(line, len, ESC_KEEP_TAB);
-	if (total > len)
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %s... (line of %zu bytes truncated)", w->name, text,
-		    total);
-	else
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
-		    "%s: %s", w->name, text);
-	free(text);
+	return (w->logs);
 }
 
 static void
@@ -1134,11 +1018,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
 	w->ev_broken = event_new(mcpd->base, -1, 0, worker_broken_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
-	w->serial = ++mcpd->workers_total;
-	w->errlog = ring_new(WORKER_STDERR_RING_BYTES,
-	    WORKER_STDERR_RING_LINES);
-	w->err_tokens = WORKER_STDERR_BURST_LINES;
-	w->err_tokens_ms = mcpd_now_ms();
+	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
 	w->router = router_new(mcpd, w);
@@ -1156,14 +1036,13 @@ worker_free(struct worker *w)
 		worker_session_end(w);
 	child_forget(w->name);
 	router_free(w->router);
-	client_follow_gone(w->mcpd, w->serial, "server removed");
+	logs_free(w->logs, "server removed");
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_health);
 	event_free(w->ev_broken);
 	free(w->broken_reason);
 	event_free(w->ev_free);
-	ring_free(w->errlog);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
@@ -1240,7 +1119,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(stats, "protocol_violations",
 	    (double)w->violations);
 	cJSON_AddNumberToObject(stats, "stderr_lines",
-	    (double)w->stderr_lines);
+	    (double)logs_count(w->logs));
 	router_add_stats(w->router, stats);
 	return (o);
 }

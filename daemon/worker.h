@@ -23,6 +23,7 @@
 #include "conf.h"
 
 struct iovec;
+struct logs;
 struct mcpd;
 struct router;
 struct worker;
@@ -50,10 +51,8 @@ int		 worker_running(const struct worker *);
 void		 worker_start(struct worker *);
 void		 worker_stop(struct worker *);
 void		 worker_restart(struct worker *);
-/* stderr for mcpctl logs: recent lines, and followers of new ones. */
-cJSON		*worker_logs_json(const struct worker *, size_t n);
-/* Never reused: what a connection following the server remembers. */
-uint64_t	 worker_serial(const struct worker *);
+/* Its stderr (logs.h): recent lines, followers of new ones. */
+struct logs	*worker_logs(const struct worker *);
 
 /* Reload: what a new configuration did to a server. */
 enum worker_reconf {

@@ -41,7 +41,8 @@ sources() {
 			    daemon/router_down.c daemon/budget.c \
 			    src/envelope.c src/hmap.c \
 			    src/rpc.c src/xmalloc.c src/conf.c ;;
-	control)	echo daemon/control.c daemon/follow.c daemon/budget.c \
+	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
+			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;

@@ -1,16 +1,19 @@
 /*
  * fuzz_control.c -- the control plane and log following, as mcpd runs them.
  *
- * daemon/control.c (every mcpd/ method) and daemon/follow.c run as they
- * are, with the pure code under them (src/rpc.c, envelope.c, ring.c,
- * esc.c, metrics.c, conf.c).  What they call in the rest of the daemon is
- * replaced by models: connections that record what they are sent (client.c),
- * workers with names, serials, states and a stderr ring (worker.c), and
- * reloads that remove and add workers (reload.c).  client_follow,
- * client_log_line and client_follow_gone are client.c's over the model's
- * connections, and a stderr line takes worker.c's path to them.  Lifetimes
- * are mcpd's: a closed connection is marked dead and freed from a deferred
- * step, and so is a removed worker (worker_free, which ends the follows of
+ * daemon/control.c (every mcpd/ method), daemon/logs.c (each server's
+ * stderr ring, its journal lines and its followers) and daemon/follow.c
+ * run as they are, with the pure code under them (src/rpc.c, envelope.c,
+ * ring.c, esc.c, metrics.c, conf.c).  What they call in the rest of the
+ * daemon is replaced by models: connections that record what they are
+ * sent (client.c's primitives: client_first, client_next, client_follows,
+ * client_is_dead, client_close, client_queue_text), a journal that
+ * records what it is given (log.c's log_event), workers with names,
+ * states and a struct logs (worker.c), and reloads that remove and add
+ * workers (reload.c).  A stderr line takes worker.c's way in, logs_line.
+ * Lifetimes are mcpd's: a closed connection is marked dead and freed from
+ * a deferred step (client_free_cb, which calls logs_unfollow_all), and so
+ * is a removed worker (worker_free, whose logs_free ends the follows of
  * it); nothing is freed inside its own call.
  *
  * The input is lines, each an event:
@@ -22,6 +25,9 @@
  *			start, stop, restart, version, attach, reload, logs,
  *			metrics) naming worker W
  *	eW TEXT		worker W (0-3) writes a line on stderr
+ *	EW TEXT		the same, but the line was longer and got cut
+ *	bW TEXT		worker W writes the line FUZZ_BURST_LINES times at
+ *			once, more than the journal takes at a time
  *	xN		connection N closes (client_lost: dead, freed later)
  *	oN		a new connection takes slot N (if N is closed)
  *	rW		a reload removes worker W (freed later)
@@ -48,8 +54,11 @@
  * not a removed worker's followers when a new one takes its name), and
  * no line ever comes during a request; when a worker is freed, the
  * connections that followed only it are closed and no other; each
- * connection's follow set is what it asked for, and mcpd->nfollowing
- * counts the connections with a non-empty one.
+ * connection's follow set is what it asked for, and logs_following counts
+ * the connections with a non-empty one; logs_count counts the lines a
+ * worker wrote; every journal entry is an mcpd stderr event naming the
+ * server that writes, each line gets at most one, and before the first
+ * line logged after some were not, one entry gives their number.
  */
 #include "config.h"
 
@@ -66,10 +75,11 @@
 #include "envelope.h"
 #include "follow.h"
 #include "fuzz.h"
+#include "log.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "reload.h"
-#include "ring.h"
 #include "router.h"
 #include "rpc.h"
 #include "worker.h"
@@ -81,9 +91,8 @@ const char	*fuzz_target_name = "control";
 #define FUZZ_WORKERS		4
 #define FUZZ_NOT_ADMIN		3	/* this connection is not an admin */
 #define FUZZ_MAX_PADS		2
-/* As worker.c. */
-#define FUZZ_RING_BYTES		(256 * 1024)
-#define FUZZ_RING_LINES		2000
+#define FUZZ_BURST_LINES	600	/* logs.c's journal takes 500 at once */
+#define FUZZ_MAX_BURSTS		4
 
 static const char *fuzz_names[FUZZ_WORKERS] = {
 	"alpha", "beta", "g.a-m_m4", "delta"
@@ -144,8 +153,9 @@ struct worker {
 	uint64_t		 serial;
 	enum worker_state	 state;
 	int			 removing;
-	struct ring		*errlog;
-	uint64_t		 stderr_lines;
+	struct logs		*logs;
+	uint64_t		 lines;		/* the model: stderr lines */
+	uint64_t		 unlogged;	/* not in the journal yet */
 	struct router		 router;
 	TAILQ_ENTRY(worker)	 entry;
 };
@@ -158,6 +168,11 @@ static struct {
 	unsigned		 next_id;	/* of canned requests */
 	size_t			 pads;		/* $Z expanded so far */
 	struct worker		*writing;	/* on stderr now */
+	size_t			 total;		/* its length before the cut */
+	size_t			 journal;	/* entries for this line */
+	int			 journal_line;	/* one was the line itself */
+	struct worker		*freeing;	/* worker_free runs */
+	size_t			 bursts;	/* b events so far */
 	uint64_t		 now_ms;
 } F;
 
@@ -328,44 +343,97 @@ client_detached(struct client *c, const char *reason)
 	client_lost(c, reason);
 }
 
-/* client.c's, word for word, over the model's connections. */
-void
-client_follow(struct client *c, uint64_t worker_serial)
+/* logs.c walks the connections only while one of them follows. */
+struct client *
+client_first(struct mcpd *mcpd)
 {
-	if (c->dead)
-		return;
-	if (follow_add(&c->follows, worker_serial))
-		c->mcpd->nfollowing++;
+	FUZZ_CHECK(logs_following(mcpd) > 0, "logs.c walks the connections "
+	    "while none follows a server");
+	return (TAILQ_FIRST(&mcpd->clients));
 }
 
-void
-client_log_line(struct mcpd *mcpd, uint64_t worker_serial, const char *text,
-    size_t len)
+struct client *
+client_next(struct client *c)
 {
-	struct client	*c;
-
-	if (mcpd->nfollowing == 0)
-		return;
-	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		if (!c->dead && follow_has(&c->follows, worker_serial))
-			client_queue_text(c, text, len);
-	}
+	return (TAILQ_NEXT(c, entry));
 }
 
-void
-client_follow_gone(struct mcpd *mcpd, uint64_t worker_serial,
-    const char *reason)
+struct follow_set *
+client_follows(struct client *c)
 {
-	struct client	*c;
+	return (&c->follows);
+}
 
-	if (mcpd->nfollowing == 0)
-		return;
-	TAILQ_FOREACH(c, &mcpd->clients, entry) {
-		if (follow_remove(&c->follows, worker_serial)) {
-			mcpd->nfollowing--;
-			client_lost(c, reason);
+int
+client_is_dead(const struct client *c)
+{
+	return (c->dead);
+}
+
+/* logs.c closes a follower only when the server it followed goes. */
+void
+client_close(struct client *c, const char *reason)
+{
+	FUZZ_CHECK(F.freeing != NULL, "connection %llu closed (%s) while no "
+	    "server is freed", (unsigned long long)c->serial, reason);
+	client_lost(c, reason);
+}
+
+/*
+ * Stand-in for log.c: the journal takes stderr events only, while a server
+ * writes, each naming it; a line is logged at most once, and the number
+ * of lines the rate limit kept out comes once, just before the next line
+ * logged.
+ */
+void
+log_event(int priority, const char *message_id,
+    const struct log_field *fields, size_t nfields, const char *fmt, ...)
+{
+	struct worker	*w = F.writing;
+	va_list		 ap;
+	char		*text, *tail, count[32];
+	size_t		 nlen;
+
+	FUZZ_CHECK(w != NULL, "journal entry while no server writes: %s",
+	    fmt);
+	FUZZ_CHECK(strcmp(message_id, MCPD_MID_STDERR) == 0 && nfields > 0 &&
+	    strcmp(fields[0].name, MCPD_FIELD_SERVER) == 0 &&
+	    strcmp(fields[0].value, w->name) == 0, "journal entry %s for "
+	    "server %s: %s", message_id, w->name, fmt);
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	nlen = strlen(w->name);
+	FUZZ_CHECK(strncmp(text, w->name, nlen) == 0 &&
+	    strncmp(text + nlen, ": ", 2) == 0, "journal entry of %s says: %s",
+	    w->name, text);
+	FUZZ_CHECK(!F.journal_line, "journal entry after the line: %s", text);
+	if (priority == LOG_WARNING) {
+		snprintf(count, sizeof count, "%llu",
+		    (unsigned long long)w->unlogged);
+		FUZZ_CHECK(F.journal == 0 && w->unlogged > 0 && nfields == 2 &&
+		    strcmp(fields[1].name, MCPD_FIELD_SUPPRESSED) == 0 &&
+		    strcmp(fields[1].value, count) == 0, "%llu lines not "
+		    "logged, the journal is told: %s",
+		    (unsigned long long)w->unlogged, text);
+		w->unlogged = 0;
+	} else {
+		FUZZ_CHECK(priority == LOG_INFO && nfields == 1 &&
+		    w->unlogged == 0, "line logged (priority %d), %llu before "
+		    "it not counted: %s", priority,
+		    (unsigned long long)w->unlogged, text);
+		if (F.total > 0) {
+			xasprintf(&tail, "... (line of %zu bytes truncated)",
+			    F.total);
+			FUZZ_CHECK(strlen(text) >= strlen(tail) &&
+			    strcmp(text + strlen(text) - strlen(tail),
+			    tail) == 0, "a cut line logged as: %s", text);
+			free(tail);
 		}
+		F.journal_line = 1;
 	}
+	free(text);
+	F.journal++;
 }
 
 /*
@@ -423,10 +491,10 @@ worker_name(const struct worker *w)
 	return (w->name);
 }
 
-uint64_t
-worker_serial(const struct worker *w)
+struct logs *
+worker_logs(const struct worker *w)
 {
-	return (w->serial);
+	return (w->logs);
 }
 
 enum worker_state
@@ -528,7 +596,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(stats, "oversize_messages", 0);
 	cJSON_AddNumberToObject(stats, "protocol_violations", 0);
 	cJSON_AddNumberToObject(stats, "stderr_lines",
-	    (double)w->stderr_lines);
+	    (double)logs_count(w->logs));
 	req = cJSON_AddObjectToObject(stats, "requests");
 	for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
 		cJSON_AddNumberToObject(req, outcomes[i], (double)i);
@@ -537,62 +605,6 @@ worker_status_json(const struct worker *w)
 		cJSON_AddItemToArray(lat, cJSON_CreateNumber((double)(i % 3)));
 	cJSON_AddNumberToObject(stats, "latency_us_sum", 123456);
 	return (o);
-}
-
-/* worker.c's: the ring's lines as ready-made JSON. */
-static cJSON *
-worker_log_line_json(const struct worker *w, uint64_t seq)
-{
-	char	*json;
-	cJSON	*o;
-
-	if ((json = ring_line_json(w->errlog, seq, w->name)) == NULL)
-		return (NULL);
-	o = cJSON_CreateRaw(json);
-	free(json);
-	return (o);
-}
-
-cJSON *
-worker_logs_json(const struct worker *w, size_t n)
-{
-	cJSON		*lines, *line;
-	uint64_t	 seq, first = ring_first_seq(w->errlog);
-	uint64_t	 next = ring_next_seq(w->errlog);
-
-	lines = cJSON_CreateArray();
-	seq = next - first > n ? next - n : first;
-	for (; seq < next; seq++) {
-		if ((line = worker_log_line_json(w, seq)) != NULL)
-			cJSON_AddItemToArray(lines, line);
-	}
-	return (lines);
-}
-
-/* worker.c's worker_tell_followers. */
-static void
-worker_tell_followers(struct worker *w, uint64_t seq)
-{
-	cJSON	*params, *msg;
-	char	*text;
-
-	if ((params = worker_log_line_json(w, seq)) == NULL)
-		return;
-	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
-	text = rpc_print(msg);
-	cJSON_Delete(msg);
-	client_log_line(w->mcpd, w->serial, text, strlen(text));
-	free(text);
-}
-
-/* worker_stderr_line, but for the journal. */
-static void
-worker_stderr_line(struct worker *w, const char *line, size_t len)
-{
-	w->stderr_lines++;
-	ring_push(w->errlog, line, len, clock_realtime_us());
-	if (w->mcpd->nfollowing > 0)
-		worker_tell_followers(w, ring_next_seq(w->errlog) - 1);
 }
 
 /* mcpd.c's. */
@@ -619,7 +631,7 @@ worker_add(int slot)
 	w->name = xstrdup(fuzz_names[slot]);
 	w->serial = ++F.mcpd.workers_total;
 	w->state = slot == 1 ? WORKER_BACKOFF : WORKER_READY;
-	w->errlog = ring_new(FUZZ_RING_BYTES, FUZZ_RING_LINES);
+	w->logs = logs_new(&F.mcpd, w->name, w->serial);
 	w->router.w = w;
 	TAILQ_INSERT_TAIL(&F.mcpd.workers, w, entry);
 	return (w);
@@ -678,7 +690,9 @@ worker_free(struct worker *w)
 			client_detached(c, "server removed");
 		}
 	}
-	client_follow_gone(w->mcpd, w->serial, "server removed");
+	F.freeing = w;
+	logs_free(w->logs, "server removed");
+	F.freeing = NULL;
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 
 	/* Those that followed only it are closed, and no other. */
@@ -701,7 +715,6 @@ worker_free(struct worker *w)
 		    c->nasked);
 	}
 	free(dead_before);
-	ring_free(w->errlog);
 	free(w->name);
 	free(w);
 }
@@ -781,9 +794,7 @@ client_free(struct client *c)
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
 	}
-	if (!follow_empty(&c->follows))
-		c->mcpd->nfollowing--;
-	follow_clear(&c->follows);
+	logs_unfollow_all(c->mcpd, c);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	if (F.slots[c->slot] == c)
@@ -928,9 +939,12 @@ client_line(struct client *c, const char *line, size_t len)
 	note_follow(c, line, &env);
 }
 
-/* A stderr line: exactly the live followers of w get it, once. */
+/*
+ * A stderr line (cut: total is more than len): exactly the live followers
+ * of w get it, once, and the journal has it or counts it as not logged.
+ */
 static void
-stderr_line(struct worker *w, const char *line, size_t len)
+stderr_line(struct worker *w, const char *line, size_t len, size_t total)
 {
 	struct client	*c;
 	size_t		*before, n = 0, i;
@@ -942,8 +956,18 @@ stderr_line(struct worker *w, const char *line, size_t len)
 	TAILQ_FOREACH(c, &F.mcpd.clients, entry)
 		before[i++] = c->logs;
 	F.writing = w;
-	worker_stderr_line(w, line, len);
+	F.total = total > len ? total : 0;
+	F.journal = 0;
+	F.journal_line = 0;
+	logs_line(w->logs, line, len, total);
 	F.writing = NULL;
+	if (!F.journal_line)
+		w->unlogged++;
+	w->lines++;
+	FUZZ_CHECK(logs_count(w->logs) == w->lines, "logs_count says %llu "
+	    "lines of %s, it wrote %llu",
+	    (unsigned long long)logs_count(w->logs), w->name,
+	    (unsigned long long)w->lines);
 	i = 0;
 	TAILQ_FOREACH(c, &F.mcpd.clients, entry) {
 		FUZZ_CHECK(c->logs - before[i] ==
@@ -959,7 +983,7 @@ stderr_line(struct worker *w, const char *line, size_t len)
 	free(before);
 }
 
-/* Each connection follows what it asked for; nfollowing counts them. */
+/* Each connection follows what it asked for; logs_following counts. */
 static void
 check_follows(void)
 {
@@ -978,8 +1002,8 @@ check_follows(void)
 		if (!follow_empty(&c->follows))
 			n++;
 	}
-	FUZZ_CHECK(F.mcpd.nfollowing == n, "nfollowing is %zu, %zu "
-	    "connections follow", F.mcpd.nfollowing, n);
+	FUZZ_CHECK(logs_following(&F.mcpd) == n, "logs_following is %zu, "
+	    "%zu connections follow", logs_following(&F.mcpd), n);
 }
 
 /* A canned request (k and f events) from connection c. */
@@ -1092,9 +1116,21 @@ run_event(const char *line, size_t len)
 		    fuzz_canned[k], w_slot);
 		break;
 	case 'e':
+	case 'E':
 		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		tlen = len - rest;
 		if ((w = worker_newest(i)) != NULL)
-			stderr_line(w, line + rest, len - rest);
+			stderr_line(w, line + rest, tlen, line[0] == 'E' ?
+			    2 * tlen + 1 : tlen);
+		break;
+	case 'b':
+		i = event_index(line, len, FUZZ_WORKERS, &rest);
+		if ((w = worker_newest(i)) == NULL ||
+		    F.bursts == FUZZ_MAX_BURSTS)
+			break;
+		F.bursts++;
+		for (k = 0; k < FUZZ_BURST_LINES; k++)
+			stderr_line(w, line + rest, len - rest, len - rest);
 		break;
 	case 'x':
 		i = event_index(line, len, FUZZ_CONNS, &rest);
@@ -1184,9 +1220,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_deferred(0);
 	check_follows();
 	FUZZ_CHECK(TAILQ_EMPTY(&F.mcpd.clients) && F.mcpd.nclients == 0 &&
-	    F.mcpd.nfollowing == 0 && TAILQ_EMPTY(&F.mcpd.workers),
+	    logs_following(&F.mcpd) == 0 && F.mcpd.logs_pool == NULL &&
+	    TAILQ_EMPTY(&F.mcpd.workers),
 	    "left at the end: %zu connections, %zu following",
-	    F.mcpd.nclients, F.mcpd.nfollowing);
+	    F.mcpd.nclients, logs_following(&F.mcpd));
 	conf_free(F.mcpd.conf);
 	return (0);
 }

@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "log.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "router.h"
@@ -332,16 +333,33 @@ child_containment_default(void)
 	return ("reaper");
 }
 
-/* What worker.c's stderr path reaches; no test here writes on stderr. */
-void
-client_log_line(struct mcpd *mcpd, uint64_t serial, const char *text,
-    size_t len)
+/* The stderr log (logs.c): lines are counted. */
+struct logs {
+	uint64_t	 lines;
+};
+
+struct logs *
+logs_new(struct mcpd *mcpd, const char *name, uint64_t serial)
 {
+	return (xcalloc(1, sizeof (struct logs)));
 }
 
 void
-client_follow_gone(struct mcpd *mcpd, uint64_t serial, const char *reason)
+logs_free(struct logs *l, const char *reason)
 {
+	free(l);
+}
+
+void
+logs_line(struct logs *l, const char *line, size_t len, size_t total)
+{
+	l->lines++;
+}
+
+uint64_t
+logs_count(const struct logs *l)
+{
+	return (l->lines);
 }
 
 /*

@@ -1,0 +1,262 @@
+/*
+ * logs.c -- each server's stderr lines, and the connections following them.
+ *
+ * A line goes to three places: the ring (the last LOGS_RING_LINES lines,
+ * at most LOGS_RING_BYTES), the followers, and the journal through a
+ * token bucket (LOGS_RATE_PER_S lines a second, bursts of
+ * LOGS_BURST_LINES); the lines the bucket refuses are counted and the
+ * count is logged before the next line that passes.  The ring takes every
+ * line, so mcpctl logs shows what the journal left out.
+ *
+ * Followers are found by walking the connections (client_first,
+ * client_next) and asking each one's follow set; the walk is skipped
+ * while no connection follows anything, which the pool hung off struct
+ * mcpd counts.  The pool exists only while that count is not zero.
+ * Closing a connection here only marks it (client_close): it is freed
+ * later, from its own deferred event, which calls logs_unfollow_all.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "esc.h"
+#include "follow.h"
+#include "log.h"
+#include "logs.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "ring.h"
+#include "rpc.h"
+#include "xmalloc.h"
+
+#define LOGS_RING_BYTES		(256 * 1024)
+#define LOGS_RING_LINES		2000
+#define LOGS_RATE_PER_S		100	/* lines to the journal */
+#define LOGS_BURST_LINES	500
+
+struct logs {
+	struct mcpd	*mcpd;
+	char		*name;
+	uint64_t	 serial;	/* followers know the server by it */
+	struct ring	*ring;
+	double		 tokens;	/* journal rate limit */
+	uint64_t	 tokens_ms;
+	uint64_t	 suppressed;	/* not logged since the last one */
+	uint64_t	 count;		/* lines seen */
+};
+
+/*
+ * What the servers' logs share, hung off struct mcpd while a connection
+ * follows some server: without it no line needs a walk or any JSON.
+ */
+struct logs_pool {
+	size_t		 following;	/* connections with a non-empty set */
+};
+
+size_t
+logs_following(const struct mcpd *mcpd)
+{
+	return (mcpd->logs_pool != NULL ? mcpd->logs_pool->following : 0);
+}
+
+/* A connection's follow set went from empty to not empty, or back. */
+static void
+logs_followed(struct mcpd *mcpd)
+{
+	if (mcpd->logs_pool == NULL)
+		mcpd->logs_pool = xcalloc(1, sizeof *mcpd->logs_pool);
+	mcpd->logs_pool->following++;
+}
+
+static void
+logs_unfollowed(struct mcpd *mcpd)
+{
+	if (--mcpd->logs_pool->following > 0)
+		return;
+	free(mcpd->logs_pool);
+	mcpd->logs_pool = NULL;
+}
+
+void
+logs_follow(struct mcpd *mcpd, struct client *c, uint64_t serial)
+{
+	if (client_is_dead(c))
+		return;
+	if (follow_add(client_follows(c), serial))
+		logs_followed(mcpd);
+}
+
+void
+logs_unfollow_all(struct mcpd *mcpd, struct client *c)
+{
+	struct follow_set	*fs = client_follows(c);
+
+	if (!follow_empty(fs))
+		logs_unfollowed(mcpd);
+	follow_clear(fs);
+}
+
+/* The server is gone: out of every set; closed if it was the last. */
+static void
+logs_gone(struct mcpd *mcpd, uint64_t serial, const char *reason)
+{
+	struct client	*c;
+
+	if (mcpd->logs_pool == NULL)
+		return;
+	for (c = client_first(mcpd); c != NULL; c = client_next(c)) {
+		if (follow_remove(client_follows(c), serial)) {
+			logs_unfollowed(mcpd);
+			client_close(c, reason);
+		}
+	}
+}
+
+struct logs *
+logs_new(struct mcpd *mcpd, const char *name, uint64_t serial)
+{
+	struct logs	*l;
+
+	l = xcalloc(1, sizeof *l);
+	l->mcpd = mcpd;
+	l->name = xstrdup(name);
+	l->serial = serial;
+	l->ring = ring_new(LOGS_RING_BYTES, LOGS_RING_LINES);
+	l->tokens = LOGS_BURST_LINES;
+	l->tokens_ms = mcpd_now_ms();
+	return (l);
+}
+
+void
+logs_free(struct logs *l, const char *reason)
+{
+	logs_gone(l->mcpd, l->serial, reason);
+	ring_free(l->ring);
+	free(l->name);
+	free(l);
+}
+
+uint64_t
+logs_serial(const struct logs *l)
+{
+	return (l->serial);
+}
+
+/* Ready-made JSON from the ring: the whole line, integers as integers. */
+static cJSON *
+logs_line_json(const struct logs *l, uint64_t seq)
+{
+	char	*json;
+	cJSON	*o;
+
+	if ((json = ring_line_json(l->ring, seq, l->name)) == NULL)
+		return (NULL);
+	o = cJSON_CreateRaw(json);
+	free(json);
+	return (o);
+}
+
+cJSON *
+logs_json(const struct logs *l, size_t n)
+{
+	cJSON		*lines, *line;
+	uint64_t	 seq, first = ring_first_seq(l->ring);
+	uint64_t	 next = ring_next_seq(l->ring);
+
+	lines = cJSON_CreateArray();
+	seq = next - first > n ? next - n : first;
+	for (; seq < next; seq++) {
+		if ((line = logs_line_json(l, seq)) != NULL)
+			cJSON_AddItemToArray(lines, line);
+	}
+	return (lines);
+}
+
+/* Line seq as an mcpd/log notification to every live follower. */
+static void
+logs_publish(struct logs *l, uint64_t seq)
+{
+	struct client	*c;
+	cJSON		*params, *msg;
+	char		*text;
+	size_t		 len;
+
+	if ((params = logs_line_json(l, seq)) == NULL)
+		return;
+	msg = rpc_make_notification(MCPD_NOTIFY_LOG, params);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	len = strlen(text);
+	for (c = client_first(l->mcpd); c != NULL; c = client_next(c)) {
+		if (!client_is_dead(c) &&
+		    follow_has(client_follows(c), l->serial))
+			client_queue_text(c, text, len);
+	}
+	free(text);
+}
+
+static int
+logs_journal_allowed(struct logs *l)
+{
+	uint64_t	 now = mcpd_now_ms();
+	double		 burst = LOGS_BURST_LINES;
+
+	l->tokens += (double)(now - l->tokens_ms) * LOGS_RATE_PER_S / 1000.0;
+	if (l->tokens > burst)
+		l->tokens = burst;
+	l->tokens_ms = now;
+	if (l->tokens < 1.0)
+		return (0);
+	l->tokens -= 1.0;
+	return (1);
+}
+
+void
+logs_line(struct logs *l, const char *line, size_t len, size_t total)
+{
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, l->name },
+	};
+	char		 count[32], *text;
+	struct log_field fs[] = {
+		{ MCPD_FIELD_SERVER, l->name },
+		{ MCPD_FIELD_SUPPRESSED, count },
+	};
+
+	l->count++;
+	ring_push(l->ring, line, len, mcpd_realtime_us());
+	if (l->mcpd->logs_pool != NULL)
+		logs_publish(l, ring_next_seq(l->ring) - 1);
+	if (!logs_journal_allowed(l)) {
+		l->suppressed++;
+		return;
+	}
+	if (l->suppressed > 0) {
+		snprintf(count, sizeof count, "%llu",
+		    (unsigned long long)l->suppressed);
+		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, LOG_NFIELDS(fs),
+		    "%s: %llu stderr lines not logged (rate limit); see "
+		    "mcpctl logs", l->name,
+		    (unsigned long long)l->suppressed);
+		l->suppressed = 0;
+	}
+	/* The whole line, a NUL included, escaped (log.c escapes again). */
+	text = esc_text(line, len, ESC_KEEP_TAB);
+	if (total > len)
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		    "%s: %s... (line of %zu bytes truncated)", l->name, text,
+		    total);
+	else
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		    "%s: %s", l->name, text);
+	free(text);
+}
+
+uint64_t
+logs_count(const struct logs *l)
+{
+	return (l->count);
+}
