@@ -334,12 +334,12 @@ client_send_error(struct client *c, const cJSON *id, int code,
 	free(text);
 }
 
+/* The one way in: the router has a session's lines, control the rest. */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	if (c->att != NULL)
-		router_client_line(c->att, line, len);
-	else
+	if (c->att == NULL ||
+	    router_client_line(c->att, line, len) == ROUTER_LINE_CONTROL)
 		control_line(c->mcpd, c, line, len);
 }
 

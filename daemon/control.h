@@ -19,8 +19,9 @@ struct mcpd;
 void	control_request(struct mcpd *, struct client *, const char *line,
 	    const struct envelope *env, const char *method);
 /*
- * A line on a connection that is not attached: the same strict scan as
- * the data path, then control_request or an error.
+ * The one way in from client.c: a line of a connection that is not
+ * attached, or one the router handed back (ROUTER_LINE_CONTROL).  The
+ * same strict scan as the data path, then control_request or an error.
  */
 void	control_line(struct mcpd *, struct client *, const char *line,
 	    size_t len);

@@ -42,7 +42,12 @@ cJSON		*router_client_capabilities(const struct router *);
 /* From clients. */
 struct attachment *router_attach(struct router *, struct client *);
 void		 router_detach(struct attachment *, const char *reason);
-void		 router_client_line(struct attachment *, const char *line,
+/* What became of a client's line. */
+enum router_line {
+	ROUTER_LINE_TAKEN,	/* routed, held or answered */
+	ROUTER_LINE_CONTROL,	/* an mcpd/ request: the control plane's */
+};
+enum router_line router_client_line(struct attachment *, const char *line,
 		    size_t len);
 /* Requests of this client still in flight or held? */
 int		 router_attachment_busy(const struct attachment *);

@@ -19,7 +19,6 @@
 #include "budget.h"
 #include "clock.h"
 #include "conf.h"
-#include "control.h"
 #include "envelope.h"
 #include "hmap.h"
 #include "mcpd.h"
@@ -32,8 +31,8 @@
 
 static void	router_client_request(struct attachment *, const char *,
 		    size_t, const struct envelope *, const char *);
-static void	router_client_handle(struct attachment *, const char *,
-		    size_t);
+static enum router_line router_client_handle(struct attachment *,
+		    const char *, size_t);
 
 /*
  * Clients to server.
@@ -373,14 +372,17 @@ router_client_bad_line(struct attachment *a, const char *line, size_t len,
 	free(why);
 }
 
-void
+enum router_line
 router_client_line(struct attachment *a, const char *line, size_t len)
 {
-	router_client_handle(a, line, len);
+	enum router_line	 what;
+
+	what = router_client_handle(a, line, len);
 	router_wait_turn(a);
+	return (what);
 }
 
-static void
+static enum router_line
 router_client_handle(struct attachment *a, const char *line, size_t len)
 {
 	struct router	*r = a->router;
@@ -392,17 +394,17 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
 		router_client_bad_line(a, line, len, erroff);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	}
 	switch ((kind = rpc_classify_envelope(line, &env, &invalid))) {
 	case RPC_KIND_RESPONSE:
 		router_client_response(a, line, len, &env);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	case RPC_KIND_INVALID:
 		router_client_error(a, rpc_envelope_has_id(&env) ?
 		    router_text(line, &env.id) : NULL, env.id.len,
 		    RPC_INVALID_REQUEST, "%s", invalid);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	case RPC_KIND_REQUEST:
 	case RPC_KIND_NOTIFICATION:
 		break;
@@ -413,7 +415,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		    router_text(line, &env.id) : NULL, env.id.len,
 		    RPC_INVALID_REQUEST, "invalid request: an id or progress "
 		    "token of more than %d bytes", ROUTER_ID_MAX_BYTES);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	}
 	if (envelope_string_copy(line, &env.method, method,
 	    sizeof method) < 0)
@@ -422,27 +424,25 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	if (kind == RPC_KIND_NOTIFICATION) {
 		if (strcmp(method, "notifications/initialized") == 0 ||
 		    strcmp(method, "notifications/roots/list_changed") == 0)
-			return;		/* mcpd's own business */
+			return (ROUTER_LINE_TAKEN);	/* mcpd's own */
 		if (strcmp(method, "notifications/cancelled") == 0) {
 			router_client_cancelled(a, line, len, &env);
-			return;
+			return (ROUTER_LINE_TAKEN);
 		}
 		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
 			router_send_server(r, line, len, NULL, 0);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	}
 
 	if (strncmp(method, MCPD_METHOD_PREFIX,
-	    strlen(MCPD_METHOD_PREFIX)) == 0) {
-		control_request(r->mcpd, a->client, line, &env, method);
-		return;
-	}
+	    strlen(MCPD_METHOD_PREFIX)) == 0)
+		return (ROUTER_LINE_CONTROL);
 	if (budget_exhausted(r->mcpd) && !r->replaying) {
 		router_client_error(a, router_text(line, &env.id), env.id.len,
 		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "
 		    "%zu) is used up; try again when clients have read their "
 		    "replies", r->mcpd->conf->memory_budget_bytes);
-		return;
+		return (ROUTER_LINE_TAKEN);
 	}
 	switch (worker_availability(r->worker)) {
 	case WORKER_AVAIL_READY:
@@ -458,4 +458,5 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		free(why);
 		break;
 	}
+	return (ROUTER_LINE_TAKEN);
 }

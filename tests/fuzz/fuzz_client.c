@@ -4,7 +4,7 @@
  * The router (daemon/router.c, router_up.c, router_down.c) runs as in
  * mcpd, on a real event base, with up to three attachments.  What it calls
  * in the rest of the daemon is replaced by the stand-ins below (worker_*,
- * client_*, control_request, log_*, clock_*, hmap_random_seed), because a
+ * client_*, log_*, clock_*, hmap_random_seed), because a
  * fuzz target cannot run child processes or own sockets: they model the
  * worker's states and the clients' connections, and record every message
  * that would be written to the server or to a client.  The clock is
@@ -662,19 +662,28 @@ client_pid(const struct client *c)
 	return ((pid_t)(1000 + c->serial));
 }
 
-void
-control_request(struct mcpd *mcpd, struct client *c, const char *line,
-    const struct envelope *env, const char *method)
+/*
+ * What client.c does with a line the router hands back: control_line.
+ * It must be a request (an id) for an mcpd/ method; it gets a result.
+ */
+static void
+control_stand_in(struct client *c, const char *line, size_t len)
 {
+	struct envelope	 env;
 	struct iovec	 iov;
 	cJSON		*msg, *id;
-	char		*text;
+	char		*text, method[256];
+	size_t		 erroff;
 
-	/* control.c compares method with its table: NULL would crash it. */
-	FUZZ_CHECK(method != NULL, "control_request called without a method");
-	FUZZ_CHECK(rpc_envelope_has_id(env), "control_request for a message "
-	    "without an id");
-	id = rpc_id_raw(line, &env->id);
+	FUZZ_CHECK(envelope_scan(line, len, &env, &erroff) == 0,
+	    "the router handed back a line that does not scan");
+	FUZZ_CHECK(rpc_envelope_has_id(&env), "the router handed back a "
+	    "message without an id");
+	FUZZ_CHECK(envelope_string_copy(line, &env.method, method,
+	    sizeof method) >= 0 && strncmp(method, MCPD_METHOD_PREFIX,
+	    strlen(MCPD_METHOD_PREFIX)) == 0, "the router handed back a "
+	    "method that is not mcpd's");
+	id = rpc_id_raw(line, &env.id);
 	msg = rpc_make_result(id, NULL);
 	cJSON_Delete(id);
 	text = rpc_print(msg);
@@ -847,7 +856,8 @@ client_deliver(struct client *c, const char *line, size_t len)
 		}
 		cJSON_Delete(json);
 	}
-	router_client_line(c->att, line, len);
+	if (router_client_line(c->att, line, len) == ROUTER_LINE_CONTROL)
+		control_stand_in(c, line, len);
 }
 
 /* Replace $U[k], $D and $Z in a line. */

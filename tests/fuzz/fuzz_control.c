@@ -457,10 +457,28 @@ router_detach(struct attachment *a, const char *reason)
 	free(a);
 }
 
-void
+/* As router_up.c: requests for an mcpd/ method are the control plane's. */
+static int
+router_hands_back(const char *line, size_t len)
+{
+	struct envelope	 env;
+	const char	*invalid;
+	char		 method[64];	/* ROUTER_METHOD_MAX */
+	size_t		 erroff;
+
+	return (envelope_scan(line, len, &env, &erroff) == 0 &&
+	    rpc_classify_envelope(line, &env, &invalid) == RPC_KIND_REQUEST &&
+	    envelope_string_copy(line, &env.method, method,
+	    sizeof method) >= 0 && strncmp(method, MCPD_METHOD_PREFIX,
+	    strlen(MCPD_METHOD_PREFIX)) == 0);
+}
+
+enum router_line
 router_client_line(struct attachment *a, const char *line, size_t len)
 {
 	a->lines++;
+	return (router_hands_back(line, len) ? ROUTER_LINE_CONTROL :
+	    ROUTER_LINE_TAKEN);
 }
 
 /*
@@ -835,9 +853,8 @@ run_deferred(int workers_first)
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	if (c->att != NULL)
-		router_client_line(c->att, line, len);
-	else
+	if (c->att == NULL ||
+	    router_client_line(c->att, line, len) == ROUTER_LINE_CONTROL)
 		control_line(c->mcpd, c, line, len);
 }
 
@@ -888,7 +905,7 @@ client_line(struct client *c, const char *line, size_t len)
 	size_t		 erroff, replies = c->replies, logs = F.logs_sent;
 	int		 scanned, has_id, response, notification;
 
-	if (c->att != NULL) {
+	if (c->att != NULL && !router_hands_back(line, len)) {
 		client_handle_line(c, line, len);
 		FUZZ_CHECK(c->replies == replies, "mcpd answered a line of "
 		    "an attached connection itself");
