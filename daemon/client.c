@@ -50,6 +50,7 @@
 
 #include "budget.h"
 #include "client.h"
+#include "clock.h"
 #include "conf.h"
 #include "control.h"
 #include "envelope.h"
@@ -252,7 +253,7 @@ client_check_limits(struct client *c)
 		c->soft_since_ms = 0;
 		return (0);
 	}
-	now = mcpd_now_ms();
+	now = clock_now_ms();
 	if (c->soft_since_ms == 0) {
 		c->soft_since_ms = now;
 		return (0);
@@ -520,7 +521,7 @@ client_log_cut(struct mcpd *mcpd, enum client_cut cut, pid_t pid, uid_t uid,
     const char *fmt, ...)
 {
 	struct client_pool	*pool = mcpd->client_pool;
-	uint64_t		 now = mcpd_now_ms();
+	uint64_t		 now = clock_now_ms();
 	va_list			 ap;
 	char			*text, pidtext[32], uidtext[32];
 	struct log_field	 f[] = {

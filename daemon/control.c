@@ -17,6 +17,7 @@
 
 #include "budget.h"
 #include "client.h"
+#include "clock.h"
 #include "control.h"
 #include "envelope.h"
 #include "logs.h"
@@ -165,7 +166,7 @@ control_daemon_json(struct mcpd *mcpd)
 	cJSON_AddStringToObject(d, "version", PACKAGE_VERSION);
 	cJSON_AddNumberToObject(d, "protocol", MCPD_PROTO_VERSION);
 	cJSON_AddNumberToObject(d, "uptime_ms",
-	    (double)(mcpd_now_ms() - mcpd->started_ms));
+	    (double)(clock_now_ms() - mcpd->started_ms));
 	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
 	if (mcpd->config_file != NULL)
 		cJSON_AddStringToObject(d, "config", mcpd->config_file);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "clock.h"
 #include "esc.h"
 #include "follow.h"
 #include "log.h"
@@ -126,7 +127,7 @@ logs_new(struct mcpd *mcpd, const char *name, uint64_t serial)
 	l->serial = serial;
 	l->ring = ring_new(LOGS_RING_BYTES, LOGS_RING_LINES);
 	l->tokens = LOGS_BURST_LINES;
-	l->tokens_ms = mcpd_now_ms();
+	l->tokens_ms = clock_now_ms();
 	return (l);
 }
 
@@ -201,7 +202,7 @@ logs_publish(struct logs *l, uint64_t seq)
 static int
 logs_journal_allowed(struct logs *l)
 {
-	uint64_t	 now = mcpd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	double		 burst = LOGS_BURST_LINES;
 
 	l->tokens += (double)(now - l->tokens_ms) * LOGS_RATE_PER_S / 1000.0;
@@ -227,7 +228,7 @@ logs_line(struct logs *l, const char *line, size_t len, size_t total)
 	};
 
 	l->count++;
-	ring_push(l->ring, line, len, mcpd_realtime_us());
+	ring_push(l->ring, line, len, clock_realtime_us());
 	if (l->mcpd->logs_pool != NULL)
 		logs_publish(l, ring_next_seq(l->ring) - 1);
 	if (!logs_journal_allowed(l)) {

@@ -28,6 +28,7 @@
 
 #include "cgroup.h"
 #include "client.h"
+#include "clock.h"
 #include "conf.h"
 #include "guard.h"
 #include "listener.h"
@@ -358,7 +359,7 @@ main(int argc, char **argv)
 	/* Orphaned grandchildren of servers come to us to be reaped. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		log_warnx("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	srandom((unsigned)getpid() ^ (unsigned)mcpd_realtime_us());
+	srandom((unsigned)getpid() ^ (unsigned)clock_realtime_us());
 
 	/* Before the first fork: the guard and every server inherit it. */
 	if (cgroup_init(cgroup_dir != NULL ? cgroup_dir : mcpd.conf->cgroup,
@@ -368,7 +369,7 @@ main(int argc, char **argv)
 		fatalx("cannot start the guard process: %s", cause);
 	if ((mcpd.base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
-	mcpd.started_ms = mcpd_now_ms();
+	mcpd.started_ms = clock_now_ms();
 	mcpd.ev_sigterm = evsignal_new(mcpd.base, SIGTERM, mcpd_signal_cb,
 	    &mcpd);
 	mcpd.ev_sigint = evsignal_new(mcpd.base, SIGINT, mcpd_signal_cb,

@@ -14,7 +14,6 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
 
 struct client;
 struct client_pool;
@@ -63,10 +62,6 @@ struct mcpd {
 	size_t			 nclients;	/* connections open now */
 };
 
-/* Monotonic time for timers and backoff; the wall clock for timestamps. */
-#define mcpd_now_ms()		clock_now_ms()
-#define mcpd_now_us()		clock_now_us()
-#define mcpd_realtime_us()	clock_realtime_us()
 struct worker	*mcpd_find_worker(struct mcpd *, const char *name);
 /* A worker changed state: lets shutdown finish when all have stopped. */
 void		 mcpd_worker_changed(struct mcpd *);

@@ -32,6 +32,7 @@
 
 #include "backoff.h"
 #include "child.h"
+#include "clock.h"
 #include "envelope.h"
 #include "log.h"
 #include "logs.h"
@@ -190,7 +191,7 @@ worker_health_arm(struct worker *w, uint64_t ms)
 static void
 worker_health_start(struct worker *w)
 {
-	w->heard_ms = mcpd_now_ms();
+	w->heard_ms = clock_now_ms();
 	w->ping_sent_ms = 0;
 	w->timeouts_in_row = 0;
 	if (w->conf->health_interval_ms > 0)
@@ -202,7 +203,7 @@ worker_health_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct worker		*w = arg;
 	const struct conf_server *cs = w->conf;
-	uint64_t		 now = mcpd_now_ms(), quiet;
+	uint64_t		 now = clock_now_ms(), quiet;
 	char			*reason;
 
 	if (w->state != WORKER_READY || cs->health_interval_ms == 0)
@@ -239,7 +240,7 @@ worker_health_cb(evutil_socket_t fd, short events, void *arg)
 static void
 worker_heard(struct worker *w)
 {
-	w->heard_ms = mcpd_now_ms();
+	w->heard_ms = clock_now_ms();
 	w->ping_sent_ms = 0;
 	w->timeouts_in_row = 0;
 }
@@ -299,7 +300,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 	if (prev == next)
 		return;
 	w->state = next;
-	w->state_since_ms = mcpd_now_ms();
+	w->state_since_ms = clock_now_ms();
 	log_event(next == WORKER_FAILED ? LOG_ERR : LOG_INFO, MCPD_MID_STATE,
 	    f, LOG_NFIELDS(f), "%s: %s -> %s%s%s", w->name,
 	    worker_state_names[prev], worker_state_names[next],
@@ -451,7 +452,7 @@ worker_init_response(struct worker *w, cJSON *msg)
 	xasprintf(&reason, "initialized: %s, protocol %s",
 	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
 	    version->valuestring);
-	backoff_ready(&w->backoff, mcpd_now_ms());
+	backoff_ready(&w->backoff, clock_now_ms());
 	worker_set_state(w, WORKER_READY, reason);
 	free(reason);
 }
@@ -656,7 +657,7 @@ worker_spawn(struct worker *w)
 		return;
 	}
 	w->containment = transport_containment(w->tp);
-	w->spawned_ms = mcpd_now_ms();
+	w->spawned_ms = clock_now_ms();
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)transport_pid(w->tp));
 	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
 	    "%s: started %s (pid %ld)", w->name, w->conf->argv_display[0],
@@ -776,7 +777,7 @@ static void
 worker_failed(struct worker *w, int clean)
 {
 	const struct conf_server *cs = w->conf;
-	uint64_t		 now = mcpd_now_ms();
+	uint64_t		 now = clock_now_ms();
 	int64_t			 delay;
 	char			 delaytext[32], restarts[32], *reason;
 	struct log_field	 f[] = {
@@ -1012,7 +1013,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->name = xstrdup(cs->name);
 	w->conf = conf_server_dup(cs);
 	w->state = WORKER_STOPPED;
-	w->state_since_ms = mcpd_now_ms();
+	w->state_since_ms = clock_now_ms();
 	w->containment = child_containment_default();
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
@@ -1064,7 +1065,7 @@ cJSON *
 worker_status_json(const struct worker *w)
 {
 	cJSON		*o, *stats, *info;
-	uint64_t	 now = mcpd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	const cJSON	*version, *server_info;
 
 	o = cJSON_CreateObject();
@@ -1181,7 +1182,7 @@ char *
 worker_unavailable_reason(const struct worker *w)
 {
 	char		*s;
-	uint64_t	 now = mcpd_now_ms(), left;
+	uint64_t	 now = clock_now_ms(), left;
 
 	switch (w->state) {
 	case WORKER_BACKOFF:

@@ -70,6 +70,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "clock.h"
 #include "conf.h"
 #include "control.h"
 #include "envelope.h"
