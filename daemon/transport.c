@@ -61,16 +61,6 @@ struct transport {
 	TAILQ_ENTRY(transport)	 entry;
 };
 
-static void
-transport_evtimer_add_ms(struct event *ev, uint64_t ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(ev, &tv);
-}
-
 /*
  * One end of the pipes is gone (stdout at EOF, stdin closed by the
  * server): the process gets a moment to exit on its own, so its exit
@@ -79,10 +69,12 @@ transport_evtimer_add_ms(struct event *ev, uint64_t ms)
 static void
 transport_ending(struct transport *t, const char *reason)
 {
+	struct timeval	 tv = { 0, TRANSPORT_EOF_GRACE_MS * 1000 };
+
 	if (t->closed_by_owner || evtimer_pending(t->ev_grace, NULL))
 		return;
 	t->grace_reason = reason;
-	transport_evtimer_add_ms(t->ev_grace, TRANSPORT_EOF_GRACE_MS);
+	evtimer_add(t->ev_grace, &tv);
 }
 
 static void
