@@ -31,6 +31,7 @@
 
 #include "cgroup.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -297,7 +298,7 @@ cgroup_delegated(const char *dir)
 	ssize_t			 n;
 	size_t			 i;
 
-	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+	for (i = 0; i < nitems(names); i++) {
 		n = getxattr(dir, names[i], value, sizeof value - 1);
 		if (n > 0) {
 			value[n] = '\0';

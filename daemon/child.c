@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "reaper.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define CHILD_EXEC_FAILED	127
@@ -67,7 +68,7 @@ child_build_env(const struct conf_server *cs)
 	const char	 *value;
 	size_t		  n = 0, i;
 
-	env = xcalloc((sizeof pass / sizeof pass[0]) + cs->envc + 2, sizeof *env);
+	env = xcalloc(nitems(pass) + cs->envc + 2, sizeof *env);
 	for (i = 0; pass[i] != NULL; i++) {
 		if ((value = getenv(pass[i])) != NULL) {
 			if (child_env_get(cs->env, pass[i]) != NULL)

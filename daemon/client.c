@@ -63,6 +63,7 @@
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -188,7 +189,7 @@ client_lost(struct client *c, const char *reason)
 		return;
 	c->dead = 1;
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)c->pid);
-	log_event(LOG_DEBUG, MCPD_MID_CLIENT_DISCONNECT, f, LOG_NFIELDS(f),
+	log_event(LOG_DEBUG, MCPD_MID_CLIENT_DISCONNECT, f, nitems(f),
 	    "client %llu (pid %ld) disconnected: %s",
 	    (unsigned long long)c->serial, (long)c->pid, reason);
 	event_del(c->ev_read);
@@ -542,7 +543,7 @@ client_log_cut(struct mcpd *mcpd, enum client_cut cut, pid_t pid, uid_t uid,
 	va_end(ap);
 	log_event(LOG_WARNING, cut == CLIENT_CUT_LINE ?
 	    MCPD_MID_CLIENT_DISCONNECT : MCPD_MID_CLIENT_CONNECT, f,
-	    LOG_NFIELDS(f), "%s", text);
+	    nitems(f), "%s", text);
 	free(text);
 }
 
@@ -854,7 +855,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	mcpd->nclients++;
 	event_add(c->ev_read, NULL);
 	client_line_timer(c);
-	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, LOG_NFIELDS(f),
+	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, nitems(f),
 	    "client %llu connected (pid %ld, uid %lu)",
 	    (unsigned long long)c->serial, (long)cred.pid,
 	    (unsigned long)cred.uid);

@@ -27,6 +27,7 @@
 #include "reload.h"
 #include "router.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -380,7 +381,7 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	const struct control_method	*m;
 	size_t				 i;
 
-	for (i = 0; i < sizeof control_methods / sizeof control_methods[0];
+	for (i = 0; i < nitems(control_methods);
 	    i++) {
 		m = &control_methods[i];
 		if (strcmp(m->name, method) != 0)

@@ -39,6 +39,4 @@ void	log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	fatalx(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 
-#define LOG_NFIELDS(a)	(sizeof (a) / sizeof (a)[0])
-
 #endif /* MCPD_LOG_H */

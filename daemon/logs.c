@@ -31,6 +31,7 @@
 #include "proto.h"
 #include "ring.h"
 #include "rpc.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define LOGS_RING_BYTES		(256 * 1024)
@@ -238,7 +239,7 @@ logs_line(struct logs *l, const char *line, size_t len, size_t total)
 	if (l->suppressed > 0) {
 		snprintf(count, sizeof count, "%llu",
 		    (unsigned long long)l->suppressed);
-		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, LOG_NFIELDS(fs),
+		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, nitems(fs),
 		    "%s: %llu stderr lines not logged (rate limit); see "
 		    "mcpctl logs", l->name,
 		    (unsigned long long)l->suppressed);
@@ -247,11 +248,11 @@ logs_line(struct logs *l, const char *line, size_t len, size_t total)
 	/* The whole line, a NUL included, escaped (log.c escapes again). */
 	text = esc_text(line, len, ESC_KEEP_TAB);
 	if (total > len)
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, nitems(f),
 		    "%s: %s... (line of %zu bytes truncated)", l->name, text,
 		    total);
 	else
-		log_event(LOG_INFO, MCPD_MID_STDERR, f, LOG_NFIELDS(f),
+		log_event(LOG_INFO, MCPD_MID_STDERR, f, nitems(f),
 		    "%s: %s", l->name, text);
 	free(text);
 }

@@ -39,6 +39,7 @@
 #include "proto.h"
 #include "reload.h"
 #include "transport.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -394,7 +395,7 @@ main(int argc, char **argv)
 			{ MCPD_FIELD_CONFIG, mcpd.config_file },
 			{ MCPD_FIELD_SOCKET, mcpd.socket_path },
 		};
-		log_event(LOG_INFO, MCPD_MID_DAEMON_START, f, LOG_NFIELDS(f),
+		log_event(LOG_INFO, MCPD_MID_DAEMON_START, f, nitems(f),
 		    "mcpd %s starting: %zu server%s from %s, listening on %s",
 		    PACKAGE_VERSION, mcpd.conf->nservers,
 		    mcpd.conf->nservers == 1 ? "" : "s", mcpd.config_file,

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "reaper.h"
+#include "util.h"
 
 #define REAPER_EXIT_LOST	127	/* mcpd died before we could start */
 #define REAPER_BUF_BYTES	4096
@@ -180,7 +181,7 @@ reaper_run(pid_t server)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = reaper_stop_cb;	/* no SA_RESTART: waitpid returns */
 	sigfillset(&sa.sa_mask);
-	for (i = 0; i < sizeof stops / sizeof stops[0]; i++)
+	for (i = 0; i < nitems(stops); i++)
 		sigaction(stops[i], &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

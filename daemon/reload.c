@@ -20,6 +20,7 @@
 #include "sdnotify.h"
 #include "proto.h"
 #include "reload.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -63,11 +64,11 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	conf = conf_load(mcpd->config_file, &diags);
 	for (i = 0; i < diags.n; i++)
 		log_event(diags.v[i].level == CONF_ERROR ? LOG_ERR :
-		    LOG_WARNING, MCPD_MID_CONFIG, f, LOG_NFIELDS(f), "reload: "
+		    LOG_WARNING, MCPD_MID_CONFIG, f, nitems(f), "reload: "
 		    "%s%s", diags.v[i].level == CONF_WARNING ? "warning: " : "",
 		    diags.v[i].text);
 	if (conf == NULL) {
-		log_event(LOG_ERR, MCPD_MID_CONFIG, f, LOG_NFIELDS(f),
+		log_event(LOG_ERR, MCPD_MID_CONFIG, f, nitems(f),
 		    "reload of %s failed with %zu error%s; the running "
 		    "configuration is unchanged", mcpd->config_file,
 		    diags.nerrors, diags.nerrors == 1 ? "" : "s");
@@ -112,7 +113,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==
 	    NULL) || (conf->socket_group != NULL &&
 	    strcmp(conf->socket_group, mcpd->conf->socket_group) != 0)) {
-		log_event(LOG_WARNING, MCPD_MID_CONFIG, f, LOG_NFIELDS(f),
+		log_event(LOG_WARNING, MCPD_MID_CONFIG, f, nitems(f),
 		    "reload: socket_group changed; the socket keeps its old "
 		    "group and access rules until mcpd restarts");
 		free(conf->socket_group);
@@ -125,7 +126,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	conf_free(mcpd->conf);
 	mcpd->conf = conf;
 
-	log_event(LOG_INFO, MCPD_MID_CONFIG, f, LOG_NFIELDS(f), "reloaded %s: "
+	log_event(LOG_INFO, MCPD_MID_CONFIG, f, nitems(f), "reloaded %s: "
 	    "%d changed, %d added, %d removed, %d unchanged",
 	    mcpd->config_file, cJSON_GetArraySize(changed),
 	    cJSON_GetArraySize(added), cJSON_GetArraySize(removed),

@@ -41,6 +41,7 @@
 #include "router.h"
 #include "rpc.h"
 #include "transport.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -302,7 +303,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 	w->state = next;
 	w->state_since_ms = clock_now_ms();
 	log_event(next == WORKER_FAILED ? LOG_ERR : LOG_INFO, MCPD_MID_STATE,
-	    f, LOG_NFIELDS(f), "%s: %s -> %s%s%s", w->name,
+	    f, nitems(f), "%s: %s -> %s%s%s", w->name,
 	    worker_state_names[prev], worker_state_names[next],
 	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
 	if (next == WORKER_READY) {
@@ -348,7 +349,7 @@ worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	log_event(LOG_WARNING, MCPD_MID_VIOLATION, f, LOG_NFIELDS(f),
+	log_event(LOG_WARNING, MCPD_MID_VIOLATION, f, nitems(f),
 	    "%s: protocol violation (%s): %s", w->name, kind, text);
 	free(text);
 }
@@ -627,7 +628,7 @@ worker_spawn_failed(struct worker *w, const char *cause)
 		{ MCPD_FIELD_REASON, cause },
 	};
 
-	log_event(LOG_ERR, MCPD_MID_SPAWN_FAILED, f, LOG_NFIELDS(f),
+	log_event(LOG_ERR, MCPD_MID_SPAWN_FAILED, f, nitems(f),
 	    "%s: %s", w->name, cause);
 	worker_set_reason(&w->last_exit, cause);
 	worker_failed(w, 0);
@@ -659,7 +660,7 @@ worker_spawn(struct worker *w)
 	w->containment = transport_containment(w->tp);
 	w->spawned_ms = clock_now_ms();
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)transport_pid(w->tp));
-	log_event(LOG_INFO, MCPD_MID_SPAWN, f, LOG_NFIELDS(f),
+	log_event(LOG_INFO, MCPD_MID_SPAWN, f, nitems(f),
 	    "%s: started %s (pid %ld)", w->name, w->conf->argv_display[0],
 	    (long)transport_pid(w->tp));
 
@@ -740,7 +741,7 @@ worker_stop_escalate(struct worker *w)
 		    w->conf->stop_timeout_ms / 2);
 		break;
 	default:
-		log_event(LOG_WARNING, MCPD_MID_STATE, f, LOG_NFIELDS(f),
+		log_event(LOG_WARNING, MCPD_MID_STATE, f, nitems(f),
 		    "%s: did not exit after SIGTERM; sending SIGKILL to "
 		    "process group %ld", w->name, (long)transport_pid(w->tp));
 		transport_kill(w->tp);
@@ -806,7 +807,7 @@ worker_failed(struct worker *w, int clean)
 		    (unsigned long long)worker_restarts(w));
 		f[1].value = NULL;
 		f[3].value = reason;
-		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, LOG_NFIELDS(f),
+		log_event(LOG_ERR, MCPD_MID_GIVE_UP, f, nitems(f),
 		    "%s: %s", w->name, reason);
 		worker_set_state(w, WORKER_FAILED, reason);
 		free(reason);
@@ -818,7 +819,7 @@ worker_failed(struct worker *w, int clean)
 	snprintf(restarts, sizeof restarts, "%llu",
 	    (unsigned long long)worker_restarts(w) + 1);
 	worker_set_state(w, WORKER_BACKOFF, w->last_exit);
-	log_event(LOG_INFO, MCPD_MID_RESTART, f, LOG_NFIELDS(f),
+	log_event(LOG_INFO, MCPD_MID_RESTART, f, nitems(f),
 	    "%s: restarting in %lld ms (restart %llu)", w->name,
 	    (long long)delay, (unsigned long long)worker_restarts(w) + 1);
 	worker_arm_timer(w, (uint64_t)delay);
@@ -849,7 +850,7 @@ worker_tp_ended(void *arg, int wstatus)
 		reason = xstrdup(status);
 	f[3].value = reason;
 	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
-	    MCPD_MID_EXIT, f, LOG_NFIELDS(f), "%s: process %ld %s", w->name,
+	    MCPD_MID_EXIT, f, nitems(f), "%s: process %ld %s", w->name,
 	    (long)transport_pid(w->tp), reason);
 
 	clean = w->fail_reason == NULL && WIFEXITED(wstatus) &&

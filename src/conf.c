@@ -37,6 +37,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define CONF_NAME_MAX_LEN	64
@@ -688,7 +689,7 @@ conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
 		return (1);
 	}
 
-	for (i = 0; i < sizeof conf_daemon_table / sizeof conf_daemon_table[0];
+	for (i = 0; i < nitems(conf_daemon_table);
 	    i++) {
 		d = &conf_daemon_table[i];
 		if (strcmp(d->name, item->string) != 0)
@@ -867,7 +868,7 @@ conf_is_foreign_key(const char *key)
 {
 	size_t	 i;
 
-	for (i = 0; i < sizeof conf_foreign_keys / sizeof conf_foreign_keys[0];
+	for (i = 0; i < nitems(conf_foreign_keys);
 	    i++) {
 		if (strcmp(conf_foreign_keys[i], key) == 0)
 			return (1);

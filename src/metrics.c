@@ -10,6 +10,7 @@
 
 #include "metrics.h"
 #include "proto.h"
+#include "util.h"
 #include "xmalloc.h"
 
 struct metrics_buf {
@@ -155,7 +156,7 @@ metrics_render(const cJSON *status)
 	cJSON_ArrayForEach(s, servers) {
 		name = metrics_str(s, "name");
 		state = metrics_str(s, "state");
-		for (i = 0; i < sizeof states / sizeof states[0]; i++)
+		for (i = 0; i < nitems(states); i++)
 			metrics_printf(&b, "mcpd_server_state{server=\"%s\","
 			    "state=\"%s\"} %d\n", name, states[i],
 			    strcmp(states[i], state) == 0);
@@ -174,7 +175,7 @@ metrics_render(const cJSON *status)
 		name = metrics_str(s, "name");
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
 		requests = cJSON_GetObjectItemCaseSensitive(stats, "requests");
-		for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+		for (i = 0; i < nitems(outcomes); i++)
 			metrics_printf(&b, "mcpd_requests_total{server=\"%s\","
 			    "outcome=\"%s\"} %.0f\n", name, outcomes[i],
 			    metrics_num(requests, outcomes[i]));

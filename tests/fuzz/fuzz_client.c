@@ -71,6 +71,7 @@
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -108,7 +109,7 @@ static const char *fuzz_confs[] = {
 	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"request_timeout_ms\":1000}}}"),
 };
-#define FUZZ_NCONFS	(sizeof fuzz_confs / sizeof fuzz_confs[0])
+#define FUZZ_NCONFS	nitems(fuzz_confs)
 
 /* A multiset of JSON texts (ids, tokens). */
 struct bag {

@@ -29,6 +29,7 @@
 
 #include "conf.h"
 #include "fuzz.h"
+#include "util.h"
 
 const char	*fuzz_target_name = "conf";
 
@@ -53,7 +54,7 @@ fuzz_getenv(const char *name, void *arg)
 	    "abcdefghijklmnopqrstuvwxyz0123456789_") == len &&
 	    !(name[0] >= '0' && name[0] <= '9'), "looked up a variable named "
 	    "\"%s\"", name);
-	for (i = 0; i < sizeof fuzz_env / sizeof fuzz_env[0]; i++) {
+	for (i = 0; i < nitems(fuzz_env); i++) {
 		if (strcmp(fuzz_env[i][0], name) == 0)
 			return (fuzz_env[i][1]);
 	}

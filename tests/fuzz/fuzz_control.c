@@ -83,6 +83,7 @@
 #include "reload.h"
 #include "router.h"
 #include "rpc.h"
+#include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -111,7 +112,7 @@ static const char *fuzz_canned[] = {
 	"\"mcpd/logs\",\"params\":{\"server\":\"@\",\"lines\":1}",
 	"\"mcpd/metrics\",\"params\":{}",
 };
-#define FUZZ_NCANNED	(sizeof fuzz_canned / sizeof fuzz_canned[0])
+#define FUZZ_NCANNED	nitems(fuzz_canned)
 #define FUZZ_FOLLOW \
 	"\"mcpd/logs\",\"params\":{\"server\":\"@\",\"follow\":true}"
 
@@ -617,7 +618,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(stats, "stderr_lines",
 	    (double)logs_count(w->logs));
 	req = cJSON_AddObjectToObject(stats, "requests");
-	for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+	for (i = 0; i < nitems(outcomes); i++)
 		cJSON_AddNumberToObject(req, outcomes[i], (double)i);
 	lat = cJSON_AddArrayToObject(stats, "latency_us_log2");
 	for (i = 0; i < 28; i++)

@@ -29,6 +29,7 @@
 
 #include "envelope.h"
 #include "fuzz.h"
+#include "util.h"
 
 const char	*fuzz_target_name = "envelope";
 
@@ -60,7 +61,7 @@ static const struct member {
 	{ "level", AT_PARAMS, offsetof(struct envelope, p_level) },
 	{ "code", AT_ERROR, offsetof(struct envelope, e_code) },
 };
-#define NMEMBERS	(sizeof members / sizeof members[0])
+#define NMEMBERS	nitems(members)
 
 static const char *parent_names[] = { "", "params.", "params._meta.",
 	"error." };
@@ -313,7 +314,7 @@ check_rewrite(const char *text, size_t size, const struct envelope *env,
 	char			*out;
 	size_t			 n = 0, pieces, out_len, erroff, want_len;
 
-	new_id = new_ids[hash % (sizeof new_ids / sizeof new_ids[0])];
+	new_id = new_ids[hash % nitems(new_ids)];
 	if (env->id.type != ENVELOPE_ABSENT) {
 		edits[n].off = env->id.off;
 		edits[n].len = env->id.len;
