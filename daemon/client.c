@@ -53,7 +53,6 @@
 #include "clock.h"
 #include "conf.h"
 #include "control.h"
-#include "envelope.h"
 #include "follow.h"
 #include "frame.h"
 #include "log.h"
@@ -64,7 +63,6 @@
 #include "router.h"
 #include "rpc.h"
 #include "util.h"
-#include "worker.h"
 #include "xmalloc.h"
 
 #define CLIENT_READS_PER_CALLBACK	16
