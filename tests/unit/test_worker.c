@@ -797,6 +797,38 @@ START_TEST(test_remove_frees_once_stopped)
 }
 END_TEST
 
+START_TEST(test_status_follows_the_transport)
+{
+	struct worker	*w = new_worker(NULL);
+	cJSON		*st;
+
+	handshake(w);
+	F.tp->cb->err_line(F.tp->arg, "hello", 5, 5);
+	st = worker_status_json(w);
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "state")->valuestring,
+	    "ready");
+	ck_assert_int_eq(cJSON_GetObjectItem(st, "pid")->valueint,
+	    F.tp->pid);
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "containment")->valuestring,
+	    "reaper");
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(st,
+	    "stats"), "stderr_lines")->valueint, 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(st,
+	    "server_info"), "name")->valuestring, "fake");
+	cJSON_Delete(st);
+	server_exits(W_EXITCODE(4, 0));
+	st = worker_status_json(w);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(st, "pid")));
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "last_exit")->valuestring,
+	    "exited with status 4");
+	ck_assert_int_ge(cJSON_GetObjectItem(st, "next_restart_ms")->valueint,
+	    0);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(st, "server_info")));
+	cJSON_Delete(st);
+	free_worker(w);
+}
+END_TEST
+
 START_TEST(test_shutdown_stops_without_restart)
 {
 	struct worker	*w = new_worker(NULL);
@@ -836,6 +868,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_broken_is_deferred);
 	tcase_add_test(tc, test_health_ping_unanswered);
 	tcase_add_test(tc, test_remove_frees_once_stopped);
+	tcase_add_test(tc, test_status_follows_the_transport);
 	tcase_add_test(tc, test_shutdown_stops_without_restart);
 	suite_add_tcase(s, tc);
 	return (s);
