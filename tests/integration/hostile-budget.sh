@@ -68,7 +68,11 @@ done
 wait "${pids[@]}"
 refused=$(cat "$T"/held.* | jq -s '[.[] | select(.codes["-32015"] != null)] | length')
 note "8 clients x 8 MiB held for a starting server: $refused refused: $(cat "$T"/held.* | jq -rs '[.[].message | select(. != null)][0]')"
-[ "$refused" -ge 3 ] || fail "only $refused of 8 were refused with the budget at 48 MiB: $(cat "$T"/held.* | jq -sc .)"
+# 48 MiB hold at most six 8 MiB requests, and only while a seventh is
+# still being read: whatever the order the clients come in, at least two
+# are refused (three or more when they read at the same time, as their
+# unfinished lines count too).
+[ "$refused" -ge 2 ] || fail "only $refused of 8 were refused with the budget at 48 MiB: $(cat "$T"/held.* | jq -sc .)"
 cat "$T"/held.* | jq -rs '[.[].message | select(. != null)][0]' | grep -q memory_budget_bytes ||
 	fail "the refusal does not name memory_budget_bytes"
 wait_for 10 eval '[ "$(status_json | jq .daemon.memory_budget_used)" -lt 1048576 ]' ||
