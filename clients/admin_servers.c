@@ -182,7 +182,8 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	}
 	cJSON_Delete(result);
 
-	result = admin_call(ctl, method, admin_names_params(argc, argv), &status);
+	result = admin_call(ctl, method, admin_names_params(argc, argv),
+	    &status);
 	deadline = clock_now_ms() + ADMIN_SETTLE_TIMEOUT_MS;
 	while (result != NULL && !ctl->no_block) {
 		servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
@@ -217,10 +218,11 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	cJSON_ArrayForEach(s, servers) {
 		state = out_str(s, "state");
 		last = out_str(s, "last_exit");
-		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block && state != NULL &&
-		    strcmp(state, "ready") != 0) {
-			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"), state,
-			    last != NULL ? ": " : "", last != NULL ? last : "");
+		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
+		    state != NULL && strcmp(state, "ready") != 0) {
+			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"),
+			    state, last != NULL ? ": " : "",
+			    last != NULL ? last : "");
 			rc = DIAG_EXIT_FAILED;
 		} else if (!ctl->json)
 			printf("%s: %s\n", out_esc(out_str(s, "name")),
@@ -233,13 +235,15 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 int
 admin_start(struct ctl *ctl, int argc, char **argv)
 {
-	return (admin_act(ctl, MCPD_METHOD_START, ADMIN_GOAL_RUNNING, argc, argv));
+	return (admin_act(ctl, MCPD_METHOD_START, ADMIN_GOAL_RUNNING, argc,
+	    argv));
 }
 
 int
 admin_stop(struct ctl *ctl, int argc, char **argv)
 {
-	return (admin_act(ctl, MCPD_METHOD_STOP, ADMIN_GOAL_STOPPED, argc, argv));
+	return (admin_act(ctl, MCPD_METHOD_STOP, ADMIN_GOAL_STOPPED, argc,
+	    argv));
 }
 
 int

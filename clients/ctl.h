@@ -24,7 +24,7 @@ struct ctl {
 	/* admin.c's connection to mcpd. */
 	struct line	*line;
 	int64_t		 next_id;
-	cJSON		*last_error_data;	/* error.data of the last call */
+	cJSON		*last_error_data;	/* the last error's data */
 };
 
 typedef int	ctl_command_fn(struct ctl *, int argc, char **argv);

@@ -9,9 +9,9 @@
 #include <stdarg.h>
 
 #define DIAG_EXIT_OK		0	/* success */
-#define DIAG_EXIT_FAILED	1	/* mcpd, a server or the operation said no */
+#define DIAG_EXIT_FAILED	1	/* the operation failed */
 #define DIAG_EXIT_USAGE		2	/* the command line is wrong */
-#define DIAG_EXIT_UNREACHABLE	3	/* mcpd cannot be reached, or is silent */
+#define DIAG_EXIT_UNREACHABLE	3	/* mcpd unreachable, or silent */
 
 /*
  * "mcpctl: LABEL: TEXT" (or "mcpctl: TEXT" with a NULL label) on one

@@ -18,7 +18,7 @@
 
 enum line_event {
 	LINE_MESSAGE,		/* a message (msg->line, msg->len) */
-	LINE_OVERSIZE,		/* one over the limit went by (msg->id, total) */
+	LINE_OVERSIZE,		/* one over the limit passed (msg->id) */
 	LINE_GARBAGE,		/* mcpd sent what is not messages (total) */
 	LINE_EOF,		/* mcpd closed (line_read_errno: why, or 0) */
 	LINE_TIMEOUT,		/* the deadline passed */

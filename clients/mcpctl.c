@@ -228,7 +228,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if ((cmd = ctl_find_command(argv[0])) == NULL) {
-		diag_warnx(NULL, "unknown command: %s (try `mcpctl help`)", argv[0]);
+		diag_warnx(NULL, "unknown command: %s (try `mcpctl help`)",
+		    argv[0]);
 		rc = DIAG_EXIT_USAGE;
 		goto out;
 	}
@@ -249,8 +250,8 @@ main(int argc, char **argv)
 			errno = 0;
 			ctl.lines = strtol(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' || ctl.lines < 0) {
-				diag_warnx(NULL, "-n: expected a number of lines, not "
-				    "\"%s\"", optarg);
+				diag_warnx(NULL, "-n: expected a number of "
+				    "lines, not \"%s\"", optarg);
 				rc = DIAG_EXIT_USAGE;
 				goto out;
 			}
@@ -267,7 +268,8 @@ main(int argc, char **argv)
 			goto out;
 		default:
 		usage:
-			diag_warnx(NULL, "usage: mcpctl %s %s", cmd->name, cmd->args);
+			diag_warnx(NULL, "usage: mcpctl %s %s", cmd->name,
+			    cmd->args);
 			rc = DIAG_EXIT_USAGE;
 			goto out;
 		}
