@@ -110,6 +110,7 @@ admin_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 	req.timeout_ms = ADMIN_REPLY_TIMEOUT_MS;
 	req.idle = 1;
 	req.null_id = 1;		/* mcpd refusing the connection */
+	req.any_oversize = 1;		/* mcpd's control lines are short */
 	req.unsent_wait_ms = ADMIN_REFUSAL_WAIT_MS;
 	st = request_run(ctl->line, &req);
 	cJSON_Delete((cJSON *)req.id);

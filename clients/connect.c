@@ -284,6 +284,7 @@ connect_attach(const char *socket_path, const char *server,
 	left = (int64_t)deadline - (int64_t)clock_now_ms();
 	req.timeout_ms = left > 0 ? (int)left : 0;	/* connecting counts */
 	req.null_id = 1;		/* an error mcpd could not tie to us */
+	req.any_oversize = 1;		/* mcpd sends nothing else first */
 	status = request_run(line, &req);
 	cJSON_Delete((cJSON *)req.id);
 	if (status != REQUEST_REPLY)

@@ -103,7 +103,8 @@ request_run(struct line *l, struct request *req)
 				deadline = request_deadline(timeout_ms);
 			break;
 		case LINE_OVERSIZE:
-			if (request_is_oversize_reply(req, &m)) {
+			if (req->any_oversize ||
+			    request_is_oversize_reply(req, &m)) {
 				req->size = m.total;
 				return (unsent ? REQUEST_UNSENT :
 				    REQUEST_TOO_LONG);

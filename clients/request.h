@@ -38,6 +38,8 @@ struct request {
 	int		 idle;		/* any message restarts timeout_ms */
 	int		 null_id;	/* a response with a null id is the
 					   reply: mcpd refusing us */
+	int		 any_oversize;	/* any message over the limit fails
+					   it, not only the reply */
 	/*
 	 * Once the request cannot be sent: how long to wait for mcpd's reason
 	 * (a refusal, with null_id) before REQUEST_UNSENT; 0: not at all, -1:
