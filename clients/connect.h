@@ -1,20 +1,14 @@
 /*
- * connect.h -- attaching a connection to one of mcpd's servers, and
- * `mcpctl connect NAME`, the stdio bridge an MCP client launches in place
- * of the server itself.
+ * connect.h -- reaching mcpd: its socket, checked before anything is
+ * sent, and attaching to one of its servers.
  *
- * Functions return mcpctl's exit codes and print their own messages on
- * stderr; nothing but session bytes is ever written to stdout.
+ * Functions return mcpctl's exit codes (diag.h) and print their own
+ * messages on stderr; nothing is ever written to stdout.
  */
 #ifndef MCPD_CONNECT_H
 #define MCPD_CONNECT_H
 
 #include <stddef.h>
-
-#define CONNECT_EXIT_OK			0
-#define CONNECT_EXIT_FAILED		1
-#define CONNECT_EXIT_USAGE		2
-#define CONNECT_EXIT_UNREACHABLE	3
 
 /* Names another user whose mcpd is to be trusted (a socket_group's). */
 #define CONNECT_TRUST_ENV		"MCPCTL_TRUST_USER"
@@ -26,22 +20,18 @@
  * Connect to mcpd at socket_path and attach to server.  On success *fd is
  * a blocking socket carrying the MCP session, and *extra (malloc'd, or
  * NULL) holds the *extra_len session bytes that arrived just after the
- * attach reply.  Messages on stderr start with "mcpctl: LABEL: ".
+ * attach reply, at most FRAME_READ_CHUNK_BYTES.  Messages on stderr start
+ * with "mcpctl: LABEL: ".
  */
 int	connect_attach(const char *socket_path, const char *server,
 	    const char *label, int *fd, char **extra, size_t *extra_len);
-
-/* Relay stdin and stdout to an attached session until either side ends. */
-int	connect_bridge(const char *socket_path, const char *server);
 /*
  * Connect to mcpd's socket (exit code); quiet: no message if unreachable.
  * A socket whose directory fails paths_check_dir, or whose listener runs
  * as neither us nor root (nor the user in CONNECT_TRUST_ENV), is refused
- * with a message and CONNECT_EXIT_UNREACHABLE before anything is sent.
+ * with a message and DIAG_EXIT_UNREACHABLE before anything is sent.
  */
 int	connect_socket(const char *socket_path, int quiet, int *fd);
-/* Write all of p (no SIGPIPE); 0 or -1. */
-int	connect_write_all(int fd, const char *p, size_t len);
 /* "cannot connect to mcpd at PATH: WHY" and how to start it, on stderr. */
 void	connect_unreachable(const char *socket_path, const char *why);
 

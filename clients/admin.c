@@ -1,0 +1,347 @@
+/*
+ * admin.c -- the commands that ask mcpd's control plane, and their
+ * connection: reload, logs, metrics and version here, the servers'
+ * states in admin_servers.c.  Each sends mcpd/ requests over the socket
+ * and prints the answer as text for people or as JSON (--json) for
+ * scripts.
+ *
+ * Text that came from mcpd (server names, states, exit reasons, stderr
+ * lines, error messages) is printed escaped (out.h), so a server cannot
+ * move the cursor or fake a line on the terminal; --json output is JSON
+ * escaping only, with integers printed as integers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "admin.h"
+#include "admin_int.h"
+#include "clock.h"
+#include "connect.h"
+#include "ctl.h"
+#include "diag.h"
+#include "esc.h"
+#include "line.h"
+#include "out.h"
+#include "proto.h"
+#include "request.h"
+#include "xmalloc.h"
+
+#define ADMIN_REPLY_TIMEOUT_MS	10000
+#define ADMIN_REFUSAL_WAIT_MS	1000	/* for mcpd's reason, after EPIPE */
+#define ADMIN_MAX_REPLY_BYTES	(64 * 1024 * 1024)
+
+/*
+ * The connection.
+ */
+
+int
+admin_connect(struct ctl *ctl, int quiet)
+{
+	int	 fd, rc;
+
+	if ((rc = connect_socket(ctl->socket_path, quiet, &fd)) !=
+	    DIAG_EXIT_OK)
+		return (rc);
+	ctl->line = line_new(fd, ADMIN_MAX_REPLY_BYTES, NULL, 0);
+	return (DIAG_EXIT_OK);
+}
+
+void
+admin_close(struct ctl *ctl)
+{
+	line_free(ctl->line);
+	ctl->line = NULL;
+	cJSON_Delete(ctl->last_error_data);
+	ctl->last_error_data = NULL;
+}
+
+/* mcpd did not answer: say why; the exit code for it. */
+static int
+admin_lost(const struct ctl *ctl, enum request_status status, int error)
+{
+	switch (status) {
+	case REQUEST_TIMEOUT:
+		diag_warnx(NULL, "no reply from mcpd at %s within %d ms",
+		    ctl->socket_path, ADMIN_REPLY_TIMEOUT_MS);
+		break;
+	case REQUEST_CLOSED:
+		diag_warnx(NULL, "mcpd closed the connection%s%s",
+		    error != 0 ? ": " : "", error != 0 ? strerror(error) : "");
+		break;
+	case REQUEST_UNSENT:
+		diag_warnx(NULL, "cannot send to mcpd at %s: %s",
+		    ctl->socket_path, strerror(error));
+		break;
+	case REQUEST_TOO_LONG:
+	case REQUEST_GARBAGE:
+		/* As for the attach and a session: an answer came, unusable. */
+		diag_warnx(NULL, "reply from mcpd is too long");
+		return (DIAG_EXIT_FAILED);
+	case REQUEST_POLL_ERROR:
+		diag_warnx(NULL, "poll: %s", strerror(error));
+		return (DIAG_EXIT_FAILED);
+	case REQUEST_REPLY:
+		return (DIAG_EXIT_OK);
+	}
+	return (DIAG_EXIT_UNREACHABLE);
+}
+
+cJSON *
+admin_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
+{
+	struct request		 req;
+	enum request_status	 st;
+	cJSON			*error, *result;
+	const char		*message;
+
+	memset(&req, 0, sizeof req);
+	req.id = cJSON_CreateNumber((double)++ctl->next_id);
+	req.method = method;
+	req.params = params;
+	req.timeout_ms = ADMIN_REPLY_TIMEOUT_MS;
+	req.idle = 1;
+	req.null_id = 1;		/* mcpd refusing the connection */
+	req.any_oversize = 1;		/* mcpd's control lines are short */
+	req.unsent_wait_ms = ADMIN_REFUSAL_WAIT_MS;
+	st = request_run(ctl->line, &req);
+	cJSON_Delete((cJSON *)req.id);
+	if ((*status = admin_lost(ctl, st, req.error)) != DIAG_EXIT_OK)
+		return (NULL);
+
+	if ((error = cJSON_GetObjectItemCaseSensitive(req.reply, "error")) !=
+	    NULL) {
+		message = out_str(error, "message");
+		diag_warnx(NULL, "%s", message != NULL ? message :
+		    "mcpd returned an error");
+		cJSON_Delete(ctl->last_error_data);
+		ctl->last_error_data = cJSON_DetachItemFromObjectCaseSensitive(
+		    error, "data");
+		cJSON_Delete(req.reply);
+		*status = DIAG_EXIT_FAILED;
+		return (NULL);
+	}
+	result = cJSON_DetachItemFromObjectCaseSensitive(req.reply, "result");
+	cJSON_Delete(req.reply);
+	*status = DIAG_EXIT_OK;
+	return (result);
+}
+
+void
+admin_print_json(cJSON *o, int one_line)
+{
+	out_json_integers(o);
+	out_json(stdout, o, one_line);
+}
+
+/*
+ * Commands.
+ */
+
+static void
+admin_print_names(const char *label, const cJSON *names)
+{
+	const cJSON	*n;
+	const char	*sep = "";
+
+	if (cJSON_GetArraySize(names) == 0)
+		return;
+	printf("%s: ", label);
+	cJSON_ArrayForEach(n, names) {
+		printf("%s%s", sep, cJSON_IsString(n) ?
+		    out_esc(n->valuestring) : "?");
+		sep = ", ";
+	}
+	printf("\n");
+}
+
+/* "KEY: NAME (ACTION)" for each server reload lists under key. */
+static void
+admin_print_actions(const cJSON *result, const char *key, const char *dflt)
+{
+	const cJSON	*e, *actions;
+	const char	*action;
+
+	actions = cJSON_GetObjectItemCaseSensitive(result, "actions");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result, key)) {
+		action = out_str(actions, e->valuestring);
+		printf("%s: %s (%s)\n", key, out_esc(e->valuestring),
+		    action != NULL ? action : dflt);
+	}
+}
+
+int
+admin_reload(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result;
+	const cJSON	*e;
+	int		 status;
+
+	result = admin_call(ctl, MCPD_METHOD_RELOAD, NULL, &status);
+	if (result == NULL) {
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
+		    ctl->last_error_data, "errors"))
+			diag_warnx(NULL, "%s", cJSON_IsString(e) ?
+			    e->valuestring : "?");
+		if (ctl->json && ctl->last_error_data != NULL)
+			admin_print_json(ctl->last_error_data, 0);
+		return (status);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
+	    "warnings"))
+		diag_warnx(NULL, "warning: %s", cJSON_IsString(e) ?
+		    e->valuestring : "?");
+	if (ctl->json)
+		admin_print_json(result, 0);
+	else {
+		admin_print_actions(result, "changed", "restarted");
+		admin_print_actions(result, "added", "started");
+		admin_print_names("stopped (removed)",
+		    cJSON_GetObjectItemCaseSensitive(result, "removed"));
+		printf("unchanged: %d server%s\n", cJSON_GetArraySize(
+		    cJSON_GetObjectItemCaseSensitive(result, "unchanged")),
+		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result,
+		    "unchanged")) == 1 ? "" : "s");
+	}
+	cJSON_Delete(result);
+	return (DIAG_EXIT_OK);
+}
+
+static void
+admin_print_log_line(const struct ctl *ctl, cJSON *line)
+{
+	char		 when[32], *shown;
+	time_t		 t;
+	struct tm	 tm;
+	const char	*text = out_str(line, "text");
+
+	if (ctl->json) {
+		admin_print_json(line, 1);
+		return;
+	}
+	t = (time_t)(out_num(line, "time_us", 0) / 1e6);
+	localtime_r(&t, &tm);
+	strftime(when, sizeof when, "%b %d %H:%M:%S", &tm);
+	shown = esc_text(text != NULL ? text : "", text != NULL ?
+	    strlen(text) : 0, ESC_KEEP_TAB);
+	printf("%s %s\n", when, shown);
+	free(shown);
+}
+
+/* logs -f: print the log notifications mcpd sends until it closes. */
+static int
+admin_follow(struct ctl *ctl)
+{
+	struct frame_msg	 m;
+	cJSON			*msg, *p;
+	const char		*method;
+
+	for (;;) {
+		switch (line_next(ctl->line, 0, &m)) {
+		case LINE_MESSAGE:
+			break;
+		case LINE_OVERSIZE:
+		case LINE_GARBAGE:
+			admin_lost(ctl, REQUEST_TOO_LONG, 0);
+			return (DIAG_EXIT_FAILED);
+		case LINE_EOF:
+			admin_lost(ctl, REQUEST_CLOSED,
+			    line_read_errno(ctl->line));
+			return (DIAG_EXIT_FAILED);
+		case LINE_TIMEOUT:	/* there is no deadline */
+		case LINE_POLL_ERROR:
+			admin_lost(ctl, REQUEST_POLL_ERROR, errno);
+			return (DIAG_EXIT_FAILED);
+		}
+		msg = cJSON_ParseWithLength(m.line, m.len);
+		method = out_str(msg, "method");
+		p = cJSON_GetObjectItemCaseSensitive(msg, "params");
+		if (method != NULL && strcmp(method, MCPD_NOTIFY_LOG) == 0 &&
+		    p != NULL) {
+			admin_print_log_line(ctl, p);
+			fflush(stdout);
+		}
+		cJSON_Delete(msg);
+	}
+}
+
+int
+admin_logs(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*params, *result, *line;
+	int		 status;
+
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "server", argv[0]);
+	cJSON_AddNumberToObject(params, "lines", (double)ctl->lines);
+	cJSON_AddBoolToObject(params, "follow", ctl->follow);
+	if ((result = admin_call(ctl, MCPD_METHOD_LOGS, params, &status)) ==
+	    NULL)
+		return (status);
+	cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(result,
+	    "lines"))
+		admin_print_log_line(ctl, line);
+	cJSON_Delete(result);
+	if (!ctl->follow)
+		return (DIAG_EXIT_OK);
+
+	fflush(stdout);
+	return (admin_follow(ctl));
+}
+
+int
+admin_metrics(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result;
+	const char	*text;
+	int		 status;
+
+	if ((result = admin_call(ctl, MCPD_METHOD_METRICS, NULL,
+	    &status)) == NULL)
+		return (status);
+	text = out_str(result, "text");
+	if (ctl->json)
+		admin_print_json(result, 0);
+	else
+		fputs(text != NULL ? text : "", stdout);
+	cJSON_Delete(result);
+	return (DIAG_EXIT_OK);
+}
+
+int
+admin_version(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON		*result = NULL, *out;
+	const char	*v;
+	int		 status;
+
+	if (admin_connect(ctl, 1) == DIAG_EXIT_OK)
+		result = admin_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
+	v = out_str(result, "version");
+	if (ctl->json) {
+		out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "mcpctl", PACKAGE_VERSION);
+		if (v != NULL)
+			cJSON_AddStringToObject(out, "mcpd", v);
+		else
+			cJSON_AddNullToObject(out, "mcpd");
+		admin_print_json(out, 0);
+		cJSON_Delete(out);
+	} else {
+		printf("mcpctl %s\n", PACKAGE_VERSION);
+		if (v != NULL)
+			printf("mcpd %s (pid %.0f, socket %s)\n", v,
+			    out_num(result, "pid", 0), ctl->socket_path);
+	}
+	cJSON_Delete(result);
+	return (DIAG_EXIT_OK);
+}
+

@@ -1,0 +1,254 @@
+/*
+ * admin_servers.c -- the servers' states: `mcpctl status` as a table,
+ * and start, stop and restart, which wait until the servers have settled
+ * (unless --no-block).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "admin.h"
+#include "admin_int.h"
+#include "clock.h"
+#include "ctl.h"
+#include "diag.h"
+#include "out.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+#define ADMIN_SETTLE_TIMEOUT_MS	60000
+#define ADMIN_SETTLE_POLL_MS	50
+
+static cJSON *
+admin_names_params(int argc, char **argv)
+{
+	cJSON	*params, *names;
+	int	 i;
+
+	params = cJSON_CreateObject();
+	names = cJSON_AddArrayToObject(params, "servers");
+	for (i = 0; i < argc; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(argv[i]));
+	return (params);
+}
+
+static void
+admin_format_duration(char *buf, size_t size, double ms)
+{
+	unsigned long long	 s;
+
+	if (ms < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	s = (unsigned long long)(ms / 1000);
+	if (s < 60)
+		snprintf(buf, size, "%llus", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%llum%02llus", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, size, "%lluh%02llum", s / 3600, (s / 60) % 60);
+	else
+		snprintf(buf, size, "%llud%02lluh", s / 86400,
+		    (s / 3600) % 24);
+}
+
+static const char *
+admin_state_color(const struct ctl *ctl, const char *state)
+{
+	if (!ctl->color || state == NULL)
+		return ("");
+	if (strcmp(state, "ready") == 0)
+		return ("\033[32m");
+	if (strcmp(state, "failed") == 0)
+		return ("\033[1;31m");
+	if (strcmp(state, "backoff") == 0)
+		return ("\033[33m");
+	if (strcmp(state, "stopped") == 0)
+		return ("\033[2m");
+	return ("\033[36m");
+}
+
+static void
+admin_print_table(const struct ctl *ctl, const cJSON *servers)
+{
+	const cJSON	*s;
+	const char	*state, *last;
+	char		 pid[24], uptime[24], detail[64];
+	int		 namew = 4;
+	size_t		 len;
+
+	cJSON_ArrayForEach(s, servers) {
+		len = strlen(out_str(s, "name") ? out_esc(out_str(s, "name")) :
+		    "");
+		if ((int)len > namew)
+			namew = (int)len;
+	}
+	printf("%-*s  %-12s  %7s  %7s  %8s  %7s  %8s  %s\n", namew, "NAME",
+	    "STATE", "PID", "UPTIME", "RESTARTS", "CLIENTS", "INFLIGHT",
+	    "LAST EXIT");
+	cJSON_ArrayForEach(s, servers) {
+		state = out_str(s, "state");
+		if (out_num(s, "pid", -1) > 0)
+			snprintf(pid, sizeof pid, "%.0f", out_num(s, "pid", 0));
+		else
+			snprintf(pid, sizeof pid, "-");
+		admin_format_duration(uptime, sizeof uptime,
+		    out_num(s, "uptime_ms", -1));
+		last = out_str(s, "last_exit");
+		detail[0] = '\0';
+		if (state != NULL && strcmp(state, "backoff") == 0)
+			snprintf(detail, sizeof detail, " (next try in %.1fs)",
+			    out_num(s, "next_restart_ms", 0) / 1000.0);
+		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s%s\n",
+		    namew, out_esc(out_str(s, "name")),
+		    admin_state_color(ctl, state),
+		    state != NULL ? out_esc(state) : "?",
+		    ctl->color ? "\033[0m" : "", pid, uptime,
+		    out_num(s, "restarts", 0), out_num(s, "clients", 0),
+		    out_num(s, "inflight", 0),
+		    last != NULL ? out_esc(last) : "-", detail);
+	}
+}
+
+int
+admin_status(struct ctl *ctl, int argc, char **argv)
+{
+	cJSON	*result;
+	int	 status;
+
+	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
+	    argv), &status);
+	if (result == NULL)
+		return (status);
+	if (ctl->json)
+		admin_print_json(result, 0);
+	else
+		admin_print_table(ctl, cJSON_GetObjectItemCaseSensitive(result,
+		    "servers"));
+	cJSON_Delete(result);
+	return (DIAG_EXIT_OK);
+}
+
+enum admin_goal {
+	ADMIN_GOAL_RUNNING,
+	ADMIN_GOAL_STOPPED,
+};
+
+/* Has this server reached a state where the action is decided? */
+static int
+admin_settled(const cJSON *s, enum admin_goal goal, double old_pid)
+{
+	const char	*state = out_str(s, "state");
+
+	if (state == NULL)
+		return (1);
+	if (goal == ADMIN_GOAL_STOPPED)
+		return (strcmp(state, "stopped") == 0 ||
+		    strcmp(state, "failed") == 0);
+	if (strcmp(state, "ready") == 0)
+		return (out_num(s, "pid", -1) != old_pid);
+	return (strcmp(state, "backoff") == 0 ||
+	    strcmp(state, "failed") == 0 || strcmp(state, "stopped") == 0);
+}
+
+static int
+admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
+    int argc, char **argv)
+{
+	cJSON		*result, *servers, *s;
+	double		*old_pids;
+	int		 status, i, all_settled, rc = DIAG_EXIT_OK;
+	uint64_t	 deadline;
+	const char	*state, *last;
+
+	/* Remember pids first so a restart is seen to have happened. */
+	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
+	    argv), &status);
+	if (result == NULL)
+		return (status);
+	old_pids = xcalloc((size_t)argc, sizeof *old_pids);
+	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+	for (i = 0; i < argc; i++) {
+		s = cJSON_GetArrayItem(servers, i);
+		old_pids[i] = strcmp(method, MCPD_METHOD_RESTART) == 0 ?
+		    out_num(s, "pid", -1) : -2;
+	}
+	cJSON_Delete(result);
+
+	result = admin_call(ctl, method, admin_names_params(argc, argv),
+	    &status);
+	deadline = clock_now_ms() + ADMIN_SETTLE_TIMEOUT_MS;
+	while (result != NULL && !ctl->no_block) {
+		servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+		all_settled = 1;
+		for (i = 0; i < argc; i++) {
+			s = cJSON_GetArrayItem(servers, i);
+			if (!admin_settled(s, goal, old_pids[i]))
+				all_settled = 0;
+		}
+		if (all_settled)
+			break;
+		if (clock_now_ms() > deadline) {
+			diag_warnx(NULL, "timed out waiting for %s to finish",
+			    method + strlen(MCPD_METHOD_PREFIX));
+			rc = DIAG_EXIT_FAILED;
+			break;
+		}
+		usleep(ADMIN_SETTLE_POLL_MS * 1000);
+		cJSON_Delete(result);
+		result = admin_call(ctl, MCPD_METHOD_STATUS,
+		    admin_names_params(argc, argv), &status);
+	}
+	free(old_pids);
+	if (result == NULL)
+		return (status);
+
+	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+	if (ctl->json) {
+		cJSON_DeleteItemFromObjectCaseSensitive(result, "daemon");
+		admin_print_json(result, 0);
+	}
+	cJSON_ArrayForEach(s, servers) {
+		state = out_str(s, "state");
+		last = out_str(s, "last_exit");
+		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
+		    state != NULL && strcmp(state, "ready") != 0) {
+			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"),
+			    state, last != NULL ? ": " : "",
+			    last != NULL ? last : "");
+			rc = DIAG_EXIT_FAILED;
+		} else if (!ctl->json)
+			printf("%s: %s\n", out_esc(out_str(s, "name")),
+			    state != NULL ? out_esc(state) : "?");
+	}
+	cJSON_Delete(result);
+	return (rc);
+}
+
+int
+admin_start(struct ctl *ctl, int argc, char **argv)
+{
+	return (admin_act(ctl, MCPD_METHOD_START, ADMIN_GOAL_RUNNING, argc,
+	    argv));
+}
+
+int
+admin_stop(struct ctl *ctl, int argc, char **argv)
+{
+	return (admin_act(ctl, MCPD_METHOD_STOP, ADMIN_GOAL_STOPPED, argc,
+	    argv));
+}
+
+int
+admin_restart(struct ctl *ctl, int argc, char **argv)
+{
+	return (admin_act(ctl, MCPD_METHOD_RESTART, ADMIN_GOAL_RUNNING, argc,
+	    argv));
+}
