@@ -25,6 +25,7 @@
 #include "out.h"
 #include "paths.h"
 #include "tools.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define CTL_LOG_LINES_DEFAULT	50
@@ -70,7 +71,7 @@ static const struct ctl_command ctl_commands[] = {
 	  admin_version },
 	{ "help", "", "list commands", 0, 0, 0, ctl_help },
 };
-#define CTL_NCOMMANDS	(sizeof ctl_commands / sizeof ctl_commands[0])
+#define CTL_NCOMMANDS	nitems(ctl_commands)
 
 static void
 ctl_usage(FILE *f)

@@ -48,24 +48,6 @@
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
 #endif
 
-/* Everything a server inherits from the "mcpd" object. */
-struct conf_settings {
-	enum conf_restart	 restart;
-	struct backoff_policy	 backoff;
-	uint32_t		 init_timeout_ms;
-	uint32_t		 request_timeout_ms;
-	uint32_t		 stop_timeout_ms;
-	uint32_t		 health_interval_ms;
-	uint32_t		 health_timeout_ms;
-	uint32_t		 health_max_timeouts;
-	size_t			 max_message_bytes;
-	int			 disabled;
-	unsigned int		 client_caps;
-	uint64_t		 memory_max;
-	uint32_t		 pids_max;
-	uint32_t		 cpu_weight;
-};
-
 enum conf_kind {
 	CONF_KIND_U32,
 	CONF_KIND_SIZE,

@@ -77,6 +77,37 @@ enum conf_restart {
 	CONF_RESTART_NEVER,
 };
 
+/*
+ * The settings a server takes from its own entry or else from the
+ * top-level "mcpd" object: one list, for struct conf_server and for the
+ * defaults conf.c collects (struct conf_settings).
+ * - Health: a ping after health_interval_ms of silence must be answered
+ *   within health_timeout_ms; health_max_timeouts request timeouts in a
+ *   row count as a hang too.
+ * - memory_max (bytes, memory.max), pids_max (pids.max) and cpu_weight
+ *   (cpu.weight, 1 to 10000) limit the server's cgroup (cgroup.h), 0:
+ *   none.  They need cgroup containment and those controllers.
+ */
+#define CONF_SETTINGS_MEMBERS						\
+	enum conf_restart	 restart;				\
+	struct backoff_policy	 backoff;				\
+	uint32_t		 init_timeout_ms;			\
+	uint32_t		 request_timeout_ms;			\
+	uint32_t		 stop_timeout_ms;			\
+	uint32_t		 health_interval_ms;			\
+	uint32_t		 health_timeout_ms;			\
+	uint32_t		 health_max_timeouts;			\
+	size_t			 max_message_bytes;			\
+	int			 disabled;				\
+	unsigned int		 client_caps;	/* CONF_CAP_* */	\
+	uint64_t		 memory_max;				\
+	uint32_t		 pids_max;				\
+	uint32_t		 cpu_weight;
+
+struct conf_settings {
+	CONF_SETTINGS_MEMBERS
+};
+
 struct conf_server {
 	char		*name;
 	char		**argv;		/* argv[0] is the command; NULL-ended */
@@ -86,31 +117,9 @@ struct conf_server {
 	size_t		 envc;
 	char		*cwd;		/* NULL: inherit mcpd's */
 	char		*cwd_display;	/* cwd as written; NULL with cwd */
-	enum conf_restart restart;
-	struct backoff_policy backoff;
-	uint32_t	 init_timeout_ms;
-	uint32_t	 request_timeout_ms;
-	uint32_t	 stop_timeout_ms;
-	/*
-	 * Health: a ping after health_interval_ms of silence must be
-	 * answered within health_timeout_ms; health_max_timeouts request
-	 * timeouts in a row count as a hang too.
-	 */
-	uint32_t	 health_interval_ms;
-	uint32_t	 health_timeout_ms;
-	uint32_t	 health_max_timeouts;
-	size_t		 max_message_bytes;
-	int		 disabled;
-	unsigned int	 client_caps;	/* CONF_CAP_* */
+	CONF_SETTINGS_MEMBERS
 	char		**roots;	/* file:// URIs; NULL-ended */
 	size_t		 nroots;
-	/*
-	 * Limits of the server's cgroup (cgroup.h), 0: none.  They need
-	 * cgroup containment and the memory, pids and cpu controllers.
-	 */
-	uint64_t	 memory_max;	/* bytes: memory.max */
-	uint32_t	 pids_max;	/* pids.max */
-	uint32_t	 cpu_weight;	/* cpu.weight, 1 to 10000 */
 	char		*path;		/* JSON path, "mcpServers.NAME" */
 };
 
