@@ -237,10 +237,12 @@ worker_health_cb(evutil_socket_t fd, short events, void *arg)
 	worker_health_arm(w, cs->health_timeout_ms);
 }
 
-/* The server wrote something: it is alive. */
+/* The server wrote something: it is alive (transport callback). */
 static void
-worker_heard(struct worker *w)
+worker_heard(void *arg)
 {
+	struct worker	*w = arg;
+
 	w->heard_ms = clock_now_ms();
 	w->ping_sent_ms = 0;
 	w->timeouts_in_row = 0;
@@ -479,8 +481,9 @@ worker_dropped_line(struct worker *w, const char *line, size_t len,
  * never builds a tree.
  */
 static void
-worker_handle_line(struct worker *w, const char *line, size_t len)
+worker_handle_line(void *arg, const char *line, size_t len)
 {
+	struct worker	*w = arg;
 	cJSON		*msg, *id;
 	struct envelope	 env;
 	size_t		 erroff;
@@ -532,12 +535,6 @@ worker_send_json(struct worker *w, cJSON *msg)
 }
 
 static void
-worker_tp_line(void *arg, const char *line, size_t len)
-{
-	worker_handle_line(arg, line, len);
-}
-
-static void
 worker_tp_oversize(void *arg, size_t total, const char *id, size_t id_len,
     const char *head_bytes, size_t head_len)
 {
@@ -571,12 +568,6 @@ worker_tp_garbage(void *arg, size_t total)
 }
 
 static void
-worker_tp_heard(void *arg)
-{
-	worker_heard(arg);
-}
-
-static void
 worker_tp_err_line(void *arg, const char *line, size_t len, size_t total)
 {
 	struct worker	*w = arg;
@@ -604,10 +595,10 @@ worker_tp_broke(void *arg, const char *reason)
 static void	worker_tp_ended(void *, int);
 
 static const struct transport_cb worker_transport_cb = {
-	worker_tp_line,
+	worker_handle_line,
 	worker_tp_oversize,
 	worker_tp_garbage,
-	worker_tp_heard,
+	worker_heard,
 	worker_tp_err_line,
 	worker_tp_drained,
 	worker_tp_broke,
