@@ -21,6 +21,7 @@
 #                          bench-results.txt and bench-raw.jsonl go there
 #   BENCH_MODES            "pinned unpinned" (default), or one of them
 #   BENCH_CHAOS_REQUESTS   requests in the chaos run (1000000)
+#   MCPD_REMOTE            mcpd-remote; if set, remote.sh runs last
 
 # shellcheck disable=SC2153  # MCPD and friends come from the environment
 set -u
@@ -587,6 +588,10 @@ done
 	echo "total time $((($(now_ms) - START_MS) / 1000)) s;"\
 		"raw mcpload results: $RAW"
 } | tee -a "$RESULTS"
+# Remote servers: mcpd-remote beside the npm proxies (see remote.sh).
+if [ -n "${MCPD_REMOTE:-}" ]; then
+	bash "$(dirname "$0")/remote.sh" | tee -a "$RESULTS"
+fi
 if [ "${#FAILED_CHECKS[@]}" -gt 0 ]; then
 	cp "$T/mcpload.log" "$RESULTS.log"
 	echo "mcpload's complaints kept in $RESULTS.log" | tee -a "$RESULTS"

@@ -1,0 +1,276 @@
+#!/bin/bash
+# remote.sh -- the remote servers' part of `make bench` (run.sh runs it
+# last): what a stdio-to-HTTP proxy adds per tools/call round trip and to
+# one 16 MiB result, for
+#   mcpd + mcpd-remote   an entry with a "url"; mcpload on mcpd's socket,
+#                        as `mcpctl connect` clients are
+#   mcpd-remote          on its own, as a stdio server
+#   mcp-remote           (npm) on its own, as a stdio server
+#   supergateway         (npm) --streamableHttp URL, its stdio side
+# all against the same local server in one run: tests/remote/bench-server.mjs,
+# the SDK's Streamable HTTP transport on plain node:http offering echo and
+# big, so that the proxies' costs dominate.  mcpload drives every stdio
+# side (and checks every reply).  The baseline is tests/remote/bench-http.mjs
+# calling the server directly over one keep-alive HTTP connection: "added"
+# is a proxy's p50 minus the baseline's, so HTTP's own cost is not counted
+# against the proxies.  Runs are interleaved in rounds (medians), unpinned:
+# the Node proxies are multi-threaded.  mcp-remote runs with --silent and
+# supergateway with --logLevel none, so neither pays for logging every
+# message.
+#
+# A benchmark: it prints a table and exits 0 even if a proxy fails (the row
+# says so); 2 when it cannot run at all.  Without Node.js it says so and
+# exits 0.  The npm packages are those pinned in tests/interop, installed
+# with `npm ci` when missing or out of date.
+#
+# Environment (absolute paths; `make bench` sets them):
+#   MCPD MCPCTL MCPD_REMOTE BENCH_DIR (mcpload is built there; raw results
+#   are appended to BENCH_DIR/bench-raw.jsonl)
+#   BENCH_REMOTE_ROUNDS   latency rounds (3)
+
+# shellcheck disable=SC2153  # MCPD and friends come from the environment
+set -u
+export LC_ALL=C
+
+die() {
+	echo "bench remote: $*" >&2
+	exit 2
+}
+
+for v in MCPD MCPCTL MCPD_REMOTE BENCH_DIR; do
+	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
+done
+MCPLOAD=$BENCH_DIR/mcpload
+for v in MCPD MCPCTL MCPD_REMOTE MCPLOAD; do
+	case "${!v}" in
+	/*) ;;
+	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
+	esac
+	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
+done
+command -v jq >/dev/null 2>&1 || die "jq is required"
+TESTS=$(cd "$(dirname "$0")/.." && pwd) || die "cannot find the tests directory"
+RAW=$BENCH_DIR/bench-raw.jsonl
+
+ROUNDS=${BENCH_REMOTE_ROUNDS:-3}
+LATENCY_SECONDS=1
+WARMUP_MS=300
+MSG_BYTES=200
+# The text of the big result, so the whole message fits 16 MiB (the
+# default max_message_bytes of mcpd and of mcpd-remote) with its envelope.
+BIG_TEXT_BYTES=$((16777216 - 100))
+BIG_REQUESTS=3
+
+NODE=$(command -v node || command -v nodejs) || {
+	echo "remote servers: skipped, Node.js is not installed"
+	exit 0
+}
+
+# --- the pinned npm packages, as tests/interop/interop.sh installs them ------
+W=$TESTS/interop
+if [ ! -w "$W" ]; then
+	W=$BENCH_DIR/interop-deps
+	mkdir -p "$W" || die "cannot create $W"
+	cp "$TESTS/interop/package.json" "$TESTS/interop/package-lock.json" "$W/" ||
+		die "cannot copy the package files to $W"
+fi
+NM=$W/node_modules
+deps_current() {
+	local stamp=$NM/.package-lock.json f
+	[ -f "$stamp" ] || return 1
+	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
+	[ "$W/package.json" -nt "$stamp" ] && return 1
+	for f in @modelcontextprotocol/sdk/package.json mcp-remote/dist/proxy.js \
+		supergateway/dist/index.js; do
+		[ -f "$NM/$f" ] || return 1
+	done
+}
+if command -v flock >/dev/null 2>&1; then
+	exec 8<"$W/package-lock.json"
+	flock -w 600 8 || die "waited 600 s for another npm ci in $W"
+fi
+if ! deps_current; then
+	NPM=$(command -v npm) || die "npm is not installed and $NM is out of date"
+	echo "bench remote: npm ci in $W" >&2
+	(cd "$W" && timeout -k 10 600 "$NPM" ci --no-audit --no-fund) </dev/null >&2 ||
+		die "npm ci failed in $W"
+	deps_current || die "npm ci in $W did not install the pinned packages"
+fi
+exec 8<&-
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-remote.XXXXXX") || die "mktemp failed"
+chmod 0700 "$T"
+PIDS=()
+GUARD=()
+if setpriv --pdeathsig TERM true 2>/dev/null; then
+	GUARD=(setpriv --pdeathsig TERM)
+fi
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+	local p
+	trap - EXIT INT TERM HUP
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
+}
+
+calc() {
+	awk "BEGIN { x = $1; printf \"%.${2:-1}f\n\", x }"
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print 0
+		else if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# --- the server and mcpd ----------------------------------------------------------
+ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
+cp "$TESTS/remote/bench-server.mjs" "$TESTS/remote/bench-http.mjs" "$T/" ||
+	die "cannot copy the bench clients"
+"${GUARD[@]}" "$NODE" "$T/bench-server.mjs" >"$T/server.out" 2>"$T/server.log" &
+PIDS+=($!)
+for _ in $(seq 200); do
+	grep -q '^listening ' "$T/server.out" && break
+	sleep 0.05
+done
+PORT=$(awk '$1 == "listening" { print $2 }' "$T/server.out")
+[ -n "$PORT" ] || die "bench-server.mjs did not start: $(tail -3 "$T/server.log")"
+URL=http://127.0.0.1:$PORT/mcp
+
+SOCK=$T/mcpd.sock
+printf '{"mcpServers": {"r": {"url": "%s", "type": "http"}}}\n' "$URL" >"$T/mcpd.json"
+chmod 0600 "$T/mcpd.json"
+"${GUARD[@]}" "$MCPD" -c "$T/mcpd.json" -s "$SOCK" --log-target stderr \
+	</dev/null 2>>"$T/mcpd.log" &
+PIDS+=($!)
+MCPD_READY=0
+deadline=$(($(now_ms) + 20000))
+while [ "$(now_ms)" -lt "$deadline" ]; do
+	if [ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+		jq -r '.servers[0].state' 2>/dev/null)" = ready ]; then
+		MCPD_READY=1
+		break
+	fi
+	sleep 0.1
+done
+[ "$MCPD_READY" = 1 ] ||
+	echo "bench remote: mcpd's remote entry not ready in 20 s: $(tail -3 "$T/mcpd.log")" >&2
+
+# The systems measured: a label and mcpload's target arguments.
+export MCP_REMOTE_CONFIG_DIR=$T/mcp-auth
+SYS=(mcpd standalone mcp-remote supergateway)
+declare -A LABEL TARGET
+LABEL[mcpd]="mcpd + mcpd-remote"
+LABEL[standalone]="mcpd-remote standalone"
+LABEL[mcp-remote]="mcp-remote $(jq -r .version "$NM/mcp-remote/package.json")"
+LABEL[supergateway]="supergateway $(jq -r .version "$NM/supergateway/package.json")"
+TARGET[mcpd]="--socket $SOCK --server r"
+TARGET[standalone]="--stdio $MCPD_REMOTE -t http $URL"
+TARGET[mcp-remote]="--stdio $NODE $NM/mcp-remote/dist/proxy.js $URL --transport http-only --silent"
+TARGET[supergateway]="--stdio $NODE $NM/supergateway/dist/index.js --streamableHttp $URL --outputTransport stdio --logLevel none"
+
+# load SYS LABEL ARGS...: mcpload --json against SYS; its JSON in LOAD_JSON
+# (empty if it failed), and in $RAW.
+LOAD_JSON=
+declare -A FAILED
+load() {
+	local sys=$1 label=$2 rc
+	shift 2
+	if [ "$sys" = mcpd ] && [ "$MCPD_READY" != 1 ]; then
+		LOAD_JSON=
+		FAILED[$sys]="mcpd's entry not ready"
+		return
+	fi
+	# shellcheck disable=SC2086  # the target's words
+	LOAD_JSON=$(timeout -k 5 120 "$MCPLOAD" --json --label "remote: $label" \
+		"$@" ${TARGET[$sys]} 2>>"$T/mcpload.log")
+	rc=$?
+	[ -n "$LOAD_JSON" ] && printf '%s\n' "$LOAD_JSON" >>"$RAW"
+	if [ "$rc" != 0 ] || [ -z "$LOAD_JSON" ]; then
+		FAILED[$sys]="mcpload exit $rc: $(tail -1 "$T/mcpload.log")"
+		LOAD_JSON=
+	fi
+}
+
+# direct ARGS...: bench-http.mjs; its JSON in LOAD_JSON (empty if failed).
+direct() {
+	LOAD_JSON=$(timeout -k 5 120 "$NODE" "$T/bench-http.mjs" "$URL" "$@" \
+		2>>"$T/bench-http.log") || LOAD_JSON=
+	[ -n "$LOAD_JSON" ] &&
+		printf '%s\n' "$(jq -c '. + {label: "remote: direct HTTP"}' <<<"$LOAD_JSON")" >>"$RAW"
+}
+
+field() {
+	[ -n "$LOAD_JSON" ] && jq -r ".$1 // empty" <<<"$LOAD_JSON"
+}
+
+echo "remote servers: running ($ROUNDS rounds) ..." >&2
+declare -A P50 P99 BIG
+START_MS=$(now_ms)
+lat=(--method echo --size "$MSG_BYTES" --duration "$LATENCY_SECONDS"
+	--warmup-ms "$WARMUP_MS")
+for r in $(seq "$ROUNDS"); do
+	direct "${lat[@]}"
+	P50[direct]+=" $(field p50_us)" P99[direct]+=" $(field p99_us)"
+	for s in "${SYS[@]}"; do
+		load "$s" "latency $s #$r" --clients 1 --inflight 1 "${lat[@]}"
+		P50[$s]+=" $(field p50_us)" P99[$s]+=" $(field p99_us)"
+	done
+done
+big=(--method big --size "$BIG_TEXT_BYTES" --requests "$BIG_REQUESTS")
+direct "${big[@]}"
+BIG[direct]=$(field p50_us)
+for s in "${SYS[@]}"; do
+	load "$s" "16 MiB $s" --clients 1 --inflight 1 "${big[@]}"
+	BIG[$s]=$(field p50_us)
+done
+
+# --- the table -------------------------------------------------------------------
+row() {
+	printf '%-44s %s\n' "$1" "$2"
+}
+# shellcheck disable=SC2086  # one value a word
+dp=$(median ${P50[direct]})
+echo
+echo "remote servers: Streamable HTTP, local bench-server.mjs (Node SDK), unpinned"
+printf '%-44s %s\n' what measured
+# shellcheck disable=SC2086
+row "round trip, direct HTTP (p50 / p99)" \
+	"$(calc "$dp") / $(calc "$(median ${P99[direct]})") us"
+for s in "${SYS[@]}"; do
+	if [ -n "${FAILED[$s]:-}" ] && [ -z "${P50[$s]// /}" ]; then
+		row "round trip, ${LABEL[$s]}" "FAILED: ${FAILED[$s]}"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	mp=$(median ${P50[$s]}) mq=$(median ${P99[$s]})
+	row "round trip, ${LABEL[$s]} (p50 / p99)" \
+		"$(calc "$mp") / $(calc "$mq") us, added p50 $(calc "$mp - $dp") us"
+done
+row "16 MiB result, direct HTTP" "$(calc "${BIG[direct]:-0} / 1000") ms"
+for s in "${SYS[@]}"; do
+	if [ -z "${BIG[$s]:-}" ]; then
+		row "16 MiB result, ${LABEL[$s]}" "FAILED: ${FAILED[$s]:-no result}"
+		continue
+	fi
+	row "16 MiB result, ${LABEL[$s]}" \
+		"$(calc "${BIG[$s]} / 1000") ms, added $(calc "(${BIG[$s]} - ${BIG[direct]:-0}) / 1000") ms"
+done
+for s in "${SYS[@]}"; do
+	[ -n "${FAILED[$s]:-}" ] && echo "remote: ${LABEL[$s]}: a run failed: ${FAILED[$s]}"
+done
+echo "remote servers: $((($(now_ms) - START_MS) / 1000)) s"
+exit 0
