@@ -69,10 +69,14 @@ NODE=$(command -v node || command -v nodejs) || {
 # --- the pinned npm packages, as tests/interop/interop.sh installs them ------
 W=$TESTS/interop
 if [ ! -w "$W" ]; then
-	W=$BENCH_DIR/interop-deps
+	# Where interop.sh puts its copy of a read-only tree's (make clean
+	# removes it).
+	W=$BENCH_DIR/../interop-deps
 	mkdir -p "$W" || die "cannot create $W"
-	cp "$TESTS/interop/package.json" "$TESTS/interop/package-lock.json" "$W/" ||
-		die "cannot copy the package files to $W"
+	for f in package.json package-lock.json; do
+		cmp -s "$TESTS/interop/$f" "$W/$f" || cp "$TESTS/interop/$f" "$W/$f" ||
+			die "cannot copy $f to $W"
+	done
 fi
 NM=$W/node_modules
 deps_current() {

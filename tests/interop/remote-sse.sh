@@ -8,7 +8,7 @@
 # build/:
 #   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
 #   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
-#   MCPD_REMOTE=build/remote/mcpd-remote bash tests/interop/remote-sse.sh
+#   MCPD_REMOTE=build/daemon/mcpd-remote bash tests/interop/remote-sse.sh
 
 REMOTE_KIND=sse
 # shellcheck source=../remote/interop.sh

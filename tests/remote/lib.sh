@@ -48,9 +48,9 @@ remote_setup() {
 	MCPD_REMOTE=${MCPD_REMOTE:-}
 	if [ -z "$MCPD_REMOTE" ]; then
 		if [ -n "${abs_top_builddir:-}" ]; then
-			MCPD_REMOTE=$abs_top_builddir/remote/mcpd-remote
+			MCPD_REMOTE=$abs_top_builddir/daemon/mcpd-remote
 		else
-			MCPD_REMOTE=$(dirname "$MCPD")/../remote/mcpd-remote
+			MCPD_REMOTE=$(dirname "$MCPD")/mcpd-remote
 		fi
 	fi
 	case "$MCPD_REMOTE" in
@@ -58,7 +58,7 @@ remote_setup() {
 	*) MCPD_REMOTE=$PWD/$MCPD_REMOTE ;;
 	esac
 	[ -x "$MCPD_REMOTE" ] ||
-		hard_error "MCPD_REMOTE=$MCPD_REMOTE is not an executable (is remote/mcpd-remote built?)"
+		hard_error "MCPD_REMOTE=$MCPD_REMOTE is not an executable (is daemon/mcpd-remote built?)"
 
 	_remote_npm
 
