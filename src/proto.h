@@ -92,9 +92,8 @@
 #define MCPD_FIELD_CONFIG		"MCPD_CONFIG"
 #define MCPD_FIELD_SOCKET		"MCPD_SOCKET"
 #define MCPD_FIELD_SUPPRESSED		"MCPD_SUPPRESSED"
-/* Remote servers: what happened to the session, and the HTTP status. */
+/* Remote servers: what happened to the session (rlink.h). */
 #define MCPD_FIELD_REMOTE_EVENT		"MCPD_REMOTE_EVENT"
-#define MCPD_FIELD_HTTP_STATUS		"MCPD_HTTP_STATUS"
 
 /* One MESSAGE_ID per event type (see the journal catalog). */
 #define MCPD_MID_DAEMON_START		"4b27260f3c7842be981ffc53e93ec094"
