@@ -1156,42 +1156,57 @@ conf_check_daemon(struct conf_parse *cp)
 }
 
 /*
- * Which strings hold "\u0000": their numbers, counting every key and string
+ * 1 if the four characters after "\u" decode to a NUL in cJSON: "0000", or
+ * anything that is not four hex digits, which cJSON takes for 0.
+ */
+static int
+conf_nul_escape(const char *hex)
+{
+	return (memcmp(hex, "0000", 4) == 0 ||
+	    strspn(hex, "0123456789abcdefABCDEF") < 4);
+}
+
+/*
+ * Which strings hold a NUL: their numbers, counting every key and string
  * value of the text in document order from 0.  The text is JSON cJSON has
- * accepted, so every '"' outside a string opens one and every "\u" is
- * followed by four hex digits.
+ * accepted, so every '"' outside a string opens one; as in cJSON, a string
+ * ends at the first '"' that no backslash escapes, and within it "\u"
+ * takes the four characters after it, whatever they are.
  */
 static size_t *
 conf_nul_strings(const char *text, size_t len, size_t *nmarks)
 {
-	size_t	*marks = NULL, ordinal = 0, i;
-	int	 in_string = 0, marked = 0;
+	size_t	*marks = NULL, ordinal = 0, i, j, k;
+	int	 marked;
 
 	*nmarks = 0;
 	for (i = 0; i < len; i++) {
-		if (!in_string) {
-			if (text[i] == '"') {
-				in_string = 1;
-				marked = 0;
-			}
-			continue;
-		}
-		if (text[i] == '\\') {
-			if (i + 5 < len && text[i + 1] == 'u' &&
-			    memcmp(text + i + 2, "0000", 4) == 0)
-				marked = 1;
-			i += text[i + 1] == 'u' ? 5 : 1;
-			continue;
-		}
 		if (text[i] != '"')
 			continue;
-		in_string = 0;
+		for (j = i + 1; j < len && text[j] != '"'; j++) {
+			if (text[j] == '\\')
+				j++;
+		}
+		if (j > len)
+			j = len;
+		marked = 0;
+		for (k = i + 1; k < j; k++) {
+			if (text[k] != '\\')
+				continue;
+			if (k + 1 < j && text[k + 1] == 'u') {
+				if (k + 6 <= j && conf_nul_escape(text + k + 2))
+					marked = 1;
+				k += 5;
+			} else
+				k++;
+		}
 		if (marked) {
 			marks = xreallocarray(marks, *nmarks + 1,
 			    sizeof *marks);
 			marks[(*nmarks)++] = ordinal;
 		}
 		ordinal++;
+		i = j;
 	}
 	return (marks);
 }
@@ -1308,7 +1323,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cJSON			*root;
 	char			*copy;
 	const char		*end = NULL;
-	size_t			 nerrors = diags->nerrors, offset;
+	size_t			 nerrors = diags->nerrors, offset, nnul;
 
 	/*
 	 * cJSON wants a terminating NUL to refuse trailing garbage, and would
@@ -1330,6 +1345,11 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	if (!cJSON_IsObject(root)) {
 		conf_diag_error(diags, file, "the top level must be a JSON "
 		    "object");
+		/* No path to name, but a NUL is still said to be there. */
+		free(conf_nul_strings(copy, len, &nnul));
+		if (nnul != 0)
+			conf_diag_error(diags, file, "a string contains a NUL "
+			    "character (\\u0000)");
 		goto fail;
 	}
 	/* Nothing else is checked: cut strings would only mislead. */

@@ -485,6 +485,15 @@ START_TEST(test_nul_refused)
 		  "mcpd.restart: contains a NUL character (\\u0000)" },
 		{ "{'inputs': [{'id': 'k'}, {'id': 'x\\u0000'}]}",
 		  "inputs[1].id: contains a NUL character (\\u0000)" },
+		/* cJSON decodes a "\u" without four hex digits as 0. */
+		{ "{'mcpServers': {'x': {'command': '/bin/ls\\u0zzz -la'}}}",
+		  "mcpServers.x.command: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'args': ['a\\u0\\u0000']}}}",
+		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'args': ['a\\u000\\\\']}}}",
+		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
 		/* Refused first: a truncated string would only mislead. */
 		{ "{'mcpServers': {'x': {'args': ['\\u0000'], "
 		    "'restart': 'no'}}}",
@@ -502,6 +511,16 @@ START_TEST(test_nul_refused)
 		    bad[i].text, all_diags(&d));
 		conf_diags_free(&d);
 	}
+
+	/* Beside a top level that is no object, with no path to name. */
+	conf = parse("['contains a NUL character (\\u0000)']", &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_eq(d.nerrors, 2);
+	assert_diag(&d, CONF_ERROR, "<config>: the top level must be a JSON "
+	    "object");
+	assert_diag(&d, CONF_ERROR, "<config>: a string contains a NUL "
+	    "character (\\u0000)");
+	conf_diags_free(&d);
 
 	/* Every one is named. */
 	conf = parse("{'mcpServers': {'x': {'command': 'c\\u0000', "
