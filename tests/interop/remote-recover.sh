@@ -10,10 +10,12 @@
 #    server restarts on the same port; `mcpctl status` shows ev ready
 #    within READY_AGAIN_S and a call succeeds within 45 s, then echo,
 #    progress and ping work as before on the same connection.
-# 2. Session expired: the HTTP server is restarted while the client is
-#    idle, which drops the session the worker holds.  The client's next
-#    call succeeds at once, as do tools/list and a call with progress, the
-#    SDK reports no error at all, and mcpd did not restart the worker (it
+# 2. Session expired: the HTTP server is replaced by a new process while
+#    the client is idle, behind a forwarder so that its address never
+#    refuses a connection (tests/remote/tcp-switch.mjs): the session the
+#    worker holds is gone, the server is not.  The client's next call
+#    succeeds at once, as do tools/list and a call with progress, the SDK
+#    reports no error at all, and mcpd did not restart the worker (it
 #    re-initialized the session and retried the refused request itself).
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
@@ -106,6 +108,26 @@ finish_scenario kill
 server_is ev ready || fail "ev is $(server_field ev state) after recovering"
 
 # --- 2. session expired under the worker -------------------------------------------
+# The server is replaced by a new process behind tcp-switch.mjs, so that
+# its address never refuses a connection: the worker sees its session
+# lost (400 "No valid session ID provided"), not the server unreachable.
+stop_mcpd TERM 20
+[ "$MCPD_STATUS" = 0 ] || fail "mcpd exited with status $MCPD_STATUS after SIGTERM"
+echo "$HTTP_PORT" >"$T/switch.target"
+MCPD_TEST_DIR=$T "$NODE" "$T/tcp-switch.mjs" "$T/switch.target" \
+	</dev/null >"$T/switch.out" 2>"$T/switch.err" &
+echo $! >"$T/switch.pid"
+wait_for 10 grep -q '^listening ' "$T/switch.out" ||
+	fail "tcp-switch.mjs did not start: $(cat "$T/switch.err")"
+SWITCH_PORT=$(awk '$1 == "listening" { print $2 }' "$T/switch.out")
+config=$(jq -n --arg url "$(remote_url streamableHttp "$SWITCH_PORT")" '{
+	mcpServers: { ev: { url: $url, type: "http",
+		backoff_min_ms: 200, backoff_max_ms: 1000 } }
+}') || hard_error "cannot build the configuration"
+write_config_raw "$T/mcpd.json" "$config"
+: >"$MCPD_LOG"
+start_mcpd "$T/mcpd.json"
+remote_wait_ready ev "$READY_TIMEOUT_S"
 PID1=$(server_pid ev) || fail "ev is ready but has no pid"
 RESTARTS1=$(server_field ev restarts)
 scenario expire
@@ -113,8 +135,12 @@ if ! wait_file "$T/expire.d/ready" 30; then
 	finish_scenario expire
 	fail "recover-client expire never got ready"
 fi
-http_kill KILL
-http_start streamableHttp "$PORT"
+OLD_PID=$HTTP_PID
+http_start streamableHttp
+echo "$HTTP_PORT" >"$T/switch.target"
+kill -KILL "$OLD_PID" 2>/dev/null
+wait_for 10 eval '! pid_running '"$OLD_PID" || fail "the old HTTP server did not die"
+note "HTTP server replaced: port $PORT -> $HTTP_PORT behind port $SWITCH_PORT"
 touch "$T/expire.d/restarted"
 finish_scenario expire
 if [ "$(server_pid ev)" != "$PID1" ] ||
@@ -122,7 +148,9 @@ if [ "$(server_pid ev)" != "$PID1" ] ||
 	fail "mcpd restarted ev's worker (pid $PID1 -> $(server_pid ev), restarts $RESTARTS1 -> $(server_field ev restarts)): the worker did not recover the session itself"
 fi
 grep -q 'Session initialized' "$HTTP_LOG" ||
-	fail "the restarted HTTP server saw no new session"
+	fail "the new HTTP server saw no session"
+grep -q 'session was lost' "$MCPD_LOG" ||
+	fail "mcpd's log does not say the remote session was lost"
 
 mcpd_running || fail "mcpd died"
 stop_mcpd TERM 20

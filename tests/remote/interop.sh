@@ -92,7 +92,7 @@ rc=$?
 note "sdk-client through mcpd: exit $rc after $(($(now_ms) - t)) ms"
 if [ "$rc" != 0 ]; then
 	echo "--- $REMOTE_KIND server log (last 30 lines) ---" >&2
-	tail -n 30 "$HTTP_LOG" >&2
+	grep -v "Received MCP POST request" "$HTTP_LOG" | tail -n 30 >&2
 	fail "the SDK client failed through mcpd (exit $rc): $(grep -c '^not ok' "$T/client.out") check(s) failed"
 fi
 
@@ -164,7 +164,7 @@ rc=$?
 note "sdk-client with mcpd-remote as its stdio server: exit $rc after $(($(now_ms) - t)) ms"
 if [ "$rc" != 0 ]; then
 	echo "--- $REMOTE_KIND server log (last 30 lines) ---" >&2
-	tail -n 30 "$HTTP_LOG" >&2
+	grep -v "Received MCP POST request" "$HTTP_LOG" | tail -n 30 >&2
 	fail "the SDK client failed with mcpd-remote standalone (exit $rc): $(grep -c '^not ok' "$T/standalone.out") check(s) failed"
 fi
 wait_for 10 no_marked "$MCPD_REMOTE" ||
