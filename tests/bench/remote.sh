@@ -10,10 +10,10 @@
 # all against the same local server in one run: tests/remote/bench-server.mjs,
 # the SDK's Streamable HTTP transport on plain node:http offering echo and
 # big, so that the proxies' costs dominate.  mcpload drives every stdio
-# side (and checks every reply).  The baseline is tests/remote/bench-http.mjs
-# calling the server directly over one keep-alive HTTP connection: "added"
-# is a proxy's p50 minus the baseline's, so HTTP's own cost is not counted
-# against the proxies.  Runs are interleaved in rounds (medians), unpinned:
+# side (and checks every reply).  The baseline is curl calling the server
+# directly, one connection for all its calls: "added" is a proxy's p50
+# minus the baseline's, so HTTP's and the server's own costs are not
+# counted against the proxies.  Runs are interleaved in rounds (medians), unpinned:
 # the Node proxies are multi-threaded.  mcp-remote runs with --silent and
 # supergateway with --logLevel none, so neither pays for logging every
 # message.
@@ -60,6 +60,7 @@ MSG_BYTES=200
 # default max_message_bytes of mcpd and of mcpd-remote) with its envelope.
 BIG_TEXT_BYTES=$((16777216 - 100))
 BIG_REQUESTS=3
+DIRECT_REQUESTS=500	# the baseline's calls per round
 
 NODE=$(command -v node || command -v nodejs) || {
 	echo "remote servers: skipped, Node.js is not installed"
@@ -142,8 +143,7 @@ median() {
 
 # --- the server and mcpd ----------------------------------------------------------
 ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
-cp "$TESTS/remote/bench-server.mjs" "$TESTS/remote/bench-http.mjs" "$T/" ||
-	die "cannot copy the bench clients"
+cp "$TESTS/remote/bench-server.mjs" "$T/" || die "cannot copy bench-server.mjs"
 "${GUARD[@]}" "$NODE" "$T/bench-server.mjs" >"$T/server.out" 2>"$T/server.log" &
 PIDS+=($!)
 for _ in $(seq 200); do
@@ -209,12 +209,44 @@ load() {
 	fi
 }
 
-# direct ARGS...: bench-http.mjs; its JSON in LOAD_JSON (empty if failed).
+# The baseline: curl (libcurl, as mcpd-remote) posting straight to the
+# server, every transfer of one invocation on the same connection.
+CURL_H=(-H 'content-type: application/json'
+	-H 'accept: application/json, text/event-stream')
+curl_session() {
+	local sid
+	sid=$(curl -s -m 10 -D - -o /dev/null "${CURL_H[@]}" --data-binary \
+		'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}' \
+		"$URL" | tr -d '\r' | awk -F': ' 'tolower($1) == "mcp-session-id" { print $2 }')
+	[ -n "$sid" ] || return 1
+	CURL_H+=(-H "mcp-session-id: $sid" -H 'mcp-protocol-version: 2025-11-25')
+	curl -s -m 10 -o /dev/null "${CURL_H[@]}" --data-binary \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' "$URL"
+}
+
+# direct N BODY_FILE: N calls of BODY_FILE by curl; LOAD_JSON gets their
+# p50_us and p99_us (empty if curl or a call failed).
 direct() {
-	LOAD_JSON=$(timeout -k 5 120 "$NODE" "$T/bench-http.mjs" "$URL" "$@" \
-		2>>"$T/bench-http.log") || LOAD_JSON=
+	local n=$1 body=$2 i args=() times
+	for i in $(seq "$n"); do
+		[ "$i" -gt 1 ] && args+=(--next)
+		args+=(-s -m 60 -o /dev/null -w '%{http_code} %{time_total}\n'
+			"${CURL_H[@]}" --data-binary "@$body" "$URL")
+	done
+	LOAD_JSON=
+	times=$(curl "${args[@]}" 2>>"$T/curl.log") || return
+	# Every call answered 200, and as many as asked for.
+	[ "$(awk '$1 == 200' <<<"$times" | wc -l)" = "$n" ] || return
+	LOAD_JSON=$(awk '{ print $2 }' <<<"$times" | sort -g | awk '
+		{ v[NR] = $1 * 1e6 }
+		END {
+			q = int(NR * 0.99)
+			if (q < 1) q = 1
+			printf "{\"replies\": %d, \"p50_us\": %.1f, \"p99_us\": %.1f}\n",
+				NR, v[int((NR + 1) / 2)], v[q]
+		}')
 	[ -n "$LOAD_JSON" ] &&
-		printf '%s\n' "$(jq -c '. + {label: "remote: direct HTTP"}' <<<"$LOAD_JSON")" >>"$RAW"
+		jq -c '. + {label: "remote: direct HTTP (curl)"}' <<<"$LOAD_JSON" >>"$RAW"
 }
 
 field() {
@@ -224,10 +256,16 @@ field() {
 echo "remote servers: running ($ROUNDS rounds) ..." >&2
 declare -A P50 P99 BIG
 START_MS=$(now_ms)
+command -v curl >/dev/null 2>&1 || die "curl is required (the baseline)"
+curl_session || die "curl could not open a session with bench-server.mjs"
+printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}' \
+	"$(printf '%*s' $((MSG_BYTES - 100)) '' | tr ' ' x)" >"$T/echo.json"
+printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{"bytes":%d}}}' \
+	"$BIG_TEXT_BYTES" >"$T/big.json"
 lat=(--method echo --size "$MSG_BYTES" --duration "$LATENCY_SECONDS"
 	--warmup-ms "$WARMUP_MS")
 for r in $(seq "$ROUNDS"); do
-	direct "${lat[@]}"
+	direct "$DIRECT_REQUESTS" "$T/echo.json"
 	P50[direct]+=" $(field p50_us)" P99[direct]+=" $(field p99_us)"
 	for s in "${SYS[@]}"; do
 		load "$s" "latency $s #$r" --clients 1 --inflight 1 "${lat[@]}"
@@ -235,7 +273,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 big=(--method big --size "$BIG_TEXT_BYTES" --requests "$BIG_REQUESTS")
-direct "${big[@]}"
+direct "$BIG_REQUESTS" "$T/big.json"
 BIG[direct]=$(field p50_us)
 for s in "${SYS[@]}"; do
 	load "$s" "16 MiB $s" --clients 1 --inflight 1 "${big[@]}"
@@ -252,7 +290,7 @@ echo
 echo "remote servers: Streamable HTTP, local bench-server.mjs (Node SDK), unpinned"
 printf '%-44s %s\n' what measured
 # shellcheck disable=SC2086
-row "round trip, direct HTTP (p50 / p99)" \
+row "round trip, direct HTTP, curl (p50 / p99)" \
 	"$(calc "$dp") / $(calc "$(median ${P99[direct]})") us"
 for s in "${SYS[@]}"; do
 	if [ -n "${FAILED[$s]:-}" ] && [ -z "${P50[$s]// /}" ]; then
@@ -262,16 +300,16 @@ for s in "${SYS[@]}"; do
 	# shellcheck disable=SC2086
 	mp=$(median ${P50[$s]}) mq=$(median ${P99[$s]})
 	row "round trip, ${LABEL[$s]} (p50 / p99)" \
-		"$(calc "$mp") / $(calc "$mq") us, added p50 $(calc "$mp - $dp") us"
+		"$(calc "$mp") / $(calc "$mq") us, p50 vs curl $(calc "$mp - $dp") us"
 done
-row "16 MiB result, direct HTTP" "$(calc "${BIG[direct]:-0} / 1000") ms"
+row "16 MiB result, direct HTTP, curl" "$(calc "${BIG[direct]:-0} / 1000") ms"
 for s in "${SYS[@]}"; do
 	if [ -z "${BIG[$s]:-}" ]; then
 		row "16 MiB result, ${LABEL[$s]}" "FAILED: ${FAILED[$s]:-no result}"
 		continue
 	fi
 	row "16 MiB result, ${LABEL[$s]}" \
-		"$(calc "${BIG[$s]} / 1000") ms, added $(calc "(${BIG[$s]} - ${BIG[direct]:-0}) / 1000") ms"
+		"$(calc "${BIG[$s]} / 1000") ms, vs curl $(calc "(${BIG[$s]} - ${BIG[direct]:-0}) / 1000") ms"
 done
 for s in "${SYS[@]}"; do
 	[ -n "${FAILED[$s]:-}" ] && echo "remote: ${LABEL[$s]}: a run failed: ${FAILED[$s]}"
