@@ -54,7 +54,8 @@ struct rmsg {
 	int			 request;	/* method and id */
 	int			 init;		/* an initialize request */
 	int			 internal;	/* mcpd-remote's own request */
-	int			 busy;		/* held by the transport */
+	int			 busy;		/* with the transport */
+	int			 held;		/* waiting to be sent */
 	int			 answered;	/* its response went out */
 	int			 cancelled;	/* the client cancelled it */
 	int			 retried;	/* after a lost session */

@@ -405,12 +405,16 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		return;
 	}
 	if (x->status == 0) {
-		/* No response at all. */
-		if (m == NULL && end != HTTP_CONNECT) {
+		/*
+		 * No response at all.  The server's stream is tried again
+		 * with backoff (the remote may be restarting); a message
+		 * that cannot be delivered ends the program.
+		 */
+		if (m == NULL) {
 			sh_get_done(x, end, error);
 			return;
 		}
-		if (end == HTTP_CONNECT || m == NULL) {
+		if (end == HTTP_CONNECT) {
 			sh_x_free(x);
 			session_unreachable(s, m, error != NULL ? error :
 			    "no response");
@@ -441,7 +445,8 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			return;
 		}
 		if ((x->status == 400 || x->status == 404 ||
-		    x->status == 405) && m->init && sh->session_id == NULL &&
+		    x->status == 405) && m->init && !m->internal &&
+		    sh->session_id == NULL &&
 		    sh->rt.r->conf->transport == RCONF_AUTO) {
 			sh_x_free(x);
 			session_fallback(s, m);
