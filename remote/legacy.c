@@ -220,6 +220,8 @@ lg_stream_body(void *arg, struct http_req *req, const char *data, size_t len)
 		lg->err_buf[lg->err_len] = '\0';
 		return (0);
 	}
+	if (rio_congested())
+		return (HTTP_PAUSE);
 	switch (sse_feed(lg->sse, data, len)) {
 	case SSE_OK:
 		return (0);

@@ -131,8 +131,11 @@ void	session_unreachable(struct rsession *, struct rmsg *,
 void	rio_start(struct remote *);
 /* Write one message to stdout (CR and LF inside become spaces). */
 void	rio_write(const char *, size_t);
-/* Bytes waiting for stdout. */
-size_t	rio_backlog(void);
+/*
+ * Too much waits for stdout: stop reading event streams (HTTP_PAUSE);
+ * they are resumed (http_unpause) once stdout drained.
+ */
+int	rio_congested(void);
 void	rio_stop_reading(void);
 /* Flush stdout (bounded wait), then leave the event loop with code. */
 void	rio_exit(struct remote *, int code);

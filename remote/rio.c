@@ -19,6 +19,7 @@
 
 #include "esc.h"
 #include "frame.h"
+#include "http.h"
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
@@ -26,6 +27,12 @@
 
 /* How long an exit waits for stdout to drain. */
 #define RIO_DRAIN_MS	2000
+/*
+ * Above this much waiting for stdout, event streams stop being read
+ * (rio_congested); below the low mark they are read again.
+ */
+#define RIO_HIGH_BYTES	(1024 * 1024)
+#define RIO_LOW_BYTES	(256 * 1024)
 
 static struct remote	*rio_r;
 static struct frame	*rio_frame;
@@ -34,6 +41,7 @@ static struct event	*rio_out;
 static struct event	*rio_drain_timer;
 static struct evbuffer	*rio_buf;
 static int		 rio_exiting;
+static int		 rio_was_congested;
 
 int	rio_exit_code;
 
@@ -80,6 +88,11 @@ rio_flush(void)
 	}
 	if (rio_exiting && evbuffer_get_length(rio_buf) == 0)
 		rio_leave();
+	else if (rio_was_congested &&
+	    evbuffer_get_length(rio_buf) < RIO_LOW_BYTES) {
+		rio_was_congested = 0;
+		http_unpause(rio_r->http);
+	}
 }
 
 static void
@@ -106,10 +119,13 @@ rio_write(const char *msg, size_t len)
 		rio_flush();
 }
 
-size_t
-rio_backlog(void)
+int
+rio_congested(void)
 {
-	return (evbuffer_get_length(rio_buf));
+	if (evbuffer_get_length(rio_buf) < RIO_HIGH_BYTES)
+		return (0);
+	rio_was_congested = 1;
+	return (1);
 }
 
 static void

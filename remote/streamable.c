@@ -56,6 +56,7 @@ struct sh_x {
 	enum { SH_NONE, SH_JSON, SH_SSE, SH_ERR } kind;
 	char			*buf;		/* JSON or error body */
 	size_t			 len;
+	size_t			 cap;
 	size_t			 max;
 	struct sse		*sse;
 	char			*last_id;	/* of this stream's events */
@@ -239,6 +240,8 @@ sh_body(void *arg, struct http_req *req, const char *data, size_t len)
 
 	switch (x->kind) {
 	case SH_SSE:
+		if (rio_congested())
+			return (HTTP_PAUSE);
 		switch (sse_feed(x->sse, data, len)) {
 		case SSE_OK:
 			return (0);
@@ -258,7 +261,12 @@ sh_body(void *arg, struct http_req *req, const char *data, size_t len)
 				return (-1);
 			}
 		}
-		x->buf = xrealloc(x->buf, x->len + len + 1);
+		if (x->len + len + 1 > x->cap) {
+			x->cap = x->cap == 0 ? 16384 : x->cap;
+			while (x->cap < x->len + len + 1)
+				x->cap *= 2;
+			x->buf = xrealloc(x->buf, x->cap);
+		}
 		memcpy(x->buf + x->len, data, len);
 		x->len += len;
 		x->buf[x->len] = '\0';
