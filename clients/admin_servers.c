@@ -117,6 +117,64 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 	}
 }
 
+/* What a remote server's session looks like, in a word. */
+static const char *
+admin_remote_session(const cJSON *remote)
+{
+	const char	*auth, *session;
+
+	auth = out_str(remote, "auth");
+	if (auth != NULL && strcmp(auth, "needs-login") == 0)
+		return ("needs-login");
+	if (auth != NULL && strcmp(auth, "failed") == 0)
+		return ("auth-failed");
+	session = out_str(remote, "session");
+	return (session != NULL ? session : "-");
+}
+
+/* Remote servers get a second table: transport, session, URL. */
+static void
+admin_print_remote(const cJSON *servers)
+{
+	const cJSON	*s, *remote;
+	const char	*url, *transport, *reason;
+	char		 http[16];
+	int		 namew = 6, any = 0;
+	size_t		 len;
+
+	cJSON_ArrayForEach(s, servers) {
+		if (out_str(s, "url") == NULL)
+			continue;
+		any = 1;
+		len = strlen(out_esc(out_str(s, "name")));
+		if ((int)len > namew)
+			namew = (int)len;
+	}
+	if (!any)
+		return;
+	printf("\n%-*s  %-9s  %-12s  %9s  %s\n", namew, "REMOTE", "TRANSPORT",
+	    "SESSION", "LAST FAIL", "URL");
+	cJSON_ArrayForEach(s, servers) {
+		if ((url = out_str(s, "url")) == NULL)
+			continue;
+		remote = cJSON_GetObjectItemCaseSensitive(s, "remote");
+		transport = out_str(s, "transport");
+		if (out_num(remote, "last_http_status", 0) > 0)
+			snprintf(http, sizeof http, "HTTP %.0f",
+			    out_num(remote, "last_http_status", 0));
+		else
+			snprintf(http, sizeof http, "-");
+		printf("%-*s  %-9s  %-12s  %9s  %s\n", namew,
+		    out_esc(out_str(s, "name")),
+		    transport != NULL ? out_esc(transport) : "-",
+		    out_esc(admin_remote_session(remote)), http,
+		    out_esc(url));
+		reason = out_str(remote, "auth_reason");
+		if (reason != NULL)
+			printf("%-*s  %s\n", namew, "", out_esc(reason));
+	}
+}
+
 int
 admin_status(struct ctl *ctl, int argc, char **argv)
 {
@@ -129,9 +187,12 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		return (status);
 	if (ctl->json)
 		admin_print_json(result, 0);
-	else
+	else {
 		admin_print_table(ctl, cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
+		admin_print_remote(cJSON_GetObjectItemCaseSensitive(result,
+		    "servers"));
+	}
 	cJSON_Delete(result);
 	return (DIAG_EXIT_OK);
 }

@@ -61,14 +61,15 @@ child_env_get(char **env, const char *name)
 
 /* mcpd's own passed variables, then the configured ones (which win). */
 static char **
-child_build_env(const struct conf_server *cs)
+child_build_env(const struct conf_server *cs, const struct child_extra *extra)
 {
 	static const char *pass[] = CHILD_ENV_PASS;
 	char		**env;
 	const char	 *value;
 	size_t		  n = 0, i;
 
-	env = xcalloc(nitems(pass) + cs->envc + 2, sizeof *env);
+	env = xcalloc(nitems(pass) + cs->envc + CHILD_EXTRA_MAX + 2,
+	    sizeof *env);
 	for (i = 0; pass[i] != NULL; i++) {
 		if ((value = getenv(pass[i])) != NULL) {
 			if (child_env_get(cs->env, pass[i]) != NULL)
@@ -78,6 +79,8 @@ child_build_env(const struct conf_server *cs)
 	}
 	for (i = 0; i < cs->envc; i++)
 		env[n++] = xstrdup(cs->env[i]);
+	for (i = 0; extra != NULL && extra->env[i] != NULL; i++)
+		env[n++] = xstrdup(extra->env[i]);
 	if (child_env_get(env, "PATH") == NULL)
 		xasprintf(&env[n++], "PATH=%s", CHILD_DEFAULT_PATH);
 	env[n] = NULL;
@@ -148,6 +151,40 @@ child_close_from(int lowfd)
 		close((int)fd);
 }
 
+/*
+ * Move the extra descriptors out of the way of 0-3 first (above
+ * CHILD_EXTRA_HIGH, close-on-exec), so that setting up stdio and the
+ * report pipe cannot clobber them.
+ */
+#define CHILD_EXTRA_HIGH	100
+static int
+child_extra_lift(const struct child_extra *extra, int high[CHILD_EXTRA_MAX])
+{
+	int	i;
+
+	for (i = 0; extra != NULL && i < extra->nfds; i++) {
+		high[i] = fcntl(extra->fds[i], F_DUPFD_CLOEXEC,
+		    CHILD_EXTRA_HIGH);
+		if (high[i] == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* Then put them in place (dup2 clears close-on-exec); close the rest. */
+static int
+child_extra_place(const struct child_extra *extra, int high[CHILD_EXTRA_MAX])
+{
+	int	i, n = extra != NULL ? extra->nfds : 0;
+
+	for (i = 0; i < n; i++) {
+		if (dup2(high[i], CHILD_EXTRA_FD + i) == -1)
+			return (-1);
+	}
+	child_close_from(CHILD_EXTRA_FD + n);
+	return (0);
+}
+
 static void
 child_report(int fd, int stage, int error, pid_t pid)
 {
@@ -158,12 +195,13 @@ child_report(int fd, int stage, int error, pid_t pid)
 
 /* Into the server's cgroup first, so that all it forks is there too. */
 static void __attribute__((noreturn))
-child_exec(const struct conf_server *cs, const char *file, char **env,
-    int in[2], int out[2], int err[2], int report, pid_t parent,
-    int cgroup_fd)
+child_exec(const struct conf_server *cs, const struct child_extra *extra,
+    const char *file, char **env, int in[2], int out[2], int err[2],
+    int report, pid_t parent, int cgroup_fd)
 {
 	sigset_t	 all;
 	int		 sig, stage = CHILD_STAGE_CGROUP;
+	int		 high[CHILD_EXTRA_MAX];
 
 	if (cgroup_fd != -1 && write(cgroup_fd, "0", 1) != 1)
 		goto fail;
@@ -181,6 +219,8 @@ child_exec(const struct conf_server *cs, const char *file, char **env,
 	if (getppid() != parent)	/* mcpd died before prctl */
 		_exit(CHILD_EXEC_FAILED);
 
+	if (child_extra_lift(extra, high) == -1)
+		goto fail;
 	if (dup2(in[0], STDIN_FILENO) == -1 ||
 	    dup2(out[1], STDOUT_FILENO) == -1 ||
 	    dup2(err[1], STDERR_FILENO) == -1)
@@ -191,7 +231,8 @@ child_exec(const struct conf_server *cs, const char *file, char **env,
 			goto fail;
 		report = 3;
 	}
-	child_close_from(4);
+	if (child_extra_place(extra, high) == -1)
+		goto fail;
 	stage = CHILD_STAGE_CHDIR;
 	if (cs->cwd != NULL && chdir(cs->cwd) != 0)
 		goto fail;
@@ -210,27 +251,41 @@ fail:
  * report its pid, and reap until it and all it started are gone.
  */
 static void __attribute__((noreturn))
-child_reaper(const struct conf_server *cs, const char *file, char **env,
-    int in[2], int out[2], int err[2], int report, pid_t parent)
+child_reaper(const struct conf_server *cs, const struct child_extra *extra,
+    const char *file, char **env, int in[2], int out[2], int err[2],
+    int report, pid_t parent)
 {
-	int	 subreaper_error, fd;
+	int	 subreaper_error, fd, i, high[CHILD_EXTRA_MAX];
 	int	 std_in[2] = { STDIN_FILENO, -1 };
 	int	 std_out[2] = { -1, STDOUT_FILENO };
 	int	 std_err[2] = { -1, STDERR_FILENO };
 	pid_t	 server, self;
 
 	subreaper_error = reaper_become(parent);
-	if (dup2(in[0], STDIN_FILENO) == -1 ||
+	if (child_extra_lift(extra, high) == -1 ||
+	    dup2(in[0], STDIN_FILENO) == -1 ||
 	    dup2(out[1], STDOUT_FILENO) == -1 ||
 	    dup2(err[1], STDERR_FILENO) == -1 ||
-	    (report != 3 && dup3(report, 3, O_CLOEXEC) == -1)) {
+	    (report != 3 && dup3(report, 3, O_CLOEXEC) == -1) ||
+	    child_extra_place(extra, high) == -1) {
 		child_report(report, CHILD_STAGE_SETUP, errno, 0);
 		_exit(CHILD_EXEC_FAILED);
 	}
-	child_close_from(4);
 	self = getpid();
-	if ((server = fork()) == 0)
-		child_exec(cs, file, env, std_in, std_out, std_err, 3, self, -1);
+	if ((server = fork()) == 0) {
+		/* The extra descriptors are where child_exec expects them. */
+		struct child_extra placed;
+
+		if (extra != NULL) {
+			placed = *extra;
+			for (i = 0; i < placed.nfds; i++)
+				placed.fds[i] = CHILD_EXTRA_FD + i;
+		}
+		child_exec(cs, extra != NULL ? &placed : NULL, file, env,
+		    std_in, std_out, std_err, 3, self, -1);
+	}
+	/* The server has them now; the reaper keeps none. */
+	child_close_from(CHILD_EXTRA_FD);
 	if (server == -1) {
 		child_report(3, CHILD_STAGE_SETUP, errno, 0);
 		_exit(CHILD_EXEC_FAILED);
@@ -249,7 +304,8 @@ child_reaper(const struct conf_server *cs, const char *file, char **env,
 }
 
 int
-child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
+child_spawn(const struct conf_server *cs, const struct child_extra *extra,
+    struct child_proc *cp, char **cause)
 {
 	static int	 warned_subreaper;
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
@@ -263,7 +319,7 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 	ssize_t		 n;
 
 	*cause = NULL;
-	env = child_build_env(cs);
+	env = child_build_env(cs, extra);
 	file = child_find_command(cs->argv[0], child_env_get(env, "PATH"),
 	    &error);
 	if (file == NULL) {
@@ -289,10 +345,11 @@ child_spawn(const struct conf_server *cs, struct child_proc *cp, char **cause)
 	sigprocmask(SIG_BLOCK, &all, &saved);
 	pid = fork();
 	if (pid == 0 && cp->containment == CHILD_CONTAIN_CGROUP)
-		child_exec(cs, file, env, in, out, err, report[1], parent,
-		    cgroup_fd);
+		child_exec(cs, extra, file, env, in, out, err, report[1],
+		    parent, cgroup_fd);
 	if (pid == 0)
-		child_reaper(cs, file, env, in, out, err, report[1], parent);
+		child_reaper(cs, extra, file, env, in, out, err, report[1],
+		    parent);
 	error = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (pid == -1) {

@@ -44,8 +44,21 @@ struct child_proc {
 	char	cgroup_leaf[CGROUP_LEAF_MAX];	/* "server-NAME", or "" */
 };
 
-int	 child_spawn(const struct conf_server *, struct child_proc *,
-	    char **cause);
+/*
+ * What a server gets beyond the above, or NULL: descriptors, placed at
+ * CHILD_EXTRA_FD and up in order (mcpd-remote's status channel and
+ * settings), and variables added to its environment ("KEY=VALUE").
+ */
+#define CHILD_EXTRA_FD		4
+#define CHILD_EXTRA_MAX		4
+struct child_extra {
+	int		 fds[CHILD_EXTRA_MAX];
+	int		 nfds;
+	const char	*env[CHILD_EXTRA_MAX + 1];	/* NULL-ended */
+};
+
+int	 child_spawn(const struct conf_server *, const struct child_extra *,
+	    struct child_proc *, char **cause);
 /* Signal the whole process group (no-op for pid <= 0). */
 void	 child_signal_group(pid_t, int sig);
 /* SIGKILL the server and everything it started (group, cgroup). */

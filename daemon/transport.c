@@ -14,13 +14,19 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -38,6 +44,10 @@
 #define TRANSPORT_STDERR_LINE_MAX_BYTES	65536
 #define TRANSPORT_READS_PER_CALLBACK	64
 #define TRANSPORT_DRAIN_MAX_BYTES	(4 * 1024 * 1024)
+#define TRANSPORT_STATUS_LINE_MAX_BYTES	65536
+#ifndef BINDIR
+#define BINDIR "/usr/local/bin"
+#endif
 
 struct transport {
 	struct mcpd		*mcpd;
@@ -54,6 +64,10 @@ struct transport {
 	int			 in_closed;	/* stdin: nothing more */
 	struct frame		*out_frame;
 	struct frame		*err_frame;
+	/* A remote server's worker: its status channel (mcpd-remote). */
+	int			 status_fd;	/* -1: none */
+	struct event		*ev_status;
+	struct frame		*status_frame;
 	const char		*current_line;	/* being delivered */
 	int			 closed_by_owner; /* transport_close_input */
 	int			 reaped;	/* the process has exited */
@@ -312,6 +326,158 @@ transport_err_cb(evutil_socket_t fd, short events, void *arg)
 		event_del(t->ev_err);
 }
 
+/* Status lines from mcpd-remote; returns 1 at EOF. */
+static int
+transport_read_status(struct transport *t)
+{
+	struct frame_msg	 m;
+	enum frame_event	 ev;
+	char			*space;
+	size_t			 avail;
+	ssize_t			 n;
+	int			 reads, eof = 0;
+
+	for (reads = 0; reads < TRANSPORT_READS_PER_CALLBACK; reads++) {
+		space = frame_space(t->status_frame, &avail);
+		n = read(t->status_fd, space, avail);
+		if (n > 0) {
+			frame_commit(t->status_frame, (size_t)n);
+		} else if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			break;
+		else {
+			eof = 1;
+			break;
+		}
+		while ((ev = frame_next(t->status_frame, &m)) != FRAME_NONE) {
+			/* Longer lines are not the worker's: dropped. */
+			if (ev == FRAME_LINE && t->cb->status != NULL)
+				t->cb->status(t->arg, m.line, m.len);
+		}
+	}
+	return (eof);
+}
+
+static void
+transport_status_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct transport	*t = arg;
+
+	if (transport_read_status(t))
+		event_del(t->ev_status);
+}
+
+/*
+ * The program that runs remote servers: beside mcpd's own executable
+ * (the build tree, or the installed bin directory), else BINDIR.
+ */
+static const char *
+transport_remote_program(void)
+{
+	static char	 path[PATH_MAX];
+	char		 exe[PATH_MAX];
+	ssize_t		 n;
+
+	if (path[0] != '\0')
+		return (path);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(path, sizeof path, "%s/mcpd-remote", dirname(exe));
+		if (access(path, X_OK) == 0)
+			return (path);
+	}
+	snprintf(path, sizeof path, "%s/mcpd-remote", BINDIR);
+	return (path);
+}
+
+/*
+ * A remote server's settings (secrets included) in a sealed memfd, so
+ * they never appear on a command line or in an environment.
+ */
+static int
+transport_settings_fd(const struct conf_server *cs, char **cause)
+{
+	char	*text;
+	size_t	 len, off = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	fd = memfd_create("mcpd-remote-settings", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING);
+	if (fd == -1) {
+		xasprintf(cause, "memfd_create: %s", strerror(errno));
+		return (-1);
+	}
+	text = conf_remote_settings(cs);
+	len = strlen(text);
+	while (off < len) {
+		n = write(fd, text + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			xasprintf(cause, "writing settings: %s",
+			    strerror(errno));
+			explicit_bzero(text, len);
+			free(text);
+			close(fd);
+			return (-1);
+		}
+		off += (size_t)n;
+	}
+	explicit_bzero(text, len);
+	free(text);
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL);
+	return (fd);
+}
+
+static int
+transport_spawn(struct transport *t, const struct conf_server *cs,
+    char **cause)
+{
+	struct conf_server	 remote;
+	struct child_extra	 extra;
+	char			*argv[2];
+	int			 status[2], settings, rv;
+	char			 env_status[64], env_settings[64];
+
+	t->status_fd = -1;
+	if (cs->url == NULL)
+		return (child_spawn(cs, NULL, &t->proc, cause));
+	if ((settings = transport_settings_fd(cs, cause)) == -1)
+		return (-1);
+	if (pipe2(status, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		close(settings);
+		return (-1);
+	}
+	memset(&extra, 0, sizeof extra);
+	extra.fds[0] = status[1];
+	extra.fds[1] = settings;
+	extra.nfds = 2;
+	snprintf(env_status, sizeof env_status, "MCPD_REMOTE_STATUS_FD=%d",
+	    CHILD_EXTRA_FD);
+	snprintf(env_settings, sizeof env_settings,
+	    "MCPD_REMOTE_SETTINGS_FD=%d", CHILD_EXTRA_FD + 1);
+	extra.env[0] = env_status;
+	extra.env[1] = env_settings;
+	extra.env[2] = NULL;
+	remote = *cs;
+	argv[0] = (char *)transport_remote_program();
+	argv[1] = NULL;
+	remote.argv = argv;
+	rv = child_spawn(&remote, &extra, &t->proc, cause);
+	close(status[1]);
+	close(settings);
+	if (rv != 0) {
+		close(status[0]);
+		return (rv);
+	}
+	t->status_fd = status[0];
+	fcntl(t->status_fd, F_SETFL, O_NONBLOCK);
+	return (0);
+}
+
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
     const struct transport_cb *cb, void *arg, char **cause)
@@ -319,7 +485,7 @@ transport_start(struct mcpd *mcpd, const struct conf_server *cs,
 	struct transport	*t;
 
 	t = xcalloc(1, sizeof *t);
-	if (child_spawn(cs, &t->proc, cause) != 0) {
+	if (transport_spawn(t, cs, cause) != 0) {
 		free(t);
 		return (NULL);
 	}
@@ -340,6 +506,12 @@ transport_start(struct mcpd *mcpd, const struct conf_server *cs,
 	event_add(t->ev_out, NULL);
 	event_add(t->ev_err, NULL);
 	event_add(t->ev_in_err, NULL);
+	if (t->status_fd != -1) {
+		t->status_frame = frame_new(TRANSPORT_STATUS_LINE_MAX_BYTES);
+		t->ev_status = event_new(mcpd->base, t->status_fd,
+		    EV_READ | EV_PERSIST, transport_status_cb, t);
+		event_add(t->ev_status, NULL);
+	}
 	TAILQ_INSERT_TAIL(&mcpd->transports, t, entry);
 	return (t);
 }
@@ -363,6 +535,11 @@ transport_free(struct transport *t)
 	close(t->proc.err_fd);
 	frame_free(t->out_frame);
 	frame_free(t->err_frame);
+	if (t->status_fd != -1) {
+		event_free(t->ev_status);
+		close(t->status_fd);
+		frame_free(t->status_frame);
+	}
 	free(t);
 }
 
@@ -388,6 +565,8 @@ transport_reaped(struct mcpd *mcpd, pid_t pid, int wstatus)
 		transport_read_out(t, TRANSPORT_DRAIN_MAX_BYTES);
 	if (event_pending(t->ev_err, EV_READ, NULL))
 		transport_read_err(t);
+	if (t->status_fd != -1 && event_pending(t->ev_status, EV_READ, NULL))
+		transport_read_status(t);
 	t->reaped = 1;
 	t->cb->ended(t->arg, wstatus);
 	return (1);

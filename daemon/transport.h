@@ -48,6 +48,11 @@ struct transport_cb {
 	void	(*drained)(void *arg);
 	/* The pipes broke and the process did not exit within the grace. */
 	void	(*broke)(void *arg, const char *reason);
+	/*
+	 * A line of a remote server's status channel (mcpd-remote's
+	 * rstatus.h format), or never for a local server.  May be NULL.
+	 */
+	void	(*status)(void *arg, const char *line, size_t len);
 	/* The process exited (wait status): free the transport here. */
 	void	(*ended)(void *arg, int wstatus);
 };

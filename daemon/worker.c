@@ -38,6 +38,7 @@
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "rlink.h"
 #include "router.h"
 #include "rpc.h"
 #include "transport.h"
@@ -92,6 +93,7 @@ struct worker {
 	struct event		*ev_free;
 
 	struct logs		*logs;		/* its stderr */
+	struct rlink		*rlink;		/* a remote server's; or NULL */
 
 	uint64_t		 lines_in;
 	uint64_t		 nonjson_lines;
@@ -594,16 +596,39 @@ worker_tp_broke(void *arg, const char *reason)
 
 static void	worker_tp_ended(void *, int);
 
+/* A remote server's worker (mcpd-remote) tells how its session goes. */
+static void
+worker_tp_status(void *arg, const char *line, size_t len)
+{
+	struct worker	*w = arg;
+
+	if (w->rlink != NULL)
+		rlink_line(w->rlink, line, len);
+}
+
 static const struct transport_cb worker_transport_cb = {
-	worker_handle_line,
-	worker_tp_oversize,
-	worker_tp_garbage,
-	worker_heard,
-	worker_tp_err_line,
-	worker_tp_drained,
-	worker_tp_broke,
-	worker_tp_ended,
+	.line = worker_handle_line,
+	.oversize = worker_tp_oversize,
+	.garbage = worker_tp_garbage,
+	.heard = worker_heard,
+	.err_line = worker_tp_err_line,
+	.drained = worker_tp_drained,
+	.broke = worker_tp_broke,
+	.status = worker_tp_status,
+	.ended = worker_tp_ended,
 };
+
+/* Remote servers have an rlink; a reload may make one local or remote. */
+static void
+worker_set_rlink(struct worker *w)
+{
+	if (w->conf->url != NULL && w->rlink == NULL)
+		w->rlink = rlink_new(w->name);
+	else if (w->conf->url == NULL && w->rlink != NULL) {
+		rlink_free(w->rlink);
+		w->rlink = NULL;
+	}
+}
 
 struct logs *
 worker_logs(const struct worker *w)
@@ -851,6 +876,8 @@ worker_tp_ended(void *arg, int wstatus)
 	free(reason);
 	free(status);
 	evtimer_del(w->ev_timer);
+	if (w->rlink != NULL)
+		rlink_ended(w->rlink);
 	worker_session_end(w);
 	router_session_down(w->router, w->last_exit);
 
@@ -935,6 +962,7 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 
 	conf_server_release(w->conf);
 	w->conf = conf_server_dup(cs);
+	worker_set_rlink(w);
 	if (cs->disabled) {
 		if (w->state == WORKER_STOPPED || w->state == WORKER_FAILED)
 			return (WORKER_RECONF_KEPT);
@@ -1015,6 +1043,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
 	w->router = router_new(mcpd, w);
+	worker_set_rlink(w);
 	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
 	if (!cs->disabled)
 		worker_start(w);
@@ -1030,6 +1059,7 @@ worker_free(struct worker *w)
 	child_forget(w->name);
 	router_free(w->router);
 	logs_free(w->logs, "server removed");
+	rlink_free(w->rlink);
 	TAILQ_REMOVE(&w->mcpd->workers, w, entry);
 	event_free(w->ev_timer);
 	event_free(w->ev_health);
@@ -1088,6 +1118,12 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(o, "state_ms", (double)(now -
 	    w->state_since_ms));
 	cJSON_AddStringToObject(o, "command", w->conf->argv_display[0]);
+	/* A remote server: its URL as written (no expanded secrets). */
+	if (w->conf->url != NULL) {
+		cJSON_AddStringToObject(o, "url", w->conf->url_display);
+		if (w->rlink != NULL)
+			rlink_json(w->rlink, o);
+	}
 	cJSON_AddStringToObject(o, "restart_policy",
 	    conf_restart_name(w->conf->restart));
 

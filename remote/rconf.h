@@ -54,6 +54,12 @@ struct rconf {
 	struct oauth_conf	 oauth;
 };
 
+void		 rconf_defaults(struct rconf *);
+/* "auto", "http" (or "streamable-http", "streamableHttp"), "sse". */
+int		 rconf_transport_parse(const char *, enum rconf_transport *);
+void		 rconf_add_header(struct rconf *, const char *line);
+/* "${VAR}" from the environment; NULL with *err if one is unset. */
+char		*rconf_expand(const char *, char **err);
 /* Parse mcpd's settings JSON; -1 with *err (malloc'd). */
 int		 rconf_from_json(struct rconf *, const char *, size_t,
 		    char **err);

@@ -5,14 +5,15 @@
  * struct conf_diags as "PATH: message", so that a user sees all of them in
  * one go; a struct conf is returned only when there was no error.  Nothing
  * here logs or does I/O: conf_file.c reads the file and decides whether
- * to trust it.
+ * to trust it; conf_remote.c takes the keys of remote servers (url).
  *
  * Invariants:
  * - A diagnostic names JSON paths, keys and variable names, never a string
  *   value from the file or the environment: env values are often secrets.
- * - Every conf_server in a returned conf is complete: argv and env are
- *   NULL-terminated arrays (env possibly empty), settings are in range and
- *   consistent with each other.
+ * - Every conf_server in a returned conf is complete: argv, env and
+ *   headers are NULL-terminated arrays (env and headers possibly empty),
+ *   settings are in range and consistent with each other; a remote one
+ *   has argv {"mcpd-remote", NULL} and a valid url.
  * - The top-level "mcpd" object is applied before any server, wherever it
  *   appears in the file; a per-server setting overrides it.
  * - No string or key of an accepted file held "\u0000" (cJSON would have
@@ -79,6 +80,7 @@ enum conf_setting_id {
 	CONF_S_MEMORY_MAX,
 	CONF_S_PIDS_MAX,
 	CONF_S_CPU_WEIGHT,
+	CONF_S_CONNECT_TIMEOUT_MS,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -134,6 +136,8 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    0, CONF_MAX_PIDS_MAX, pids_max),
 	CONF_SETTING(CONF_S_CPU_WEIGHT, "cpu_weight", CONF_KIND_U32,
 	    0, CONF_MAX_CPU_WEIGHT, cpu_weight),
+	CONF_SETTING(CONF_S_CONNECT_TIMEOUT_MS, "connect_timeout_ms",
+	    CONF_KIND_U32, 1, UINT32_MAX, connect_timeout_ms),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -190,16 +194,6 @@ static const char *conf_foreign_keys[] = {
 	"version",
 };
 
-/* State of one conf_parse call. */
-struct conf_parse {
-	struct conf_diags	*diags;
-	conf_getenv_fn		 getenv_fn;
-	void			*getenv_arg;
-	struct conf_settings	 defaults;
-	struct conf		*conf;
-	size_t			 servers_cap;
-};
-
 /* A server entry found under "mcpServers" or "servers". */
 struct conf_entry {
 	const char	*shape;
@@ -221,10 +215,6 @@ struct conf_buf {
 static void	conf_diag_add(struct conf_diags *, enum conf_level,
 		    const char *, const char *, va_list)
 		    __attribute__((format(printf, 4, 0)));
-static void	conf_error(struct conf_parse *, const char *, const char *,
-		    ...) __attribute__((format(printf, 3, 4)));
-static void	conf_warn(struct conf_parse *, const char *, const char *,
-		    ...) __attribute__((format(printf, 3, 4)));
 
 static void
 conf_diag_add(struct conf_diags *diags, enum conf_level level,
@@ -254,7 +244,7 @@ conf_diag_error(struct conf_diags *diags, const char *path, const char *fmt,
 	va_end(ap);
 }
 
-static void
+void
 conf_error(struct conf_parse *cp, const char *path, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -264,7 +254,7 @@ conf_error(struct conf_parse *cp, const char *path, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void
+void
 conf_warn(struct conf_parse *cp, const char *path, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -348,7 +338,7 @@ conf_first_keys(struct conf_key *keys, size_t n)
 	return (first);
 }
 
-static size_t *
+size_t *
 conf_object_first_keys(const cJSON *object)
 {
 	const cJSON		*item;
@@ -470,7 +460,7 @@ conf_expand(struct conf_parse *cp, const char *path, const char *in)
 }
 
 /* A string member, expanded; NULL (reported) if not a string or bad. */
-static char *
+char *
 conf_string(struct conf_parse *cp, const char *path, const cJSON *item)
 {
 	if (!cJSON_IsString(item)) {
@@ -858,23 +848,6 @@ conf_is_foreign_key(const char *key)
 	return (0);
 }
 
-/* A server that talks HTTP or SSE rather than stdio. */
-static int
-conf_is_remote(const cJSON *item)
-{
-	const cJSON	*type;
-
-	if (!cJSON_IsObject(item))
-		return (0);
-	if (cJSON_GetObjectItemCaseSensitive(item, "url") != NULL)
-		return (1);
-	type = cJSON_GetObjectItemCaseSensitive(item, "type");
-	if (!cJSON_IsString(type))
-		return (0);
-	return (strcmp(type->valuestring, "http") == 0 ||
-	    strcmp(type->valuestring, "sse") == 0);
-}
-
 static void
 conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 {
@@ -889,12 +862,26 @@ conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 	conf->servers[conf->nservers++] = *cs;
 }
 
+/* The key of a stdio entry that a remote one does not take, or 0. */
+static int
+conf_parse_stdio_key(struct conf_parse *cp, const char *kpath,
+    const cJSON *item, int remote)
+{
+	const char	*key = item->string;
+
+	if (!remote || (strcmp(key, "command") != 0 &&
+	    strcmp(key, "args") != 0))
+		return (0);
+	conf_error(cp, kpath, "not allowed on a remote server (url)");
+	return (1);
+}
+
 static void
 conf_parse_server(struct conf_parse *cp, const char *shape,
     const cJSON *object)
 {
 	struct conf_settings		 s = cp->defaults;
-	struct conf_server		 cs;
+	struct conf_server		 cs, rs;
 	const struct conf_setting	*setting;
 	const cJSON			*item;
 	const char			*key;
@@ -908,8 +895,11 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
 	uint32_t			 set = 0;
-	int				 seen_command = 0;
+	int				 seen_command = 0, remote;
+	enum conf_transport		 transport;
 
+	/* The remote members, filled in by conf_remote.c. */
+	memset(&rs, 0, sizeof rs);
 	xasprintf(&path, "%s.%s", shape, object->string);
 	if (!conf_valid_name(object->string)) {
 		conf_error(cp, path, "invalid server name: use 1 to %d of "
@@ -919,6 +909,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		conf_error(cp, path, "expected an object");
 		goto fail;
 	}
+	remote = conf_remote_entry(object);
+	rs.transport = remote ? CONF_TRANSPORT_AUTO : CONF_TRANSPORT_STDIO;
 
 	first = conf_object_first_keys(object);
 	for (i = 0, item = object->child; item != NULL;
@@ -927,6 +919,10 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		xasprintf(&kpath, "%s.%s", path, key);
 		if (first[i] != i)
 			conf_error(cp, kpath, "duplicate key");
+		else if (conf_parse_stdio_key(cp, kpath, item, remote))
+			;
+		else if (conf_remote_key(cp, kpath, item, remote, &rs))
+			;
 		else if (strcmp(key, "command") == 0) {
 			seen_command = 1;
 			command = conf_string(cp, kpath, item);
@@ -939,6 +935,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 			    &nargs);
 		else if (strcmp(key, "env") == 0)
 			conf_parse_env(cp, kpath, item, &env, &nenv);
+		else if (strcmp(key, "cwd") == 0 && remote)
+			conf_warn(cp, kpath, "ignored on a remote server (url)");
 		else if (strcmp(key, "cwd") == 0) {
 			cwd = conf_string(cp, kpath, item);
 			if (cwd != NULL && *cwd != '/') {
@@ -949,14 +947,24 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				cwd_display = xstrdup(item->valuestring);
 		} else if (strcmp(key, "type") == 0) {
 			if (!cJSON_IsString(item) ||
-			    strcmp(item->valuestring, "stdio") != 0) {
+			    conf_remote_type(item->valuestring,
+			    &transport) == -1) {
 				conf_error(cp, kpath, "expected \"stdio\", "
 				    "\"http\" or \"sse\"");
-			}
+			} else if (remote && transport ==
+			    CONF_TRANSPORT_STDIO) {
+				conf_error(cp, kpath, "\"stdio\" does not "
+				    "go with url: a remote server is \"http\" "
+				    "or \"sse\"");
+			} else if (remote)
+				rs.transport = transport;
 		} else if (strcmp(key, "roots") == 0)
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
 		else if (strcmp(key, "envFile") == 0)
 			conf_warn(cp, kpath, "not supported, ignored");
+		else if (!remote && strcmp(key, "connect_timeout_ms") == 0)
+			conf_warn(cp, kpath, "only for a remote server (url), "
+			    "ignored");
 		else if ((setting = conf_find_setting(key)) != NULL) {
 			if (conf_parse_setting(cp, kpath, setting, item,
 			    &s) == 0)
@@ -966,7 +974,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		free(kpath);
 	}
 	free(first);
-	if (!seen_command) {
+	if (remote)
+		conf_remote_finish(cp, path, object, &rs);
+	else if (!seen_command) {
 		xasprintf(&kpath, "%s.command", path);
 		conf_error(cp, kpath, "missing (required for a stdio server)");
 		free(kpath);
@@ -975,7 +985,12 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	if (cp->diags->nerrors != nerrors)
 		goto fail;
 
-	memset(&cs, 0, sizeof cs);
+	if (remote) {
+		/* The worker runs instead of a command (conf.h). */
+		command = xstrdup(CONF_REMOTE_PROGRAM);
+		command_display = xstrdup(CONF_REMOTE_PROGRAM);
+	}
+	cs = rs;
 	cs.name = xstrdup(object->string);
 	cs.path = path;
 	cs.argc = nargs + 1;
@@ -1011,9 +1026,14 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.memory_max = s.memory_max;
 	cs.pids_max = s.pids_max;
 	cs.cpu_weight = s.cpu_weight;
+	cs.connect_timeout_ms = s.connect_timeout_ms;
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
+	if (cs.headers == NULL) {
+		/* NULL-ended, also when empty (conf.h). */
+		cs.headers = xcalloc(1, sizeof *cs.headers);
+	}
 	conf_add_server(cp, &cs);
 	return;
 
@@ -1035,28 +1055,21 @@ fail:
 	for (i = 0; i < nroots; i++)
 		free(roots[i]);
 	free(roots);
+	conf_remote_clear(&rs);
 }
 
-/* Collect one shape's servers, skipping (with a warning) remote ones. */
+/* Collect one shape's servers. */
 static void
 conf_collect_servers(struct conf_parse *cp, const char *shape,
     const cJSON *object, struct conf_entry **entries, size_t *nentries)
 {
 	const cJSON	*item;
-	char		*path;
 
 	if (!cJSON_IsObject(object)) {
 		conf_error(cp, shape, "expected an object");
 		return;
 	}
 	for (item = object->child; item != NULL; item = item->next) {
-		if (conf_is_remote(item)) {
-			xasprintf(&path, "%s.%s", shape, item->string);
-			conf_warn(cp, path, "remote servers (url) are not "
-			    "supported yet; skipped");
-			free(path);
-			continue;
-		}
 		*entries = xreallocarray(*entries, *nentries + 1,
 		    sizeof **entries);
 		(*entries)[*nentries].shape = shape;
@@ -1143,42 +1156,57 @@ conf_check_daemon(struct conf_parse *cp)
 }
 
 /*
- * Which strings hold "\u0000": their numbers, counting every key and string
+ * 1 if the four characters after "\u" decode to a NUL in cJSON: "0000", or
+ * anything that is not four hex digits, which cJSON takes for 0.
+ */
+static int
+conf_nul_escape(const char *hex)
+{
+	return (memcmp(hex, "0000", 4) == 0 ||
+	    strspn(hex, "0123456789abcdefABCDEF") < 4);
+}
+
+/*
+ * Which strings hold a NUL: their numbers, counting every key and string
  * value of the text in document order from 0.  The text is JSON cJSON has
- * accepted, so every '"' outside a string opens one and every "\u" is
- * followed by four hex digits.
+ * accepted, so every '"' outside a string opens one; as in cJSON, a string
+ * ends at the first '"' that no backslash escapes, and within it "\u"
+ * takes the four characters after it, whatever they are.
  */
 static size_t *
 conf_nul_strings(const char *text, size_t len, size_t *nmarks)
 {
-	size_t	*marks = NULL, ordinal = 0, i;
-	int	 in_string = 0, marked = 0;
+	size_t	*marks = NULL, ordinal = 0, i, j, k;
+	int	 marked;
 
 	*nmarks = 0;
 	for (i = 0; i < len; i++) {
-		if (!in_string) {
-			if (text[i] == '"') {
-				in_string = 1;
-				marked = 0;
-			}
-			continue;
-		}
-		if (text[i] == '\\') {
-			if (i + 5 < len && text[i + 1] == 'u' &&
-			    memcmp(text + i + 2, "0000", 4) == 0)
-				marked = 1;
-			i += text[i + 1] == 'u' ? 5 : 1;
-			continue;
-		}
 		if (text[i] != '"')
 			continue;
-		in_string = 0;
+		for (j = i + 1; j < len && text[j] != '"'; j++) {
+			if (text[j] == '\\')
+				j++;
+		}
+		if (j > len)
+			j = len;
+		marked = 0;
+		for (k = i + 1; k < j; k++) {
+			if (text[k] != '\\')
+				continue;
+			if (k + 1 < j && text[k + 1] == 'u') {
+				if (k + 6 <= j && conf_nul_escape(text + k + 2))
+					marked = 1;
+				k += 5;
+			} else
+				k++;
+		}
 		if (marked) {
 			marks = xreallocarray(marks, *nmarks + 1,
 			    sizeof *marks);
 			marks[(*nmarks)++] = ordinal;
 		}
 		ordinal++;
+		i = j;
 	}
 	return (marks);
 }
@@ -1206,8 +1234,9 @@ conf_nul_next(struct conf_nul *cn)
 	return (marked);
 }
 
+/* top: item is the document, whose keys start a path without a dot. */
 static void
-conf_nul_walk(struct conf_nul *cn, const cJSON *item)
+conf_nul_walk(struct conf_nul *cn, const cJSON *item, int top)
 {
 	const cJSON	*child;
 	size_t		 keep, index = 0;
@@ -1223,7 +1252,7 @@ conf_nul_walk(struct conf_nul *cn, const cJSON *item)
 	    child = child->next, index++) {
 		keep = cn->path.len;
 		if (cJSON_IsObject(item)) {
-			if (keep > 0)
+			if (!top)	/* even after an empty key */
 				conf_buf_add(&cn->path, ".", 1);
 			conf_buf_add(&cn->path, child->string,
 			    strlen(child->string));
@@ -1234,7 +1263,7 @@ conf_nul_walk(struct conf_nul *cn, const cJSON *item)
 			snprintf(text, sizeof text, "[%zu]", index);
 			conf_buf_add(&cn->path, text, strlen(text));
 		}
-		conf_nul_walk(cn, child);
+		conf_nul_walk(cn, child, 0);
 		cn->path.len = keep;
 		cn->path.p[keep] = '\0';
 	}
@@ -1259,7 +1288,7 @@ conf_check_nul(const char *text, size_t len, const cJSON *root,
 	cn.marks = marks;
 	cn.nmarks = nmarks;
 	conf_buf_add(&cn.path, "", 0);
-	conf_nul_walk(&cn, root);
+	conf_nul_walk(&cn, root, 1);
 	if (cn.next != nmarks) {
 		/* Not found in the tree: still refused, if less precisely. */
 		conf_diag_error(diags, file, "a string contains a NUL "
@@ -1295,7 +1324,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cJSON			*root;
 	char			*copy;
 	const char		*end = NULL;
-	size_t			 nerrors = diags->nerrors, offset;
+	size_t			 nerrors = diags->nerrors, offset, nnul;
 
 	/*
 	 * cJSON wants a terminating NUL to refuse trailing garbage, and would
@@ -1317,6 +1346,11 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	if (!cJSON_IsObject(root)) {
 		conf_diag_error(diags, file, "the top level must be a JSON "
 		    "object");
+		/* No path to name, but a NUL is still said to be there. */
+		free(conf_nul_strings(copy, len, &nnul));
+		if (nnul != 0)
+			conf_diag_error(diags, file, "a string contains a NUL "
+			    "character (\\u0000)");
 		goto fail;
 	}
 	/* Nothing else is checked: cut strings would only mislead. */
@@ -1343,6 +1377,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.defaults.max_message_bytes = CONF_DEFAULT_MAX_MESSAGE_BYTES;
 	cp.defaults.disabled = 0;
 	cp.defaults.client_caps = CONF_CAP_ALL;
+	cp.defaults.connect_timeout_ms = CONF_DEFAULT_CONNECT_TIMEOUT_MS;
 	cp.conf = xcalloc(1, sizeof *cp.conf);
 	cp.conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
@@ -1401,6 +1436,7 @@ conf_server_free(struct conf_server *cs)
 	free(cs->cwd);
 	free(cs->cwd_display);
 	free(cs->path);
+	conf_remote_clear(cs);
 }
 
 static char **
@@ -1432,6 +1468,7 @@ conf_server_dup(const struct conf_server *cs)
 	copy->cwd_display = cs->cwd_display != NULL ?
 	    xstrdup(cs->cwd_display) : NULL;
 	copy->path = xstrdup(cs->path);
+	conf_remote_copy(copy, cs);
 	return (copy);
 }
 
@@ -1544,5 +1581,5 @@ conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 	    a->max_message_bytes == b->max_message_bytes &&
 	    a->disabled == b->disabled &&
 	    a->memory_max == b->memory_max && a->pids_max == b->pids_max &&
-	    a->cpu_weight == b->cpu_weight);
+	    a->cpu_weight == b->cpu_weight && conf_remote_equal(a, b));
 }

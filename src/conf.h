@@ -5,19 +5,28 @@
  * Accepted shapes (one file may mix them; names must be unique):
  *   {"mcpServers": {NAME: {"command", "args", "env", "cwd", ...}}}
  *   {"servers":    {NAME: {"type": "stdio", "command", ...}}}
+ * and, for a remote server (VS Code, Claude Code and Cursor spell it so):
+ *   {NAME: {"url", "type": "http" | "sse", "headers", "oauth", "ca_file",
+ *           "env", ...}}
  * plus a top-level "mcpd" object holding defaults for every server
- * setting.  Per-server settings sit beside "command" in snake_case.
+ * setting.  Per-server settings sit beside "command" or "url" in
+ * snake_case.  An entry is remote when it has "url" or its "type" is
+ * "http" (alias "streamable-http", "streamableHttp") or "sse"; without a
+ * type a remote server tries Streamable HTTP, then legacy SSE.
  *
  * Every diagnostic names the JSON path of what it is about
  * ("mcpServers.github.args[2]: expected a string").  Errors make
- * conf_parse fail; warnings (unknown keys, remote servers not supported)
- * do not.  "${VAR}" and "${VAR:-default}" expand in command, args, env
- * values and cwd; an unset variable without a default is an error.  A
- * string or key holding "\u0000" is an error: C strings would end there.
+ * conf_parse fail; warnings (unknown keys, keys that do not apply) do
+ * not.  "${VAR}" and "${VAR:-default}" expand in command, args, env
+ * values, cwd, url, header values, ca_file and every oauth value; an
+ * unset variable without a default is an error.  A string or key holding
+ * "\u0000" is an error: C strings would end there.
  *
- * Expanded values may be secrets: argv, env and cwd are for execve only.
- * What mcpd shows (status, logs, exec errors) comes from argv_display and
- * cwd_display, the strings as the file has them, "${VAR}" unexpanded.
+ * Expanded values may be secrets: argv, env and cwd are for execve only;
+ * url, headers and oauth only for conf_remote_settings.  What mcpd shows
+ * (status, logs, exec errors) comes from argv_display, cwd_display and
+ * url_display, the strings as the file has them, "${VAR}" unexpanded.  No
+ * diagnostic holds a value from the file or the environment.
  *
  * The file is named config in the docs; the module is "conf" so that it
  * does not clash with autoconf's config.h.
@@ -63,6 +72,13 @@
 #define CONF_MAX_MEMORY_MAX		(1ULL << 50)
 #define CONF_MAX_PIDS_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
 #define CONF_MAX_CPU_WEIGHT		10000
+#define CONF_DEFAULT_CONNECT_TIMEOUT_MS		10000
+
+/*
+ * A remote server runs as this program (mcpd-remote(1)): argv[0] of its
+ * conf_server, which mcpd replaces by the installed program's path.
+ */
+#define CONF_REMOTE_PROGRAM	"mcpd-remote"
 
 /* What mcpd offers servers on behalf of its clients (client_capabilities). */
 #define CONF_CAP_SAMPLING	0x1
@@ -70,6 +86,32 @@
 #define CONF_CAP_ROOTS		0x4
 #define CONF_CAP_ALL		(CONF_CAP_SAMPLING | CONF_CAP_ELICITATION | \
 				 CONF_CAP_ROOTS)
+
+/* How mcpd reaches a server. */
+enum conf_transport {
+	CONF_TRANSPORT_STDIO = 0,	/* a local command, on its stdio */
+	CONF_TRANSPORT_AUTO,		/* remote: Streamable HTTP, else SSE */
+	CONF_TRANSPORT_HTTP,		/* remote: Streamable HTTP only */
+	CONF_TRANSPORT_SSE,		/* remote: legacy HTTP+SSE only */
+};
+
+/*
+ * A remote server's OAuth client credentials ("oauth"), expanded: each
+ * NULL when not configured.  A valid conf has client_id and exactly one
+ * of client_secret, client_secret_file or private_key_file, and
+ * signing_algorithm ("ES256" or "RS256") exactly with private_key_file.
+ */
+struct conf_oauth {
+	char	*client_id;
+	char	*client_secret;		/* a secret */
+	char	*client_secret_file;	/* absolute path */
+	char	*private_key_file;	/* absolute path; private_key_jwt */
+	char	*signing_algorithm;
+	char	*token_url;		/* NULL: discovered */
+	char	*scope;
+	char	*resource;		/* NULL: the server URL */
+	char	*jwt_audience;		/* NULL: the issuer (or token_url) */
+};
 
 enum conf_restart {
 	CONF_RESTART_ALWAYS,
@@ -87,6 +129,8 @@ enum conf_restart {
  * - memory_max (bytes, memory.max), pids_max (pids.max) and cpu_weight
  *   (cpu.weight, 1 to 10000) limit the server's cgroup (cgroup.h), 0:
  *   none.  They need cgroup containment and those controllers.
+ * - connect_timeout_ms: a remote server's TCP and TLS connect timeout
+ *   (ignored, with a warning, on a stdio server's own entry).
  */
 #define CONF_SETTINGS_MEMBERS						\
 	enum conf_restart	 restart;				\
@@ -102,12 +146,21 @@ enum conf_restart {
 	unsigned int		 client_caps;	/* CONF_CAP_* */	\
 	uint64_t		 memory_max;				\
 	uint32_t		 pids_max;				\
-	uint32_t		 cpu_weight;
+	uint32_t		 cpu_weight;				\
+	uint32_t		 connect_timeout_ms;
 
 struct conf_settings {
 	CONF_SETTINGS_MEMBERS
 };
 
+/*
+ * One server.  A remote one (transport other than CONF_TRANSPORT_STDIO)
+ * runs as the worker CONF_REMOTE_PROGRAM: argv and argv_display are both
+ * {"mcpd-remote", NULL} (argc 1), and mcpd replaces argv[0] by the
+ * installed program's path when it runs it, handing it the settings of
+ * conf_remote_settings (never on its command line).  Its env is the
+ * worker's environment (https_proxy, no_proxy...); cwd is NULL.
+ */
 struct conf_server {
 	char		*name;
 	char		**argv;		/* argv[0] is the command; NULL-ended */
@@ -121,6 +174,25 @@ struct conf_server {
 	char		**roots;	/* file:// URIs; NULL-ended */
 	size_t		 nroots;
 	char		*path;		/* JSON path, "mcpServers.NAME" */
+
+	/* A remote server; stdio: transport 0, the rest NULL/empty. */
+	enum conf_transport transport;
+	/*
+	 * The absolute http:// or https:// URL, expanded: a secret (hosted
+	 * servers often carry a key in it), for the worker only.
+	 */
+	char		*url;
+	char		*url_display;	/* as written, "${VAR}" unexpanded */
+	/*
+	 * "Name: value" lines, expanded (secrets), in file order; names are
+	 * HTTP tokens, unique ignoring case; values free of control
+	 * characters but tab.  NULL-ended, empty for a stdio server.
+	 */
+	char		**headers;
+	size_t		 nheaders;
+	char		*ca_file;	/* a private CA bundle, or NULL */
+	int		 has_oauth;	/* oauth is configured */
+	struct conf_oauth oauth;	/* all NULL without has_oauth */
 };
 
 struct conf {
@@ -192,12 +264,29 @@ const struct conf_server *conf_find(const struct conf *, const char *name);
 struct conf_server *conf_server_dup(const struct conf_server *);
 void		 conf_server_release(struct conf_server *);
 /*
- * 1 if two servers' effective configurations are identical (argv_display
- * and cwd_display are not compared: they do not change what runs).
+ * 1 if two servers' effective configurations are identical (argv_display,
+ * cwd_display and url_display are not compared: they do not change what
+ * runs; nor is the order of env or headers).  A change of a remote
+ * server's url, header, ca_file, oauth value or connect_timeout_ms
+ * makes them differ.
  */
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 const char	*conf_restart_name(enum conf_restart);
+/* "stdio", "auto", "http" or "sse" (the transport of status). */
+const char	*conf_transport_name(enum conf_transport);
+/* 1 if the server is remote (runs as mcpd-remote). */
+int		 conf_server_is_remote(const struct conf_server *);
+/*
+ * The settings mcpd hands a remote server's worker: one JSON object in
+ * the format of remote/rconf.h ("mcpd_remote": 1, name, url, transport,
+ * headers, ca_file, connect_timeout_ms, request_timeout_ms,
+ * max_message_bytes, oauth with only the keys set).  The values are
+ * expanded, so the text holds secrets: give it only to the worker, never
+ * log it, and wipe it (explicit_bzero) before freeing.  NULL for a stdio
+ * server.
+ */
+char		*conf_remote_settings(const struct conf_server *);
 
 void		 conf_diags_init(struct conf_diags *);
 void		 conf_diags_free(struct conf_diags *);

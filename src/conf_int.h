@@ -1,12 +1,25 @@
 /*
- * conf_int.h -- what conf.c shares with conf_file.c, and nobody else.
+ * conf_int.h -- what the files of the configuration (conf.c, conf_file.c,
+ * conf_remote.c) share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "conf.h"
+
+/* State of one conf_parse call. */
+struct conf_parse {
+	struct conf_diags	*diags;
+	conf_getenv_fn		 getenv_fn;
+	void			*getenv_arg;
+	struct conf_settings	 defaults;
+	struct conf		*conf;
+	size_t			 servers_cap;
+};
 
 /* conf_parse, with the file's name for diagnostics. */
 struct conf	*conf_parse_file(const char *text, size_t len,
@@ -14,5 +27,43 @@ struct conf	*conf_parse_file(const char *text, size_t len,
 		    void *getenv_arg, struct conf_diags *diags);
 void		 conf_diag_error(struct conf_diags *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* conf.c: diagnostics, strings and keys while parsing. */
+void		 conf_error(struct conf_parse *, const char *path,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void		 conf_warn(struct conf_parse *, const char *path,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A string member, expanded; NULL (reported) if not a string or bad. */
+char		*conf_string(struct conf_parse *, const char *path,
+		    const cJSON *);
+/* first[i]: the position of the first key equal to the i-th one. */
+size_t		*conf_object_first_keys(const cJSON *);
+
+/*
+ * conf_remote.c: the keys of a remote server.  The remote members of a
+ * struct conf_server (transport to oauth) are filled in by these, and
+ * freed, copied and compared by the last three.
+ */
+/* 1 if an entry is a remote server: it has "url" or a remote "type". */
+int		 conf_remote_entry(const cJSON *);
+/*
+ * A "type" string: its transport (CONF_TRANSPORT_AUTO is never
+ * returned), or -1 if it names none.
+ */
+int		 conf_remote_type(const char *, enum conf_transport *);
+/*
+ * A key only a remote entry takes (url, headers, oauth, ca_file): parsed
+ * into cs when remote, refused otherwise.  0 if it is not such a key.
+ */
+int		 conf_remote_key(struct conf_parse *, const char *path,
+		    const cJSON *item, int remote, struct conf_server *cs);
+/* After every key of a remote entry: what is missing or inconsistent. */
+void		 conf_remote_finish(struct conf_parse *, const char *path,
+		    const cJSON *object, struct conf_server *cs);
+void		 conf_remote_clear(struct conf_server *);
+void		 conf_remote_copy(struct conf_server *,
+		    const struct conf_server *);
+int		 conf_remote_equal(const struct conf_server *,
+		    const struct conf_server *);
 
 #endif /* MCPD_CONF_INT_H */

@@ -116,6 +116,34 @@ metrics_histogram(struct metrics_buf *b, const cJSON *servers)
 	}
 }
 
+/* Remote servers: HTTP responses by status code. */
+static void
+metrics_remote(struct metrics_buf *b, const cJSON *servers)
+{
+	const cJSON	*s, *remote, *counts, *c;
+	int		 any = 0;
+
+	cJSON_ArrayForEach(s, servers) {
+		remote = cJSON_GetObjectItemCaseSensitive(s, "remote");
+		counts = cJSON_GetObjectItemCaseSensitive(remote,
+		    "http_responses");
+		if (!cJSON_IsObject(counts))
+			continue;
+		if (!any++)
+			metrics_help(b, "mcpd_remote_http_responses_total",
+			    "counter", "HTTP responses a remote server's "
+			    "worker received, by status code.");
+		cJSON_ArrayForEach(c, counts) {
+			if (!cJSON_IsNumber(c) || strspn(c->string,
+			    "0123456789") != strlen(c->string))
+				continue;
+			metrics_printf(b, "mcpd_remote_http_responses_total{"
+			    "server=\"%s\",code=\"%s\"} %.0f\n",
+			    metrics_str(s, "name"), c->string, c->valuedouble);
+		}
+	}
+}
+
 char *
 metrics_render(const cJSON *status)
 {
@@ -203,5 +231,6 @@ metrics_render(const cJSON *status)
 	    "dropped_lines", 1);
 	metrics_per_server(&b, servers, "mcpd_server_stderr_lines_total",
 	    "counter", "Lines the server wrote to stderr.", "stderr_lines", 1);
+	metrics_remote(&b, servers);
 	return (b.s);
 }

@@ -63,6 +63,10 @@
 #define MCPD_ERR_CONFIG_INVALID		-32014
 /* A limit of mcpd's: a per-client cap or the memory budget. */
 #define MCPD_ERR_LIMIT			-32015
+/* mcpd-remote: the remote failed a request (HTTP status, network, stream). */
+#define MCPD_ERR_REMOTE			-32016
+/* mcpd-remote: the remote wants credentials mcpd-remote does not have. */
+#define MCPD_ERR_REMOTE_AUTH		-32017
 
 /* Server states, in the order of the lifecycle (SPEC 2). */
 #define MCPD_STATE_NAMES \
@@ -88,6 +92,8 @@
 #define MCPD_FIELD_CONFIG		"MCPD_CONFIG"
 #define MCPD_FIELD_SOCKET		"MCPD_SOCKET"
 #define MCPD_FIELD_SUPPRESSED		"MCPD_SUPPRESSED"
+/* Remote servers: what happened to the session (rlink.h). */
+#define MCPD_FIELD_REMOTE_EVENT		"MCPD_REMOTE_EVENT"
 
 /* One MESSAGE_ID per event type (see the journal catalog). */
 #define MCPD_MID_DAEMON_START		"4b27260f3c7842be981ffc53e93ec094"
@@ -104,5 +110,6 @@
 #define MCPD_MID_CLIENT_DISCONNECT	"74a4f271af0846c3b97baefbb1c14294"
 #define MCPD_MID_REQUEST		"2c04d37ad026402ea187946ddb851b15"
 #define MCPD_MID_CONFIG			"3007a676158c40b6953dd0d947cb5937"
+#define MCPD_MID_REMOTE			"d56ee5bc0ee641a1a48377f8c65a2ac0"
 
 #endif /* MCPD_PROTO_H */

@@ -5,10 +5,11 @@
 #
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
-# fuzz_client and fuzz_control.  With MODE=replay it builds instead the
-# plain replay programs make check runs (replay_NAME, with $CC), for a
-# quick look without automake.  config.h comes from $BUILD (the configured build
-# directory, build/ by default).  See run.sh to run the fuzzers.
+# fuzz_client, fuzz_control, fuzz_sse and fuzz_httphdr.  With MODE=replay it builds
+# instead the plain replay programs make check runs (replay_NAME, with
+# $CC), for a quick look without automake.  config.h comes from $BUILD
+# (the configured build directory, build/ by default).  See run.sh to run
+# the fuzzers.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +37,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/xmalloc.c ;;
+	conf)		echo src/conf.c src/conf_remote.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/budget.c \
 			    src/envelope.c src/hmap.c \
@@ -45,11 +46,13 @@ sources() {
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c ;;
+	sse)		echo src/sse.c src/xmalloc.c ;;
+	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
 }
 
-targets=${*:-frame envelope conf client control}
+targets=${*:-frame envelope conf client control sse httphdr}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	if [ "$MODE" = replay ]; then

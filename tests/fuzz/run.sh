@@ -19,7 +19,7 @@ JOBS=${JOBS:-2}
 MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
-targets=${*:-frame envelope conf client control}
+targets=${*:-frame envelope conf client control sse httphdr}
 
 max_len() {
 	case $1 in
@@ -35,6 +35,8 @@ dict() {
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
 	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;
+	sse)		echo "-dict=$top/tests/fuzz/dict/sse.dict" ;;
+	httphdr)	echo "-dict=$top/tests/fuzz/dict/httphdr.dict" ;;
 	*)		echo "" ;;
 	esac
 }

@@ -3,7 +3,9 @@
  * shapes, defaults, every diagnostic and its JSON path, ${VAR} expansion
  * and the unexpanded text kept for display, strings holding "\u0000",
  * refusal of unsafe files (modes; owners and directories when run as
- * root), and server comparison for reload.
+ * root), server comparison for reload, and remote servers (url): the
+ * VS Code, Claude Code and Cursor shapes, headers, oauth, their errors,
+ * secrets kept out of diagnostics, and the settings handed the worker.
  *
  * Test configs are written with single quotes, turned into double quotes
  * by cfg(), so that they stay readable.
@@ -15,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -37,6 +40,7 @@ static const char *test_env[][2] = {
 	{ "TOKEN", SECRET },
 	{ "EMPTY", "" },
 	{ "PORT", "8080" },
+	{ "CRLF", "x\r\nInjected: 1" },
 	{ NULL, NULL },
 };
 
@@ -481,6 +485,18 @@ START_TEST(test_nul_refused)
 		  "mcpd.restart: contains a NUL character (\\u0000)" },
 		{ "{'inputs': [{'id': 'k'}, {'id': 'x\\u0000'}]}",
 		  "inputs[1].id: contains a NUL character (\\u0000)" },
+		/* cJSON decodes a "\u" without four hex digits as 0. */
+		{ "{'mcpServers': {'x': {'command': '/bin/ls\\u0zzz -la'}}}",
+		  "mcpServers.x.command: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'args': ['a\\u0\\u0000']}}}",
+		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
+		{ "{'mcpServers': {'x': {'command': 'c', "
+		    "'args': ['a\\u000\\\\']}}}",
+		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
+		/* Below an empty key, the path still shows the level. */
+		{ "{'': {'a\\u0000': 1}}",
+		  ".a: key contains a NUL character (\\u0000)" },
 		/* Refused first: a truncated string would only mislead. */
 		{ "{'mcpServers': {'x': {'args': ['\\u0000'], "
 		    "'restart': 'no'}}}",
@@ -498,6 +514,16 @@ START_TEST(test_nul_refused)
 		    bad[i].text, all_diags(&d));
 		conf_diags_free(&d);
 	}
+
+	/* Beside a top level that is no object, with no path to name. */
+	conf = parse("['contains a NUL character (\\u0000)']", &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_eq(d.nerrors, 2);
+	assert_diag(&d, CONF_ERROR, "<config>: the top level must be a JSON "
+	    "object");
+	assert_diag(&d, CONF_ERROR, "<config>: a string contains a NUL "
+	    "character (\\u0000)");
+	conf_diags_free(&d);
 
 	/* Every one is named. */
 	conf = parse("{'mcpServers': {'x': {'command': 'c\\u0000', "
@@ -840,35 +866,913 @@ START_TEST(test_foreign_keys_silent)
 }
 END_TEST
 
-START_TEST(test_remote_skipped)
+/* The members every remote server has, whatever its shape. */
+static void
+check_remote(const struct conf_server *cs, enum conf_transport transport,
+    const char *url)
+{
+	ck_assert_int_eq(conf_server_is_remote(cs), 1);
+	ck_assert_int_eq(cs->transport, transport);
+	ck_assert_str_eq(cs->url, url);
+	ck_assert_uint_eq(cs->argc, 1);
+	ck_assert_str_eq(cs->argv[0], "mcpd-remote");
+	ck_assert_ptr_null(cs->argv[1]);
+	ck_assert_str_eq(cs->argv_display[0], "mcpd-remote");
+	ck_assert_ptr_null(cs->argv_display[1]);
+	ck_assert_ptr_nonnull(cs->env);
+	ck_assert_ptr_nonnull(cs->headers);
+	ck_assert_ptr_null(cs->headers[cs->nheaders]);
+	ck_assert_ptr_null(cs->cwd);
+}
+
+START_TEST(test_remote_shapes)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	/* Cursor, and mcpServers in general: a url alone. */
+	conf = parse_ok("{'mcpServers': {"
+	    "'web': {'url': 'https://example.com/mcp'},"
+	    "'local': {'command': 'c'}},"
+	    /* VS Code: servers with a type, headers. */
+	    "'servers': {"
+	    "'gh': {'type': 'http', 'url': 'https://api.example.com/mcp',"
+	    "  'headers': {'Authorization': 'Bearer ${TOKEN}',"
+	    "  'X-Trace': 'on'}},"
+	    "'old': {'type': 'sse', 'url': 'http://localhost:8080/sse'}}}");
+	ck_assert_uint_eq(conf->nservers, 4);
+	cs = conf_find(conf, "web");
+	ck_assert_ptr_nonnull(cs);
+	check_remote(cs, CONF_TRANSPORT_AUTO, "https://example.com/mcp");
+	ck_assert_str_eq(cs->url_display, "https://example.com/mcp");
+	ck_assert_str_eq(cs->path, "mcpServers.web");
+	ck_assert_uint_eq(cs->nheaders, 0);
+	ck_assert_uint_eq(cs->envc, 0);
+	ck_assert_ptr_null(cs->ca_file);
+	ck_assert_int_eq(cs->has_oauth, 0);
+	ck_assert_ptr_null(cs->oauth.client_id);
+	ck_assert_uint_eq(cs->connect_timeout_ms,
+	    CONF_DEFAULT_CONNECT_TIMEOUT_MS);
+	check_defaults(cs);
+	ck_assert_str_eq(conf_transport_name(cs->transport), "auto");
+
+	cs = conf_find(conf, "local");
+	ck_assert_int_eq(conf_server_is_remote(cs), 0);
+	ck_assert_int_eq(cs->transport, CONF_TRANSPORT_STDIO);
+	ck_assert_ptr_null(cs->url);
+	ck_assert_ptr_null(cs->url_display);
+	ck_assert_ptr_nonnull(cs->headers);
+	ck_assert_ptr_null(cs->headers[0]);
+	ck_assert_uint_eq(cs->nheaders, 0);
+	ck_assert_ptr_null(conf_remote_settings(cs));
+	ck_assert_str_eq(conf_transport_name(cs->transport), "stdio");
+
+	cs = conf_find(conf, "gh");
+	check_remote(cs, CONF_TRANSPORT_HTTP, "https://api.example.com/mcp");
+	ck_assert_str_eq(cs->path, "servers.gh");
+	ck_assert_uint_eq(cs->nheaders, 2);
+	ck_assert_str_eq(cs->headers[0], "Authorization: Bearer " SECRET);
+	ck_assert_str_eq(cs->headers[1], "X-Trace: on");
+	ck_assert_str_eq(conf_transport_name(cs->transport), "http");
+
+	cs = conf_find(conf, "old");
+	check_remote(cs, CONF_TRANSPORT_SSE, "http://localhost:8080/sse");
+	ck_assert_str_eq(conf_transport_name(cs->transport), "sse");
+	conf_free(conf);
+
+	/* Claude Code (~/.claude.json, .mcp.json). */
+	conf = parse_ok("{'mcpServers': {'linear': {'type': 'http',"
+	    "'url': 'https://mcp.linear.app/mcp',"
+	    "'headers': {'Authorization': 'Bearer ${TOKEN}'}},"
+	    "'asana': {'type': 'sse', 'url': 'https://mcp.asana.com/sse'}}}");
+	check_remote(&conf->servers[0], CONF_TRANSPORT_HTTP,
+	    "https://mcp.linear.app/mcp");
+	ck_assert_uint_eq(conf->servers[0].nheaders, 1);
+	check_remote(&conf->servers[1], CONF_TRANSPORT_SSE,
+	    "https://mcp.asana.com/sse");
+	ck_assert_str_eq(conf_transport_name((enum conf_transport)42),
+	    "unknown");
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_remote_type_aliases)
+{
+	const char	*types[] = { "http", "streamable-http",
+			    "streamableHttp" };
+	struct conf	*conf;
+	char		*text;
+	size_t		 i;
+
+	for (i = 0; i < nitems(types); i++) {
+		xasprintf(&text, "{'servers': {'r': {'type': '%s',"
+		    "'url': 'https://h.example/mcp'}}}", types[i]);
+		conf = parse_ok(text);
+		free(text);
+		check_remote(&conf->servers[0], CONF_TRANSPORT_HTTP,
+		    "https://h.example/mcp");
+		conf_free(conf);
+	}
+	/* Case matters, as for "stdio". */
+	expect_error("{'servers': {'r': {'type': 'HTTP', 'url': "
+	    "'https://h.example/'}}}",
+	    "servers.r.type: expected \"stdio\", \"http\" or \"sse\"");
+	expect_error("{'servers': {'r': {'type': 'websocket', 'url': "
+	    "'https://h.example/'}}}",
+	    "servers.r.type: expected \"stdio\", \"http\" or \"sse\"");
+	expect_error("{'servers': {'r': {'type': 'stdio', 'url': "
+	    "'https://h.example/'}}}",
+	    "servers.r.type: \"stdio\" does not go with url: a remote server "
+	    "is \"http\" or \"sse\"");
+	/* A remote type without a url. */
+	expect_error("{'servers': {'r': {'type': 'sse'}}}",
+	    "servers.r.url: missing (required for a remote server)");
+	expect_error("{'servers': {'r': {'type': 'streamableHttp'}}}",
+	    "servers.r.url: missing (required for a remote server)");
+}
+END_TEST
+
+/* Every mcpd setting applies to a remote server too. */
+START_TEST(test_remote_settings)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'mcpd': {'connect_timeout_ms': 2500,"
+	    "'request_timeout_ms': 9000},"
+	    "'mcpServers': {'r': {'url': 'https://h.example/mcp',"
+	    "'env': {'https_proxy': 'http://proxy:3128', 'no_proxy': '.lan'},"
+	    "'restart': 'on-failure', 'backoff_min_ms': 200,"
+	    "'backoff_max_ms': 5000, 'max_restarts': 5,"
+	    "'restart_window_s': 30, 'init_timeout_ms': 1500,"
+	    "'stop_timeout_ms': 700, 'max_message_bytes': 4096,"
+	    "'health_interval_ms': 0, 'disabled': true,"
+	    "'roots': ['/srv'], 'autoApprove': []},"
+	    "'s': {'url': 'https://h.example/mcp', 'connect_timeout_ms': 1}}}");
+	cs = &conf->servers[0];
+	check_remote(cs, CONF_TRANSPORT_AUTO, "https://h.example/mcp");
+	ck_assert_uint_eq(cs->envc, 2);
+	ck_assert_str_eq(cs->env[0], "https_proxy=http://proxy:3128");
+	ck_assert_str_eq(cs->env[1], "no_proxy=.lan");
+	ck_assert_int_eq(cs->restart, CONF_RESTART_ON_FAILURE);
+	ck_assert_uint_eq(cs->backoff.min_ms, 200);
+	ck_assert_uint_eq(cs->backoff.max_ms, 5000);
+	ck_assert_uint_eq(cs->backoff.max_restarts, 5);
+	ck_assert_uint_eq(cs->init_timeout_ms, 1500);
+	ck_assert_uint_eq(cs->stop_timeout_ms, 700);
+	ck_assert_uint_eq(cs->request_timeout_ms, 9000);
+	ck_assert_uint_eq(cs->max_message_bytes, 4096);
+	ck_assert_uint_eq(cs->health_interval_ms, 0);
+	ck_assert_int_eq(cs->disabled, 1);
+	ck_assert_uint_eq(cs->nroots, 1);
+	ck_assert_uint_eq(cs->connect_timeout_ms, 2500);
+	ck_assert_uint_eq(conf->servers[1].connect_timeout_ms, 1);
+	conf_free(conf);
+
+	expect_server_error("{'url': 'https://h.example/', "
+	    "'connect_timeout_ms': 0}", "mcpServers.x.connect_timeout_ms: "
+	    "expected an integer between 1 and 4294967295");
+	expect_error("{'mcpd': {'connect_timeout_ms': 'fast'}}",
+	    "mcpd.connect_timeout_ms: expected an integer between 1 and "
+	    "4294967295");
+	/* A stdio server has no connection to time. */
+	expect_warning("{'mcpServers': {'x': {'command': 'c',"
+	    "'connect_timeout_ms': 5}}}", "mcpServers.x.connect_timeout_ms: "
+	    "only for a remote server (url), ignored");
+}
+END_TEST
+
+START_TEST(test_remote_url_errors)
+{
+	struct {
+		const char	*url;
+		const char	*error;
+	} bad[] = {
+		{ "ftp://h.example/", "expected an absolute http:// or "
+		    "https:// URL" },
+		{ "/mcp", "expected an absolute http:// or https:// URL" },
+		{ "h.example/mcp", "expected an absolute http:// or https:// "
+		    "URL" },
+		{ "https:/h.example", "expected an absolute http:// or "
+		    "https:// URL" },
+		{ "", "expected an absolute http:// or https:// URL" },
+		{ "https://", "has no host" },
+		{ "https:///mcp", "has no host" },
+		{ "https://user@/mcp", "has no host" },
+		{ "https://:443/mcp", "has no host" },
+		{ "https://h.example/a b", "must be printable ASCII without "
+		    "spaces (percent-encode the rest)" },
+		{ "https://h.example/\\t", "must be printable ASCII without "
+		    "spaces (percent-encode the rest)" },
+		{ "https://h.example/\\r\\nX: 1", "must be printable ASCII "
+		    "without spaces (percent-encode the rest)" },
+		{ "https://h\\u00e9.example/", "must be printable ASCII "
+		    "without spaces (percent-encode the rest)" },
+		{ "https://h.example:0/", "has an invalid port" },
+		{ "https://h.example:65536/", "has an invalid port" },
+		{ "https://h.example:123456/", "has an invalid port" },
+		{ "https://h.example:8x/", "has an invalid port" },
+		{ "https://h.example:-1/", "has an invalid port" },
+		{ "https://[::1/mcp", "has an unterminated IPv6 address ('[')" },
+		{ "https://[]/", "has an invalid IPv6 address" },
+		{ "https://[fe80::1%25eth0]/", "has an invalid IPv6 address" },
+		{ "https://[::1]x/", "has an invalid host" },
+		{ "https://h^x/", "has an invalid character in its host" },
+		{ "https://h\\\"x/", "has an invalid character in its host" },
+	};
+	const char	*good[] = {
+		"https://h.example", "HTTPS://H.example/mcp?x=1#f",
+		"http://127.0.0.1:8080/mcp", "https://[::1]:8443/",
+		"https://user:pw@h.example/", "https://h.example:/",
+		"https://h.example:65535/", "https://xn--h-1fa.example/",
+		"https://h.example/a%20b",
+	};
+	struct conf	*conf;
+	char		*text, *error;
+	size_t		 i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		xasprintf(&text, "{'url': '%s'}", bad[i].url);
+		xasprintf(&error, "mcpServers.x.url: %s", bad[i].error);
+		expect_server_error(text, error);
+		free(error);
+		free(text);
+	}
+	for (i = 0; i < nitems(good); i++) {
+		xasprintf(&text, "{'mcpServers': {'x': {'url': '%s'}}}",
+		    good[i]);
+		conf = parse_ok(text);
+		free(text);
+		ck_assert_int_eq(conf->servers[0].transport,
+		    CONF_TRANSPORT_AUTO);
+		conf_free(conf);
+	}
+	expect_server_error("{'url': 7}", "mcpServers.x.url: expected a "
+	    "string");
+	expect_server_error("{'url': null, 'type': 'http'}",
+	    "mcpServers.x.url: expected a string");
+	/* The expanded URL is checked: that is what the worker gets. */
+	expect_server_error("{'url': 'https://h.example/${TOKEN}${EMPTY} x'}",
+	    "mcpServers.x.url: must be printable ASCII without spaces "
+	    "(percent-encode the rest)");
+	expect_server_error("{'url': '${UNSET:-/mcp}'}", "mcpServers.x.url: "
+	    "expected an absolute http:// or https:// URL");
+}
+END_TEST
+
+START_TEST(test_remote_key_errors)
+{
+	/* What a stdio server runs has no place beside a url. */
+	expect_server_error("{'url': 'https://h.example/', 'args': ['-y']}",
+	    "mcpServers.x.args: not allowed on a remote server (url)");
+	expect_server_error("{'url': 'https://h.example/', 'command': 'npx'}",
+	    "mcpServers.x.command: not allowed on a remote server (url)");
+	expect_error("{'servers': {'x': {'type': 'http', 'command': 'npx',"
+	    "'url': 'https://h.example/'}}}",
+	    "servers.x.command: not allowed on a remote server (url)");
+	/* And the other way round. */
+	expect_server_error("{'command': 'c', 'headers': {}}",
+	    "mcpServers.x.headers: only for a remote server (url)");
+	expect_server_error("{'command': 'c', 'oauth': {}}",
+	    "mcpServers.x.oauth: only for a remote server (url)");
+	expect_server_error("{'command': 'c', 'ca_file': '/ca.pem'}",
+	    "mcpServers.x.ca_file: only for a remote server (url)");
+	expect_server_error("{'url': 'https://h.example/', 'ca_file': 'ca.pem'}",
+	    "mcpServers.x.ca_file: must be an absolute path");
+	expect_server_error("{'url': 'https://h.example/', 'ca_file': 1}",
+	    "mcpServers.x.ca_file: expected a string");
+	expect_server_error("{'url': 'https://h.example/', 'url': "
+	    "'https://h.example/'}", "mcpServers.x.url: duplicate key");
+	expect_server_error("{'url': 'https://h.example/', 'env': {'A': 1}}",
+	    "mcpServers.x.env.A: expected a string");
+}
+END_TEST
+
+START_TEST(test_remote_header_errors)
+{
+	const char	*names[] = { "Bad Name", "X:Y", "", "X\\u00e9",
+			    "(x)", "a/b", "a@b" };
+	const char	*managed[] = { "Content-Type", "accept", "HOST",
+			    "Mcp-Session-Id", "MCP-Protocol-Version",
+			    "Content-Length", "Last-Event-ID",
+			    "Transfer-Encoding", "Connection" };
+	char		*text, *error;
+	size_t		 i;
+
+	expect_server_error("{'url': 'https://h.example/', 'headers': []}",
+	    "mcpServers.x.headers: expected an object of strings");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'A': 1}}", "mcpServers.x.headers.A: expected a string");
+	for (i = 0; i < nitems(names); i++) {
+		xasprintf(&text, "{'url': 'https://h.example/', 'headers': "
+		    "{'%s': 'v'}}", names[i]);
+		xasprintf(&error, "mcpServers.x.headers.%s: invalid header "
+		    "name: use letters, digits and !#$%%&'*+-.^_`|~",
+		    strcmp(names[i], "X\\u00e9") == 0 ? "X\xc3\xa9" :
+		    names[i]);
+		expect_server_error(text, error);
+		free(error);
+		free(text);
+	}
+	for (i = 0; i < nitems(managed); i++) {
+		xasprintf(&text, "{'url': 'https://h.example/', 'headers': "
+		    "{'%s': 'v'}}", managed[i]);
+		xasprintf(&error, "mcpServers.x.headers.%s: set by "
+		    "mcpd-remote itself; it cannot be configured", managed[i]);
+		expect_server_error(text, error);
+		free(error);
+		free(text);
+	}
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a', 'x-key': 'b'}}", "mcpServers.x.headers.x-key: "
+	    "the same header as mcpServers.x.headers.X-Key (header names "
+	    "ignore case)");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a', 'X-Key': 'b'}}",
+	    "mcpServers.x.headers.X-Key: duplicate key");
+	/* Header injection, written or expanded. */
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a\\r\\nX-Evil: 1'}}", "mcpServers.x.headers.X-Key: "
+	    "the value holds a control character (a line break?)");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a\\nb'}}", "mcpServers.x.headers.X-Key: "
+	    "the value holds a control character (a line break?)");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'Bearer ${CRLF}'}}", "mcpServers.x.headers.X-Key: "
+	    "the value holds a control character (a line break?)");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a\\u007f'}}", "mcpServers.x.headers.X-Key: "
+	    "the value holds a control character (a line break?)");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'Bearer ${MISSING}'}}", "mcpServers.x.headers.X-Key: "
+	    "${MISSING} is not set");
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'X-Key': 'a\\u0000b'}}", "mcpServers.x.headers.X-Key: "
+	    "contains a NUL character (\\u0000)");
+}
+END_TEST
+
+START_TEST(test_remote_header_values)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	/* A tab, an empty value, UTF-8 and "${VAR:-default}" are fine. */
+	conf = parse_ok("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'headers': {'X-A': 'a\\tb', 'X-B': '', 'X-C': 'caf\\u00e9',"
+	    "'X-D': '${UNSET:-dflt} ${PORT}', 'X-E': '${EMPTY}'}}}}");
+	cs = &conf->servers[0];
+	ck_assert_uint_eq(cs->nheaders, 5);
+	ck_assert_str_eq(cs->headers[0], "X-A: a\tb");
+	ck_assert_str_eq(cs->headers[1], "X-B: ");
+	ck_assert_str_eq(cs->headers[2], "X-C: caf\xc3\xa9");
+	ck_assert_str_eq(cs->headers[3], "X-D: dflt 8080");
+	ck_assert_str_eq(cs->headers[4], "X-E: ");
+	ck_assert_ptr_null(cs->headers[5]);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_remote_oauth)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+
+	conf = parse_ok("{'mcpServers': {"
+	    "'a': {'url': 'https://h.example/mcp', 'oauth': {"
+	    "  'client_id': '${UNSET:-mcpd}', 'client_secret': '${TOKEN}',"
+	    "  'scope': 'read write', 'resource': 'https://h.example/',"
+	    "  'token_url': 'https://${UNSET:-as.example}/token',"
+	    "  'jwt_audience': 'aud'}},"
+	    "'b': {'url': 'https://h.example/mcp', 'oauth': {"
+	    "  'client_id': 'c', 'client_secret_file': '${HOME_DIR}/secret'}},"
+	    "'c': {'url': 'https://h.example/mcp', 'oauth': {"
+	    "  'client_id': 'c', 'private_key_file': '/etc/k.pem',"
+	    "  'signing_algorithm': 'ES256'}},"
+	    "'d': {'url': 'https://h.example/mcp', 'oauth': {"
+	    "  'client_id': 'c', 'private_key_file': '/etc/k.pem',"
+	    "  'signing_algorithm': 'RS256'}}}}");
+	cs = conf_find(conf, "a");
+	ck_assert_int_eq(cs->has_oauth, 1);
+	ck_assert_str_eq(cs->oauth.client_id, "mcpd");
+	ck_assert_str_eq(cs->oauth.client_secret, SECRET);
+	ck_assert_ptr_null(cs->oauth.client_secret_file);
+	ck_assert_ptr_null(cs->oauth.private_key_file);
+	ck_assert_ptr_null(cs->oauth.signing_algorithm);
+	ck_assert_str_eq(cs->oauth.scope, "read write");
+	ck_assert_str_eq(cs->oauth.resource, "https://h.example/");
+	ck_assert_str_eq(cs->oauth.token_url, "https://as.example/token");
+	ck_assert_str_eq(cs->oauth.jwt_audience, "aud");
+	cs = conf_find(conf, "b");
+	ck_assert_str_eq(cs->oauth.client_secret_file, "/home/ada/secret");
+	ck_assert_ptr_null(cs->oauth.client_secret);
+	ck_assert_ptr_null(cs->oauth.token_url);
+	ck_assert_ptr_null(cs->oauth.scope);
+	cs = conf_find(conf, "c");
+	ck_assert_str_eq(cs->oauth.private_key_file, "/etc/k.pem");
+	ck_assert_str_eq(cs->oauth.signing_algorithm, "ES256");
+	ck_assert_str_eq(conf_find(conf, "d")->oauth.signing_algorithm,
+	    "RS256");
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_remote_oauth_errors)
+{
+	const char	*u = "'url': 'https://h.example/'";
+	struct {
+		const char	*oauth;
+		const char	*error;
+	} bad[] = {
+		{ "[]", "mcpServers.x.oauth: expected an object" },
+		{ "{'client_secret': 's'}",
+		    "mcpServers.x.oauth.client_id: missing (required with "
+		    "oauth)" },
+		{ "{'client_id': 'c'}", "mcpServers.x.oauth: needs one of "
+		    "client_secret, client_secret_file or private_key_file" },
+		{ "{'client_id': 'c', 'client_secret': 's',"
+		    "'client_secret_file': '/s'}", "mcpServers.x.oauth: "
+		    "client_secret, client_secret_file and private_key_file "
+		    "exclude each other: give exactly one" },
+		{ "{'client_id': 'c', 'client_secret': 's',"
+		    "'private_key_file': '/k', 'signing_algorithm': 'ES256'}",
+		    "mcpServers.x.oauth: client_secret, client_secret_file and "
+		    "private_key_file exclude each other: give exactly one" },
+		{ "{'client_id': 'c', 'private_key_file': '/k'}",
+		    "mcpServers.x.oauth.signing_algorithm: missing (required "
+		    "with private_key_file: \"ES256\" or \"RS256\")" },
+		{ "{'client_id': 'c', 'client_secret': 's',"
+		    "'signing_algorithm': 'ES256'}",
+		    "mcpServers.x.oauth.signing_algorithm: only with "
+		    "private_key_file" },
+		{ "{'client_id': 'c', 'private_key_file': '/k',"
+		    "'signing_algorithm': 'HS256'}",
+		    "mcpServers.x.oauth.signing_algorithm: expected \"ES256\" "
+		    "or \"RS256\"" },
+		{ "{'client_id': 'c', 'private_key_file': '/k',"
+		    "'signing_algorithm': 'es256'}",
+		    "mcpServers.x.oauth.signing_algorithm: expected \"ES256\" "
+		    "or \"RS256\"" },
+		{ "{'client_id': 'c', 'private_key_file': 'k.pem',"
+		    "'signing_algorithm': 'RS256'}",
+		    "mcpServers.x.oauth.private_key_file: must be an absolute "
+		    "path" },
+		{ "{'client_id': 'c', 'client_secret_file': '~/s'}",
+		    "mcpServers.x.oauth.client_secret_file: must be an "
+		    "absolute path" },
+		{ "{'client_id': '', 'client_secret': 's'}",
+		    "mcpServers.x.oauth.client_id: must not be empty" },
+		{ "{'client_id': 'c', 'client_secret': '${EMPTY}'}",
+		    "mcpServers.x.oauth.client_secret: must not be empty" },
+		{ "{'client_id': 'c', 'client_secret': 's', 'scope': 1}",
+		    "mcpServers.x.oauth.scope: expected a string" },
+		{ "{'client_id': 'c', 'client_secret': '${MISSING}'}",
+		    "mcpServers.x.oauth.client_secret: ${MISSING} is not set" },
+		{ "{'client_id': 'c', 'client_secret': 's',"
+		    "'token_url': '/token'}", "mcpServers.x.oauth.token_url: "
+		    "expected an absolute http:// or https:// URL" },
+		{ "{'client_id': 'c', 'client_id': 'd', 'client_secret': 's'}",
+		    "mcpServers.x.oauth.client_id: duplicate key" },
+	};
+	char		*text;
+	size_t		 i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		xasprintf(&text, "{%s, 'oauth': %s}", u, bad[i].oauth);
+		expect_server_error(text, bad[i].error);
+		free(text);
+	}
+	/* oauth sends its own Authorization. */
+	expect_server_error("{'url': 'https://h.example/', 'headers': "
+	    "{'authorization': 'Bearer x'}, 'oauth': {'client_id': 'c',"
+	    "'client_secret': 's'}}", "mcpServers.x.headers.authorization: "
+	    "not with oauth, which sends its own");
+}
+END_TEST
+
+START_TEST(test_remote_warnings)
+{
+	struct conf			*conf;
+	const char			*loopback[] = { "localhost",
+					    "LocalHost:8080", "127.0.0.1",
+					    "127.1.2.3:9", "[::1]:3000",
+					    "mcp.localhost" };
+	char				*text;
+	size_t				 i;
+
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'cwd': '/srv'}}}",
+	    "mcpServers.x.cwd: ignored on a remote server (url)");
+	/* Ignored, so not checked either. */
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'cwd': 'relative'}}}",
+	    "mcpServers.x.cwd: ignored on a remote server (url)");
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'bogus': 1}}}", "mcpServers.x.bogus: unknown key, ignored");
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'envFile': '.env'}}}",
+	    "mcpServers.x.envFile: not supported, ignored");
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+	    "'grant': 'x'}}}}",
+	    "mcpServers.x.oauth.grant: unknown key, ignored");
+	/* Credentials in clear text over the network. */
+	expect_warning("{'mcpServers': {'x': {'url': 'http://h.example/mcp',"
+	    "'oauth': {'client_id': 'c', 'client_secret': 's'}}}}",
+	    "mcpServers.x.oauth: the url is plain http:// to a host that is "
+	    "not loopback: credentials would cross the network unencrypted "
+	    "(use https://)");
+	expect_warning("{'mcpServers': {'x': {'url': 'HTTP://10.0.0.1/mcp',"
+	    "'oauth': {'client_id': 'c', 'client_secret': 's'}}}}",
+	    "mcpServers.x.oauth: the url is plain http:// to a host that is "
+	    "not loopback: credentials would cross the network unencrypted "
+	    "(use https://)");
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
+	    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+	    "'token_url': 'http://as.example/token'}}}}",
+	    "mcpServers.x.oauth.token_url: plain http:// to a host that is "
+	    "not loopback: credentials would cross the network unencrypted "
+	    "(use https://)");
+	expect_warning("{'mcpServers': {'x': {'url': 'http://127.0.0.1.evil."
+	    "example/', 'oauth': {'client_id': 'c', 'client_secret': 's'}}}}",
+	    "mcpServers.x.oauth: the url is plain http:// to a host that is "
+	    "not loopback: credentials would cross the network unencrypted "
+	    "(use https://)");
+	for (i = 0; i < nitems(loopback); i++) {
+		xasprintf(&text, "{'mcpServers': {'x': {'url': 'http://%s/m',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+		    "'token_url': 'http://%s/t'}}}}", loopback[i],
+		    loopback[i]);
+		conf = parse_ok(text);
+		free(text);
+		conf_free(conf);
+	}
+	/* Without oauth, plain http:// is the user's business. */
+	conf = parse_ok("{'mcpServers': {'x': {'url': 'http://h.example/'}}}");
+	conf_free(conf);
+}
+END_TEST
+
+/* Secrets in a url, headers or oauth never show in a diagnostic. */
+START_TEST(test_remote_secrets_never_in_diags)
 {
 	struct conf_diags	 d;
 	struct conf		*conf;
+	size_t			 i;
 
 	conf = parse("{'mcpServers': {"
-	    "'web': {'url': 'https://example.com/mcp'},"
-	    "'local': {'command': 'c'}},"
-	    "'servers': {"
-	    "'gh': {'type': 'http', 'url': 'https://api.example.com/mcp',"
-	    "  'headers': {'Authorization': 'Bearer ${TOKEN}'}},"
-	    "'old': {'type': 'sse', 'url': 'https://example.org/sse'},"
-	    "'bad name!': {'type': 'http'}}}", &d);
-	ck_assert_msg(conf != NULL, "unexpected errors:\n%s", all_diags(&d));
-	ck_assert_uint_eq(conf->nservers, 1);
-	ck_assert_str_eq(conf->servers[0].name, "local");
-	ck_assert_ptr_null(conf_find(conf, "web"));
-	ck_assert_uint_eq(d.n, 4);
-	ck_assert_uint_eq(d.nerrors, 0);
-	assert_diag(&d, CONF_WARNING, "mcpServers.web: remote servers (url) "
-	    "are not supported yet; skipped");
-	assert_diag(&d, CONF_WARNING, "servers.gh: remote servers (url) are "
-	    "not supported yet; skipped");
-	assert_diag(&d, CONF_WARNING, "servers.old: remote servers (url) are "
-	    "not supported yet; skipped");
-	assert_diag(&d, CONF_WARNING, "servers.bad name!: remote servers "
-	    "(url) are not supported yet; skipped");
-	conf_free(conf);
+	    "'a': {'url': 'https://h.example/?key=PASSW0RD x',"
+	    "  'headers': {'X-Key': 'PASSW0RD\\r\\n', 'X-T': '${TOKEN}\\n',"
+	    "  'Bad Name': 'PASSW0RD', 'Host': 'PASSW0RD',"
+	    "  'X-I': '${CRLF}'},"
+	    "  'oauth': {'client_id': 'PASSW0RD', 'client_secret': "
+	    "  'PASSW0RD', 'client_secret_file': 'PASSW0RD',"
+	    "  'private_key_file': 'PASSW0RD', 'signing_algorithm': "
+	    "  'PASSW0RD', 'token_url': 'PASSW0RD', 'bogus': 'PASSW0RD'},"
+	    "  'ca_file': 'PASSW0RD', 'command': 'PASSW0RD'},"
+	    "'b': {'url': '${TOKEN}', 'oauth': {'client_id': '${TOKEN}',"
+	    "  'client_secret': '${TOKEN}', 'signing_algorithm': '${TOKEN}',"
+	    "  'token_url': 'ftp://${TOKEN}'}},"
+	    "'c': {'url': 'http://${TOKEN}.example:1${TOKEN}/',"
+	    "  'headers': {'Authorization': '${TOKEN}'},"
+	    "  'oauth': {'client_id': 'c', 'client_secret': '${TOKEN}'}}}}",
+	    &d);
+	ck_assert_ptr_null(conf);
+	ck_assert_uint_ge(d.nerrors, 12);
+	for (i = 0; i < d.n; i++) {
+		ck_assert_msg(strstr(d.v[i].text, SECRET) == NULL &&
+		    strstr(d.v[i].text, "PASSW0RD") == NULL &&
+		    strstr(d.v[i].text, "Injected") == NULL,
+		    "secret leaked: %s", d.v[i].text);
+	}
+	assert_diag(&d, CONF_ERROR, "mcpServers.a.headers.X-I: the value "
+	    "holds a control character (a line break?)");
+	assert_diag(&d, CONF_ERROR, "mcpServers.c.url: has an invalid port");
+	assert_diag(&d, CONF_ERROR, "mcpServers.b.url: expected an absolute "
+	    "http:// or https:// URL");
 	conf_diags_free(&d);
+}
+END_TEST
+
+START_TEST(test_remote_display_unexpanded)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+	struct conf_server		*copy;
+
+	conf = parse_ok("{'mcpServers': {'x': {"
+	    "'url': 'http://127.0.0.1:${PORT}/mcp?key=${TOKEN}'}}}");
+	cs = &conf->servers[0];
+	ck_assert_str_eq(cs->url, "http://127.0.0.1:8080/mcp?key=" SECRET);
+	ck_assert_str_eq(cs->url_display,
+	    "http://127.0.0.1:${PORT}/mcp?key=${TOKEN}");
+	copy = conf_server_dup(cs);
+	ck_assert_ptr_ne(copy->url_display, cs->url_display);
+	ck_assert_str_eq(copy->url_display, cs->url_display);
+	ck_assert_ptr_ne(copy->url, cs->url);
+	ck_assert_str_eq(copy->url, cs->url);
+	conf_server_release(copy);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_remote_dup)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+	struct conf_server		*copy;
+	size_t				 i;
+
+	conf = parse_ok("{'mcpServers': {'x': {'type': 'sse',"
+	    "'url': 'https://h.example/sse', 'ca_file': '/etc/ca.pem',"
+	    "'connect_timeout_ms': 77,"
+	    "'headers': {'X-A': '1', 'X-B': '${TOKEN}'},"
+	    "'oauth': {'client_id': 'c', 'private_key_file': '/k.pem',"
+	    "  'signing_algorithm': 'ES256', 'token_url': 'https://a/t',"
+	    "  'scope': 's', 'resource': 'r', 'jwt_audience': 'j'}}}}");
+	cs = &conf->servers[0];
+	copy = conf_server_dup(cs);
+	/* Conf goes away first: the copy owns everything. */
+	conf_free(conf);
+	ck_assert_int_eq(copy->transport, CONF_TRANSPORT_SSE);
+	ck_assert_str_eq(copy->url, "https://h.example/sse");
+	ck_assert_str_eq(copy->url_display, "https://h.example/sse");
+	ck_assert_str_eq(copy->ca_file, "/etc/ca.pem");
+	ck_assert_uint_eq(copy->connect_timeout_ms, 77);
+	ck_assert_uint_eq(copy->nheaders, 2);
+	ck_assert_str_eq(copy->headers[0], "X-A: 1");
+	ck_assert_str_eq(copy->headers[1], "X-B: " SECRET);
+	ck_assert_ptr_null(copy->headers[2]);
+	ck_assert_int_eq(copy->has_oauth, 1);
+	ck_assert_str_eq(copy->oauth.client_id, "c");
+	ck_assert_ptr_null(copy->oauth.client_secret);
+	ck_assert_ptr_null(copy->oauth.client_secret_file);
+	ck_assert_str_eq(copy->oauth.private_key_file, "/k.pem");
+	ck_assert_str_eq(copy->oauth.signing_algorithm, "ES256");
+	ck_assert_str_eq(copy->oauth.token_url, "https://a/t");
+	ck_assert_str_eq(copy->oauth.scope, "s");
+	ck_assert_str_eq(copy->oauth.resource, "r");
+	ck_assert_str_eq(copy->oauth.jwt_audience, "j");
+	ck_assert_uint_eq(copy->argc, 1);
+	ck_assert_str_eq(copy->argv[0], "mcpd-remote");
+	ck_assert_ptr_null(copy->argv[1]);
+	ck_assert_str_eq(copy->argv_display[0], "mcpd-remote");
+	for (i = 0; i < copy->nheaders; i++)
+		ck_assert_ptr_nonnull(strchr(copy->headers[i], ':'));
+	ck_assert_int_eq(conf_server_equal(copy, copy), 1);
+	conf_server_release(copy);
+	conf_server_release(NULL);
+}
+END_TEST
+
+START_TEST(test_remote_equal)
+{
+	const char	*base = "'url': 'https://h.example/mcp',"
+			    "'headers': {'X-A': '1', 'Authorization': "
+			    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'";
+	const char	*oauth = "'url': 'https://h.example/mcp',"
+			    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+			    "'scope': 'a'}";
+	/* One thing differs from base in each. */
+	const char	*variants[] = {
+		"'url': 'https://h.example/mcp2',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '2', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${PORT}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '1'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}', 'X-B': ''}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'x-a': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}",
+		"'url': 'https://h.example/mcp',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca2.pem'",
+		"'url': 'https://h.example/mcp', 'type': 'http',"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp', 'connect_timeout_ms': 1,"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp', 'env': {'no_proxy': '*'},"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'url': 'https://h.example/mcp', 'request_timeout_ms': 1,"
+		    "'headers': {'X-A': '1', 'Authorization': "
+		    "'Bearer ${TOKEN}'}, 'ca_file': '/ca.pem'",
+		"'command': 'mcpd-remote'",
+	};
+	const char	*oauth_variants[] = {
+		"'url': 'https://h.example/mcp'",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'd', 'client_secret': 's',"
+		    "'scope': 'a'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 't',"
+		    "'scope': 'a'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret_file': '/s',"
+		    "'scope': 'a'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+		    "'scope': 'b'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+		    "'scope': 'a', 'resource': 'r'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+		    "'scope': 'a', 'token_url': 'https://a/t'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'client_secret': 's',"
+		    "'scope': 'a', 'jwt_audience': 'j'}",
+		"'url': 'https://h.example/mcp',"
+		    "'oauth': {'client_id': 'c', 'private_key_file': '/k',"
+		    "'signing_algorithm': 'ES256', 'scope': 'a'}",
+	};
+	struct conf	*a, *b;
+	char		*text;
+	size_t		 i;
+
+	xasprintf(&text, "{'mcpServers': {'s': {%s}}}", base);
+	a = parse_ok(text);
+	free(text);
+	/* The same, written otherwise: other shape, order, ${} or not. */
+	b = parse_ok("{'servers': {'s': {'ca_file': '/ca.pem', 'headers': {"
+	    "'Authorization': 'Bearer " SECRET "', 'X-A': '${UNSET:-1}'},"
+	    "'url': 'https://h.example/${UNSET:-mcp}'}},"
+	    "'mcpd': {'connect_timeout_ms': 10000}}");
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	ck_assert_int_eq(conf_server_equal(&b->servers[0], &a->servers[0]), 1);
+	conf_free(b);
+	for (i = 0; i < nitems(variants); i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {%s}}}", variants[i]);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "variant %zu compared equal", i);
+		ck_assert_msg(!conf_server_equal(&b->servers[0],
+		    &a->servers[0]), "variant %zu compared equal", i);
+		conf_free(b);
+	}
+	/* connect_timeout_ms from "mcpd" counts for a remote server... */
+	xasprintf(&text, "{'mcpd': {'connect_timeout_ms': 5},"
+	    "'mcpServers': {'s': {%s}}}", base);
+	b = parse_ok(text);
+	free(text);
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 0);
+	conf_free(b);
+	conf_free(a);
+	/* ...and not for a stdio one, which it does not change. */
+	a = parse_ok("{'mcpServers': {'s': {'command': 'c'}}}");
+	b = parse_ok("{'mcpd': {'connect_timeout_ms': 5},"
+	    "'mcpServers': {'s': {'command': 'c'}}}");
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	conf_free(b);
+	conf_free(a);
+
+	xasprintf(&text, "{'mcpServers': {'s': {%s}}}", oauth);
+	a = parse_ok(text);
+	free(text);
+	xasprintf(&text, "{'servers': {'s': {%s}}}", oauth);
+	b = parse_ok(text);
+	free(text);
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	conf_free(b);
+	for (i = 0; i < nitems(oauth_variants); i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {%s}}}",
+		    oauth_variants[i]);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "oauth variant %zu compared equal", i);
+		ck_assert_msg(!conf_server_equal(&b->servers[0],
+		    &a->servers[0]), "oauth variant %zu compared equal", i);
+		conf_free(b);
+	}
+	conf_free(a);
+}
+END_TEST
+
+/* A member of the settings object, as a string. */
+static const char *
+settings_str(const cJSON *o, const char *key)
+{
+	const cJSON	*item;
+
+	item = cJSON_GetObjectItemCaseSensitive(o, key);
+	ck_assert_msg(cJSON_IsString(item), "settings: no string %s", key);
+	return (item->valuestring);
+}
+
+static double
+settings_num(const cJSON *o, const char *key)
+{
+	const cJSON	*item;
+
+	item = cJSON_GetObjectItemCaseSensitive(o, key);
+	ck_assert_msg(cJSON_IsNumber(item), "settings: no number %s", key);
+	return (item->valuedouble);
+}
+
+/* The worker's settings: parsed back, each member as rconf.h has it. */
+START_TEST(test_remote_settings_json)
+{
+	struct conf			*conf;
+	const struct conf_server	*cs;
+	struct conf_server		*copy;
+	cJSON				*o, *h, *oa;
+	char				*s, *s2;
+
+	conf = parse_ok("{'mcpd': {'request_timeout_ms': 4321},"
+	    "'mcpServers': {'lin': {'type': 'streamableHttp',"
+	    "'url': 'https://h.example/mcp?k=${TOKEN}',"
+	    "'headers': {'X-Api-Key': 'Bearer ${TOKEN}',"
+	    "  'X-Q': 'a\\\"b\\\\c\\td', 'X-U': 'caf\\u00e9', 'X-E': ''},"
+	    "'ca_file': '/etc/ca.pem', 'connect_timeout_ms': 1234,"
+	    "'max_message_bytes': 65536,"
+	    "'oauth': {'client_id': 'id\\\"1', 'private_key_file': '/k.pem',"
+	    "  'signing_algorithm': 'RS256', 'scope': 'a b'}},"
+	    "'plain': {'url': 'http://localhost/sse', 'type': 'sse'},"
+	    "'auto': {'url': 'https://h.example/'}}}");
+	cs = conf_find(conf, "lin");
+	s = conf_remote_settings(cs);
+	ck_assert_ptr_nonnull(s);
+	o = cJSON_Parse(s);
+	ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", s);
+	ck_assert_double_eq(settings_num(o, "mcpd_remote"), 1);
+	ck_assert_str_eq(settings_str(o, "name"), "lin");
+	ck_assert_str_eq(settings_str(o, "url"),
+	    "https://h.example/mcp?k=" SECRET);
+	ck_assert_str_eq(settings_str(o, "transport"), "http");
+	ck_assert_str_eq(settings_str(o, "ca_file"), "/etc/ca.pem");
+	ck_assert_double_eq(settings_num(o, "connect_timeout_ms"), 1234);
+	ck_assert_double_eq(settings_num(o, "request_timeout_ms"), 4321);
+	ck_assert_double_eq(settings_num(o, "max_message_bytes"), 65536);
+	h = cJSON_GetObjectItemCaseSensitive(o, "headers");
+	ck_assert(cJSON_IsObject(h));
+	ck_assert_int_eq(cJSON_GetArraySize(h), 4);
+	ck_assert_str_eq(settings_str(h, "X-Api-Key"), "Bearer " SECRET);
+	ck_assert_str_eq(settings_str(h, "X-Q"), "a\"b\\c\td");
+	ck_assert_str_eq(settings_str(h, "X-U"), "caf\xc3\xa9");
+	ck_assert_str_eq(settings_str(h, "X-E"), "");
+	oa = cJSON_GetObjectItemCaseSensitive(o, "oauth");
+	ck_assert(cJSON_IsObject(oa));
+	/* Only the keys set. */
+	ck_assert_int_eq(cJSON_GetArraySize(oa), 4);
+	ck_assert_str_eq(settings_str(oa, "client_id"), "id\"1");
+	ck_assert_str_eq(settings_str(oa, "private_key_file"), "/k.pem");
+	ck_assert_str_eq(settings_str(oa, "signing_algorithm"), "RS256");
+	ck_assert_str_eq(settings_str(oa, "scope"), "a b");
+	ck_assert_int_eq(cJSON_GetArraySize(o), 10);
+	cJSON_Delete(o);
+	/* One line: it could be framed as one. */
+	ck_assert_ptr_null(strchr(s, '\n'));
+
+	/* A copy says the same. */
+	copy = conf_server_dup(cs);
+	s2 = conf_remote_settings(copy);
+	ck_assert_str_eq(s, s2);
+	free(s2);
+	conf_server_release(copy);
+	free(s);
+
+	/* Without ca_file or oauth: no such members; headers still there. */
+	s = conf_remote_settings(conf_find(conf, "plain"));
+	o = cJSON_Parse(s);
+	ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", s);
+	ck_assert_str_eq(settings_str(o, "transport"), "sse");
+	ck_assert_str_eq(settings_str(o, "url"), "http://localhost/sse");
+	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(o, "ca_file"));
+	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(o, "oauth"));
+	h = cJSON_GetObjectItemCaseSensitive(o, "headers");
+	ck_assert(cJSON_IsObject(h));
+	ck_assert_int_eq(cJSON_GetArraySize(h), 0);
+	ck_assert_double_eq(settings_num(o, "connect_timeout_ms"),
+	    CONF_DEFAULT_CONNECT_TIMEOUT_MS);
+	ck_assert_double_eq(settings_num(o, "request_timeout_ms"), 4321);
+	ck_assert_double_eq(settings_num(o, "max_message_bytes"),
+	    CONF_DEFAULT_MAX_MESSAGE_BYTES);
+	cJSON_Delete(o);
+	free(s);
+
+	s = conf_remote_settings(conf_find(conf, "auto"));
+	o = cJSON_Parse(s);
+	ck_assert_str_eq(settings_str(o, "transport"), "auto");
+	cJSON_Delete(o);
+	free(s);
+	conf_free(conf);
 }
 END_TEST
 
@@ -1679,7 +2583,24 @@ unit_suite(void)
 	tcase_add_test(tc, test_mcpd_defaults);
 	tcase_add_test(tc, test_settings_limits_accepted);
 	tcase_add_test(tc, test_foreign_keys_silent);
-	tcase_add_test(tc, test_remote_skipped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("remote");
+	tcase_add_test(tc, test_remote_shapes);
+	tcase_add_test(tc, test_remote_type_aliases);
+	tcase_add_test(tc, test_remote_settings);
+	tcase_add_test(tc, test_remote_url_errors);
+	tcase_add_test(tc, test_remote_key_errors);
+	tcase_add_test(tc, test_remote_header_errors);
+	tcase_add_test(tc, test_remote_header_values);
+	tcase_add_test(tc, test_remote_oauth);
+	tcase_add_test(tc, test_remote_oauth_errors);
+	tcase_add_test(tc, test_remote_warnings);
+	tcase_add_test(tc, test_remote_secrets_never_in_diags);
+	tcase_add_test(tc, test_remote_display_unexpanded);
+	tcase_add_test(tc, test_remote_dup);
+	tcase_add_test(tc, test_remote_equal);
+	tcase_add_test(tc, test_remote_settings_json);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

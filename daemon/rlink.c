@@ -1,0 +1,231 @@
+/*
+ * rlink.c -- what mcpd knows of a remote server from its worker (rlink.h).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "esc.h"
+#include "log.h"
+#include "proto.h"
+#include "rlink.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* The status channel's format version this mcpd reads. */
+#define RLINK_VERSION		1
+#define RLINK_CODES		600
+#define RLINK_TEXT_MAX		256	/* of a reason kept or logged */
+
+struct rlink {
+	char		*server;
+	char		 transport[8];		/* "http", "sse", "" */
+	char		 session[16];		/* "established", ... */
+	char		 protocol[32];
+	long		 last_status;		/* of a failed request */
+	char		 last_method[8];
+	char		 auth[16];		/* "ok", "failed", ... */
+	char		*auth_reason;
+	double		 token_expires;		/* wall clock, 0: none */
+	/* HTTP responses: of processes that ended, and of the one now. */
+	unsigned long	 done[RLINK_CODES];
+	unsigned long	 now[RLINK_CODES];
+};
+
+struct rlink *
+rlink_new(const char *server)
+{
+	struct rlink	*rl;
+
+	rl = xcalloc(1, sizeof *rl);
+	rl->server = xstrdup(server);
+	return (rl);
+}
+
+void
+rlink_free(struct rlink *rl)
+{
+	if (rl == NULL)
+		return;
+	free(rl->server);
+	free(rl->auth_reason);
+	free(rl);
+}
+
+/* Copy a short word of the worker's into a fixed slot, if it is one. */
+static void
+rlink_word(char *slot, size_t size, const cJSON *v)
+{
+	const char	*p;
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
+		return;
+	for (p = v->valuestring; *p != '\0'; p++) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    *p == '-' || *p == '.' || *p == '_'))
+			return;
+	}
+	memcpy(slot, v->valuestring, strlen(v->valuestring) + 1);
+}
+
+static void __attribute__((format(printf, 4, 5)))
+rlink_event(struct rlink *rl, int priority, const char *event,
+    const char *fmt, ...)
+{
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_SERVER, rl->server },
+		{ MCPD_FIELD_REMOTE_EVENT, event },
+	};
+	va_list			 ap;
+	char			*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	log_event(priority, MCPD_MID_REMOTE, f, nitems(f), "%s: %s",
+	    rl->server, text);
+	free(text);
+}
+
+static void
+rlink_counts(struct rlink *rl, const cJSON *counts)
+{
+	const cJSON	*c;
+	char		*end;
+	long		 code;
+
+	if (!cJSON_IsObject(counts))
+		return;
+	for (c = counts->child; c != NULL; c = c->next) {
+		code = strtol(c->string, &end, 10);
+		if (*end != '\0' || code < 100 || code >= RLINK_CODES ||
+		    !cJSON_IsNumber(c) || c->valuedouble < 0 ||
+		    c->valuedouble > 1e15)
+			continue;
+		rl->now[code] = (unsigned long)c->valuedouble;
+	}
+}
+
+void
+rlink_line(struct rlink *rl, const char *line, size_t len)
+{
+	cJSON		*msg;
+	const cJSON	*v, *ev;
+	char		*reason, status[32];
+
+	msg = cJSON_ParseWithLength(line, len);
+	v = cJSON_GetObjectItemCaseSensitive(msg, "v");
+	ev = cJSON_GetObjectItemCaseSensitive(msg, "event");
+	if (!cJSON_IsNumber(v) || v->valuedouble != RLINK_VERSION ||
+	    !cJSON_IsString(ev))
+		goto out;
+	if (strcmp(ev->valuestring, "transport") == 0)
+		rlink_word(rl->transport, sizeof rl->transport,
+		    cJSON_GetObjectItemCaseSensitive(msg, "transport"));
+	else if (strcmp(ev->valuestring, "session") == 0) {
+		rlink_word(rl->session, sizeof rl->session,
+		    cJSON_GetObjectItemCaseSensitive(msg, "state"));
+		rlink_word(rl->protocol, sizeof rl->protocol,
+		    cJSON_GetObjectItemCaseSensitive(msg, "protocol"));
+		if (strcmp(rl->session, "closed") != 0)
+			rlink_event(rl, strcmp(rl->session, "lost") == 0 ?
+			    LOG_WARNING : LOG_INFO, rl->session,
+			    "remote session %s%s%s", rl->session,
+			    rl->protocol[0] != '\0' ? ", protocol " : "",
+			    rl->protocol);
+	} else if (strcmp(ev->valuestring, "resume") == 0) {
+		rlink_event(rl, LOG_INFO, "resumed", "resumed an SSE stream "
+		    "(Last-Event-ID)");
+	} else if (strcmp(ev->valuestring, "http") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(msg, "status");
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+		    v->valuedouble < RLINK_CODES)
+			rl->last_status = (long)v->valuedouble;
+		rlink_word(rl->last_method, sizeof rl->last_method,
+		    cJSON_GetObjectItemCaseSensitive(msg, "method"));
+	} else if (strcmp(ev->valuestring, "http_counts") == 0)
+		rlink_counts(rl, cJSON_GetObjectItemCaseSensitive(msg,
+		    "counts"));
+	else if (strcmp(ev->valuestring, "auth") == 0) {
+		rlink_word(rl->auth, sizeof rl->auth,
+		    cJSON_GetObjectItemCaseSensitive(msg, "state"));
+		v = cJSON_GetObjectItemCaseSensitive(msg, "expires");
+		rl->token_expires = cJSON_IsNumber(v) ? v->valuedouble : 0;
+		v = cJSON_GetObjectItemCaseSensitive(msg, "reason");
+		free(rl->auth_reason);
+		rl->auth_reason = NULL;
+		if (cJSON_IsString(v))
+			rl->auth_reason = esc_text(v->valuestring,
+			    strnlen(v->valuestring, RLINK_TEXT_MAX), 0);
+		reason = rl->auth_reason;
+		if (strcmp(rl->auth, "ok") == 0)
+			rlink_event(rl, LOG_INFO, "token", "authorized (token "
+			    "fetched)");
+		else {
+			snprintf(status, sizeof status, "auth-%s", rl->auth);
+			rlink_event(rl, LOG_WARNING, status, "authorization: "
+			    "%s", reason != NULL ? reason : rl->auth);
+		}
+	}
+out:
+	cJSON_Delete(msg);
+}
+
+void
+rlink_ended(struct rlink *rl)
+{
+	size_t	i;
+
+	for (i = 0; i < RLINK_CODES; i++) {
+		rl->done[i] += rl->now[i];
+		rl->now[i] = 0;
+	}
+	if (rl->session[0] != '\0')
+		memcpy(rl->session, "closed", sizeof "closed");
+}
+
+static void
+rlink_str(cJSON *o, const char *key, const char *v)
+{
+	if (v != NULL && *v != '\0')
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+void
+rlink_json(const struct rlink *rl, cJSON *o)
+{
+	cJSON	*r, *counts;
+	char	 key[16];
+	size_t	 i;
+
+	rlink_str(o, "transport", rl->transport);
+	r = cJSON_AddObjectToObject(o, "remote");
+	rlink_str(r, "session", rl->session);
+	rlink_str(r, "protocol", rl->protocol);
+	if (rl->last_status != 0)
+		cJSON_AddNumberToObject(r, "last_http_status",
+		    (double)rl->last_status);
+	else
+		cJSON_AddNullToObject(r, "last_http_status");
+	rlink_str(r, "last_http_method", rl->last_method);
+	rlink_str(r, "auth", rl->auth);
+	rlink_str(r, "auth_reason", rl->auth_reason);
+	if (rl->token_expires > 0)
+		cJSON_AddNumberToObject(r, "token_expires", rl->token_expires);
+	else
+		cJSON_AddNullToObject(r, "token_expires");
+	counts = cJSON_AddObjectToObject(r, "http_responses");
+	for (i = 0; i < RLINK_CODES; i++) {
+		if (rl->done[i] + rl->now[i] == 0)
+			continue;
+		snprintf(key, sizeof key, "%zu", i);
+		cJSON_AddNumberToObject(counts, key,
+		    (double)(rl->done[i] + rl->now[i]));
+	}
+}

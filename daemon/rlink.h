@@ -1,0 +1,33 @@
+/*
+ * rlink.h -- what mcpd knows of a remote server from its worker.
+ *
+ * mcpd-remote reports on its status channel (remote/rstatus.h): the
+ * transport in use, the session established, lost or recovered, streams
+ * resumed, failed HTTP requests and counts by status, and authorization.
+ * rlink keeps the latest of each for status and metrics, across the
+ * worker's restarts, and puts the events in the journal.  Lines are
+ * untrusted: anything malformed or unknown is ignored.
+ */
+#ifndef MCPD_RLINK_H
+#define MCPD_RLINK_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+struct rlink;
+
+struct rlink	*rlink_new(const char *server);
+void		 rlink_free(struct rlink *);
+/* One status line from the worker running now. */
+void		 rlink_line(struct rlink *, const char *line, size_t len);
+/* The worker process ended: its session is gone, its counts kept. */
+void		 rlink_ended(struct rlink *);
+/*
+ * Add to a server's status object: "transport" and "remote" {"session",
+ * "protocol", "last_http_status", "last_http_method", "auth",
+ * "auth_reason", "token_expires", "http_responses": {"200": N, ...}}.
+ */
+void		 rlink_json(const struct rlink *, cJSON *);
+
+#endif /* MCPD_RLINK_H */

@@ -1,0 +1,146 @@
+/*
+ * remote.h -- what the parts of mcpd-remote share.
+ *
+ * Data flow.  Local to remote: rio (stdin, framing) -> session (ids,
+ * initialize, recovery, timeouts) -> a transport (streamable.c: one POST
+ * per message; legacy.c: POSTs to the endpoint of an SSE session) ->
+ * http.c.  Remote to local: http.c -> the transport (JSON bodies, SSE
+ * events) -> session_incoming -> rio (stdout).
+ *
+ * A message from the local side is a struct rmsg, owned by the session.
+ * A transport that takes one with send() holds it (busy) until it calls
+ * exactly one of the session_* outcome functions below; the session never
+ * frees a busy message.  Responses are matched to requests by the
+ * session alone (session_incoming), whatever channel brought them.
+ */
+#ifndef MCPD_REMOTE_H
+#define MCPD_REMOTE_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event;
+struct event_base;
+struct http;
+struct oauth;
+struct rconf;
+struct rsession;
+struct rt;
+
+/* Exit statuses (sysexits.h values), documented in mcpd-remote(1). */
+#define REMOTE_EXIT_OK		0
+#define REMOTE_EXIT_USAGE	64
+#define REMOTE_EXIT_UNAVAILABLE	69
+#define REMOTE_EXIT_SOFTWARE	70
+#define REMOTE_EXIT_NOPERM	77
+#define REMOTE_EXIT_CONFIG	78
+
+struct remote {
+	struct event_base	*base;
+	struct rconf		*conf;
+	struct http		*http;
+	struct oauth		*oauth;		/* NULL without oauth */
+	struct rsession		*session;
+};
+
+struct rmsg {
+	struct rsession		*session;	/* its owner */
+	char			*line;		/* the message, no newline */
+	size_t			 len;
+	char			*id;		/* raw id text; requests only */
+	char			*method;	/* decoded; NULL for responses */
+	int			 request;	/* method and id */
+	int			 init;		/* an initialize request */
+	int			 internal;	/* mcpd-remote's own request */
+	int			 busy;		/* with the transport */
+	int			 held;		/* waiting to be sent */
+	int			 answered;	/* its response went out */
+	int			 cancelled;	/* the client cancelled it */
+	int			 retried;	/* after a lost session */
+	int			 auth_retried;	/* after a 401 */
+	int			 streaming;	/* an SSE response is open */
+	uint64_t		 deadline_ms;	/* for 429/503 retries */
+	struct event		*timer;
+	TAILQ_ENTRY(rmsg)	 entry;
+};
+
+/* A transport (streamable.c, legacy.c). */
+struct rt_ops {
+	const char	*name;		/* "http", "sse" */
+	/* Send a message; it is busy until an outcome is reported. */
+	void	(*send)(struct rt *, struct rmsg *);
+	/* The session is initialized: open the server's own stream. */
+	void	(*initialized)(struct rt *);
+	/* Stop whatever is in flight for a message (no outcome follows). */
+	void	(*cancel)(struct rt *, struct rmsg *);
+	/* Forget the session; a new initialize follows. */
+	void	(*reset)(struct rt *);
+	/* End the session (DELETE), then call done. */
+	void	(*close)(struct rt *, void (*done)(struct remote *));
+	void	(*free)(struct rt *);
+};
+
+struct rt {
+	const struct rt_ops	*ops;
+	struct remote		*r;
+};
+
+struct rt	*streamable_new(struct remote *);
+struct rt	*legacy_new(struct remote *);
+
+/* session.c: the local side's session. */
+struct rsession	*session_new(struct remote *);
+void		 session_free(struct rsession *);
+/* A line from stdin. */
+void		 session_from_client(struct rsession *, const char *, size_t);
+/* stdin closed or SIGTERM: end the remote session, then exit 0. */
+void		 session_shutdown(struct rsession *);
+/* Give up: every request pending gets an error, then exit with code. */
+void		 session_fatal(struct rsession *, int code, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+/* The negotiated protocol version, NULL before initialize completed. */
+const char	*session_protocol(const struct rsession *);
+/* "Authorization: ..." for the next request, or NULL. */
+const char	*session_auth_header(const struct rsession *);
+
+/* What the transports report. */
+void	session_incoming(struct rsession *, const char *json, size_t len);
+/* Response headers for m came: an SSE stream (no timeout) or not. */
+void	session_head(struct rsession *, struct rmsg *, int streaming);
+/* Delivered; a request's response comes (or came) by session_incoming. */
+void	session_done(struct rsession *, struct rmsg *);
+/* Not delivered or not answered: a request gets this error. */
+void	session_failed(struct rsession *, struct rmsg *, int code,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The session is gone (m: the message it refused, retried once; or NULL). */
+void	session_lost(struct rsession *, struct rmsg *);
+/* 401: credentials needed or stale (www_authenticate: the header). */
+void	session_auth(struct rsession *, struct rmsg *,
+	    const char *www_authenticate);
+/* 429/503: send again after delay_ms. */
+void	session_busy(struct rsession *, struct rmsg *, uint64_t delay_ms);
+/* Automatic transport: the server refused Streamable HTTP at initialize. */
+void	session_fallback(struct rsession *, struct rmsg *);
+/* The remote cannot be reached at all: give up (mcpd's backoff follows). */
+void	session_unreachable(struct rsession *, struct rmsg *,
+	    const char *reason);
+
+/* rio.c: stdin and stdout. */
+void	rio_start(struct remote *);
+/* Write one message to stdout (CR and LF inside become spaces). */
+void	rio_write(const char *, size_t);
+/* Bytes waiting for stdout. */
+size_t	rio_backlog(void);
+void	rio_stop_reading(void);
+/* Flush stdout (bounded wait), then leave the event loop with code. */
+void	rio_exit(struct remote *, int code);
+void	rio_free(void);
+/* The code rio_exit was given. */
+extern int	rio_exit_code;
+
+/* Say something on stderr ("mcpd-remote: ..."). */
+void	remote_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* MCPD_REMOTE_H */

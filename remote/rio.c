@@ -1,0 +1,250 @@
+/*
+ * rio.c -- mcpd-remote's stdio: messages in on stdin (framed, bounded by
+ * max_message_bytes), messages out on stdout, each one line.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "esc.h"
+#include "frame.h"
+#include "proto.h"
+#include "rconf.h"
+#include "remote.h"
+#include "xmalloc.h"
+
+/* How long an exit waits for stdout to drain. */
+#define RIO_DRAIN_MS	2000
+
+static struct remote	*rio_r;
+static struct frame	*rio_frame;
+static struct event	*rio_in;
+static struct event	*rio_out;
+static struct event	*rio_drain_timer;
+static struct evbuffer	*rio_buf;
+static int		 rio_exiting;
+
+int	rio_exit_code;
+
+void
+remote_log(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "mcpd-remote: %s\n", text);
+	free(text);
+}
+
+static void
+rio_leave(void)
+{
+	event_base_loopexit(rio_r->base, NULL);
+}
+
+static void
+rio_flush(void)
+{
+	int	n;
+
+	while (evbuffer_get_length(rio_buf) > 0) {
+		n = evbuffer_write(rio_buf, STDOUT_FILENO);
+		if (n > 0)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+			if (errno == EAGAIN) {
+				event_add(rio_out, NULL);
+				return;
+			}
+			continue;
+		}
+		/* The reader is gone: nothing more can be delivered. */
+		evbuffer_drain(rio_buf, evbuffer_get_length(rio_buf));
+		if (!rio_exiting)
+			session_shutdown(rio_r->session);
+		break;
+	}
+	if (rio_exiting && evbuffer_get_length(rio_buf) == 0)
+		rio_leave();
+}
+
+static void
+rio_out_ready(evutil_socket_t fd, short what, void *arg)
+{
+	rio_flush();
+}
+
+void
+rio_write(const char *msg, size_t len)
+{
+	size_t	i, start = 0;
+
+	for (i = 0; i < len; i++) {
+		if (msg[i] != '\n' && msg[i] != '\r')
+			continue;
+		evbuffer_add(rio_buf, msg + start, i - start);
+		evbuffer_add(rio_buf, " ", 1);
+		start = i + 1;
+	}
+	evbuffer_add(rio_buf, msg + start, len - start);
+	evbuffer_add(rio_buf, "\n", 1);
+	if (!event_pending(rio_out, EV_WRITE, NULL))
+		rio_flush();
+}
+
+size_t
+rio_backlog(void)
+{
+	return (evbuffer_get_length(rio_buf));
+}
+
+static void
+rio_oversize(const struct frame_msg *fm)
+{
+	char	*out;
+
+	remote_log("a message from the client of %zu bytes is over "
+	    "max_message_bytes (%zu): refused", fm->total,
+	    rio_r->conf->max_message_bytes);
+	if (fm->id == NULL)
+		return;
+	xasprintf(&out, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":{\"code\":"
+	    "%d,\"message\":\"the request is larger than max_message_bytes "
+	    "(%zu)\"}}", (int)fm->id_len, fm->id, MCPD_ERR_MESSAGE_TOO_LARGE,
+	    rio_r->conf->max_message_bytes);
+	rio_write(out, strlen(out));
+	free(out);
+}
+
+static void
+rio_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct frame_msg	 fm;
+	enum frame_event	 fe;
+	char			*space;
+	size_t			 avail;
+	ssize_t			 n;
+
+	space = frame_space(rio_frame, &avail);
+	n = read(STDIN_FILENO, space, avail);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		rio_stop_reading();
+		session_shutdown(rio_r->session);
+		return;
+	}
+	frame_commit(rio_frame, n);
+	while (rio_in != NULL &&
+	    (fe = frame_next(rio_frame, &fm)) != FRAME_NONE) {
+		switch (fe) {
+		case FRAME_LINE:
+			if (fm.len > 0)
+				session_from_client(rio_r->session, fm.line,
+				    fm.len);
+			break;
+		case FRAME_OVERSIZE:
+			rio_oversize(&fm);
+			break;
+		case FRAME_GARBAGE:
+			session_fatal(rio_r->session, REMOTE_EXIT_USAGE,
+			    "the client sent %zu bytes without a newline: "
+			    "not newline-delimited JSON-RPC", fm.total);
+			return;
+		default:
+			break;
+		}
+	}
+}
+
+static void
+rio_nonblock(int fd)
+{
+	struct stat	st;
+	int		fl;
+
+	/* Not a terminal shared with others: only pipes and sockets. */
+	if (fstat(fd, &st) == -1 || !(S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode)))
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fl != -1)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+void
+rio_start(struct remote *r)
+{
+	rio_r = r;
+	rio_frame = frame_new(r->conf->max_message_bytes);
+	rio_buf = evbuffer_new();
+	rio_nonblock(STDIN_FILENO);
+	rio_nonblock(STDOUT_FILENO);
+	rio_in = event_new(r->base, STDIN_FILENO, EV_READ | EV_PERSIST,
+	    rio_readable, NULL);
+	rio_out = event_new(r->base, STDOUT_FILENO, EV_WRITE, rio_out_ready,
+	    NULL);
+	event_add(rio_in, NULL);
+}
+
+void
+rio_stop_reading(void)
+{
+	if (rio_in == NULL)
+		return;
+	event_free(rio_in);
+	rio_in = NULL;
+}
+
+static void
+rio_drain_expired(evutil_socket_t fd, short what, void *arg)
+{
+	rio_leave();
+}
+
+void
+rio_exit(struct remote *r, int code)
+{
+	struct timeval	tv = { RIO_DRAIN_MS / 1000,
+			    (RIO_DRAIN_MS % 1000) * 1000 };
+
+	if (rio_exiting)
+		return;
+	rio_exiting = 1;
+	rio_exit_code = code;
+	rio_stop_reading();
+	if (evbuffer_get_length(rio_buf) == 0) {
+		rio_leave();
+		return;
+	}
+	rio_drain_timer = evtimer_new(r->base, rio_drain_expired, NULL);
+	evtimer_add(rio_drain_timer, &tv);
+	rio_flush();
+}
+
+void
+rio_free(void)
+{
+	rio_stop_reading();
+	if (rio_out != NULL)
+		event_free(rio_out);
+	if (rio_drain_timer != NULL)
+		event_free(rio_drain_timer);
+	if (rio_buf != NULL)
+		evbuffer_free(rio_buf);
+	frame_free(rio_frame);
+}

@@ -1,0 +1,177 @@
+/*
+ * rstatus.c -- the status channel from mcpd-remote to mcpd (rstatus.h).
+ *
+ * Lines are small and mcpd reads them as they come: a blocking write is
+ * fine.  If mcpd has gone (EPIPE), the channel is dropped quietly: stdin
+ * will close too.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#include "rstatus.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Status codes counted one by one; others go in "other". */
+#define RSTATUS_CODES	600
+
+static int		 rstatus_fd = -1;
+static struct event	*rstatus_timer;
+static unsigned long	 rstatus_counts[RSTATUS_CODES];
+static int		 rstatus_dirty;
+
+static void
+rstatus_send(cJSON *obj)
+{
+	char	*text;
+	size_t	 len, off = 0;
+	ssize_t	 n;
+
+	if (rstatus_fd == -1) {
+		cJSON_Delete(obj);
+		return;
+	}
+	text = cJSON_PrintUnformatted(obj);
+	cJSON_Delete(obj);
+	if (text == NULL)
+		return;
+	len = strlen(text);
+	text[len++] = '\n';	/* over the NUL: never printed as a string */
+	while (off < len) {
+		n = write(rstatus_fd, text + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(rstatus_fd);
+			rstatus_fd = -1;
+			break;
+		}
+		off += n;
+	}
+	free(text);
+}
+
+static cJSON *
+rstatus_new(const char *event)
+{
+	cJSON	*obj;
+
+	obj = cJSON_CreateObject();
+	cJSON_AddNumberToObject(obj, "v", RSTATUS_VERSION);
+	cJSON_AddStringToObject(obj, "event", event);
+	return (obj);
+}
+
+static void
+rstatus_flush_counts(evutil_socket_t fd, short what, void *arg)
+{
+	cJSON	*obj, *counts;
+	char	 key[16];
+	size_t	 i;
+
+	if (!rstatus_dirty)
+		return;
+	rstatus_dirty = 0;
+	obj = rstatus_new("http_counts");
+	counts = cJSON_AddObjectToObject(obj, "counts");
+	for (i = 0; i < RSTATUS_CODES; i++) {
+		if (rstatus_counts[i] == 0)
+			continue;
+		snprintf(key, sizeof key, "%zu", i);
+		cJSON_AddNumberToObject(counts, key,
+		    (double)rstatus_counts[i]);
+	}
+	rstatus_send(obj);
+}
+
+void
+rstatus_open(struct event_base *base, int fd)
+{
+	rstatus_fd = fd;
+	if (fd != -1)
+		rstatus_timer = evtimer_new(base, rstatus_flush_counts, NULL);
+}
+
+void
+rstatus_close(void)
+{
+	rstatus_flush_counts(-1, 0, NULL);
+	if (rstatus_timer != NULL)
+		event_free(rstatus_timer);
+	rstatus_timer = NULL;
+	if (rstatus_fd != -1)
+		close(rstatus_fd);
+	rstatus_fd = -1;
+}
+
+void
+rstatus_transport(const char *name)
+{
+	cJSON	*obj = rstatus_new("transport");
+
+	cJSON_AddStringToObject(obj, "transport", name);
+	rstatus_send(obj);
+}
+
+void
+rstatus_session(const char *state, const char *protocol)
+{
+	cJSON	*obj = rstatus_new("session");
+
+	cJSON_AddStringToObject(obj, "state", state);
+	if (protocol != NULL)
+		cJSON_AddStringToObject(obj, "protocol", protocol);
+	rstatus_send(obj);
+}
+
+void
+rstatus_resume(const char *stream)
+{
+	cJSON	*obj = rstatus_new("resume");
+
+	cJSON_AddStringToObject(obj, "stream", stream);
+	rstatus_send(obj);
+}
+
+void
+rstatus_http(long status, const char *method)
+{
+	struct timeval	 tv = { 1, 0 };
+	cJSON		*obj;
+
+	if (rstatus_fd == -1)
+		return;
+	if (status > 0 && status < RSTATUS_CODES) {
+		rstatus_counts[status]++;
+		if (!rstatus_dirty)
+			evtimer_add(rstatus_timer, &tv);
+		rstatus_dirty = 1;
+	}
+	if (status >= 200 && status < 300)
+		return;
+	obj = rstatus_new("http");
+	cJSON_AddNumberToObject(obj, "status", status);
+	cJSON_AddStringToObject(obj, "method", method);
+	rstatus_send(obj);
+}
+
+void
+rstatus_auth(const char *state, const char *reason, time_t expires)
+{
+	cJSON	*obj = rstatus_new("auth");
+
+	cJSON_AddStringToObject(obj, "state", state);
+	if (reason != NULL)
+		cJSON_AddStringToObject(obj, "reason", reason);
+	if (expires != 0)
+		cJSON_AddNumberToObject(obj, "expires", (double)expires);
+	rstatus_send(obj);
+}

@@ -1,0 +1,38 @@
+/*
+ * rstatus.h -- what mcpd-remote tells mcpd about itself: one JSON object
+ * per line on the descriptor named by MCPD_REMOTE_STATUS_FD, nothing when
+ * the program runs on its own.  Every line has "v" (the format version,
+ * RSTATUS_VERSION) and "event":
+ *
+ *   {"v":1,"event":"transport","transport":"http"|"sse"}
+ *   {"v":1,"event":"session","state":"established"|"lost"|"recovered"|
+ *        "closed","protocol":"2025-11-25"}          (protocol when known)
+ *   {"v":1,"event":"resume","stream":"get"|"post"}  an SSE stream resumed
+ *   {"v":1,"event":"http","status":404,"method":"POST"}   a failed request
+ *   {"v":1,"event":"http_counts","counts":{"200":12,"404":1}}  cumulative,
+ *        at most once a second while they change
+ *   {"v":1,"event":"auth","state":"ok"|"failed"|"needs-login",
+ *        "reason":"...","expires":1767225600}   (expires: token, wall clock)
+ *
+ * Never a token, a secret, a header value or a session id.  mcpd ignores
+ * events and members it does not know.
+ */
+#ifndef MCPD_RSTATUS_H
+#define MCPD_RSTATUS_H
+
+#include <time.h>
+
+#define RSTATUS_VERSION	1
+
+struct event_base;
+
+void	rstatus_open(struct event_base *, int fd);
+void	rstatus_close(void);
+void	rstatus_transport(const char *name);
+void	rstatus_session(const char *state, const char *protocol);
+void	rstatus_resume(const char *stream);
+/* A response's status: counted, and sent when it is a failure. */
+void	rstatus_http(long status, const char *method);
+void	rstatus_auth(const char *state, const char *reason, time_t expires);
+
+#endif /* MCPD_RSTATUS_H */

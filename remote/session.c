@@ -1,0 +1,901 @@
+/*
+ * session.c -- the local side's MCP session, kept whole across the remote.
+ *
+ * Every request from the local side gets exactly one response: the
+ * remote's, or a JSON-RPC error saying what failed.  The session keeps
+ * what it needs to rebuild a lost remote session without the local side
+ * noticing: the initialize request and its result, the resources
+ * subscribed and the log level.  A lost session is re-initialized once;
+ * the request it refused is sent again once (it was not processed); a new
+ * session that differs in protocol version or capabilities ends the
+ * program, since the local side's view of the server would be stale.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#include "clock.h"
+#include "envelope.h"
+#include "esc.h"
+#include "hmap.h"
+#include "oauth.h"
+#include "proto.h"
+#include "rconf.h"
+#include "remote.h"
+#include "rstatus.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Retries after 429/503, at most this long after the first try. */
+#define SESSION_BUSY_MAX_MS	60000
+#define SESSION_BUSY_DEFAULT_MS	1000
+
+enum session_state {
+	SESSION_NEW,		/* no initialize yet */
+	SESSION_READY,		/* initialized (or initializing) */
+	SESSION_RECOVERING,	/* re-initializing after a loss */
+	SESSION_CLOSING,
+};
+
+TAILQ_HEAD(rmsgs, rmsg);
+
+struct rsession {
+	struct remote		*r;
+	struct rt		*rt;
+	enum session_state	 state;
+	struct hmap		*pending;	/* raw id text -> rmsg */
+	struct rmsgs		 all;		/* every live rmsg, in order */
+	/*
+	 * Messages wait (held) while the lifecycle orders them: behind an
+	 * initialize until it is answered, behind notifications/initialized
+	 * until the remote took it (HTTP gives no order between requests
+	 * sent at once), and while a lost session is rebuilt.
+	 */
+	struct rmsg		*gate;
+	int			 releasing;
+	int			 release_again;
+	/* From the first initialize. */
+	char			*init_params;	/* raw JSON text */
+	cJSON			*init_result;
+	char			*protocol;
+	/* Replayed on a new session. */
+	struct hmap		*subs;		/* raw uri text -> 1 */
+	char			*log_level;	/* raw JSON text */
+	uint64_t		 internal_seq;
+	struct rmsg		*recover_init;	/* the internal initialize */
+	int			 fell_back;
+};
+
+static void	session_send(struct rsession *, struct rmsg *);
+static void	session_maybe_free(struct rsession *, struct rmsg *);
+
+struct rsession *
+session_new(struct remote *r)
+{
+	struct rsession	*s;
+
+	s = xcalloc(1, sizeof *s);
+	s->r = r;
+	s->pending = hmap_new(hmap_random_seed());
+	s->subs = hmap_new(hmap_random_seed());
+	TAILQ_INIT(&s->all);
+	if (r->conf->transport == RCONF_SSE)
+		s->rt = legacy_new(r);
+	else
+		s->rt = streamable_new(r);
+	rstatus_transport(s->rt->ops->name);
+	return (s);
+}
+
+static void
+rmsg_free(struct rmsg *m)
+{
+	if (m->timer != NULL)
+		event_free(m->timer);
+	free(m->line);
+	free(m->id);
+	free(m->method);
+	free(m);
+}
+
+void
+session_free(struct rsession *s)
+{
+	struct rmsg	*m;
+
+	if (s->rt != NULL)
+		s->rt->ops->free(s->rt);
+	if (s->r->oauth != NULL) {
+		TAILQ_FOREACH(m, &s->all, entry)
+			oauth_cancel(s->r->oauth, m);
+	}
+	while ((m = TAILQ_FIRST(&s->all)) != NULL) {
+		TAILQ_REMOVE(&s->all, m, entry);
+		rmsg_free(m);
+	}
+	hmap_free(s->pending);
+	hmap_free(s->subs);
+	free(s->init_params);
+	cJSON_Delete(s->init_result);
+	free(s->protocol);
+	free(s->log_level);
+	free(s);
+}
+
+const char *
+session_protocol(const struct rsession *s)
+{
+	return (s->protocol);
+}
+
+const char *
+session_auth_header(const struct rsession *s)
+{
+	return (s->r->oauth != NULL ? oauth_header(s->r->oauth) : NULL);
+}
+
+static struct rmsg *
+rmsg_new(struct rsession *s, char *line, size_t len)
+{
+	struct rmsg	*m;
+
+	m = xcalloc(1, sizeof *m);
+	m->session = s;
+	m->line = line;
+	m->len = len;
+	TAILQ_INSERT_TAIL(&s->all, m, entry);
+	return (m);
+}
+
+static void
+session_unpend(struct rsession *s, struct rmsg *m)
+{
+	if (m->id != NULL && hmap_get(s->pending, m->id, strlen(m->id)) == m)
+		hmap_del(s->pending, m->id, strlen(m->id));
+	if (m->timer != NULL)
+		evtimer_del(m->timer);
+}
+
+static int
+session_must_hold(const struct rsession *s, const struct rmsg *m)
+{
+	if (s->state == SESSION_CLOSING)
+		return (0);
+	if (s->state == SESSION_RECOVERING && m != s->recover_init &&
+	    m != s->gate)
+		return (1);
+	return (s->gate != NULL && m != s->gate);
+}
+
+/* Send what may go now, in order; restarts as the list may change. */
+static void
+session_release_held(struct rsession *s)
+{
+	struct rmsg	*m;
+
+	if (s->state == SESSION_CLOSING)
+		return;
+	if (s->releasing) {
+		s->release_again = 1;
+		return;
+	}
+	s->releasing = 1;
+	do {
+		s->release_again = 0;
+		TAILQ_FOREACH(m, &s->all, entry) {
+			if (!m->held || session_must_hold(s, m))
+				continue;
+			m->held = 0;
+			s->release_again = 1;
+			if (m->answered)
+				session_maybe_free(s, m);
+			else
+				session_send(s, m);
+			break;
+		}
+	} while (s->release_again && s->state != SESSION_CLOSING);
+	s->releasing = 0;
+}
+
+/*
+ * Free a message nobody needs any more: not with the transport, and
+ * answered if a request.  A gate that is through lets the others go.
+ */
+static void
+session_maybe_free(struct rsession *s, struct rmsg *m)
+{
+	if (m->busy || m->held || (m->request && !m->answered))
+		return;
+	session_unpend(s, m);
+	TAILQ_REMOVE(&s->all, m, entry);
+	rmsg_free(m);
+	if (s->gate == m) {
+		s->gate = NULL;
+		session_release_held(s);
+	}
+}
+
+/* A request's error response, once; internal requests are not answered. */
+static void
+session_reply_error(struct rsession *s, struct rmsg *m, int code,
+    const char *text)
+{
+	char	*msg, *out;
+
+	if (!m->request || m->answered)
+		return;
+	m->answered = 1;
+	session_unpend(s, m);
+	if (m->internal || m->cancelled)
+		return;
+	msg = esc_json_string(text, strlen(text));
+	xasprintf(&out, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":"
+	    "%d,\"message\":%s}}", m->id, code, msg);
+	rio_write(out, strlen(out));
+	free(out);
+	free(msg);
+}
+
+/*
+ * A message's one timer: the request timeout while it waits for its
+ * response headers, or the delay before a 429/503 retry (deadline_ms set,
+ * not busy).
+ */
+static void
+session_timer_fired(evutil_socket_t fd, short what, void *arg)
+{
+	struct rmsg	*m = arg;
+	struct rsession	*s = m->session;
+
+	if (!m->busy && !m->answered && m->deadline_ms != 0) {
+		session_send(s, m);
+		return;
+	}
+	if (m->answered)
+		return;
+	if (m->busy) {
+		s->rt->ops->cancel(s->rt, m);
+		m->busy = 0;
+	}
+	session_reply_error(s, m, RPC_REQUEST_TIMEOUT,
+	    "the remote server did not answer in time");
+	session_maybe_free(s, m);
+}
+
+static void
+session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
+{
+	struct timeval	tv;
+
+	if (m->timer == NULL)
+		m->timer = evtimer_new(s->r->base, session_timer_fired, m);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(m->timer, &tv);
+}
+
+static void
+session_oauth_ready(void *arg, int result, const char *reason)
+{
+	struct rmsg	*m = arg;
+	struct rsession	*s = m->session;
+
+	/* oauth.c's hooks report fetches and failures (main.c). */
+	m->busy = 0;
+	if (result == -1) {
+		session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, reason);
+		session_maybe_free(s, m);
+		return;
+	}
+	session_send(s, m);
+}
+
+/* Hand a message to the transport, or hold it (see gate). */
+static void
+session_send(struct rsession *s, struct rmsg *m)
+{
+	if (session_must_hold(s, m)) {
+		m->held = 1;
+		return;
+	}
+	if (m->init || (m->method != NULL && !m->request &&
+	    strcmp(m->method, "notifications/initialized") == 0))
+		s->gate = m;
+	if (s->r->oauth != NULL && session_auth_header(s) == NULL) {
+		m->busy = 1;
+		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
+		return;
+	}
+	if (m->request && s->r->conf->request_timeout_ms > 0 &&
+	    m->deadline_ms == 0)
+		session_arm(s, m, s->r->conf->request_timeout_ms);
+	m->busy = 1;
+	s->rt->ops->send(s->rt, m);
+}
+
+static char *
+session_decode_string(const char *line, const struct envelope_value *v)
+{
+	cJSON	*j;
+	char	*out = NULL;
+
+	if (v->type != ENVELOPE_STRING)
+		return (NULL);
+	j = cJSON_ParseWithLength(line + v->off, v->len);
+	if (cJSON_IsString(j))
+		out = xstrdup(j->valuestring);
+	cJSON_Delete(j);
+	return (out);
+}
+
+static char *
+session_raw(const char *line, const struct envelope_value *v)
+{
+	return (xstrndup(line + v->off, v->len));
+}
+
+/* notifications/cancelled: nobody waits for that response now. */
+static void
+session_cancel(struct rsession *s, const char *id)
+{
+	struct rmsg	*m;
+
+	m = hmap_get(s->pending, id, strlen(id));
+	if (m == NULL || m->answered)
+		return;
+	m->cancelled = 1;
+	m->answered = 1;
+	session_unpend(s, m);
+	if (m->busy && m->streaming) {
+		s->rt->ops->cancel(s->rt, m);
+		m->busy = 0;
+	}
+	session_maybe_free(s, m);
+}
+
+void
+session_from_client(struct rsession *s, const char *line, size_t len)
+{
+	struct envelope	 env;
+	struct rmsg	*m;
+	size_t		 erroff;
+	char		*copy;
+
+	if (envelope_scan(line, len, &env, &erroff) == -1) {
+		remote_log("dropped a line from the client that is not a "
+		    "JSON object (byte %zu)", erroff);
+		return;
+	}
+	if (s->state == SESSION_CLOSING)
+		return;
+	copy = xmalloc(len + 1);
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	m = rmsg_new(s, copy, len);
+	if (env.method.type != ENVELOPE_ABSENT)
+		m->method = session_decode_string(line, &env.method);
+	if (m->method != NULL && env.id.type != ENVELOPE_ABSENT &&
+	    env.id.type != ENVELOPE_NULL) {
+		m->id = session_raw(line, &env.id);
+		if (hmap_get(s->pending, m->id, strlen(m->id)) != NULL) {
+			remote_log("dropped a request reusing the id of one "
+			    "still pending");
+			session_maybe_free(s, m);
+			return;
+		}
+		m->request = 1;
+		hmap_put(s->pending, m->id, strlen(m->id), m);
+	}
+	if (m->method == NULL)
+		;
+	else if (m->request && strcmp(m->method, "initialize") == 0) {
+		m->init = 1;
+		free(s->init_params);
+		s->init_params = env.params.type == ENVELOPE_OBJECT ?
+		    session_raw(line, &env.params) : xstrdup("{}");
+		if (s->state == SESSION_NEW)
+			s->state = SESSION_READY;
+	} else if (m->request && strcmp(m->method, "logging/setLevel") == 0 &&
+	    env.p_level.type == ENVELOPE_STRING) {
+		free(s->log_level);
+		s->log_level = session_raw(line, &env.p_level);
+	} else if (strcmp(m->method, "notifications/cancelled") == 0 &&
+	    env.p_request_id.type != ENVELOPE_ABSENT) {
+		copy = session_raw(line, &env.p_request_id);
+		session_cancel(s, copy);
+		free(copy);
+	}
+	session_send(s, m);
+}
+
+/* An internal request (recovery), answered to the session itself. */
+static struct rmsg *
+session_internal(struct rsession *s, const char *method, const char *params)
+{
+	struct rmsg	*m;
+	char		*line;
+	int		 len;
+
+	s->internal_seq++;
+	if (params != NULL)
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"mcpd-remote-%llu\",\"method\":\"%s\",\"params\":%s}",
+		    (unsigned long long)s->internal_seq, method, params);
+	else
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"mcpd-remote-%llu\",\"method\":\"%s\"}",
+		    (unsigned long long)s->internal_seq, method);
+	m = rmsg_new(s, line, len);
+	m->method = xstrdup(method);
+	m->internal = 1;
+	m->request = 1;
+	xasprintf(&m->id, "\"mcpd-remote-%llu\"",
+	    (unsigned long long)s->internal_seq);
+	hmap_put(s->pending, m->id, strlen(m->id), m);
+	return (m);
+}
+
+static struct rmsg *
+session_notification(struct rsession *s, const char *method,
+    const char *params)
+{
+	struct rmsg	*m;
+	char		*line;
+	int		 len;
+
+	if (params != NULL)
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"%s\",\"params\":%s}", method, params);
+	else
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"%s\"}", method);
+	m = rmsg_new(s, line, len);
+	m->method = xstrdup(method);
+	m->internal = 1;
+	return (m);
+}
+
+static const char *const session_lists[] = { "tools", "prompts", "resources" };
+
+/* A new session stands: replay state, send what waited, tell the client. */
+static void
+session_recovered(struct rsession *s)
+{
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen, i;
+	void			*val;
+	char			*params, *note;
+	const cJSON		*caps;
+
+	s->state = SESSION_READY;
+	s->recover_init = NULL;
+	session_send(s, session_notification(s, "notifications/initialized",
+	    NULL));
+	hmap_iter_init(s->subs, &it);
+	while (hmap_iter_next(&it, &key, &keylen, &val)) {
+		xasprintf(&params, "{\"uri\":%.*s}", (int)keylen,
+		    (const char *)key);
+		session_send(s, session_internal(s, "resources/subscribe",
+		    params));
+		free(params);
+	}
+	if (s->log_level != NULL) {
+		xasprintf(&params, "{\"level\":%s}", s->log_level);
+		session_send(s, session_internal(s, "logging/setLevel",
+		    params));
+		free(params);
+	}
+	rstatus_session("recovered", s->protocol);
+	remote_log("the remote session was re-established");
+	session_release_held(s);
+	/* The lists may differ on the new session. */
+	caps = cJSON_GetObjectItemCaseSensitive(s->init_result,
+	    "capabilities");
+	for (i = 0; i < nitems(session_lists); i++) {
+		if (cJSON_GetObjectItemCaseSensitive(caps,
+		    session_lists[i]) == NULL)
+			continue;
+		xasprintf(&note, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/%s/list_changed\"}", session_lists[i]);
+		rio_write(note, strlen(note));
+		free(note);
+	}
+}
+
+/* The response to the first initialize: keep what recovery compares. */
+static void
+session_initialized(struct rsession *s, const char *json, size_t len)
+{
+	cJSON		*msg, *result, *pv;
+
+	msg = cJSON_ParseWithLength(json, len);
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	pv = cJSON_GetObjectItemCaseSensitive(result, "protocolVersion");
+	if (!cJSON_IsObject(result) || !cJSON_IsString(pv)) {
+		cJSON_Delete(msg);
+		return;		/* an error: the client sees it */
+	}
+	cJSON_Delete(s->init_result);
+	s->init_result = cJSON_DetachItemViaPointer(msg, result);
+	free(s->protocol);
+	s->protocol = xstrdup(pv->valuestring);
+	cJSON_Delete(msg);
+	rstatus_session("established", s->protocol);
+}
+
+/* The response to the internal initialize of a recovery. */
+static void
+session_reinitialized(struct rsession *s, const char *json, size_t len)
+{
+	cJSON		*msg, *result, *pv, *caps, *old_caps;
+
+	msg = cJSON_ParseWithLength(json, len);
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	pv = cJSON_GetObjectItemCaseSensitive(result, "protocolVersion");
+	caps = cJSON_GetObjectItemCaseSensitive(result, "capabilities");
+	old_caps = cJSON_GetObjectItemCaseSensitive(s->init_result,
+	    "capabilities");
+	if (!cJSON_IsObject(result) || !cJSON_IsString(pv)) {
+		cJSON_Delete(msg);
+		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote refused "
+		    "to initialize a new session");
+		return;
+	}
+	if (s->protocol == NULL || strcmp(pv->valuestring, s->protocol) != 0 ||
+	    !cJSON_Compare(caps, old_caps, 1)) {
+		cJSON_Delete(msg);
+		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote's new "
+		    "session differs from the first (protocol version or "
+		    "capabilities): starting over");
+		return;
+	}
+	cJSON_Delete(msg);
+	session_recovered(s);
+}
+
+/* Responses to internal requests other than initialize. */
+static void
+session_internal_reply(struct rsession *s, struct rmsg *m, const char *json,
+    size_t len, const struct envelope *env)
+{
+	if (m == s->recover_init) {
+		session_reinitialized(s, json, len);
+		return;
+	}
+	if (env->error.type != ENVELOPE_ABSENT)
+		remote_log("the remote refused %s while restoring the "
+		    "session", m->method);
+}
+
+/* Track subscriptions from the responses the client gets. */
+static void
+session_track(struct rsession *s, struct rmsg *m, const struct envelope *env)
+{
+	struct envelope	 req;
+	size_t		 erroff;
+	char		*uri;
+
+	if (env->result.type == ENVELOPE_ABSENT || m->method == NULL)
+		return;
+	if (strcmp(m->method, "resources/subscribe") != 0 &&
+	    strcmp(m->method, "resources/unsubscribe") != 0)
+		return;
+	if (envelope_scan(m->line, m->len, &req, &erroff) == -1 ||
+	    req.p_uri.type != ENVELOPE_STRING)
+		return;
+	uri = session_raw(m->line, &req.p_uri);
+	if (m->method[10] == 's') {
+		if (hmap_get(s->subs, uri, strlen(uri)) == NULL)
+			hmap_put(s->subs, uri, strlen(uri), s);
+	} else
+		hmap_del(s->subs, uri, strlen(uri));
+	free(uri);
+}
+
+void
+session_incoming(struct rsession *s, const char *json, size_t len)
+{
+	struct envelope	 env;
+	struct rmsg	*m;
+	size_t		 erroff, i;
+	char		*copy = NULL, *id;
+
+	/* One line: CR and LF can only be whitespace in valid JSON. */
+	if (memchr(json, '\n', len) != NULL ||
+	    memchr(json, '\r', len) != NULL) {
+		copy = xmalloc(len);
+		memcpy(copy, json, len);
+		for (i = 0; i < len; i++) {
+			if (copy[i] == '\n' || copy[i] == '\r')
+				copy[i] = ' ';
+		}
+		json = copy;
+	}
+	if (envelope_scan(json, len, &env, &erroff) == -1) {
+		remote_log("dropped a message from the remote that is not "
+		    "one JSON object (byte %zu)", erroff);
+		goto out;
+	}
+	if (env.method.type == ENVELOPE_ABSENT &&
+	    env.id.type != ENVELOPE_ABSENT) {
+		id = session_raw(json, &env.id);
+		m = hmap_get(s->pending, id, strlen(id));
+		free(id);
+		if (m == NULL) {
+			/* Replayed after a resume, or cancelled: drop. */
+			goto out;
+		}
+		m->answered = 1;
+		session_unpend(s, m);
+		if (m->internal)
+			session_internal_reply(s, m, json, len, &env);
+		else {
+			if (m->init && env.result.type == ENVELOPE_OBJECT)
+				session_initialized(s, json, len);
+			session_track(s, m, &env);
+			if (!m->cancelled)
+				rio_write(json, len);
+		}
+		session_maybe_free(s, m);
+		goto out;
+	}
+	rio_write(json, len);
+out:
+	free(copy);
+}
+
+void
+session_head(struct rsession *s, struct rmsg *m, int streaming)
+{
+	m->streaming = streaming;
+	/* An SSE response is alive: progress may take its time. */
+	if (streaming && m->timer != NULL && m->deadline_ms == 0)
+		evtimer_del(m->timer);
+}
+
+void
+session_done(struct rsession *s, struct rmsg *m)
+{
+	m->busy = 0;
+	m->streaming = 0;
+	if (m->method != NULL && !m->request &&
+	    strcmp(m->method, "notifications/initialized") == 0)
+		s->rt->ops->initialized(s->rt);
+	session_maybe_free(s, m);
+}
+
+void
+session_failed(struct rsession *s, struct rmsg *m, int code,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	m->busy = 0;
+	m->streaming = 0;
+	if (m->request && !m->answered) {
+		if (m == s->recover_init) {
+			free(text);
+			m->answered = 1;
+			session_maybe_free(s, m);
+			session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote "
+			    "session was lost and could not be re-established");
+			return;
+		}
+		session_reply_error(s, m, code, text);
+	} else if (!m->request)
+		remote_log("%s", text);
+	free(text);
+	session_maybe_free(s, m);
+}
+
+/* Every request sent and not answered is lost with its session. */
+static void
+session_fail_inflight(struct rsession *s, struct rmsg *except)
+{
+	struct rmsg	*m;
+
+	/* From the start each time: freeing may change the list. */
+	for (;;) {
+		TAILQ_FOREACH(m, &s->all, entry) {
+			if (m != except && !m->busy && !m->held &&
+			    m->request && !m->answered)
+				break;
+		}
+		if (m == NULL)
+			break;
+		session_reply_error(s, m, MCPD_ERR_REMOTE, "the remote "
+		    "session was lost before the server answered");
+		session_maybe_free(s, m);
+	}
+}
+
+void
+session_lost(struct rsession *s, struct rmsg *m)
+{
+	if (m != NULL) {
+		m->busy = 0;
+		m->streaming = 0;
+		if (m == s->recover_init || m->init) {
+			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
+			    "refused a new session");
+			if (m->init && s->state != SESSION_CLOSING)
+				session_fatal(s, REMOTE_EXIT_UNAVAILABLE,
+				    "the remote refused to initialize");
+			return;
+		}
+		if (m->retried || s->init_result == NULL) {
+			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
+			    "lost the session again");
+			return;
+		}
+		m->retried = 1;
+		/* Sent again once the new session stands. */
+		m->held = 1;
+	}
+	if (s->state == SESSION_RECOVERING || s->state == SESSION_CLOSING)
+		return;
+	if (s->init_result == NULL) {
+		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote lost "
+		    "the session before it was initialized");
+		return;
+	}
+	rstatus_session("lost", NULL);
+	remote_log("the remote session was lost; re-initializing");
+	s->state = SESSION_RECOVERING;
+	session_fail_inflight(s, NULL);
+	s->rt->ops->reset(s->rt);
+	s->recover_init = session_internal(s, "initialize", s->init_params);
+	s->recover_init->init = 1;	/* the transport takes its session id */
+	session_send(s, s->recover_init);
+}
+
+void
+session_auth(struct rsession *s, struct rmsg *m, const char *www)
+{
+	m->busy = 0;
+	m->streaming = 0;
+	if (s->r->oauth == NULL) {
+		rstatus_auth("needs-login", "the remote answered 401 "
+		    "Unauthorized and no credentials are configured", 0);
+		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
+		    "requires authorization (HTTP 401) and no credentials "
+		    "are configured for it");
+		return;
+	}
+	if (m->auth_retried) {
+		rstatus_auth("failed", "the remote refused a fresh token", 0);
+		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
+		    "refused a freshly issued token (HTTP 401)");
+		return;
+	}
+	m->auth_retried = 1;
+	m->busy = 1;
+	oauth_get(s->r->oauth, 1, www, session_oauth_ready, m);
+}
+
+void
+session_busy(struct rsession *s, struct rmsg *m, uint64_t delay_ms)
+{
+	uint64_t	now = clock_now_ms();
+
+	m->busy = 0;
+	m->streaming = 0;
+	if (m->deadline_ms == 0)
+		m->deadline_ms = now + SESSION_BUSY_MAX_MS;
+	if (delay_ms == 0)
+		delay_ms = SESSION_BUSY_DEFAULT_MS;
+	if (now + delay_ms > m->deadline_ms) {
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote server is "
+		    "busy (HTTP 429 or 503) and asks to wait longer than "
+		    "mcpd-remote retries");
+		return;
+	}
+	session_arm(s, m, delay_ms);
+}
+
+void
+session_fallback(struct rsession *s, struct rmsg *m)
+{
+	m->busy = 0;
+	if (s->fell_back) {
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote refused "
+		    "both Streamable HTTP and HTTP+SSE");
+		return;
+	}
+	s->fell_back = 1;
+	remote_log("the remote refused Streamable HTTP; trying HTTP+SSE");
+	s->rt->ops->free(s->rt);
+	s->rt = legacy_new(s->r);
+	rstatus_transport(s->rt->ops->name);
+	session_send(s, m);
+}
+
+void
+session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
+{
+	if (m != NULL) {
+		m->busy = 0;
+		m->streaming = 0;
+	}
+	session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "cannot reach the remote "
+	    "server: %s", reason);
+}
+
+void
+session_fatal(struct rsession *s, int code, const char *fmt, ...)
+{
+	struct rmsg	*m, *next;
+	va_list		 ap;
+	char		*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (s->state == SESSION_CLOSING) {
+		free(text);
+		return;
+	}
+	s->state = SESSION_CLOSING;
+	remote_log("%s", text);
+	rstatus_session("closed", NULL);
+	s->gate = NULL;
+	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		m->held = 0;
+		if (m->busy) {
+			if (s->r->oauth != NULL)
+				oauth_cancel(s->r->oauth, m);
+			s->rt->ops->cancel(s->rt, m);
+			m->busy = 0;
+		}
+		session_reply_error(s, m, MCPD_ERR_REMOTE, text);
+		session_maybe_free(s, m);
+	}
+	free(text);
+	rio_stop_reading();
+	rio_exit(s->r, code);
+}
+
+static void
+session_closed(struct remote *r)
+{
+	rstatus_session("closed", NULL);
+	rio_exit(r, REMOTE_EXIT_OK);
+}
+
+void
+session_shutdown(struct rsession *s)
+{
+	struct rmsg	*m, *next;
+
+	if (s->state == SESSION_CLOSING)
+		return;
+	s->state = SESSION_CLOSING;
+	rio_stop_reading();
+	s->gate = NULL;
+	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		m->held = 0;
+		if (m->busy) {
+			if (s->r->oauth != NULL)
+				oauth_cancel(s->r->oauth, m);
+			s->rt->ops->cancel(s->rt, m);
+			m->busy = 0;
+		}
+		m->answered = 1;
+		session_maybe_free(s, m);
+	}
+	s->rt->ops->close(s->rt, session_closed);
+}

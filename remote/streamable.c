@@ -1,0 +1,669 @@
+/*
+ * streamable.c -- the Streamable HTTP transport (MCP 2025-11-25; servers
+ * negotiating 2025-06-18 and 2025-03-26 speak it the same way).
+ *
+ * Each message is one POST.  The answer is a JSON body, an SSE stream that
+ * may carry the server's requests and notifications before the response,
+ * or 202 for notifications and responses.  The session id the server
+ * gives with its initialize response goes with every later request, and
+ * so does MCP-Protocol-Version.  A response stream that ends before its
+ * response is resumed with GET and Last-Event-ID when the server gave its
+ * events ids.  After initialization a GET opens the server's own stream
+ * (405: the server has none); it is reopened, with Last-Event-ID, when it
+ * ends.  On close the session is DELETEd.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "http.h"
+#include "httphdr.h"
+#include "proto.h"
+#include "rconf.h"
+#include "remote.h"
+#include "rstatus.h"
+#include "sse.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define SH_MAX_HEADERS		64
+#define SH_ERROR_BODY_BYTES	4096	/* kept of a failure's body */
+#define SH_MAX_RESUMES		8	/* per response stream, in a row */
+#define SH_SESSION_ID_MAX	1024
+#define SH_RETRY_MIN_MS		500
+#define SH_RETRY_MAX_MS		30000
+#define SH_DELETE_TIMEOUT_MS	3000
+
+struct sh;
+
+/* One HTTP exchange: a message's POST (or its resumption), or the GET. */
+struct sh_x {
+	struct sh		*sh;
+	struct rmsg		*m;		/* NULL: the server's stream */
+	struct http_req		*req;
+	const char		*method;	/* "POST", "GET" */
+	int			 sent_session;	/* carried Mcp-Session-Id */
+	long			 status;
+	enum { SH_NONE, SH_JSON, SH_SSE, SH_ERR } kind;
+	char			*buf;		/* JSON or error body */
+	size_t			 len;
+	size_t			 max;
+	struct sse		*sse;
+	char			*last_id;	/* of this stream's events */
+	uint64_t		 retry_ms;	/* the server's, 0 if none */
+	int			 resumes;
+	int			 got_event;
+	struct event		*timer;		/* before a resumption */
+	TAILQ_ENTRY(sh_x)	 entry;
+};
+TAILQ_HEAD(sh_xs, sh_x);
+
+struct sh {
+	struct rt		 rt;
+	char			*session_id;
+	struct sh_xs		 xs;
+	struct sh_x		*get;		/* the server's stream */
+	int			 get_refused;	/* said once */
+	uint64_t		 get_backoff_ms;
+	struct http_req		*del;
+	void			(*close_done)(struct remote *);
+	struct event		*close_ev;
+};
+
+static void	sh_x_start(struct sh_x *, const char *last_event_id);
+static void	sh_get_open(struct sh *, const char *last_id);
+
+static struct rsession *
+sh_session(struct sh *sh)
+{
+	return (sh->rt.r->session);
+}
+
+static void
+sh_x_free(struct sh_x *x)
+{
+	struct sh	*sh = x->sh;
+
+	if (x->req != NULL)
+		http_cancel(x->req);
+	if (x->timer != NULL)
+		event_free(x->timer);
+	if (x->sse != NULL)
+		sse_free(x->sse);
+	if (sh->get == x)
+		sh->get = NULL;
+	TAILQ_REMOVE(&sh->xs, x, entry);
+	free(x->buf);
+	free(x->last_id);
+	free(x);
+}
+
+static struct sh_x *
+sh_x_find(struct sh *sh, struct rmsg *m)
+{
+	struct sh_x	*x;
+
+	TAILQ_FOREACH(x, &sh->xs, entry) {
+		if (x->m == m)
+			return (x);
+	}
+	return (NULL);
+}
+
+/* The headers of every request: ours, the session's, the configured. */
+static size_t
+sh_headers(struct sh *sh, const char **h, int post, char **own, size_t nown)
+{
+	struct rconf	*rc = sh->rt.r->conf;
+	const char	*auth, *proto;
+	size_t		 n = 0, i;
+
+	(void)nown;
+	h[n++] = post ? "Accept: application/json, text/event-stream" :
+	    "Accept: text/event-stream";
+	if (post)
+		h[n++] = "Content-Type: application/json";
+	if (sh->session_id != NULL) {
+		xasprintf(&own[0], "Mcp-Session-Id: %s", sh->session_id);
+		h[n++] = own[0];
+	}
+	proto = session_protocol(sh_session(sh));
+	if (proto != NULL) {
+		xasprintf(&own[1], "MCP-Protocol-Version: %s", proto);
+		h[n++] = own[1];
+	}
+	auth = session_auth_header(sh_session(sh));
+	if (auth != NULL)
+		h[n++] = auth;
+	for (i = 0; i < rc->nheaders && n < SH_MAX_HEADERS - 2; i++)
+		h[n++] = rc->headers[i];
+	h[n] = NULL;
+	return (n);
+}
+
+static int
+sh_valid_session_id(const char *v)
+{
+	size_t	n = 0;
+
+	for (; *v != '\0'; v++, n++) {
+		if (*v < 0x21 || *v > 0x7e || n >= SH_SESSION_ID_MAX)
+			return (0);
+	}
+	return (n > 0);
+}
+
+static int
+sh_on_event(void *arg, const struct sse_event *ev)
+{
+	struct sh_x	*x = arg;
+
+	x->got_event = 1;
+	free(x->last_id);
+	x->last_id = ev->id_len > 0 ? xstrndup(ev->id, ev->id_len) : NULL;
+	if (ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0 &&
+	    ev->data_len > 0)
+		session_incoming(sh_session(x->sh), ev->data, ev->data_len);
+	return (0);
+}
+
+static void
+sh_on_retry(void *arg, uint64_t ms)
+{
+	struct sh_x	*x = arg;
+
+	x->retry_ms = ms;
+}
+
+static const struct sse_cb sh_sse_cb = { sh_on_event, sh_on_retry };
+
+static int
+sh_head(void *arg, struct http_req *req)
+{
+	struct sh_x	*x = arg;
+	struct sh	*sh = x->sh;
+	const char	*ct, *sid;
+
+	x->status = http_status(req);
+	rstatus_http(x->status, x->method);
+	ct = http_header(req, "Content-Type");
+	if (x->status < 200 || x->status > 299) {
+		x->kind = SH_ERR;
+		x->max = SH_ERROR_BODY_BYTES;
+		return (0);
+	}
+	if (x->m != NULL && x->m->init && (sid = http_header(req,
+	    "Mcp-Session-Id")) != NULL) {
+		if (!sh_valid_session_id(sid)) {
+			x->kind = SH_ERR;
+			x->status = -1;		/* see sh_done */
+			return (-1);
+		}
+		free(sh->session_id);
+		sh->session_id = xstrdup(sid);
+	}
+	if (ct != NULL && httphdr_media_is(ct, "text/event-stream")) {
+		x->kind = SH_SSE;
+		x->sse = sse_new(sh->rt.r->conf->max_message_bytes,
+		    &sh_sse_cb, x);
+		if (x->m != NULL)
+			session_head(sh_session(sh), x->m, 1);
+		else if (sh->get == x)
+			sh->get_backoff_ms = 0;
+	} else if (x->status == 202 || x->status == 204) {
+		x->kind = SH_NONE;
+		if (x->m != NULL)
+			session_head(sh_session(sh), x->m, 0);
+	} else {
+		x->kind = SH_JSON;
+		x->max = sh->rt.r->conf->max_message_bytes;
+		if (x->m != NULL)
+			session_head(sh_session(sh), x->m, 0);
+	}
+	return (0);
+}
+
+static int
+sh_body(void *arg, struct http_req *req, const char *data, size_t len)
+{
+	struct sh_x	*x = arg;
+
+	switch (x->kind) {
+	case SH_SSE:
+		switch (sse_feed(x->sse, data, len)) {
+		case SSE_OK:
+			return (0);
+		case SSE_TOO_BIG:
+			x->status = -2;
+			return (-1);
+		default:
+			return (-1);
+		}
+	case SH_JSON:
+	case SH_ERR:
+		if (len > x->max - x->len) {
+			if (x->kind == SH_ERR)
+				len = x->max - x->len;
+			else {
+				x->status = -2;
+				return (-1);
+			}
+		}
+		x->buf = xrealloc(x->buf, x->len + len + 1);
+		memcpy(x->buf + x->len, data, len);
+		x->len += len;
+		x->buf[x->len] = '\0';
+		return (0);
+	default:
+		return (0);
+	}
+}
+
+/* A failure's body as text fit for a message: printable, bounded. */
+static char *
+sh_excerpt(const struct sh_x *x)
+{
+	char	*out;
+	size_t	 i, n = 0, lim = 200;
+
+	out = xmalloc(lim + 4);
+	for (i = 0; i < x->len && n < lim; i++) {
+		if (x->buf[i] >= 0x20 && x->buf[i] < 0x7f)
+			out[n++] = x->buf[i];
+		else if (n > 0 && out[n - 1] != ' ')
+			out[n++] = ' ';
+	}
+	if (i < x->len) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = '\0';
+	return (out);
+}
+
+/* 400 bodies real servers send for an unknown session. */
+static int
+sh_says_no_session(const struct sh_x *x)
+{
+	size_t	i;
+
+	for (i = 0; i + 7 <= x->len; i++) {
+		if (strncasecmp(x->buf + i, "session", 7) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+static void
+sh_resume_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct sh_x	*x = arg;
+
+	sh_x_start(x, x->last_id);
+}
+
+/* Resume a response stream (or the GET stream) after the retry time. */
+static void
+sh_resume_later(struct sh_x *x, uint64_t ms)
+{
+	struct timeval	tv;
+
+	if (x->timer == NULL)
+		x->timer = evtimer_new(x->sh->rt.r->base, sh_resume_fire, x);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(x->timer, &tv);
+}
+
+static void
+sh_get_done(struct sh_x *x, enum http_end end, const char *error)
+{
+	struct sh	*sh = x->sh;
+	uint64_t	 ms;
+
+	if (x->status == 405 || x->status == 409) {
+		/* No server stream, or one already open: fine. */
+		sh_x_free(x);
+		return;
+	}
+	if ((x->status == 404 || (x->status == 400 && sh_says_no_session(x)))
+	    && x->sent_session) {
+		sh_x_free(x);
+		session_lost(sh_session(sh), NULL);
+		return;
+	}
+	if (x->kind != SH_SSE && x->status != 0) {
+		if (!sh->get_refused)
+			remote_log("the remote refused its server stream "
+			    "(GET: %s%ld); going on without it",
+			    x->status > 0 ? "HTTP " : "", x->status > 0 ?
+			    x->status : 0L);
+		sh->get_refused = 1;
+		sh_x_free(x);
+		return;
+	}
+	/* The stream ended: open it again, resuming where it stopped. */
+	ms = x->retry_ms;
+	if (ms == 0) {
+		ms = sh->get_backoff_ms == 0 ? SH_RETRY_MIN_MS :
+		    sh->get_backoff_ms * 2;
+		if (ms > SH_RETRY_MAX_MS)
+			ms = SH_RETRY_MAX_MS;
+		sh->get_backoff_ms = ms;
+	}
+	if (x->sse != NULL) {
+		sse_free(x->sse);
+		x->sse = NULL;
+	}
+	x->req = NULL;
+	if (x->last_id != NULL)
+		rstatus_resume("get");
+	sh_resume_later(x, ms);
+}
+
+static void
+sh_done(void *arg, struct http_req *req, enum http_end end,
+    const char *error)
+{
+	struct sh_x	*x = arg;
+	struct sh	*sh = x->sh;
+	struct rsession	*s = sh_session(sh);
+	struct rmsg	*m = x->m;
+	const char	*www, *ra;
+	char		*text;
+	uint64_t	 delay = 0;
+
+	x->req = NULL;
+	if (x->status == -2) {
+		/* Over max_message_bytes: refused, with what it concerns. */
+		if (m == NULL) {
+			remote_log("the remote sent a message over "
+			    "max_message_bytes on its stream; reopening it");
+			x->kind = SH_SSE;
+			sh_get_done(x, end, error);
+			return;
+		}
+		session_failed(s, m, MCPD_ERR_MESSAGE_TOO_LARGE, "the remote's "
+		    "response is larger than max_message_bytes (%zu)",
+		    sh->rt.r->conf->max_message_bytes);
+		sh_x_free(x);
+		return;
+	}
+	if (x->status == -1) {
+		sh_x_free(x);
+		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote gave a "
+		    "malformed Mcp-Session-Id");
+		return;
+	}
+	if (x->status == 0) {
+		/*
+		 * No response at all.  The server's stream is tried again
+		 * with backoff (the remote may be restarting); a message
+		 * that cannot be delivered ends the program.
+		 */
+		if (m == NULL) {
+			sh_get_done(x, end, error);
+			return;
+		}
+		if (end == HTTP_CONNECT) {
+			sh_x_free(x);
+			session_unreachable(s, m, error != NULL ? error :
+			    "no response");
+			return;
+		}
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote did not "
+		    "respond: %s", error != NULL ? error : "unknown error");
+		sh_x_free(x);
+		return;
+	}
+	if (m == NULL) {
+		sh_get_done(x, end, error);
+		return;
+	}
+	if (x->kind == SH_ERR) {
+		if (x->status == 401) {
+			www = http_header(req, "WWW-Authenticate");
+			text = www != NULL ? xstrdup(www) : NULL;
+			sh_x_free(x);
+			session_auth(s, m, text);
+			free(text);
+			return;
+		}
+		if ((x->status == 404 || (x->status == 400 &&
+		    sh_says_no_session(x))) && x->sent_session) {
+			sh_x_free(x);
+			session_lost(s, m);
+			return;
+		}
+		if ((x->status == 400 || x->status == 404 ||
+		    x->status == 405) && m->init && !m->internal &&
+		    sh->session_id == NULL &&
+		    sh->rt.r->conf->transport == RCONF_AUTO) {
+			sh_x_free(x);
+			session_fallback(s, m);
+			return;
+		}
+		if (x->status == 429 || x->status == 503) {
+			ra = http_header(req, "Retry-After");
+			if (ra == NULL || httphdr_retry_after(ra, time(NULL),
+			    3600000, &delay) == -1)
+				delay = 0;
+			sh_x_free(x);
+			session_busy(s, m, delay);
+			return;
+		}
+		text = sh_excerpt(x);
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote answered "
+		    "HTTP %ld%s%s", x->status, *text != '\0' ? ": " : "",
+		    text);
+		free(text);
+		sh_x_free(x);
+		return;
+	}
+	if (x->kind == SH_JSON && x->len > 0 && end == HTTP_DONE)
+		session_incoming(s, x->buf, x->len);
+	if (!m->request || m->answered || x->kind == SH_NONE) {
+		sh_x_free(x);
+		session_done(s, m);
+		return;
+	}
+	/* A request whose response did not come on its own channel. */
+	if (x->kind == SH_SSE && x->last_id != NULL &&
+	    x->resumes < SH_MAX_RESUMES && sh->session_id != NULL) {
+		x->resumes++;
+		if (x->sse != NULL)
+			sse_free(x->sse);
+		x->sse = NULL;
+		rstatus_resume("post");
+		sh_resume_later(x, x->retry_ms > 0 ? x->retry_ms :
+		    SH_RETRY_MIN_MS);
+		return;
+	}
+	if (end != HTTP_DONE)
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote's response "
+		    "stream broke: %s", error != NULL ? error : "closed");
+	else
+		session_failed(s, m, MCPD_ERR_REMOTE, "the remote ended its "
+		    "response without answering the request");
+	sh_x_free(x);
+}
+
+static const struct http_cb sh_http_cb = { sh_head, sh_body, sh_done };
+
+/* Start (or resume, with last_event_id) the exchange's request. */
+static void
+sh_x_start(struct sh_x *x, const char *last_event_id)
+{
+	struct sh	*sh = x->sh;
+	const char	*h[SH_MAX_HEADERS + 2];
+	char		*own[2] = { NULL, NULL }, *lei = NULL, *body = NULL;
+	size_t		 n, len = 0;
+	int		 post = last_event_id == NULL && x->m != NULL;
+
+	n = sh_headers(sh, h, post, own, 2);
+	if (last_event_id != NULL) {
+		xasprintf(&lei, "Last-Event-ID: %s", last_event_id);
+		h[n++] = lei;
+		h[n] = NULL;
+	}
+	x->method = post ? "POST" : "GET";
+	x->sent_session = sh->session_id != NULL;
+	x->status = 0;
+	x->kind = SH_NONE;
+	x->len = 0;
+	if (post) {
+		body = xmalloc(x->m->len);
+		memcpy(body, x->m->line, x->m->len);
+		len = x->m->len;
+	}
+	x->req = http_request(sh->rt.r->http, x->method, sh->rt.r->conf->url,
+	    h, body, len, 0, &sh_http_cb, x);
+	free(own[0]);
+	free(own[1]);
+	free(lei);
+}
+
+static struct sh_x *
+sh_x_new(struct sh *sh, struct rmsg *m)
+{
+	struct sh_x	*x;
+
+	x = xcalloc(1, sizeof *x);
+	x->sh = sh;
+	x->m = m;
+	TAILQ_INSERT_TAIL(&sh->xs, x, entry);
+	return (x);
+}
+
+static void
+sh_send(struct rt *rt, struct rmsg *m)
+{
+	struct sh	*sh = (struct sh *)rt;
+
+	sh_x_start(sh_x_new(sh, m), NULL);
+}
+
+static void
+sh_get_open(struct sh *sh, const char *last_id)
+{
+	if (sh->get != NULL || sh->session_id == NULL)
+		return;
+	sh->get = sh_x_new(sh, NULL);
+	sh_x_start(sh->get, last_id);
+}
+
+static void
+sh_initialized(struct rt *rt)
+{
+	struct sh	*sh = (struct sh *)rt;
+
+	sh->get_refused = 0;
+	sh_get_open(sh, NULL);
+}
+
+static void
+sh_cancel(struct rt *rt, struct rmsg *m)
+{
+	struct sh	*sh = (struct sh *)rt;
+	struct sh_x	*x;
+
+	while ((x = sh_x_find(sh, m)) != NULL)
+		sh_x_free(x);
+}
+
+static void
+sh_reset(struct rt *rt)
+{
+	struct sh	*sh = (struct sh *)rt;
+
+	if (sh->get != NULL)
+		sh_x_free(sh->get);
+	free(sh->session_id);
+	sh->session_id = NULL;
+}
+
+static void
+sh_close_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct sh	*sh = arg;
+
+	sh->close_done(sh->rt.r);
+}
+
+static void
+sh_deleted(void *arg, struct http_req *req, enum http_end end,
+    const char *error, const char *body, size_t len)
+{
+	struct sh	*sh = arg;
+
+	sh->del = NULL;
+	/* Leave libcurl's callback before the program ends. */
+	event_active(sh->close_ev, EV_TIMEOUT, 0);
+}
+
+static void
+sh_close(struct rt *rt, void (*done)(struct remote *))
+{
+	struct sh	*sh = (struct sh *)rt;
+	const char	*h[SH_MAX_HEADERS + 2];
+	char		*own[2] = { NULL, NULL };
+	struct sh_x	*x;
+
+	while ((x = TAILQ_FIRST(&sh->xs)) != NULL)
+		sh_x_free(x);
+	sh->close_done = done;
+	sh->close_ev = evtimer_new(rt->r->base, sh_close_fire, sh);
+	if (sh->session_id == NULL) {
+		event_active(sh->close_ev, EV_TIMEOUT, 0);
+		return;
+	}
+	sh_headers(sh, h, 0, own, 2);
+	/* 405 (the server does not end sessions so) is as good as 200. */
+	sh->del = http_fetch(rt->r->http, "DELETE", rt->r->conf->url, h,
+	    NULL, 0, SH_ERROR_BODY_BYTES, SH_DELETE_TIMEOUT_MS, sh_deleted,
+	    sh);
+	free(own[0]);
+	free(own[1]);
+}
+
+static void
+sh_free(struct rt *rt)
+{
+	struct sh	*sh = (struct sh *)rt;
+	struct sh_x	*x;
+
+	while ((x = TAILQ_FIRST(&sh->xs)) != NULL)
+		sh_x_free(x);
+	if (sh->del != NULL)
+		http_cancel(sh->del);
+	if (sh->close_ev != NULL)
+		event_free(sh->close_ev);
+	free(sh->session_id);
+	free(sh);
+}
+
+static const struct rt_ops sh_ops = {
+	"http", sh_send, sh_initialized, sh_cancel, sh_reset, sh_close,
+	sh_free
+};
+
+struct rt *
+streamable_new(struct remote *r)
+{
+	struct sh	*sh;
+
+	sh = xcalloc(1, sizeof *sh);
+	sh->rt.ops = &sh_ops;
+	sh->rt.r = r;
+	TAILQ_INIT(&sh->xs);
+	return (&sh->rt);
+}

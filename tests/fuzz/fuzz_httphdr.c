@@ -1,0 +1,371 @@
+/*
+ * fuzz_httphdr.c -- the HTTP header readers and the URL rules, on what a
+ * remote server or a redirect could send.
+ *
+ * Input: A NUL B.  A (the bytes before the first NUL, all of the input if
+ * there is none) is given as a WWW-Authenticate, Retry-After and
+ * Content-Type value, as a URL and as a base URL; B (up to a second NUL)
+ * as a URL and as a reference resolved against A.  The whole input, NULs
+ * and all, is split as a header line.
+ *
+ * Invariants:
+ * - httphdr_bearer_parse returns 0 or -1, and -1 leaves nothing set; a
+ *   Bearer challenge found is printed back (each parameter quoted, with
+ *   escapes), after another challenge, and must parse to the same values;
+ *   no value holds a control character but HTAB, or is longer than A.
+ * - httphdr_retry_after leaves the delay alone when it refuses, never
+ *   passes the cap, agrees with plain arithmetic on short delay-seconds,
+ *   and a later now never gives a longer delay.
+ * - httphdr_media_is is 1 only if A starts (after OWS) with the type.
+ * - httphdr_split gives a non-empty name of token characters ending at a
+ *   ':', and a value inside the line, without OWS at either end or any
+ *   control character but HTAB.
+ * - A URL url_parse accepts is http or https with a host, prints as
+ *   visible ASCII, and its printed form parses to the same printed form.
+ * - url_resolve gives NULL or a URL that parses to itself; resolving
+ *   that result again (against A or against itself) gives it back, and
+ *   an absolute B resolves to B normalised, whatever the base.
+ * - A URL is its own origin; its canonical resource matches it; its
+ *   well-known URLs parse, share its origin and have no query.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fuzz.h"
+#include "httphdr.h"
+#include "url.h"
+#include "util.h"
+
+const char	*fuzz_target_name = "httphdr";
+
+#define NOW	((time_t)1767225600)	/* 2026-01-01 00:00:00 UTC */
+
+static int
+is_tchar(unsigned char c)
+{
+	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') ||
+	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL));
+}
+
+static int
+has_ctl(const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return (1);
+	}
+	return (0);
+}
+
+static int
+same_str(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a == b);
+	return (strcmp(a, b) == 0);
+}
+
+/* Append name="value" with '"' and '\' escaped. */
+static void
+add_param(char **buf, size_t *len, const char *name, const char *value)
+{
+	size_t	 i, need = strlen(name) + 2 * strlen(value) + 8;
+	char	*p;
+
+	if ((*buf = realloc(*buf, *len + need)) == NULL)
+		abort();
+	p = *buf + *len;
+	if (*len > 0 && (*buf)[*len - 1] != ' ') {
+		*p++ = ',';
+		*p++ = ' ';
+	}
+	p += sprintf(p, "%s=\"", name);
+	for (i = 0; value[i] != '\0'; i++) {
+		if (value[i] == '"' || value[i] == '\\')
+			*p++ = '\\';
+		*p++ = value[i];
+	}
+	*p++ = '"';
+	*p = '\0';
+	*len = p - *buf;
+}
+
+static void
+check_bearer(const char *a)
+{
+	struct httphdr_bearer	 b, again;
+	const char		*names[] = { "resource_metadata", "scope",
+				    "error", "error_description" };
+	char			*vals[4], *text;
+	size_t			 i, len;
+	int			 rc;
+
+	rc = httphdr_bearer_parse(a, &b);
+	FUZZ_CHECK(rc == 0 || rc == -1, "httphdr_bearer_parse returned %d",
+	    rc);
+	vals[0] = b.resource_metadata;
+	vals[1] = b.scope;
+	vals[2] = b.error;
+	vals[3] = b.error_description;
+	if (rc == -1 || !b.found) {
+		FUZZ_CHECK(!b.found && vals[0] == NULL && vals[1] == NULL &&
+		    vals[2] == NULL && vals[3] == NULL, "Bearer parameters "
+		    "set without a Bearer challenge (rc %d)", rc);
+		return;
+	}
+	text = strdup("Basic realm=\"r\", Bearer ");
+	if (text == NULL)
+		abort();
+	len = strlen(text);
+	for (i = 0; i < nitems(vals); i++) {
+		if (vals[i] == NULL)
+			continue;
+		FUZZ_CHECK(strlen(vals[i]) <= strlen(a), "Bearer %s longer "
+		    "than the header", names[i]);
+		FUZZ_CHECK(!has_ctl(vals[i], strlen(vals[i])), "Bearer %s "
+		    "holds a control character", names[i]);
+		add_param(&text, &len, names[i], vals[i]);
+	}
+	rc = httphdr_bearer_parse(text, &again);
+	FUZZ_CHECK(rc == 0 && again.found, "the Bearer challenge printed "
+	    "back does not parse: %s", text);
+	FUZZ_CHECK(same_str(again.resource_metadata, vals[0]) &&
+	    same_str(again.scope, vals[1]) && same_str(again.error, vals[2]) &&
+	    same_str(again.error_description, vals[3]), "the Bearer "
+	    "challenge printed back parses differently: %s", text);
+	httphdr_bearer_clear(&again);
+	httphdr_bearer_clear(&b);
+	free(text);
+}
+
+static void
+check_retry_after(const char *a, uint64_t cap)
+{
+	uint64_t	 d = 7, d2 = 7, secs = 0;
+	const char	*s;
+	size_t		 n;
+	int		 rc, rc2;
+
+	rc = httphdr_retry_after(a, NOW, cap, &d);
+	FUZZ_CHECK(rc == 0 || rc == -1, "httphdr_retry_after returned %d", rc);
+	if (rc == -1) {
+		FUZZ_CHECK(d == 7, "a refused Retry-After set the delay");
+		return;
+	}
+	FUZZ_CHECK(d <= cap, "delay %llu ms over the cap %llu",
+	    (unsigned long long)d, (unsigned long long)cap);
+	rc2 = httphdr_retry_after(a, NOW + 1000, cap, &d2);
+	FUZZ_CHECK(rc2 == 0 && d2 <= d, "1000 s later: rc %d, delay %llu ms, "
+	    "was %llu", rc2, (unsigned long long)d2, (unsigned long long)d);
+	/* Short delay-seconds, by plain arithmetic. */
+	for (s = a; *s == ' ' || *s == '\t'; s++)
+		;
+	n = strspn(s, "0123456789");
+	if (n > 0 && n <= 15 && s[n + strspn(s + n, " \t")] == '\0') {
+		secs = strtoull(s, NULL, 10);
+		FUZZ_CHECK(d == (secs * 1000 < cap ? secs * 1000 : cap),
+		    "Retry-After %llu s gave %llu ms (cap %llu)",
+		    (unsigned long long)secs, (unsigned long long)d,
+		    (unsigned long long)cap);
+	}
+}
+
+static void
+check_media(const char *a, const char *type)
+{
+	const char	*s;
+	int		 is;
+
+	is = httphdr_media_is(a, type);
+	FUZZ_CHECK(is == 0 || is == 1, "httphdr_media_is returned %d", is);
+	if (!is)
+		return;
+	for (s = a; *s == ' ' || *s == '\t'; s++)
+		;
+	FUZZ_CHECK(strncasecmp(s, type, strlen(type)) == 0, "\"%s\" taken "
+	    "for %s", a, type);
+}
+
+static void
+check_split(const uint8_t *data, size_t size)
+{
+	const char	*line = (const char *)data, *name, *value;
+	size_t		 nlen, vlen, i;
+
+	if (httphdr_split(line, size, &name, &nlen, &value, &vlen) == -1)
+		return;
+	FUZZ_CHECK(name == line && nlen > 0 && nlen < size &&
+	    line[nlen] == ':', "header name of %zu bytes", nlen);
+	for (i = 0; i < nlen; i++)
+		FUZZ_CHECK(is_tchar(name[i]), "header name holds 0x%02x",
+		    (unsigned char)name[i]);
+	FUZZ_CHECK(value > name + nlen && value + vlen <= line + size,
+	    "header value outside the line");
+	FUZZ_CHECK(vlen == 0 || (value[0] != ' ' && value[0] != '\t' &&
+	    value[vlen - 1] != ' ' && value[vlen - 1] != '\t'),
+	    "header value not trimmed");
+	FUZZ_CHECK(!has_ctl(value, vlen), "header value holds a control "
+	    "character");
+}
+
+/* A parsed URL's printed form; NULL if it does not parse. */
+static char *
+check_url(const char *s)
+{
+	struct url	 u, v;
+	const char	*err = NULL;
+	char		*f, *g;
+	size_t		 i;
+
+	if (url_parse(s, &u, &err) == -1) {
+		FUZZ_CHECK(err != NULL && u.scheme == NULL && u.path == NULL,
+		    "url_parse failed without an error, or left parts");
+		return (NULL);
+	}
+	FUZZ_CHECK(strcmp(u.scheme, "http") == 0 ||
+	    strcmp(u.scheme, "https") == 0, "scheme %s", u.scheme);
+	FUZZ_CHECK(u.host != NULL && *u.host != '\0' && u.path != NULL,
+	    "no host or path");
+	FUZZ_CHECK(u.path[0] == '\0' || u.path[0] == '/', "path %s", u.path);
+	FUZZ_CHECK(u.port == NULL || (strcmp(u.port, "0") != 0 &&
+	    strlen(u.port) <= 5), "port %s", u.port);
+	f = url_format(&u);
+	for (i = 0; f[i] != '\0'; i++)
+		FUZZ_CHECK((unsigned char)f[i] > 0x20 &&
+		    (unsigned char)f[i] < 0x7f, "url_format printed 0x%02x",
+		    (unsigned char)f[i]);
+	FUZZ_CHECK(url_parse(f, &v, &err) == 0, "the printed URL %s does not "
+	    "parse: %s", f, err);
+	g = url_format(&v);
+	FUZZ_CHECK(strcmp(f, g) == 0, "%s prints as %s, then as %s", s, f, g);
+	free(g);
+	url_clear(&u);
+	url_clear(&v);
+	return (f);
+}
+
+static void
+check_url_rules(const char *s, const char *norm)
+{
+	struct url	 w;
+	const char	*err;
+	char		*c, *out[3];
+	size_t		 n, i;
+
+	FUZZ_CHECK(url_same_origin(s, s) == 1, "%s: not its own origin", s);
+	FUZZ_CHECK(url_same_origin(s, norm) == 1, "%s: not the origin of %s",
+	    s, norm);
+	c = url_canonical_resource(s);
+	FUZZ_CHECK(c != NULL && strchr(c, '#') == NULL, "%s: canonical "
+	    "resource %s", s, c != NULL ? c : "(null)");
+	FUZZ_CHECK(url_resource_matches(c, s) == 1, "%s: its canonical "
+	    "resource %s does not match it", s, c);
+	free(c);
+
+	n = url_prm_candidates(s, out);
+	FUZZ_CHECK(n == 1 || n == 2, "%s: %zu PRM candidates", s, n);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(url_parse(out[i], &w, &err) == 0 &&
+		    w.query == NULL && w.fragment == NULL && w.userinfo ==
+		    NULL && strstr(w.path,
+		    "/.well-known/oauth-protected-resource") == w.path,
+		    "%s: PRM candidate %s", s, out[i]);
+		url_clear(&w);
+		FUZZ_CHECK(url_same_origin(s, out[i]), "%s: PRM candidate %s "
+		    "elsewhere", s, out[i]);
+		free(out[i]);
+	}
+	n = url_asm_candidates(s, out);
+	FUZZ_CHECK(n == 2 || n == 3, "%s: %zu ASM candidates", s, n);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(url_parse(out[i], &w, &err) == 0 &&
+		    w.query == NULL && w.fragment == NULL &&
+		    strstr(w.path, "/.well-known/") != NULL,
+		    "%s: ASM candidate %s", s, out[i]);
+		url_clear(&w);
+		FUZZ_CHECK(url_same_origin(s, out[i]), "%s: ASM candidate %s "
+		    "elsewhere", s, out[i]);
+		free(out[i]);
+	}
+}
+
+static void
+check_resolve(const char *base, const char *base_norm, const char *ref,
+    const char *ref_norm)
+{
+	char	*r, *rn, *again, *self;
+
+	r = url_resolve(base, ref);
+	if (base_norm == NULL) {
+		FUZZ_CHECK(r == NULL, "resolved against a bad base: %s", r);
+		return;
+	}
+	/* An absolute reference ignores the base. */
+	if (ref_norm != NULL)
+		FUZZ_CHECK(r != NULL && strcmp(r, ref_norm) == 0, "absolute "
+		    "%s resolved as %s", ref_norm, r != NULL ? r : "(null)");
+	if (r == NULL)
+		return;
+	rn = check_url(r);
+	FUZZ_CHECK(rn != NULL && strcmp(rn, r) == 0, "the resolved %s "
+	    "prints as %s", r, rn != NULL ? rn : "(null)");
+	free(rn);
+	again = url_resolve(base, r);
+	FUZZ_CHECK(again != NULL && strcmp(again, r) == 0, "resolving %s "
+	    "again gave %s", r, again != NULL ? again : "(null)");
+	self = url_resolve(r, r);
+	FUZZ_CHECK(self != NULL && strcmp(self, r) == 0, "%s resolved "
+	    "against itself gave %s", r, self != NULL ? self : "(null)");
+	free(again);
+	free(self);
+	free(r);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t	*nul;
+	char		*a, *b, *an, *bn;
+	size_t		 alen;
+	uint64_t	 cap;
+
+	nul = memchr(data, '\0', size);
+	alen = nul != NULL ? (size_t)(nul - data) : size;
+	if ((a = malloc(alen + 1)) == NULL)
+		abort();
+	memcpy(a, data, alen);
+	a[alen] = '\0';
+	if (nul != NULL)
+		b = strndup((const char *)nul + 1, size - alen - 1);
+	else
+		b = strdup("");
+	if (b == NULL)
+		abort();
+
+	check_bearer(a);
+	cap = size > 0 ? (uint64_t)data[size - 1] * 1000 : 0;
+	check_retry_after(a, cap);
+	check_retry_after(a, UINT64_MAX);
+	check_media(a, "application/json");
+	check_media(a, "text/event-stream");
+	check_split(data, size);
+
+	an = check_url(a);
+	bn = check_url(b);
+	if (an != NULL)
+		check_url_rules(a, an);
+	check_resolve(a, an, b, bn);
+	free(an);
+	free(bn);
+	free(a);
+	free(b);
+	return (0);
+}
