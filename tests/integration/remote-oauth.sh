@@ -44,9 +44,9 @@ command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 MCPD_REMOTE=${MCPD_REMOTE:-}
 if [ -z "$MCPD_REMOTE" ]; then
 	if [ -n "${abs_top_builddir:-}" ]; then
-		MCPD_REMOTE=$abs_top_builddir/remote/mcpd-remote
+		MCPD_REMOTE=$abs_top_builddir/daemon/mcpd-remote
 	else
-		MCPD_REMOTE=$(dirname "$MCPD")/../remote/mcpd-remote
+		MCPD_REMOTE=$(dirname "$MCPD")/mcpd-remote
 	fi
 fi
 case "$MCPD_REMOTE" in
