@@ -44,9 +44,9 @@ command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 MCPD_REMOTE=${MCPD_REMOTE:-}
 if [ -z "$MCPD_REMOTE" ]; then
 	if [ -n "${abs_top_builddir:-}" ]; then
-		MCPD_REMOTE=$abs_top_builddir/remote/mcpd-remote
+		MCPD_REMOTE=$abs_top_builddir/daemon/mcpd-remote
 	else
-		MCPD_REMOTE=$(dirname "$MCPD")/../remote/mcpd-remote
+		MCPD_REMOTE=$(dirname "$MCPD")/mcpd-remote
 	fi
 fi
 case "$MCPD_REMOTE" in
@@ -105,18 +105,31 @@ openssl pkey -in "$T/rs.key" -pubout -out "$T/rs.pub" 2>/dev/null ||
 	hard_error "openssl: cannot write the RSA public key"
 
 # --- the authorization and MCP server ------------------------------------------------
-# as_start NAME [ARGS...]: run oauth-server.mjs, set AS_URL (the MCP
-# endpoint) and AS_BASE; its stderr goes to $T/NAME.as.err.
+# as_stop: end the server as_start started last.
+AS_PID=
+as_stop() {
+	[ -n "$AS_PID" ] || return 0
+	kill -TERM "$AS_PID" 2>/dev/null
+	wait "$AS_PID" 2>/dev/null
+	AS_PID=
+}
+
+# as_start NAME [ARGS...]: run oauth-server.mjs (after ending the last
+# one), set AS_URL (the MCP endpoint) and AS_BASE; its stderr goes to
+# $T/NAME.as.err.
 as_start() {
 	local name=$1 out
 	shift
+	as_stop
 	out=$T/$name.as.out
 	MCPD_TEST_DIR=$T "$NODE" "$SERVER_JS" --modules "$MODULES" \
 		--client "app:$SECRET" --client "other:other-secret" \
 		--jwt-client "jwt-es:$T/es.pub" --jwt-client "jwt-rs:$T/rs.pub" \
 		--pidfile "$T/$name.as.pid" "$@" \
 		</dev/null >"$out" 2>"$T/$name.as.err" &
-	wait_for 30 jq -e .port "$out" >/dev/null 2>&1 || {
+	AS_PID=$!
+	# (jq -e succeeds on an empty file: look for the line itself.)
+	wait_for 30 grep -q '"port"' "$out" || {
 		cat "$T/$name.as.err" >&2
 		hard_error "oauth-server.mjs $name did not start within 30 s"
 	}
@@ -124,9 +137,10 @@ as_start() {
 	AS_BASE=${AS_URL%/mcp}
 }
 
-# as_stats [JQ]: the server's /stats, or one value of it.
+# as_stats [JQ-ARGS...]: the server's /stats, or what jq makes of it.
 as_stats() {
-	curl -sf --max-time 10 "$AS_BASE/stats" | jq -r "${1:-.}"
+	[ $# -gt 0 ] || set -- .
+	curl -sf --max-time 10 "$AS_BASE/stats" | jq -r "$@"
 }
 
 as_revoke() {
@@ -431,4 +445,5 @@ grep -qF "not-the-secret" "$MCPD_LOG" "$T/status.json" "$T/logs-bad.txt" &&
 	fail "the wrong secret shows in mcpd's log, status or logs"
 [ "$(as_stats .token_in_url)" = 0 ] || fail "a token was sent in a URL"
 note "through mcpd: $(as_stats -c '{tokens_issued, unauthorized, token_failures}')"
+as_stop
 exit 0
