@@ -95,8 +95,10 @@ struct rsession	*session_new(struct remote *);
 void		 session_free(struct rsession *);
 /* A line from stdin. */
 void		 session_from_client(struct rsession *, const char *, size_t);
-/* stdin closed or SIGTERM: end the remote session, then exit 0. */
+/* SIGTERM (or stdout gone): end the remote session now, then exit 0. */
 void		 session_shutdown(struct rsession *);
+/* stdin ended: answer what is in flight, then shut down. */
+void		 session_input_ended(struct rsession *);
 /* Give up: every request pending gets an error, then exit with code. */
 void		 session_fatal(struct rsession *, int code, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

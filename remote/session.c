@@ -70,6 +70,7 @@ struct rsession {
 	char			*log_level;	/* raw JSON text */
 	uint64_t		 internal_seq;
 	struct rmsg		*recover_init;	/* the internal initialize */
+	int			 input_ended;	/* shut down once all settled */
 	int			 fell_back;
 };
 
@@ -220,6 +221,8 @@ session_maybe_free(struct rsession *s, struct rmsg *m)
 		s->gate = NULL;
 		session_release_held(s);
 	}
+	if (s->input_ended && TAILQ_EMPTY(&s->all))
+		session_shutdown(s);
 }
 
 /* A request's error response, once; internal requests are not answered. */
@@ -281,6 +284,30 @@ session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
 	evtimer_add(m->timer, &tv);
 }
 
+/*
+ * Authorization failed for m.  Without a session nothing can work: the
+ * program ends (77); otherwise m gets the error and others may go on.
+ */
+static void __attribute__((format(printf, 3, 4)))
+session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	m->busy = 0;
+	m->streaming = 0;
+	if (m->init || m == s->recover_init)
+		session_fatal(s, REMOTE_EXIT_NOPERM, "%s", text);
+	else {
+		session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, text);
+		session_maybe_free(s, m);
+	}
+	free(text);
+}
+
 static void
 session_oauth_ready(void *arg, int result, const char *reason)
 {
@@ -290,8 +317,7 @@ session_oauth_ready(void *arg, int result, const char *reason)
 	/* oauth.c's hooks report fetches and failures (main.c). */
 	m->busy = 0;
 	if (result == -1) {
-		session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, reason);
-		session_maybe_free(s, m);
+		session_auth_failed(s, m, "%s", reason);
 		return;
 	}
 	session_send(s, m);
@@ -769,15 +795,15 @@ session_auth(struct rsession *s, struct rmsg *m, const char *www)
 	if (s->r->oauth == NULL) {
 		rstatus_auth("needs-login", "the remote answered 401 "
 		    "Unauthorized and no credentials are configured", 0);
-		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
-		    "requires authorization (HTTP 401) and no credentials "
-		    "are configured for it");
+		session_auth_failed(s, m, "the remote server requires "
+		    "authorization (HTTP 401) and no credentials are "
+		    "configured for it");
 		return;
 	}
 	if (m->auth_retried) {
 		rstatus_auth("failed", "the remote refused a fresh token", 0);
-		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
-		    "refused a freshly issued token (HTTP 401)");
+		session_auth_failed(s, m, "the remote server refused a "
+		    "freshly issued token (HTTP 401)");
 		return;
 	}
 	m->auth_retried = 1;
@@ -860,7 +886,8 @@ session_fatal(struct rsession *s, int code, const char *fmt, ...)
 			s->rt->ops->cancel(s->rt, m);
 			m->busy = 0;
 		}
-		session_reply_error(s, m, MCPD_ERR_REMOTE, text);
+		session_reply_error(s, m, code == REMOTE_EXIT_NOPERM ?
+		    MCPD_ERR_REMOTE_AUTH : MCPD_ERR_REMOTE, text);
 		session_maybe_free(s, m);
 	}
 	free(text);
@@ -873,6 +900,14 @@ session_closed(struct remote *r)
 {
 	rstatus_session("closed", NULL);
 	rio_exit(r, REMOTE_EXIT_OK);
+}
+
+void
+session_input_ended(struct rsession *s)
+{
+	s->input_ended = 1;
+	if (TAILQ_EMPTY(&s->all))
+		session_shutdown(s);
 }
 
 void
