@@ -26,7 +26,10 @@
 #   private_key_jwt from a client holding a secret; a wrong secret is a
 #   clear error for the call and shows in `mcpctl status`;
 # - no token ever appears in mcpd-remote's stderr, mcpd's log, `mcpctl
-#   logs`, `mcpctl --json status`, or a URL.
+#   logs`, `mcpctl --json status`, or a URL;
+# - TLS is always verified: a server whose certificate comes from an
+#   unknown CA is refused (exit 69, the reason on stderr); with --ca-file (ca_file under mcpd) naming that
+#   CA, discovery, the token and the calls all work over HTTPS.
 #
 # Needs node (18 or later), openssl, and the SDK from tests/interop's
 # node_modules (installed with `npm ci` as interop.sh does when missing).
@@ -140,17 +143,20 @@ as_start() {
 # as_stats [JQ-ARGS...]: the server's /stats, or what jq makes of it.
 as_stats() {
 	[ $# -gt 0 ] || set -- .
-	curl -sf --max-time 10 "$AS_BASE/stats" | jq -r "$@"
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} "$AS_BASE/stats" |
+		jq -r "$@"
 }
 
 as_revoke() {
-	curl -sf --max-time 10 -X POST "$AS_BASE/admin/revoke" >/dev/null ||
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} -X POST \
+		"$AS_BASE/admin/revoke" >/dev/null ||
 		fail "cannot revoke the tokens at $AS_BASE"
 }
 
 # as_tokens: every token the server issued, one a line.
 as_tokens() {
-	curl -sf --max-time 10 "$AS_BASE/admin/tokens" | jq -r '.[]'
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} \
+		"$AS_BASE/admin/tokens" | jq -r '.[]'
 }
 
 # no_token WHAT FILE: none of the tokens issued so far is in FILE.
@@ -166,6 +172,8 @@ no_token() {
 		fail "$1 shows the client secret"
 	fi
 }
+
+AS_CA=
 
 # --- mcpd-remote on its own, driven over stdio --------------------------------------
 MR_PID=
@@ -448,5 +456,66 @@ grep -qF "not-the-secret" "$MCPD_LOG" "$T/status.json" "$T/logs-bad.txt" &&
 	fail "the wrong secret shows in mcpd's log, status or logs"
 [ "$(as_stats .token_in_url)" = 0 ] || fail "a token was sent in a URL"
 note "through mcpd: $(as_stats -c '{tokens_issued, unauthorized, token_failures}')"
+as_stop
+
+# --- 6. TLS: verified always; a private CA only with --ca-file / ca_file -------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=mcpd test CA" \
+	-keyout "$T/ca.key" -out "$T/ca.pem" 2>/dev/null ||
+	hard_error "openssl: cannot make a CA"
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+	-keyout "$T/tls.key" -out "$T/tls.csr" 2>/dev/null ||
+	hard_error "openssl: cannot make a certificate request"
+printf 'subjectAltName=IP:127.0.0.1\n' >"$T/tls.ext"
+openssl x509 -req -in "$T/tls.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+	-CAcreateserial -days 2 -extfile "$T/tls.ext" -out "$T/tls.pem" \
+	2>/dev/null || hard_error "openssl: cannot sign the certificate"
+AS_CA=$T/ca.pem
+as_start tls --tls "$T/tls.pem:$T/tls.key"
+case "$AS_URL" in
+https://*) ;;
+*) hard_error "oauth-server.mjs --tls serves $AS_URL" ;;
+esac
+
+# An unknown CA: refused before anything is sent, and said so.
+mr_refused_tls() {
+	local pid status
+	mr_start tls-untrusted
+	pid=$MR_PID
+	mr_request initialize '{"protocolVersion": "2025-11-25",
+		"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}'
+	jq -e .result <<<"$MR_REPLY" >/dev/null 2>&1 &&
+		fail "TLS: a certificate of an unknown CA was accepted"
+	eval "exec ${MR_IN}>&-"
+	wait_for 10 eval '! pid_running '"$pid" ||
+		fail "TLS: mcpd-remote still runs after stdin's end"
+	wait "$pid"
+	status=$?
+	[ "$status" = 69 ] ||
+		fail "TLS: an untrusted certificate: exit $status, not 69"
+	grep -Eqi "certificate|SSL" "$T/tls-untrusted.mr.err" ||
+		fail "TLS: stderr does not say the certificate is not trusted: $(cat "$T/tls-untrusted.mr.err")"
+	note "TLS, unknown CA: exit $status: $(head -c 300 "$T/tls-untrusted.mr.err")"
+}
+mr_refused_tls
+
+# With the CA: discovery, the token and the calls all over HTTPS.
+mr_start tls --ca-file "$T/ca.pem" --oauth-client-id app \
+	--oauth-client-secret-file "$T/secret"
+mr_initialize
+mr_call whoami '{}' || fail "TLS: whoami failed: $MR_REPLY"
+[ "$MR_TEXT" = app ] || fail "TLS: whoami says '$MR_TEXT'"
+mr_stop
+
+# The same through mcpd, with ca_file in the configuration.
+write_config "$T/mcpd-tls.json" "$(jq -n --arg url "$AS_URL" --arg s "$T/secret" \
+	--arg ca "$T/ca.pem" '{mcpServers: {
+		t: {url: $url, ca_file: $ca,
+		    oauth: {client_id: "app", client_secret_file: $s}}}}')"
+PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd-tls.json"
+wait_ready t 30
+ctl call t whoami >"$T/call.out" 2>"$T/call.err" ||
+	fail "TLS through mcpd: whoami failed: $(cat "$T/call.err")"
+grep -qx app "$T/call.out" || fail "TLS through mcpd: whoami says $(cat "$T/call.out")"
+stop_mcpd
 as_stop
 exit 0
