@@ -115,7 +115,7 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 {
 	cJSON		*msg;
 	const cJSON	*v, *ev;
-	char		*reason, status[16];
+	char		*reason, status[32];
 
 	msg = cJSON_ParseWithLength(line, len);
 	v = cJSON_GetObjectItemCaseSensitive(msg, "v");

@@ -46,6 +46,7 @@ struct http_req {
 	int			 head_done;
 	int			 added;		/* to the multi handle */
 	int			 cancelled;
+	int			 paused;	/* CURL_WRITEFUNC_PAUSE */
 	int			 aborted;	/* a callback returned -1 */
 	const char		*abort_reason;
 	char			 errbuf[CURL_ERROR_SIZE];
@@ -381,10 +382,16 @@ http_write_fn(char *data, size_t size, size_t n, void *arg)
 	}
 	if (len == 0)
 		return (0);
-	if (req->cb->body != NULL && req->cb->body(req->arg, req, data,
-	    len) == -1) {
+	switch (req->cb->body != NULL ? req->cb->body(req->arg, req, data,
+	    len) : 0) {
+	case -1:
 		http_abort(req, "refused by the caller");
 		return (0);
+	case HTTP_PAUSE:
+		req->paused = 1;
+		return (CURL_WRITEFUNC_PAUSE);
+	default:
+		break;
 	}
 	if (req->cancelled || req->aborted)
 		return (0);
@@ -508,6 +515,25 @@ http_request(struct http *http, const char *method, const char *url,
 		evtimer_add(http->timer, &tv);
 	}
 	return (req);
+}
+
+void
+http_unpause(struct http *http)
+{
+	struct http_req	*req;
+
+	if (http->in_curl)
+		return;
+	TAILQ_FOREACH(req, &http->reqs, entry) {
+		if (req->paused && !req->cancelled) {
+			req->paused = 0;
+			/* It may deliver at once: as inside libcurl. */
+			http->in_curl++;
+			curl_easy_pause(req->easy, CURLPAUSE_CONT);
+			http->in_curl--;
+		}
+	}
+	http_settle(http);
 }
 
 void

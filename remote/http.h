@@ -39,7 +39,11 @@ struct http_cb {
 	 * them with http_status and http_header.  Return -1 to abort.
 	 */
 	int	(*head)(void *arg, struct http_req *);
-	/* Body bytes, as they come.  Return -1 to abort. */
+	/*
+	 * Body bytes, as they come.  Return -1 to abort, or HTTP_PAUSE to
+	 * take none of these now: the same bytes come again after
+	 * http_unpause.
+	 */
 	int	(*body)(void *arg, struct http_req *, const char *, size_t);
 	/*
 	 * The request ended; error is a readable reason (NULL on
@@ -63,6 +67,9 @@ struct http_req	*http_request(struct http *, const char *method,
 		    const char *url, const char *const *headers, char *body,
 		    size_t body_len, long timeout_ms, const struct http_cb *,
 		    void *arg);
+#define HTTP_PAUSE	1
+/* Let paused requests deliver again (the reader caught up). */
+void		 http_unpause(struct http *);
 /* Stop a request now; none of its callbacks runs after this. */
 void		 http_cancel(struct http_req *);
 /* The response status, 0 before head. */

@@ -143,7 +143,8 @@ lg_queue_fail(struct lg *lg, const char *why, long status, const char *www)
 		} else if (status == 401)
 			session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "%s", why);
 		else if ((status == 400 || status == 404 || status == 405) &&
-		    m->init && lg->rt.r->conf->transport == RCONF_AUTO)
+		    m->init && !m->internal &&
+		    lg->rt.r->conf->transport == RCONF_AUTO)
 			session_fallback(s, m);
 		else
 			session_failed(s, m, MCPD_ERR_REMOTE, "%s", why);
@@ -219,6 +220,8 @@ lg_stream_body(void *arg, struct http_req *req, const char *data, size_t len)
 		lg->err_buf[lg->err_len] = '\0';
 		return (0);
 	}
+	if (rio_congested())
+		return (HTTP_PAUSE);
 	switch (sse_feed(lg->sse, data, len)) {
 	case SSE_OK:
 		return (0);

@@ -413,12 +413,12 @@ oauth_new(struct http *http, const char *server_url,
 	o->conf.jwt_audience = oauth_dup(conf->jwt_audience);
 
 	if (o->conf.client_id == NULL) {
-		*err = xstrdup("oauth: client_id is required");
+		*err = xstrdup("client_id is required");
 		goto fail;
 	}
 	if (o->conf.client_secret != NULL &&
 	    o->conf.client_secret_file != NULL) {
-		*err = xstrdup("oauth: client_secret and client_secret_file "
+		*err = xstrdup("client_secret and client_secret_file "
 		    "are both set; keep one");
 		goto fail;
 	}
@@ -426,25 +426,24 @@ oauth_new(struct http *http, const char *server_url,
 		o->conf.client_secret = oauth_read_secret(
 		    o->conf.client_secret_file, &why);
 		if (o->conf.client_secret == NULL) {
-			xasprintf(err, "oauth: %s", why);
-			free(why);
+			*err = why;
 			goto fail;
 		}
 	}
 	if (o->conf.private_key_file == NULL && o->conf.client_secret == NULL) {
-		*err = xstrdup("oauth: a client secret (client_secret_file) "
+		*err = xstrdup("a client secret (client_secret_file) "
 		    "or a private key (private_key_file) is required");
 		goto fail;
 	}
 	if (o->conf.private_key_file != NULL) {
 		if (o->conf.signing_algorithm == NULL) {
-			*err = xstrdup("oauth: private_key_file needs "
+			*err = xstrdup("private_key_file needs "
 			    "signing_algorithm (ES256 or RS256)");
 			goto fail;
 		}
 		if (strcmp(o->conf.signing_algorithm, "ES256") != 0 &&
 		    strcmp(o->conf.signing_algorithm, "RS256") != 0) {
-			*err = xstrdup("oauth: signing_algorithm must be ES256 "
+			*err = xstrdup("signing_algorithm must be ES256 "
 			    "or RS256");
 			goto fail;
 		}
@@ -453,27 +452,25 @@ oauth_new(struct http *http, const char *server_url,
 		    o->conf.signing_algorithm, o->conf.client_id, "check",
 		    time(NULL), &why);
 		if (jwt == NULL) {
-			xasprintf(err, "oauth: %s", why);
-			free(why);
+			*err = why;
 			goto fail;
 		}
 		oauth_wipe(jwt);
 	}
 	if (o->conf.token_url != NULL &&
 	    oauth_url_allowed(o, "token_url", o->conf.token_url, &why) != 0) {
-		xasprintf(err, "oauth: %s", why);
-		free(why);
+		*err = why;
 		goto fail;
 	}
 	if (o->conf.resource != NULL)
 		o->resource = xstrdup(o->conf.resource);
 	else if ((o->resource = url_canonical_resource(server_url)) == NULL) {
-		*err = xstrdup("oauth: the server URL is not a valid http(s) "
+		*err = xstrdup("the server URL is not a valid http(s) "
 		    "URL");
 		goto fail;
 	}
 	if (o->conf.scope != NULL && strpbrk(o->conf.scope, "\r\n") != NULL) {
-		*err = xstrdup("oauth: scope holds a line break");
+		*err = xstrdup("scope holds a line break");
 		goto fail;
 	}
 	return (o);

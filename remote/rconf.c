@@ -230,7 +230,7 @@ char *
 rconf_expand(const char *s, char **err)
 {
 	const char	*p, *end, *val;
-	char		*out, *name;
+	char		*out, *name, one[2];
 	size_t		 len = 0, cap = strlen(s) + 1;
 
 	out = xmalloc(cap);
@@ -249,8 +249,11 @@ rconf_expand(const char *s, char **err)
 			free(name);
 			p = end;
 		}
-		if (val == NULL)
-			val = (char[]){ *p, '\0' };
+		if (val == NULL) {
+			one[0] = *p;
+			one[1] = '\0';
+			val = one;
+		}
 		if (len + strlen(val) + 1 > cap) {
 			cap = (len + strlen(val) + 1) * 2;
 			out = xrealloc(out, cap);

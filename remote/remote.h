@@ -54,7 +54,8 @@ struct rmsg {
 	int			 request;	/* method and id */
 	int			 init;		/* an initialize request */
 	int			 internal;	/* mcpd-remote's own request */
-	int			 busy;		/* held by the transport */
+	int			 busy;		/* with the transport */
+	int			 held;		/* waiting to be sent */
 	int			 answered;	/* its response went out */
 	int			 cancelled;	/* the client cancelled it */
 	int			 retried;	/* after a lost session */
@@ -94,8 +95,10 @@ struct rsession	*session_new(struct remote *);
 void		 session_free(struct rsession *);
 /* A line from stdin. */
 void		 session_from_client(struct rsession *, const char *, size_t);
-/* stdin closed or SIGTERM: end the remote session, then exit 0. */
+/* SIGTERM (or stdout gone): end the remote session now, then exit 0. */
 void		 session_shutdown(struct rsession *);
+/* stdin ended: answer what is in flight, then shut down. */
+void		 session_input_ended(struct rsession *);
 /* Give up: every request pending gets an error, then exit with code. */
 void		 session_fatal(struct rsession *, int code, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
@@ -130,8 +133,11 @@ void	session_unreachable(struct rsession *, struct rmsg *,
 void	rio_start(struct remote *);
 /* Write one message to stdout (CR and LF inside become spaces). */
 void	rio_write(const char *, size_t);
-/* Bytes waiting for stdout. */
-size_t	rio_backlog(void);
+/*
+ * Too much waits for stdout: stop reading event streams (HTTP_PAUSE);
+ * they are resumed (http_unpause) once stdout drained.
+ */
+int	rio_congested(void);
 void	rio_stop_reading(void);
 /* Flush stdout (bounded wait), then leave the event loop with code. */
 void	rio_exit(struct remote *, int code);

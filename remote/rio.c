@@ -19,6 +19,7 @@
 
 #include "esc.h"
 #include "frame.h"
+#include "http.h"
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
@@ -26,6 +27,12 @@
 
 /* How long an exit waits for stdout to drain. */
 #define RIO_DRAIN_MS	2000
+/*
+ * Above this much waiting for stdout, event streams stop being read
+ * (rio_congested); below the low mark they are read again.
+ */
+#define RIO_HIGH_BYTES	(1024 * 1024)
+#define RIO_LOW_BYTES	(256 * 1024)
 
 static struct remote	*rio_r;
 static struct frame	*rio_frame;
@@ -34,6 +41,8 @@ static struct event	*rio_out;
 static struct event	*rio_drain_timer;
 static struct evbuffer	*rio_buf;
 static int		 rio_exiting;
+static int		 rio_was_congested;
+static int		 rio_file_input;	/* stdin is not pollable */
 
 int	rio_exit_code;
 
@@ -80,6 +89,11 @@ rio_flush(void)
 	}
 	if (rio_exiting && evbuffer_get_length(rio_buf) == 0)
 		rio_leave();
+	else if (rio_was_congested &&
+	    evbuffer_get_length(rio_buf) < RIO_LOW_BYTES) {
+		rio_was_congested = 0;
+		http_unpause(rio_r->http);
+	}
 }
 
 static void
@@ -106,10 +120,13 @@ rio_write(const char *msg, size_t len)
 		rio_flush();
 }
 
-size_t
-rio_backlog(void)
+int
+rio_congested(void)
 {
-	return (evbuffer_get_length(rio_buf));
+	if (evbuffer_get_length(rio_buf) < RIO_HIGH_BYTES)
+		return (0);
+	rio_was_congested = 1;
+	return (1);
 }
 
 static void
@@ -145,10 +162,12 @@ rio_readable(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (n <= 0) {
 		rio_stop_reading();
-		session_shutdown(rio_r->session);
+		session_input_ended(rio_r->session);
 		return;
 	}
 	frame_commit(rio_frame, n);
+	if (rio_file_input)
+		event_active(rio_in, EV_READ, 0);
 	while (rio_in != NULL &&
 	    (fe = frame_next(rio_frame, &fm)) != FRAME_NONE) {
 		switch (fe) {
@@ -189,15 +208,29 @@ rio_nonblock(int fd)
 void
 rio_start(struct remote *r)
 {
+	struct stat	st;
+
 	rio_r = r;
 	rio_frame = frame_new(r->conf->max_message_bytes);
 	rio_buf = evbuffer_new();
 	rio_nonblock(STDIN_FILENO);
 	rio_nonblock(STDOUT_FILENO);
-	rio_in = event_new(r->base, STDIN_FILENO, EV_READ | EV_PERSIST,
-	    rio_readable, NULL);
 	rio_out = event_new(r->base, STDOUT_FILENO, EV_WRITE, rio_out_ready,
 	    NULL);
+	/*
+	 * A file or /dev/null cannot be polled (epoll refuses them): it is
+	 * always readable, so it is read a chunk per loop turn until its end.
+	 */
+	if (fstat(STDIN_FILENO, &st) == 0 && (S_ISREG(st.st_mode) ||
+	    (S_ISCHR(st.st_mode) && !isatty(STDIN_FILENO)))) {
+		rio_file_input = 1;
+		rio_in = event_new(r->base, -1, EV_PERSIST, rio_readable,
+		    NULL);
+		event_active(rio_in, EV_READ, 0);
+		return;
+	}
+	rio_in = event_new(r->base, STDIN_FILENO, EV_READ | EV_PERSIST,
+	    rio_readable, NULL);
 	event_add(rio_in, NULL);
 }
 

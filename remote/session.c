@@ -51,8 +51,16 @@ struct rsession {
 	struct rt		*rt;
 	enum session_state	 state;
 	struct hmap		*pending;	/* raw id text -> rmsg */
-	struct rmsgs		 all;		/* every live rmsg */
-	struct rmsgs		 waiting;	/* to send once recovered */
+	struct rmsgs		 all;		/* every live rmsg, in order */
+	/*
+	 * Messages wait (held) while the lifecycle orders them: behind an
+	 * initialize until it is answered, behind notifications/initialized
+	 * until the remote took it (HTTP gives no order between requests
+	 * sent at once), and while a lost session is rebuilt.
+	 */
+	struct rmsg		*gate;
+	int			 releasing;
+	int			 release_again;
 	/* From the first initialize. */
 	char			*init_params;	/* raw JSON text */
 	cJSON			*init_result;
@@ -62,6 +70,7 @@ struct rsession {
 	char			*log_level;	/* raw JSON text */
 	uint64_t		 internal_seq;
 	struct rmsg		*recover_init;	/* the internal initialize */
+	int			 input_ended;	/* shut down once all settled */
 	int			 fell_back;
 };
 
@@ -78,7 +87,6 @@ session_new(struct remote *r)
 	s->pending = hmap_new(hmap_random_seed());
 	s->subs = hmap_new(hmap_random_seed());
 	TAILQ_INIT(&s->all);
-	TAILQ_INIT(&s->waiting);
 	if (r->conf->transport == RCONF_SSE)
 		s->rt = legacy_new(r);
 	else
@@ -111,10 +119,6 @@ session_free(struct rsession *s)
 	}
 	while ((m = TAILQ_FIRST(&s->all)) != NULL) {
 		TAILQ_REMOVE(&s->all, m, entry);
-		rmsg_free(m);
-	}
-	while ((m = TAILQ_FIRST(&s->waiting)) != NULL) {
-		TAILQ_REMOVE(&s->waiting, m, entry);
 		rmsg_free(m);
 	}
 	hmap_free(s->pending);
@@ -160,15 +164,65 @@ session_unpend(struct rsession *s, struct rmsg *m)
 		evtimer_del(m->timer);
 }
 
-/* Free a message nobody needs any more: not held, and settled. */
+static int
+session_must_hold(const struct rsession *s, const struct rmsg *m)
+{
+	if (s->state == SESSION_CLOSING)
+		return (0);
+	if (s->state == SESSION_RECOVERING && m != s->recover_init &&
+	    m != s->gate)
+		return (1);
+	return (s->gate != NULL && m != s->gate);
+}
+
+/* Send what may go now, in order; restarts as the list may change. */
+static void
+session_release_held(struct rsession *s)
+{
+	struct rmsg	*m;
+
+	if (s->state == SESSION_CLOSING)
+		return;
+	if (s->releasing) {
+		s->release_again = 1;
+		return;
+	}
+	s->releasing = 1;
+	do {
+		s->release_again = 0;
+		TAILQ_FOREACH(m, &s->all, entry) {
+			if (!m->held || session_must_hold(s, m))
+				continue;
+			m->held = 0;
+			s->release_again = 1;
+			if (m->answered)
+				session_maybe_free(s, m);
+			else
+				session_send(s, m);
+			break;
+		}
+	} while (s->release_again && s->state != SESSION_CLOSING);
+	s->releasing = 0;
+}
+
+/*
+ * Free a message nobody needs any more: not with the transport, and
+ * answered if a request.  A gate that is through lets the others go.
+ */
 static void
 session_maybe_free(struct rsession *s, struct rmsg *m)
 {
-	if (m->busy || (m->request && !m->answered))
+	if (m->busy || m->held || (m->request && !m->answered))
 		return;
 	session_unpend(s, m);
 	TAILQ_REMOVE(&s->all, m, entry);
 	rmsg_free(m);
+	if (s->gate == m) {
+		s->gate = NULL;
+		session_release_held(s);
+	}
+	if (s->input_ended && TAILQ_EMPTY(&s->all))
+		session_shutdown(s);
 }
 
 /* A request's error response, once; internal requests are not answered. */
@@ -230,6 +284,30 @@ session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
 	evtimer_add(m->timer, &tv);
 }
 
+/*
+ * Authorization failed for m.  Without a session nothing can work: the
+ * program ends (77); otherwise m gets the error and others may go on.
+ */
+static void __attribute__((format(printf, 3, 4)))
+session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	m->busy = 0;
+	m->streaming = 0;
+	if (m->init || m == s->recover_init)
+		session_fatal(s, REMOTE_EXIT_NOPERM, "%s", text);
+	else {
+		session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, text);
+		session_maybe_free(s, m);
+	}
+	free(text);
+}
+
 static void
 session_oauth_ready(void *arg, int result, const char *reason)
 {
@@ -239,23 +317,23 @@ session_oauth_ready(void *arg, int result, const char *reason)
 	/* oauth.c's hooks report fetches and failures (main.c). */
 	m->busy = 0;
 	if (result == -1) {
-		session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, reason);
-		session_maybe_free(s, m);
+		session_auth_failed(s, m, "%s", reason);
 		return;
 	}
 	session_send(s, m);
 }
 
-/* Hand a message to the transport, or keep it until a session exists. */
+/* Hand a message to the transport, or hold it (see gate). */
 static void
 session_send(struct rsession *s, struct rmsg *m)
 {
-	if (s->state == SESSION_RECOVERING && m != s->recover_init &&
-	    !m->internal) {
-		TAILQ_REMOVE(&s->all, m, entry);
-		TAILQ_INSERT_TAIL(&s->waiting, m, entry);
+	if (session_must_hold(s, m)) {
+		m->held = 1;
 		return;
 	}
+	if (m->init || (m->method != NULL && !m->request &&
+	    strcmp(m->method, "notifications/initialized") == 0))
+		s->gate = m;
 	if (s->r->oauth != NULL && session_auth_header(s) == NULL) {
 		m->busy = 1;
 		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
@@ -416,7 +494,6 @@ static const char *const session_lists[] = { "tools", "prompts", "resources" };
 static void
 session_recovered(struct rsession *s)
 {
-	struct rmsg		*m;
 	struct hmap_iter	 it;
 	const void		*key;
 	size_t			 keylen, i;
@@ -442,18 +519,9 @@ session_recovered(struct rsession *s)
 		    params));
 		free(params);
 	}
-	s->rt->ops->initialized(s->rt);
 	rstatus_session("recovered", s->protocol);
 	remote_log("the remote session was re-established");
-	while ((m = TAILQ_FIRST(&s->waiting)) != NULL) {
-		TAILQ_REMOVE(&s->waiting, m, entry);
-		TAILQ_INSERT_TAIL(&s->all, m, entry);
-		if (m->answered) {
-			session_maybe_free(s, m);
-			continue;
-		}
-		session_send(s, m);
-	}
+	session_release_held(s);
 	/* The lists may differ on the new session. */
 	caps = cJSON_GetObjectItemCaseSensitive(s->init_result,
 	    "capabilities");
@@ -625,8 +693,7 @@ session_done(struct rsession *s, struct rmsg *m)
 	m->busy = 0;
 	m->streaming = 0;
 	if (m->method != NULL && !m->request &&
-	    strcmp(m->method, "notifications/initialized") == 0 &&
-	    !m->internal)
+	    strcmp(m->method, "notifications/initialized") == 0)
 		s->rt->ops->initialized(s->rt);
 	session_maybe_free(s, m);
 }
@@ -663,12 +730,17 @@ session_failed(struct rsession *s, struct rmsg *m, int code,
 static void
 session_fail_inflight(struct rsession *s, struct rmsg *except)
 {
-	struct rmsg	*m, *next;
+	struct rmsg	*m;
 
-	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
-		next = TAILQ_NEXT(m, entry);
-		if (m == except || m->busy || !m->request || m->answered)
-			continue;
+	/* From the start each time: freeing may change the list. */
+	for (;;) {
+		TAILQ_FOREACH(m, &s->all, entry) {
+			if (m != except && !m->busy && !m->held &&
+			    m->request && !m->answered)
+				break;
+		}
+		if (m == NULL)
+			break;
 		session_reply_error(s, m, MCPD_ERR_REMOTE, "the remote "
 		    "session was lost before the server answered");
 		session_maybe_free(s, m);
@@ -696,8 +768,7 @@ session_lost(struct rsession *s, struct rmsg *m)
 		}
 		m->retried = 1;
 		/* Sent again once the new session stands. */
-		TAILQ_REMOVE(&s->all, m, entry);
-		TAILQ_INSERT_TAIL(&s->waiting, m, entry);
+		m->held = 1;
 	}
 	if (s->state == SESSION_RECOVERING || s->state == SESSION_CLOSING)
 		return;
@@ -712,6 +783,7 @@ session_lost(struct rsession *s, struct rmsg *m)
 	session_fail_inflight(s, NULL);
 	s->rt->ops->reset(s->rt);
 	s->recover_init = session_internal(s, "initialize", s->init_params);
+	s->recover_init->init = 1;	/* the transport takes its session id */
 	session_send(s, s->recover_init);
 }
 
@@ -723,15 +795,15 @@ session_auth(struct rsession *s, struct rmsg *m, const char *www)
 	if (s->r->oauth == NULL) {
 		rstatus_auth("needs-login", "the remote answered 401 "
 		    "Unauthorized and no credentials are configured", 0);
-		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
-		    "requires authorization (HTTP 401) and no credentials "
-		    "are configured for it");
+		session_auth_failed(s, m, "the remote server requires "
+		    "authorization (HTTP 401) and no credentials are "
+		    "configured for it");
 		return;
 	}
 	if (m->auth_retried) {
 		rstatus_auth("failed", "the remote refused a fresh token", 0);
-		session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "the remote server "
-		    "refused a freshly issued token (HTTP 401)");
+		session_auth_failed(s, m, "the remote server refused a "
+		    "freshly issued token (HTTP 401)");
 		return;
 	}
 	m->auth_retried = 1;
@@ -804,16 +876,18 @@ session_fatal(struct rsession *s, int code, const char *fmt, ...)
 	s->state = SESSION_CLOSING;
 	remote_log("%s", text);
 	rstatus_session("closed", NULL);
-	TAILQ_CONCAT(&s->all, &s->waiting, entry);
+	s->gate = NULL;
 	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, entry);
+		m->held = 0;
 		if (m->busy) {
 			if (s->r->oauth != NULL)
 				oauth_cancel(s->r->oauth, m);
 			s->rt->ops->cancel(s->rt, m);
 			m->busy = 0;
 		}
-		session_reply_error(s, m, MCPD_ERR_REMOTE, text);
+		session_reply_error(s, m, code == REMOTE_EXIT_NOPERM ?
+		    MCPD_ERR_REMOTE_AUTH : MCPD_ERR_REMOTE, text);
 		session_maybe_free(s, m);
 	}
 	free(text);
@@ -829,6 +903,14 @@ session_closed(struct remote *r)
 }
 
 void
+session_input_ended(struct rsession *s)
+{
+	s->input_ended = 1;
+	if (TAILQ_EMPTY(&s->all))
+		session_shutdown(s);
+}
+
+void
 session_shutdown(struct rsession *s)
 {
 	struct rmsg	*m, *next;
@@ -837,9 +919,10 @@ session_shutdown(struct rsession *s)
 		return;
 	s->state = SESSION_CLOSING;
 	rio_stop_reading();
-	TAILQ_CONCAT(&s->all, &s->waiting, entry);
+	s->gate = NULL;
 	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, entry);
+		m->held = 0;
 		if (m->busy) {
 			if (s->r->oauth != NULL)
 				oauth_cancel(s->r->oauth, m);

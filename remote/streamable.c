@@ -56,6 +56,7 @@ struct sh_x {
 	enum { SH_NONE, SH_JSON, SH_SSE, SH_ERR } kind;
 	char			*buf;		/* JSON or error body */
 	size_t			 len;
+	size_t			 cap;
 	size_t			 max;
 	struct sse		*sse;
 	char			*last_id;	/* of this stream's events */
@@ -239,6 +240,8 @@ sh_body(void *arg, struct http_req *req, const char *data, size_t len)
 
 	switch (x->kind) {
 	case SH_SSE:
+		if (rio_congested())
+			return (HTTP_PAUSE);
 		switch (sse_feed(x->sse, data, len)) {
 		case SSE_OK:
 			return (0);
@@ -258,7 +261,12 @@ sh_body(void *arg, struct http_req *req, const char *data, size_t len)
 				return (-1);
 			}
 		}
-		x->buf = xrealloc(x->buf, x->len + len + 1);
+		if (x->len + len + 1 > x->cap) {
+			x->cap = x->cap == 0 ? 16384 : x->cap;
+			while (x->cap < x->len + len + 1)
+				x->cap *= 2;
+			x->buf = xrealloc(x->buf, x->cap);
+		}
 		memcpy(x->buf + x->len, data, len);
 		x->len += len;
 		x->buf[x->len] = '\0';
@@ -405,12 +413,16 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		return;
 	}
 	if (x->status == 0) {
-		/* No response at all. */
-		if (m == NULL && end != HTTP_CONNECT) {
+		/*
+		 * No response at all.  The server's stream is tried again
+		 * with backoff (the remote may be restarting); a message
+		 * that cannot be delivered ends the program.
+		 */
+		if (m == NULL) {
 			sh_get_done(x, end, error);
 			return;
 		}
-		if (end == HTTP_CONNECT || m == NULL) {
+		if (end == HTTP_CONNECT) {
 			sh_x_free(x);
 			session_unreachable(s, m, error != NULL ? error :
 			    "no response");
@@ -441,7 +453,8 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			return;
 		}
 		if ((x->status == 400 || x->status == 404 ||
-		    x->status == 405) && m->init && sh->session_id == NULL &&
+		    x->status == 405) && m->init && !m->internal &&
+		    sh->session_id == NULL &&
 		    sh->rt.r->conf->transport == RCONF_AUTO) {
 			sh_x_free(x);
 			session_fallback(s, m);

@@ -1234,8 +1234,9 @@ conf_nul_next(struct conf_nul *cn)
 	return (marked);
 }
 
+/* top: item is the document, whose keys start a path without a dot. */
 static void
-conf_nul_walk(struct conf_nul *cn, const cJSON *item)
+conf_nul_walk(struct conf_nul *cn, const cJSON *item, int top)
 {
 	const cJSON	*child;
 	size_t		 keep, index = 0;
@@ -1251,7 +1252,7 @@ conf_nul_walk(struct conf_nul *cn, const cJSON *item)
 	    child = child->next, index++) {
 		keep = cn->path.len;
 		if (cJSON_IsObject(item)) {
-			if (keep > 0)
+			if (!top)	/* even after an empty key */
 				conf_buf_add(&cn->path, ".", 1);
 			conf_buf_add(&cn->path, child->string,
 			    strlen(child->string));
@@ -1262,7 +1263,7 @@ conf_nul_walk(struct conf_nul *cn, const cJSON *item)
 			snprintf(text, sizeof text, "[%zu]", index);
 			conf_buf_add(&cn->path, text, strlen(text));
 		}
-		conf_nul_walk(cn, child);
+		conf_nul_walk(cn, child, 0);
 		cn->path.len = keep;
 		cn->path.p[keep] = '\0';
 	}
@@ -1287,7 +1288,7 @@ conf_check_nul(const char *text, size_t len, const cJSON *root,
 	cn.marks = marks;
 	cn.nmarks = nmarks;
 	conf_buf_add(&cn.path, "", 0);
-	conf_nul_walk(&cn, root);
+	conf_nul_walk(&cn, root, 1);
 	if (cn.next != nmarks) {
 		/* Not found in the tree: still refused, if less precisely. */
 		conf_diag_error(diags, file, "a string contains a NUL "

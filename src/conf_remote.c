@@ -162,7 +162,7 @@ conf_url_check(const char *url, const char **host, size_t *hostlen)
 	size_t		 i;
 
 	for (p = url; *p != '\0'; p++) {
-		if (*p <= ' ' || *p >= 0x7f)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
 			return ("must be printable ASCII without spaces "
 			    "(percent-encode the rest)");
 	}
@@ -298,14 +298,64 @@ conf_header_managed(const char *name)
 	return (0);
 }
 
+/* A header name and its position, to find names equal but for case. */
+struct conf_hname {
+	const cJSON	*item;
+	size_t		 seq;
+};
+
+static int
+conf_hname_cmp(const void *a, const void *b)
+{
+	const struct conf_hname	*ha = a, *hb = b;
+	int			 cmp;
+
+	if ((cmp = strcasecmp(ha->item->string, hb->item->string)) != 0)
+		return (cmp);
+	return (ha->seq < hb->seq ? -1 : ha->seq > hb->seq);
+}
+
+/*
+ * same[i]: the first member whose name equals the i-th one's ignoring
+ * case (the i-th itself if none comes before).  Sorting keeps this
+ * O(n log n) for objects of any size.
+ */
+static const cJSON **
+conf_header_firsts(const cJSON *object)
+{
+	const cJSON		*item, **same;
+	struct conf_hname	*v;
+	size_t			 n = 0, i;
+
+	for (item = object->child; item != NULL; item = item->next)
+		n++;
+	v = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *v);
+	same = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *same);
+	for (i = 0, item = object->child; item != NULL;
+	    item = item->next, i++) {
+		v[i].item = item;
+		v[i].seq = i;
+	}
+	qsort(v, n, sizeof *v, conf_hname_cmp);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && strcasecmp(v[i].item->string,
+		    v[i - 1].item->string) == 0)
+			same[v[i].seq] = same[v[i - 1].seq];
+		else
+			same[v[i].seq] = v[i].item;
+	}
+	free(v);
+	return (same);
+}
+
 static void
 conf_parse_headers(struct conf_parse *cp, const char *path,
     const cJSON *object, struct conf_server *cs)
 {
-	const cJSON	*item, *prev;
+	const cJSON	*item, **same;
 	char		*hpath, *value;
 	const char	*v;
-	size_t		*first, i, j;
+	size_t		*first, i;
 	int		 bad;
 
 	if (!cJSON_IsObject(object)) {
@@ -313,22 +363,19 @@ conf_parse_headers(struct conf_parse *cp, const char *path,
 		return;
 	}
 	first = conf_object_first_keys(object);
+	same = conf_header_firsts(object);
 	for (i = 0, item = object->child; item != NULL;
 	    item = item->next, i++) {
 		xasprintf(&hpath, "%s.%s", path, item->string);
-		for (j = 0, prev = object->child; j < i && first[i] == i;
-		    j++, prev = prev->next) {
-			if (strcasecmp(prev->string, item->string) == 0)
-				break;
-		}
 		if (first[i] != i)
 			conf_error(cp, hpath, "duplicate key");
 		else if (!conf_header_token(item->string))
 			conf_error(cp, hpath, "invalid header name: use "
 			    "letters, digits and !#$%%&'*+-.^_`|~");
-		else if (j < i)
+		else if (same[i] != item)
 			conf_error(cp, hpath, "the same header as %s.%s "
-			    "(header names ignore case)", path, prev->string);
+			    "(header names ignore case)", path,
+			    same[i]->string);
 		else if (conf_header_managed(item->string))
 			conf_error(cp, hpath, "set by mcpd-remote itself; it "
 			    "cannot be configured");
@@ -353,6 +400,7 @@ conf_parse_headers(struct conf_parse *cp, const char *path,
 		}
 		free(hpath);
 	}
+	free(same);
 	free(first);
 }
 
@@ -491,6 +539,7 @@ conf_remote_finish(struct conf_parse *cp, const char *path,
 	if (cJSON_GetObjectItemCaseSensitive(oauth, "client_id") == NULL)
 		conf_oauth_error(cp, path, "client_id", "missing (required "
 		    "with oauth)");
+	/* Entries 1 to 3 of conf_oauth_keys are the three credentials. */
 	ncreds = 0;
 	for (i = 0; i < 3; i++) {
 		item = cJSON_GetObjectItemCaseSensitive(oauth,

@@ -37,7 +37,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/xmalloc.c ;;
+	conf)		echo src/conf.c src/conf_remote.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/budget.c \
 			    src/envelope.c src/hmap.c \

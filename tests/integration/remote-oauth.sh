@@ -26,7 +26,10 @@
 #   private_key_jwt from a client holding a secret; a wrong secret is a
 #   clear error for the call and shows in `mcpctl status`;
 # - no token ever appears in mcpd-remote's stderr, mcpd's log, `mcpctl
-#   logs`, `mcpctl --json status`, or a URL.
+#   logs`, `mcpctl --json status`, or a URL;
+# - TLS is always verified: a server whose certificate comes from an
+#   unknown CA is refused (exit 69, the reason on stderr); with --ca-file (ca_file under mcpd) naming that
+#   CA, discovery, the token and the calls all work over HTTPS.
 #
 # Needs node (18 or later), openssl, and the SDK from tests/interop's
 # node_modules (installed with `npm ci` as interop.sh does when missing).
@@ -44,9 +47,9 @@ command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 MCPD_REMOTE=${MCPD_REMOTE:-}
 if [ -z "$MCPD_REMOTE" ]; then
 	if [ -n "${abs_top_builddir:-}" ]; then
-		MCPD_REMOTE=$abs_top_builddir/remote/mcpd-remote
+		MCPD_REMOTE=$abs_top_builddir/daemon/mcpd-remote
 	else
-		MCPD_REMOTE=$(dirname "$MCPD")/../remote/mcpd-remote
+		MCPD_REMOTE=$(dirname "$MCPD")/mcpd-remote
 	fi
 fi
 case "$MCPD_REMOTE" in
@@ -105,18 +108,31 @@ openssl pkey -in "$T/rs.key" -pubout -out "$T/rs.pub" 2>/dev/null ||
 	hard_error "openssl: cannot write the RSA public key"
 
 # --- the authorization and MCP server ------------------------------------------------
-# as_start NAME [ARGS...]: run oauth-server.mjs, set AS_URL (the MCP
-# endpoint) and AS_BASE; its stderr goes to $T/NAME.as.err.
+# as_stop: end the server as_start started last.
+AS_PID=
+as_stop() {
+	[ -n "$AS_PID" ] || return 0
+	kill -TERM "$AS_PID" 2>/dev/null
+	wait "$AS_PID" 2>/dev/null
+	AS_PID=
+}
+
+# as_start NAME [ARGS...]: run oauth-server.mjs (after ending the last
+# one), set AS_URL (the MCP endpoint) and AS_BASE; its stderr goes to
+# $T/NAME.as.err.
 as_start() {
 	local name=$1 out
 	shift
+	as_stop
 	out=$T/$name.as.out
 	MCPD_TEST_DIR=$T "$NODE" "$SERVER_JS" --modules "$MODULES" \
 		--client "app:$SECRET" --client "other:other-secret" \
 		--jwt-client "jwt-es:$T/es.pub" --jwt-client "jwt-rs:$T/rs.pub" \
 		--pidfile "$T/$name.as.pid" "$@" \
 		</dev/null >"$out" 2>"$T/$name.as.err" &
-	wait_for 30 jq -e .port "$out" >/dev/null 2>&1 || {
+	AS_PID=$!
+	# (jq -e succeeds on an empty file: look for the line itself.)
+	wait_for 30 grep -q '"port"' "$out" || {
 		cat "$T/$name.as.err" >&2
 		hard_error "oauth-server.mjs $name did not start within 30 s"
 	}
@@ -124,19 +140,23 @@ as_start() {
 	AS_BASE=${AS_URL%/mcp}
 }
 
-# as_stats [JQ]: the server's /stats, or one value of it.
+# as_stats [JQ-ARGS...]: the server's /stats, or what jq makes of it.
 as_stats() {
-	curl -sf --max-time 10 "$AS_BASE/stats" | jq -r "${1:-.}"
+	[ $# -gt 0 ] || set -- .
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} "$AS_BASE/stats" |
+		jq -r "$@"
 }
 
 as_revoke() {
-	curl -sf --max-time 10 -X POST "$AS_BASE/admin/revoke" >/dev/null ||
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} -X POST \
+		"$AS_BASE/admin/revoke" >/dev/null ||
 		fail "cannot revoke the tokens at $AS_BASE"
 }
 
 # as_tokens: every token the server issued, one a line.
 as_tokens() {
-	curl -sf --max-time 10 "$AS_BASE/admin/tokens" | jq -r '.[]'
+	curl -sf --max-time 10 ${AS_CA:+--cacert "$AS_CA"} \
+		"$AS_BASE/admin/tokens" | jq -r '.[]'
 }
 
 # no_token WHAT FILE: none of the tokens issued so far is in FILE.
@@ -152,6 +172,8 @@ no_token() {
 		fail "$1 shows the client secret"
 	fi
 }
+
+AS_CA=
 
 # --- mcpd-remote on its own, driven over stdio --------------------------------------
 MR_PID=
@@ -246,10 +268,9 @@ mr_refused() {
 	wait "$pid"
 	status=$?
 	note "$what: exit $status; stderr: $(tr '\n' '|' <"$T/$name.mr.err" | head -c 600)"
-	case "$status" in
-	0 | 77 | 78) ;;
-	*) fail "$what: mcpd-remote exited $status (0, 77 or 78 expected)" ;;
-	esac
+	# Authorization failed at initialize: the program ends, 77.
+	[ "$status" = 77 ] ||
+		fail "$what: mcpd-remote exited $status (77 expected)"
 	grep -Eq -- "$pattern" "$T/$name.mr.err" ||
 		fail "$what: stderr does not say why (/$pattern/): $(cat "$T/$name.mr.err")"
 	[ "$(as_stats '.token_requests | add')" = 0 ] ||
@@ -372,13 +393,17 @@ mr_refused jwt-only "a server taking only private_key_jwt" "private_key_jwt" \
 as_start wrong-secret
 mr_start wrong-secret --oauth-client-id app \
 	--oauth-client-secret-file "$T/wrong-secret"
+pid=$MR_PID
 if mr_request initialize '{"protocolVersion": "2025-11-25",
 	"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}' &&
 	jq -e .result <<<"$MR_REPLY" >/dev/null; then
 	fail "a wrong secret: initialize succeeded"
 fi
 eval "exec ${MR_IN}>&-"
-wait_for 10 eval '! pid_running '"$MR_PID" || fail "wrong secret: mcpd-remote did not exit"
+wait_for 10 eval '! pid_running '"$pid" || fail "wrong secret: mcpd-remote did not exit"
+wait "$pid"
+status=$?
+[ "$status" = 77 ] || fail "a wrong secret: mcpd-remote exited $status, not 77"
 grep -q invalid_client "$T/wrong-secret.mr.err" ||
 	fail "a wrong secret: stderr does not say invalid_client: $(cat "$T/wrong-secret.mr.err")"
 grep -qF "not-the-secret" "$T/wrong-secret.mr.err" &&
@@ -431,4 +456,66 @@ grep -qF "not-the-secret" "$MCPD_LOG" "$T/status.json" "$T/logs-bad.txt" &&
 	fail "the wrong secret shows in mcpd's log, status or logs"
 [ "$(as_stats .token_in_url)" = 0 ] || fail "a token was sent in a URL"
 note "through mcpd: $(as_stats -c '{tokens_issued, unauthorized, token_failures}')"
+as_stop
+
+# --- 6. TLS: verified always; a private CA only with --ca-file / ca_file -------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=mcpd test CA" \
+	-keyout "$T/ca.key" -out "$T/ca.pem" 2>/dev/null ||
+	hard_error "openssl: cannot make a CA"
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+	-keyout "$T/tls.key" -out "$T/tls.csr" 2>/dev/null ||
+	hard_error "openssl: cannot make a certificate request"
+printf 'subjectAltName=IP:127.0.0.1\n' >"$T/tls.ext"
+openssl x509 -req -in "$T/tls.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+	-CAcreateserial -days 2 -extfile "$T/tls.ext" -out "$T/tls.pem" \
+	2>/dev/null || hard_error "openssl: cannot sign the certificate"
+AS_CA=$T/ca.pem
+as_start tls --tls "$T/tls.pem:$T/tls.key"
+case "$AS_URL" in
+https://*) ;;
+*) hard_error "oauth-server.mjs --tls serves $AS_URL" ;;
+esac
+
+# An unknown CA: refused before anything is sent, and said so.
+mr_refused_tls() {
+	local pid status
+	mr_start tls-untrusted
+	pid=$MR_PID
+	mr_request initialize '{"protocolVersion": "2025-11-25",
+		"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}'
+	jq -e .result <<<"$MR_REPLY" >/dev/null 2>&1 &&
+		fail "TLS: a certificate of an unknown CA was accepted"
+	eval "exec ${MR_IN}>&-"
+	wait_for 10 eval '! pid_running '"$pid" ||
+		fail "TLS: mcpd-remote still runs after stdin's end"
+	wait "$pid"
+	status=$?
+	[ "$status" = 69 ] ||
+		fail "TLS: an untrusted certificate: exit $status, not 69"
+	grep -Eqi "certificate|SSL" "$T/tls-untrusted.mr.err" ||
+		fail "TLS: stderr does not say the certificate is not trusted: $(cat "$T/tls-untrusted.mr.err")"
+	note "TLS, unknown CA: exit $status: $(head -c 300 "$T/tls-untrusted.mr.err")"
+}
+mr_refused_tls
+
+# With the CA: discovery, the token and the calls all over HTTPS.
+mr_start tls --ca-file "$T/ca.pem" --oauth-client-id app \
+	--oauth-client-secret-file "$T/secret"
+mr_initialize
+mr_call whoami '{}' || fail "TLS: whoami failed: $MR_REPLY"
+[ "$MR_TEXT" = app ] || fail "TLS: whoami says '$MR_TEXT'"
+mr_stop
+
+# The same through mcpd, with ca_file in the configuration.
+write_config "$T/mcpd-tls.json" "$(jq -n --arg url "$AS_URL" --arg s "$T/secret" \
+	--arg ca "$T/ca.pem" '{mcpServers: {
+		t: {url: $url, ca_file: $ca,
+		    oauth: {client_id: "app", client_secret_file: $s}}}}')"
+PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd-tls.json"
+wait_ready t 30
+ctl call t whoami >"$T/call.out" 2>"$T/call.err" ||
+	fail "TLS through mcpd: whoami failed: $(cat "$T/call.err")"
+grep -qx app "$T/call.out" || fail "TLS through mcpd: whoami says $(cat "$T/call.out")"
+stop_mcpd
+as_stop
 exit 0

@@ -24,6 +24,7 @@
 //   --wrong-issuer       AS metadata says another issuer
 //   --wrong-resource     resource metadata names another resource
 //   --http-token-endpoint HOST  token_endpoint says http://HOST:PORT/...
+//   --tls CERT:KEY       serve HTTPS with this certificate and key (PEM)
 //   --pidfile FILE
 //
 // On start it prints one JSON line on stdout: {"port", "url" (the MCP
@@ -49,6 +50,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -64,6 +66,7 @@ const opts = {
 	listMethods: true, ttl: 3600, scopes: ['mcp:tools'], issuerPath: '',
 	openidOnly: false, prmRootOnly: false, challengeMetadata: true,
 	wrongIssuer: false, wrongResource: false, httpTokenHost: null,
+	tls: null,
 };
 {
 	const argv = process.argv.slice(2);
@@ -114,6 +117,12 @@ const opts = {
 		case '--wrong-issuer': opts.wrongIssuer = true; break;
 		case '--wrong-resource': opts.wrongResource = true; break;
 		case '--http-token-endpoint': opts.httpTokenHost = want(); break;
+		case '--tls': {
+			const [cert, key] = pair(want());
+			opts.tls = { cert: fs.readFileSync(cert),
+			    key: fs.readFileSync(key) };
+			break;
+		}
 		case '--pidfile':
 			fs.writeFileSync(want(), `${process.pid}\n`);
 			break;
@@ -566,7 +575,7 @@ async function route(req, res) {
 	sendJson(res, 404, { error: 'not found' });
 }
 
-const httpServer = http.createServer((req, res) => {
+const handler = (req, res) => {
 	route(req, res).catch((e) => {
 		log(`internal error: ${e.stack ?? e}`);
 		if (!res.headersSent)
@@ -574,10 +583,12 @@ const httpServer = http.createServer((req, res) => {
 		else
 			res.destroy();
 	});
-});
+};
+const httpServer = opts.tls ? https.createServer(opts.tls, handler) :
+    http.createServer(handler);
 httpServer.listen(opts.port, '127.0.0.1', () => {
 	const { port } = httpServer.address();
-	base = `http://127.0.0.1:${port}`;
+	base = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
 	process.stdout.write(JSON.stringify({ port, url: resourceUrl(),
 	    issuer: issuer(), pid: process.pid }) + '\n');
 });

@@ -494,6 +494,9 @@ START_TEST(test_nul_refused)
 		{ "{'mcpServers': {'x': {'command': 'c', "
 		    "'args': ['a\\u000\\\\']}}}",
 		  "mcpServers.x.args[0]: contains a NUL character (\\u0000)" },
+		/* Below an empty key, the path still shows the level. */
+		{ "{'': {'a\\u0000': 1}}",
+		  ".a: key contains a NUL character (\\u0000)" },
 		/* Refused first: a truncated string would only mislead. */
 		{ "{'mcpServers': {'x': {'args': ['\\u0000'], "
 		    "'restart': 'no'}}}",
