@@ -61,7 +61,9 @@ struct rmsg {
 	int			 retried;	/* after a lost session */
 	int			 auth_retried;	/* after a 401 */
 	int			 streaming;	/* an SSE response is open */
-	uint64_t		 deadline_ms;	/* for 429/503 retries */
+	uint64_t		 deadline_ms;	/* of retries (429/503, no
+						   connection) */
+	unsigned int		 attempts;	/* connection retries */
 	struct event		*timer;
 	TAILQ_ENTRY(rmsg)	 entry;
 };

@@ -36,6 +36,14 @@
 /* Retries after 429/503, at most this long after the first try. */
 #define SESSION_BUSY_MAX_MS	60000
 #define SESSION_BUSY_DEFAULT_MS	1000
+/*
+ * A message that cannot reach a remote that was there (restarting, a
+ * network blip) is tried again, 250 ms doubling to 4 s, for this long;
+ * then the program ends and mcpd's backoff takes over.
+ */
+#define SESSION_UNREACHABLE_MAX_MS	30000
+#define SESSION_RETRY_MIN_MS		250
+#define SESSION_RETRY_MAX_SHIFT		4
 
 enum session_state {
 	SESSION_NEW,		/* no initialize yet */
@@ -71,6 +79,7 @@ struct rsession {
 	uint64_t		 internal_seq;
 	struct rmsg		*recover_init;	/* the internal initialize */
 	int			 input_ended;	/* shut down once all settled */
+	int			 unreachable_said; /* logged, until it answers */
 	int			 fell_back;
 };
 
@@ -690,6 +699,7 @@ session_head(struct rsession *s, struct rmsg *m, int streaming)
 void
 session_done(struct rsession *s, struct rmsg *m)
 {
+	s->unreachable_said = 0;
 	m->busy = 0;
 	m->streaming = 0;
 	if (m->method != NULL && !m->request &&
@@ -851,9 +861,29 @@ session_fallback(struct rsession *s, struct rmsg *m)
 void
 session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
 {
+	uint64_t	now = clock_now_ms(), delay;
+
 	if (m != NULL) {
 		m->busy = 0;
 		m->streaming = 0;
+	}
+	/* Only once a session stood: at start, mcpd's backoff is better. */
+	if (m != NULL && !m->init && s->state == SESSION_READY &&
+	    s->init_result != NULL) {
+		if (m->deadline_ms == 0)
+			m->deadline_ms = now + SESSION_UNREACHABLE_MAX_MS;
+		delay = (uint64_t)SESSION_RETRY_MIN_MS << (m->attempts <
+		    SESSION_RETRY_MAX_SHIFT ? m->attempts :
+		    SESSION_RETRY_MAX_SHIFT);
+		m->attempts++;
+		if (now + delay <= m->deadline_ms) {
+			if (!s->unreachable_said)
+				remote_log("cannot reach the remote server "
+				    "(%s); trying again", reason);
+			s->unreachable_said = 1;
+			session_arm(s, m, delay);
+			return;
+		}
 	}
 	session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "cannot reach the remote "
 	    "server: %s", reason);
