@@ -422,6 +422,19 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sh_get_done(x, end, error);
 			return;
 		}
+		if (end == HTTP_CONNECT && x->resumes > 0) {
+			/*
+			 * Resuming a response: the server that was answering
+			 * is gone.  Whether it acted is unknown, so the caller
+			 * is told; later messages wait for the remote.
+			 */
+			sh_x_free(x);
+			session_failed(s, m, MCPD_ERR_REMOTE, "the remote's "
+			    "response stream broke and the server cannot be "
+			    "reached to resume it: %s", error != NULL ? error :
+			    "no response");
+			return;
+		}
 		if (end == HTTP_CONNECT) {
 			sh_x_free(x);
 			session_unreachable(s, m, error != NULL ? error :
@@ -444,6 +457,16 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sh_x_free(x);
 			session_auth(s, m, text);
 			free(text);
+			return;
+		}
+		if ((x->status == 404 || (x->status == 400 &&
+		    sh_says_no_session(x))) && x->sent_session &&
+		    x->resumes > 0) {
+			/* The session went while it answered: not retried. */
+			sh_x_free(x);
+			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
+			    "session was lost before the server answered");
+			session_lost(s, NULL);
 			return;
 		}
 		if ((x->status == 404 || (x->status == 400 &&
