@@ -49,6 +49,7 @@
 #include "httphdr.h"
 #include "jwt.h"
 #include "oauth.h"
+#include "remote.h"
 #include "url.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -132,25 +133,12 @@ struct oauth {
 	int			 dead;
 };
 
-static void	oauth_next_prm(struct oauth *);
-static void	oauth_next_asm(struct oauth *);
+static void	oauth_prm_cb(void *, struct http_req *, enum http_end,
+		    const char *, const char *, size_t);
+static void	oauth_asm_cb(void *, struct http_req *, enum http_end,
+		    const char *, const char *, size_t);
+static void	oauth_fetch_cand(struct oauth *, http_fetch_fn);
 static void	oauth_token_request(struct oauth *);
-
-static void
-oauth_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-oauth_warn(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*msg;
-
-	va_start(ap, fmt);
-	xvasprintf(&msg, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "mcpd-remote: %s\n", msg);
-	free(msg);
-}
 
 static void
 oauth_wipe(char *s)
@@ -332,7 +320,7 @@ oauth_read_secret(const char *path, char **err)
 		return (NULL);
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO))
-		oauth_warn("warning: client secret file %s is accessible to "
+		remote_log("warning: client secret file %s is accessible to "
 		    "group or others (mode %04o); chmod 600 it", path,
 		    (unsigned int)(st.st_mode & 07777));
 	buf = xmalloc(OAUTH_MAX_SECRET_BYTES + 1);
@@ -511,6 +499,21 @@ oauth_drop_waiters(struct oauth_waiters *list)
 	}
 }
 
+void
+oauth_conf_clear(struct oauth_conf *c)
+{
+	free(c->client_id);
+	oauth_wipe(c->client_secret);
+	free(c->client_secret_file);
+	free(c->private_key_file);
+	free(c->signing_algorithm);
+	free(c->token_url);
+	free(c->scope);
+	free(c->resource);
+	free(c->jwt_audience);
+	memset(c, 0, sizeof *c);
+}
+
 static void
 oauth_destroy(struct oauth *o)
 {
@@ -521,15 +524,7 @@ oauth_destroy(struct oauth *o)
 	oauth_clear_cands(o);
 	oauth_drop_token(o);
 	free(o->server_url);
-	free(o->conf.client_id);
-	oauth_wipe(o->conf.client_secret);
-	free(o->conf.client_secret_file);
-	free(o->conf.private_key_file);
-	free(o->conf.signing_algorithm);
-	free(o->conf.token_url);
-	free(o->conf.scope);
-	free(o->conf.resource);
-	free(o->conf.jwt_audience);
+	oauth_conf_clear(&o->conf);
 	free(o->resource);
 	free(o->issuer);
 	free(o->token_url);
@@ -659,6 +654,16 @@ oauth_fetch(struct oauth *o, const char *method, const char *url,
 	}
 }
 
+/* Discovery: fetch the metadata at the current candidate URL. */
+static void
+oauth_fetch_cand(struct oauth *o, http_fetch_fn cb)
+{
+	static const char *const headers[] = { "Accept: application/json",
+	    NULL };
+
+	oauth_fetch(o, "GET", o->cand[o->icand], headers, NULL, 0, cb);
+}
+
 /* The common start of every fetch callback: 0 if it should go on. */
 static int
 oauth_fetch_ended(struct oauth *o)
@@ -759,7 +764,7 @@ oauth_start_discovery(struct oauth *o, const char *resource_metadata)
 			return;
 		}
 	}
-	oauth_next_prm(o);
+	oauth_fetch_cand(o, oauth_prm_cb);
 }
 
 static void
@@ -784,7 +789,7 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 	status = http_status(req);
 	if (status == 404 && o->icand + 1 < o->ncand) {
 		o->icand++;
-		oauth_next_prm(o);
+		oauth_fetch_cand(o, oauth_prm_cb);
 		goto out;
 	}
 	if (status != 200) {
@@ -838,7 +843,7 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 		    "valid issuer URL", quoted);
 		goto fail;
 	}
-	oauth_next_asm(o);
+	oauth_fetch_cand(o, oauth_asm_cb);
 	goto out;
 
 fail:
@@ -851,15 +856,6 @@ out:
 	oauth_leave(o);
 }
 
-static void
-oauth_next_prm(struct oauth *o)
-{
-	static const char *const headers[] = { "Accept: application/json",
-	    NULL };
-
-	oauth_fetch(o, "GET", o->cand[o->icand], headers, NULL, 0,
-	    oauth_prm_cb);
-}
 
 static void
 oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
@@ -883,7 +879,7 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 	status = http_status(req);
 	if (status == 404 && o->icand + 1 < o->ncand) {
 		o->icand++;
-		oauth_next_asm(o);
+		oauth_fetch_cand(o, oauth_asm_cb);
 		goto out;
 	}
 	if (status == 404) {
@@ -972,15 +968,6 @@ out:
 	oauth_leave(o);
 }
 
-static void
-oauth_next_asm(struct oauth *o)
-{
-	static const char *const headers[] = { "Accept: application/json",
-	    NULL };
-
-	oauth_fetch(o, "GET", o->cand[o->icand], headers, NULL, 0,
-	    oauth_asm_cb);
-}
 
 /* The token. */
 

@@ -42,6 +42,9 @@ struct oauth_conf {
 	char	*jwt_audience;		/* NULL: the issuer (or token_url) */
 };
 
+/* Free the strings of a conf (the secret wiped first). */
+void		 oauth_conf_clear(struct oauth_conf *);
+
 /* What oauth.c reports, for the status channel and stderr. */
 struct oauth_hooks {
 	/* A token was fetched; expires: absolute (wall clock), 0 if none. */

@@ -210,15 +210,7 @@ rconf_clear(struct rconf *rc)
 		rconf_free_secret(rc->headers[i]);
 	free(rc->headers);
 	free(rc->ca_file);
-	free(rc->oauth.client_id);
-	rconf_free_secret(rc->oauth.client_secret);
-	free(rc->oauth.client_secret_file);
-	free(rc->oauth.private_key_file);
-	free(rc->oauth.signing_algorithm);
-	free(rc->oauth.token_url);
-	free(rc->oauth.scope);
-	free(rc->oauth.resource);
-	free(rc->oauth.jwt_audience);
+	oauth_conf_clear(&rc->oauth);
 	memset(rc, 0, sizeof *rc);
 }
 

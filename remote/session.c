@@ -889,10 +889,36 @@ session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
 	    "server: %s", reason);
 }
 
+/*
+ * Closing: stop everything in flight; requests get this error (text), or
+ * nothing (NULL: the client is gone or asked to stop).
+ */
+static void
+session_drop_all(struct rsession *s, int error, const char *text)
+{
+	struct rmsg	*m, *next;
+
+	s->gate = NULL;
+	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		m->held = 0;
+		if (m->busy) {
+			if (s->r->oauth != NULL)
+				oauth_cancel(s->r->oauth, m);
+			s->rt->ops->cancel(s->rt, m);
+			m->busy = 0;
+		}
+		if (text != NULL)
+			session_reply_error(s, m, error, text);
+		else
+			m->answered = 1;
+		session_maybe_free(s, m);
+	}
+}
+
 void
 session_fatal(struct rsession *s, int code, const char *fmt, ...)
 {
-	struct rmsg	*m, *next;
 	va_list		 ap;
 	char		*text;
 
@@ -906,20 +932,8 @@ session_fatal(struct rsession *s, int code, const char *fmt, ...)
 	s->state = SESSION_CLOSING;
 	remote_log("%s", text);
 	rstatus_session("closed", NULL);
-	s->gate = NULL;
-	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
-		next = TAILQ_NEXT(m, entry);
-		m->held = 0;
-		if (m->busy) {
-			if (s->r->oauth != NULL)
-				oauth_cancel(s->r->oauth, m);
-			s->rt->ops->cancel(s->rt, m);
-			m->busy = 0;
-		}
-		session_reply_error(s, m, code == REMOTE_EXIT_NOPERM ?
-		    MCPD_ERR_REMOTE_AUTH : MCPD_ERR_REMOTE, text);
-		session_maybe_free(s, m);
-	}
+	session_drop_all(s, code == REMOTE_EXIT_NOPERM ?
+	    MCPD_ERR_REMOTE_AUTH : MCPD_ERR_REMOTE, text);
 	free(text);
 	rio_stop_reading();
 	rio_exit(s->r, code);
@@ -943,24 +957,10 @@ session_input_ended(struct rsession *s)
 void
 session_shutdown(struct rsession *s)
 {
-	struct rmsg	*m, *next;
-
 	if (s->state == SESSION_CLOSING)
 		return;
 	s->state = SESSION_CLOSING;
 	rio_stop_reading();
-	s->gate = NULL;
-	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
-		next = TAILQ_NEXT(m, entry);
-		m->held = 0;
-		if (m->busy) {
-			if (s->r->oauth != NULL)
-				oauth_cancel(s->r->oauth, m);
-			s->rt->ops->cancel(s->rt, m);
-			m->busy = 0;
-		}
-		m->answered = 1;
-		session_maybe_free(s, m);
-	}
+	session_drop_all(s, 0, NULL);
 	s->rt->ops->close(s->rt, session_closed);
 }

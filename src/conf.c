@@ -1517,22 +1517,20 @@ conf_string_ptr_cmp(const void *a, const void *b)
 	return (strcmp(*(char *const *)a, *(char *const *)b));
 }
 
-/* Environments are sets (keys are unique), so order does not matter. */
-static int
-conf_env_equal(const struct conf_server *a, const struct conf_server *b)
+/* Two lists of n strings hold the same ones, in any order. */
+int
+conf_set_equal(char *const *a, char *const *b, size_t n)
 {
 	char	**sa, **sb;
-	size_t	  i, n = a->envc;
+	size_t	  i;
 	int	  equal = 1;
 
-	if (a->envc != b->envc)
-		return (0);
 	if (n == 0)
 		return (1);
 	sa = xreallocarray(NULL, n, sizeof *sa);
 	sb = xreallocarray(NULL, n, sizeof *sb);
-	memcpy(sa, a->env, n * sizeof *sa);
-	memcpy(sb, b->env, n * sizeof *sb);
+	memcpy(sa, a, n * sizeof *sa);
+	memcpy(sb, b, n * sizeof *sb);
 	qsort(sa, n, sizeof *sa, conf_string_ptr_cmp);
 	qsort(sb, n, sizeof *sb, conf_string_ptr_cmp);
 	for (i = 0; i < n && equal; i++)
@@ -1540,6 +1538,13 @@ conf_env_equal(const struct conf_server *a, const struct conf_server *b)
 	free(sa);
 	free(sb);
 	return (equal);
+}
+
+/* Environments are sets (keys are unique), so order does not matter. */
+static int
+conf_env_equal(const struct conf_server *a, const struct conf_server *b)
+{
+	return (a->envc == b->envc && conf_set_equal(a->env, b->env, a->envc));
 }
 
 int

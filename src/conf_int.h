@@ -63,6 +63,8 @@ void		 conf_remote_finish(struct conf_parse *, const char *path,
 void		 conf_remote_clear(struct conf_server *);
 void		 conf_remote_copy(struct conf_server *,
 		    const struct conf_server *);
+/* Two lists of n strings hold the same ones, in any order. */
+int		 conf_set_equal(char *const *, char *const *, size_t n);
 int		 conf_remote_equal(const struct conf_server *,
 		    const struct conf_server *);
 

@@ -651,35 +651,12 @@ conf_str_equal(const char *a, const char *b)
 	return (strcmp(a, b) == 0);
 }
 
-static int
-conf_str_ptr_cmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
 /* Headers are a set (names are unique), so order does not matter. */
 static int
 conf_headers_equal(const struct conf_server *a, const struct conf_server *b)
 {
-	char	**sa, **sb;
-	size_t	  i, n = a->nheaders;
-	int	  equal = 1;
-
-	if (a->nheaders != b->nheaders)
-		return (0);
-	if (n == 0)
-		return (1);
-	sa = xreallocarray(NULL, n, sizeof *sa);
-	sb = xreallocarray(NULL, n, sizeof *sb);
-	memcpy(sa, a->headers, n * sizeof *sa);
-	memcpy(sb, b->headers, n * sizeof *sb);
-	qsort(sa, n, sizeof *sa, conf_str_ptr_cmp);
-	qsort(sb, n, sizeof *sb, conf_str_ptr_cmp);
-	for (i = 0; i < n && equal; i++)
-		equal = strcmp(sa[i], sb[i]) == 0;
-	free(sa);
-	free(sb);
-	return (equal);
+	return (a->nheaders == b->nheaders &&
+	    conf_set_equal(a->headers, b->headers, a->nheaders));
 }
 
 int

@@ -32,65 +32,23 @@
 #   CA, discovery, the token and the calls all work over HTTPS.
 #
 # Needs node (18 or later), openssl, and the SDK from tests/interop's
-# node_modules (installed with `npm ci` as interop.sh does when missing).
+# node_modules (tests/remote/lib.sh runs `npm ci` when they are missing).
 
 TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-600}
-NPM_TIMEOUT_S=${NPM_TIMEOUT_S:-600}
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
-need_node
+# shellcheck source=../remote/lib.sh
+. "$TESTS_SRCDIR/remote/lib.sh"
+
 command -v openssl >/dev/null 2>&1 || skip "openssl is not installed"
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
-
-MCPD_REMOTE=${MCPD_REMOTE:-}
-if [ -z "$MCPD_REMOTE" ]; then
-	if [ -n "${abs_top_builddir:-}" ]; then
-		MCPD_REMOTE=$abs_top_builddir/daemon/mcpd-remote
-	else
-		MCPD_REMOTE=$(dirname "$MCPD")/mcpd-remote
-	fi
-fi
-case "$MCPD_REMOTE" in
-/*) ;;
-*) MCPD_REMOTE=$PWD/$MCPD_REMOTE ;;
-esac
-[ -x "$MCPD_REMOTE" ] || hard_error "MCPD_REMOTE=$MCPD_REMOTE is not an executable"
+# Node.js, the pinned packages (npm ci when missing), MCPD_REMOTE.
+remote_setup
+MODULES=$W/node_modules
 SERVER_JS=$TESTS_SRCDIR/remote/oauth-server.mjs
 [ -f "$SERVER_JS" ] || hard_error "$SERVER_JS is missing"
-
-# --- the SDK (tests/interop's node_modules) ---------------------------------------
-IOP=$TESTS_SRCDIR/interop
-sdk_in() { [ -f "$1/node_modules/@modelcontextprotocol/sdk/package.json" ]; }
-if sdk_in "$IOP"; then
-	MODULES=$IOP/node_modules
-elif sdk_in "$PWD/tests/interop-deps"; then
-	MODULES=$PWD/tests/interop-deps/node_modules
-else
-	NPM=$(command -v npm) || skip "npm is not installed and the SDK is missing"
-	if [ -w "$IOP" ]; then W=$IOP; else W=$PWD/tests/interop-deps; fi
-	mkdir -p "$W" || hard_error "cannot create $W"
-	for f in package.json package-lock.json; do
-		[ "$W" = "$IOP" ] || cp "$IOP/$f" "$W/$f" || hard_error "cannot copy $f"
-	done
-	if command -v flock >/dev/null 2>&1; then
-		exec 8<"$W/package-lock.json"
-		flock -w "$NPM_TIMEOUT_S" 8 || hard_error "waited for another npm ci in $W"
-	fi
-	if ! sdk_in "$W"; then
-		note "npm ci in $W"
-		(cd "$W" && timeout -k 10 "$NPM_TIMEOUT_S" "$NPM" ci --no-audit --no-fund) \
-			</dev/null >"$T/npm.log" 2>&1 || {
-			tail -n 40 "$T/npm.log" >&2
-			hard_error "npm ci failed in $W"
-		}
-	fi
-	exec 8<&-
-	sdk_in "$W" || hard_error "npm ci in $W did not install the SDK"
-	MODULES=$W/node_modules
-fi
-note "SDK $(jq -r .version "$MODULES/@modelcontextprotocol/sdk/package.json") in $MODULES"
 
 # --- credentials ---------------------------------------------------------------------
 # A secret that Basic must form-encode (RFC 6749 section 2.3.1).
