@@ -492,7 +492,8 @@ url_format(const struct url *u)
 /* A reference split into its five parts (RFC 3986 section 5.2.1). */
 struct url_ref {
 	const char	*scheme, *auth, *path, *query, *frag;
-	size_t		 scheme_len, auth_len, path_len, query_len, frag_len;
+	size_t		 scheme_len, auth_len, path_len, query_len;
+	size_t		 frag_len;
 };
 
 static int

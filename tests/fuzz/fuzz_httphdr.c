@@ -231,7 +231,8 @@ gen_value(struct gen *g)
 		gen_adds(g, "\"");
 		for (i = 0; i < n; i++) {
 			/* Escape what must be, and now and then the rest. */
-			if (v[i] == '"' || v[i] == '\\' || (gen_byte(g) & 7) == 0)
+			if (v[i] == '"' || v[i] == '\\' ||
+			    (gen_byte(g) & 7) == 0)
 				gen_adds(g, "\\");
 			gen_add(g, &v[i], 1);
 		}

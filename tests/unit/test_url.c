@@ -290,7 +290,8 @@ START_TEST(test_url_resolve_redirects)
 	assert_resolve(base, "https://Auth.Example.com:443/token",
 	    "https://auth.example.com/token");
 	assert_resolve(base, "HTTP://other/x/../y", "http://other/y");
-	assert_resolve(base, "//cdn.example.com/a", "https://cdn.example.com/a");
+	assert_resolve(base, "//cdn.example.com/a",
+	    "https://cdn.example.com/a");
 	assert_resolve(base, "/.well-known/x?y",
 	    "https://mcp.example.com/.well-known/x?y");
 	assert_resolve(base, "./sse", "https://mcp.example.com/v1/sse");
