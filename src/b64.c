@@ -32,7 +32,8 @@ encode(const unsigned char *in, size_t len, const char *alphabet, int pad)
 		abort();
 	out = o = xmalloc((len + 2) / 3 * 4 + 1);
 	for (i = 0; i + 3 <= len; i += 3) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 |
+		    in[i + 2];
 		*o++ = alphabet[v >> 18];
 		*o++ = alphabet[(v >> 12) & 0x3f];
 		*o++ = alphabet[(v >> 6) & 0x3f];

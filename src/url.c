@@ -196,7 +196,7 @@ norm_part_dup(const char *s, size_t n, enum url_part part)
 static char *
 remove_dots(const char *in, size_t n)
 {
-	char		*out, *slash;
+	char		*out;
 	const char	*p = in, *end = in + n, *seg;
 	size_t		 olen = 0, left;
 
@@ -215,10 +215,12 @@ remove_dots(const char *in, size_t n)
 			p = end;
 		} else if ((left >= 4 && strncmp(p, "/../", 4) == 0) ||
 		    (left == 3 && strncmp(p, "/..", 3) == 0)) {
-			/* Drop the last output segment and its '/'. */
-			out[olen] = '\0';
-			slash = strrchr(out, '/');
-			olen = slash != NULL ? (size_t)(slash - out) : 0;
+			/*
+			 * Drop the last output segment and its '/',
+			 * looking back only over what is dropped: linear.
+			 */
+			while (olen > 0 && out[--olen] != '/')
+				;
 			if (left == 3) {
 				out[olen++] = '/';
 				p = end;
@@ -490,7 +492,8 @@ url_format(const struct url *u)
 /* A reference split into its five parts (RFC 3986 section 5.2.1). */
 struct url_ref {
 	const char	*scheme, *auth, *path, *query, *frag;
-	size_t		 scheme_len, auth_len, path_len, query_len, frag_len;
+	size_t		 scheme_len, auth_len, path_len, query_len;
+	size_t		 frag_len;
 };
 
 static int
@@ -529,9 +532,12 @@ ref_split(const char *s, struct url_ref *r)
 		r->frag_len = end - r->frag;
 	}
 	/* A relative path's first segment may not hold a ':'. */
-	if (r->scheme == NULL && r->auth == NULL &&
-	    memchr(r->path, ':', strcspn(r->path, "/")) != NULL)
-		return (-1);
+	if (r->scheme == NULL && r->auth == NULL) {
+		for (n = 0; n < r->path_len && r->path[n] != '/'; n++) {
+			if (r->path[n] == ':')
+				return (-1);
+		}
+	}
 	return (0);
 }
 

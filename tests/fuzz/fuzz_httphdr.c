@@ -13,9 +13,15 @@
  *   Bearer challenge found is printed back (each parameter quoted, with
  *   escapes), after another challenge, and must parse to the same values;
  *   no value holds a control character but HTAB, or is longer than A.
+ * - A well-formed WWW-Authenticate value generated from the input (one
+ *   to four challenges of assorted schemes, bare, token68 or parameters,
+ *   tokens and quoted-strings with escapes, OWS and empty elements) is
+ *   accepted, and gives exactly the first Bearer challenge's parameters.
  * - httphdr_retry_after leaves the delay alone when it refuses, never
  *   passes the cap, agrees with plain arithmetic on short delay-seconds,
- *   and a later now never gives a longer delay.
+ *   and a later now never gives a longer delay; a moment within 40
+ *   years, printed in each of the three date forms, gives exactly the
+ *   seconds to it.
  * - httphdr_media_is is 1 only if A starts (after OWS) with the type.
  * - httphdr_split gives a non-empty name of token characters ending at a
  *   ':', and a value inside the line, without OWS at either end or any
@@ -34,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "fuzz.h"
 #include "httphdr.h"
@@ -146,6 +153,195 @@ check_bearer(const char *a)
 	free(text);
 }
 
+/*
+ * A well-formed WWW-Authenticate value built from the input, with the
+ * Bearer parameters it must give: checks what the parser reads, where
+ * check_bearer only checks that it agrees with itself.
+ */
+struct gen {
+	const uint8_t	*p;
+	size_t		 left;
+	char		*out;
+	size_t		 len;
+	size_t		 size;
+};
+
+/* The next input byte; 1 once they run out, which ends every loop. */
+static unsigned
+gen_byte(struct gen *g)
+{
+	if (g->left == 0)
+		return (1);
+	g->left--;
+	return (*g->p++);
+}
+
+static void
+gen_add(struct gen *g, const char *s, size_t n)
+{
+	if (g->size - g->len < n + 1) {
+		g->size = g->size * 2 + n + 64;
+		if ((g->out = realloc(g->out, g->size)) == NULL)
+			abort();
+	}
+	memcpy(g->out + g->len, s, n);
+	g->len += n;
+	g->out[g->len] = '\0';
+}
+
+static void
+gen_adds(struct gen *g, const char *s)
+{
+	gen_add(g, s, strlen(s));
+}
+
+/* Up to max spaces or tabs (tabs only where OWS allows them). */
+static void
+gen_ows(struct gen *g, unsigned max)
+{
+	unsigned	 n = gen_byte(g) % (max + 1);
+
+	while (n-- > 0)
+		gen_adds(g, gen_byte(g) & 1 ? "\t" : " ");
+}
+
+/* A parameter value: as a token if it is one and the input says so. */
+static char *
+gen_value(struct gen *g)
+{
+	char		 v[24], c;
+	unsigned	 n, i, tok;
+
+	n = gen_byte(g) % sizeof v;
+	tok = gen_byte(g) & 1;
+	for (i = 0; i < n; i++) {
+		c = gen_byte(g);
+		/* Visible ASCII, SP, HTAB and obs-text; no other CTLs. */
+		if ((unsigned char)c < 0x20 || c == 0x7f)
+			c = (unsigned char)c % 2 ? '\t' : 'a' + c % 26;
+		v[i] = c;
+		if (!is_tchar((unsigned char)c))
+			tok = 0;
+	}
+	if (n == 0)
+		tok = 0;
+	if (tok) {
+		gen_add(g, v, n);
+	} else {
+		gen_adds(g, "\"");
+		for (i = 0; i < n; i++) {
+			/* Escape what must be, and now and then the rest. */
+			if (v[i] == '"' || v[i] == '\\' ||
+			    (gen_byte(g) & 7) == 0)
+				gen_adds(g, "\\");
+			gen_add(g, &v[i], 1);
+		}
+		gen_adds(g, "\"");
+	}
+	return (strndup(v, n));
+}
+
+static void
+check_bearer_generated(const uint8_t *data, size_t size)
+{
+	static const char *const schemes[] = {
+		"Bearer", "bearer", "BEARER", "Basic", "Digest", "Negotiate",
+		"X-Bearer", "Bearer_",
+	};
+	static const char *const names[] = {
+		"resource_metadata", "Scope", "ERROR", "error_description",
+		"realm", "error_uri", "x", "resource_metadata_",
+	};
+	static const char	 t68[] = "ABCXYZabcxyz0189-._~+/";
+	struct gen		 g = { data, size, NULL, 0, 0 };
+	struct httphdr_bearer	 b;
+	char			*want[4] = { NULL, NULL, NULL, NULL }, *v;
+	const char		*scheme;
+	unsigned		 nch, ch, np, k, used, form, n;
+	int			 bearer, found = 0, slot, rc;
+
+	nch = 1 + gen_byte(&g) % 4;
+	gen_ows(&g, 2);
+	for (ch = 0; ch < nch; ch++) {
+		if (ch > 0) {
+			gen_ows(&g, 2);
+			gen_adds(&g, ",");
+			while (gen_byte(&g) % 4 == 0) {
+				gen_ows(&g, 1);
+				gen_adds(&g, ",");	/* empty element */
+			}
+			gen_ows(&g, 2);
+		}
+		scheme = schemes[gen_byte(&g) % nitems(schemes)];
+		bearer = !found && strcasecmp(scheme, "Bearer") == 0;
+		gen_adds(&g, scheme);
+		form = gen_byte(&g) % 3;
+		if (form == 0) {
+			if (bearer)
+				found = 1;
+			continue;
+		}
+		gen_adds(&g, " ");
+		while (gen_byte(&g) % 3 == 0)
+			gen_adds(&g, " ");
+		if (form == 1) {
+			/* token68, with padding now and then */
+			n = 1 + gen_byte(&g) % 12;
+			while (n-- > 0)
+				gen_add(&g, &t68[gen_byte(&g) %
+				    (sizeof t68 - 1)], 1);
+			n = gen_byte(&g) % 3;
+			while (n-- > 0)
+				gen_adds(&g, "=");
+			if (bearer)
+				found = 1;
+			continue;
+		}
+		np = 1 + gen_byte(&g) % 4;
+		used = 0;
+		for (k = 0; k < np; k++) {
+			n = gen_byte(&g) % nitems(names);
+			if (used & 1u << n)
+				continue;	/* a name once per challenge */
+			used |= 1u << n;
+			if (used != 1u << n) {
+				gen_ows(&g, 2);
+				gen_adds(&g, ",");
+				while (gen_byte(&g) % 5 == 0)
+					gen_adds(&g, ",");
+				gen_ows(&g, 2);
+			}
+			gen_adds(&g, names[n]);
+			gen_ows(&g, 1);
+			gen_adds(&g, "=");
+			gen_ows(&g, 1);
+			v = gen_value(&g);
+			slot = n < 4 ? (int)n : -1;
+			if (bearer && slot >= 0)
+				want[slot] = v;
+			else
+				free(v);
+		}
+		if (bearer)
+			found = 1;
+	}
+	gen_ows(&g, 2);
+
+	rc = httphdr_bearer_parse(g.out, &b);
+	FUZZ_CHECK(rc == 0, "a well-formed WWW-Authenticate refused: %s",
+	    g.out);
+	FUZZ_CHECK(b.found == found, "Bearer found %d, want %d: %s", b.found,
+	    found, g.out);
+	FUZZ_CHECK(same_str(b.resource_metadata, want[0]) &&
+	    same_str(b.scope, want[1]) && same_str(b.error, want[2]) &&
+	    same_str(b.error_description, want[3]), "Bearer parameters "
+	    "misread: %s", g.out);
+	httphdr_bearer_clear(&b);
+	for (k = 0; k < nitems(want); k++)
+		free(want[k]);
+	free(g.out);
+}
+
 static void
 check_retry_after(const char *a, uint64_t cap)
 {
@@ -175,6 +371,55 @@ check_retry_after(const char *a, uint64_t cap)
 		    "Retry-After %llu s gave %llu ms (cap %llu)",
 		    (unsigned long long)secs, (unsigned long long)d,
 		    (unsigned long long)cap);
+	}
+}
+
+/*
+ * A moment within 40 years of NOW, printed in each HTTP-date form: the
+ * delay must be exactly the seconds to it.
+ */
+static void
+check_retry_after_generated(const uint8_t *data, size_t size)
+{
+	static const char *const days[] = {
+		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"
+	};
+	static const char *const long_days[] = {
+		"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday",
+		"Friday", "Saturday"
+	};
+	static const char *const months[] = {
+		"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
+		"Oct", "Nov", "Dec"
+	};
+	const int64_t	 span = (int64_t)40 * 366 * 86400;
+	char		 text[3][64];
+	struct tm	 tm;
+	uint64_t	 r = 0, d, want;
+	time_t		 t;
+	size_t		 i;
+
+	for (i = 0; i < size && i < 8; i++)
+		r = r << 8 | data[i];
+	t = NOW - span + (time_t)(r % (uint64_t)(2 * span));
+	if (gmtime_r(&t, &tm) == NULL)
+		abort();
+	snprintf(text[0], sizeof text[0], "%s, %02d %s %04d %02d:%02d:%02d "
+	    "GMT", days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon],
+	    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	snprintf(text[1], sizeof text[1], "%s, %02d-%s-%02d %02d:%02d:%02d "
+	    "GMT", long_days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon],
+	    (tm.tm_year + 1900) % 100, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	snprintf(text[2], sizeof text[2], "%s %s %2d %02d:%02d:%02d %04d",
+	    days[tm.tm_wday], months[tm.tm_mon], tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, tm.tm_year + 1900);
+	want = t > NOW ? (uint64_t)(t - NOW) * 1000 : 0;
+	for (i = 0; i < nitems(text); i++) {
+		d = 7;
+		FUZZ_CHECK(httphdr_retry_after(text[i], NOW, UINT64_MAX,
+		    &d) == 0 && d == want, "Retry-After \"%s\": %llu ms, want "
+		    "%llu", text[i], (unsigned long long)d,
+		    (unsigned long long)want);
 	}
 }
 
@@ -351,9 +596,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	check_bearer(a);
+	check_bearer_generated(data, size);
 	cap = size > 0 ? (uint64_t)data[size - 1] * 1000 : 0;
 	check_retry_after(a, cap);
 	check_retry_after(a, UINT64_MAX);
+	check_retry_after_generated(data, size);
 	check_media(a, "application/json");
 	check_media(a, "text/event-stream");
 	check_split(data, size);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,26 @@ START_TEST(test_url_parse_rejects)
 }
 END_TEST
 
+START_TEST(test_url_long_dots)
+{
+	const size_t	 n = 1000000;
+	char		*in, *p;
+	size_t		 i;
+
+	/* "http://h/" a/ x n, ../ x n, "x": linear, not n^2 (a timeout). */
+	in = malloc(9 + 5 * n + 2);
+	ck_assert_ptr_nonnull(in);
+	p = in + sprintf(in, "http://h/");
+	for (i = 0; i < n; i++, p += 2)
+		memcpy(p, "a/", 2);
+	for (i = 0; i < n; i++, p += 3)
+		memcpy(p, "../", 3);
+	strcpy(p, "x");
+	assert_norm(in, "http://h/x");
+	free(in);
+}
+END_TEST
+
 /* url_resolve(base, ref) gives want (NULL: refused). */
 static void
 assert_resolve(const char *base, const char *ref, const char *want)
@@ -269,13 +290,20 @@ START_TEST(test_url_resolve_redirects)
 	assert_resolve(base, "https://Auth.Example.com:443/token",
 	    "https://auth.example.com/token");
 	assert_resolve(base, "HTTP://other/x/../y", "http://other/y");
-	assert_resolve(base, "//cdn.example.com/a", "https://cdn.example.com/a");
+	assert_resolve(base, "//cdn.example.com/a",
+	    "https://cdn.example.com/a");
 	assert_resolve(base, "/.well-known/x?y",
 	    "https://mcp.example.com/.well-known/x?y");
 	assert_resolve(base, "./sse", "https://mcp.example.com/v1/sse");
 	assert_resolve(base, "messages?session=1",
 	    "https://mcp.example.com/v1/messages?session=1");
 	assert_resolve(base, "../../../../x", "https://mcp.example.com/x");
+	/* A ':' after the first segment, or in the query or fragment. */
+	assert_resolve(base, "messages?a:b", "https://mcp.example.com/v1/"
+	    "messages?a:b");
+	assert_resolve(base, "g#x:y", "https://mcp.example.com/v1/g#x:y");
+	assert_resolve(base, "./a:b", "https://mcp.example.com/v1/a:b");
+	assert_resolve(base, "a/b:c", "https://mcp.example.com/v1/a/b:c");
 	/* A base without a path merges as "/". */
 	assert_resolve("http://h", "x", "http://h/x");
 	assert_resolve("http://h", "", "http://h");
@@ -444,6 +472,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_url_parse_parts);
 	tcase_add_test(tc, test_url_parse_normalises);
 	tcase_add_test(tc, test_url_parse_rejects);
+	tcase_add_test(tc, test_url_long_dots);
 	tcase_add_test(tc, test_url_resolve_rfc_normal);
 	tcase_add_test(tc, test_url_resolve_rfc_abnormal);
 	tcase_add_test(tc, test_url_resolve_redirects);
