@@ -17,7 +17,8 @@
 #    and nothing timed out or failed; the bridges have exited and mcpd
 #    stops the worker on SIGTERM (Streamable HTTP: the session is DELETEd).
 # 3. The SDK client launches `mcpd-remote URL` itself as a stdio server
-#    (the URL's port from its own environment) and runs the same checks;
+#    (the URL's port from its own environment; for the legacy server
+#    without -t, so through the automatic fallback) and runs the same checks;
 #    every mcpd-remote exits once its client has gone (Streamable HTTP:
 #    after DELETEing its session).
 
@@ -148,12 +149,16 @@ pid_running "$HTTP_PID" || fail "the $REMOTE_KIND server died during the run"
 # --- 3. mcpd-remote on its own, launched by the SDK client -----------------------
 # sdk-client.mjs launches "$MCPCTL -s SOCKET connect NAME"; this stand-in
 # launches mcpd-remote instead, as an MCP client's config would, with the
-# port from its environment (mcpd-remote expands ${VAR} in the URL).
+# port from its environment (mcpd-remote expands ${VAR} in the URL).  The
+# legacy server is given no -t: the automatic transport must find that
+# it refuses Streamable HTTP and fall back to HTTP+SSE.
 # shellcheck disable=SC2016  # expanded by mcpd-remote
 STANDALONE_URL=$(remote_url "$REMOTE_KIND" '${MCPD_RTEST_PORT}')
+STANDALONE_T=$TRANSPORT
+[ "$TRANSPORT" = sse ] && STANDALONE_T=auto
 {
 	echo '#!/bin/sh'
-	printf 'exec %q -t %q %q\n' "$MCPD_REMOTE" "$TRANSPORT" "$STANDALONE_URL"
+	printf 'exec %q -t %q %q\n' "$MCPD_REMOTE" "$STANDALONE_T" "$STANDALONE_URL"
 } >"$T/mcpd-remote-stdio"
 chmod 0755 "$T/mcpd-remote-stdio"
 before=$(terminations)
