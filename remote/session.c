@@ -71,6 +71,14 @@ struct rsession {
 	uint64_t		 internal_seq;
 	struct rmsg		*recover_init;	/* the internal initialize */
 	int			 fell_back;
+	/*
+	 * Giving up when the new session is refused: decided while a
+	 * transport's callback runs for the message, whose exchange
+	 * session_fatal would free under it, so done from an event.
+	 */
+	struct event		*fatal_ev;
+	int			 fatal_code;
+	char			*fatal_text;
 };
 
 static void	session_send(struct rsession *, struct rmsg *);
@@ -120,6 +128,9 @@ session_free(struct rsession *s)
 		TAILQ_REMOVE(&s->all, m, entry);
 		rmsg_free(m);
 	}
+	if (s->fatal_ev != NULL)
+		event_free(s->fatal_ev);
+	free(s->fatal_text);
 	hmap_free(s->pending);
 	hmap_free(s->subs);
 	free(s->init_params);
@@ -531,6 +542,30 @@ session_initialized(struct rsession *s, const char *json, size_t len)
 	rstatus_session("established", s->protocol);
 }
 
+static void
+session_fatal_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct rsession	*s = arg;
+	char		*text = s->fatal_text;
+
+	s->fatal_text = NULL;
+	session_fatal(s, s->fatal_code, "%s", text);
+	free(text);
+}
+
+/* session_fatal, once the callbacks on the stack have returned. */
+static void
+session_fatal_later(struct rsession *s, int code, const char *text)
+{
+	if (s->fatal_text != NULL)
+		return;
+	if (s->fatal_ev == NULL)
+		s->fatal_ev = evtimer_new(s->r->base, session_fatal_fire, s);
+	s->fatal_code = code;
+	s->fatal_text = xstrdup(text);
+	event_active(s->fatal_ev, EV_TIMEOUT, 0);
+}
+
 /* The response to the internal initialize of a recovery. */
 static void
 session_reinitialized(struct rsession *s, const char *json, size_t len)
@@ -545,15 +580,15 @@ session_reinitialized(struct rsession *s, const char *json, size_t len)
 	    "capabilities");
 	if (!cJSON_IsObject(result) || !cJSON_IsString(pv)) {
 		cJSON_Delete(msg);
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote refused "
-		    "to initialize a new session");
+		session_fatal_later(s, REMOTE_EXIT_UNAVAILABLE, "the remote "
+		    "refused to initialize a new session");
 		return;
 	}
 	if (s->protocol == NULL || strcmp(pv->valuestring, s->protocol) != 0 ||
 	    !cJSON_Compare(caps, old_caps, 1)) {
 		cJSON_Delete(msg);
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote's new "
-		    "session differs from the first (protocol version or "
+		session_fatal_later(s, REMOTE_EXIT_UNAVAILABLE, "the remote's "
+		    "new session differs from the first (protocol version or "
 		    "capabilities): starting over");
 		return;
 	}
@@ -724,13 +759,17 @@ session_fail_inflight(struct rsession *s, struct rmsg *except)
 void
 session_lost(struct rsession *s, struct rmsg *m)
 {
+	int	init;
+
 	if (m != NULL) {
 		m->busy = 0;
 		m->streaming = 0;
 		if (m == s->recover_init || m->init) {
+			/* session_failed may free m. */
+			init = m->init;
 			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
 			    "refused a new session");
-			if (m->init && s->state != SESSION_CLOSING)
+			if (init && s->state != SESSION_CLOSING)
 				session_fatal(s, REMOTE_EXIT_UNAVAILABLE,
 				    "the remote refused to initialize");
 			return;
