@@ -265,13 +265,16 @@ session_timer_fired(evutil_socket_t fd, short what, void *arg)
 	struct rmsg	*m = arg;
 	struct rsession	*s = m->session;
 
-	if (!m->busy && !m->answered && m->deadline_ms != 0) {
+	if (!m->busy && !m->held && !m->answered && m->deadline_ms != 0) {
 		session_send(s, m);
 		return;
 	}
 	if (m->answered)
 		return;
 	if (m->busy) {
+		/* With the transport, or waiting for a token. */
+		if (s->r->oauth != NULL)
+			oauth_cancel(s->r->oauth, m);
 		s->rt->ops->cancel(s->rt, m);
 		m->busy = 0;
 	}
@@ -290,6 +293,18 @@ session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(m->timer, &tv);
+}
+
+/*
+ * A request's timeout runs from its arrival, held or not (a held request
+ * gets its answer too); a retry after 429/503 starts it again.
+ */
+static void
+session_arm_timeout(struct rsession *s, struct rmsg *m)
+{
+	if (m->request && s->r->conf->request_timeout_ms > 0 &&
+	    (m->timer == NULL || !evtimer_pending(m->timer, NULL)))
+		session_arm(s, m, s->r->conf->request_timeout_ms);
 }
 
 static void
@@ -314,6 +329,7 @@ session_send(struct rsession *s, struct rmsg *m)
 {
 	if (session_must_hold(s, m)) {
 		m->held = 1;
+		session_arm_timeout(s, m);
 		return;
 	}
 	if (m->init || (m->method != NULL && !m->request &&
@@ -324,9 +340,7 @@ session_send(struct rsession *s, struct rmsg *m)
 		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
 		return;
 	}
-	if (m->request && s->r->conf->request_timeout_ms > 0 &&
-	    m->deadline_ms == 0)
-		session_arm(s, m, s->r->conf->request_timeout_ms);
+	session_arm_timeout(s, m);
 	m->busy = 1;
 	s->rt->ops->send(s->rt, m);
 }
@@ -392,8 +406,12 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	m = rmsg_new(s, copy, len);
 	if (env.method.type != ENVELOPE_ABSENT)
 		m->method = session_decode_string(line, &env.method);
-	if (m->method != NULL && env.id.type != ENVELOPE_ABSENT &&
-	    env.id.type != ENVELOPE_NULL) {
+	/*
+	 * A request even when its method does not survive decoding (a lone
+	 * surrogate): the remote answers it, and the answer must go out.
+	 */
+	if (env.method.type == ENVELOPE_STRING &&
+	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL) {
 		m->id = session_raw(line, &env.id);
 		if (hmap_get(s->pending, m->id, strlen(m->id)) != NULL) {
 			remote_log("dropped a request reusing the id of one "
@@ -403,6 +421,7 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 		}
 		m->request = 1;
 		hmap_put(s->pending, m->id, strlen(m->id), m);
+		session_arm_timeout(s, m);
 	}
 	if (m->method == NULL)
 		;
@@ -691,8 +710,11 @@ void
 session_head(struct rsession *s, struct rmsg *m, int streaming)
 {
 	m->streaming = streaming;
-	/* An SSE response is alive: progress may take its time. */
-	if (streaming && m->timer != NULL && m->deadline_ms == 0)
+	/*
+	 * An SSE response is alive: progress may take its time.  (Busy, the
+	 * timer is the request's timeout, not a retry's delay.)
+	 */
+	if (streaming && m->timer != NULL)
 		evtimer_del(m->timer);
 }
 
