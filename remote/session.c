@@ -540,6 +540,22 @@ session_recovered(struct rsession *s)
 	}
 }
 
+/*
+ * A protocol version fit to go back in a header (MCP-Protocol-Version):
+ * no CR or LF to split it, nothing but visible ASCII, and short.
+ */
+static int
+session_valid_protocol(const char *v)
+{
+	size_t	n;
+
+	for (n = 0; v[n] != '\0'; n++) {
+		if (v[n] < 0x21 || v[n] > 0x7e || n >= 64)
+			return (0);
+	}
+	return (n > 0);
+}
+
 /* The response to the first initialize: keep what recovery compares. */
 static void
 session_initialized(struct rsession *s, const char *json, size_t len)
@@ -552,6 +568,13 @@ session_initialized(struct rsession *s, const char *json, size_t len)
 	if (!cJSON_IsObject(result) || !cJSON_IsString(pv)) {
 		cJSON_Delete(msg);
 		return;		/* an error: the client sees it */
+	}
+	if (!session_valid_protocol(pv->valuestring)) {
+		/* Never sent back; a lost session cannot be rebuilt. */
+		remote_log("the remote's protocolVersion is malformed: not "
+		    "kept for the session");
+		cJSON_Delete(msg);
+		return;
 	}
 	cJSON_Delete(s->init_result);
 	s->init_result = cJSON_DetachItemViaPointer(msg, result);
