@@ -436,8 +436,10 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	    env.p_level.type == ENVELOPE_STRING) {
 		free(s->log_level);
 		s->log_level = session_raw(line, &env.p_level);
-	} else if (strcmp(m->method, "notifications/cancelled") == 0 &&
+	} else if (!m->request &&
+	    strcmp(m->method, "notifications/cancelled") == 0 &&
 	    env.p_request_id.type != ENVELOPE_ABSENT) {
+		/* A notification: a request so named could cancel itself. */
 		copy = session_raw(line, &env.p_request_id);
 		session_cancel(s, copy);
 		free(copy);
