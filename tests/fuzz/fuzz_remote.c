@@ -163,16 +163,17 @@ fz_client_line(const char *line, size_t len)
 	struct fz_req	*q;
 	size_t		 erroff;
 	char		*method;
-	int		 dropped = 0;
+	int		 request = 0;
 
 	if (envelope_scan(line, len, &env, &erroff) == -1)
 		return;		/* dropped, said on stderr */
 	method = fz_decode(line, &env.method);
 	if (env.method.type == ENVELOPE_STRING &&
 	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL) {
+		request = 1;
 		q = fz_find(line + env.id.off, env.id.len);
 		if (q != NULL && q->state == REQ_AWAITING)
-			dropped = 1;	/* an id still pending: refused */
+			;	/* an id still pending: refused */
 		else if (q != NULL)
 			q->state = REQ_AWAITING;
 		else {
@@ -183,7 +184,8 @@ fz_client_line(const char *line, size_t len)
 			fz.reqs[fz.nreqs++].state = REQ_AWAITING;
 		}
 	}
-	if (!dropped && method != NULL &&
+	/* Only a notification cancels. */
+	if (!request && method != NULL &&
 	    strcmp(method, "notifications/cancelled") == 0 &&
 	    env.p_request_id.type != ENVELOPE_ABSENT) {
 		q = fz_find(line + env.p_request_id.off, env.p_request_id.len);
