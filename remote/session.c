@@ -501,6 +501,7 @@ static void
 session_recovered(struct rsession *s)
 {
 	struct hmap_iter	 it;
+	struct rmsg		*m;
 	const void		*key;
 	size_t			 keylen, i;
 	void			*val;
@@ -509,8 +510,14 @@ session_recovered(struct rsession *s)
 
 	s->state = SESSION_READY;
 	s->recover_init = NULL;
-	session_send(s, session_notification(s, "notifications/initialized",
-	    NULL));
+	/*
+	 * First of all that waited (held messages go in list order): no
+	 * request reaches the new session before it.
+	 */
+	m = session_notification(s, "notifications/initialized", NULL);
+	TAILQ_REMOVE(&s->all, m, entry);
+	TAILQ_INSERT_HEAD(&s->all, m, entry);
+	session_send(s, m);
 	hmap_iter_init(s->subs, &it);
 	while (hmap_iter_next(&it, &key, &keylen, &val)) {
 		xasprintf(&params, "{\"uri\":%.*s}", (int)keylen,
