@@ -48,7 +48,9 @@
  * is being resumed; once the remote is gone, or when the program exits
  * on its own, every request not cancelled has had exactly one answer;
  * after stdin ends the program exits; the fake HTTP layer's checks
- * (origins, header lines, bodies, cancels); no secret in a log line;
+ * (origins, URLs, header lines, bodies, cancels, and on a session
+ * mcpd-remote rebuilt no request before notifications/initialized); no
+ * secret in a log line;
  * the memory held (the fake layer's requests, and the whole heap) stays
  * under a bound linear in the input.
  */

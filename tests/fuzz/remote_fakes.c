@@ -73,10 +73,12 @@ static struct fake_reqs	 fake_reqs = TAILQ_HEAD_INITIALIZER(fake_reqs);
 static char		*fake_origin;
 static unsigned		 fake_pause_gen;
 static uint64_t		 fake_seq;
+static int		 fake_rebuilding;
 
 void
 fake_http_origin(const char *url)
 {
+	fake_rebuilding = 0;
 	free(fake_origin);
 	fake_origin = url != NULL ? xstrdup(url) : NULL;
 }
@@ -130,6 +132,37 @@ fake_check_header(const char *h)
 	    "LF (header injection): \"%.*s\"", (int)(colon - h), h);
 }
 
+/*
+ * A session rebuilt by mcpd-remote (its own initialize, id
+ * "mcpd-remote-N") takes notifications/initialized before any request
+ * but ping: the lifecycle's order, which the local client kept on the
+ * first session.
+ */
+static void
+fake_lifecycle(const char *body, const struct envelope *env)
+{
+	static const char	 own[] = "\"mcpd-remote-";
+
+	if (env->method.type != ENVELOPE_STRING)
+		return;
+	if (envelope_string_eq(body, &env->method, "initialize")) {
+		fake_rebuilding = env->id.type == ENVELOPE_STRING &&
+		    env->id.len > sizeof own - 1 &&
+		    memcmp(body + env->id.off, own, sizeof own - 1) == 0;
+		return;
+	}
+	if (envelope_string_eq(body, &env->method,
+	    "notifications/initialized")) {
+		fake_rebuilding = 0;
+		return;
+	}
+	FUZZ_CHECK(!fake_rebuilding || env->id.type == ENVELOPE_ABSENT ||
+	    envelope_string_eq(body, &env->method, "ping"), "a request went "
+	    "to a rebuilt session before notifications/initialized: %.*s",
+	    (int)(env->method.len > 100 ? 100 : env->method.len),
+	    body + env->method.off);
+}
+
 struct http_req *
 http_request(struct http *http, const char *method, const char *url,
     const char *const *headers, char *body, size_t body_len, long timeout_ms,
@@ -157,6 +190,7 @@ http_request(struct http *http, const char *method, const char *url,
 		    "a POST body that is not one JSON object (byte %zu): "
 		    "%.*s", erroff, (int)(body_len > 300 ? 300 : body_len),
 		    body);
+		fake_lifecycle(body, &env);
 	} else
 		FUZZ_CHECK(body == NULL, "a %s with a body", method);
 	req = xcalloc(1, sizeof *req);
