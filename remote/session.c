@@ -81,6 +81,14 @@ struct rsession {
 	int			 input_ended;	/* shut down once all settled */
 	int			 unreachable_said; /* logged, until it answers */
 	int			 fell_back;
+	/*
+	 * Giving up when the new session is refused: decided while a
+	 * transport's callback runs for the message, whose exchange
+	 * session_fatal would free under it, so done from an event.
+	 */
+	struct event		*fatal_ev;
+	int			 fatal_code;
+	char			*fatal_text;
 };
 
 static void	session_send(struct rsession *, struct rmsg *);
@@ -130,6 +138,9 @@ session_free(struct rsession *s)
 		TAILQ_REMOVE(&s->all, m, entry);
 		rmsg_free(m);
 	}
+	if (s->fatal_ev != NULL)
+		event_free(s->fatal_ev);
+	free(s->fatal_text);
 	hmap_free(s->pending);
 	hmap_free(s->subs);
 	free(s->init_params);
@@ -266,13 +277,16 @@ session_timer_fired(evutil_socket_t fd, short what, void *arg)
 	struct rmsg	*m = arg;
 	struct rsession	*s = m->session;
 
-	if (!m->busy && !m->answered && m->deadline_ms != 0) {
+	if (!m->busy && !m->held && !m->answered && m->deadline_ms != 0) {
 		session_send(s, m);
 		return;
 	}
 	if (m->answered)
 		return;
 	if (m->busy) {
+		/* With the transport, or waiting for a token. */
+		if (s->r->oauth != NULL)
+			oauth_cancel(s->r->oauth, m);
 		s->rt->ops->cancel(s->rt, m);
 		m->busy = 0;
 	}
@@ -317,6 +331,18 @@ session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
 	free(text);
 }
 
+/*
+ * A request's timeout runs from its arrival, held or not (a held request
+ * gets its answer too); a retry after 429/503 starts it again.
+ */
+static void
+session_arm_timeout(struct rsession *s, struct rmsg *m)
+{
+	if (m->request && s->r->conf->request_timeout_ms > 0 &&
+	    (m->timer == NULL || !evtimer_pending(m->timer, NULL)))
+		session_arm(s, m, s->r->conf->request_timeout_ms);
+}
+
 static void
 session_oauth_ready(void *arg, int result, const char *reason)
 {
@@ -338,6 +364,7 @@ session_send(struct rsession *s, struct rmsg *m)
 {
 	if (session_must_hold(s, m)) {
 		m->held = 1;
+		session_arm_timeout(s, m);
 		return;
 	}
 	if (m->init || (m->method != NULL && !m->request &&
@@ -348,9 +375,7 @@ session_send(struct rsession *s, struct rmsg *m)
 		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
 		return;
 	}
-	if (m->request && s->r->conf->request_timeout_ms > 0 &&
-	    m->deadline_ms == 0)
-		session_arm(s, m, s->r->conf->request_timeout_ms);
+	session_arm_timeout(s, m);
 	m->busy = 1;
 	s->rt->ops->send(s->rt, m);
 }
@@ -416,8 +441,12 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	m = rmsg_new(s, copy, len);
 	if (env.method.type != ENVELOPE_ABSENT)
 		m->method = session_decode_string(line, &env.method);
-	if (m->method != NULL && env.id.type != ENVELOPE_ABSENT &&
-	    env.id.type != ENVELOPE_NULL) {
+	/*
+	 * A request even when its method does not survive decoding (a lone
+	 * surrogate): the remote answers it, and the answer must go out.
+	 */
+	if (env.method.type == ENVELOPE_STRING &&
+	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL) {
 		m->id = session_raw(line, &env.id);
 		if (hmap_get(s->pending, m->id, strlen(m->id)) != NULL) {
 			remote_log("dropped a request reusing the id of one "
@@ -427,6 +456,7 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 		}
 		m->request = 1;
 		hmap_put(s->pending, m->id, strlen(m->id), m);
+		session_arm_timeout(s, m);
 	}
 	if (m->method == NULL)
 		;
@@ -441,8 +471,10 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	    env.p_level.type == ENVELOPE_STRING) {
 		free(s->log_level);
 		s->log_level = session_raw(line, &env.p_level);
-	} else if (strcmp(m->method, "notifications/cancelled") == 0 &&
+	} else if (!m->request &&
+	    strcmp(m->method, "notifications/cancelled") == 0 &&
 	    env.p_request_id.type != ENVELOPE_ABSENT) {
+		/* A notification: a request so named could cancel itself. */
 		copy = session_raw(line, &env.p_request_id);
 		session_cancel(s, copy);
 		free(copy);
@@ -504,6 +536,7 @@ static void
 session_recovered(struct rsession *s)
 {
 	struct hmap_iter	 it;
+	struct rmsg		*m;
 	const void		*key;
 	size_t			 keylen, i;
 	void			*val;
@@ -512,8 +545,14 @@ session_recovered(struct rsession *s)
 
 	s->state = SESSION_READY;
 	s->recover_init = NULL;
-	session_send(s, session_notification(s, "notifications/initialized",
-	    NULL));
+	/*
+	 * First of all that waited (held messages go in list order): no
+	 * request reaches the new session before it.
+	 */
+	m = session_notification(s, "notifications/initialized", NULL);
+	TAILQ_REMOVE(&s->all, m, entry);
+	TAILQ_INSERT_HEAD(&s->all, m, entry);
+	session_send(s, m);
 	hmap_iter_init(s->subs, &it);
 	while (hmap_iter_next(&it, &key, &keylen, &val)) {
 		xasprintf(&params, "{\"uri\":%.*s}", (int)keylen,
@@ -545,6 +584,22 @@ session_recovered(struct rsession *s)
 	}
 }
 
+/*
+ * A protocol version fit to go back in a header (MCP-Protocol-Version):
+ * no CR or LF to split it, nothing but visible ASCII, and short.
+ */
+static int
+session_valid_protocol(const char *v)
+{
+	size_t	n;
+
+	for (n = 0; v[n] != '\0'; n++) {
+		if (v[n] < 0x21 || v[n] > 0x7e || n >= 64)
+			return (0);
+	}
+	return (n > 0);
+}
+
 /* The response to the first initialize: keep what recovery compares. */
 static void
 session_initialized(struct rsession *s, const char *json, size_t len)
@@ -558,12 +613,43 @@ session_initialized(struct rsession *s, const char *json, size_t len)
 		cJSON_Delete(msg);
 		return;		/* an error: the client sees it */
 	}
+	if (!session_valid_protocol(pv->valuestring)) {
+		/* Never sent back; a lost session cannot be rebuilt. */
+		remote_log("the remote's protocolVersion is malformed: not "
+		    "kept for the session");
+		cJSON_Delete(msg);
+		return;
+	}
 	cJSON_Delete(s->init_result);
 	s->init_result = cJSON_DetachItemViaPointer(msg, result);
 	free(s->protocol);
 	s->protocol = xstrdup(pv->valuestring);
 	cJSON_Delete(msg);
 	rstatus_session("established", s->protocol);
+}
+
+static void
+session_fatal_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct rsession	*s = arg;
+	char		*text = s->fatal_text;
+
+	s->fatal_text = NULL;
+	session_fatal(s, s->fatal_code, "%s", text);
+	free(text);
+}
+
+/* session_fatal, once the callbacks on the stack have returned. */
+static void
+session_fatal_later(struct rsession *s, int code, const char *text)
+{
+	if (s->fatal_text != NULL)
+		return;
+	if (s->fatal_ev == NULL)
+		s->fatal_ev = evtimer_new(s->r->base, session_fatal_fire, s);
+	s->fatal_code = code;
+	s->fatal_text = xstrdup(text);
+	event_active(s->fatal_ev, EV_TIMEOUT, 0);
 }
 
 /* The response to the internal initialize of a recovery. */
@@ -580,15 +666,15 @@ session_reinitialized(struct rsession *s, const char *json, size_t len)
 	    "capabilities");
 	if (!cJSON_IsObject(result) || !cJSON_IsString(pv)) {
 		cJSON_Delete(msg);
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote refused "
-		    "to initialize a new session");
+		session_fatal_later(s, REMOTE_EXIT_UNAVAILABLE, "the remote "
+		    "refused to initialize a new session");
 		return;
 	}
 	if (s->protocol == NULL || strcmp(pv->valuestring, s->protocol) != 0 ||
 	    !cJSON_Compare(caps, old_caps, 1)) {
 		cJSON_Delete(msg);
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote's new "
-		    "session differs from the first (protocol version or "
+		session_fatal_later(s, REMOTE_EXIT_UNAVAILABLE, "the remote's "
+		    "new session differs from the first (protocol version or "
 		    "capabilities): starting over");
 		return;
 	}
@@ -691,8 +777,11 @@ void
 session_head(struct rsession *s, struct rmsg *m, int streaming)
 {
 	m->streaming = streaming;
-	/* An SSE response is alive: progress may take its time. */
-	if (streaming && m->timer != NULL && m->deadline_ms == 0)
+	/*
+	 * An SSE response is alive: progress may take its time.  (Busy, the
+	 * timer is the request's timeout, not a retry's delay.)
+	 */
+	if (streaming && m->timer != NULL)
 		evtimer_del(m->timer);
 }
 
@@ -760,13 +849,17 @@ session_fail_inflight(struct rsession *s, struct rmsg *except)
 void
 session_lost(struct rsession *s, struct rmsg *m)
 {
+	int	init;
+
 	if (m != NULL) {
 		m->busy = 0;
 		m->streaming = 0;
 		if (m == s->recover_init || m->init) {
+			/* session_failed may free m. */
+			init = m->init;
 			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
 			    "refused a new session");
-			if (m->init && s->state != SESSION_CLOSING)
+			if (init && s->state != SESSION_CLOSING)
 				session_fatal(s, REMOTE_EXIT_UNAVAILABLE,
 				    "the remote refused to initialize");
 			return;

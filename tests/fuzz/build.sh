@@ -5,7 +5,7 @@
 #
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
-# fuzz_client, fuzz_control, fuzz_sse and fuzz_httphdr.  With MODE=replay it builds
+# fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr and fuzz_remote.  With MODE=replay it builds
 # instead the plain replay programs make check runs (replay_NAME, with
 # $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -48,17 +48,26 @@ sources() {
 			    src/metrics.c src/xmalloc.c src/conf.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
+	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
+			    remote/streamable.c remote/legacy.c \
+			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
+			    src/envelope.c src/hmap.c src/esc.c src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr}
+targets=${*:-frame envelope conf client control sse httphdr remote}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
+	# mcpd-remote's headers only for its target.
+	xincs=
+	if [ "$t" = remote ]; then
+		xincs="-I$top/remote"
+	fi
 	if [ "$MODE" = replay ]; then
 		out=$FUZZ_OUT/replay_$t
 		# shellcheck disable=SC2086
-		(cd "$top" && ${CC:-cc} -g -O2 $warn ${CFLAGS:-} $incs \
+		(cd "$top" && ${CC:-cc} -g -O2 $warn ${CFLAGS:-} $incs $xincs \
 		    $deps_cflags -o "$out" $srcs tests/fuzz/replay.c \
 		    $deps_libs)
 	else
@@ -66,7 +75,7 @@ for t in $targets; do
 		# shellcheck disable=SC2086
 		(cd "$top" && $CLANG -g -O1 -fno-omit-frame-pointer \
 		    -fsanitize=fuzzer,address,undefined \
-		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs \
+		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs $xincs \
 		    $deps_cflags -o "$out" $srcs $deps_libs)
 	fi
 	echo "built $out"

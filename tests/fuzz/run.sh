@@ -19,12 +19,13 @@ JOBS=${JOBS:-2}
 MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
-targets=${*:-frame envelope conf client control sse httphdr}
+targets=${*:-frame envelope conf client control sse httphdr remote}
 
 max_len() {
 	case $1 in
 	frame)		echo 20000 ;;
 	client)		echo 8192 ;;
+	remote)		echo 8192 ;;
 	*)		echo 4096 ;;
 	esac
 }
@@ -37,6 +38,7 @@ dict() {
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;
 	sse)		echo "-dict=$top/tests/fuzz/dict/sse.dict" ;;
 	httphdr)	echo "-dict=$top/tests/fuzz/dict/httphdr.dict" ;;
+	remote)		echo "-dict=$top/tests/fuzz/dict/remote.dict" ;;
 	*)		echo "" ;;
 	esac
 }
