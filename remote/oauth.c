@@ -499,21 +499,6 @@ oauth_drop_waiters(struct oauth_waiters *list)
 	}
 }
 
-void
-oauth_conf_clear(struct oauth_conf *c)
-{
-	free(c->client_id);
-	oauth_wipe(c->client_secret);
-	free(c->client_secret_file);
-	free(c->private_key_file);
-	free(c->signing_algorithm);
-	free(c->token_url);
-	free(c->scope);
-	free(c->resource);
-	free(c->jwt_audience);
-	memset(c, 0, sizeof *c);
-}
-
 static void
 oauth_destroy(struct oauth *o)
 {

@@ -199,6 +199,22 @@ rconf_free_secret(char *s)
 	}
 }
 
+/* Declared in oauth.h; here so that every user of an rconf has it. */
+void
+oauth_conf_clear(struct oauth_conf *c)
+{
+	free(c->client_id);
+	rconf_free_secret(c->client_secret);
+	free(c->client_secret_file);
+	free(c->private_key_file);
+	free(c->signing_algorithm);
+	free(c->token_url);
+	free(c->scope);
+	free(c->resource);
+	free(c->jwt_audience);
+	memset(c, 0, sizeof *c);
+}
+
 void
 rconf_clear(struct rconf *rc)
 {
