@@ -111,6 +111,8 @@ const char	*session_auth_header(const struct rsession *);
 
 /* What the transports report. */
 void	session_incoming(struct rsession *, const char *json, size_t len);
+/* m's response stream is being resumed: its timeout runs again. */
+void	session_resuming(struct rsession *, struct rmsg *);
 /* Response headers for m came: an SSE stream (no timeout) or not. */
 void	session_head(struct rsession *, struct rmsg *, int streaming);
 /* Delivered; a request's response comes (or came) by session_incoming. */

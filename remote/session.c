@@ -420,6 +420,26 @@ session_cancel(struct rsession *s, const char *id)
 	session_maybe_free(s, m);
 }
 
+/* A line that is no JSON-RPC message: an error if it has an id. */
+static void
+session_refuse(struct rsession *s, const char *line,
+    const struct envelope *env, const char *why)
+{
+	char	*out;
+
+	remote_log("refused a message from the client: %s", why);
+	if (env->id.type != ENVELOPE_STRING && env->id.type != ENVELOPE_NUMBER)
+		return;
+	/* Not with the id of a request in flight: that one's answer. */
+	if (hmap_get(s->pending, line + env->id.off, env->id.len) != NULL)
+		return;
+	xasprintf(&out, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":{\"code\":"
+	    "%d,\"message\":\"invalid request: %s\"}}", (int)env->id.len,
+	    line + env->id.off, RPC_INVALID_REQUEST, why);
+	rio_write(out, strlen(out));
+	free(out);
+}
+
 void
 session_from_client(struct rsession *s, const char *line, size_t len)
 {
@@ -438,6 +458,12 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	copy = xmalloc(len + 1);
 	memcpy(copy, line, len);
 	copy[len] = '\0';
+	if (env.method.type != ENVELOPE_ABSENT &&
+	    env.method.type != ENVELOPE_STRING) {
+		free(copy);
+		session_refuse(s, line, &env, "the method is not a string");
+		return;
+	}
 	m = rmsg_new(s, copy, len);
 	if (env.method.type != ENVELOPE_ABSENT)
 		m->method = session_decode_string(line, &env.method);
@@ -771,6 +797,14 @@ session_incoming(struct rsession *s, const char *json, size_t len)
 	rio_write(json, len);
 out:
 	free(copy);
+}
+
+void
+session_resuming(struct rsession *s, struct rmsg *m)
+{
+	/* Until the resumed stream answers, the request's timeout runs. */
+	m->streaming = 0;
+	session_arm_timeout(s, m);
 }
 
 void

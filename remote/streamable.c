@@ -515,6 +515,7 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sse_free(x->sse);
 		x->sse = NULL;
 		rstatus_resume("post");
+		session_resuming(s, m);
 		sh_resume_later(x, x->retry_ms > 0 ? x->retry_ms :
 		    SH_RETRY_MIN_MS);
 		return;

@@ -170,8 +170,16 @@ fz_client_line(const char *line, size_t len)
 	if (envelope_scan(line, len, &env, &erroff) == -1)
 		return;		/* dropped, said on stderr */
 	method = fz_decode(line, &env.method);
-	if (env.method.type == ENVELOPE_STRING &&
-	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL) {
+	/*
+	 * A request; or a method that is no string with a string or number
+	 * id, refused with an error for that id (unless it is pending).
+	 */
+	if ((env.method.type == ENVELOPE_STRING &&
+	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL) ||
+	    (env.method.type != ENVELOPE_ABSENT &&
+	    env.method.type != ENVELOPE_STRING &&
+	    (env.id.type == ENVELOPE_STRING ||
+	    env.id.type == ENVELOPE_NUMBER))) {
 		request = 1;
 		q = fz_find(line + env.id.off, env.id.len);
 		if (q != NULL && q->state == REQ_AWAITING)
