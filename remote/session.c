@@ -77,6 +77,7 @@ struct rsession {
 	struct hmap		*subs;		/* raw uri text -> 1 */
 	char			*log_level;	/* raw JSON text */
 	uint64_t		 internal_seq;
+	uint64_t		 internal_tag;	/* random, in internal ids */
 	struct rmsg		*recover_init;	/* the internal initialize */
 	int			 input_ended;	/* shut down once all settled */
 	int			 unreachable_said; /* logged, until it answers */
@@ -103,6 +104,7 @@ session_new(struct remote *r)
 	s->r = r;
 	s->pending = hmap_new(hmap_random_seed());
 	s->subs = hmap_new(hmap_random_seed());
+	s->internal_tag = hmap_random_seed();
 	TAILQ_INIT(&s->all);
 	if (r->conf->transport == RCONF_SSE)
 		s->rt = legacy_new(r);
@@ -508,29 +510,37 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	session_send(s, m);
 }
 
-/* An internal request (recovery), answered to the session itself. */
+/*
+ * An internal request (recovery), answered to the session itself.  Its
+ * id, "mcpd-remote-<random>-<n>", is none the client has in flight: the
+ * random part (hmap_random_seed) makes a clash unlikely, and an id in use
+ * is skipped.
+ */
 static struct rmsg *
 session_internal(struct rsession *s, const char *method, const char *params)
 {
 	struct rmsg	*m;
-	char		*line;
+	char		*line, *id = NULL;
 	int		 len;
 
-	s->internal_seq++;
+	do {
+		free(id);
+		s->internal_seq++;
+		xasprintf(&id, "\"mcpd-remote-%016llx-%llu\"",
+		    (unsigned long long)s->internal_tag,
+		    (unsigned long long)s->internal_seq);
+	} while (hmap_get(s->pending, id, strlen(id)) != NULL);
 	if (params != NULL)
-		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":"
-		    "\"mcpd-remote-%llu\",\"method\":\"%s\",\"params\":%s}",
-		    (unsigned long long)s->internal_seq, method, params);
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"%s\",\"params\":%s}", id, method, params);
 	else
-		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":"
-		    "\"mcpd-remote-%llu\",\"method\":\"%s\"}",
-		    (unsigned long long)s->internal_seq, method);
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"%s\"}", id, method);
 	m = rmsg_new(s, line, len);
 	m->method = xstrdup(method);
 	m->internal = 1;
 	m->request = 1;
-	xasprintf(&m->id, "\"mcpd-remote-%llu\"",
-	    (unsigned long long)s->internal_seq);
+	m->id = id;
 	hmap_put(s->pending, m->id, strlen(m->id), m);
 	return (m);
 }
