@@ -293,6 +293,9 @@ child_reaper(const struct conf_server *cs, const struct child_extra *extra,
 	(void)setpgid(server, server);
 	child_report(3, CHILD_STAGE_FORKED, subreaper_error, server);
 	close(3);
+	/* The server has its copies; the reaper only reaps. */
+	child_free_env(env);
+	free((char *)file);
 	/* The pipes are the server's alone: EOF and EPIPE must mean it. */
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
 		(void)dup2(fd, STDIN_FILENO);
