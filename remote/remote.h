@@ -135,7 +135,11 @@ void	session_unreachable(struct rsession *, struct rmsg *,
 
 /* rio.c: stdin and stdout. */
 void	rio_start(struct remote *);
-/* Write one message to stdout (CR and LF inside become spaces). */
+/*
+ * Write one message to stdout, a newline added.  It must hold no CR or
+ * LF: session_incoming makes the remote's messages one line, and what
+ * mcpd-remote writes itself is escaped.
+ */
 void	rio_write(const char *, size_t);
 /*
  * Too much waits for stdout: stop reading event streams (HTTP_PAUSE);

@@ -105,16 +105,7 @@ rio_out_ready(evutil_socket_t fd, short what, void *arg)
 void
 rio_write(const char *msg, size_t len)
 {
-	size_t	i, start = 0;
-
-	for (i = 0; i < len; i++) {
-		if (msg[i] != '\n' && msg[i] != '\r')
-			continue;
-		evbuffer_add(rio_buf, msg + start, i - start);
-		evbuffer_add(rio_buf, " ", 1);
-		start = i + 1;
-	}
-	evbuffer_add(rio_buf, msg + start, len - start);
+	evbuffer_add(rio_buf, msg, len);
 	evbuffer_add(rio_buf, "\n", 1);
 	if (!event_pending(rio_out, EV_WRITE, NULL))
 		rio_flush();
@@ -137,7 +128,9 @@ rio_oversize(const struct frame_msg *fm)
 	remote_log("a message from the client of %zu bytes is over "
 	    "max_message_bytes (%zu): refused", fm->total,
 	    rio_r->conf->max_message_bytes);
-	if (fm->id == NULL)
+	/* The id is raw text of a message never validated: one line only. */
+	if (fm->id == NULL || memchr(fm->id, '\n', fm->id_len) != NULL ||
+	    memchr(fm->id, '\r', fm->id_len) != NULL)
 		return;
 	xasprintf(&out, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":{\"code\":"
 	    "%d,\"message\":\"the request is larger than max_message_bytes "

@@ -122,13 +122,12 @@ sh_x_find(struct sh *sh, struct rmsg *m)
 
 /* The headers of every request: ours, the session's, the configured. */
 static size_t
-sh_headers(struct sh *sh, const char **h, int post, char **own, size_t nown)
+sh_headers(struct sh *sh, const char **h, int post, char *own[2])
 {
 	struct rconf	*rc = sh->rt.r->conf;
 	const char	*auth, *proto;
 	size_t		 n = 0, i;
 
-	(void)nown;
 	h[n++] = post ? "Accept: application/json, text/event-stream" :
 	    "Accept: text/event-stream";
 	if (post)
@@ -541,7 +540,7 @@ sh_x_start(struct sh_x *x, const char *last_event_id)
 	size_t		 n, len = 0;
 	int		 post = last_event_id == NULL && x->m != NULL;
 
-	n = sh_headers(sh, h, post, own, 2);
+	n = sh_headers(sh, h, post, own);
 	if (last_event_id != NULL) {
 		xasprintf(&lei, "Last-Event-ID: %s", last_event_id);
 		h[n++] = lei;
@@ -658,7 +657,7 @@ sh_close(struct rt *rt, void (*done)(struct remote *))
 		event_active(sh->close_ev, EV_TIMEOUT, 0);
 		return;
 	}
-	sh_headers(sh, h, 0, own, 2);
+	sh_headers(sh, h, 0, own);
 	/* 405 (the server does not end sessions so) is as good as 200. */
 	sh->del = http_fetch(rt->r->http, "DELETE", rt->r->conf->url, h,
 	    NULL, 0, SH_ERROR_BODY_BYTES, SH_DELETE_TIMEOUT_MS, sh_deleted,
