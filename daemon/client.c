@@ -56,6 +56,7 @@
 #include "follow.h"
 #include "frame.h"
 #include "log.h"
+#include "login.h"
 #include "logs.h"
 #include "mcpd.h"
 #include "outq.h"
@@ -195,6 +196,7 @@ client_lost(struct client *c, const char *reason)
 	event_del(c->ev_hup);
 	event_del(c->ev_line);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
+	login_client_gone(c->mcpd, c->serial);
 }
 
 static void

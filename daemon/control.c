@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "control.h"
 #include "envelope.h"
+#include "login.h"
 #include "logs.h"
 #include "mcpd.h"
 #include "metrics.h"
@@ -69,6 +70,9 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_RELOAD, 1, control_reload },
 	{ MCPD_METHOD_LOGS, 0, control_logs },
 	{ MCPD_METHOD_METRICS, 0, control_metrics },
+	{ MCPD_METHOD_LOGIN, 1, login_begin },
+	{ MCPD_METHOD_LOGIN_COMPLETE, 1, login_complete },
+	{ MCPD_METHOD_LOGOUT, 1, login_logout },
 };
 
 /*

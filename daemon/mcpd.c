@@ -33,6 +33,7 @@
 #include "guard.h"
 #include "listener.h"
 #include "log.h"
+#include "login.h"
 #include "mcpd.h"
 #include "sdnotify.h"
 #include "paths.h"
@@ -53,6 +54,7 @@
 enum {
 	OPT_LOG_TARGET = 256,
 	OPT_CGROUP,
+	OPT_TOKEN_DIR,
 };
 
 /*
@@ -67,6 +69,7 @@ static const struct option mcpd_options[] = {
 	{ "socket",		required_argument,	NULL, 's' },
 	{ "log-target",		required_argument,	NULL, OPT_LOG_TARGET },
 	{ "cgroup",		required_argument,	NULL, OPT_CGROUP },
+	{ "token-dir",		required_argument,	NULL, OPT_TOKEN_DIR },
 	{ "check-config",	no_argument,		NULL, 'n' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -81,6 +84,7 @@ mcpd_usage(int status)
 	fprintf(f,
 	    "usage: mcpd [-c|--config FILE] [-s|--socket PATH]\n"
 	    "            [--log-target auto|journal|stderr] [--cgroup DIR]\n"
+	    "            [--token-dir DIR]\n"
 	    "            [-n|--check-config] [-V|--version] [-h|--help]\n"
 	    "\n"
 	    "Supervise the MCP servers in FILE and share them over PATH.\n"
@@ -90,6 +94,8 @@ mcpd_usage(int status)
 	    "      --log-target T     auto (journal under systemd), journal "
 	    "or stderr\n"
 	    "      --cgroup DIR       run each server in a cgroup below DIR\n"
+	    "      --token-dir DIR    where sign-ins keep their tokens "
+	    "(mcpctl login)\n"
 	    "  -n, --check-config     validate the configuration and exit\n"
 	    "  -V, --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n",
@@ -226,8 +232,10 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 		break;
 	case SIGCHLD:
 		/* Also reaps grandchildren re-parented to us (subreaper). */
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			(void)transport_reaped(mcpd, pid, status);
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (!transport_reaped(mcpd, pid, status))
+				(void)login_reaped(mcpd, pid, status);
+		}
 		break;
 	}
 }
@@ -247,6 +255,7 @@ mcpd_free(struct mcpd *mcpd)
 	struct worker	*w;
 
 	client_free_all(mcpd);
+	login_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
 	sdnotify_free(mcpd);
@@ -260,6 +269,7 @@ mcpd_free(struct mcpd *mcpd)
 	event_base_free(mcpd->base);
 	free(mcpd->config_file);
 	free(mcpd->socket_path);
+	free(mcpd->token_dir);
 }
 
 int
@@ -278,6 +288,7 @@ main(int argc, char **argv)
 	TAILQ_INIT(&mcpd.workers);
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
+	TAILQ_INIT(&mcpd.logins);
 
 	while ((ch = getopt_long(argc, argv, "c:s:nVh", mcpd_options,
 	    NULL)) != -1) {
@@ -292,6 +303,15 @@ main(int argc, char **argv)
 			break;
 		case OPT_CGROUP:
 			cgroup_dir = optarg;
+			break;
+		case OPT_TOKEN_DIR:
+			if (*optarg != '/') {
+				fprintf(stderr, "mcpd: --token-dir: expected "
+				    "an absolute path\n");
+				mcpd_usage(MCPD_EXIT_USAGE);
+			}
+			free(mcpd.token_dir);
+			mcpd.token_dir = xstrdup(optarg);
 			break;
 		case OPT_LOG_TARGET:
 			if (log_target_parse(optarg, &target) != 0) {
@@ -321,6 +341,8 @@ main(int argc, char **argv)
 		mcpd.config_file = paths_default_config();
 	if (mcpd.socket_path == NULL)
 		mcpd.socket_path = paths_default_socket();
+	if (mcpd.token_dir == NULL)
+		mcpd.token_dir = paths_default_token_dir();
 
 	log_open(target);
 	conf_diags_init(&diags);
@@ -340,6 +362,7 @@ main(int argc, char **argv)
 		conf_free(mcpd.conf);
 		free(mcpd.config_file);
 		free(mcpd.socket_path);
+		free(mcpd.token_dir);
 		return (ch);
 	}
 	n = mcpd_report_diags(&diags, 0);

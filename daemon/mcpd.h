@@ -20,6 +20,7 @@ struct client_pool;
 struct conf;
 struct guard;
 struct listener;
+struct login;
 struct logs_pool;
 struct sdnotify;
 struct transport;
@@ -28,12 +29,14 @@ struct worker;
 TAILQ_HEAD(worker_list, worker);
 TAILQ_HEAD(client_list, client);
 TAILQ_HEAD(transport_list, transport);
+TAILQ_HEAD(login_list, login);
 
 struct mcpd {
 	/* mcpd.c: the loop, the files, the signals, the shutdown. */
 	struct event_base	*base;
 	char			*config_file;
 	char			*socket_path;
+	char			*token_dir;	/* sign-ins' tokens */
 	struct listener		*listener;	/* listener.c's object */
 	struct event		*ev_sigterm;
 	struct event		*ev_sigint;
@@ -48,6 +51,7 @@ struct mcpd {
 	struct logs_pool	*logs_pool;	/* logs.c: followers, NULL: none */
 	struct guard		*guard;		/* guard.c; NULL: none */
 	struct transport_list	 transports;	/* transport.c */
+	struct login_list	 logins;	/* login.c: sign-ins under way */
 	size_t			 budget_used;	/* budget.c: held for peers */
 
 	/* worker.c */

@@ -31,6 +31,10 @@ struct rlink {
 	char		 auth[16];		/* "ok", "failed", ... */
 	char		*auth_reason;
 	double		 token_expires;		/* wall clock, 0: none */
+	int		 signed_in;		/* a sign-in's token */
+	int		 refresh;		/* ... with a refresh token */
+	char		*step_up;		/* scope a call needed */
+	char		*step_up_reason;
 	/* HTTP responses: of processes that ended, and of the one now. */
 	unsigned long	 done[RLINK_CODES];
 	unsigned long	 now[RLINK_CODES];
@@ -53,6 +57,8 @@ rlink_free(struct rlink *rl)
 		return;
 	free(rl->server);
 	free(rl->auth_reason);
+	free(rl->step_up);
+	free(rl->step_up_reason);
 	free(rl);
 }
 
@@ -110,6 +116,42 @@ rlink_counts(struct rlink *rl, const cJSON *counts)
 	}
 }
 
+static char *
+rlink_text(const cJSON *v)
+{
+	if (!cJSON_IsString(v))
+		return (NULL);
+	return (esc_text(v->valuestring, strnlen(v->valuestring,
+	    RLINK_TEXT_MAX), 0));
+}
+
+static int
+rlink_is_step_up(const cJSON *msg)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(msg, "state");
+
+	return (cJSON_IsString(v) && strcmp(v->valuestring, "step-up") == 0);
+}
+
+/* A call needed more scope: kept (for status) apart from the token's state. */
+static void
+rlink_step_up_line(struct rlink *rl, const cJSON *msg)
+{
+	char	*scope;
+
+	if ((scope = rlink_text(cJSON_GetObjectItemCaseSensitive(msg,
+	    "scope"))) == NULL)
+		return;
+	free(rl->step_up);
+	rl->step_up = scope;
+	free(rl->step_up_reason);
+	rl->step_up_reason = rlink_text(cJSON_GetObjectItemCaseSensitive(msg,
+	    "reason"));
+	rlink_event(rl, LOG_WARNING, "auth-step-up", "a request needs the "
+	    "scope \"%s\": sign in again with `mcpctl login %s`", scope,
+	    rl->server);
+}
+
 void
 rlink_line(struct rlink *rl, const char *line, size_t len)
 {
@@ -150,7 +192,14 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 	} else if (strcmp(ev->valuestring, "http_counts") == 0)
 		rlink_counts(rl, cJSON_GetObjectItemCaseSensitive(msg,
 		    "counts"));
+	else if (strcmp(ev->valuestring, "auth") == 0 &&
+	    rlink_is_step_up(msg))
+		rlink_step_up_line(rl, msg);
 	else if (strcmp(ev->valuestring, "auth") == 0) {
+		rl->signed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    msg, "signed_in"));
+		rl->refresh = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    msg, "refresh"));
 		rlink_word(rl->auth, sizeof rl->auth,
 		    cJSON_GetObjectItemCaseSensitive(msg, "state"));
 		v = cJSON_GetObjectItemCaseSensitive(msg, "expires");
@@ -163,8 +212,8 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 			    strnlen(v->valuestring, RLINK_TEXT_MAX), 0);
 		reason = rl->auth_reason;
 		if (strcmp(rl->auth, "ok") == 0)
-			rlink_event(rl, LOG_INFO, "token", "authorized (token "
-			    "fetched)");
+			rlink_event(rl, LOG_INFO, "token", "authorized (%s)",
+			    rl->signed_in ? "signed in" : "token fetched");
 		else {
 			snprintf(status, sizeof status, "auth-%s", rl->auth);
 			rlink_event(rl, LOG_WARNING, status, "authorization: "
@@ -186,6 +235,33 @@ rlink_ended(struct rlink *rl)
 	}
 	if (rl->session[0] != '\0')
 		memcpy(rl->session, "closed", sizeof "closed");
+	rl->signed_in = rl->refresh = 0;
+	rl->token_expires = 0;
+}
+
+void
+rlink_started(struct rlink *rl)
+{
+	rl->auth[0] = '\0';
+	free(rl->auth_reason);
+	rl->auth_reason = NULL;
+	free(rl->step_up);
+	free(rl->step_up_reason);
+	rl->step_up = rl->step_up_reason = NULL;
+}
+
+const char *
+rlink_needs_login(const struct rlink *rl)
+{
+	if (strcmp(rl->auth, "needs-login") != 0)
+		return (NULL);
+	return (rl->auth_reason != NULL ? rl->auth_reason : "not signed in");
+}
+
+const char *
+rlink_step_up(const struct rlink *rl)
+{
+	return (rl->step_up);
 }
 
 static void
@@ -220,6 +296,8 @@ rlink_json(const struct rlink *rl, cJSON *o)
 		cJSON_AddNumberToObject(r, "token_expires", rl->token_expires);
 	else
 		cJSON_AddNullToObject(r, "token_expires");
+	cJSON_AddBoolToObject(r, "signed_in", rl->signed_in);
+	cJSON_AddBoolToObject(r, "refresh", rl->refresh);
 	counts = cJSON_AddObjectToObject(r, "http_responses");
 	for (i = 0; i < RLINK_CODES; i++) {
 		if (rl->done[i] + rl->now[i] == 0)

@@ -23,10 +23,17 @@ void		 rlink_free(struct rlink *);
 void		 rlink_line(struct rlink *, const char *line, size_t len);
 /* The worker process ended: its session is gone, its counts kept. */
 void		 rlink_ended(struct rlink *);
+/* A new worker process: what the last one said of authorization goes. */
+void		 rlink_started(struct rlink *);
+/* The worker said only a sign-in can help: the reason, or NULL. */
+const char	*rlink_needs_login(const struct rlink *);
+/* A call needed more scope (HTTP 403 insufficient_scope): it, or NULL. */
+const char	*rlink_step_up(const struct rlink *);
 /*
  * Add to a server's status object: "transport" and "remote" {"session",
  * "protocol", "last_http_status", "last_http_method", "auth",
- * "auth_reason", "token_expires", "http_responses": {"200": N, ...}}.
+ * "auth_reason", "token_expires", "signed_in", "refresh",
+ * "http_responses": {"200": N, ...}}.
  */
 void		 rlink_json(const struct rlink *, cJSON *);
 

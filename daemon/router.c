@@ -579,7 +579,7 @@ router_waiting_fail(struct router *r, struct router_waiting *wt,
 	if (envelope_scan(wt->line, wt->len, &env, &erroff) == 0 &&
 	    env.id.type != ENVELOPE_ABSENT)
 		router_client_error(wt->att, router_text(wt->line, &env.id),
-		    env.id.len, MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
+		    env.id.len, worker_unavailable_code(r->worker), "%s", why);
 	router_waiting_free(r, wt);
 }
 

@@ -454,7 +454,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	case WORKER_AVAIL_REFUSE:
 		why = worker_unavailable_reason(r->worker);
 		router_client_error(a, router_text(line, &env.id), env.id.len,
-		    MCPD_ERR_SERVER_UNAVAILABLE, "%s", why);
+		    worker_unavailable_code(r->worker), "%s", why);
 		free(why);
 		break;
 	}

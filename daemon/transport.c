@@ -37,6 +37,7 @@
 #include "guard.h"
 #include "mcpd.h"
 #include "outq.h"
+#include "paths.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -370,7 +371,7 @@ transport_status_cb(evutil_socket_t fd, short events, void *arg)
  * The program that runs remote servers: beside mcpd's own executable
  * (the build tree, or the installed bin directory), else BINDIR.
  */
-static const char *
+const char *
 transport_remote_program(void)
 {
 	static char	 path[PATH_MAX];
@@ -394,8 +395,9 @@ transport_remote_program(void)
  * A remote server's settings (secrets included) in a sealed memfd, so
  * they never appear on a command line or in an environment.
  */
-static int
-transport_settings_fd(const struct conf_server *cs, char **cause)
+int
+transport_settings_fd(const struct conf_server *cs,
+    const struct conf_remote_extra *extra, char **cause)
 {
 	char	*text;
 	size_t	 len, off = 0;
@@ -408,7 +410,7 @@ transport_settings_fd(const struct conf_server *cs, char **cause)
 		xasprintf(cause, "memfd_create: %s", strerror(errno));
 		return (-1);
 	}
-	text = conf_remote_settings(cs);
+	text = conf_remote_settings(cs, extra);
 	len = strlen(text);
 	while (off < len) {
 		n = write(fd, text + off, len - off);
@@ -432,19 +434,25 @@ transport_settings_fd(const struct conf_server *cs, char **cause)
 }
 
 static int
-transport_spawn(struct transport *t, const struct conf_server *cs,
-    char **cause)
+transport_spawn(struct mcpd *mcpd, struct transport *t,
+    const struct conf_server *cs, char **cause)
 {
 	struct conf_server	 remote;
+	struct conf_remote_extra rx;
 	struct child_extra	 extra;
-	char			*argv[2];
+	char			*argv[2], *token_file;
 	int			 status[2], settings, rv;
 	char			 env_status[64], env_settings[64];
 
 	t->status_fd = -1;
 	if (cs->url == NULL)
 		return (child_spawn(cs, NULL, &t->proc, cause));
-	if ((settings = transport_settings_fd(cs, cause)) == -1)
+	memset(&rx, 0, sizeof rx);
+	token_file = paths_token_file(mcpd->token_dir, cs->name);
+	rx.token_file = conf_remote_signs_in(cs) ? token_file : NULL;
+	settings = transport_settings_fd(cs, &rx, cause);
+	free(token_file);
+	if (settings == -1)
 		return (-1);
 	if (pipe2(status, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
@@ -485,7 +493,7 @@ transport_start(struct mcpd *mcpd, const struct conf_server *cs,
 	struct transport	*t;
 
 	t = xcalloc(1, sizeof *t);
-	if (transport_spawn(t, cs, cause) != 0) {
+	if (transport_spawn(mcpd, t, cs, cause) != 0) {
 		free(t);
 		return (NULL);
 	}

@@ -85,4 +85,12 @@ pid_t		 transport_pid(const struct transport *);
 /* "cgroup", "reaper" or "process-group". */
 const char	*transport_containment(const struct transport *);
 
+/* For login.c, which runs mcpd-remote for a sign-in too. */
+/* The program: beside mcpd's executable, else in BINDIR. */
+const char	*transport_remote_program(void);
+/* A remote server's settings in a sealed memfd (never on a command line). */
+struct conf_remote_extra;
+int		 transport_settings_fd(const struct conf_server *,
+		    const struct conf_remote_extra *, char **cause);
+
 #endif /* MCPD_TRANSPORT_H */

@@ -105,6 +105,9 @@ struct worker {
 
 static const char *worker_state_names[] = MCPD_STATE_NAMES;
 
+/* mcpd-remote's exit status when only a sign-in can help (EX_NOPERM). */
+#define WORKER_EXIT_NEEDS_LOGIN	77
+
 static void	worker_spawn(struct worker *);
 static void	worker_failed(struct worker *, int clean);
 static void	worker_kill(struct worker *, const char *reason);
@@ -150,6 +153,7 @@ worker_running(const struct worker *w)
 	case WORKER_BACKOFF:
 	case WORKER_STOPPED:
 	case WORKER_FAILED:
+	case WORKER_NEEDS_LOGIN:
 		break;
 	}
 	return (0);
@@ -662,6 +666,8 @@ worker_spawn(struct worker *w)
 	evtimer_del(w->ev_timer);
 	w->spawns++;
 	w->after = WORKER_AFTER_FAILURE;
+	if (w->rlink != NULL)
+		rlink_started(w->rlink);
 	w->stop_phase = 0;
 	worker_set_reason(&w->fail_reason, NULL);
 	w->next_restart_at_ms = 0;
@@ -889,6 +895,18 @@ worker_tp_ended(void *arg, int wstatus)
 		worker_spawn(w);
 		break;
 	case WORKER_AFTER_FAILURE:
+		/*
+		 * A remote server that said only a sign-in can help (and
+		 * exited 77): no restart loop, it waits for mcpctl login.
+		 */
+		if (w->rlink != NULL && rlink_needs_login(w->rlink) != NULL &&
+		    WIFEXITED(wstatus) && WEXITSTATUS(wstatus) ==
+		    WORKER_EXIT_NEEDS_LOGIN && !w->mcpd->shutting_down) {
+			worker_set_reason(&w->last_exit,
+			    rlink_needs_login(w->rlink));
+			worker_set_state(w, WORKER_NEEDS_LOGIN, w->last_exit);
+			break;
+		}
 		worker_failed(w, clean);
 		break;
 	}
@@ -909,6 +927,7 @@ worker_start(struct worker *w)
 	case WORKER_BACKOFF:
 	case WORKER_STOPPED:
 	case WORKER_FAILED:
+	case WORKER_NEEDS_LOGIN:
 		backoff_reset(&w->backoff);
 		worker_spawn(w);
 		break;
@@ -930,6 +949,10 @@ worker_stop(struct worker *w)
 	case WORKER_BACKOFF:
 		evtimer_del(w->ev_timer);
 		w->next_restart_at_ms = 0;
+		worker_set_state(w, WORKER_STOPPED, w->mcpd->shutting_down ?
+		    "mcpd is shutting down" : "stop requested");
+		break;
+	case WORKER_NEEDS_LOGIN:
 		worker_set_state(w, WORKER_STOPPED, w->mcpd->shutting_down ?
 		    "mcpd is shutting down" : "stop requested");
 		break;
@@ -966,6 +989,10 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 	if (cs->disabled) {
 		if (w->state == WORKER_STOPPED || w->state == WORKER_FAILED)
 			return (WORKER_RECONF_KEPT);
+		if (w->state == WORKER_NEEDS_LOGIN) {
+			worker_stop(w);
+			return (WORKER_RECONF_STOPPED);
+		}
 		worker_stop(w);
 		return (WORKER_RECONF_STOPPED);
 	}
@@ -977,6 +1004,7 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 		return (WORKER_RECONF_STARTED);
 	case WORKER_FAILED:
 	case WORKER_BACKOFF:
+	case WORKER_NEEDS_LOGIN:
 		worker_start(w);
 		return (WORKER_RECONF_RESTARTED);
 	default:
@@ -1083,6 +1111,30 @@ worker_add_nullable_string(cJSON *o, const char *key, const char *value)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* What to run to sign in, while it is needed (or a call wanted more). */
+static void
+worker_login_json(const struct worker *w, cJSON *o)
+{
+	const char	*scope;
+	cJSON		*login;
+	char		*cmd;
+
+	scope = w->rlink != NULL ? rlink_step_up(w->rlink) : NULL;
+	if (w->state != WORKER_NEEDS_LOGIN && scope == NULL)
+		return;
+	login = cJSON_AddObjectToObject(o, "login");
+	xasprintf(&cmd, "mcpctl login %s", w->name);
+	cJSON_AddStringToObject(login, "command", cmd);
+	free(cmd);
+	if (w->state == WORKER_NEEDS_LOGIN)
+		worker_add_nullable_string(login, "reason", w->last_exit);
+	else
+		cJSON_AddStringToObject(login, "reason", "a request needs "
+		    "more scope");
+	if (scope != NULL)
+		cJSON_AddStringToObject(login, "scope", scope);
+}
+
 cJSON *
 worker_status_json(const struct worker *w)
 {
@@ -1123,6 +1175,7 @@ worker_status_json(const struct worker *w)
 		cJSON_AddStringToObject(o, "url", w->conf->url_display);
 		if (w->rlink != NULL)
 			rlink_json(w->rlink, o);
+		worker_login_json(w, o);
 	}
 	cJSON_AddStringToObject(o, "restart_policy",
 	    conf_restart_name(w->conf->restart));
@@ -1232,6 +1285,11 @@ worker_unavailable_reason(const struct worker *w)
 		    w->last_exit != NULL ? w->last_exit : "",
 		    w->last_exit != NULL ? ")" : "", w->name);
 		break;
+	case WORKER_NEEDS_LOGIN:
+		xasprintf(&s, "server %s needs a sign-in: run `mcpctl login "
+		    "%s` (%s)", w->name, w->name, w->last_exit != NULL ?
+		    w->last_exit : "not signed in");
+		break;
 	case WORKER_STOPPING:
 		xasprintf(&s, "server %s is stopping%s%s", w->name,
 		    w->fail_reason != NULL ? ": " : "",
@@ -1243,6 +1301,19 @@ worker_unavailable_reason(const struct worker *w)
 		break;
 	}
 	return (s);
+}
+
+const char *
+worker_step_up(const struct worker *w)
+{
+	return (w->rlink != NULL ? rlink_step_up(w->rlink) : NULL);
+}
+
+int
+worker_unavailable_code(const struct worker *w)
+{
+	return (w->state == WORKER_NEEDS_LOGIN ? MCPD_ERR_REMOTE_AUTH :
+	    MCPD_ERR_SERVER_UNAVAILABLE);
 }
 
 int

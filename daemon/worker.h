@@ -36,6 +36,7 @@ enum worker_state {
 	WORKER_STOPPING,
 	WORKER_STOPPED,
 	WORKER_FAILED,
+	WORKER_NEEDS_LOGIN,	/* a remote server waiting for a sign-in */
 };
 
 /* The one place workers are made: it starts unless the entry is disabled. */
@@ -88,6 +89,10 @@ const char	*worker_init_result_text(const struct worker *);
 enum worker_avail worker_availability(const struct worker *);
 /* Why requests are refused, for the error a client sees (malloc'd). */
 char		*worker_unavailable_reason(const struct worker *);
+/* The scope a call needed (a step-up), or NULL. */
+const char	*worker_step_up(const struct worker *);
+/* Its error code: MCPD_ERR_REMOTE_AUTH in needs-login, else -32011. */
+int		 worker_unavailable_code(const struct worker *);
 /* Queue a message (pieces, newline added) for the server's stdin. */
 int		 worker_write(struct worker *, const struct iovec *, int);
 size_t		 worker_stdin_queued(const struct worker *);

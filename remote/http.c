@@ -264,6 +264,12 @@ http_new(struct event_base *base, const struct http_opts *opts, char **err)
 	return (http);
 }
 
+struct event_base *
+http_base(struct http *h)
+{
+	return (h->base);
+}
+
 void
 http_free(struct http *http)
 {

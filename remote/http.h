@@ -55,6 +55,7 @@ struct http_cb {
 
 struct http	*http_new(struct event_base *, const struct http_opts *,
 		    char **err);
+struct event_base *http_base(struct http *);
 /* Cancels every request (no callbacks) and frees everything. */
 void		 http_free(struct http *);
 

@@ -328,7 +328,7 @@ lg_post_done(void *arg, struct http_req *req, enum http_end end,
 	long		 status = x->status;
 
 	x->req = NULL;
-	if (status == 401 && (hv = http_header(req,
+	if ((status == 401 || status == 403) && (hv = http_header(req,
 	    "WWW-Authenticate")) != NULL)
 		www = xstrdup(hv);
 	if ((status == 429 || status == 503) && (hv = http_header(req,
@@ -348,6 +348,9 @@ lg_post_done(void *arg, struct http_req *req, enum http_end end,
 		session_done(s, m);
 	else if (status == 401)
 		session_auth(s, m, www);
+	else if (status == 403 && www != NULL &&
+	    session_forbidden(s, m, www) == 0)
+		;
 	else if (status == 404)
 		session_lost(s, m);
 	else if (status == 429 || status == 503)

@@ -29,6 +29,7 @@
 #include "rconf.h"
 #include "remote.h"
 #include "rstatus.h"
+#include "signin.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -45,7 +46,7 @@ usage(int code)
 "                   (--oauth-client-secret-file FILE | --oauth-private-key-file FILE\n"
 "                   --oauth-signing-algorithm ES256|RS256)] [--oauth-token-url URL]\n"
 "                   [--oauth-scope SCOPE] [--oauth-resource URI]\n"
-"                   [--oauth-jwt-audience AUD] [-V] [-h] URL\n");
+"                   [--oauth-jwt-audience AUD] [--token-file FILE] [-V] [-h] URL\n");
 	exit(code);
 }
 
@@ -141,6 +142,7 @@ enum {
 	OPT_CA_FILE = 256, OPT_CONNECT_TIMEOUT, OPT_REQUEST_TIMEOUT,
 	OPT_MAX_MESSAGE, OPT_CLIENT_ID, OPT_SECRET_FILE, OPT_KEY_FILE,
 	OPT_ALG, OPT_TOKEN_URL, OPT_SCOPE, OPT_RESOURCE, OPT_AUDIENCE,
+	OPT_TOKEN_FILE,
 };
 
 static const struct option main_options[] = {
@@ -159,6 +161,7 @@ static const struct option main_options[] = {
 	{ "oauth-scope", required_argument, NULL, OPT_SCOPE },
 	{ "oauth-resource", required_argument, NULL, OPT_RESOURCE },
 	{ "oauth-jwt-audience", required_argument, NULL, OPT_AUDIENCE },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -238,6 +241,17 @@ settings_from_args(struct rconf *rc, int argc, char **argv)
 		case OPT_AUDIENCE:
 			o->jwt_audience = xstrdup(optarg);
 			break;
+		case OPT_TOKEN_FILE:
+			/* A sign-in's tokens (from mcpctl login) to use. */
+			if (*optarg != '/')
+				die(REMOTE_EXIT_USAGE, "--token-file: expected "
+				    "an absolute path");
+			free(o->token_file);
+			o->token_file = xstrdup(optarg);
+			free(o->grant);
+			o->grant = xstrdup("authorization_code");
+			rc->has_oauth = 1;
+			break;
 		case 'V':
 			printf("mcpd-remote %s\n", PACKAGE_VERSION);
 			exit(0);
@@ -266,7 +280,12 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 static void
 oauth_fetched(void *arg, time_t expires)
 {
-	rstatus_auth("ok", NULL, expires);
+	struct remote	*r = arg;
+
+	if (oauth_tokens(r->oauth) != NULL)
+		rstatus_signed_in(expires, oauth_refreshable(r->oauth));
+	else
+		rstatus_auth("ok", NULL, expires);
 }
 
 static void
@@ -279,6 +298,29 @@ oauth_failed(void *arg, const char *reason)
 static const struct oauth_hooks main_oauth_hooks = {
 	oauth_fetched, oauth_failed
 };
+
+/* mcpctl login or logout: no session, the channel both ways. */
+static int
+main_signin(struct remote *r, struct rconf *rc, int channel)
+{
+	int	 code;
+
+	if (channel == -1)
+		die(REMOTE_EXIT_USAGE, "a sign-in needs mcpd's channel (%s)",
+		    RCONF_STATUS_ENV);
+	if (r->oauth == NULL || rc->oauth.grant == NULL ||
+	    strcmp(rc->oauth.grant, "authorization_code") != 0)
+		die(REMOTE_EXIT_CONFIG, "%s does not sign in: its oauth uses "
+		    "client credentials", rc->name != NULL ? rc->name :
+		    rc->url);
+	code = signin_run(r, channel);
+	oauth_free(r->oauth);
+	http_free(r->http);
+	rstatus_close();
+	event_base_free(r->base);
+	rconf_clear(rc);
+	return (code);
+}
 
 int
 main(int argc, char **argv)
@@ -317,11 +359,16 @@ main(int argc, char **argv)
 		die(REMOTE_EXIT_SOFTWARE, "%s", err);
 	if (rc.has_oauth) {
 		r.oauth = oauth_new(r.http, rc.url, &rc.oauth,
-		    &main_oauth_hooks, &r, &err);
+		    rc.login != NULL ? NULL : &main_oauth_hooks, &r, &err);
 		if (r.oauth == NULL)
 			die(REMOTE_EXIT_CONFIG, "oauth: %s", err);
 	}
 	rstatus_open(r.base, status_fd);
+	if (rc.login != NULL)
+		return (main_signin(&r, &rc, status_fd));
+	if (r.oauth != NULL && oauth_tokens(r.oauth) != NULL)
+		rstatus_signed_in(oauth_expiry(r.oauth),
+		    oauth_refreshable(r.oauth));
 	r.session = session_new(&r);
 	rio_start(&r);
 	sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);

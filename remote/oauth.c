@@ -43,6 +43,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "b64.h"
 #include "clock.h"
 #include "http.h"
@@ -50,6 +52,8 @@
 #include "jwt.h"
 #include "oauth.h"
 #include "remote.h"
+#include "store.h"
+#include "tokens.h"
 #include "url.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -66,6 +70,9 @@
 #define OAUTH_REFRESH_RETRY_MS	5000
 /* expires_in beyond this (ten years) is taken as this. */
 #define OAUTH_MAX_EXPIRES_IN_S	(10.0 * 365 * 86400)
+/* Waiting for another process's refresh: try the lock this often, this long. */
+#define OAUTH_LOCK_RETRY_MS	100
+#define OAUTH_LOCK_WAIT_MS	(OAUTH_TIMEOUT_MS + 10000)
 
 #define OAUTH_JWT_BEARER \
 	"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -74,6 +81,15 @@ enum oauth_auth {
 	OAUTH_AUTH_BASIC,
 	OAUTH_AUTH_POST,
 	OAUTH_AUTH_JWT,
+	OAUTH_AUTH_NONE,	/* a public client: client_id in the body */
+};
+
+/* What a fetch is for. */
+enum oauth_goal {
+	OAUTH_GOAL_TOKEN,	/* a token: client credentials or refresh */
+	OAUTH_GOAL_DISCOVER,	/* discovery only (signin.c) */
+	OAUTH_GOAL_EXCHANGE,	/* redeem an authorization code */
+	OAUTH_GOAL_REVOKE,	/* revoke, then remove the token file */
 };
 
 struct oauth_waiter {
@@ -88,6 +104,8 @@ enum oauth_step {
 	OAUTH_PRM,		/* protected resource metadata */
 	OAUTH_ASM,		/* authorization server metadata */
 	OAUTH_TOKEN,
+	OAUTH_LOCK,		/* waiting for the token file's lock */
+	OAUTH_REVOKE,
 };
 
 struct oauth {
@@ -109,6 +127,34 @@ struct oauth {
 	char			*methods_text;	/* for reasons */
 	char			*scopes_supported;
 	char			*challenge_scope;
+	char			*authorization_endpoint;
+	char			*registration_endpoint;
+	char			*revocation_endpoint;
+	int			 pkce_listed;
+	int			 pkce_s256;
+	int			 cimd;
+	int			 method_none;
+	struct oauth_meta	 meta;
+
+	/*
+	 * A sign-in (grant authorization_code): its tokens, as in the token
+	 * file; tok.client_id NULL while there is none.
+	 */
+	int			 code;
+	struct tokens		 tok;
+	int			 lock_fd;	/* -1, or held */
+	struct event		*lock_timer;
+	uint64_t		 lock_deadline_ms;
+	char			*refused;	/* the token a 401 refused */
+	int			 needs_login;	/* the failure wants a sign-in */
+
+	/* What the fetch is for, and an exchange's or revocation's data. */
+	enum oauth_goal		 goal;
+	char			*ex_code;
+	char			*ex_verifier;
+	char			*ex_redirect;
+	int			 revoked;
+	int			 revoke_step;
 
 	/* The token held. */
 	char			*header;	/* "Authorization: Bearer ..." */
@@ -139,6 +185,7 @@ static void	oauth_asm_cb(void *, struct http_req *, enum http_end,
 		    const char *, const char *, size_t);
 static void	oauth_fetch_cand(struct oauth *, http_fetch_fn);
 static void	oauth_token_request(struct oauth *);
+static void	oauth_lock_cb(evutil_socket_t, short, void *);
 
 static void
 oauth_wipe(char *s)
@@ -373,6 +420,64 @@ oauth_dup(const char *s)
 	return (s != NULL && *s != '\0' ? xstrdup(s) : NULL);
 }
 
+/* Set the held token from tok (a sign-in's), with its refresh time. */
+static void
+oauth_hold_access(struct oauth *o)
+{
+	uint64_t	 life_ms, margin_ms;
+
+	oauth_wipe(o->header);
+	o->header = NULL;
+	o->expires_ms = o->refresh_ms = o->retry_ms = 0;
+	if (o->tok.access_token == NULL || !oauth_token_ok(o->tok.access_token))
+		return;
+	xasprintf(&o->header, "Authorization: Bearer %s", o->tok.access_token);
+	if (o->tok.expires_at <= 0)
+		return;
+	o->expires_ms = (uint64_t)o->tok.expires_at * 1000;
+	life_ms = o->tok.obtained_at > 0 && o->tok.expires_at >
+	    o->tok.obtained_at ? (uint64_t)(o->tok.expires_at -
+	    o->tok.obtained_at) * 1000 : OAUTH_REFRESH_MARGIN_MS * 10;
+	margin_ms = life_ms / 10;
+	if (margin_ms > OAUTH_REFRESH_MARGIN_MS)
+		margin_ms = OAUTH_REFRESH_MARGIN_MS;
+	o->refresh_ms = o->expires_ms - margin_ms;
+}
+
+/* A token file belongs to this server if it names its URL and resource. */
+static int
+oauth_tokens_mine(const struct oauth *o, const struct tokens *t)
+{
+	return (t->server_url != NULL && t->resource != NULL &&
+	    strcmp(t->server_url, o->server_url) == 0 &&
+	    strcmp(t->resource, o->resource) == 0);
+}
+
+/* Read the token file; 1 if it holds this server's sign-in. */
+static int
+oauth_read_tokens(struct oauth *o, struct tokens *t)
+{
+	char	*err;
+	int	 rv;
+
+	memset(t, 0, sizeof *t);
+	if (o->conf.token_file == NULL)
+		return (0);
+	rv = store_load(o->conf.token_file, t, &err);
+	if (rv == -1) {
+		remote_log("%s", err);
+		free(err);
+		return (0);
+	}
+	if (rv == 1 && !oauth_tokens_mine(o, t)) {
+		remote_log("token file %s is for another server URL or "
+		    "resource: sign in again", o->conf.token_file);
+		tokens_clear(t);
+		return (0);
+	}
+	return (rv);
+}
+
 struct oauth *
 oauth_new(struct http *http, const char *server_url,
     const struct oauth_conf *conf, const struct oauth_hooks *hooks,
@@ -384,6 +489,7 @@ oauth_new(struct http *http, const char *server_url,
 	*err = NULL;
 	o = xcalloc(1, sizeof *o);
 	o->http = http;
+	o->lock_fd = -1;
 	o->server_url = xstrdup(server_url);
 	if (hooks != NULL)
 		o->hooks = *hooks;
@@ -399,8 +505,13 @@ oauth_new(struct http *http, const char *server_url,
 	o->conf.scope = oauth_dup(conf->scope);
 	o->conf.resource = oauth_dup(conf->resource);
 	o->conf.jwt_audience = oauth_dup(conf->jwt_audience);
+	o->conf.grant = oauth_dup(conf->grant);
+	o->conf.client_metadata_url = oauth_dup(conf->client_metadata_url);
+	o->conf.token_file = oauth_dup(conf->token_file);
+	o->code = o->conf.grant != NULL &&
+	    strcmp(o->conf.grant, "authorization_code") == 0;
 
-	if (o->conf.client_id == NULL) {
+	if (o->conf.client_id == NULL && !o->code) {
 		*err = xstrdup("client_id is required");
 		goto fail;
 	}
@@ -418,7 +529,14 @@ oauth_new(struct http *http, const char *server_url,
 			goto fail;
 		}
 	}
-	if (o->conf.private_key_file == NULL && o->conf.client_secret == NULL) {
+	if (o->code && (o->conf.private_key_file != NULL ||
+	    o->conf.token_url != NULL)) {
+		*err = xstrdup("a sign-in (authorization_code) takes no "
+		    "private key and no token_url");
+		goto fail;
+	}
+	if (!o->code && o->conf.private_key_file == NULL &&
+	    o->conf.client_secret == NULL) {
 		*err = xstrdup("a client secret (client_secret_file) "
 		    "or a private key (private_key_file) is required");
 		goto fail;
@@ -461,6 +579,11 @@ oauth_new(struct http *http, const char *server_url,
 		*err = xstrdup("scope holds a line break");
 		goto fail;
 	}
+	if (o->code) {
+		o->lock_timer = evtimer_new(http_base(http), oauth_lock_cb, o);
+		if (oauth_read_tokens(o, &o->tok) == 1)
+			oauth_hold_access(o);
+	}
 	return (o);
 
 fail:
@@ -500,6 +623,26 @@ oauth_drop_waiters(struct oauth_waiters *list)
 }
 
 static void
+oauth_unlock(struct oauth *o)
+{
+	if (o->lock_timer != NULL)
+		evtimer_del(o->lock_timer);
+	store_unlock(o->lock_fd);
+	o->lock_fd = -1;
+}
+
+/* Forget an exchange's code and verifier. */
+static void
+oauth_end_goal(struct oauth *o)
+{
+	oauth_wipe(o->ex_code);
+	oauth_wipe(o->ex_verifier);
+	free(o->ex_redirect);
+	o->ex_code = o->ex_verifier = o->ex_redirect = NULL;
+	o->goal = OAUTH_GOAL_TOKEN;
+}
+
+static void
 oauth_destroy(struct oauth *o)
 {
 	if (o->req != NULL)
@@ -508,6 +651,12 @@ oauth_destroy(struct oauth *o)
 	oauth_drop_waiters(&o->delivering);
 	oauth_clear_cands(o);
 	oauth_drop_token(o);
+	oauth_unlock(o);
+	if (o->lock_timer != NULL)
+		event_free(o->lock_timer);
+	tokens_clear(&o->tok);
+	oauth_wipe(o->refused);
+	oauth_end_goal(o);
 	free(o->server_url);
 	oauth_conf_clear(&o->conf);
 	free(o->resource);
@@ -516,6 +665,9 @@ oauth_destroy(struct oauth *o)
 	free(o->methods_text);
 	free(o->scopes_supported);
 	free(o->challenge_scope);
+	free(o->authorization_endpoint);
+	free(o->registration_endpoint);
+	free(o->revocation_endpoint);
 	free(o);
 }
 
@@ -535,6 +687,7 @@ oauth_free(struct oauth *o)
 		o->req = NULL;
 	}
 	o->req_open = 0;
+	oauth_unlock(o);
 	oauth_drop_waiters(&o->waiters);
 	oauth_drop_waiters(&o->delivering);
 }
@@ -588,11 +741,22 @@ oauth_finish(struct oauth *o, const char *reason)
 
 	o->step = OAUTH_IDLE;
 	oauth_clear_cands(o);
-	if (reason != NULL) {
+	oauth_unlock(o);
+	if (o->goal != OAUTH_GOAL_TOKEN) {
+		/* signin.c's: the hooks report tokens for requests only. */
+		if (reason != NULL)
+			why = xstrdup(reason);
+		result = reason == NULL ? (o->goal == OAUTH_GOAL_REVOKE ?
+		    o->revoked : 0) : -1;
+		oauth_end_goal(o);
+	} else if (reason != NULL) {
 		why = xstrdup(reason);
 		if (o->hooks.failed != NULL)
 			o->hooks.failed(o->hook_arg, why);
-		if (o->refreshing && oauth_usable(o, oauth_now_ms()))
+		if (o->needs_login) {
+			oauth_drop_token(o);
+			result = OAUTH_NEEDS_LOGIN;
+		} else if (o->refreshing && oauth_usable(o, oauth_now_ms()))
 			o->retry_ms = oauth_now_ms() + OAUTH_REFRESH_RETRY_MS;
 		else {
 			oauth_drop_token(o);
@@ -601,6 +765,7 @@ oauth_finish(struct oauth *o, const char *reason)
 	} else if (o->hooks.fetched != NULL)
 		o->hooks.fetched(o->hook_arg, oauth_expiry(o));
 	o->refreshing = 0;
+	o->needs_login = 0;
 
 	/*
 	 * Those waiting now hear it; a callback may queue again (a new
@@ -813,6 +978,18 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 	if (oauth_url_allowed(o, "authorization server", first->valuestring,
 	    &reason) != 0)
 		goto fail;
+	/* A sign-in's tokens never go to another authorization server. */
+	if (o->code && o->goal == OAUTH_GOAL_TOKEN && o->tok.issuer != NULL &&
+	    strcmp(first->valuestring, o->tok.issuer) != 0) {
+		quoted = oauth_quote(o, first->valuestring);
+		free(shown);
+		shown = oauth_quote(o, o->tok.issuer);
+		xasprintf(&reason, "the server now names the authorization "
+		    "server \"%s\", not \"%s\" that issued the sign-in's "
+		    "tokens: sign in again", quoted, shown);
+		o->needs_login = 1;
+		goto fail;
+	}
 	free(o->issuer);
 	o->issuer = xstrdup(first->valuestring);
 	free(o->scopes_supported);
@@ -841,6 +1018,66 @@ out:
 	oauth_leave(o);
 }
 
+
+/* An optional endpoint of the metadata: NULL if absent, -1 if refused. */
+static int
+oauth_asm_endpoint(struct oauth *o, const cJSON *json, const char *name,
+    char **out, char **reason)
+{
+	const char	*v;
+
+	free(*out);
+	*out = NULL;
+	if ((v = oauth_json_string(json, name)) == NULL)
+		return (0);
+	if (oauth_url_allowed(o, name, v, reason) != 0)
+		return (-1);
+	*out = xstrdup(v);
+	return (0);
+}
+
+/* What a sign-in needs beyond the token endpoint. */
+static int
+oauth_asm_more(struct oauth *o, const cJSON *json, char **reason)
+{
+	const cJSON	*v, *list;
+	char		*scopes;
+
+	if (oauth_asm_endpoint(o, json, "authorization_endpoint",
+	    &o->authorization_endpoint, reason) != 0 ||
+	    oauth_asm_endpoint(o, json, "registration_endpoint",
+	    &o->registration_endpoint, reason) != 0 ||
+	    oauth_asm_endpoint(o, json, "revocation_endpoint",
+	    &o->revocation_endpoint, reason) != 0)
+		return (-1);
+	list = cJSON_GetObjectItemCaseSensitive(json,
+	    "code_challenge_methods_supported");
+	o->pkce_listed = cJSON_IsArray(list);
+	o->pkce_s256 = 0;
+	if (!o->pkce_listed)
+		list = NULL;
+	cJSON_ArrayForEach(v, list) {
+		if (cJSON_IsString(v) && strcmp(v->valuestring, "S256") == 0)
+			o->pkce_s256 = 1;
+	}
+	o->cimd = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json,
+	    "client_id_metadata_document_supported"));
+	o->method_none = 0;
+	list = cJSON_GetObjectItemCaseSensitive(json,
+	    "token_endpoint_auth_methods_supported");
+	if (!cJSON_IsArray(list))
+		list = NULL;
+	cJSON_ArrayForEach(v, list) {
+		if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0)
+			o->method_none = 1;
+	}
+	/* The resource's scopes first; the server's if it lists none. */
+	if (o->scopes_supported == NULL && (scopes = oauth_join_scopes(
+	    cJSON_GetObjectItemCaseSensitive(json, "scopes_supported"))) !=
+	    NULL)
+		o->scopes_supported = scopes;
+	return (0);
+}
 
 static void
 oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
@@ -938,9 +1175,14 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 			}
 		}
 	}
+	if (oauth_asm_more(o, json, &reason) != 0)
+		goto fail;
 	o->discovered = 1;
 	oauth_clear_cands(o);
-	oauth_token_request(o);
+	if (o->goal == OAUTH_GOAL_DISCOVER)
+		oauth_finish(o, NULL);
+	else
+		oauth_token_request(o);
 	goto out;
 
 fail:
@@ -999,6 +1241,78 @@ oauth_choose_auth(struct oauth *o, enum oauth_auth *auth, char **reason)
 	return (0);
 }
 
+/* A refresh token's characters: visible ASCII, bounded. */
+static int
+oauth_refresh_token_ok(const char *s)
+{
+	const unsigned char	*p;
+
+	if (*s == '\0' || strlen(s) > OAUTH_MAX_TOKEN_BYTES)
+		return (0);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p < 0x21 || *p > 0x7e)
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * A sign-in's new tokens: into tok, into the token file (durably, before
+ * the access token is used), then held.  -1 with *reason if the file
+ * cannot be written after an exchange (a login that would not survive a
+ * restart has failed); after a refresh the new tokens are used anyway
+ * (the old refresh token is spent) and the failure logged.
+ */
+static int
+oauth_code_tokens(struct oauth *o, const cJSON *json, const char *token,
+    double expires_in, char **reason)
+{
+	const char	*refresh, *scope;
+	char		*err;
+	int64_t		 now = (int64_t)(oauth_now_ms() / 1000);
+
+	oauth_wipe(o->tok.access_token);
+	o->tok.access_token = xstrdup(token);
+	refresh = oauth_json_string(json, "refresh_token");
+	if (refresh != NULL && oauth_refresh_token_ok(refresh)) {
+		oauth_wipe(o->tok.refresh_token);
+		o->tok.refresh_token = xstrdup(refresh);
+	} else if (o->goal == OAUTH_GOAL_EXCHANGE) {
+		oauth_wipe(o->tok.refresh_token);
+		o->tok.refresh_token = NULL;
+	}
+	scope = oauth_json_string(json, "scope");
+	if (scope != NULL && oauth_scope_ok(scope)) {
+		free(o->tok.scope);
+		o->tok.scope = xstrdup(scope);
+	}
+	o->tok.obtained_at = now;
+	o->tok.expires_at = expires_in > 0 ? now + (int64_t)expires_in : 0;
+	if (o->conf.token_file != NULL &&
+	    store_save(o->conf.token_file, &o->tok, &err) == -1) {
+		if (o->goal == OAUTH_GOAL_EXCHANGE) {
+			xasprintf(reason, "cannot keep the tokens: %s", err);
+			free(err);
+			tokens_clear(&o->tok);
+			return (-1);
+		}
+		remote_log("cannot keep the refreshed tokens (the next start "
+		    "will need a new sign-in): %s", err);
+		free(err);
+	}
+	oauth_hold_access(o);
+	return (0);
+}
+
+/* What was refused at the token endpoint, for a reason. */
+static const char *
+oauth_grant_name(const struct oauth *o)
+{
+	if (o->goal == OAUTH_GOAL_EXCHANGE)
+		return ("the authorization code");
+	return (o->code ? "the refresh token" : "the client credentials");
+}
+
 static void
 oauth_token_cb(void *arg, struct http_req *req, enum http_end end,
     const char *error, const char *body, size_t len)
@@ -1028,9 +1342,15 @@ oauth_token_cb(void *arg, struct http_req *req, enum http_end end,
 			q1 = oauth_quote(o, code);
 			q2 = oauth_quote(o, oauth_json_string(json,
 			    "error_description"));
-			xasprintf(&reason, "token endpoint %s refused the "
-			    "client credentials (HTTP %ld): %s%s%s", shown,
+			xasprintf(&reason, "token endpoint %s refused %s "
+			    "(HTTP %ld): %s%s%s", shown, oauth_grant_name(o),
 			    status, q1, *q2 != '\0' ? ": " : "", q2);
+			/* RFC 6749 section 5.2: only a new sign-in helps. */
+			if (o->code && o->goal == OAUTH_GOAL_TOKEN &&
+			    (strcmp(code, "invalid_grant") == 0 ||
+			    strcmp(code, "invalid_client") == 0 ||
+			    strcmp(code, "unauthorized_client") == 0))
+				o->needs_login = 1;
 		} else
 			xasprintf(&reason, "token endpoint %s: HTTP %ld",
 			    shown, status);
@@ -1074,6 +1394,13 @@ oauth_token_cb(void *arg, struct http_req *req, enum http_end end,
 	if (expires_in > OAUTH_MAX_EXPIRES_IN_S)
 		expires_in = OAUTH_MAX_EXPIRES_IN_S;
 
+	if (o->code) {
+		if (oauth_code_tokens(o, json, token, expires_in,
+		    &reason) != 0)
+			goto fail;
+		oauth_finish(o, NULL);
+		goto out;
+	}
 	oauth_drop_token(o);
 	xasprintf(&o->header, "Authorization: Bearer %s", token);
 	now = oauth_now_ms();
@@ -1092,8 +1419,11 @@ fail:
 	oauth_finish(o, reason);
 out:
 	if (json != NULL) {
-		/* The token is in there: wipe it before it goes. */
+		/* The tokens are in there: wipe them before they go. */
 		v = cJSON_GetObjectItemCaseSensitive(json, "access_token");
+		if (cJSON_IsString(v) && v->valuestring != NULL)
+			explicit_bzero(v->valuestring, strlen(v->valuestring));
+		v = cJSON_GetObjectItemCaseSensitive(json, "refresh_token");
 		if (cJSON_IsString(v) && v->valuestring != NULL)
 			explicit_bzero(v->valuestring, strlen(v->valuestring));
 		cJSON_Delete(json);
@@ -1105,16 +1435,199 @@ out:
 	oauth_leave(o);
 }
 
+/* "Authorization: Basic ..." for a client id and secret (RFC 6749 2.3.1). */
+static char *
+oauth_basic(const char *id, const char *secret)
+{
+	char	*id_esc, *secret_esc, *pair, *pair64, *basic;
+
+	id_esc = b64_form_escape(id);
+	secret_esc = b64_form_escape(secret);
+	xasprintf(&pair, "%s:%s", id_esc, secret_esc);
+	pair64 = b64_encode(pair, strlen(pair));
+	xasprintf(&basic, "Authorization: Basic %s", pair64);
+	free(id_esc);
+	oauth_wipe(secret_esc);
+	oauth_wipe(pair);
+	oauth_wipe(pair64);
+	return (basic);
+}
+
+/* A sign-in's client authenticates as it registered; *basic or the body. */
+static void
+oauth_code_client_auth(struct oauth *o, char **body, char **basic)
+{
+	const char	*m = o->tok.auth_method;
+
+	if (m != NULL && strcmp(m, "client_secret_basic") == 0 &&
+	    o->tok.client_secret != NULL)
+		*basic = oauth_basic(o->tok.client_id, o->tok.client_secret);
+	else {
+		oauth_form_add(body, "client_id", o->tok.client_id);
+		if (m != NULL && strcmp(m, "client_secret_post") == 0 &&
+		    o->tok.client_secret != NULL)
+			oauth_form_add(body, "client_secret",
+			    o->tok.client_secret);
+	}
+}
+
+/* POST a form to url; the body is wiped once sent. */
+static void
+oauth_post_form(struct oauth *o, const char *url, char *body, char *basic,
+    http_fetch_fn cb)
+{
+	const char	*headers[4];
+	size_t		 n = 0;
+
+	headers[n++] = "Content-Type: application/x-www-form-urlencoded";
+	headers[n++] = "Accept: application/json";
+	if (basic != NULL)
+		headers[n++] = basic;
+	headers[n] = NULL;
+	oauth_fetch(o, "POST", url, headers, body, strlen(body), cb);
+	oauth_wipe(basic);
+}
+
+/*
+ * The token file's lock is held: another process may have refreshed (or
+ * signed in) meanwhile, so read the file again before spending the
+ * refresh token.
+ */
+static void
+oauth_refresh_locked(struct oauth *o)
+{
+	struct tokens	 disk;
+	char		*body, *basic = NULL;
+
+	if (oauth_read_tokens(o, &disk) == 1 && (o->tok.refresh_token ==
+	    NULL || disk.refresh_token == NULL ||
+	    strcmp(disk.refresh_token, o->tok.refresh_token) != 0 ||
+	    (disk.access_token != NULL && (o->refused == NULL ||
+	    strcmp(disk.access_token, o->refused) != 0)))) {
+		tokens_clear(&o->tok);
+		o->tok = disk;
+		oauth_hold_access(o);
+		if (o->header != NULL && (o->refused == NULL ||
+		    strcmp(o->tok.access_token, o->refused) != 0) &&
+		    oauth_usable(o, oauth_now_ms()) && (o->refresh_ms == 0 ||
+		    oauth_now_ms() < o->refresh_ms)) {
+			oauth_finish(o, NULL);
+			return;
+		}
+	} else
+		tokens_clear(&disk);
+	if (o->tok.client_id == NULL) {
+		o->needs_login = 1;
+		oauth_finish(o, "not signed in");
+		return;
+	}
+	if (o->tok.refresh_token == NULL) {
+		o->needs_login = 1;
+		oauth_finish(o, "the access token expired or was refused, and "
+		    "the sign-in has no refresh token: sign in again");
+		return;
+	}
+	free(o->token_url);
+	o->token_url = xstrdup(o->tok.token_endpoint);
+	body = xstrdup("");
+	oauth_form_add(&body, "grant_type", "refresh_token");
+	oauth_form_add(&body, "refresh_token", o->tok.refresh_token);
+	oauth_form_add(&body, "resource", o->tok.resource);
+	oauth_code_client_auth(o, &body, &basic);
+	o->step = OAUTH_TOKEN;
+	oauth_post_form(o, o->token_url, body, basic, oauth_token_cb);
+}
+
+static void
+oauth_exchange_locked(struct oauth *o)
+{
+	char	*body, *basic = NULL;
+
+	free(o->token_url);
+	o->token_url = xstrdup(o->tok.token_endpoint);
+	body = xstrdup("");
+	oauth_form_add(&body, "grant_type", "authorization_code");
+	oauth_form_add(&body, "code", o->ex_code);
+	oauth_form_add(&body, "redirect_uri", o->ex_redirect);
+	oauth_form_add(&body, "code_verifier", o->ex_verifier);
+	oauth_form_add(&body, "resource", o->tok.resource);
+	oauth_code_client_auth(o, &body, &basic);
+	o->step = OAUTH_TOKEN;
+	oauth_post_form(o, o->token_url, body, basic, oauth_token_cb);
+}
+
+static void	oauth_revoke_next(struct oauth *);
+
+/* Take the token file's lock (waiting for another process), then go on. */
+static void
+oauth_lock_step(struct oauth *o)
+{
+	struct timeval	 tv = { 0, OAUTH_LOCK_RETRY_MS * 1000 };
+	char		*err;
+	int		 rv;
+
+	o->step = OAUTH_LOCK;
+	if (o->conf.token_file == NULL)
+		rv = 1;
+	else if ((rv = store_trylock(o->conf.token_file, &o->lock_fd,
+	    &err)) == -1) {
+		oauth_finish(o, err);
+		free(err);
+		return;
+	}
+	if (rv == 0) {
+		if (oauth_now_ms() > o->lock_deadline_ms) {
+			oauth_finish(o, "another process held the token file's "
+			    "lock too long");
+			return;
+		}
+		evtimer_add(o->lock_timer, &tv);
+		return;
+	}
+	switch (o->goal) {
+	case OAUTH_GOAL_EXCHANGE:
+		oauth_exchange_locked(o);
+		break;
+	case OAUTH_GOAL_REVOKE:
+		oauth_revoke_next(o);
+		break;
+	default:
+		oauth_refresh_locked(o);
+		break;
+	}
+}
+
+static void
+oauth_lock_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct oauth	*o = arg;
+
+	(void)fd;
+	(void)events;
+	oauth_enter(o);
+	if (!o->dead && o->step == OAUTH_LOCK)
+		oauth_lock_step(o);
+	oauth_leave(o);
+}
+
+static void
+oauth_lock_begin(struct oauth *o)
+{
+	o->lock_deadline_ms = oauth_now_ms() + OAUTH_LOCK_WAIT_MS;
+	oauth_lock_step(o);
+}
+
 static void
 oauth_token_request(struct oauth *o)
 {
-	const char	*headers[4];
 	const char	*scope, *audience;
 	enum oauth_auth	 auth;
 	char		*body, *reason = NULL, *basic = NULL, *jwt, *why;
-	char		*id_esc, *secret_esc, *pair, *pair64;
-	size_t		 n = 0;
 
+	if (o->code) {
+		oauth_lock_begin(o);
+		return;
+	}
 	o->step = OAUTH_TOKEN;
 	if (oauth_choose_auth(o, &auth, &reason) != 0) {
 		oauth_finish(o, reason);
@@ -1131,21 +1644,9 @@ oauth_token_request(struct oauth *o)
 	if (scope != NULL)
 		oauth_form_add(&body, "scope", scope);
 
-	headers[n++] = "Content-Type: application/x-www-form-urlencoded";
-	headers[n++] = "Accept: application/json";
 	switch (auth) {
 	case OAUTH_AUTH_BASIC:
-		/* RFC 6749 section 2.3.1: each part form-encoded first. */
-		id_esc = b64_form_escape(o->conf.client_id);
-		secret_esc = b64_form_escape(o->conf.client_secret);
-		xasprintf(&pair, "%s:%s", id_esc, secret_esc);
-		pair64 = b64_encode(pair, strlen(pair));
-		xasprintf(&basic, "Authorization: Basic %s", pair64);
-		free(id_esc);
-		oauth_wipe(secret_esc);
-		oauth_wipe(pair);
-		oauth_wipe(pair64);
-		headers[n++] = basic;
+		basic = oauth_basic(o->conf.client_id, o->conf.client_secret);
 		break;
 	case OAUTH_AUTH_POST:
 		oauth_form_add(&body, "client_id", o->conf.client_id);
@@ -1171,11 +1672,11 @@ oauth_token_request(struct oauth *o)
 		oauth_form_add(&body, "client_assertion", jwt);
 		oauth_wipe(jwt);
 		break;
+	case OAUTH_AUTH_NONE:
+		oauth_form_add(&body, "client_id", o->conf.client_id);
+		break;
 	}
-	headers[n] = NULL;
-	oauth_fetch(o, "POST", o->token_url, headers, body, strlen(body),
-	    oauth_token_cb);
-	oauth_wipe(basic);
+	oauth_post_form(o, o->token_url, body, basic, oauth_token_cb);
 }
 
 /* Begin a fetch: discovery first unless it is known or not needed. */
@@ -1198,13 +1699,20 @@ oauth_start(struct oauth *o, const char *www_authenticate)
 	}
 	httphdr_bearer_clear(&bearer);
 
-	if (o->conf.token_url != NULL) {
+	if (o->goal == OAUTH_GOAL_DISCOVER)
+		oauth_start_discovery(o, metadata);
+	else if (o->conf.token_url != NULL) {
 		if (o->token_url == NULL)
 			o->token_url = xstrdup(o->conf.token_url);
 		oauth_token_request(o);
 	} else if (o->discovered)
 		oauth_token_request(o);
+	else if (o->code && (www_authenticate == NULL ||
+	    o->tok.issuer == NULL))
+		/* A refresh ahead of expiry: the endpoint is in the file. */
+		oauth_token_request(o);
 	else
+		/* A 401: is the authorization server still the one? */
 		oauth_start_discovery(o, metadata);
 	free(metadata);
 }
@@ -1228,14 +1736,188 @@ oauth_get(struct oauth *o, int stale, const char *www_authenticate,
 	w->fn = fn;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(&o->waiters, w, entry);
+	if (stale && o->code && o->tok.access_token != NULL) {
+		oauth_wipe(o->refused);
+		o->refused = xstrdup(o->tok.access_token);
+	}
 	if (stale)
 		oauth_drop_token(o);
 	if (o->step != OAUTH_IDLE)
 		return;		/* it hears the fetch under way */
 	oauth_enter(o);
+	o->goal = OAUTH_GOAL_TOKEN;
 	o->refreshing = oauth_usable(o, now);
 	oauth_start(o, www_authenticate);
 	oauth_leave(o);
+}
+
+/* Start a fetch for signin.c's goal; cb hears its end alone. */
+static int
+oauth_begin_goal(struct oauth *o, enum oauth_goal goal, oauth_fn fn,
+    void *arg)
+{
+	struct oauth_waiter	*w;
+
+	if (o->dead)
+		return (-1);
+	if (o->step != OAUTH_IDLE) {
+		fn(arg, -1, "busy: another exchange with the authorization "
+		    "server is under way");
+		return (-1);
+	}
+	w = xcalloc(1, sizeof *w);
+	w->fn = fn;
+	w->arg = arg;
+	TAILQ_INSERT_TAIL(&o->waiters, w, entry);
+	o->goal = goal;
+	return (0);
+}
+
+void
+oauth_discover(struct oauth *o, const char *www_authenticate, oauth_fn fn,
+    void *arg)
+{
+	if (oauth_begin_goal(o, OAUTH_GOAL_DISCOVER, fn, arg) != 0)
+		return;
+	oauth_enter(o);
+	o->discovered = 0;
+	free(o->challenge_scope);
+	o->challenge_scope = NULL;
+	oauth_start(o, www_authenticate);
+	oauth_leave(o);
+}
+
+const struct oauth_meta *
+oauth_meta(const struct oauth *o)
+{
+	struct oauth_meta	*m = (struct oauth_meta *)&o->meta;
+
+	memset(m, 0, sizeof *m);
+	m->issuer = o->issuer;
+	m->authorization_endpoint = o->authorization_endpoint;
+	m->token_endpoint = o->token_url;
+	m->registration_endpoint = o->registration_endpoint;
+	m->revocation_endpoint = o->revocation_endpoint;
+	m->scope = o->challenge_scope != NULL ? o->challenge_scope :
+	    o->scopes_supported;
+	m->resource = o->resource;
+	m->pkce_listed = o->pkce_listed;
+	m->pkce_s256 = o->pkce_s256;
+	m->cimd = o->cimd;
+	m->methods_listed = o->methods_listed;
+	m->method_none = o->method_none;
+	m->method_basic = o->method_basic;
+	m->method_post = o->method_post;
+	return (m);
+}
+
+void
+oauth_exchange(struct oauth *o, const struct tokens *t, const char *code,
+    const char *verifier, const char *redirect_uri, oauth_fn fn, void *arg)
+{
+	if (oauth_begin_goal(o, OAUTH_GOAL_EXCHANGE, fn, arg) != 0)
+		return;
+	oauth_enter(o);
+	tokens_clear(&o->tok);
+	tokens_copy(&o->tok, t);
+	o->ex_code = xstrdup(code);
+	o->ex_verifier = xstrdup(verifier);
+	o->ex_redirect = xstrdup(redirect_uri);
+	oauth_lock_begin(o);
+	oauth_leave(o);
+}
+
+/* Revocation (RFC 7009): the refresh token, the access token, the file. */
+static void
+oauth_revoke_cb(void *arg, struct http_req *req, enum http_end end,
+    const char *error, const char *body, size_t len)
+{
+	struct oauth	*o = arg;
+
+	(void)body;
+	(void)len;
+	oauth_enter(o);
+	if (oauth_fetch_ended(o) == 0) {
+		/* RFC 7009 section 2.2: 200 for a token already invalid. */
+		if (end == HTTP_DONE && http_status(req) == 200)
+			o->revoked = 1;
+		else
+			remote_log("revocation endpoint: %s", end == HTTP_DONE ?
+			    "refused" : error != NULL ? error : "failed");
+		oauth_revoke_next(o);
+	}
+	oauth_leave(o);
+}
+
+static void
+oauth_revoke_next(struct oauth *o)
+{
+	const char	*token = NULL, *hint = NULL;
+	char		*body, *basic = NULL, *err;
+	int		 rv;
+
+	o->step = OAUTH_REVOKE;
+	if (o->tok.revocation_endpoint != NULL) {
+		if (o->revoke_step == 0 && o->tok.refresh_token != NULL) {
+			token = o->tok.refresh_token;
+			hint = "refresh_token";
+		} else if (o->revoke_step <= 1 && o->tok.access_token != NULL) {
+			token = o->tok.access_token;
+			hint = "access_token";
+			o->revoke_step = 1;
+		}
+	}
+	if (token != NULL) {
+		o->revoke_step++;
+		body = xstrdup("");
+		oauth_form_add(&body, "token", token);
+		oauth_form_add(&body, "token_type_hint", hint);
+		oauth_code_client_auth(o, &body, &basic);
+		oauth_post_form(o, o->tok.revocation_endpoint, body, basic,
+		    oauth_revoke_cb);
+		return;
+	}
+	rv = o->conf.token_file != NULL ? store_remove(o->conf.token_file,
+	    &err) : 0;
+	if (rv == -1) {
+		oauth_finish(o, err);
+		free(err);
+		return;
+	}
+	o->revoked = (o->revoked ? 1 : 0) | (rv == 1 ? 2 : 0);
+	tokens_clear(&o->tok);
+	oauth_drop_token(o);
+	oauth_finish(o, NULL);
+}
+
+void
+oauth_sign_out(struct oauth *o, oauth_fn fn, void *arg)
+{
+	if (oauth_begin_goal(o, OAUTH_GOAL_REVOKE, fn, arg) != 0)
+		return;
+	oauth_enter(o);
+	o->revoked = 0;
+	o->revoke_step = 0;
+	oauth_lock_begin(o);
+	oauth_leave(o);
+}
+
+const struct tokens *
+oauth_tokens(const struct oauth *o)
+{
+	return (o->code && o->tok.client_id != NULL ? &o->tok : NULL);
+}
+
+int
+oauth_header_needed(const struct oauth *o)
+{
+	return (!o->code || o->tok.client_id != NULL);
+}
+
+int
+oauth_refreshable(const struct oauth *o)
+{
+	return (o->code && o->tok.refresh_token != NULL);
 }
 
 static void

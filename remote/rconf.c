@@ -178,8 +178,37 @@ rconf_from_json(struct rconf *rc, const char *text, size_t len, char **err)
 		    rconf_string(o, "resource", &rc->oauth.resource,
 		    err) == -1 ||
 		    rconf_string(o, "jwt_audience", &rc->oauth.jwt_audience,
-		    err) == -1)
+		    err) == -1 ||
+		    rconf_string(o, "grant", &rc->oauth.grant, err) == -1 ||
+		    rconf_string(o, "client_metadata_url",
+		    &rc->oauth.client_metadata_url, err) == -1)
 			goto out;
+	}
+	if (rconf_string(root, "token_file", &rc->oauth.token_file,
+	    err) == -1)
+		goto out;
+	o = cJSON_GetObjectItemCaseSensitive(root, "login");
+	if (o != NULL && !cJSON_IsNull(o)) {
+		if (!cJSON_IsObject(o)) {
+			*err = xstrdup("settings: login: expected an object");
+			goto out;
+		}
+		if (rconf_string(o, "mode", &rc->login, err) == -1 ||
+		    rconf_string(o, "redirect_uri", &rc->redirect_uri,
+		    err) == -1 ||
+		    rconf_string(o, "scope", &rc->login_scope, err) == -1)
+			goto out;
+		if (rc->login == NULL || (strcmp(rc->login, "login") != 0 &&
+		    strcmp(rc->login, "logout") != 0)) {
+			*err = xstrdup("settings: login: mode must be "
+			    "\"login\" or \"logout\"");
+			goto out;
+		}
+		if (strcmp(rc->login, "login") == 0 &&
+		    rc->redirect_uri == NULL) {
+			*err = xstrdup("settings: login: no redirect_uri");
+			goto out;
+		}
 	}
 	rv = 0;
 out:
@@ -212,6 +241,9 @@ oauth_conf_clear(struct oauth_conf *c)
 	free(c->scope);
 	free(c->resource);
 	free(c->jwt_audience);
+	free(c->grant);
+	free(c->client_metadata_url);
+	free(c->token_file);
 	memset(c, 0, sizeof *c);
 }
 
@@ -227,6 +259,9 @@ rconf_clear(struct rconf *rc)
 	free(rc->headers);
 	free(rc->ca_file);
 	oauth_conf_clear(&rc->oauth);
+	free(rc->login);
+	free(rc->redirect_uri);
+	free(rc->login_scope);
 	memset(rc, 0, sizeof *rc);
 }
 

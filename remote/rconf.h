@@ -17,7 +17,12 @@
  *    "max_message_bytes": N,
  *    "oauth": {"client_id", "client_secret", "client_secret_file",
  *              "private_key_file", "signing_algorithm", "token_url",
- *              "scope", "resource", "jwt_audience"}}   optional
+ *              "scope", "resource", "jwt_audience",
+ *              "grant": "client_credentials" | "authorization_code",
+ *              "client_metadata_url"},                   optional
+ *    "token_file": "/path",                  the sign-in's tokens
+ *    "login": {"mode": "login" | "logout",   a sign-in, not a session
+ *              "redirect_uri", "scope"}}     (see signin.h)
  *
  * Unknown members are ignored (a newer mcpd may say more); a higher
  * format version is refused.
@@ -52,6 +57,9 @@ struct rconf {
 	size_t			 max_message_bytes;
 	int			 has_oauth;
 	struct oauth_conf	 oauth;
+	char			*login;		/* "login", "logout" or NULL */
+	char			*redirect_uri;	/* login: mcpctl's listener */
+	char			*login_scope;	/* login: scopes beyond */
 };
 
 void		 rconf_defaults(struct rconf *);

@@ -125,6 +125,12 @@ void	session_lost(struct rsession *, struct rmsg *);
 /* 401: credentials needed or stale (www_authenticate: the header). */
 void	session_auth(struct rsession *, struct rmsg *,
 	    const char *www_authenticate);
+/*
+ * 403: 0 if it was a step-up (insufficient_scope; m answered, reported),
+ * -1 if not (the caller reports the failure).
+ */
+int	session_forbidden(struct rsession *, struct rmsg *,
+	    const char *www_authenticate);
 /* 429/503: send again after delay_ms. */
 void	session_busy(struct rsession *, struct rmsg *, uint64_t delay_ms);
 /* Automatic transport: the server refused Streamable HTTP at initialize. */

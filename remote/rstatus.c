@@ -175,3 +175,40 @@ rstatus_auth(const char *state, const char *reason, time_t expires)
 		cJSON_AddNumberToObject(obj, "expires", (double)expires);
 	rstatus_send(obj);
 }
+
+void
+rstatus_signed_in(time_t expires, int refresh)
+{
+	cJSON	*obj = rstatus_new("auth");
+
+	cJSON_AddStringToObject(obj, "state", "ok");
+	if (expires != 0)
+		cJSON_AddNumberToObject(obj, "expires", (double)expires);
+	cJSON_AddBoolToObject(obj, "signed_in", 1);
+	cJSON_AddBoolToObject(obj, "refresh", refresh);
+	rstatus_send(obj);
+}
+
+void
+rstatus_step_up(const char *scope, const char *reason)
+{
+	cJSON	*obj = rstatus_new("auth");
+
+	cJSON_AddStringToObject(obj, "state", "step-up");
+	cJSON_AddStringToObject(obj, "scope", scope);
+	cJSON_AddStringToObject(obj, "reason", reason);
+	rstatus_send(obj);
+}
+
+void
+rstatus_emit(const char *event, cJSON *members)
+{
+	cJSON	*obj = rstatus_new(event), *item;
+
+	while (members != NULL && (item = members->child) != NULL) {
+		cJSON_DetachItemViaPointer(members, item);
+		cJSON_AddItemToObject(obj, item->string, item);
+	}
+	cJSON_Delete(members);
+	rstatus_send(obj);
+}

@@ -13,6 +13,17 @@
  *        at most once a second while they change
  *   {"v":1,"event":"auth","state":"ok"|"failed"|"needs-login",
  *        "reason":"...","expires":1767225600}   (expires: token, wall clock)
+ *   {"v":1,"event":"auth","state":"ok","expires":T,"signed_in":true,
+ *        "refresh":true}                        a sign-in's token
+ *   {"v":1,"event":"auth","state":"step-up","scope":"a b","reason":"..."}
+ *        a call needed more scope (HTTP 403 insufficient_scope)
+ *
+ * A sign-in or sign-out (signin.h) speaks on the same descriptor, and
+ * mcpd answers there:
+ *   {"v":1,"event":"login-url","url":"https://..."}
+ *   {"v":1,"event":"login-done","expires":T,"refresh":true,"scope":"..."}
+ *   {"v":1,"event":"login-failed","reason":"..."}
+ *   {"v":1,"event":"logout-done","revoked":true,"deleted":true}
  *
  * Never a token, a secret, a header value or a session id.  mcpd ignores
  * events and members it does not know.
@@ -34,5 +45,10 @@ void	rstatus_resume(const char *stream);
 /* A response's status: counted, and sent when it is a failure. */
 void	rstatus_http(long status, const char *method);
 void	rstatus_auth(const char *state, const char *reason, time_t expires);
+void	rstatus_signed_in(time_t expires, int refresh);
+void	rstatus_step_up(const char *scope, const char *reason);
+/* {"v", "event", and the members of obj (taken over)}. */
+struct cJSON;
+void	rstatus_emit(const char *event, struct cJSON *members);
 
 #endif /* MCPD_RSTATUS_H */

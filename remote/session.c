@@ -25,6 +25,7 @@
 #include "envelope.h"
 #include "esc.h"
 #include "hmap.h"
+#include "httphdr.h"
 #include "oauth.h"
 #include "proto.h"
 #include "rconf.h"
@@ -53,6 +54,8 @@ enum session_state {
 };
 
 TAILQ_HEAD(rmsgs, rmsg);
+
+#define SESSION_MAX_STEP_UPS	8
 
 struct rsession {
 	struct remote		*r;
@@ -90,9 +93,13 @@ struct rsession {
 	struct event		*fatal_ev;
 	int			 fatal_code;
 	char			*fatal_text;
+	/* Step-ups reported (one each per distinct scope set). */
+	char			*step_ups[SESSION_MAX_STEP_UPS];
+	size_t			 nstep_ups;
 };
 
 static void	session_send(struct rsession *, struct rmsg *);
+static void	session_fatal_later(struct rsession *, int, const char *);
 static void	session_maybe_free(struct rsession *, struct rmsg *);
 
 struct rsession *
@@ -143,6 +150,8 @@ session_free(struct rsession *s)
 	if (s->fatal_ev != NULL)
 		event_free(s->fatal_ev);
 	free(s->fatal_text);
+	while (s->nstep_ups > 0)
+		free(s->step_ups[--s->nstep_ups]);
 	hmap_free(s->pending);
 	hmap_free(s->subs);
 	free(s->init_params);
@@ -345,6 +354,29 @@ session_arm_timeout(struct rsession *s, struct rmsg *m)
 		session_arm(s, m, s->r->conf->request_timeout_ms);
 }
 
+/*
+ * Only a sign-in can help (none, its refresh token refused, another
+ * authorization server): every request gets the error, mcpd is told,
+ * and the program ends (77) -- mcpd keeps the server in needs-login
+ * until `mcpctl login` rather than restarting it.
+ */
+static void
+session_needs_login(struct rsession *s, const char *reason)
+{
+	const char	*name = s->r->conf->name;
+	char		*text;
+
+	rstatus_auth("needs-login", reason, 0);
+	if (name != NULL)
+		xasprintf(&text, "%s needs a sign-in: run `mcpctl login %s` "
+		    "(%s)", name, name, reason);
+	else
+		xasprintf(&text, "the remote server needs a sign-in (%s)",
+		    reason);
+	session_fatal_later(s, REMOTE_EXIT_NOPERM, text);
+	free(text);
+}
+
 static void
 session_oauth_ready(void *arg, int result, const char *reason)
 {
@@ -353,6 +385,10 @@ session_oauth_ready(void *arg, int result, const char *reason)
 
 	/* oauth.c's hooks report fetches and failures (main.c). */
 	m->busy = 0;
+	if (result == OAUTH_NEEDS_LOGIN) {
+		session_needs_login(s, reason);
+		return;
+	}
 	if (result == -1) {
 		session_auth_failed(s, m, "%s", reason);
 		return;
@@ -372,7 +408,8 @@ session_send(struct rsession *s, struct rmsg *m)
 	if (m->init || (m->method != NULL && !m->request &&
 	    strcmp(m->method, "notifications/initialized") == 0))
 		s->gate = m;
-	if (s->r->oauth != NULL && session_auth_header(s) == NULL) {
+	if (s->r->oauth != NULL && session_auth_header(s) == NULL &&
+	    oauth_header_needed(s->r->oauth)) {
 		m->busy = 1;
 		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
 		return;
@@ -947,6 +984,11 @@ session_auth(struct rsession *s, struct rmsg *m, const char *www)
 		    "configured for it");
 		return;
 	}
+	if (m->auth_retried && oauth_tokens(s->r->oauth) != NULL) {
+		session_needs_login(s, "the remote refused a freshly "
+		    "refreshed token (HTTP 401)");
+		return;
+	}
 	if (m->auth_retried) {
 		rstatus_auth("failed", "the remote refused a fresh token", 0);
 		session_auth_failed(s, m, "the remote server refused a "
@@ -956,6 +998,45 @@ session_auth(struct rsession *s, struct rmsg *m, const char *www)
 	m->auth_retried = 1;
 	m->busy = 1;
 	oauth_get(s->r->oauth, 1, www, session_oauth_ready, m);
+}
+
+int
+session_forbidden(struct rsession *s, struct rmsg *m, const char *www)
+{
+	struct httphdr_bearer	 b;
+	const char		*name = s->r->conf->name;
+	char			*reason, *scope;
+	size_t			 i;
+
+	memset(&b, 0, sizeof b);
+	if (httphdr_bearer_parse(www, &b) != 0 || !b.found ||
+	    b.error == NULL || strcmp(b.error, "insufficient_scope") != 0 ||
+	    b.scope == NULL || strlen(b.scope) > 1024) {
+		httphdr_bearer_clear(&b);
+		return (-1);
+	}
+	scope = esc_text(b.scope, strlen(b.scope), 0);
+	httphdr_bearer_clear(&b);
+	m->busy = 0;
+	m->streaming = 0;
+	xasprintf(&reason, "this request needs the scope \"%s\"%s%s%s",
+	    scope, name != NULL ? ": sign in again with `mcpctl login " : "",
+	    name != NULL ? name : "", name != NULL ? "`" : "");
+	/* Once per distinct scope set: a prompt, not a flood. */
+	for (i = 0; i < s->nstep_ups; i++) {
+		if (strcmp(s->step_ups[i], scope) == 0)
+			break;
+	}
+	if (i == s->nstep_ups && s->nstep_ups < SESSION_MAX_STEP_UPS) {
+		s->step_ups[s->nstep_ups++] = xstrdup(scope);
+		rstatus_step_up(scope, reason);
+		remote_log("%s", reason);
+	}
+	session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, reason);
+	session_maybe_free(s, m);
+	free(reason);
+	free(scope);
+	return (0);
 }
 
 void

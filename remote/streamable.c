@@ -458,6 +458,12 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			free(text);
 			return;
 		}
+		if (x->status == 403 && (www = http_header(req,
+		    "WWW-Authenticate")) != NULL &&
+		    session_forbidden(s, m, www) == 0) {
+			sh_x_free(x);
+			return;
+		}
 		if ((x->status == 404 || (x->status == 400 &&
 		    sh_says_no_session(x))) && x->sent_session &&
 		    x->resumes > 0) {

@@ -96,10 +96,13 @@ enum conf_transport {
 };
 
 /*
- * A remote server's OAuth client credentials ("oauth"), expanded: each
- * NULL when not configured.  A valid conf has client_id and exactly one
- * of client_secret, client_secret_file or private_key_file, and
- * signing_algorithm ("ES256" or "RS256") exactly with private_key_file.
+ * A remote server's OAuth client ("oauth"), expanded: each NULL when not
+ * configured.  grant is set once parsed: "client_credentials" (a valid
+ * conf then has client_id and exactly one of client_secret,
+ * client_secret_file or private_key_file, and signing_algorithm ("ES256"
+ * or "RS256") exactly with private_key_file) or "authorization_code" (a
+ * sign-in with `mcpctl login`: client_id, a secret and
+ * client_metadata_url optional, no private key or token_url).
  */
 struct conf_oauth {
 	char	*client_id;
@@ -111,6 +114,8 @@ struct conf_oauth {
 	char	*scope;
 	char	*resource;		/* NULL: the server URL */
 	char	*jwt_audience;		/* NULL: the issuer (or token_url) */
+	char	*grant;			/* see above */
+	char	*client_metadata_url;	/* a Client ID Metadata Document */
 };
 
 enum conf_restart {
@@ -281,12 +286,27 @@ int		 conf_server_is_remote(const struct conf_server *);
  * The settings mcpd hands a remote server's worker: one JSON object in
  * the format of remote/rconf.h ("mcpd_remote": 1, name, url, transport,
  * headers, ca_file, connect_timeout_ms, request_timeout_ms,
- * max_message_bytes, oauth with only the keys set).  The values are
+ * max_message_bytes, oauth with only the keys set, and what extra
+ * gives: "token_file", "login": {"mode", "redirect_uri", "scope"}).  The
+ * values are
  * expanded, so the text holds secrets: give it only to the worker, never
  * log it, and wipe it (explicit_bzero) before freeing.  NULL for a stdio
  * server.
  */
-char		*conf_remote_settings(const struct conf_server *);
+struct conf_remote_extra {
+	const char	*token_file;	/* the server's token file */
+	const char	*login;		/* NULL, "login" or "logout" */
+	const char	*redirect_uri;	/* login: mcpctl's listener */
+	const char	*scope;		/* login: scopes to ask beyond */
+};
+char		*conf_remote_settings(const struct conf_server *,
+		    const struct conf_remote_extra *);
+/*
+ * 1 if the server signs in with `mcpctl login` (authorization code): a
+ * remote server without oauth (it may answer 401), or with grant
+ * "authorization_code".
+ */
+int		 conf_remote_signs_in(const struct conf_server *);
 
 void		 conf_diags_init(struct conf_diags *);
 void		 conf_diags_free(struct conf_diags *);

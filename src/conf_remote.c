@@ -72,6 +72,7 @@ enum conf_oauth_check {
 	CONF_OAUTH_FILE,	/* an absolute path */
 	CONF_OAUTH_URL,		/* an absolute http(s) URL */
 	CONF_OAUTH_ALGORITHM,	/* "ES256" or "RS256" */
+	CONF_OAUTH_GRANT,	/* "client_credentials", "authorization_code" */
 };
 
 /* The members of "oauth", in the order of the settings JSON. */
@@ -98,7 +99,14 @@ static const struct {
 	  offsetof(struct conf_oauth, resource) },
 	{ "jwt_audience", CONF_OAUTH_ANY,
 	  offsetof(struct conf_oauth, jwt_audience) },
+	{ "grant", CONF_OAUTH_GRANT,
+	  offsetof(struct conf_oauth, grant) },
+	{ "client_metadata_url", CONF_OAUTH_URL,
+	  offsetof(struct conf_oauth, client_metadata_url) },
 };
+
+#define CONF_GRANT_CLIENT	"client_credentials"
+#define CONF_GRANT_CODE		"authorization_code"
 
 #define CONF_OAUTH_FIELD(o, i) \
 	((char **)((char *)(o) + conf_oauth_keys[i].offset))
@@ -459,6 +467,14 @@ conf_parse_oauth(struct conf_parse *cp, const char *path,
 			free(value);
 			value = NULL;
 		}
+		if (value != NULL && conf_oauth_keys[k].check ==
+		    CONF_OAUTH_GRANT && strcmp(value, CONF_GRANT_CLIENT) != 0 &&
+		    strcmp(value, CONF_GRANT_CODE) != 0) {
+			conf_error(cp, opath, "expected \"%s\" or \"%s\"",
+			    CONF_GRANT_CLIENT, CONF_GRANT_CODE);
+			free(value);
+			value = NULL;
+		}
 		field = CONF_OAUTH_FIELD(&cs->oauth, k);
 		free(*field);
 		*field = value;
@@ -513,11 +529,79 @@ conf_oauth_error(struct conf_parse *cp, const char *path, const char *key,
 	free(opath);
 }
 
+static int
+conf_oauth_written(const cJSON *oauth, const char *key)
+{
+	return (cJSON_GetObjectItemCaseSensitive(oauth, key) != NULL);
+}
+
+/* Client credentials: a client_id and exactly one credential. */
+static void
+conf_oauth_finish_client(struct conf_parse *cp, const char *path,
+    const cJSON *oauth, size_t ncreds)
+{
+	const cJSON	*item;
+
+	if (!conf_oauth_written(oauth, "client_id"))
+		conf_oauth_error(cp, path, "client_id", "missing (required "
+		    "with client credentials)");
+	if (ncreds == 0)
+		conf_oauth_error(cp, path, NULL, "needs one of client_secret, "
+		    "client_secret_file or private_key_file (or \"grant\": "
+		    "\"authorization_code\" to sign in with `mcpctl login`)");
+	else if (ncreds > 1)
+		conf_oauth_error(cp, path, NULL, "client_secret, "
+		    "client_secret_file and private_key_file exclude each "
+		    "other: give exactly one");
+	item = cJSON_GetObjectItemCaseSensitive(oauth, "signing_algorithm");
+	if (conf_oauth_written(oauth, "private_key_file")) {
+		if (item == NULL)
+			conf_oauth_error(cp, path, "signing_algorithm",
+			    "missing (required with private_key_file: "
+			    "\"ES256\" or \"RS256\")");
+	} else if (item != NULL)
+		conf_oauth_error(cp, path, "signing_algorithm", "only with "
+		    "private_key_file");
+	if (conf_oauth_written(oauth, "client_metadata_url"))
+		conf_oauth_error(cp, path, "client_metadata_url", "only for a "
+		    "sign-in (\"grant\": \"authorization_code\")");
+}
+
+/*
+ * A sign-in (authorization code): the client is pre-registered
+ * (client_id, a secret if it is confidential), described by a Client ID
+ * Metadata Document (client_metadata_url), or registered at login.
+ */
+static void
+conf_oauth_finish_code(struct conf_parse *cp, const char *path,
+    const cJSON *oauth)
+{
+	static const char	*client_only[] = { "private_key_file",
+	    "signing_algorithm", "jwt_audience", "token_url" };
+	size_t			 i;
+
+	for (i = 0; i < nitems(client_only); i++) {
+		if (conf_oauth_written(oauth, client_only[i]))
+			conf_oauth_error(cp, path, client_only[i], "only with "
+			    "client credentials (a sign-in discovers the "
+			    "authorization server and uses no private key)");
+	}
+	if (conf_oauth_written(oauth, "client_secret") &&
+	    conf_oauth_written(oauth, "client_secret_file"))
+		conf_oauth_error(cp, path, NULL, "client_secret and "
+		    "client_secret_file exclude each other: give one");
+	if ((conf_oauth_written(oauth, "client_secret") ||
+	    conf_oauth_written(oauth, "client_secret_file")) &&
+	    !conf_oauth_written(oauth, "client_id"))
+		conf_oauth_error(cp, path, "client_id", "missing (a client "
+		    "secret belongs to a pre-registered client_id)");
+}
+
 void
 conf_remote_finish(struct conf_parse *cp, const char *path,
     const cJSON *object, struct conf_server *cs)
 {
-	const struct conf_oauth	*o = &cs->oauth;
+	struct conf_oauth	*o = &cs->oauth;
 	const cJSON		*oauth, *item;
 	char			*kpath;
 	size_t			 i, ncreds;
@@ -534,35 +618,25 @@ conf_remote_finish(struct conf_parse *cp, const char *path,
 
 	/*
 	 * What is missing is judged from the keys written, so that a value
-	 * already refused is not reported twice.
+	 * already refused is not reported twice.  Entries 1 to 3 of
+	 * conf_oauth_keys are the three credentials.
 	 */
-	if (cJSON_GetObjectItemCaseSensitive(oauth, "client_id") == NULL)
-		conf_oauth_error(cp, path, "client_id", "missing (required "
-		    "with oauth)");
-	/* Entries 1 to 3 of conf_oauth_keys are the three credentials. */
 	ncreds = 0;
 	for (i = 0; i < 3; i++) {
 		item = cJSON_GetObjectItemCaseSensitive(oauth,
 		    conf_oauth_keys[1 + i].name);
 		ncreds += item != NULL;
 	}
-	if (ncreds == 0)
-		conf_oauth_error(cp, path, NULL, "needs one of client_secret, "
-		    "client_secret_file or private_key_file");
-	else if (ncreds > 1)
-		conf_oauth_error(cp, path, NULL, "client_secret, "
-		    "client_secret_file and private_key_file exclude each "
-		    "other: give exactly one");
-	item = cJSON_GetObjectItemCaseSensitive(oauth, "signing_algorithm");
-	if (cJSON_GetObjectItemCaseSensitive(oauth,
-	    "private_key_file") != NULL) {
-		if (item == NULL)
-			conf_oauth_error(cp, path, "signing_algorithm",
-			    "missing (required with private_key_file: "
-			    "\"ES256\" or \"RS256\")");
-	} else if (item != NULL)
-		conf_oauth_error(cp, path, "signing_algorithm", "only with "
-		    "private_key_file");
+	/* Unless written (or refused), credentials mean client credentials. */
+	if (o->grant == NULL)
+		o->grant = xstrdup(ncreds > 0 &&
+		    !conf_oauth_written(oauth, "grant") &&
+		    !conf_oauth_written(oauth, "client_metadata_url") ?
+		    CONF_GRANT_CLIENT : CONF_GRANT_CODE);
+	if (strcmp(o->grant, CONF_GRANT_CODE) == 0)
+		conf_oauth_finish_code(cp, path, oauth);
+	else
+		conf_oauth_finish_client(cp, path, oauth, ncreds);
 	for (i = 0; i < cs->nheaders; i++) {
 		if (strncasecmp(cs->headers[i], "Authorization:", 14) != 0)
 			continue;
@@ -769,8 +843,27 @@ conf_sbuf_member(struct conf_sbuf *b, int comma, const char *key,
 	conf_sbuf_json(b, value, strlen(value));
 }
 
+int
+conf_remote_signs_in(const struct conf_server *cs)
+{
+	size_t	 i;
+
+	if (!conf_server_is_remote(cs) || cs->url == NULL)
+		return (0);
+	if (cs->has_oauth)
+		return (cs->oauth.grant != NULL &&
+		    strcmp(cs->oauth.grant, CONF_GRANT_CODE) == 0);
+	/* A configured Authorization header is the credential. */
+	for (i = 0; i < cs->nheaders; i++) {
+		if (strncasecmp(cs->headers[i], "Authorization:", 14) == 0)
+			return (0);
+	}
+	return (1);
+}
+
 char *
-conf_remote_settings(const struct conf_server *cs)
+conf_remote_settings(const struct conf_server *cs,
+    const struct conf_remote_extra *extra)
 {
 	struct conf_sbuf	 b = { NULL, 0, 0 };
 	const char		*colon, *value, *v;
@@ -817,6 +910,20 @@ conf_remote_settings(const struct conf_server *cs)
 			    v);
 			comma = 1;
 		}
+		conf_sbuf_str(&b, "}");
+	} else if (conf_remote_signs_in(cs))
+		conf_sbuf_str(&b, ",\"oauth\":{\"grant\":\"" CONF_GRANT_CODE
+		    "\"}");
+	if (extra != NULL && extra->token_file != NULL)
+		conf_sbuf_member(&b, 1, "token_file", extra->token_file);
+	if (extra != NULL && extra->login != NULL) {
+		conf_sbuf_str(&b, ",\"login\":{");
+		conf_sbuf_member(&b, 0, "mode", extra->login);
+		if (extra->redirect_uri != NULL)
+			conf_sbuf_member(&b, 1, "redirect_uri",
+			    extra->redirect_uri);
+		if (extra->scope != NULL)
+			conf_sbuf_member(&b, 1, "scope", extra->scope);
 		conf_sbuf_str(&b, "}");
 	}
 	conf_sbuf_str(&b, "}");

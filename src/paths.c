@@ -74,6 +74,30 @@ paths_default_socket(void)
 }
 
 char *
+paths_default_token_dir(void)
+{
+	const char	*xdg;
+	char		*path;
+
+	if (getuid() == 0)
+		return (xstrdup("/var/lib/mcpd-tokens"));
+	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
+		xasprintf(&path, "%s/mcpd/tokens", xdg);
+	else
+		xasprintf(&path, "%s/.local/state/mcpd/tokens", paths_home());
+	return (path);
+}
+
+char *
+paths_token_file(const char *dir, const char *server)
+{
+	char	*path;
+
+	xasprintf(&path, "%s/%s.json", dir, server);
+	return (path);
+}
+
+char *
 paths_socket_dir(const char *socket_path)
 {
 	const char	*slash;

@@ -20,6 +20,15 @@
 
 char	*paths_default_config(void);
 char	*paths_default_socket(void);
+/*
+ * Where sign-ins keep their tokens (mcpd --token-dir): as root
+ * /var/lib/mcpd-tokens (the system unit's second state directory, not
+ * the servers' HOME); otherwise $XDG_STATE_HOME/mcpd/tokens
+ * (~/.local/state/...).
+ */
+char	*paths_default_token_dir(void);
+/* A server's token file in dir: "DIR/NAME.json". */
+char	*paths_token_file(const char *dir, const char *server);
 
 /* The directory a socket path is in ("." for a bare name), malloc'd. */
 char	*paths_socket_dir(const char *socket_path);

@@ -45,6 +45,16 @@
 #define MCPD_NOTIFY_LOG			"mcpd/log"
 /* mcpd/metrics: result {"text": Prometheus text exposition}. */
 #define MCPD_METHOD_METRICS		"mcpd/metrics"
+/*
+ * Sign-in (admin): mcpd/login {"server", "redirect_uri", "scope"?} ->
+ * {"server", "url", "expires_in"}; mcpd/login-complete {"server", "code",
+ * "state"} or {"server", "error", "error_description"?, "state"?} ->
+ * {"server", "signed_in", "expires", "refresh", "scope"}; mcpd/logout
+ * {"server"} -> {"server", "revoked", "deleted"}.
+ */
+#define MCPD_METHOD_LOGIN		"mcpd/login"
+#define MCPD_METHOD_LOGIN_COMPLETE	"mcpd/login-complete"
+#define MCPD_METHOD_LOGOUT		"mcpd/logout"
 
 /* JSON-RPC 2.0 and MCP error codes. */
 #define RPC_PARSE_ERROR			-32700
@@ -68,10 +78,13 @@
 /* mcpd-remote: the remote wants credentials mcpd-remote does not have. */
 #define MCPD_ERR_REMOTE_AUTH		-32017
 
-/* Server states, in the order of the lifecycle (SPEC 2). */
+/*
+ * Server states, in the order of the lifecycle (SPEC 2); "needs-login": a
+ * remote server waiting for `mcpctl login` (no process runs).
+ */
 #define MCPD_STATE_NAMES \
 	{ "starting", "initializing", "ready", "backoff", "stopping", \
-	  "stopped", "failed" }
+	  "stopped", "failed", "needs-login" }
 
 /* Journal fields (all carry the MCPD_ prefix). */
 #define MCPD_FIELD_SERVER		"MCPD_SERVER"

@@ -462,6 +462,12 @@ worker_unavailable_reason(const struct worker *w)
 }
 
 int
+worker_unavailable_code(const struct worker *w)
+{
+	return (MCPD_ERR_SERVER_UNAVAILABLE);
+}
+
+int
 worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
 	char	*text;

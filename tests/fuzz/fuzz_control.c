@@ -77,6 +77,7 @@
 #include "follow.h"
 #include "fuzz.h"
 #include "log.h"
+#include "login.h"
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -1245,4 +1246,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    F.mcpd.nclients, logs_following(&F.mcpd));
 	conf_free(F.mcpd.conf);
 	return (0);
+}
+
+/* Sign-ins start processes: not here; they answer like a stopped mcpd. */
+void
+login_begin(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	client_send_error(c, id, RPC_INVALID_PARAMS, "no sign-in (fuzz)");
+}
+
+void
+login_complete(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	client_send_error(c, id, RPC_INVALID_REQUEST, "no sign-in (fuzz)");
+}
+
+void
+login_logout(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	client_send_error(c, id, RPC_INVALID_PARAMS, "no sign-in (fuzz)");
 }

@@ -924,7 +924,7 @@ START_TEST(test_remote_shapes)
 	ck_assert_ptr_nonnull(cs->headers);
 	ck_assert_ptr_null(cs->headers[0]);
 	ck_assert_uint_eq(cs->nheaders, 0);
-	ck_assert_ptr_null(conf_remote_settings(cs));
+	ck_assert_ptr_null(conf_remote_settings(cs, NULL));
 	ck_assert_str_eq(conf_transport_name(cs->transport), "stdio");
 
 	cs = conf_find(conf, "gh");
@@ -1277,6 +1277,57 @@ START_TEST(test_remote_oauth)
 }
 END_TEST
 
+/* Which remote servers sign in, and what their worker is told. */
+START_TEST(test_remote_signs_in)
+{
+	struct conf		*conf;
+	struct conf_remote_extra extra;
+	const struct conf_server *cs;
+	char			*s;
+
+	conf = parse_ok("{'mcpServers': {"
+	    "'plain': {'url': 'https://h.example/mcp'},"
+	    "'keyed': {'url': 'https://h.example/mcp', 'headers': "
+	    "{'authorization': 'Bearer k'}},"
+	    "'public': {'url': 'https://h.example/mcp', 'oauth': "
+	    "{'client_id': 'app'}},"
+	    "'cimd': {'url': 'https://h.example/mcp', 'oauth': "
+	    "{'client_metadata_url': 'https://app.example/c.json'}},"
+	    "'secret': {'url': 'https://h.example/mcp', 'oauth': "
+	    "{'grant': 'authorization_code', 'client_id': 'app', "
+	    "'client_secret': 'S'}},"
+	    "'machine': {'url': 'https://h.example/mcp', 'oauth': "
+	    "{'client_id': 'app', 'client_secret': 'S'}},"
+	    "'local': {'command': 'x'}}}");
+	ck_assert(conf_remote_signs_in(conf_find(conf, "plain")));
+	ck_assert(!conf_remote_signs_in(conf_find(conf, "keyed")));
+	ck_assert(conf_remote_signs_in(conf_find(conf, "public")));
+	ck_assert(conf_remote_signs_in(conf_find(conf, "cimd")));
+	ck_assert(conf_remote_signs_in(conf_find(conf, "secret")));
+	ck_assert(!conf_remote_signs_in(conf_find(conf, "machine")));
+	ck_assert(!conf_remote_signs_in(conf_find(conf, "local")));
+	ck_assert_str_eq(conf_find(conf, "public")->oauth.grant,
+	    "authorization_code");
+	ck_assert_str_eq(conf_find(conf, "machine")->oauth.grant,
+	    "client_credentials");
+
+	cs = conf_find(conf, "public");
+	memset(&extra, 0, sizeof extra);
+	extra.token_file = "/var/lib/t/public.json";
+	extra.login = "login";
+	extra.redirect_uri = "http://127.0.0.1:4000/callback";
+	extra.scope = "a \"b\"";
+	s = conf_remote_settings(cs, &extra);
+	ck_assert_ptr_nonnull(strstr(s, "\"grant\":\"authorization_code\""));
+	ck_assert_ptr_nonnull(strstr(s,
+	    ",\"token_file\":\"/var/lib/t/public.json\",\"login\":"
+	    "{\"mode\":\"login\",\"redirect_uri\":"
+	    "\"http://127.0.0.1:4000/callback\",\"scope\":\"a \\\"b\\\"\"}}"));
+	free(s);
+	conf_free(conf);
+}
+END_TEST
+
 START_TEST(test_remote_oauth_errors)
 {
 	const char	*u = "'url': 'https://h.example/'";
@@ -1287,9 +1338,37 @@ START_TEST(test_remote_oauth_errors)
 		{ "[]", "mcpServers.x.oauth: expected an object" },
 		{ "{'client_secret': 's'}",
 		    "mcpServers.x.oauth.client_id: missing (required with "
-		    "oauth)" },
-		{ "{'client_id': 'c'}", "mcpServers.x.oauth: needs one of "
-		    "client_secret, client_secret_file or private_key_file" },
+		    "client credentials)" },
+		{ "{'grant': 'client_credentials', 'client_id': 'c'}",
+		    "mcpServers.x.oauth: needs one of client_secret, "
+		    "client_secret_file or private_key_file (or \"grant\": "
+		    "\"authorization_code\" to sign in with `mcpctl login`)" },
+		{ "{'grant': 'password'}", "mcpServers.x.oauth.grant: "
+		    "expected \"client_credentials\" or "
+		    "\"authorization_code\"" },
+		{ "{'grant': 'authorization_code', 'private_key_file': '/k'}",
+		    "mcpServers.x.oauth.private_key_file: only with client "
+		    "credentials (a sign-in discovers the authorization server "
+		    "and uses no private key)" },
+		{ "{'client_id': 'c', 'token_url': 'https://as/t'}",
+		    "mcpServers.x.oauth.token_url: only with client "
+		    "credentials (a sign-in discovers the authorization server "
+		    "and uses no private key)" },
+		{ "{'grant': 'authorization_code', 'client_secret': 's'}",
+		    "mcpServers.x.oauth.client_id: missing (a client secret "
+		    "belongs to a pre-registered client_id)" },
+		{ "{'grant': 'authorization_code', 'client_id': 'c', "
+		    "'client_secret': 's', 'client_secret_file': '/s'}",
+		    "mcpServers.x.oauth: client_secret and client_secret_file "
+		    "exclude each other: give one" },
+		{ "{'grant': 'client_credentials', 'client_id': 'c', "
+		    "'client_secret': 's', 'client_metadata_url': "
+		    "'https://app.example/c.json'}",
+		    "mcpServers.x.oauth.client_metadata_url: only for a "
+		    "sign-in (\"grant\": \"authorization_code\")" },
+		{ "{'client_metadata_url': 'c.json'}",
+		    "mcpServers.x.oauth.client_metadata_url: expected an "
+		    "absolute http:// or https:// URL" },
 		{ "{'client_id': 'c', 'client_secret': 's',"
 		    "'client_secret_file': '/s'}", "mcpServers.x.oauth: "
 		    "client_secret, client_secret_file and private_key_file "
@@ -1374,8 +1453,8 @@ START_TEST(test_remote_warnings)
 	    "mcpServers.x.envFile: not supported, ignored");
 	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
 	    "'oauth': {'client_id': 'c', 'client_secret': 's',"
-	    "'grant': 'x'}}}}",
-	    "mcpServers.x.oauth.grant: unknown key, ignored");
+	    "'grant_type': 'x'}}}}",
+	    "mcpServers.x.oauth.grant_type: unknown key, ignored");
 	/* Credentials in clear text over the network. */
 	expect_warning("{'mcpServers': {'x': {'url': 'http://h.example/mcp',"
 	    "'oauth': {'client_id': 'c', 'client_secret': 's'}}}}",
@@ -1707,7 +1786,7 @@ START_TEST(test_remote_settings_json)
 	    "'plain': {'url': 'http://localhost/sse', 'type': 'sse'},"
 	    "'auto': {'url': 'https://h.example/'}}}");
 	cs = conf_find(conf, "lin");
-	s = conf_remote_settings(cs);
+	s = conf_remote_settings(cs, NULL);
 	ck_assert_ptr_nonnull(s);
 	o = cJSON_Parse(s);
 	ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", s);
@@ -1729,8 +1808,9 @@ START_TEST(test_remote_settings_json)
 	ck_assert_str_eq(settings_str(h, "X-E"), "");
 	oa = cJSON_GetObjectItemCaseSensitive(o, "oauth");
 	ck_assert(cJSON_IsObject(oa));
-	/* Only the keys set. */
-	ck_assert_int_eq(cJSON_GetArraySize(oa), 4);
+	/* Only the keys set, and the grant they mean. */
+	ck_assert_int_eq(cJSON_GetArraySize(oa), 5);
+	ck_assert_str_eq(settings_str(oa, "grant"), "client_credentials");
 	ck_assert_str_eq(settings_str(oa, "client_id"), "id\"1");
 	ck_assert_str_eq(settings_str(oa, "private_key_file"), "/k.pem");
 	ck_assert_str_eq(settings_str(oa, "signing_algorithm"), "RS256");
@@ -1742,20 +1822,25 @@ START_TEST(test_remote_settings_json)
 
 	/* A copy says the same. */
 	copy = conf_server_dup(cs);
-	s2 = conf_remote_settings(copy);
+	s2 = conf_remote_settings(copy, NULL);
 	ck_assert_str_eq(s, s2);
 	free(s2);
 	conf_server_release(copy);
 	free(s);
 
-	/* Without ca_file or oauth: no such members; headers still there. */
-	s = conf_remote_settings(conf_find(conf, "plain"));
+	/*
+	 * Without ca_file or oauth: no ca_file, and oauth says only that it
+	 * may sign in; headers still there.
+	 */
+	s = conf_remote_settings(conf_find(conf, "plain"), NULL);
 	o = cJSON_Parse(s);
 	ck_assert_msg(cJSON_IsObject(o), "not JSON: %s", s);
 	ck_assert_str_eq(settings_str(o, "transport"), "sse");
 	ck_assert_str_eq(settings_str(o, "url"), "http://localhost/sse");
 	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(o, "ca_file"));
-	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(o, "oauth"));
+	h = cJSON_GetObjectItemCaseSensitive(o, "oauth");
+	ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+	ck_assert_str_eq(settings_str(h, "grant"), "authorization_code");
 	h = cJSON_GetObjectItemCaseSensitive(o, "headers");
 	ck_assert(cJSON_IsObject(h));
 	ck_assert_int_eq(cJSON_GetArraySize(h), 0);
@@ -1767,7 +1852,7 @@ START_TEST(test_remote_settings_json)
 	cJSON_Delete(o);
 	free(s);
 
-	s = conf_remote_settings(conf_find(conf, "auto"));
+	s = conf_remote_settings(conf_find(conf, "auto"), NULL);
 	o = cJSON_Parse(s);
 	ck_assert_str_eq(settings_str(o, "transport"), "auto");
 	cJSON_Delete(o);
@@ -2595,6 +2680,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_remote_header_values);
 	tcase_add_test(tc, test_remote_oauth);
 	tcase_add_test(tc, test_remote_oauth_errors);
+	tcase_add_test(tc, test_remote_signs_in);
 	tcase_add_test(tc, test_remote_warnings);
 	tcase_add_test(tc, test_remote_secrets_never_in_diags);
 	tcase_add_test(tc, test_remote_display_unexpanded);

@@ -1,0 +1,259 @@
+/*
+ * store.c -- a sign-in's token file on disk (see store.h).
+ */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "tokens.h"
+#include "xmalloc.h"
+
+static char *
+store_dirname(const char *path)
+{
+	char	*copy, *dir;
+
+	copy = xstrdup(path);
+	dir = xstrdup(dirname(copy));
+	free(copy);
+	return (dir);
+}
+
+/* Make the directory (and missing parents, 0700); check what exists. */
+static int
+store_mkdir(const char *dir, char **err)
+{
+	struct stat	 st;
+	char		*parent;
+
+	if (lstat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			xasprintf(err, "token directory %s is not a directory",
+			    dir);
+			return (-1);
+		}
+		if (st.st_uid != geteuid()) {
+			xasprintf(err, "token directory %s belongs to uid %lu, "
+			    "not to this user", dir, (unsigned long)st.st_uid);
+			return (-1);
+		}
+		if ((st.st_mode & 077) != 0 && chmod(dir, 0700) == -1) {
+			xasprintf(err, "token directory %s: chmod 700: %s",
+			    dir, strerror(errno));
+			return (-1);
+		}
+		return (0);
+	}
+	if (errno != ENOENT) {
+		xasprintf(err, "token directory %s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	parent = store_dirname(dir);
+	if (strcmp(parent, dir) != 0 && access(parent, F_OK) == -1 &&
+	    store_mkdir(parent, err) == -1) {
+		free(parent);
+		return (-1);
+	}
+	free(parent);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		xasprintf(err, "token directory %s: mkdir: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+int
+store_load(const char *path, struct tokens *t, char **err)
+{
+	struct stat	 st;
+	char		*buf, *why;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 fd, rv = -1;
+
+	*err = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return (0);
+		xasprintf(err, "token file %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		xasprintf(err, "token file %s: not a regular file", path);
+		close(fd);
+		return (-1);
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+		xasprintf(err, "token file %s: refusing a file of another "
+		    "user or readable by others (mode %04o): sign in again",
+		    path, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return (-1);
+	}
+	buf = xmalloc(TOKENS_MAX_BYTES + 1);
+	for (;;) {
+		n = read(fd, buf + len, TOKENS_MAX_BYTES + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len > TOKENS_MAX_BYTES)
+			break;
+	}
+	close(fd);
+	if (n == -1)
+		xasprintf(err, "token file %s: %s", path, strerror(errno));
+	else if (tokens_parse(t, buf, len, &why) == -1) {
+		xasprintf(err, "token file %s: %s", path, why);
+		free(why);
+	} else
+		rv = 1;
+	explicit_bzero(buf, TOKENS_MAX_BYTES + 1);
+	free(buf);
+	return (rv);
+}
+
+static int
+store_write_all(int fd, const char *text, size_t len)
+{
+	ssize_t	 n;
+	size_t	 off = 0;
+
+	while (off < len) {
+		n = write(fd, text + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		off += (size_t)n;
+	}
+	return (0);
+}
+
+int
+store_save(const char *path, const struct tokens *t, char **err)
+{
+	char	*dir, *tmp, *text;
+	size_t	 len;
+	int	 fd, dfd, rv = -1;
+
+	*err = NULL;
+	dir = store_dirname(path);
+	if (store_mkdir(dir, err) == -1) {
+		free(dir);
+		return (-1);
+	}
+	xasprintf(&tmp, "%s.tmp%ld", path, (long)getpid());
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1) {
+		xasprintf(err, "token file %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	text = tokens_format(t);
+	len = strlen(text);
+	if (fchmod(fd, 0600) == -1 || store_write_all(fd, text, len) == -1 ||
+	    fsync(fd) == -1) {
+		xasprintf(err, "token file %s: writing: %s", tmp,
+		    strerror(errno));
+		explicit_bzero(text, len);
+		free(text);
+		close(fd);
+		(void)unlink(tmp);
+		goto out;
+	}
+	explicit_bzero(text, len);
+	free(text);
+	if (close(fd) == -1 || rename(tmp, path) == -1) {
+		xasprintf(err, "token file %s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+		goto out;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	rv = 0;
+out:
+	free(tmp);
+	free(dir);
+	return (rv);
+}
+
+int
+store_remove(const char *path, char **err)
+{
+	char	*dir;
+	int	 dfd;
+
+	*err = NULL;
+	if (unlink(path) == -1) {
+		if (errno == ENOENT)
+			return (0);
+		xasprintf(err, "token file %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	dir = store_dirname(path);
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+	return (1);
+}
+
+int
+store_trylock(const char *path, int *fdp, char **err)
+{
+	char	*lock;
+	int	 fd;
+
+	*err = NULL;
+	*fdp = -1;
+	xasprintf(&lock, "%s.lock", path);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+	    0600);
+	if (fd == -1 && errno == ENOENT) {
+		/* No directory, so no tokens: nothing to guard (yet). */
+		free(lock);
+		return (1);
+	}
+	if (fd == -1) {
+		xasprintf(err, "token lock %s: %s", lock, strerror(errno));
+		free(lock);
+		return (-1);
+	}
+	free(lock);
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		close(fd);
+		if (errno == EWOULDBLOCK)
+			return (0);
+		xasprintf(err, "token lock: %s", strerror(errno));
+		return (-1);
+	}
+	*fdp = fd;
+	return (1);
+}
+
+void
+store_unlock(int fd)
+{
+	if (fd != -1) {
+		(void)flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
