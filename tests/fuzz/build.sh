@@ -48,6 +48,7 @@ sources() {
 			    src/metrics.c src/xmalloc.c src/conf.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
+	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
@@ -56,7 +57,7 @@ sources() {
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr remote}
+targets=${*:-frame envelope conf client control sse httphdr remote tokens}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.
