@@ -542,10 +542,11 @@ login_complete(struct mcpd *mcpd, struct client *c, const cJSON *id,
 {
 	const cJSON	*name, *v;
 	struct login	*l;
+	/* RFC 9207's iss goes along: the process compares it. */
 	cJSON		*answer;
 	char		*text;
 	size_t		 i, len;
-	static const char *const keys[] = { "code", "state", "error",
+	static const char *const keys[] = { "code", "state", "iss", "error",
 	    "error_description" };
 
 	name = cJSON_GetObjectItemCaseSensitive(params, "server");

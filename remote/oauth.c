@@ -1518,7 +1518,8 @@ oauth_refresh_locked(struct oauth *o)
 		tokens_clear(&disk);
 	if (o->tok.client_id == NULL) {
 		o->needs_login = 1;
-		oauth_finish(o, "not signed in");
+		oauth_finish(o, "the server requires authorization and has "
+		    "not been signed in to");
 		return;
 	}
 	if (o->tok.refresh_token == NULL) {

@@ -495,7 +495,8 @@ static void
 signin_answer(struct signin *si, const char *line, size_t len)
 {
 	cJSON		*json;
-	const cJSON	*code, *state, *error, *desc;
+	const cJSON	*code, *state, *error, *desc, *iss;
+	const char	*issuer = oauth_meta(si->r->oauth)->issuer;
 	char		*q1, *q2;
 	int		 same;
 
@@ -506,6 +507,7 @@ signin_answer(struct signin *si, const char *line, size_t len)
 	state = cJSON_GetObjectItemCaseSensitive(json, "state");
 	error = cJSON_GetObjectItemCaseSensitive(json, "error");
 	desc = cJSON_GetObjectItemCaseSensitive(json, "error_description");
+	iss = cJSON_GetObjectItemCaseSensitive(json, "iss");
 	same = cJSON_IsString(state) && strlen(state->valuestring) ==
 	    strlen(si->state) && CRYPTO_memcmp(state->valuestring, si->state,
 	    strlen(si->state)) == 0;
@@ -524,6 +526,11 @@ signin_answer(struct signin *si, const char *line, size_t len)
 		signin_fail(si, "the redirect's state does not match this "
 		    "sign-in (a stale or forged redirect): nothing was "
 		    "exchanged; run the login again");
+	else if (cJSON_IsString(iss) && (issuer == NULL ||
+	    strcmp(iss->valuestring, issuer) != 0))
+		/* RFC 9207: the response came from another server. */
+		signin_fail(si, "the redirect names another authorization "
+		    "server (iss) than the one asked: nothing was exchanged");
 	else {
 		si->waiting = 0;
 		evtimer_del(si->timer);

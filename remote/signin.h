@@ -17,9 +17,10 @@
  *      configured, else the challenge's, else scopes_supported, plus any
  *      a step-up asked for) goes to mcpd on the status channel
  *      ("login-url"), which hands it to mcpctl;
- *   5. mcpd sends back what reached mcpctl's listener: {"code","state"}
- *      or {"error","error_description","state"}; the state must be this
- *      sign-in's (compared in constant time) or nothing is exchanged;
+ *   5. mcpd sends back what reached mcpctl's listener: {"code","state",
+ *      "iss"?} or {"error","error_description","state"}; the state must
+ *      be this sign-in's (compared in constant time), and iss, if there
+ *      (RFC 9207), the issuer's, or nothing is exchanged;
  *   6. the code is redeemed (oauth_exchange) and the tokens written to
  *      the token file; "login-done" or "login-failed" ends it.
  * A sign-out revokes and removes (oauth_sign_out): "logout-done".
