@@ -25,7 +25,7 @@ T0=$(now_ms)
 start_mcpd "$T/mcpd.json"
 wait_ready x
 wait_ready y
-STATES="starting initializing ready backoff stopping stopped failed"
+STATES="starting initializing ready backoff stopping stopped failed needs-login"
 OUTCOMES="ok error timeout cancelled failed oversize"
 
 # check_exposition FILE WHAT: fail unless FILE is valid text exposition.
@@ -133,8 +133,10 @@ expect_state() {
 	for s in $STATES; do
 		expect_mv "$1" "mcpd_server_state{server=\"$2\",state=\"$s\"}" "$([ "$s" = "$3" ] && echo 1 || echo 0)"
 	done
-	[ "$(grep -c "^mcpd_server_state{server=\"$2\"," "$1")" = 7 ] ||
-		fail "$(grep -c "^mcpd_server_state{server=\"$2\"," "$1") state series for $2, expected 7"
+	local n
+	n=$(echo $STATES | wc -w)
+	[ "$(grep -c "^mcpd_server_state{server=\"$2\"," "$1")" = "$n" ] ||
+		fail "$(grep -c "^mcpd_server_state{server=\"$2\"," "$1") state series for $2, expected $n"
 }
 
 # outcomes_line FILE SERVER: "ok=N error=N ..." for notes.

@@ -39,7 +39,7 @@ static const char *families[] = {
 
 static const char *states[] = {
 	"starting", "initializing", "ready", "backoff", "stopping", "stopped",
-	"failed",
+	"failed", "needs-login",
 };
 #define NSTATES		(nitems(states))
 
@@ -378,7 +378,7 @@ START_TEST(test_metrics_exposition)
 	assert_exposition(t);
 	/* One sample per server and outcome, state, direction. */
 	ck_assert_int_eq(count_prefix(t, "mcpd_requests_total{"), 12);
-	ck_assert_int_eq(count_prefix(t, "mcpd_server_state{"), 14);
+	ck_assert_int_eq(count_prefix(t, "mcpd_server_state{"), 2 * NSTATES);
 	ck_assert_int_eq(count_prefix(t, "mcpd_bytes_total{"), 4);
 	for (i = 0; i < 6; i++) {
 		snprintf(prefix, sizeof prefix,
