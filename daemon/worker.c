@@ -900,6 +900,7 @@ worker_tp_ended(void *arg, int wstatus)
 		 * exited 77): no restart loop, it waits for mcpctl login.
 		 */
 		if (w->rlink != NULL && rlink_needs_login(w->rlink) != NULL &&
+		    conf_remote_signs_in(w->conf) &&
 		    WIFEXITED(wstatus) && WEXITSTATUS(wstatus) ==
 		    WORKER_EXIT_NEEDS_LOGIN && !w->mcpd->shutting_down) {
 			worker_set_reason(&w->last_exit,

@@ -977,11 +977,12 @@ session_auth(struct rsession *s, struct rmsg *m, const char *www)
 	m->busy = 0;
 	m->streaming = 0;
 	if (s->r->oauth == NULL) {
-		rstatus_auth("needs-login", "the remote answered 401 "
-		    "Unauthorized and no credentials are configured", 0);
+		/* Configured headers (or none, on its own): no sign-in. */
+		rstatus_auth("failed", "the remote answered 401 "
+		    "Unauthorized to the configured credentials", 0);
 		session_auth_failed(s, m, "the remote server requires "
-		    "authorization (HTTP 401) and no credentials are "
-		    "configured for it");
+		    "authorization (HTTP 401) and refused what is configured "
+		    "(check its headers, or give it oauth or a token file)");
 		return;
 	}
 	if (m->auth_retried && oauth_tokens(s->r->oauth) != NULL) {

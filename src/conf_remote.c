@@ -653,6 +653,12 @@ conf_remote_finish(struct conf_parse *cp, const char *path,
 		    "unencrypted (use https://)");
 		free(kpath);
 	}
+	if (conf_url_cleartext(o->client_metadata_url)) {
+		xasprintf(&kpath, "%s.oauth.client_metadata_url", path);
+		conf_error(cp, kpath, "must be https:// (or http:// on a "
+		    "loopback address): authorization servers fetch it");
+		free(kpath);
+	}
 	if (conf_url_cleartext(o->token_url)) {
 		xasprintf(&kpath, "%s.oauth.token_url", path);
 		conf_warn(cp, kpath, "plain http:// to a host that is not "

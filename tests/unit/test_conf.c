@@ -1366,6 +1366,10 @@ START_TEST(test_remote_oauth_errors)
 		    "'https://app.example/c.json'}",
 		    "mcpServers.x.oauth.client_metadata_url: only for a "
 		    "sign-in (\"grant\": \"authorization_code\")" },
+		{ "{'client_metadata_url': 'http://app.example/c.json'}",
+		    "mcpServers.x.oauth.client_metadata_url: must be https:// "
+		    "(or http:// on a loopback address): authorization servers "
+		    "fetch it" },
 		{ "{'client_metadata_url': 'c.json'}",
 		    "mcpServers.x.oauth.client_metadata_url: expected an "
 		    "absolute http:// or https:// URL" },
