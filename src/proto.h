@@ -45,6 +45,28 @@
 #define MCPD_NOTIFY_LOG			"mcpd/log"
 /* mcpd/metrics: result {"text": Prometheus text exposition}. */
 #define MCPD_METHOD_METRICS		"mcpd/metrics"
+/*
+ * Signing in to a remote server (OAuth authorization code); admin only,
+ * and the login belongs to the connection: closing it cancels the login.
+ * mcpd/login {"server", "redirect_uri": "http://127.0.0.1:PORT/...",
+ * "scope"?}: result {"server", "url" (to open in a browser),
+ * "expires_in" (seconds)}.
+ */
+#define MCPD_METHOD_LOGIN		"mcpd/login"
+/*
+ * mcpd/login-complete {"server", "code", "state"} or {"server", "error",
+ * "error_description"?, "state"?}, what the browser came back with:
+ * result {"server", "signed_in", "expires" (the access token's, seconds
+ * since the Epoch, 0 if unknown), "refresh" (a refresh token is held),
+ * "scope" (or null)}.
+ */
+#define MCPD_METHOD_LOGIN_COMPLETE	"mcpd/login-complete"
+/*
+ * mcpd/logout {"server"}: result {"server", "revoked" (the authorization
+ * server's revocation endpoint took the token), "deleted" (a stored token
+ * was removed)}; the server then needs a login.
+ */
+#define MCPD_METHOD_LOGOUT		"mcpd/logout"
 
 /* JSON-RPC 2.0 and MCP error codes. */
 #define RPC_PARSE_ERROR			-32700
