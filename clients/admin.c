@@ -35,7 +35,6 @@
 #include "request.h"
 #include "xmalloc.h"
 
-#define ADMIN_REPLY_TIMEOUT_MS	10000
 #define ADMIN_REFUSAL_WAIT_MS	1000	/* for mcpd's reason, after EPIPE */
 #define ADMIN_MAX_REPLY_BYTES	(64 * 1024 * 1024)
 
@@ -62,16 +61,20 @@ admin_close(struct ctl *ctl)
 	ctl->line = NULL;
 	cJSON_Delete(ctl->last_error_data);
 	ctl->last_error_data = NULL;
+	free(ctl->last_error_message);
+	ctl->last_error_message = NULL;
+	ctl->last_error_code = 0;
 }
 
 /* mcpd did not answer: say why; the exit code for it. */
 static int
-admin_lost(const struct ctl *ctl, enum request_status status, int error)
+admin_lost(const struct ctl *ctl, enum request_status status, int error,
+    int timeout_ms)
 {
 	switch (status) {
 	case REQUEST_TIMEOUT:
 		diag_warnx(NULL, "no reply from mcpd at %s within %d ms",
-		    ctl->socket_path, ADMIN_REPLY_TIMEOUT_MS);
+		    ctl->socket_path, timeout_ms);
 		break;
 	case REQUEST_CLOSED:
 		diag_warnx(NULL, "mcpd closed the connection%s%s",
@@ -98,6 +101,14 @@ admin_lost(const struct ctl *ctl, enum request_status status, int error)
 cJSON *
 admin_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 {
+	return (admin_call_wait(ctl, method, params, ADMIN_REPLY_TIMEOUT_MS,
+	    status));
+}
+
+cJSON *
+admin_call_wait(struct ctl *ctl, const char *method, cJSON *params,
+    int timeout_ms, int *status)
+{
 	struct request		 req;
 	enum request_status	 st;
 	cJSON			*error, *result;
@@ -107,14 +118,15 @@ admin_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 	req.id = cJSON_CreateNumber((double)++ctl->next_id);
 	req.method = method;
 	req.params = params;
-	req.timeout_ms = ADMIN_REPLY_TIMEOUT_MS;
+	req.timeout_ms = timeout_ms;
 	req.idle = 1;
 	req.null_id = 1;		/* mcpd refusing the connection */
 	req.any_oversize = 1;		/* mcpd's control lines are short */
 	req.unsent_wait_ms = ADMIN_REFUSAL_WAIT_MS;
 	st = request_run(ctl->line, &req);
 	cJSON_Delete((cJSON *)req.id);
-	if ((*status = admin_lost(ctl, st, req.error)) != DIAG_EXIT_OK)
+	if ((*status = admin_lost(ctl, st, req.error, timeout_ms)) !=
+	    DIAG_EXIT_OK)
 		return (NULL);
 
 	if ((error = cJSON_GetObjectItemCaseSensitive(req.reply, "error")) !=
@@ -125,6 +137,10 @@ admin_call(struct ctl *ctl, const char *method, cJSON *params, int *status)
 		cJSON_Delete(ctl->last_error_data);
 		ctl->last_error_data = cJSON_DetachItemFromObjectCaseSensitive(
 		    error, "data");
+		free(ctl->last_error_message);
+		ctl->last_error_message = message != NULL ? xstrdup(message) :
+		    NULL;
+		ctl->last_error_code = (int)out_num(error, "code", 0);
 		cJSON_Delete(req.reply);
 		*status = DIAG_EXIT_FAILED;
 		return (NULL);
@@ -250,15 +266,15 @@ admin_follow(struct ctl *ctl)
 			break;
 		case LINE_OVERSIZE:
 		case LINE_GARBAGE:
-			admin_lost(ctl, REQUEST_TOO_LONG, 0);
+			admin_lost(ctl, REQUEST_TOO_LONG, 0, 0);
 			return (DIAG_EXIT_FAILED);
 		case LINE_EOF:
 			admin_lost(ctl, REQUEST_CLOSED,
-			    line_read_errno(ctl->line));
+			    line_read_errno(ctl->line), 0);
 			return (DIAG_EXIT_FAILED);
 		case LINE_TIMEOUT:	/* there is no deadline */
 		case LINE_POLL_ERROR:
-			admin_lost(ctl, REQUEST_POLL_ERROR, errno);
+			admin_lost(ctl, REQUEST_POLL_ERROR, errno, 0);
 			return (DIAG_EXIT_FAILED);
 		}
 		msg = cJSON_ParseWithLength(m.line, m.len);

@@ -11,11 +11,17 @@
 
 /*
  * Send a request (params is owned, may be NULL) and wait for its
- * response.  Returns the result (caller frees) or NULL after printing
- * the error; *status says which exit code.
+ * response, at most ADMIN_REPLY_TIMEOUT_MS of silence from mcpd.
+ * Returns the result (caller frees) or NULL after printing the error
+ * (an error from mcpd is kept in ctl->last_error_*); *status says which
+ * exit code.
  */
+#define ADMIN_REPLY_TIMEOUT_MS	10000
 cJSON	*admin_call(struct ctl *, const char *method, cJSON *params,
 	    int *status);
+/* The same, for methods that take mcpd longer: timeout_ms of silence. */
+cJSON	*admin_call_wait(struct ctl *, const char *method, cJSON *params,
+	    int timeout_ms, int *status);
 /* o as JSON on stdout, integers as integers; one_line for streams. */
 void	 admin_print_json(cJSON *o, int one_line);
 

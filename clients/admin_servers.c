@@ -1,7 +1,8 @@
 /*
- * admin_servers.c -- the servers' states: `mcpctl status` as a table,
- * and start, stop and restart, which wait until the servers have settled
- * (unless --no-block).
+ * admin_servers.c -- the servers' states: `mcpctl status` as a table
+ * (remote servers' sessions and sign-ins in a second one, and a hint for
+ * each server that needs a sign-in), and start, stop and restart, which
+ * wait until the servers have settled (unless --no-block).
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -68,7 +70,8 @@ admin_state_color(const struct ctl *ctl, const char *state)
 		return ("\033[32m");
 	if (strcmp(state, "failed") == 0)
 		return ("\033[1;31m");
-	if (strcmp(state, "backoff") == 0)
+	if (strcmp(state, "backoff") == 0 ||
+	    strcmp(state, "needs-login") == 0)
 		return ("\033[33m");
 	if (strcmp(state, "stopped") == 0)
 		return ("\033[2m");
@@ -121,25 +124,56 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 static const char *
 admin_remote_session(const cJSON *remote)
 {
-	const char	*auth, *session;
+	const char	*session;
 
-	auth = out_str(remote, "auth");
-	if (auth != NULL && strcmp(auth, "needs-login") == 0)
-		return ("needs-login");
-	if (auth != NULL && strcmp(auth, "failed") == 0)
-		return ("auth-failed");
 	session = out_str(remote, "session");
 	return (session != NULL ? session : "-");
 }
 
-/* Remote servers get a second table: transport, session, URL. */
+/*
+ * A remote server's sign-in, in a few words: "ok, until 14:02
+ * (refreshes)", with the date too when it is not today; "-" if it has
+ * none to speak of.
+ */
+static void
+admin_remote_auth(char *buf, size_t size, const cJSON *remote)
+{
+	const char	*auth;
+	char		 until[32];
+	struct tm	 tm, today;
+	time_t		 t, now;
+	double		 expires;
+
+	auth = out_str(remote, "auth");
+	expires = out_num(remote, "token_expires", 0);
+	if (auth == NULL) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (strcmp(auth, "ok") != 0 || expires <= 0) {
+		snprintf(buf, size, "%s", out_esc(auth));
+		return;
+	}
+	t = (time_t)expires;
+	now = time(NULL);
+	if (localtime_r(&t, &tm) == NULL || localtime_r(&now, &today) == NULL)
+		snprintf(until, sizeof until, "?");
+	else
+		strftime(until, sizeof until, tm.tm_year == today.tm_year &&
+		    tm.tm_yday == today.tm_yday ? "%H:%M" : "%b %d %H:%M", &tm);
+	snprintf(buf, size, "ok, %s %s%s", t < now ? "expired" : "until",
+	    until, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(remote,
+	    "refresh")) ? " (refreshes)" : "");
+}
+
+/* Remote servers get a second table: transport, session, sign-in, URL. */
 static void
 admin_print_remote(const cJSON *servers)
 {
 	const cJSON	*s, *remote;
 	const char	*url, *transport, *reason;
-	char		 http[16];
-	int		 namew = 6, any = 0;
+	char		 http[16], auth[64];
+	int		 namew = 6, authw = 4, any = 0;
 	size_t		 len;
 
 	cJSON_ArrayForEach(s, servers) {
@@ -149,11 +183,15 @@ admin_print_remote(const cJSON *servers)
 		len = strlen(out_esc(out_str(s, "name")));
 		if ((int)len > namew)
 			namew = (int)len;
+		admin_remote_auth(auth, sizeof auth,
+		    cJSON_GetObjectItemCaseSensitive(s, "remote"));
+		if ((int)strlen(auth) > authw)
+			authw = (int)strlen(auth);
 	}
 	if (!any)
 		return;
-	printf("\n%-*s  %-9s  %-12s  %9s  %s\n", namew, "REMOTE", "TRANSPORT",
-	    "SESSION", "LAST FAIL", "URL");
+	printf("\n%-*s  %-9s  %-12s  %9s  %-*s  %s\n", namew, "REMOTE",
+	    "TRANSPORT", "SESSION", "LAST FAIL", authw, "AUTH", "URL");
 	cJSON_ArrayForEach(s, servers) {
 		if ((url = out_str(s, "url")) == NULL)
 			continue;
@@ -164,14 +202,55 @@ admin_print_remote(const cJSON *servers)
 			    out_num(remote, "last_http_status", 0));
 		else
 			snprintf(http, sizeof http, "-");
-		printf("%-*s  %-9s  %-12s  %9s  %s\n", namew,
+		admin_remote_auth(auth, sizeof auth, remote);
+		printf("%-*s  %-9s  %-12s  %9s  %-*s  %s\n", namew,
 		    out_esc(out_str(s, "name")),
 		    transport != NULL ? out_esc(transport) : "-",
-		    out_esc(admin_remote_session(remote)), http,
+		    out_esc(admin_remote_session(remote)), http, authw, auth,
 		    out_esc(url));
 		reason = out_str(remote, "auth_reason");
 		if (reason != NULL)
 			printf("%-*s  %s\n", namew, "", out_esc(reason));
+	}
+}
+
+/*
+ * Under the tables, a line for each server waiting for a sign-in
+ * ("login" in its status): what to run, and why.
+ */
+static void
+admin_print_logins(const cJSON *servers)
+{
+	const cJSON	*s, *login;
+	const char	*name, *command, *reason, *scope, *state;
+	char		*dflt;
+	int		 first = 1;
+
+	cJSON_ArrayForEach(s, servers) {
+		if (!cJSON_IsObject(login = cJSON_GetObjectItemCaseSensitive(s,
+		    "login")) || (name = out_str(s, "name")) == NULL)
+			continue;
+		xasprintf(&dflt, "mcpctl login %s", name);
+		if ((command = out_str(login, "command")) == NULL)
+			command = dflt;
+		reason = out_str(login, "reason");
+		scope = out_str(login, "scope");
+		state = out_str(s, "state");
+		if (first)
+			printf("\n");
+		first = 0;
+		if (state != NULL && strcmp(state, "needs-login") != 0 &&
+		    scope != NULL)
+			printf("%s needs a new sign-in for the scope %s: "
+			    "run `%s`", out_esc(name), out_esc(scope),
+			    out_esc(command));
+		else
+			printf("%s needs a sign-in: run `%s`", out_esc(name),
+			    out_esc(command));
+		if (reason != NULL)
+			printf(" (%s)", out_esc(reason));
+		printf("\n");
+		free(dflt);
 	}
 }
 
@@ -192,6 +271,8 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		    "servers"));
 		admin_print_remote(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
+		admin_print_logins(cJSON_GetObjectItemCaseSensitive(result,
+		    "servers"));
 	}
 	cJSON_Delete(result);
 	return (DIAG_EXIT_OK);
@@ -210,6 +291,8 @@ admin_settled(const cJSON *s, enum admin_goal goal, double old_pid)
 
 	if (state == NULL)
 		return (1);
+	if (strcmp(state, "needs-login") == 0)	/* no process till then */
+		return (1);
 	if (goal == ADMIN_GOAL_STOPPED)
 		return (strcmp(state, "stopped") == 0 ||
 		    strcmp(state, "failed") == 0);
@@ -227,7 +310,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	double		*old_pids;
 	int		 status, i, all_settled, rc = DIAG_EXIT_OK;
 	uint64_t	 deadline;
-	const char	*state, *last;
+	const char	*state, *last, *reason;
 
 	/* Remember pids first so a restart is seen to have happened. */
 	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
@@ -280,6 +363,16 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 		state = out_str(s, "state");
 		last = out_str(s, "last_exit");
 		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
+		    state != NULL && strcmp(state, "needs-login") == 0) {
+			reason = out_str(cJSON_GetObjectItemCaseSensitive(s,
+			    "login"), "reason");
+			diag_warnx(NULL, "%s needs a sign-in: run `mcpctl "
+			    "login %s`%s%s%s", out_str(s, "name"),
+			    out_str(s, "name"), reason != NULL ? " (" : "",
+			    reason != NULL ? reason : "",
+			    reason != NULL ? ")" : "");
+			rc = DIAG_EXIT_FAILED;
+		} else if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
 		    state != NULL && strcmp(state, "ready") != 0) {
 			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"),
 			    state, last != NULL ? ": " : "",

@@ -20,11 +20,14 @@ struct ctl {
 	int		 color;		/* stdout is a terminal for colour */
 	long		 lines;		/* logs -n */
 	int		 follow;	/* logs -f */
+	int		 no_browser;	/* login --no-browser */
 
 	/* admin.c's connection to mcpd. */
 	struct line	*line;
 	int64_t		 next_id;
 	cJSON		*last_error_data;	/* the last error's data */
+	char		*last_error_message;	/* its message, or NULL */
+	int		 last_error_code;	/* its code, or 0 */
 };
 
 typedef int	ctl_command_fn(struct ctl *, int argc, char **argv);

@@ -105,6 +105,12 @@ line_read_errno(const struct line *l)
 	return (l->read_errno);
 }
 
+int
+line_fd(const struct line *l)
+{
+	return (l->fd);
+}
+
 /* Send what the socket takes now. */
 static void
 line_flush(struct line *l)

@@ -43,6 +43,11 @@ void		 line_send(struct line *, const char *text);
 int		 line_write_errno(const struct line *);
 /* After LINE_EOF: why reading ended, or 0 for an orderly close. */
 int		 line_read_errno(const struct line *);
+/*
+ * The socket, for a caller that waits on other things too: poll it for
+ * POLLIN, then take what came with line_next.  It stays the line's.
+ */
+int		 line_fd(const struct line *);
 
 /*
  * The next event, waiting until deadline (clock_now_ms; 0: forever) and

@@ -1,7 +1,7 @@
 /*
  * mcpctl.c -- mcpctl's command line: the options, the table of commands
- * and the dispatch to them (admin.h, tools.h, bridge.h), and the two
- * commands that need neither mcpd nor a server: check-config and help.
+ * and the dispatch to them (admin.h, login.h, tools.h, bridge.h), and the
+ * two commands that need neither mcpd nor a server: check-config and help.
  *
  * Exit codes (diag.h): 0 ok, 1 the operation failed, 2 usage, 3 daemon
  * unreachable.
@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "diag.h"
+#include "login.h"
 #include "out.h"
 #include "paths.h"
 #include "tools.h"
@@ -59,6 +60,10 @@ static const struct ctl_command ctl_commands[] = {
 	  1, 1, admin_logs },
 	{ "metrics", "", "print metrics in Prometheus text format", 0, 0, 1,
 	  admin_metrics },
+	{ "login", "NAME [--no-browser]", "sign in to a hosted server (in a "
+	  "browser)", 1, 1, 1, login_login },
+	{ "logout", "NAME", "sign out of a hosted server", 1, 1, 1,
+	  login_logout },
 	{ "connect", "NAME", "bridge stdio to a server (for MCP clients)", 1,
 	  1, 0, ctl_connect },
 	{ "tools", "NAME", "list a server's tools", 1, 1, 0, tools_list },
@@ -194,6 +199,7 @@ main(int argc, char **argv)
 		{ "version",	no_argument,		NULL, 'V' },
 		{ "lines",	required_argument,	NULL, 'n' },
 		{ "follow",	no_argument,		NULL, 'f' },
+		{ "no-browser",	no_argument,		NULL, 'B' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
@@ -261,6 +267,11 @@ main(int argc, char **argv)
 			if (cmd->fn != admin_logs)
 				goto usage;
 			ctl.follow = 1;
+			break;
+		case 'B':
+			if (cmd->fn != login_login)
+				goto usage;
+			ctl.no_browser = 1;
 			break;
 		case 'h':
 			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,

@@ -46,14 +46,26 @@
 /* mcpd/metrics: result {"text": Prometheus text exposition}. */
 #define MCPD_METHOD_METRICS		"mcpd/metrics"
 /*
- * Sign-in (admin): mcpd/login {"server", "redirect_uri", "scope"?} ->
- * {"server", "url", "expires_in"}; mcpd/login-complete {"server", "code",
- * "state"} or {"server", "error", "error_description"?, "state"?} ->
- * {"server", "signed_in", "expires", "refresh", "scope"}; mcpd/logout
- * {"server"} -> {"server", "revoked", "deleted"}.
+ * Signing in to a remote server (OAuth authorization code); admin only,
+ * and the login belongs to the connection: closing it cancels the login.
+ * mcpd/login {"server", "redirect_uri": "http://127.0.0.1:PORT/...",
+ * "scope"?}: result {"server", "url" (to open in a browser),
+ * "expires_in" (seconds)}.
  */
 #define MCPD_METHOD_LOGIN		"mcpd/login"
+/*
+ * mcpd/login-complete {"server", "code", "state", "iss"?} or {"server",
+ * "error", "error_description"?, "state"?}, what the browser came back with:
+ * result {"server", "signed_in", "expires" (the access token's, seconds
+ * since the Epoch, 0 if unknown), "refresh" (a refresh token is held),
+ * "scope" (or null)}.
+ */
 #define MCPD_METHOD_LOGIN_COMPLETE	"mcpd/login-complete"
+/*
+ * mcpd/logout {"server"}: result {"server", "revoked" (the authorization
+ * server's revocation endpoint took the token), "deleted" (a stored token
+ * was removed)}; a running server restarts without the tokens.
+ */
 #define MCPD_METHOD_LOGOUT		"mcpd/logout"
 
 /* JSON-RPC 2.0 and MCP error codes. */

@@ -10,7 +10,7 @@
 # shellcheck source=reload-lib.sh
 . "$TESTS_SRCDIR/integration/reload-lib.sh"
 
-COMMANDS="status start stop restart reload logs metrics connect tools call ping check-config version help"
+COMMANDS="status start stop restart reload logs metrics connect tools call ping login logout check-config version help"
 LONG=a-rather-long-server-name
 CFG=$T/mcpd.json
 write_config "$CFG" <<JSON
