@@ -111,6 +111,7 @@ static const char *worker_state_names[] = MCPD_STATE_NAMES;
 static void	worker_spawn(struct worker *);
 static void	worker_failed(struct worker *, int clean);
 static void	worker_kill(struct worker *, const char *reason);
+static void	worker_let_exit(struct worker *, const char *reason);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_health_start(struct worker *);
@@ -421,16 +422,25 @@ worker_version_accepted(const char *version)
 static void
 worker_init_response(struct worker *w, cJSON *msg)
 {
-	cJSON		*result, *error, *version, *message, *info, *name;
+	cJSON		*result, *error, *version, *message, *info, *name, *code;
 	char		*reason;
 
 	evtimer_del(w->ev_timer);
 	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
 		message = cJSON_GetObjectItemCaseSensitive(error, "message");
+		code = cJSON_GetObjectItemCaseSensitive(error, "code");
 		xasprintf(&reason, "initialize failed: %s",
 		    cJSON_IsString(message) ? message->valuestring :
 		    "(no message)");
-		worker_kill(w, reason);
+		/*
+		 * mcpd-remote refused for want of a sign-in and exits by
+		 * itself (77): a signal now could hide why it ended.
+		 */
+		if (w->rlink != NULL && cJSON_IsNumber(code) &&
+		    code->valueint == MCPD_ERR_REMOTE_AUTH)
+			worker_let_exit(w, reason);
+		else
+			worker_kill(w, reason);
 		free(reason);
 		return;
 	}
@@ -721,6 +731,24 @@ worker_kill(struct worker *w, const char *reason)
 	transport_close_input(w->tp);
 	transport_signal(w->tp, SIGTERM);
 	w->stop_phase = 2;
+	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
+}
+
+/*
+ * The server is ending by itself after a failure: like worker_kill, but
+ * it gets the graceful stop's time to exit before any signal.
+ */
+static void
+worker_let_exit(struct worker *w, const char *reason)
+{
+	if (!worker_running(w) || w->state == WORKER_STOPPING)
+		return;
+	worker_set_reason(&w->fail_reason, reason);
+	w->after = WORKER_AFTER_FAILURE;
+	worker_set_state(w, WORKER_STOPPING, reason);
+	router_session_down(w->router, reason);
+	transport_close_input(w->tp);
+	w->stop_phase = 1;
 	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
 }
 

@@ -751,7 +751,8 @@ oauth_finish(struct oauth *o, const char *reason)
 		oauth_end_goal(o);
 	} else if (reason != NULL) {
 		why = xstrdup(reason);
-		if (o->hooks.failed != NULL)
+		/* A sign-in needed is the session's to report (needs-login). */
+		if (o->hooks.failed != NULL && !o->needs_login)
 			o->hooks.failed(o->hook_arg, why);
 		if (o->needs_login) {
 			oauth_drop_token(o);
@@ -1518,8 +1519,8 @@ oauth_refresh_locked(struct oauth *o)
 		tokens_clear(&disk);
 	if (o->tok.client_id == NULL) {
 		o->needs_login = 1;
-		oauth_finish(o, "the server requires authorization and has "
-		    "not been signed in to");
+		oauth_finish(o, "the server requires authorization, and no "
+		    "one has signed in to it yet");
 		return;
 	}
 	if (o->tok.refresh_token == NULL) {
