@@ -540,6 +540,111 @@ START_TEST(test_start_handshake_ready)
 }
 END_TEST
 
+/* A remote server that signs in ({"url"} without oauth). */
+static struct worker *
+new_remote_worker(void)
+{
+	struct conf_diags	 diags;
+	struct conf		*conf;
+	struct worker		*w;
+	const char		*text = "{\"mcpServers\": {\"s\": {\"url\": "
+	    "\"https://h.example/mcp\"}}}";
+
+	conf_diags_init(&diags);
+	conf = conf_parse(text, strlen(text), NULL, NULL, &diags);
+	ck_assert_ptr_nonnull(conf);
+	conf_diags_free(&diags);
+	conf->servers[0].backoff.min_ms = 5;
+	conf->servers[0].backoff.max_ms = 20;
+	conf->servers[0].stop_timeout_ms = 60;
+	F.mcpd.conf = conf;
+	w = worker_new(&F.mcpd, &conf->servers[0]);
+	check_invariant(w);
+	return (w);
+}
+
+/* The id of the initialize mcpd sent. */
+static int
+initialize_id(void)
+{
+	cJSON	*req;
+	int	 id;
+
+	req = cJSON_Parse(F.tp->written[F.tp->nwritten - 1]);
+	ck_assert_ptr_nonnull(req);
+	id = cJSON_GetObjectItem(req, "id")->valueint;
+	cJSON_Delete(req);
+	return (id);
+}
+
+/*
+ * mcpd-remote says only a sign-in can help, refuses initialize and exits
+ * 77: no signal, no restart loop; needs-login, refusing with -32017 and
+ * the command, until mcpctl login (or start) starts it again.
+ */
+START_TEST(test_needs_login_waits)
+{
+	struct worker	*w = new_remote_worker();
+	const char	*status = "{\"v\":1,\"event\":\"auth\",\"state\":"
+	    "\"needs-login\",\"reason\":\"no sign-in yet\"}";
+	char		 reply[256];
+	cJSON		*st, *login;
+	char		*why;
+	uint64_t	 until;
+
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	F.tp->cb->status(F.tp->arg, status, strlen(status));
+	snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"error\":{\"code\":%d,\"message\":\"s needs a sign-in\"}}",
+	    initialize_id(), MCPD_ERR_REMOTE_AUTH);
+	server_says(reply);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert_int_eq(F.tp->sigterms, 0);
+	ck_assert_int_eq(F.tp->killed, 0);
+	server_exits(W_EXITCODE(77, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_NEEDS_LOGIN);
+	ck_assert_str_eq(worker_state_name(worker_state(w)), "needs-login");
+	ck_assert(!worker_running(w));
+	/* Well past any backoff: still waiting, not restarted. */
+	until = clock_now_ms() + 100;
+	while (clock_now_ms() < until)
+		event_base_loop(F.mcpd.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(worker_state(w), WORKER_NEEDS_LOGIN);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	ck_assert_int_eq(worker_unavailable_code(w), MCPD_ERR_REMOTE_AUTH);
+	why = worker_unavailable_reason(w);
+	ck_assert_str_eq(why, "server s needs a sign-in: run `mcpctl login s` "
+	    "(no sign-in yet)");
+	free(why);
+	st = worker_status_json(w);
+	login = cJSON_GetObjectItem(st, "login");
+	ck_assert_str_eq(cJSON_GetObjectItem(login, "command")->valuestring,
+	    "mcpctl login s");
+	ck_assert_str_eq(cJSON_GetObjectItem(login, "reason")->valuestring,
+	    "no sign-in yet");
+	cJSON_Delete(st);
+	/* The login's restart (or mcpctl start) tries again. */
+	worker_restart(w);
+	ck_assert_int_eq(F.starts, 2);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	free_worker(w);
+}
+END_TEST
+
+/* Exit 77 without the worker saying "needs-login": an ordinary failure. */
+START_TEST(test_exit_77_alone_backs_off)
+{
+	struct worker	*w = new_remote_worker();
+
+	server_exits(W_EXITCODE(77, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	free_worker(w);
+}
+END_TEST
+
 START_TEST(test_disabled_is_not_started)
 {
 	struct worker	*w = new_worker("\"disabled\": true");
@@ -870,6 +975,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_health_ping_unanswered);
 	tcase_add_test(tc, test_remove_frees_once_stopped);
 	tcase_add_test(tc, test_status_follows_the_transport);
+	tcase_add_test(tc, test_needs_login_waits);
+	tcase_add_test(tc, test_exit_77_alone_backs_off);
 	tcase_add_test(tc, test_shutdown_stops_without_restart);
 	suite_add_tcase(s, tc);
 	return (s);
