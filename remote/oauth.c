@@ -1904,6 +1904,12 @@ oauth_sign_out(struct oauth *o, oauth_fn fn, void *arg)
 	oauth_leave(o);
 }
 
+const char *
+oauth_client_secret(const struct oauth *o)
+{
+	return (o->conf.client_secret);
+}
+
 const struct tokens *
 oauth_tokens(const struct oauth *o)
 {

@@ -137,6 +137,8 @@ void		 oauth_exchange(struct oauth *, const struct tokens *t,
  * bitmask: 1 revoked, 2 removed (or -1 with a reason).
  */
 void		 oauth_sign_out(struct oauth *, oauth_fn, void *arg);
+/* The configured client secret (client_secret_file read), or NULL. */
+const char	*oauth_client_secret(const struct oauth *);
 /* The sign-in's tokens held (client, scope, expiry), or NULL. */
 const struct tokens *oauth_tokens(const struct oauth *);
 

@@ -350,7 +350,8 @@ signin_discovered(void *arg, int result, const char *reason)
 	struct signin		*si = arg;
 	const struct oauth_meta	*meta = oauth_meta(si->r->oauth);
 	const struct oauth_conf	*c = &si->r->conf->oauth;
-	const char		*method;
+	const struct tokens	*prev;
+	const char		*method, *secret;
 
 	if (result != 0) {
 		signin_fail(si, "%s", reason);
@@ -370,7 +371,8 @@ signin_discovered(void *arg, int result, const char *reason)
 		return;
 	}
 	if (c->client_id != NULL) {
-		if (c->client_secret == NULL) {
+		secret = oauth_client_secret(si->r->oauth);
+		if (secret == NULL) {
 			signin_client(si, c->client_id, NULL, "none",
 			    "config");
 			return;
@@ -381,8 +383,22 @@ signin_discovered(void *arg, int result, const char *reason)
 			    "client_secret_post for the configured client");
 			return;
 		}
-		signin_client(si, c->client_id, c->client_secret, method,
-		    "config");
+		signin_client(si, c->client_id, secret, method, "config");
+		return;
+	}
+	/*
+	 * A client this sign-in registered before, at the same authorization
+	 * server: used again (loopback redirects may change port, RFC 8252
+	 * section 7.3), so that signing in again does not register another.
+	 */
+	prev = oauth_tokens(si->r->oauth);
+	if (prev != NULL && prev->client_source != NULL &&
+	    strcmp(prev->client_source, "registered") == 0 &&
+	    prev->issuer != NULL && meta->issuer != NULL &&
+	    strcmp(prev->issuer, meta->issuer) == 0 &&
+	    c->client_metadata_url == NULL) {
+		signin_client(si, prev->client_id, prev->client_secret,
+		    prev->auth_method, "registered");
 		return;
 	}
 	if (c->client_metadata_url != NULL && meta->cimd) {

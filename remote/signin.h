@@ -11,7 +11,9 @@
  *      code_challenge_methods_supported is refused;
  *   3. the client: the configured client_id (pre-registered), else the
  *      Client ID Metadata Document URL when the server supports them,
- *      else dynamic registration (RFC 7591) for the redirect URI;
+ *      else the client an earlier sign-in registered at the same
+ *      authorization server, else dynamic registration (RFC 7591) for
+ *      the redirect URI;
  *   4. the authorization URL (response_type=code, client_id,
  *      redirect_uri, code_challenge, state, resource (RFC 8707), scope:
  *      configured, else the challenge's, else scopes_supported, plus any

@@ -23,7 +23,8 @@
 #   document's URL;
 # - the scope asked for: the challenge's, else scopes_supported, else none;
 # - a server without S256: login fails naming S256, nothing registered;
-# - a redirect whose state was changed: login fails about the state, the
+# - a redirect whose state was changed (to the listener, or pasted): the
+#   browser gets 400, mcpctl says so and keeps waiting for its own, the
 #   code is never redeemed; an authorization server denying: login fails
 #   with access_denied;
 # - 3 s access tokens: refreshed with rotation, calls keep working, no
@@ -517,8 +518,29 @@ http://127.0.0.1:*state=*) ;;
 *) fail "st: the authorization server redirected to '$redirect'" ;;
 esac
 forged=$(sed -E 's/([?&]state=)[^&]*/\1forged-by-an-attacker/' <<<"$redirect")
-curl -sS --max-time 20 -o "$LOGIN_TAG.page" "$forged" 2>"$LOGIN_TAG.curl"
-login_fails_with "a changed state" "state"
+# The browser is told it was ignored; mcpctl says so and goes on waiting
+# for this sign-in's own redirect, with nothing redeemed meanwhile.
+forged_code=$(curl -sS --max-time 20 -o "$LOGIN_TAG.page" -w '%{http_code}' \
+	"$forged" 2>"$LOGIN_TAG.curl")
+[ "$forged_code" = 400 ] ||
+	fail "st: the listener answered a forged redirect with HTTP $forged_code: $(head -c 300 "$LOGIN_TAG.page")"
+sleep 0.5
+pid_running "$LOGIN_PID" ||
+	fail "st: mcpctl login ended on a forged redirect: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+grep -q "state" "$LOGIN_TAG.err" ||
+	fail "st: mcpctl said nothing of the forged redirect's state: $(cat "$LOGIN_TAG.err")"
+[ "$(as_stats dyn .grant_requests.authorization_code)" = "$codes_before" ] ||
+	fail "the code of a redirect with a changed state was redeemed"
+[ ! -e "$TOKDIR/st.json" ] || fail "a token file for st after a forged redirect"
+# Pasted too: refused the same way, still waiting.
+(printf '%s\n' "$forged" >&7) 2>/dev/null
+sleep 0.5
+pid_running "$LOGIN_PID" ||
+	fail "st: mcpctl login ended on a pasted forged redirect: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+# Interrupted: nothing signed in.
+kill -INT "$LOGIN_PID"
+login_wait
+[ "$LOGIN_STATUS" != 0 ] || fail "st: an interrupted mcpctl login exited 0"
 [ "$(as_stats dyn .grant_requests.authorization_code)" = "$codes_before" ] ||
 	fail "the code of a redirect with a changed state was redeemed"
 server_is st needs-login || fail "st after the forged redirect: $(srv st)"
