@@ -131,8 +131,9 @@ admin_remote_session(const cJSON *remote)
 }
 
 /*
- * A remote server's sign-in, in a few words: "ok, until 14:02
- * (refreshes)", with the date too when it is not today; "-" if it has
+ * A remote server's authorization, in a few words: "signed in until
+ * 14:02 (refreshes)" for a sign-in, "ok, until 14:02" for client
+ * credentials, with the date too when it is not today; "-" if it has
  * none to speak of.
  */
 static void
@@ -143,6 +144,7 @@ admin_remote_auth(char *buf, size_t size, const cJSON *remote)
 	struct tm	 tm, today;
 	time_t		 t, now;
 	double		 expires;
+	int		 signed_in;
 
 	auth = out_str(remote, "auth");
 	expires = out_num(remote, "token_expires", 0);
@@ -161,8 +163,11 @@ admin_remote_auth(char *buf, size_t size, const cJSON *remote)
 	else
 		strftime(until, sizeof until, tm.tm_year == today.tm_year &&
 		    tm.tm_yday == today.tm_yday ? "%H:%M" : "%b %d %H:%M", &tm);
-	snprintf(buf, size, "ok, %s %s%s", t < now ? "expired" : "until",
-	    until, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(remote,
+	signed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(remote,
+	    "signed_in"));
+	snprintf(buf, size, "%s%s %s%s", signed_in ? "signed in" : "ok",
+	    t < now ? ", expired" : signed_in ? " until" : ", until", until,
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(remote,
 	    "refresh")) ? " (refreshes)" : "");
 }
 
