@@ -414,8 +414,32 @@ fi
 	fail "a client was registered before any login"
 [ ! -e "$TOKDIR/dyn.json" ] || fail "a token file for dyn before its login"
 
-login_ok dyn browser
+# The listener, while it waits: a stray local connection that never ends
+# its request, and a request for another path, do not hold it up.
+login_start dyn
+login_check_url
+port=$(sed -nE 's/.*redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2F.*/\1/p' <<<"$LOGIN_URL")
+[ -n "$port" ] || fail "no loopback redirect port in $LOGIN_URL"
+exec 8<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect to mcpctl's listener"
+printf 'GET /callback?code=stuck' >&8
+other=$(curl -sS --max-time 20 -o /dev/null -w '%{http_code}' \
+	"http://127.0.0.1:$port/favicon.ico")
+[ "$other" = 404 ] || fail "the listener answered /favicon.ico with HTTP $other"
+browse
+login_wait
+exec 8<&-
+[ "$LOGIN_STATUS" = 0 ] ||
+	fail "mcpctl login dyn exited $LOGIN_STATUS with a stray connection open: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+case "$BROWSE_CODE" in
+2??) ;;
+*) fail "login dyn: the browser ended on HTTP $BROWSE_CODE" ;;
+esac
+grep -q "Signed in to dyn" "$LOGIN_TAG.page" ||
+	fail "login dyn: the browser's page: $(head -c 300 "$LOGIN_TAG.page")"
 check_signed_in dyn
+"$MCPCTL" -s "$SOCK" status >"$T/status.txt" 2>&1
+grep -Eq "^dyn +http +established +.*signed in until [0-9]" "$T/status.txt" ||
+	fail "mcpctl status does not show dyn signed in: $(cat "$T/status.txt")"
 [ "$(as_stats dyn .registrations)" = 1 ] ||
 	fail "dynamic registration: $(as_stats dyn .registrations) registrations"
 DYN_CLIENT=$(as_stats dyn .last_registration.client_id)
