@@ -102,6 +102,8 @@ callback_query(const char *q, size_t len, struct callback *cb)
 		if ((eq = memchr(p, '=', (size_t)(amp - p))) == NULL)
 			eq = amp;
 		if (eq == p) {		/* "&&", "&=x": nothing named */
+			if (amp == end)
+				break;
 			p = amp + 1;
 			continue;
 		}
@@ -118,6 +120,8 @@ callback_query(const char *q, size_t len, struct callback *cb)
 				goto bad;
 			*member = value;
 		}
+		if (amp == end)
+			break;
 		p = amp + 1;
 	}
 	if (cb->error != NULL && cb->error[0] != '\0')

@@ -49,6 +49,7 @@ sources() {
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
+	callback)	echo clients/callback.c src/esc.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
@@ -57,13 +58,15 @@ sources() {
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr remote tokens}
+targets=${*:-frame envelope conf client control sse httphdr remote tokens callback}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.
 	xincs=
 	if [ "$t" = remote ]; then
 		xincs="-I$top/remote"
+	elif [ "$t" = callback ]; then
+		xincs="-I$top/clients"
 	fi
 	if [ "$MODE" = replay ]; then
 		out=$FUZZ_OUT/replay_$t
