@@ -111,7 +111,7 @@ static const char *worker_state_names[] = MCPD_STATE_NAMES;
 static void	worker_spawn(struct worker *);
 static void	worker_failed(struct worker *, int clean);
 static void	worker_kill(struct worker *, const char *reason);
-static void	worker_let_exit(struct worker *, const char *reason);
+static void	worker_fail_stop(struct worker *, const char *reason, int signal);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_health_start(struct worker *);
@@ -438,7 +438,7 @@ worker_init_response(struct worker *w, cJSON *msg)
 		 */
 		if (w->rlink != NULL && cJSON_IsNumber(code) &&
 		    code->valueint == MCPD_ERR_REMOTE_AUTH)
-			worker_let_exit(w, reason);
+			worker_fail_stop(w, reason, 0);
 		else
 			worker_kill(w, reason);
 		free(reason);
@@ -717,9 +717,13 @@ worker_session_end(struct worker *w)
 	w->init_text = NULL;
 }
 
-/* The server misbehaved: end its process, then the restart policy. */
+/*
+ * The server failed: end its process, then the restart policy.  With
+ * signal, SIGTERM at once (it misbehaved); without, it is ending by
+ * itself and gets the graceful stop's time first (its exit says why).
+ */
 static void
-worker_kill(struct worker *w, const char *reason)
+worker_fail_stop(struct worker *w, const char *reason, int signal)
 {
 	if (!worker_running(w) || w->state == WORKER_STOPPING)
 		return;
@@ -729,27 +733,16 @@ worker_kill(struct worker *w, const char *reason)
 	/* Nothing more will be answered: callers learn it now, not at exit. */
 	router_session_down(w->router, reason);
 	transport_close_input(w->tp);
-	transport_signal(w->tp, SIGTERM);
-	w->stop_phase = 2;
+	if (signal)
+		transport_signal(w->tp, SIGTERM);
+	w->stop_phase = signal ? 2 : 1;
 	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
 }
 
-/*
- * The server is ending by itself after a failure: like worker_kill, but
- * it gets the graceful stop's time to exit before any signal.
- */
 static void
-worker_let_exit(struct worker *w, const char *reason)
+worker_kill(struct worker *w, const char *reason)
 {
-	if (!worker_running(w) || w->state == WORKER_STOPPING)
-		return;
-	worker_set_reason(&w->fail_reason, reason);
-	w->after = WORKER_AFTER_FAILURE;
-	worker_set_state(w, WORKER_STOPPING, reason);
-	router_session_down(w->router, reason);
-	transport_close_input(w->tp);
-	w->stop_phase = 1;
-	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
+	worker_fail_stop(w, reason, 1);
 }
 
 /*
