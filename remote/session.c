@@ -1009,6 +1009,12 @@ session_forbidden(struct rsession *s, struct rmsg *m, const char *www)
 	char			*reason, *scope;
 	size_t			 i;
 
+	/*
+	 * Only a sign-in can ask for more scope (client credentials ask for
+	 * what is configured).
+	 */
+	if (s->r->oauth == NULL || oauth_tokens(s->r->oauth) == NULL)
+		return (-1);
 	memset(&b, 0, sizeof b);
 	if (httphdr_bearer_parse(www, &b) != 0 || !b.found ||
 	    b.error == NULL || strcmp(b.error, "insufficient_scope") != 0 ||
