@@ -496,6 +496,13 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 				return;
 			if (c->dead || c->closing || c->paused)
 				return;
+			/*
+			 * A short read drained the socket: another read would
+			 * only say EAGAIN (epoll is level-triggered and calls
+			 * again when there is more).
+			 */
+			if ((size_t)n < avail)
+				return;
 			continue;
 		}
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))

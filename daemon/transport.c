@@ -255,6 +255,13 @@ transport_read_out(struct transport *t, size_t max_bytes)
 			frame_commit(t->out_frame, (size_t)n);
 			total += (size_t)n;
 			transport_out_frames(t);
+			/*
+			 * A short read drained the pipe: no second read for
+			 * EAGAIN (epoll is level-triggered).  Not when draining
+			 * a dead server's pipe, which reads to EOF.
+			 */
+			if ((size_t)n < avail && max_bytes == SIZE_MAX)
+				return (0);
 			continue;
 		}
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))

@@ -327,6 +327,39 @@ bench_latency() {
 }
 
 # ---------------------------------------------------------------------------
+# 1b. Syscalls per message: mcpd under strace -c while one client makes
+# sequential echo requests (each a request and a response: two messages
+# through mcpd).  A count, not a time: a regression shows as a number.
+
+bench_syscalls() {
+	local n=20000 out=$T/strace.out tracer total per kinds
+	if ! command -v strace >/dev/null 2>&1; then
+		row "syscalls per message, mcpd" "skipped: no strace" "" info
+		return
+	fi
+	start_mcpd "{\"mcpServers\": {\"fast\": {\"command\": \"$FASTECHO\"}}}"
+	load "syscalls warm-up" --clients 1 --inflight 1 --method echo \
+		--size "$MSG_BYTES" --requests 2000 --socket "$SOCK" --server fast
+	strace -q -c -o "$out" -p "$MCPD_PID" 2>/dev/null &
+	tracer=$!
+	sleep 0.5
+	load "syscalls" --clients 1 --inflight 1 --method echo \
+		--size "$MSG_BYTES" --requests "$n" --socket "$SOCK" --server fast
+	kill -INT "$tracer" 2>/dev/null
+	wait "$tracer" 2>/dev/null
+	stop_mcpd
+	total=$(awk '$NF == "total" { print $4 }' "$out" 2>/dev/null)
+	if [ -z "$total" ]; then
+		row "syscalls per message, mcpd" "skipped: strace failed" "" info
+		return
+	fi
+	per=$(calc "$total / (2 * $n)" 2)
+	kinds=$(awk 'NF >= 5 && $1 ~ /^[0-9.]+$/ && $NF != "total" &&
+		$4 >= '"$n"' / 2 { printf "%s%s %.1f", sep, $NF, $4 / (2 * '"$n"'); sep = ", " }' "$out")
+	row "syscalls per message, mcpd" "$per ($kinds)" "" info
+}
+
+# ---------------------------------------------------------------------------
 # 2. Throughput, 8 clients x 32 in flight, small requests (ping).
 
 bench_throughput() {
@@ -545,6 +578,7 @@ for MODE in $MODES; do
 	checks_before=${#FAILED_CHECKS[@]}
 	echo "running: $MODE ..." >&2
 	bench_latency
+	bench_syscalls
 	bench_throughput
 	bench_big
 	bench_idle
