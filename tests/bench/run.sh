@@ -289,6 +289,7 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
+	local b_p50=() b_p99=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
 	start_relay "$MCP_FAKE"
@@ -301,6 +302,10 @@ bench_latency() {
 		r_p50+=("$(field p50_us)") r_p99+=("$(field p99_us)")
 		load "latency mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
 		m_p50+=("$(field p50_us)") m_p99+=("$(field p99_us)")
+		# The whole client path: an MCP client launching the bridge.
+		load "latency bridge #$r" "${common[@]}" \
+			--stdio "$MCPCTL" -s "$SOCK" connect demo
+		b_p50+=("$(field p50_us)") b_p99+=("$(field p99_us)")
 	done
 	stop_mcpd
 	stop_relay
@@ -324,6 +329,14 @@ bench_latency() {
 	row "added latency p50, mcpd / relay" "$ratio" "<= $BAR_LATENCY_RATIO" \
 		"$(verdict "$ratio <= $BAR_LATENCY_RATIO")"
 	row "added latency p99, mcpd / relay" "$ratio99" "" info
+	local bp bq badd bratio
+	bp=$(median "${b_p50[@]}") bq=$(median "${b_p99[@]}")
+	badd=$(calc "$bp - $dp" 1)
+	bratio=$(calc "($rp - $dp) > 0 ? ($bp - $dp) / ($rp - $dp) : 999" 2)
+	row "round trip, mcpctl connect + mcpd (p50/p99)" \
+		"$(calc "$bp" 1) / $(calc "$bq" 1) us" "" info
+	row "added latency p50, bridge + mcpd / relay" "$bratio ($badd us)" \
+		"aim <= 2.5 (floor 2)" info
 }
 
 # ---------------------------------------------------------------------------
