@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <malloc.h>
+
 #include <event2/buffer.h>
 
 #include "budget.h"
@@ -39,6 +41,8 @@ void
 budget_add(struct mcpd *mcpd, size_t n)
 {
 	mcpd->budget_used += n;
+	if (mcpd->budget_used > mcpd->budget_peak)
+		mcpd->budget_peak = mcpd->budget_used;
 }
 
 void
@@ -57,4 +61,15 @@ int
 budget_exhausted(const struct mcpd *mcpd)
 {
 	return (mcpd->budget_used > mcpd->conf->memory_budget_bytes);
+}
+
+void
+budget_trim(struct mcpd *mcpd)
+{
+	if (mcpd->budget_peak < BUDGET_TRIM_PEAK_BYTES ||
+	    mcpd->budget_used > BUDGET_TRIM_PEAK_BYTES / 4)
+		return;
+	/* The large messages are gone: give their pages back. */
+	(void)malloc_trim(0);
+	mcpd->budget_peak = mcpd->budget_used;
 }

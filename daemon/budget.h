@@ -27,5 +27,14 @@ void	budget_add(struct mcpd *, size_t);
 void	budget_sub(struct mcpd *, size_t);
 size_t	budget_used(const struct mcpd *);
 int	budget_exhausted(const struct mcpd *);
+/*
+ * Once a second (client.c's cron): if peers made mcpd hold a lot since
+ * the last time (BUDGET_TRIM_PEAK_BYTES, a large message) and hold little
+ * now, return the free heap to the system (malloc_trim).  mcpd keeps
+ * large messages on the heap rather than in an mmap each (mcpd.c), so
+ * without this its RSS would stay at the largest message seen.
+ */
+#define BUDGET_TRIM_PEAK_BYTES	(4 * 1024 * 1024)
+void	budget_trim(struct mcpd *);
 
 #endif /* MCPD_BUDGET_H */

@@ -575,8 +575,9 @@ client_count_fds(struct mcpd *mcpd)
 }
 
 /*
- * Once a second while there are clients: the soft output limit of every
- * client over it, the count of descriptors, what the log left out.
+ * Once a second while there are clients (and once after the last): the
+ * soft output limit of every client over it, the count of descriptors,
+ * what the log left out, the heap trimmed after large messages.
  */
 static void
 client_cron_cb(evutil_socket_t fd, short events, void *arg)
@@ -599,6 +600,7 @@ client_cron_cb(evutil_socket_t fd, short events, void *arg)
 		    client_cut_names[i], CLIENT_CRON_MS);
 		pool->quiet[i].unlogged = 0;
 	}
+	budget_trim(mcpd);
 	if (mcpd->nclients == 0)
 		event_del(pool->ev_cron);
 }

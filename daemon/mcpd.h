@@ -53,6 +53,7 @@ struct mcpd {
 	struct transport_list	 transports;	/* transport.c */
 	struct login_list	 logins;	/* login.c: sign-ins under way */
 	size_t			 budget_used;	/* budget.c: held for peers */
+	size_t			 budget_peak;	/* budget.c: since last trim */
 
 	/* worker.c */
 	struct worker_list	 workers;

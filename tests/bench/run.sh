@@ -415,6 +415,7 @@ bench_throughput() {
 
 bench_big() {
 	local r common direct relay=() mcpd=() hwm0 hwm1 growth factor ratio rb mb
+	local rss0 rss1
 	common=(--clients 1 --inflight 1 --method big --size "$BIG_TEXT_BYTES"
 		--requests "$BIG_REQUESTS")
 	load "16 MiB direct" "${common[@]}" --stdio "$MCP_FAKE"
@@ -423,6 +424,7 @@ bench_big() {
 	start_relay "$MCP_FAKE"
 	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}}}"
 	hwm0=$(vm_kib "$MCPD_PID" VmHWM)
+	rss0=$(vm_kib "$MCPD_PID" VmRSS)
 	for r in $(seq "$BIG_ROUNDS"); do
 		load "16 MiB relay #$r" "${common[@]}" --relay-socket "$RELAY_SOCK"
 		relay+=("$(field p50_us)")
@@ -430,6 +432,9 @@ bench_big() {
 		mcpd+=("$(field p50_us)")
 	done
 	hwm1=$(vm_kib "$MCPD_PID" VmHWM)
+	# Does RSS come back once the large messages are gone?
+	sleep 2.5
+	rss1=$(vm_kib "$MCPD_PID" VmRSS)
 	stop_mcpd
 	stop_relay
 
@@ -445,6 +450,9 @@ bench_big() {
 	row "16 MiB response, mcpd VmHWM growth" "$growth MiB (${factor}x)" \
 		"<= ${BAR_BIG_RSS_FACTOR}x" \
 		"$(verdict "$factor <= $BAR_BIG_RSS_FACTOR")"
+	row "mcpd RSS before / 2.5 s after the 16 MiB" \
+		"$(calc "$rss0 / 1024" 1) / $(calc "$rss1 / 1024" 1) MiB" \
+		"near idle" info
 }
 
 # ---------------------------------------------------------------------------

@@ -95,7 +95,9 @@ if (scenario === 'pairs') {
 	for (let i = 1; i <= n; i++)
 		got.push(call(i, 'tools/call', { name: 'echo', arguments: { text: pad } }));
 	// Held requests are answered only when the server is ready or fails.
-	const first = await Promise.race([Promise.all(got), new Promise((r) => setTimeout(r, 3000))]);
+	// Hold long enough that every client of a batch started on a loaded
+	// machine (node takes a while) is there while the first still holds.
+	const first = await Promise.race([Promise.all(got), new Promise((r) => setTimeout(r, 8000))]);
 	out.codes = codes(replies.filter((m) => m.id !== 'att'));
 	out.message = replies.find((m) => m.error)?.error.message ?? null;
 } else if (scenario === 'noread') {
