@@ -19,19 +19,8 @@
 
 #include "callback.h"
 #include "esc.h"
+#include "url.h"
 #include "xmalloc.h"
-
-static int
-callback_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (c - 'A' + 10);
-	return (-1);
-}
 
 /* s[0, len) form-decoded into a new string, or NULL if it holds a NUL. */
 static char *
@@ -47,8 +36,8 @@ callback_decode(const char *s, size_t len)
 		if (c == '+')
 			c = ' ';
 		else if (c == '%' && i + 2 < len &&
-		    (hi = callback_hex((unsigned char)s[i + 1])) >= 0 &&
-		    (lo = callback_hex((unsigned char)s[i + 2])) >= 0) {
+		    (hi = url_hex_value((unsigned char)s[i + 1])) >= 0 &&
+		    (lo = url_hex_value((unsigned char)s[i + 2])) >= 0) {
 			c = hi << 4 | lo;
 			i += 2;
 		}

@@ -80,8 +80,8 @@ is_digit(unsigned char c)
 	return (c >= '0' && c <= '9');
 }
 
-static int
-hex_value(unsigned char c)
+int
+url_hex_value(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return (c - '0');
@@ -160,8 +160,8 @@ norm_part(struct url_buf *b, const char *s, size_t n, enum url_part part)
 			buf_add(b, (const char *)&c, 1);
 			continue;
 		}
-		if (n - i < 3 || (hi = hex_value(s[i + 1])) < 0 ||
-		    (lo = hex_value(s[i + 2])) < 0)
+		if (n - i < 3 || (hi = url_hex_value(s[i + 1])) < 0 ||
+		    (lo = url_hex_value(s[i + 2])) < 0)
 			return (-1);
 		c = hi << 4 | lo;
 		if (is_unreserved(c))
@@ -275,7 +275,7 @@ parse_host(const char *s, size_t n, const char **err)
 			return (NULL);
 		}
 		for (i = 1; i < n - 1; i++) {
-			if (hex_value(s[i]) < 0 && s[i] != ':' && s[i] != '.') {
+			if (url_hex_value(s[i]) < 0 && s[i] != ':' && s[i] != '.') {
 				*err = "bad IPv6 address";
 				return (NULL);
 			}

@@ -22,6 +22,8 @@ struct url {
 /* Parse an absolute http(s) URL; -1 (with *err, static) if it is not one. */
 int	 url_parse(const char *, struct url *, const char **err);
 void	 url_clear(struct url *);
+/* A hex digit's value, or -1 (percent-encoding, both cases). */
+int	 url_hex_value(unsigned char);
 /* Print it back (normalised: lower-case scheme and host, no default port). */
 char	*url_format(const struct url *);
 /*

@@ -49,7 +49,7 @@ sources() {
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
-	callback)	echo clients/callback.c src/esc.c src/xmalloc.c ;;
+	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
