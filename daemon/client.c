@@ -477,9 +477,8 @@ client_count_input(struct client *c)
 }
 
 static void
-client_read_cb(evutil_socket_t fd, short events, void *arg)
+client_read(struct client *c, int fd)
 {
-	struct client	*c = arg;
 	char		*space;
 	size_t		 avail;
 	ssize_t		 n;
@@ -518,6 +517,15 @@ client_read_cb(evutil_socket_t fd, short events, void *arg)
 			client_lost(c, strerror(errno));
 		return;
 	}
+}
+
+static void
+client_read_cb(evutil_socket_t fd, short events, void *arg)
+{
+	int	 batch = clock_batch_begin();
+
+	client_read(arg, fd);
+	clock_batch_end(batch);
 }
 
 /*

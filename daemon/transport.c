@@ -38,6 +38,7 @@
 #include "mcpd.h"
 #include "outq.h"
 #include "paths.h"
+#include "clock.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -278,11 +279,13 @@ static void
 transport_out_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct transport	*t = arg;
+	int			 batch = clock_batch_begin();
 
 	if (transport_read_out(t, SIZE_MAX)) {
 		event_del(t->ev_out);
 		transport_ending(t, "stdout closed");
 	}
+	clock_batch_end(batch);
 }
 
 static void

@@ -1,7 +1,8 @@
 /*
  * clock.h -- time, in one place: the monotonic clock for timers, delays
  * and latencies (never the wall clock, which jumps), and the wall clock
- * for timestamps people read.
+ * for timestamps people read.  Between clock_batch_begin and
+ * clock_batch_end, the monotonic clock reads the batch's start.
  */
 #ifndef MCPD_CLOCK_H
 #define MCPD_CLOCK_H
@@ -11,5 +12,7 @@
 uint64_t	clock_now_ms(void);
 uint64_t	clock_now_us(void);
 uint64_t	clock_realtime_us(void);
+int		clock_batch_begin(void);
+void		clock_batch_end(int);
 
 #endif /* MCPD_CLOCK_H */
