@@ -7,35 +7,9 @@
 
 #include <malloc.h>
 
-#include <event2/buffer.h>
-
 #include "budget.h"
 #include "conf.h"
 #include "mcpd.h"
-
-static void
-budget_evbuffer_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
-    void *arg)
-{
-	struct mcpd	*mcpd = arg;
-
-	budget_add(mcpd, info->n_added);
-	budget_sub(mcpd, info->n_deleted);
-}
-
-void
-budget_watch(struct mcpd *mcpd, struct evbuffer *buf)
-{
-	budget_add(mcpd, evbuffer_get_length(buf));
-	evbuffer_add_cb(buf, budget_evbuffer_cb, mcpd);
-}
-
-void
-budget_unwatch(struct mcpd *mcpd, struct evbuffer *buf)
-{
-	evbuffer_remove_cb(buf, budget_evbuffer_cb, mcpd);
-	budget_sub(mcpd, evbuffer_get_length(buf));
-}
 
 void
 budget_add(struct mcpd *mcpd, size_t n)

@@ -2,7 +2,7 @@
  * budget.h -- one memory budget for everything mcpd holds for its peers:
  * each client's output queue and unfinished input line, each server's
  * stdin queue, and the requests held for a server that is starting.  The
- * total is kept exactly (evbuffer callbacks and explicit adds) and
+ * total is kept exactly (explicit adds and subtractions by the holders) and
  * bounded by memory_budget_bytes.  Who pays when it is used up is decided
  * where the bytes come from: a new request is refused with -32015, and a
  * client that holds more than BUDGET_SHARE_BYTES (unread output, or a line
@@ -16,13 +16,8 @@
 /* What one client may hold while the budget is used up. */
 #define BUDGET_SHARE_BYTES	(1024 * 1024)
 
-struct evbuffer;
 struct mcpd;
 
-/* Count what the buffer holds from now on, until budget_unwatch. */
-void	budget_watch(struct mcpd *, struct evbuffer *);
-/* Before freeing the buffer: what it still holds is no longer held. */
-void	budget_unwatch(struct mcpd *, struct evbuffer *);
 void	budget_add(struct mcpd *, size_t);
 void	budget_sub(struct mcpd *, size_t);
 size_t	budget_used(const struct mcpd *);

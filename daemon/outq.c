@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -27,13 +28,33 @@ struct outq {
 	int			 stopped;
 	const struct outq_cb	*cb;
 	void			*arg;
+	size_t			 counted;	/* in the budget */
 };
+
+/* A message this small is copied into the buffer in one piece. */
+#define OUTQ_COPY_BYTES		4096
 
 /* A buffer queued by reference, freed when its last piece is written. */
 struct outq_shared {
 	void	*mem;
 	int	 refs;
 };
+
+/*
+ * The budget follows the buffer's length, settled after every change
+ * here rather than through an evbuffer callback per added piece.
+ */
+static void
+outq_count(struct outq *q)
+{
+	size_t	 len = evbuffer_get_length(q->buf);
+
+	if (len > q->counted)
+		budget_add(q->mcpd, len - q->counted);
+	else
+		budget_sub(q->mcpd, q->counted - len);
+	q->counted = len;
+}
 
 /* Write what the fd takes; -1 once the queue has stopped. */
 static int
@@ -44,6 +65,7 @@ outq_write(struct outq *q)
 	if (q->stopped)
 		return (-1);
 	n = evbuffer_write(q->buf, q->fd);
+	outq_count(q);
 	if (n == -1 && errno != EAGAIN && errno != EINTR) {
 		outq_stop(q);
 		q->cb->failed(q->arg, errno);
@@ -101,7 +123,6 @@ outq_new(struct mcpd *mcpd, int fd, const struct outq_cb *cb, void *arg)
 	q->cb = cb;
 	q->arg = arg;
 	q->buf = evbuffer_new();
-	budget_watch(mcpd, q->buf);
 	q->ev_write = event_new(mcpd->base, fd, EV_WRITE | EV_PERSIST,
 	    outq_write_cb, q);
 	q->ev_flush = event_new(mcpd->base, -1, 0, outq_flush_cb, q);
@@ -115,7 +136,7 @@ outq_free(struct outq *q)
 		return;
 	event_free(q->ev_write);
 	event_free(q->ev_flush);
-	budget_unwatch(q->mcpd, q->buf);
+	budget_sub(q->mcpd, q->counted);
 	evbuffer_free(q->buf);
 	free(q);
 }
@@ -128,6 +149,7 @@ outq_stop(struct outq *q)
 	event_del(q->ev_flush);
 	q->flush_pending = 0;
 	evbuffer_drain(q->buf, evbuffer_get_length(q->buf));
+	outq_count(q);
 }
 
 size_t
@@ -136,16 +158,45 @@ outq_length(const struct outq *q)
 	return (evbuffer_get_length(q->buf));
 }
 
+/* Copy a small message's pieces into one reservation: one chain, once. */
+static int
+outq_add_small(struct outq *q, const struct iovec *iov, int iovcnt,
+    size_t total)
+{
+	struct evbuffer_iovec	 v;
+	char			*p;
+	int			 i;
+
+	if (evbuffer_reserve_space(q->buf, total + 1, &v, 1) != 1 ||
+	    v.iov_len < total + 1)
+		return (-1);
+	p = v.iov_base;
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	*p = '\n';
+	v.iov_len = total + 1;
+	return (evbuffer_commit_space(q->buf, &v, 1));
+}
+
 void
 outq_add(struct outq *q, const struct iovec *iov, int iovcnt)
 {
+	size_t	 total = 0;
 	int	 i;
 
 	if (q->stopped)
 		return;
 	for (i = 0; i < iovcnt; i++)
-		evbuffer_add(q->buf, iov[i].iov_base, iov[i].iov_len);
-	evbuffer_add(q->buf, "\n", 1);
+		total += iov[i].iov_len;
+	if (total > OUTQ_COPY_BYTES ||
+	    outq_add_small(q, iov, iovcnt, total) != 0) {
+		for (i = 0; i < iovcnt; i++)
+			evbuffer_add(q->buf, iov[i].iov_base, iov[i].iov_len);
+		evbuffer_add(q->buf, "\n", 1);
+	}
+	outq_count(q);
 	outq_flush(q);
 }
 
@@ -186,5 +237,6 @@ outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
 	}
 	evbuffer_add(q->buf, "\n", 1);
 	outq_shared_release(NULL, 0, sh);
+	outq_count(q);
 	outq_flush(q);
 }
