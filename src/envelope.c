@@ -711,6 +711,9 @@ envelope_string_eq(const char *line, const struct envelope_value *v,
 	p = (const unsigned char *)line + v->off + 1;
 	end = (const unsigned char *)line + v->off + v->len - 1;
 	slen = strlen(s);
+	/* Without escapes the text is its own decoding. */
+	if (memchr(p, '\\', end - p) == NULL)
+		return ((size_t)(end - p) == slen && memcmp(p, s, slen) == 0);
 	while (p < end) {
 		if ((n = envelope_decode(&p, end, out)) == -1)
 			return (0);
@@ -735,6 +738,14 @@ envelope_string_copy(const char *line, const struct envelope_value *v,
 		return (-1);
 	p = (const unsigned char *)line + v->off + 1;
 	end = (const unsigned char *)line + v->off + v->len - 1;
+	if (memchr(p, '\\', end - p) == NULL) {
+		if ((size_t)(end - p) > size - 1 ||
+		    memchr(p, '\0', end - p) != NULL)
+			return (-1);
+		memcpy(buf, p, end - p);
+		buf[end - p] = '\0';
+		return ((int)(end - p));
+	}
 	while (p < end) {
 		if ((n = envelope_decode(&p, end, out)) == -1)
 			return (-1);

@@ -88,6 +88,15 @@ hmap_read64(const uint8_t *p)
 	return (v);
 }
 
+static inline uint64_t
+hmap_read32(const uint8_t *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, sizeof v);
+	return (v);
+}
+
 /* The splitmix64 step: spreads a seed (even 0) into unrelated secrets. */
 static uint64_t
 hmap_splitmix(uint64_t *state)
@@ -102,8 +111,8 @@ hmap_splitmix(uint64_t *state)
 
 /*
  * Each 16-byte block is folded into the state with the secrets; the last
- * block is zero-padded, which is unambiguous because the length seeds the
- * state.  The final fold by an odd secret spreads every bit into the low
+ * is read as described below, which is unambiguous because the length
+ * seeds the state.  The final fold by an odd secret spreads every bit into the low
  * bits used for the slot.
  */
 uint64_t
@@ -117,11 +126,19 @@ hmap_hash(const struct hmap *m, const void *key, size_t keylen)
 	for (; len > 16; p += 16, len -= 16)
 		h = hmap_fold(hmap_read64(p) ^ m->secret[1],
 		    hmap_read64(p + 8) ^ h);
+	/*
+	 * The last 1 to 16 bytes, read as overlapping words (no copy): for a
+	 * given length the words still determine every byte.
+	 */
 	if (len > 8) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, len - 8);
+		a = hmap_read64(p);
+		b = hmap_read64(p + len - 8);
+	} else if (len >= 4) {
+		a = hmap_read32(p);
+		b = hmap_read32(p + len - 4);
 	} else if (len > 0)
-		memcpy(&a, p, len);
+		a = (uint64_t)p[0] << 16 | (uint64_t)p[len / 2] << 8 |
+		    p[len - 1];
 	h = hmap_fold(a ^ m->secret[1], b ^ h);
 	return (hmap_fold(h ^ HMAP_K2, m->secret[2]));
 }
@@ -132,6 +149,22 @@ hmap_slot_key(const struct hmap_slot *s)
 	if (s->keylen > HMAP_INLINE_KEY_BYTES)
 		return (s->key.heap);
 	return (s->key.bytes);
+}
+
+/* Keys are mostly short ids: no call to memcmp for those. */
+static inline int
+hmap_key_eq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t	i;
+
+	if (len == 8)
+		return (hmap_read64(a) == hmap_read64(b));
+	if (len > HMAP_INLINE_KEY_BYTES)
+		return (memcmp(a, b, len) == 0);
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return (0);
+	return (1);
 }
 
 /* How far slot i is from the home slot of the entry in it. */
@@ -160,7 +193,7 @@ hmap_find(const struct hmap *m, const void *key, size_t keylen,
 			break;
 		if (s->hash != hash || s->keylen != keylen)
 			continue;
-		if (keylen == 0 || memcmp(hmap_slot_key(s), key, keylen) == 0) {
+		if (hmap_key_eq(hmap_slot_key(s), key, keylen)) {
 			*at = i;
 			return (1);
 		}
