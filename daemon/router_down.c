@@ -42,14 +42,15 @@ router_server_response(struct router *r, const char *line, size_t len,
 	struct envelope_edit	 edit;
 	int64_t			 id;
 	int			 is_error = env->error.type != ENVELOPE_ABSENT;
+	int			 numeric;
 
-	if (envelope_int64(line, &env->id, &id) == 0 &&
-	    hmap_get_i64(r->pending, id) == NULL && router_late_reply(r, id)) {
-		r->late_replies++;	/* cancelled, timed out, client gone */
-		return;
-	}
-	if (envelope_int64(line, &env->id, &id) != 0 ||
-	    (p = hmap_get_i64(r->pending, id)) == NULL) {
+	numeric = envelope_int64(line, &env->id, &id) == 0;
+	if (!numeric || (p = hmap_get_i64(r->pending, id)) == NULL) {
+		if (numeric && router_late_reply(r, id)) {
+			/* Cancelled, timed out, client gone. */
+			r->late_replies++;
+			return;
+		}
 		r->unknown_ids++;
 		worker_violation(r->worker, "unknown-id", "reply to id %.*s, "
 		    "which mcpd did not send or already answered",
