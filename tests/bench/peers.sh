@@ -1,0 +1,379 @@
+#!/bin/bash
+# peers.sh -- mcpd beside the proxies people use instead, in one run: the
+# official TypeScript SDK client calling tools/call echo on fastecho
+#   direct         StdioClientTransport spawning fastecho (the baseline)
+#   mcpd           StdioClientTransport spawning `mcpctl connect fast`, mcpd
+#                  running fastecho
+#   supergateway   stdio to Streamable HTTP, stateful (StreamableHTTP client)
+#   supergateway   stdio to SSE (SSE client); it is made for one client and
+#                  sends every reply to every session
+#   mcp-proxy      stdio to Streamable HTTP (StreamableHTTP client)
+# For each, tests/bench/peers.mjs measures the round trip with one client
+# and one call at a time ("added" is the p50 or p99 minus direct's, same
+# round), calls per second with 8 clients of 16 calls in flight each, every
+# reply checked against its call (each echo carries a unique token: another
+# call's text is misrouted, an error or a call past its limit is lost), and
+# the system's RSS with those 8 clients attached (the proxy and its
+# descendants, fastecho left out; for mcpd, the daemon and each bridge).
+# Systems run in turn within a round, the first one changing each round,
+# unpinned: the Node proxies are multi-threaded.  supergateway runs with
+# --logLevel none, which otherwise logs every message.
+#
+# A benchmark: it prints a table and exits 0, also when a peer fails (its
+# row says so) and when it cannot run at all ("peers: skipped, REASON":
+# no Node.js, the npm packages not installable); 2 only on usage errors.
+# The npm packages are those pinned in tests/interop, installed with
+# `npm ci` when missing or out of date, as remote.sh does.
+#
+# Environment (absolute paths; `make bench` sets them):
+#   MCPD MCPCTL BENCH_DIR  (fastecho is built there; one JSON line per
+#                          system and round is appended to
+#                          BENCH_DIR/bench-raw.jsonl)
+#   BENCH_PEERS_SECONDS    the throughput run's seconds (2); the latency
+#                          run takes three quarters of it
+#   BENCH_PEERS_ROUNDS     rounds (1): latency is their median, req/s the
+#                          best, RSS the last round's
+
+# shellcheck disable=SC2153  # MCPD and friends come from the environment
+set -u
+export LC_ALL=C
+
+die() {
+	echo "bench peers: $*" >&2
+	exit 2
+}
+
+skip() {
+	echo "peers: skipped, $*"
+	exit 0
+}
+
+[ $# -eq 0 ] || die "no arguments; see the top of $0"
+for v in MCPD MCPCTL BENCH_DIR; do
+	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
+done
+FASTECHO=$BENCH_DIR/fastecho
+for v in MCPD MCPCTL FASTECHO; do
+	case "${!v}" in
+	/*) ;;
+	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
+	esac
+	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
+done
+SECONDS_TP=${BENCH_PEERS_SECONDS:-2}
+ROUNDS=${BENCH_PEERS_ROUNDS:-1}
+[[ "$SECONDS_TP" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	die "BENCH_PEERS_SECONDS must be a number of seconds"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PEERS_ROUNDS must be 1 or more"
+HERE=$(cd "$(dirname "$0")" && pwd) || die "cannot find $0's directory"
+TESTS=$(dirname "$HERE")
+RAW=$BENCH_DIR/bench-raw.jsonl
+
+CLIENTS=8
+INFLIGHT=16
+MSG_BYTES=200
+CALL_TIMEOUT_MS=3000
+LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
+
+command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+NODE=$(command -v node || command -v nodejs) || skip "Node.js is not installed"
+
+# --- the pinned npm packages, as remote.sh installs them ----------------------
+W=$TESTS/interop
+if [ ! -w "$W" ]; then
+	# Where interop.sh puts its copy of a read-only tree's (make clean
+	# removes it).
+	W=$BENCH_DIR/../interop-deps
+	mkdir -p "$W" || skip "cannot create $W"
+	for f in package.json package-lock.json; do
+		cmp -s "$TESTS/interop/$f" "$W/$f" || cp "$TESTS/interop/$f" "$W/$f" ||
+			skip "cannot copy $f to $W"
+	done
+fi
+NM=$W/node_modules
+deps_current() {
+	local stamp=$NM/.package-lock.json f
+	[ -f "$stamp" ] || return 1
+	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
+	[ "$W/package.json" -nt "$stamp" ] && return 1
+	for f in @modelcontextprotocol/sdk/package.json supergateway/dist/index.js \
+		mcp-proxy/dist/bin/mcp-proxy.mjs; do
+		[ -f "$NM/$f" ] || return 1
+	done
+}
+if command -v flock >/dev/null 2>&1; then
+	exec 8<"$W/package-lock.json"
+	flock -w 600 8 || skip "waited 600 s for another npm ci in $W"
+fi
+if ! deps_current; then
+	NPM=$(command -v npm) || skip "npm is not installed and $NM is out of date"
+	echo "bench peers: npm ci in $W" >&2
+	(cd "$W" && timeout -k 10 600 "$NPM" ci --no-audit --no-fund) </dev/null >&2 ||
+		skip "npm ci failed in $W (is the registry reachable?)"
+	deps_current || skip "npm ci in $W did not install the pinned packages"
+fi
+exec 8<&-
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-peers.XXXXXX") || die "mktemp failed"
+chmod 0700 "$T"
+PIDS=()
+GUARD=()
+if setpriv --pdeathsig TERM true 2>/dev/null; then
+	GUARD=(setpriv --pdeathsig TERM)
+fi
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+	local p
+	trap - EXIT INT TERM HUP
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print ""
+		else if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+START_MS=$(now_ms)
+ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
+cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
+
+# --- mcpd ------------------------------------------------------------------------
+SOCK=$T/mcpd.sock
+jq -n --arg cmd "$FASTECHO" '{mcpServers: {fast: {command: $cmd, args: []}}}' \
+	>"$T/mcpd.json" || die "cannot write mcpd's configuration"
+chmod 0600 "$T/mcpd.json"
+"${GUARD[@]}" "$MCPD" -c "$T/mcpd.json" -s "$SOCK" --log-target stderr \
+	</dev/null 2>>"$T/mcpd.log" &
+MCPD_PID=$!
+PIDS+=("$MCPD_PID")
+
+# --- the proxies, on free localhost ports --------------------------------------
+# shellcheck disable=SC2016  # node's code
+mapfile -t PORTS < <("$NODE" -e '
+	const net = require("node:net");
+	const ss = [0, 1, 2].map(() => net.createServer());
+	Promise.all(ss.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r))))
+	    .then(() => { for (const s of ss) console.log(s.address().port);
+		ss.forEach((s) => s.close()); });' 2>/dev/null)
+[ "${#PORTS[@]}" -eq 3 ] || die "could not find free ports"
+SG=$NM/supergateway/dist/index.js
+MP=$NM/mcp-proxy/dist/bin/mcp-proxy.mjs
+SG_VERSION=$(jq -r .version "$NM/supergateway/package.json")
+MP_VERSION=$(jq -r .version "$NM/mcp-proxy/package.json")
+SDK_VERSION=$(jq -r .version "$NM/@modelcontextprotocol/sdk/package.json")
+# supergateway runs the server with a shell.
+ECHO_SH=$(printf '%q' "$FASTECHO")
+
+SYS=(direct mcpd sg-http sg-sse mcp-proxy)
+declare -A LABEL PORT PID URL
+LABEL[direct]="direct (SDK stdio to fastecho)"
+LABEL[mcpd]="mcpd (mcpctl connect)"
+LABEL[sg-http]="supergateway $SG_VERSION Streamable HTTP"
+LABEL[sg-sse]="supergateway $SG_VERSION SSE"
+LABEL[mcp-proxy]="mcp-proxy $MP_VERSION Streamable HTTP"
+PORT[sg-http]=${PORTS[0]} PORT[sg-sse]=${PORTS[1]} PORT[mcp-proxy]=${PORTS[2]}
+URL[sg-http]=http://127.0.0.1:${PORTS[0]}/mcp
+URL[sg-sse]=http://127.0.0.1:${PORTS[1]}/sse
+URL[mcp-proxy]=http://127.0.0.1:${PORTS[2]}/mcp
+
+start_proxy() {
+	local s=$1
+	shift
+	"${GUARD[@]}" "$@" </dev/null >"$T/$s.log" 2>&1 &
+	PID[$s]=$!
+	PIDS+=("$!")
+}
+start_proxy sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
+	--outputTransport streamableHttp --stateful --port "${PORT[sg-http]}" \
+	--logLevel none
+start_proxy sg-sse "$NODE" "$SG" --stdio "$ECHO_SH" --outputTransport sse \
+	--port "${PORT[sg-sse]}" --logLevel none
+start_proxy mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
+	-- "$FASTECHO"
+
+# Whether an HTTP server answers on 127.0.0.1:PORT (any status will do).
+answers() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'GET /peers-probe HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+		IFS= read -r -t 2 reply <&3 && [[ "$reply" == HTTP/* ]]
+	) 2>/dev/null
+}
+
+# How process PID ended, and the last line of its LOG.
+ended() {
+	local rc
+	wait "$1" 2>/dev/null
+	rc=$?
+	printf 'exited with status %d' "$rc"
+	[ -s "$2" ] && printf ': %s' "$(grep -v '^[[:space:]]*$' "$2" | tail -1 |
+		cut -c1-160)"
+}
+
+# Ready: mcpd's server in state ready, each proxy answering HTTP.
+declare -A FAILED
+deadline=$(($(now_ms) + 20000))
+waiting=(mcpd sg-http sg-sse mcp-proxy)
+while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
+	left=()
+	for s in "${waiting[@]}"; do
+		if [ "$s" = mcpd ]; then
+			[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
+				continue
+			kill -0 "$MCPD_PID" 2>/dev/null || {
+				FAILED[$s]="mcpd $(ended "$MCPD_PID" "$T/mcpd.log")"
+				continue
+			}
+		else
+			answers "${PORT[$s]}" && continue
+			kill -0 "${PID[$s]}" 2>/dev/null || {
+				FAILED[$s]="did not start: $(ended "${PID[$s]}" "$T/$s.log")"
+				continue
+			}
+		fi
+		left+=("$s")
+	done
+	waiting=("${left[@]}")
+	[ "${#waiting[@]}" -gt 0 ] && sleep 0.1
+done
+for s in "${waiting[@]}"; do
+	FAILED[$s]="not ready in 20 s"
+done
+
+# --- the runs ------------------------------------------------------------------
+declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
+DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
+measure() {
+	local s=$1 r=$2 args out rc note
+	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"
+		--clients "$CLIENTS" --inflight "$INFLIGHT" --size "$MSG_BYTES"
+		--timeout-ms "$CALL_TIMEOUT_MS" --label "peers: $s #$r")
+	case $s in
+	direct) args+=(--stdio "$FASTECHO") ;;
+	mcpd) args+=(--rss-pid "$MCPD_PID" --stdio-rss
+		--stdio "$MCPCTL" -s "$SOCK" connect fast) ;;
+	sg-sse) args=(--rss-pid "${PID[$s]}" "${args[@]}" --sse "${URL[$s]}") ;;
+	*) args=(--rss-pid "${PID[$s]}" "${args[@]}" --http "${URL[$s]}") ;;
+	esac
+	out=$(cd "$T" && timeout -k 5 "$DRIVER_LIMIT" "${GUARD[@]}" \
+		"$NODE" peers.mjs "${args[@]}" 2>>"$T/driver.log")
+	rc=$?
+	out=$(jq -c --arg s "$s" --arg l "${LABEL[$s]}" --argjson r "$r" \
+		'. + {system: $s, name: $l, round: $r}' <<<"$out" 2>/dev/null)
+	if [ -z "$out" ]; then
+		note="round $r: driver exit $rc: $(tail -1 "$T/driver.log")"
+		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+		return
+	fi
+	printf '%s\n' "$out" >>"$RAW"
+	CALLS[$s]=$((${CALLS[$s]:-0} + $(jq '.calls' <<<"$out")))
+	LOST[$s]=$((${LOST[$s]:-0} + $(jq '.lost' <<<"$out")))
+	MIS[$s]=$((${MIS[$s]:-0} + $(jq '.misrouted' <<<"$out")))
+	P50[$s]+=" $(jq -r '.latency.p50_us // empty' <<<"$out")"
+	P99[$s]+=" $(jq -r '.latency.p99_us // empty' <<<"$out")"
+	RPS[$s]+=" $(jq -r '.throughput.req_per_s // empty' <<<"$out")"
+	case $s in
+	direct) ;;
+	mcpd) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs,
+		(.clients_rss_kb | add / length)] | @tsv' <<<"$out" |
+		awk -F'\t' '{ printf "mcpd %.1f MB (%d processes) + bridges" \
+			" %.1f MB each", $1 / 1024, $2, $3 / 1024 }') ;;
+	*) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs] |
+		@tsv' <<<"$out" | awk -F'\t' '{ printf "%.0f MB", $1 / 1024
+			if ($2 > 1) printf " (%d processes)", $2 }') ;;
+	esac
+	if [ "$rc" != 0 ]; then
+		note="round $r: $(jq -r '.error // "failed"' <<<"$out")"
+		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+	fi
+	# Wrong replies, by phase, and replies that found no call.
+	note=$(jq -r 'select(.misrouted + .lost + .stray > 0) |
+		"round \(.round): 1 client: \(.latency.lost // 0) lost, " +
+		"\(.latency.misrouted // 0) misrouted of \(.latency.calls // 0); " +
+		"\(.throughput.clients // 0) clients: \(.throughput.lost // 0) lost, " +
+		"\(.throughput.misrouted // 0) misrouted of " +
+		"\(.throughput.calls // 0); \(.stray) replies for no call"' <<<"$out")
+	[ -n "$note" ] && NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+}
+
+echo "peers: $ROUNDS round(s), ${LATENCY_SECONDS} s latency + ${SECONDS_TP} s" \
+	"throughput per system ..." >&2
+for r in $(seq "$ROUNDS"); do
+	n=${#SYS[@]}
+	for i in $(seq 0 $((n - 1))); do
+		s=${SYS[$(((i + r - 1) % n))]}
+		[ -n "${FAILED[$s]:-}" ] && continue
+		measure "$s" "$r"
+	done
+done
+
+# --- the table -------------------------------------------------------------------
+# shellcheck disable=SC2086  # one value a word
+{
+	DP50=$(median ${P50[direct]:-})
+	DP99=$(median ${P99[direct]:-})
+}
+added() {
+	[ -z "$1" ] && { echo "-"; return; }
+	if [ -z "$2" ]; then
+		awk "BEGIN { printf \"%.0f us\", $1 }"
+	else
+		awk "BEGIN { printf \"%+.0f us\", $1 - $2 }"
+	fi
+}
+FMT='%-36s %12s %12s %10s %17s  %s\n'
+echo
+echo "peers: the SDK client $SDK_VERSION calling echo ($MSG_BYTES bytes) on fastecho," \
+	"unpinned; added = p50/p99 minus direct's"
+# shellcheck disable=SC2059  # the format is ours
+printf "$FMT" system "added p50" "added p99" "req/s 8x$INFLIGHT" \
+	"lost/misrouted" RSS
+for s in "${SYS[@]}"; do
+	if [ -n "${FAILED[$s]:-}" ]; then
+		printf '%-36s %s\n' "${LABEL[$s]}" "FAILED: ${FAILED[$s]}"
+		continue
+	fi
+	if [ -z "${CALLS[$s]:-}" ]; then
+		printf '%-36s %s\n' "${LABEL[$s]}" "FAILED: ${NOTE[$s]:-no result}"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	p50=$(median ${P50[$s]}) p99=$(median ${P99[$s]})
+	# Throughput: the best round (interference only lowers it).
+	# shellcheck disable=SC2086
+	rps=$(printf '%s\n' ${RPS[$s]} | sort -g | tail -1)
+	if [ "$s" = direct ]; then
+		a50="base $(added "$p50" "")" a99="base $(added "$p99" "")"
+	else
+		a50=$(added "$p50" "$DP50") a99=$(added "$p99" "$DP99")
+	fi
+	# shellcheck disable=SC2059
+	printf "$FMT" "${LABEL[$s]}" "$a50" "$a99" "${rps:--}" \
+		"${LOST[$s]} / ${MIS[$s]} of ${CALLS[$s]}" "${RSS[$s]:--}"
+done
+for s in "${SYS[@]}"; do
+	[ -n "${NOTE[$s]:-}" ] && echo "peers: ${LABEL[$s]}: ${NOTE[$s]}"
+done
+echo "peers: req/s counts correct replies only; RSS is taken with the" \
+	"$CLIENTS clients attached, the server's processes left out"
+echo "peers: supergateway's Streamable HTTP runs a shell and a server per" \
+	"session; its SSE mode is made for one client and sends every reply to" \
+	"every session"
+echo "peers: $((($(now_ms) - START_MS) / 1000)) s"
+exit 0
