@@ -460,7 +460,7 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 	const struct envelope_key	*k;
 	unsigned char			 key[ENVELOPE_KEY_MAX_BYTES + 4];
 	const unsigned char		*name = p;
-	size_t				 len = end - p;
+	size_t				 len = end - p, i;
 	int				 n;
 
 	if (escaped) {
@@ -490,8 +490,14 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 	default:
 		return (NULL);
 	}
+	/* The keys are a few short words: compared inline, no memcmp. */
 	for (; k->name != NULL; k++) {
-		if (k->len == len && memcmp(k->name, name, len) == 0)
+		if (k->len != len || (unsigned char)k->name[0] != name[0])
+			continue;
+		for (i = 1; i < len; i++)
+			if ((unsigned char)k->name[i] != name[i])
+				break;
+		if (i == len)
 			break;
 	}
 	if (k->name == NULL)
