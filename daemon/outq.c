@@ -1,6 +1,14 @@
 /*
- * outq.c -- an output queue: evbuffer, one writev per batch, writability
- * polled only after EAGAIN (see outq.h).
+ * outq.c -- an output queue: one write per batch, writability polled only
+ * after EAGAIN (see outq.h).
+ *
+ * Small messages are copied into the stage, a plain buffer written with
+ * write(2) when nothing older waits: the common batch of small replies
+ * costs a memcpy each and no evbuffer work.  What cannot go there (a
+ * large message, one queued by reference, the rest of a partial write)
+ * goes to the evbuffer, and the stage is always the newer of the two:
+ * before anything is added to the evbuffer, the stage is moved behind
+ * what it holds.
  */
 #include "config.h"
 
@@ -9,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -29,10 +38,13 @@ struct outq {
 	const struct outq_cb	*cb;
 	void			*arg;
 	size_t			 counted;	/* in the budget */
+	char			*stage;		/* NULL while empty */
+	size_t			 stage_len;
+	size_t			 buf_len;	/* the evbuffer's, kept here */
 };
 
-/* A message this small is copied into the buffer in one piece. */
-#define OUTQ_COPY_BYTES		4096
+/* The stage's size: a message this small (with its newline) is staged. */
+#define OUTQ_STAGE_BYTES	(16 * 1024)
 
 /* A buffer queued by reference, freed when its last piece is written. */
 struct outq_shared {
@@ -44,10 +56,17 @@ struct outq_shared {
  * The budget follows the buffer's length, settled after every change
  * here rather than through an evbuffer callback per added piece.
  */
+/* After the evbuffer changed: what it holds (asked once, not per message). */
+static void
+outq_buf_changed(struct outq *q)
+{
+	q->buf_len = evbuffer_get_length(q->buf);
+}
+
 static void
 outq_count(struct outq *q)
 {
-	size_t	 len = evbuffer_get_length(q->buf);
+	size_t	 len = outq_length(q);
 
 	if (len > q->counted)
 		budget_add(q->mcpd, len - q->counted);
@@ -56,24 +75,67 @@ outq_count(struct outq *q)
 	q->counted = len;
 }
 
+static void
+outq_stage_free(struct outq *q)
+{
+	free(q->stage);
+	q->stage = NULL;
+	q->stage_len = 0;
+}
+
+/* Put the stage behind what the evbuffer holds. */
+static void
+outq_spill(struct outq *q)
+{
+	if (q->stage_len > 0) {
+		evbuffer_add(q->buf, q->stage, q->stage_len);
+		outq_buf_changed(q);
+	}
+	outq_stage_free(q);
+}
+
+/* Write the stage alone: nothing older waits. */
+static ssize_t
+outq_write_stage(struct outq *q)
+{
+	ssize_t	 n;
+
+	n = write(q->fd, q->stage, q->stage_len);
+	if (n <= 0)
+		return (n);
+	if ((size_t)n < q->stage_len) {
+		/* The fd is full: the rest waits in the evbuffer. */
+		evbuffer_add(q->buf, q->stage + n, q->stage_len - n);
+		outq_buf_changed(q);
+	}
+	outq_stage_free(q);
+	return (n);
+}
+
 /* Write what the fd takes; -1 once the queue has stopped. */
 static int
 outq_write(struct outq *q)
 {
-	int	 n;
+	ssize_t	 n;
 
 	if (q->stopped)
 		return (-1);
-	n = evbuffer_write(q->buf, q->fd);
+	if (q->stage_len > 0 && q->buf_len == 0)
+		n = outq_write_stage(q);
+	else {
+		outq_spill(q);
+		n = evbuffer_write(q->buf, q->fd);
+		outq_buf_changed(q);
+	}
 	outq_count(q);
 	if (n == -1 && errno != EAGAIN && errno != EINTR) {
 		outq_stop(q);
 		q->cb->failed(q->arg, errno);
 		return (-1);
 	}
-	if (evbuffer_get_length(q->buf) == 0)
+	if (outq_length(q) == 0)
 		event_del(q->ev_write);
-	q->cb->written(q->arg, evbuffer_get_length(q->buf));
+	q->cb->written(q->arg, outq_length(q));
 	return (q->stopped ? -1 : 0);
 }
 
@@ -92,7 +154,7 @@ outq_flush_cb(evutil_socket_t fd, short events, void *arg)
 	q->flush_pending = 0;
 	if (q->stopped || event_pending(q->ev_write, EV_WRITE, NULL))
 		return;
-	if (outq_write(q) == 0 && evbuffer_get_length(q->buf) > 0)
+	if (outq_write(q) == 0 && outq_length(q) > 0)
 		event_add(q->ev_write, NULL);
 }
 
@@ -138,6 +200,7 @@ outq_free(struct outq *q)
 	event_free(q->ev_flush);
 	budget_sub(q->mcpd, q->counted);
 	evbuffer_free(q->buf);
+	free(q->stage);
 	free(q);
 }
 
@@ -149,52 +212,46 @@ outq_stop(struct outq *q)
 	event_del(q->ev_flush);
 	q->flush_pending = 0;
 	evbuffer_drain(q->buf, evbuffer_get_length(q->buf));
+	outq_buf_changed(q);
+	outq_stage_free(q);
 	outq_count(q);
 }
 
 size_t
 outq_length(const struct outq *q)
 {
-	return (evbuffer_get_length(q->buf));
-}
-
-/* Copy a small message's pieces into one reservation: one chain, once. */
-static int
-outq_add_small(struct outq *q, const struct iovec *iov, int iovcnt,
-    size_t total)
-{
-	struct evbuffer_iovec	 v;
-	char			*p;
-	int			 i;
-
-	if (evbuffer_reserve_space(q->buf, total + 1, &v, 1) != 1 ||
-	    v.iov_len < total + 1)
-		return (-1);
-	p = v.iov_base;
-	for (i = 0; i < iovcnt; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	*p = '\n';
-	v.iov_len = total + 1;
-	return (evbuffer_commit_space(q->buf, &v, 1));
+	return (q->buf_len + q->stage_len);
 }
 
 void
 outq_add(struct outq *q, const struct iovec *iov, int iovcnt)
 {
 	size_t	 total = 0;
+	char	*p;
 	int	 i;
 
 	if (q->stopped)
 		return;
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
-	if (total > OUTQ_COPY_BYTES ||
-	    outq_add_small(q, iov, iovcnt, total) != 0) {
+	if (total < OUTQ_STAGE_BYTES) {
+		if (q->stage_len + total + 1 > OUTQ_STAGE_BYTES)
+			outq_spill(q);
+		if (q->stage == NULL)
+			q->stage = xmalloc(OUTQ_STAGE_BYTES);
+		p = q->stage + q->stage_len;
+		for (i = 0; i < iovcnt; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		*p = '\n';
+		q->stage_len += total + 1;
+	} else {
+		outq_spill(q);
 		for (i = 0; i < iovcnt; i++)
 			evbuffer_add(q->buf, iov[i].iov_base, iov[i].iov_len);
 		evbuffer_add(q->buf, "\n", 1);
+		outq_buf_changed(q);
 	}
 	outq_count(q);
 	outq_flush(q);
@@ -223,6 +280,7 @@ outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
 		free(mem);
 		return;
 	}
+	outq_spill(q);
 	sh = xmalloc(sizeof *sh);
 	sh->mem = mem;
 	sh->refs = 1;		/* ours, until the pieces are queued */
@@ -237,6 +295,7 @@ outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
 	}
 	evbuffer_add(q->buf, "\n", 1);
 	outq_shared_release(NULL, 0, sh);
+	outq_buf_changed(q);
 	outq_count(q);
 	outq_flush(q);
 }

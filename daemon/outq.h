@@ -1,7 +1,7 @@
 /*
  * outq.h -- the write half of every connection and of every server's
- * stdin: messages are queued in an evbuffer and go out in one writev per
- * batch.
+ * stdin: messages are queued (small ones copied into a plain buffer, the
+ * rest in an evbuffer) and go out in one write per batch.
  *
  * A message queued from a callback is not written at once: the write runs
  * from an event activated on the first queued message, which libevent
