@@ -92,7 +92,8 @@ envelope_ws(const unsigned char *p, const unsigned char *end)
 
 /* Advance over string bytes that need no attention. */
 static inline const unsigned char *
-envelope_skip_plain(const unsigned char *p, const unsigned char *end)
+envelope_skip_plain(const unsigned char *start, const unsigned char *p,
+    const unsigned char *end)
 {
 #if defined(__SSE2__)
 	const __m128i	 quote = _mm_set1_epi8('"');
@@ -143,8 +144,19 @@ envelope_skip_plain(const unsigned char *p, const unsigned char *end)
 			return (p + __builtin_ctzll(mask));
 		p += 16;
 	}
+	/*
+	 * Fewer than 16 bytes are left: one block that ends at end, if the
+	 * text is that long, with the bytes before p shifted out of the mask.
+	 */
+	if (p < end && end - start >= 16) {
+		x0 = _mm_loadu_si128((const __m128i *)(end - 16));
+		mask = (unsigned)_mm_movemask_epi8(ENVELOPE_SPECIAL(x0)) >>
+		    (16 - (end - p));
+		return (mask != 0 ? p + __builtin_ctzll(mask) : end);
+	}
 #undef ENVELOPE_SPECIAL
 #else
+	(void)start;
 	const uint64_t	 ones = 0x0101010101010101ULL;
 	const uint64_t	 highs = 0x8080808080808080ULL;
 	uint64_t	 x, q, b;
@@ -233,19 +245,19 @@ envelope_hex(unsigned int c)
 }
 
 /*
- * Scan a string whose opening quote is just before p.  Returns the
- * position of the closing quote, or NULL with *err set.  *escaped tells
- * whether the string holds any escape.
+ * Scan a string whose opening quote is just before p, in a text that
+ * starts at start.  Returns the position of the closing quote, or NULL
+ * with *err set.  *escaped tells whether the string holds any escape.
  */
 static inline const unsigned char *
-envelope_string(const unsigned char *p, const unsigned char *end,
-    int *escaped, const unsigned char **err)
+envelope_string(const unsigned char *start, const unsigned char *p,
+    const unsigned char *end, int *escaped, const unsigned char **err)
 {
 	unsigned int	 i;
 
 	*escaped = 0;
 	for (;;) {
-		p = envelope_skip_plain(p, end);
+		p = envelope_skip_plain(start, p, end);
 		if (p == end) {
 			*err = p;
 			return (NULL);
@@ -557,7 +569,8 @@ value:
 	case '[':
 		goto open_array;
 	case '"':
-		if ((q = envelope_string(p + 1, end, &escaped, &err)) == NULL)
+		if ((q = envelope_string(base, p + 1, end, &escaped,
+		    &err)) == NULL)
 			goto fail_at_err;
 		q++;
 		type = ENVELOPE_STRING;
@@ -642,7 +655,7 @@ member:
 	/* p is where a key must start. */
 	if (p == end || *p != '"')
 		goto fail;
-	if ((q = envelope_string(p + 1, end, &escaped, &err)) == NULL)
+	if ((q = envelope_string(base, p + 1, end, &escaped, &err)) == NULL)
 		goto fail_at_err;
 	slot = NULL;
 	if (depth < ENVELOPE_CTX_DEPTHS && ctx[depth] != ENVELOPE_CTX_NONE) {
@@ -772,7 +785,7 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	const unsigned char	*p, *end;
 	uint64_t		 u = 0, limit = INT64_MAX;
 	unsigned int		 digit;
-	int			 negative = 0;
+	int			 negative = 0, check;
 
 	if (v->type != ENVELOPE_NUMBER || v->len == 0)
 		return (-1);
@@ -785,11 +798,13 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	}
 	if (p == end)
 		return (-1);
+	/* 18 digits stay below 10^18, far from either limit: no checks. */
+	check = end - p > 18;
 	for (; p < end; p++) {
 		if (*p < '0' || *p > '9')
 			return (-1);
 		digit = *p - '0';
-		if (u > (limit - digit) / 10)
+		if (check && u > (limit - digit) / 10)
 			return (-1);
 		u = u * 10 + digit;
 	}
