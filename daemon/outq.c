@@ -40,11 +40,17 @@ struct outq {
 	size_t			 counted;	/* in the budget */
 	char			*stage;		/* NULL while empty */
 	size_t			 stage_len;
+	size_t			 stage_cap;
 	size_t			 buf_len;	/* the evbuffer's, kept here */
 };
 
-/* The stage's size: a message this small (with its newline) is staged. */
+/*
+ * The stage's largest size: a message this small (with its newline) is
+ * staged.  It starts small, so that a client sent one short reply now
+ * and then costs little, and doubles as a batch needs it.
+ */
 #define OUTQ_STAGE_BYTES	(16 * 1024)
+#define OUTQ_STAGE_MIN_BYTES	1024
 
 /* A buffer queued by reference, freed when its last piece is written. */
 struct outq_shared {
@@ -81,6 +87,7 @@ outq_stage_free(struct outq *q)
 	free(q->stage);
 	q->stage = NULL;
 	q->stage_len = 0;
+	q->stage_cap = 0;
 }
 
 /* Put the stage behind what the evbuffer holds. */
@@ -237,8 +244,13 @@ outq_add(struct outq *q, const struct iovec *iov, int iovcnt)
 	if (total < OUTQ_STAGE_BYTES) {
 		if (q->stage_len + total + 1 > OUTQ_STAGE_BYTES)
 			outq_spill(q);
-		if (q->stage == NULL)
-			q->stage = xmalloc(OUTQ_STAGE_BYTES);
+		if (q->stage_len + total + 1 > q->stage_cap) {
+			if (q->stage_cap == 0)
+				q->stage_cap = OUTQ_STAGE_MIN_BYTES;
+			while (q->stage_len + total + 1 > q->stage_cap)
+				q->stage_cap *= 2;
+			q->stage = xrealloc(q->stage, q->stage_cap);
+		}
 		p = q->stage + q->stage_len;
 		for (i = 0; i < iovcnt; i++) {
 			memcpy(p, iov[i].iov_base, iov[i].iov_len);
