@@ -3,17 +3,29 @@
  *
  * The same hops as mcpd and nothing else: accept a client on an AF_UNIX
  * stream socket, spawn the server with pipes on its stdin and stdout, and
- * copy bytes both ways with plain blocking read(2) and write(2), one thread
- * per direction.  No parsing, no framing, no event loop.  Each connection
- * gets its own server process (ids cannot be shared without parsing).
+ * copy bytes with plain blocking read(2) and write(2): one read and one
+ * write per batch, no event loop, no poll.  One thread per connection
+ * serves it alone, and each connection gets its own server process (ids
+ * cannot be shared without parsing).
  *
  *	minrelay SOCKET COMMAND [ARG...]
+ *
+ * Knowing which side to read without polling takes one fact per line:
+ * whether the client's line is a request (a reply will come) and whether
+ * the server's line is a reply.  The relay reads the server while replies
+ * are owed and the client otherwise.  It decides from the first
+ * MINRELAY_HEAD_BYTES of each line: a client line with "id" and "method"
+ * there is a request, a server line without "method" there is a reply.
+ * That holds for mcpload and the benchmark's servers, which write
+ * jsonrpc, id and method first; it is no JSON parser and needs none.
  *
  * The socket appears at SOCKET only once it is listening (it is bound
  * under a temporary name and renamed), so a caller may connect as soon as
  * the path exists.  When a client closes its end, the server's stdin is
- * closed; when the server's stdout ends, the client's read side sees EOF.
+ * closed and what the server still writes is relayed until its stdout
+ * ends.
  */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <sys/socket.h>
@@ -30,13 +42,21 @@
 #include <unistd.h>
 
 #define MINRELAY_BUF_BYTES	(256 * 1024)
+#define MINRELAY_HEAD_BYTES	64
+
+/* The start of the line being relayed in one direction. */
+struct minrelay_line {
+	char	 head[MINRELAY_HEAD_BYTES];
+	size_t	 len;
+};
 
 struct minrelay_conn {
-	int	 client_fd;
-	int	 to_server_fd;
-	int	 from_server_fd;
-	pid_t	 server_pid;
-	int	 threads_left;
+	int			 client_fd;
+	int			 to_server_fd;
+	int			 from_server_fd;
+	pid_t			 server_pid;
+	long			 owed;		/* replies the client waits for */
+	struct minrelay_line	 up, down;
 };
 
 static char	**minrelay_argv;
@@ -65,68 +85,86 @@ minrelay_write_all(int fd, const char *p, size_t len)
 	return (0);
 }
 
-/* Copy until EOF or an error on either side. */
-static void
-minrelay_copy(int from, int to, char *buf)
+static int
+minrelay_has(const struct minrelay_line *l, const char *what)
 {
-	ssize_t	 n;
+	return (memmem(l->head, l->len, what, strlen(what)) != NULL);
+}
 
-	for (;;) {
-		n = read(from, buf, MINRELAY_BUF_BYTES);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		if (minrelay_write_all(to, buf, n) != 0)
-			return;
+/* A line ended: count a request (up) or a reply (down). */
+static void
+minrelay_line_end(struct minrelay_conn *c, struct minrelay_line *l, int up)
+{
+	if (up) {
+		if (minrelay_has(l, "\"id\"") && minrelay_has(l, "\"method\""))
+			c->owed++;
+	} else if (!minrelay_has(l, "\"method\"") && c->owed > 0)
+		c->owed--;
+	l->len = 0;
+}
+
+/* Note the line heads in buf[0, n): only their first bytes are copied. */
+static void
+minrelay_lines(struct minrelay_conn *c, struct minrelay_line *l, int up,
+    const char *buf, size_t n)
+{
+	const char	*p = buf, *end = buf + n, *nl;
+	size_t		 take;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (l->len < MINRELAY_HEAD_BYTES) {
+			take = (nl != NULL ? nl : end) - p;
+			if (take > MINRELAY_HEAD_BYTES - l->len)
+				take = MINRELAY_HEAD_BYTES - l->len;
+			memcpy(l->head + l->len, p, take);
+			l->len += take;
+		}
+		if (nl == NULL)
+			break;
+		minrelay_line_end(c, l, up);
+		p = nl + 1;
 	}
 }
 
-static void
-minrelay_conn_unref(struct minrelay_conn *c)
+static void *
+minrelay_conn_main(void *arg)
 {
-	int	 status;
+	struct minrelay_conn	*c = arg;
+	char			*buf;
+	ssize_t			 n;
+	int			 up, status;
 
-	if (__atomic_sub_fetch(&c->threads_left, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
+	if ((buf = malloc(MINRELAY_BUF_BYTES)) == NULL)
+		minrelay_fatal("malloc");
+	for (;;) {
+		up = c->owed == 0 && c->to_server_fd != -1;
+		n = read(up ? c->client_fd : c->from_server_fd, buf,
+		    MINRELAY_BUF_BYTES);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!up)
+				break;		/* the server is gone */
+			/* The client is done: let the server finish. */
+			close(c->to_server_fd);
+			c->to_server_fd = -1;
+			continue;
+		}
+		minrelay_lines(c, up ? &c->up : &c->down, up, buf, n);
+		if (minrelay_write_all(up ? c->to_server_fd : c->client_fd,
+		    buf, n) != 0)
+			break;
+	}
+	free(buf);
+	shutdown(c->client_fd, SHUT_RDWR);
 	close(c->client_fd);
-	close(c->to_server_fd);
+	if (c->to_server_fd != -1)
+		close(c->to_server_fd);
 	close(c->from_server_fd);
 	while (waitpid(c->server_pid, &status, 0) == -1 && errno == EINTR)
 		;
 	free(c);
-}
-
-static void *
-minrelay_up_main(void *arg)
-{
-	struct minrelay_conn	*c = arg;
-	char			*buf;
-
-	if ((buf = malloc(MINRELAY_BUF_BYTES)) == NULL)
-		minrelay_fatal("malloc");
-	minrelay_copy(c->client_fd, c->to_server_fd, buf);
-	free(buf);
-	/* The server sees end of input and exits. */
-	shutdown(c->client_fd, SHUT_RD);
-	close(c->to_server_fd);
-	c->to_server_fd = -1;
-	minrelay_conn_unref(c);
-	return (NULL);
-}
-
-static void *
-minrelay_down_main(void *arg)
-{
-	struct minrelay_conn	*c = arg;
-	char			*buf;
-
-	if ((buf = malloc(MINRELAY_BUF_BYTES)) == NULL)
-		minrelay_fatal("malloc");
-	minrelay_copy(c->from_server_fd, c->client_fd, buf);
-	free(buf);
-	shutdown(c->client_fd, SHUT_WR);
-	minrelay_conn_unref(c);
 	return (NULL);
 }
 
@@ -213,11 +251,9 @@ main(int argc, char **argv)
 		if ((c = calloc(1, sizeof *c)) == NULL)
 			minrelay_fatal("calloc");
 		c->client_fd = fd;
-		c->threads_left = 2;
 		c->server_pid = minrelay_spawn(&c->to_server_fd,
 		    &c->from_server_fd);
-		if (pthread_create(&thread, &attr, minrelay_up_main, c) != 0 ||
-		    pthread_create(&thread, &attr, minrelay_down_main, c) != 0)
+		if (pthread_create(&thread, &attr, minrelay_conn_main, c) != 0)
 			minrelay_fatal("pthread_create");
 	}
 }

@@ -78,63 +78,12 @@ LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
 command -v jq >/dev/null 2>&1 || skip "jq is not installed"
 NODE=$(command -v node || command -v nodejs) || skip "Node.js is not installed"
 
-# --- the pinned npm packages, as remote.sh installs them ----------------------
-W=$TESTS/interop
-if [ ! -w "$W" ]; then
-	# Where interop.sh puts its copy of a read-only tree's (make clean
-	# removes it).
-	W=$BENCH_DIR/../interop-deps
-	mkdir -p "$W" || skip "cannot create $W"
-	for f in package.json package-lock.json; do
-		cmp -s "$TESTS/interop/$f" "$W/$f" || cp "$TESTS/interop/$f" "$W/$f" ||
-			skip "cannot copy $f to $W"
-	done
-fi
-NM=$W/node_modules
-deps_current() {
-	local stamp=$NM/.package-lock.json f
-	[ -f "$stamp" ] || return 1
-	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
-	[ "$W/package.json" -nt "$stamp" ] && return 1
-	for f in @modelcontextprotocol/sdk/package.json supergateway/dist/index.js \
-		mcp-proxy/dist/bin/mcp-proxy.mjs; do
-		[ -f "$NM/$f" ] || return 1
-	done
-}
-if command -v flock >/dev/null 2>&1; then
-	exec 8<"$W/package-lock.json"
-	flock -w 600 8 || skip "waited 600 s for another npm ci in $W"
-fi
-if ! deps_current; then
-	NPM=$(command -v npm) || skip "npm is not installed and $NM is out of date"
-	echo "bench peers: npm ci in $W" >&2
-	(cd "$W" && timeout -k 10 600 "$NPM" ci --no-audit --no-fund) </dev/null >&2 ||
-		skip "npm ci failed in $W (is the registry reachable?)"
-	deps_current || skip "npm ci in $W did not install the pinned packages"
-fi
-exec 8<&-
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-peers.XXXXXX") || die "mktemp failed"
-chmod 0700 "$T"
-PIDS=()
-GUARD=()
-if setpriv --pdeathsig TERM true 2>/dev/null; then
-	GUARD=(setpriv --pdeathsig TERM)
-fi
-# shellcheck disable=SC2317  # called from the EXIT trap
-cleanup() {
-	local p
-	trap - EXIT INT TERM HUP
-	for p in "${PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# The pinned npm packages, as remote.sh installs them.
+# shellcheck source=tests/bench/lib.sh
+. "$HERE/lib.sh"
+bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json \
+	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
+bench_setup peers
 
 now_ms() {
 	local t=${EPOCHREALTIME//[.,]/}

@@ -67,63 +67,12 @@ NODE=$(command -v node || command -v nodejs) || {
 	exit 0
 }
 
-# --- the pinned npm packages, as tests/interop/interop.sh installs them ------
-W=$TESTS/interop
-if [ ! -w "$W" ]; then
-	# Where interop.sh puts its copy of a read-only tree's (make clean
-	# removes it).
-	W=$BENCH_DIR/../interop-deps
-	mkdir -p "$W" || die "cannot create $W"
-	for f in package.json package-lock.json; do
-		cmp -s "$TESTS/interop/$f" "$W/$f" || cp "$TESTS/interop/$f" "$W/$f" ||
-			die "cannot copy $f to $W"
-	done
-fi
-NM=$W/node_modules
-deps_current() {
-	local stamp=$NM/.package-lock.json f
-	[ -f "$stamp" ] || return 1
-	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
-	[ "$W/package.json" -nt "$stamp" ] && return 1
-	for f in @modelcontextprotocol/sdk/package.json mcp-remote/dist/proxy.js \
-		supergateway/dist/index.js; do
-		[ -f "$NM/$f" ] || return 1
-	done
-}
-if command -v flock >/dev/null 2>&1; then
-	exec 8<"$W/package-lock.json"
-	flock -w 600 8 || die "waited 600 s for another npm ci in $W"
-fi
-if ! deps_current; then
-	NPM=$(command -v npm) || die "npm is not installed and $NM is out of date"
-	echo "bench remote: npm ci in $W" >&2
-	(cd "$W" && timeout -k 10 600 "$NPM" ci --no-audit --no-fund) </dev/null >&2 ||
-		die "npm ci failed in $W"
-	deps_current || die "npm ci in $W did not install the pinned packages"
-fi
-exec 8<&-
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-remote.XXXXXX") || die "mktemp failed"
-chmod 0700 "$T"
-PIDS=()
-GUARD=()
-if setpriv --pdeathsig TERM true 2>/dev/null; then
-	GUARD=(setpriv --pdeathsig TERM)
-fi
-# shellcheck disable=SC2317  # called from the EXIT trap
-cleanup() {
-	local p
-	trap - EXIT INT TERM HUP
-	for p in "${PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# The pinned npm packages, as tests/interop/interop.sh installs them.
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_npm_deps "$TESTS" "$BENCH_DIR" die @modelcontextprotocol/sdk/package.json \
+	mcp-remote/dist/proxy.js supergateway/dist/index.js
+bench_setup remote
 
 now_ms() {
 	local t=${EPOCHREALTIME//[.,]/}
