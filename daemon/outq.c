@@ -58,10 +58,6 @@ struct outq_shared {
 	int	 refs;
 };
 
-/*
- * The budget follows the buffer's length, settled after every change
- * here rather than through an evbuffer callback per added piece.
- */
 /* After the evbuffer changed: what it holds (asked once, not per message). */
 static void
 outq_buf_changed(struct outq *q)
@@ -69,6 +65,10 @@ outq_buf_changed(struct outq *q)
 	q->buf_len = evbuffer_get_length(q->buf);
 }
 
+/*
+ * The budget follows the queue's length, settled after every change
+ * here rather than through an evbuffer callback per added piece.
+ */
 static void
 outq_count(struct outq *q)
 {

@@ -32,13 +32,13 @@
 #include <event2/event.h>
 
 #include "child.h"
+#include "clock.h"
 #include "conf.h"
 #include "frame.h"
 #include "guard.h"
 #include "mcpd.h"
 #include "outq.h"
 #include "paths.h"
-#include "clock.h"
 #include "transport.h"
 #include "xmalloc.h"
 

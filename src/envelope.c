@@ -156,10 +156,11 @@ envelope_skip_plain(const unsigned char *start, const unsigned char *p,
 	}
 #undef ENVELOPE_SPECIAL
 #else
-	(void)start;
 	const uint64_t	 ones = 0x0101010101010101ULL;
 	const uint64_t	 highs = 0x8080808080808080ULL;
 	uint64_t	 x, q, b;
+
+	(void)start;
 
 	/*
 	 * Exact when no byte needs attention; a borrow may flag more bytes
