@@ -49,6 +49,7 @@
 #include "conf.h"
 #include "envelope.h"
 #include "hmap.h"
+#include "idtab.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -372,7 +373,7 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	p->deadline_ms = now + cs->request_timeout_ms;
 	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
 	    ROUTER_HARD_TIMEOUT_FACTOR;
-	hmap_put_i64(r->pending, p->upstream_id, p);
+	idtab_put(r->pending, p->upstream_id, p);
 	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
 	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
 	if (kind == ROUTER_PENDING_CLIENT) {
@@ -423,7 +424,7 @@ void
 router_pending_destroy(struct router *r, struct router_pending *p)
 {
 	router_pending_unlink_live(r, p);
-	hmap_del_i64(r->pending, p->upstream_id);
+	idtab_del(r->pending, p->upstream_id);
 	router_pending_free(r, p);
 }
 
@@ -876,7 +877,7 @@ router_new(struct mcpd *mcpd, struct worker *w)
 	TAILQ_INIT(&r->by_deadline);
 	TAILQ_INIT(&r->by_start);
 	TAILQ_INIT(&r->waiting);
-	r->pending = hmap_new(hmap_random_seed());
+	r->pending = idtab_new();
 	r->downs = hmap_new(hmap_random_seed());
 	r->downs_by_server = hmap_new(hmap_random_seed());
 	r->subs = hmap_new(hmap_random_seed());
@@ -904,7 +905,7 @@ router_free(struct router *r)
 		r->spare = p->next_spare;
 		free(p);
 	}
-	hmap_free(r->pending);
+	idtab_free(r->pending);
 	hmap_free(r->downs);
 	hmap_free(r->downs_by_server);
 	hmap_free(r->subs);

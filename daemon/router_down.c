@@ -23,6 +23,7 @@
 #include "conf.h"
 #include "envelope.h"
 #include "hmap.h"
+#include "idtab.h"
 #include "proto.h"
 #include "router.h"
 #include "router_int.h"
@@ -45,7 +46,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 	int			 numeric;
 
 	numeric = envelope_int64(line, &env->id, &id) == 0;
-	if (!numeric || (p = hmap_get_i64(r->pending, id)) == NULL) {
+	if (!numeric || (p = idtab_get(r->pending, id)) == NULL) {
 		if (numeric && router_late_reply(r, id)) {
 			/* Cancelled, timed out, client gone. */
 			r->late_replies++;
@@ -90,7 +91,7 @@ router_progress(struct router *r, const char *line, size_t len,
 	uint64_t		 now = clock_now_ms();
 
 	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
-	    (p = hmap_get_i64(r->pending, token)) == NULL ||
+	    (p = idtab_get(r->pending, token)) == NULL ||
 	    p->kind != ROUTER_PENDING_CLIENT || p->token == NULL)
 		return;		/* not ours to route (or already done) */
 	edit.off = env->p_progress_token.off;
@@ -348,7 +349,7 @@ router_server_oversize(struct router *r, size_t total, const char *id,
 	v.off = 0;
 	v.len = id_len;
 	if (id == NULL || envelope_int64(id, &v, &upstream_id) != 0 ||
-	    (p = hmap_get_i64(r->pending, upstream_id)) == NULL)
+	    (p = idtab_get(r->pending, upstream_id)) == NULL)
 		return;
 	if (p->kind != ROUTER_PENDING_CLIENT) {
 		router_pending_destroy(r, p);

@@ -19,6 +19,7 @@ struct envelope_edit;
 struct envelope_value;
 struct event;
 struct hmap;
+struct idtab;
 struct mcpd;
 struct worker;
 
@@ -137,7 +138,7 @@ struct router {
 	TAILQ_HEAD(, attachment) atts;
 	size_t			 natts;
 
-	struct hmap		*pending;	/* upstream id -> pending */
+	struct idtab		*pending;	/* upstream id -> pending */
 	struct router_pending_list by_deadline;
 	struct router_pending_list by_start;
 	int64_t			 first_id;	/* this session's ids, or 0 */
