@@ -135,6 +135,7 @@ vm_kib() {
 # Processes under test.  PIN is the prefix every command runs under.
 
 PIN=()
+WRAP=()		# what start_mcpd runs mcpd under (valgrind, for one row)
 
 MCPD_PID=
 SOCK=
@@ -146,7 +147,7 @@ start_mcpd() {
 	chmod 0600 "$cfg"
 	SOCK=$T/mcpd.sock
 	rm -f "$SOCK"
-	"${GUARD[@]}" "${PIN[@]}" "$MCPD" -c "$cfg" -s "$SOCK" \
+	"${GUARD[@]}" "${PIN[@]}" "${WRAP[@]}" "$MCPD" -c "$cfg" -s "$SOCK" \
 		--log-target stderr </dev/null 2>>"$T/mcpd.log" &
 	MCPD_PID=$!
 	PIDS+=("$MCPD_PID")
@@ -356,6 +357,38 @@ bench_syscalls() {
 	kinds=$(awk 'NF >= 5 && $1 ~ /^[0-9.]+$/ && $NF != "total" &&
 		$4 >= '"$n"' / 2 { printf "%s%s %.1f", sep, $NF, $4 / (2 * '"$n"'); sep = ", " }' "$out")
 	row "syscalls per message, mcpd" "$per ($kinds)" "" info
+}
+
+# ---------------------------------------------------------------------------
+# 1c. Instructions per request: mcpd under valgrind's callgrind, counted
+# only inside the callbacks that carry messages (reads from clients and
+# servers, the batched writes), while one client keeps 32 pings in flight.
+# A count, not a time: the machine's load does not move it, so a change to
+# the data path shows as a number.  Skipped without valgrind.
+
+bench_instructions() {
+	local n=20000 out=$T/callgrind.out total
+	if ! command -v valgrind >/dev/null 2>&1; then
+		row "instructions per request, mcpd" "skipped: no valgrind" "" info
+		return
+	fi
+	rm -f "$out"
+	WRAP=(valgrind -q --tool=callgrind --callgrind-out-file="$out"
+		--toggle-collect=client_read_cb --toggle-collect=transport_out_cb
+		--toggle-collect=outq_flush_cb --toggle-collect=outq_write_cb)
+	start_mcpd "{\"mcpServers\": {\"fast\": {\"command\": \"$FASTECHO\"}}}"
+	WRAP=()
+	load "instructions" --clients 1 --inflight 32 --method ping \
+		--requests "$n" --socket "$SOCK" --server fast
+	stop_mcpd
+	total=$(awk '/^(summary|totals):/ { print $2; exit }' "$out" 2>/dev/null)
+	if [ -z "$total" ] || [ "$total" = 0 ]; then
+		row "instructions per request, mcpd" "skipped: callgrind failed" \
+			"" info
+		return
+	fi
+	row "instructions per request, mcpd" \
+		"$(calc "$total / $n" 0) (1 x 32 pings, callgrind)" "" info
 }
 
 # ---------------------------------------------------------------------------
@@ -600,6 +633,7 @@ for MODE in $MODES; do
 	echo "running: $MODE ..." >&2
 	bench_latency
 	bench_syscalls
+	bench_instructions
 	bench_throughput
 	bench_big
 	bench_idle
