@@ -275,7 +275,8 @@ parse_host(const char *s, size_t n, const char **err)
 			return (NULL);
 		}
 		for (i = 1; i < n - 1; i++) {
-			if (url_hex_value(s[i]) < 0 && s[i] != ':' && s[i] != '.') {
+			if (url_hex_value(s[i]) < 0 && s[i] != ':' &&
+			    s[i] != '.') {
 				*err = "bad IPv6 address";
 				return (NULL);
 			}
