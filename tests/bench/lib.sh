@@ -13,6 +13,7 @@
 #                         `npm ci` unless every FILE is there and newer
 #                         than the lockfile; FAIL MESSAGE is called on any
 #                         failure and must not return
+#   now_ms                the wall clock in milliseconds
 
 bench_setup() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-$1.XXXXXX") || {
@@ -85,4 +86,9 @@ bench_npm_deps() {
 			"$fail" "npm ci in $W did not install the pinned packages"
 	fi
 	exec 8<&-
+}
+
+now_ms() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo $((t / 1000))
 }

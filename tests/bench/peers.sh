@@ -85,11 +85,6 @@ bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json
 	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
 bench_setup peers
 
-now_ms() {
-	local t=${EPOCHREALTIME//[.,]/}
-	echo $((t / 1000))
-}
-
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
 		if (NR == 0) print ""

@@ -74,11 +74,6 @@ bench_npm_deps "$TESTS" "$BENCH_DIR" die @modelcontextprotocol/sdk/package.json 
 	mcp-remote/dist/proxy.js supergateway/dist/index.js
 bench_setup remote
 
-now_ms() {
-	local t=${EPOCHREALTIME//[.,]/}
-	echo $((t / 1000))
-}
-
 calc() {
 	awk "BEGIN { x = $1; printf \"%.${2:-1}f\n\", x }"
 }

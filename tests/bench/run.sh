@@ -116,11 +116,6 @@ stop_pid() {
 	forget_pid "$1"
 }
 
-now_ms() {
-	local t=${EPOCHREALTIME//[.,]/}
-	echo $((t / 1000))
-}
-
 # calc EXPR: floating point arithmetic (awk), printed with %.Nf via fmt.
 calc() {
 	awk "BEGIN { x = $1; printf \"%.${2:-2}f\n\", x }"
