@@ -84,26 +84,6 @@ router_level_index(const char *name)
 	return (-1);
 }
 
-/* Decimal text of an id, without printf (once per forwarded message). */
-size_t
-router_itoa(int64_t v, char *buf)
-{
-	char		 tmp[24];
-	uint64_t	 u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	size_t		 n = 0, len = 0;
-
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (v < 0)
-		buf[len++] = '-';
-	while (n > 0)
-		buf[len++] = tmp[--n];
-	buf[len] = '\0';
-	return (len);
-}
-
 const char *
 router_text(const char *line, const struct envelope_value *v)
 {
@@ -440,8 +420,8 @@ void
 router_record(struct router *r, struct router_pending *p,
     enum router_outcome outcome, const char *reason)
 {
-	uint64_t	 us = clock_now_us() - p->started_us, v;
-	int		 bucket = 0;
+	uint64_t	 us = clock_now_us() - p->started_us;
+	int		 bucket;
 	char		 duration[32], pidtext[32];
 	struct log_field f[] = {
 		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
@@ -453,8 +433,10 @@ router_record(struct router *r, struct router_pending *p,
 
 	r->outcomes[outcome]++;
 	r->latency_sum_us += us;
-	for (v = us; v > 1 && bucket < ROUTER_LATENCY_BUCKETS - 1; v >>= 1)
-		bucket++;
+	/* Bucket k holds durations in [2^k, 2^(k+1)) µs: floor(log2(us)). */
+	bucket = us > 1 ? 63 - __builtin_clzll(us) : 0;
+	if (bucket > ROUTER_LATENCY_BUCKETS - 1)
+		bucket = ROUTER_LATENCY_BUCKETS - 1;
 	r->latency[bucket]++;
 	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
 		return;

@@ -111,7 +111,7 @@ router_server_cancelled(struct router *r, const char *line, size_t len,
 {
 	struct router_down	*d;
 	struct envelope_edit	 edit;
-	char			 idtext[24];
+	char			 idtext[ENVELOPE_INT64_BYTES];
 
 	if (env->p_request_id.type == ENVELOPE_ABSENT ||
 	    (d = hmap_get(r->downs_by_server, router_text(line,
@@ -119,7 +119,7 @@ router_server_cancelled(struct router *r, const char *line, size_t len,
 		return;
 	edit.off = env->p_request_id.off;
 	edit.len = env->p_request_id.len;
-	edit.text_len = router_itoa(d->down_id, idtext);
+	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
 	router_send_client(d->att, line, len, &edit, 1);
 	hmap_del_i64(r->downs, d->down_id);
@@ -258,7 +258,8 @@ router_server_request(struct router *r, const char *line, size_t len,
 	struct attachment	*a;
 	struct router_down	*d;
 	struct envelope_edit	 edit;
-	char			 method[ROUTER_METHOD_MAX], idtext[24], *text;
+	char			 method[ROUTER_METHOD_MAX], *text;
+	char			 idtext[ENVELOPE_INT64_BYTES];
 
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
@@ -298,7 +299,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 
 	edit.off = env->id.off;
 	edit.len = env->id.len;
-	edit.text_len = router_itoa(d->down_id, idtext);
+	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
 	router_send_client(a, line, len, &edit, 1);
 }

@@ -186,7 +186,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 	struct router		*r = a->router;
 	struct router_pending	*p;
 	struct envelope_edit	 edits[2];
-	char			 upstream[24];
+	char			 upstream[ENVELOPE_INT64_BYTES];
 	const char		*id = router_text(line, &env->id);
 	size_t			 n = 0, upstream_len;
 
@@ -194,7 +194,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, env->id.len,
 	    method);
 	a->last_request_us = p->started_us;
-	upstream_len = router_itoa(p->upstream_id, upstream);
+	upstream_len = envelope_print_int64(p->upstream_id, upstream);
 
 	edits[n].off = env->id.off;
 	edits[n].len = env->id.len;
@@ -229,7 +229,7 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 	struct router_waiting	*wt, *next;
 	struct envelope_edit	 edit;
 	struct envelope		 wenv;
-	char			 upstream[24];
+	char			 upstream[ENVELOPE_INT64_BYTES];
 	size_t			 erroff;
 
 	if (env->p_request_id.type == ENVELOPE_ABSENT)
@@ -252,7 +252,7 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 	}
 	edit.off = env->p_request_id.off;
 	edit.len = env->p_request_id.len;
-	edit.text_len = router_itoa(p->upstream_id, upstream);
+	edit.text_len = envelope_print_int64(p->upstream_id, upstream);
 	edit.text = upstream;
 	router_send_server(r, line, len, &edit, 1);
 	router_record(r, p, ROUTER_OUTCOME_CANCELLED,

@@ -47,40 +47,6 @@ enum envelope_ctx {
 	ENVELOPE_CTX_ERROR,
 };
 
-struct envelope_key {
-	const char	*name;
-	size_t		 len;
-	size_t		 field;		/* offset in struct envelope */
-};
-
-#define ENVELOPE_KEY(s, f) { s, sizeof s - 1, offsetof(struct envelope, f) }
-static const struct envelope_key envelope_top_keys[] = {
-	ENVELOPE_KEY("jsonrpc", jsonrpc),
-	ENVELOPE_KEY("id", id),
-	ENVELOPE_KEY("method", method),
-	ENVELOPE_KEY("params", params),
-	ENVELOPE_KEY("result", result),
-	ENVELOPE_KEY("error", error),
-	{ NULL, 0, 0 }
-};
-static const struct envelope_key envelope_params_keys[] = {
-	ENVELOPE_KEY("_meta", meta),
-	ENVELOPE_KEY("progressToken", p_progress_token),
-	ENVELOPE_KEY("requestId", p_request_id),
-	ENVELOPE_KEY("uri", p_uri),
-	ENVELOPE_KEY("level", p_level),
-	{ NULL, 0, 0 }
-};
-static const struct envelope_key envelope_meta_keys[] = {
-	ENVELOPE_KEY("progressToken", progress_token),
-	{ NULL, 0, 0 }
-};
-static const struct envelope_key envelope_error_keys[] = {
-	ENVELOPE_KEY("code", e_code),
-	{ NULL, 0, 0 }
-};
-#undef ENVELOPE_KEY
-
 static inline const unsigned char *
 envelope_ws(const unsigned char *p, const unsigned char *end)
 {
@@ -90,25 +56,49 @@ envelope_ws(const unsigned char *p, const unsigned char *end)
 	return (p);
 }
 
+/* Where the token after p begins: most messages are compact. */
+#define ENVELOPE_NEXT(p, end) \
+	((p) < (end) && *(p) > ' ' ? (p) : envelope_ws((p), (end)))
+
+#if defined(__SSE2__)
+/*
+ * A signed compare with ' ' catches both control characters and bytes
+ * >= 0x80, which are negative as signed chars.
+ */
+#define ENVELOPE_SPECIAL(x) _mm_or_si128(_mm_or_si128(			\
+	_mm_cmpeq_epi8((x), _mm_set1_epi8('"')),			\
+	_mm_cmpeq_epi8((x), _mm_set1_epi8('\\'))),			\
+	_mm_cmplt_epi8((x), _mm_set1_epi8(' ')))
+
+/*
+ * The bytes needing attention among the 16 from p on, as a bit mask; when
+ * fewer than 16 are left, the block that ends at end, if the text is that
+ * long, with the bytes before p shifted out.  -1 if neither is possible.
+ */
+static inline int
+envelope_special16(const unsigned char *start, const unsigned char *p,
+    const unsigned char *end)
+{
+	if (end - p >= 16)
+		return (_mm_movemask_epi8(ENVELOPE_SPECIAL(
+		    _mm_loadu_si128((const __m128i *)p))));
+	if (end - start >= 16)
+		return ((unsigned)_mm_movemask_epi8(ENVELOPE_SPECIAL(
+		    _mm_loadu_si128((const __m128i *)(end - 16)))) >>
+		    (16 - (end - p)));
+	return (-1);
+}
+#endif
+
 /* Advance over string bytes that need no attention. */
 static inline const unsigned char *
 envelope_skip_plain(const unsigned char *start, const unsigned char *p,
     const unsigned char *end)
 {
 #if defined(__SSE2__)
-	const __m128i	 quote = _mm_set1_epi8('"');
-	const __m128i	 bslash = _mm_set1_epi8('\\');
-	const __m128i	 space = _mm_set1_epi8(' ');
 	__m128i		 x0, x1, x2, x3, m0, m1, m2, m3;
 	uint64_t	 mask;
-
-	/*
-	 * A signed compare with ' ' catches both control characters and
-	 * bytes >= 0x80, which are negative as signed chars.
-	 */
-#define ENVELOPE_SPECIAL(x) _mm_or_si128(_mm_or_si128(			\
-	_mm_cmpeq_epi8((x), quote), _mm_cmpeq_epi8((x), bslash)),	\
-	_mm_cmplt_epi8((x), space))
+	int		 tail;
 
 	if (end - p >= 16) {
 		/* Strings are often short: look at one block first. */
@@ -144,17 +134,9 @@ envelope_skip_plain(const unsigned char *start, const unsigned char *p,
 			return (p + __builtin_ctzll(mask));
 		p += 16;
 	}
-	/*
-	 * Fewer than 16 bytes are left: one block that ends at end, if the
-	 * text is that long, with the bytes before p shifted out of the mask.
-	 */
-	if (p < end && end - start >= 16) {
-		x0 = _mm_loadu_si128((const __m128i *)(end - 16));
-		mask = (unsigned)_mm_movemask_epi8(ENVELOPE_SPECIAL(x0)) >>
-		    (16 - (end - p));
-		return (mask != 0 ? p + __builtin_ctzll(mask) : end);
-	}
-#undef ENVELOPE_SPECIAL
+	/* Fewer than 16 bytes are left: the block that ends at end. */
+	if (p < end && (tail = envelope_special16(start, p, end)) != -1)
+		return (tail != 0 ? p + __builtin_ctz(tail) : end);
 #else
 	const uint64_t	 ones = 0x0101010101010101ULL;
 	const uint64_t	 highs = 0x8080808080808080ULL;
@@ -250,8 +232,8 @@ envelope_hex(unsigned int c)
  * starts at start.  Returns the position of the closing quote, or NULL
  * with *err set.  *escaped tells whether the string holds any escape.
  */
-static inline const unsigned char *
-envelope_string(const unsigned char *start, const unsigned char *p,
+static __attribute__((noinline)) const unsigned char *
+envelope_string_slow(const unsigned char *start, const unsigned char *p,
     const unsigned char *end, int *escaped, const unsigned char **err)
 {
 	unsigned int	 i;
@@ -307,6 +289,25 @@ envelope_string(const unsigned char *start, const unsigned char *p,
 			} while (p < end && *p >= 0x80);
 		}
 	}
+}
+
+/*
+ * The same, inline for the common case of a short plain string: its
+ * closing quote is the first byte needing attention in one block.
+ */
+static inline const unsigned char *
+envelope_string(const unsigned char *start, const unsigned char *p,
+    const unsigned char *end, int *escaped, const unsigned char **err)
+{
+#if defined(__SSE2__)
+	int	 mask = envelope_special16(start, p, end);
+
+	if (mask > 0 && p[__builtin_ctz(mask)] == '"') {
+		*escaped = 0;
+		return (p + __builtin_ctz(mask));
+	}
+#endif
+	return (envelope_string_slow(start, p, end, escaped, err));
 }
 
 static inline const unsigned char *
@@ -464,16 +465,17 @@ envelope_decode(const unsigned char **pp, const unsigned char *end,
 
 /*
  * The slot recorded for key text [p, end) in an object of kind ctx, or
- * NULL.  Keys with escapes are decoded first.
+ * NULL.  Keys with escapes are decoded first.  The keys are a few short
+ * words, told apart by their length and then compared whole: a compare
+ * with a constant length compiles to a load or two, not a call.
  */
 static struct envelope_value *
 envelope_member(struct envelope *env, enum envelope_ctx ctx,
     const unsigned char *p, const unsigned char *end, int escaped)
 {
-	const struct envelope_key	*k;
 	unsigned char			 key[ENVELOPE_KEY_MAX_BYTES + 4];
 	const unsigned char		*name = p;
-	size_t				 len = end - p, i;
+	size_t				 len = end - p;
 	int				 n;
 
 	if (escaped) {
@@ -487,35 +489,56 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 		}
 		name = key;
 	}
+#define ENVELOPE_KEY_IS(s) (memcmp(name, s, sizeof s - 1) == 0)
 	switch (ctx) {
 	case ENVELOPE_CTX_TOP:
-		k = envelope_top_keys;
-		break;
+		switch (len) {
+		case 2:
+			return (ENVELOPE_KEY_IS("id") ? &env->id : NULL);
+		case 5:
+			return (ENVELOPE_KEY_IS("error") ? &env->error : NULL);
+		case 6:
+			if (ENVELOPE_KEY_IS("method"))
+				return (&env->method);
+			if (ENVELOPE_KEY_IS("params"))
+				return (&env->params);
+			if (ENVELOPE_KEY_IS("result"))
+				return (&env->result);
+			return (NULL);
+		case 7:
+			return (ENVELOPE_KEY_IS("jsonrpc") ? &env->jsonrpc :
+			    NULL);
+		}
+		return (NULL);
 	case ENVELOPE_CTX_PARAMS:
-		k = envelope_params_keys;
-		break;
+		switch (len) {
+		case 3:
+			return (ENVELOPE_KEY_IS("uri") ? &env->p_uri : NULL);
+		case 5:
+			if (ENVELOPE_KEY_IS("_meta"))
+				return (&env->meta);
+			if (ENVELOPE_KEY_IS("level"))
+				return (&env->p_level);
+			return (NULL);
+		case 9:
+			return (ENVELOPE_KEY_IS("requestId") ?
+			    &env->p_request_id : NULL);
+		case 13:
+			return (ENVELOPE_KEY_IS("progressToken") ?
+			    &env->p_progress_token : NULL);
+		}
+		return (NULL);
 	case ENVELOPE_CTX_META:
-		k = envelope_meta_keys;
-		break;
+		return (len == 13 && ENVELOPE_KEY_IS("progressToken") ?
+		    &env->progress_token : NULL);
 	case ENVELOPE_CTX_ERROR:
-		k = envelope_error_keys;
+		return (len == 4 && ENVELOPE_KEY_IS("code") ? &env->e_code :
+		    NULL);
+	case ENVELOPE_CTX_NONE:
 		break;
-	default:
-		return (NULL);
 	}
-	/* The keys are a few short words: compared inline, no memcmp. */
-	for (; k->name != NULL; k++) {
-		if (k->len != len || (unsigned char)k->name[0] != name[0])
-			continue;
-		for (i = 1; i < len; i++)
-			if ((unsigned char)k->name[i] != name[i])
-				break;
-		if (i == len)
-			break;
-	}
-	if (k->name == NULL)
-		return (NULL);
-	return ((struct envelope_value *)((char *)env + k->field));
+#undef ENVELOPE_KEY_IS
+	return (NULL);
 }
 
 /* The kind of an object opened at depth for the member recorded in slot. */
@@ -550,8 +573,9 @@ envelope_scan(const char *line, size_t len, struct envelope *env,
 	enum envelope_ctx	 ctx[ENVELOPE_CTX_DEPTHS];
 	uint64_t		 objects[ENVELOPE_DEPTH_WORDS];
 	enum envelope_type	 type;
+	enum envelope_ctx	 cur_ctx = ENVELOPE_CTX_NONE;
 	size_t			 depth = 0;
-	int			 escaped;
+	int			 escaped, in_object = 0;
 
 	memset(env, 0, sizeof *env);
 	memset(objects, 0, sizeof objects);
@@ -622,14 +646,16 @@ open_object:
 		goto fail;
 	depth++;
 	objects[(depth - 1) / 64] |= (uint64_t)1 << ((depth - 1) % 64);
+	in_object = 1;
+	cur_ctx = ENVELOPE_CTX_NONE;
 	if (depth < ENVELOPE_CTX_DEPTHS)
-		ctx[depth] = envelope_child_ctx(env, depth, slot);
+		cur_ctx = ctx[depth] = envelope_child_ctx(env, depth, slot);
 	if (depth < ENVELOPE_SLOT_DEPTHS) {
 		open_slot[depth] = slot;
 		if (slot != NULL)
 			slot->off = p - base;
 	}
-	p = envelope_ws(p + 1, end);
+	p = ENVELOPE_NEXT(p + 1, end);
 	if (p < end && *p == '}')
 		goto close;
 	goto member;
@@ -639,6 +665,8 @@ open_array:
 		goto fail;
 	depth++;
 	objects[(depth - 1) / 64] &= ~((uint64_t)1 << ((depth - 1) % 64));
+	in_object = 0;
+	cur_ctx = ENVELOPE_CTX_NONE;
 	if (depth < ENVELOPE_CTX_DEPTHS)
 		ctx[depth] = ENVELOPE_CTX_NONE;
 	if (depth < ENVELOPE_SLOT_DEPTHS) {
@@ -647,7 +675,7 @@ open_array:
 			slot->off = p - base;
 	}
 	slot = NULL;
-	p = envelope_ws(p + 1, end);
+	p = ENVELOPE_NEXT(p + 1, end);
 	if (p < end && *p == ']')
 		goto close;
 	goto value;
@@ -659,15 +687,15 @@ member:
 	if ((q = envelope_string(base, p + 1, end, &escaped, &err)) == NULL)
 		goto fail_at_err;
 	slot = NULL;
-	if (depth < ENVELOPE_CTX_DEPTHS && ctx[depth] != ENVELOPE_CTX_NONE) {
-		slot = envelope_member(env, ctx[depth], p + 1, q, escaped);
+	if (cur_ctx != ENVELOPE_CTX_NONE) {
+		slot = envelope_member(env, cur_ctx, p + 1, q, escaped);
 		if (slot != NULL && slot->type != ENVELOPE_ABSENT)
 			goto fail;	/* a duplicate: p is at its key */
 	}
-	p = envelope_ws(q + 1, end);
+	p = ENVELOPE_NEXT(q + 1, end);
 	if (p == end || *p != ':')
 		goto fail;
-	p = envelope_ws(p + 1, end);
+	p = ENVELOPE_NEXT(p + 1, end);
 	goto value;
 
 close:
@@ -680,15 +708,17 @@ close:
 	}
 	if (--depth == 0)
 		goto done;
+	in_object = ENVELOPE_IS_OBJECT(objects, depth);
+	cur_ctx = depth < ENVELOPE_CTX_DEPTHS ? ctx[depth] : ENVELOPE_CTX_NONE;
 	/* FALLTHROUGH */
 
 after_value:
-	p = envelope_ws(p, end);
+	p = ENVELOPE_NEXT(p, end);
 	if (p == end)
 		goto fail;
-	if (ENVELOPE_IS_OBJECT(objects, depth)) {
+	if (in_object) {
 		if (*p == ',') {
-			p = envelope_ws(p + 1, end);
+			p = ENVELOPE_NEXT(p + 1, end);
 			goto member;
 		}
 		if (*p == '}')
@@ -696,7 +726,7 @@ after_value:
 	} else {
 		if (*p == ',') {
 			slot = NULL;
-			p = envelope_ws(p + 1, end);
+			p = ENVELOPE_NEXT(p + 1, end);
 			goto value;
 		}
 		if (*p == ']')
@@ -731,6 +761,10 @@ envelope_string_eq(const char *line, const struct envelope_value *v,
 	p = (const unsigned char *)line + v->off + 1;
 	end = (const unsigned char *)line + v->off + v->len - 1;
 	slen = strlen(s);
+	/* The same bytes, and s has no backslash: the same text. */
+	if ((size_t)(end - p) == slen && memcmp(p, s, slen) == 0 &&
+	    strchr(s, '\\') == NULL)
+		return (1);
 	/* Without escapes the text is its own decoding. */
 	if (memchr(p, '\\', end - p) == NULL)
 		return ((size_t)(end - p) == slen && memcmp(p, s, slen) == 0);
@@ -758,13 +792,15 @@ envelope_string_copy(const char *line, const struct envelope_value *v,
 		return (-1);
 	p = (const unsigned char *)line + v->off + 1;
 	end = (const unsigned char *)line + v->off + v->len - 1;
-	if (memchr(p, '\\', end - p) == NULL) {
-		if ((size_t)(end - p) > size - 1 ||
-		    memchr(p, '\0', end - p) != NULL)
-			return (-1);
-		memcpy(buf, p, end - p);
-		buf[end - p] = '\0';
-		return ((int)(end - p));
+	/* Without escapes the text is its own decoding: copied as is. */
+	if ((size_t)(end - p) <= size - 1) {
+		for (i = 0; p + i < end && p[i] != '\\' && p[i] != '\0'; i++)
+			buf[i] = (char)p[i];
+		if (p + i == end) {
+			buf[i] = '\0';
+			return ((int)i);
+		}
+		i = 0;
 	}
 	while (p < end) {
 		if ((n = envelope_decode(&p, end, out)) == -1)
@@ -786,7 +822,7 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	const unsigned char	*p, *end;
 	uint64_t		 u = 0, limit = INT64_MAX;
 	unsigned int		 digit;
-	int			 negative = 0, check;
+	int			 negative = 0;
 
 	if (v->type != ENVELOPE_NUMBER || v->len == 0)
 		return (-1);
@@ -800,14 +836,19 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	if (p == end)
 		return (-1);
 	/* 18 digits stay below 10^18, far from either limit: no checks. */
-	check = end - p > 18;
-	for (; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return (-1);
-		digit = *p - '0';
-		if (check && u > (limit - digit) / 10)
-			return (-1);
-		u = u * 10 + digit;
+	if (end - p <= 18) {
+		for (; p < end; p++) {
+			if ((digit = *p - (unsigned int)'0') > 9)
+				return (-1);
+			u = u * 10 + digit;
+		}
+	} else {
+		for (; p < end; p++) {
+			if ((digit = *p - (unsigned int)'0') > 9 ||
+			    u > (limit - digit) / 10)
+				return (-1);
+			u = u * 10 + digit;
+		}
 	}
 	if (!negative)
 		*out = (int64_t)u;
@@ -816,6 +857,34 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	else
 		*out = -(int64_t)u;
 	return (0);
+}
+
+size_t
+envelope_print_int64(int64_t v, char *buf)
+{
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324"
+	    "25262728293031323334353637383940414243444546474849"
+	    "50515253545556575859606162636465666768697071727374"
+	    "75767778798081828384858687888990919293949596979899";
+	uint64_t	 u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, t;
+	size_t		 n = 1, len;
+
+	/* Count the digits, then write them two at a time from the last. */
+	for (t = u; t >= 10; t /= 10)
+		n++;
+	len = (size_t)(v < 0) + n;
+	buf[0] = '-';
+	buf[len] = '\0';
+	for (; u >= 100; u /= 100) {
+		len -= 2;
+		memcpy(buf + len, pairs + 2 * (u % 100), 2);
+	}
+	if (u >= 10)
+		memcpy(buf + len - 2, pairs + 2 * u, 2);
+	else
+		buf[len - 1] = (char)('0' + u);
+	return ((size_t)(v < 0) + n);
 }
 
 size_t

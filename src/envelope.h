@@ -107,6 +107,16 @@ int	envelope_string_copy(const char *line, const struct envelope_value *v,
 int	envelope_int64(const char *line, const struct envelope_value *v,
 	    int64_t *out);
 
+/* Room for any int64_t in decimal, with its sign and the NUL. */
+#define ENVELOPE_INT64_BYTES	21
+
+/*
+ * Write v in decimal as JSON writes it, NUL-terminated, into buf (at least
+ * ENVELOPE_INT64_BYTES); returns its length.  No printf: it is called for
+ * every forwarded message.
+ */
+size_t	envelope_print_int64(int64_t v, char *buf);
+
 /* Replace line[off, off + len) with text[0, text_len). */
 struct envelope_edit {
 	size_t		 off;

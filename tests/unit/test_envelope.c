@@ -1300,6 +1300,48 @@ START_TEST(test_envelope_int64)
 }
 END_TEST
 
+/* The text of an int64_t, against printf and back through the scanner. */
+START_TEST(test_envelope_print_int64)
+{
+	static const int64_t edges[] = {
+		0, 1, -1, 9, 10, 11, -9, -10, 99, 100, 101, -100, 999, 1000,
+		123456789, -123456789, 999999999999999999LL,
+		1000000000000000000LL, INT64_MAX, INT64_MAX - 1, INT64_MIN,
+		INT64_MIN + 1,
+	};
+	char		 buf[ENVELOPE_INT64_BYTES], want[32], m[64];
+	struct envelope	 env;
+	uint64_t	 x = 0x9e3779b97f4a7c15ULL;
+	int64_t		 v, back;
+	size_t		 i, n;
+
+	for (i = 0; i < nitems(edges) + 200000; i++) {
+		if (i < nitems(edges))
+			v = edges[i];
+		else if (i < nitems(edges) + 100000)
+			v = (int64_t)i - 50000;
+		else {
+			/* xorshift: values of every length and sign */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v = (int64_t)(x >> (x % 64));
+			if (x & 1)
+				v = -v;
+		}
+		memset(buf, 'x', sizeof buf);
+		n = envelope_print_int64(v, buf);
+		snprintf(want, sizeof want, "%lld", (long long)v);
+		ck_assert_str_eq(buf, want);
+		ck_assert_uint_eq(n, strlen(want));
+		snprintf(m, sizeof m, "{\"id\":%s}", buf);
+		scan_ok(m, &env);
+		ck_assert_int_eq(envelope_int64(m, &env.id, &back), 0);
+		ck_assert(back == v);
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_numbers)
 {
 	static const char *ok[] = {
@@ -2069,6 +2111,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_utf8_valid);
 	tcase_add_test(tc, test_envelope_long_strings);
 	tcase_add_test(tc, test_envelope_int64);
+	tcase_add_test(tc, test_envelope_print_int64);
 	tcase_add_test(tc, test_envelope_numbers);
 	tcase_add_test(tc, test_envelope_depth);
 	tcase_add_test(tc, test_envelope_brackets);
