@@ -180,7 +180,6 @@ extern const char *router_levels[8];
 
 /* The index of a level name in router_levels, or -1. */
 int		 router_level_index(const char *name);
-/* Decimal text of an id into buf (24 bytes); returns its length. */
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
