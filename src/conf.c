@@ -41,7 +41,6 @@
 #include "util.h"
 #include "xmalloc.h"
 
-#define CONF_NAME_MAX_LEN	64
 #define CONF_MEMORY_FILE	"<config>"
 #define CONF_SOFT_UNSET		SIZE_MAX	/* until the "mcpd" object is read */
 
@@ -360,7 +359,7 @@ conf_object_first_keys(const cJSON *object)
 	return (first);
 }
 
-static int
+int
 conf_valid_name(const char *name)
 {
 	size_t	 len;
@@ -1080,7 +1079,7 @@ conf_collect_servers(struct conf_parse *cp, const char *shape,
 static void
 conf_parse_root(struct conf_parse *cp, const cJSON *root)
 {
-	const cJSON		*item;
+	const cJSON		*item, *groups = NULL;
 	struct conf_entry	*entries = NULL;
 	struct conf_key		*keys;
 	const char		*key, *shape;
@@ -1104,7 +1103,9 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 			    "mcpServers";
 			conf_collect_servers(cp, shape, item, &entries,
 			    &nentries);
-		} else if (strcmp(key, "mcpd") != 0 &&
+		} else if (strcmp(key, "groups") == 0)
+			groups = item;
+		else if (strcmp(key, "mcpd") != 0 &&
 		    strcmp(key, "inputs") != 0)
 			conf_warn(cp, key, "unknown key, ignored");
 	}
@@ -1134,6 +1135,8 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 	}
 	free(first_name);
 	free(entries);
+	/* Groups name servers: they come after every server. */
+	conf_group_parse(cp, groups);
 }
 
 /* Daemon-wide settings that depend on each other. */
@@ -1491,6 +1494,7 @@ conf_free(struct conf *conf)
 	for (i = 0; i < conf->nservers; i++)
 		conf_server_free(&conf->servers[i]);
 	free(conf->servers);
+	conf_groups_free(conf);
 	free(conf->file);
 	free(conf->socket_group);
 	free(conf->cgroup);

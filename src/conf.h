@@ -200,10 +200,24 @@ struct conf_server {
 	struct conf_oauth oauth;	/* all NULL without has_oauth */
 };
 
+/*
+ * A group: one session over several servers (daemon/group.c).  Its name
+ * and its servers' names share one namespace.
+ */
+struct conf_group {
+	char		*name;
+	char		**servers;	/* members, in group order */
+	size_t		 nservers;
+	char		*separator;	/* between member and tool names */
+	int		 builtin;	/* "all": every enabled server */
+};
+
 struct conf {
 	char			*file;		/* NULL when parsed from memory */
 	struct conf_server	*servers;	/* in file order */
 	size_t			 nservers;
+	struct conf_group	*groups;	/* in file order, then "all" */
+	size_t			 ngroups;
 	/* Daemon-wide, from the "mcpd" object. */
 	size_t			 client_output_hard_bytes;
 	size_t			 client_output_soft_bytes;
@@ -265,6 +279,10 @@ struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
 struct conf	*conf_load(const char *file, struct conf_diags *);
 void		 conf_free(struct conf *);
 const struct conf_server *conf_find(const struct conf *, const char *name);
+const struct conf_group *conf_find_group(const struct conf *,
+		    const char *name);
+int		 conf_group_equal(const struct conf_group *,
+		    const struct conf_group *);
 /* A deep copy that outlives its conf (each worker owns one). */
 struct conf_server *conf_server_dup(const struct conf_server *);
 void		 conf_server_release(struct conf_server *);

@@ -11,6 +11,8 @@
 
 #include "conf.h"
 
+#define CONF_NAME_MAX_LEN	64	/* servers and groups */
+
 /* State of one conf_parse call. */
 struct conf_parse {
 	struct conf_diags	*diags;
@@ -36,6 +38,8 @@ void		 conf_warn(struct conf_parse *, const char *path,
 /* A string member, expanded; NULL (reported) if not a string or bad. */
 char		*conf_string(struct conf_parse *, const char *path,
 		    const cJSON *);
+/* A server or group name: 1 to CONF_NAME_MAX_LEN of A-Z a-z 0-9 . _ - */
+int		 conf_valid_name(const char *);
 /* first[i]: the position of the first key equal to the i-th one. */
 size_t		*conf_object_first_keys(const cJSON *);
 
@@ -67,5 +71,12 @@ void		 conf_remote_copy(struct conf_server *,
 int		 conf_set_equal(char *const *, char *const *, size_t n);
 int		 conf_remote_equal(const struct conf_server *,
 		    const struct conf_server *);
+
+/*
+ * conf_group.c: the "groups" object (NULL if absent), read once every
+ * server is known, and the built-in group "all".
+ */
+void		 conf_group_parse(struct conf_parse *, const cJSON *groups);
+void		 conf_groups_free(struct conf *);
 
 #endif /* MCPD_CONF_INT_H */

@@ -565,6 +565,99 @@ START_TEST(test_shape_not_object)
 }
 END_TEST
 
+/* Groups: members, the shared namespace, the separator, "all". */
+START_TEST(test_groups)
+{
+	struct conf_diags	 d;
+	struct conf		*conf;
+	const struct conf_group	*g;
+
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'x'}, "
+	    "'b': {'command': 'y'}, 'off': {'command': 'z', "
+	    "'disabled': true}}, 'groups': {'dev': {'servers': ['b', 'a', "
+	    "'off'], 'separator': '_x-'}}}");
+	ck_assert_uint_eq(conf->ngroups, 2);
+	g = conf_find_group(conf, "dev");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->nservers, 3);
+	ck_assert_str_eq(g->servers[0], "b");
+	ck_assert_str_eq(g->servers[2], "off");
+	ck_assert_str_eq(g->separator, "_x-");
+	ck_assert_int_eq(g->builtin, 0);
+	/* The built-in group: every enabled server, in file order. */
+	g = conf_find_group(conf, "all");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->builtin, 1);
+	ck_assert_uint_eq(g->nservers, 2);
+	ck_assert_str_eq(g->servers[0], "a");
+	ck_assert_str_eq(g->servers[1], "b");
+	ck_assert_str_eq(g->separator, "__");
+	ck_assert(conf_group_equal(g, g));
+	ck_assert(!conf_group_equal(g, conf_find_group(conf, "dev")));
+	ck_assert_ptr_null(conf_find_group(conf, "a"));
+	conf_free(conf);
+
+	/* Without servers, "all" is an empty group. */
+	conf = parse_ok("{}");
+	ck_assert_uint_eq(conf->ngroups, 1);
+	ck_assert_uint_eq(conf->groups[0].nservers, 0);
+	conf_free(conf);
+
+	/* A configured "all" wins over the built-in one. */
+	expect_warning("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
+	    "{'all': {'servers': ['a']}}}", "groups.all: this group replaces "
+	    "the built-in group of every server");
+	expect_warning("{'mcpServers': {'all': {'command': 'x'}}}",
+	    "mcpServers.all: a server named \"all\" hides the built-in "
+	    "group of every server");
+	conf = parse("{'mcpServers': {'all': {'command': 'x'}}}", &d);
+	ck_assert_ptr_null(conf_find_group(conf, "all"));
+	conf_free(conf);
+	conf_diags_free(&d);
+
+	expect_warning("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
+	    "{'g': {'servers': ['a'], 'color': 'red'}}}",
+	    "groups.g.color: unknown key, ignored");
+}
+END_TEST
+
+START_TEST(test_group_errors)
+{
+#define S "'mcpServers': {'a': {'command': 'x'}, 'b': {'command': 'y'}}"
+	expect_error("{" S ", 'groups': []}", "groups: expected an object");
+	expect_error("{" S ", 'groups': {'g': []}}",
+	    "groups.g: expected an object");
+	expect_error("{" S ", 'groups': {'a': {'servers': ['b']}}}",
+	    "groups.a: a server has this name: servers and groups share one "
+	    "namespace");
+	expect_error("{" S ", 'groups': {'g/h': {'servers': ['b']}}}",
+	    "groups.g/h: invalid group name: use 1 to 64 of A-Z a-z 0-9 . _ "
+	    "-");
+	expect_error("{" S ", 'groups': {'g': {}}}",
+	    "groups.g: a group needs \"servers\"");
+	expect_error("{" S ", 'groups': {'g': {'servers': []}}}",
+	    "groups.g.servers: expected a non-empty array of server names");
+	expect_error("{" S ", 'groups': {'g': {'servers': 'a'}}}",
+	    "groups.g.servers: expected a non-empty array of server names");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 'c']}}}",
+	    "groups.g.servers[1]: no server named \"c\"");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 7]}}}",
+	    "groups.g.servers[1]: expected a server name");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 'b', 'a']}}}",
+	    "groups.g.servers[2]: \"a\" is listed twice");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
+	    "'separator': ''}}}",
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
+	    "'separator': '.'}}}",
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a']}, "
+	    "'g': {'servers': ['b']}}}",
+	    "groups: duplicate group name \"g\"");
+#undef S
+}
+END_TEST
+
 START_TEST(test_command_errors)
 {
 	expect_server_error("{'args': []}",
@@ -2699,6 +2792,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_json_embedded_nul);
 	tcase_add_test(tc, test_shape_not_object);
 	tcase_add_test(tc, test_command_errors);
+	tcase_add_test(tc, test_groups);
+	tcase_add_test(tc, test_group_errors);
 	tcase_add_test(tc, test_args_errors);
 	tcase_add_test(tc, test_env_errors);
 	tcase_add_test(tc, test_cwd_errors);
