@@ -120,6 +120,40 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 	}
 }
 
+/* The groups: a line each, its members with their states. */
+static void
+admin_print_groups(const cJSON *groups)
+{
+	const cJSON	*g, *m;
+	int		 namew = 5;
+	size_t		 len;
+
+	if (cJSON_GetArraySize(groups) == 0)
+		return;
+	cJSON_ArrayForEach(g, groups) {
+		len = strlen(out_str(g, "name") ? out_esc(out_str(g, "name")) :
+		    "");
+		if ((int)len > namew)
+			namew = (int)len;
+	}
+	printf("\n%-*s  %7s  %8s  %s\n", namew, "GROUP", "CLIENTS",
+	    "REQUESTS", "SERVERS");
+	cJSON_ArrayForEach(g, groups) {
+		printf("%-*s  %7.0f  %8.0f ", namew,
+		    out_str(g, "name") ? out_esc(out_str(g, "name")) : "?",
+		    out_num(g, "clients", 0), out_num(g, "requests", 0));
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(g,
+		    "servers")) {
+			printf(" %s", out_str(m, "name") ?
+			    out_esc(out_str(m, "name")) : "?");
+			printf("(%s)", out_str(m, "state") ?
+			    out_esc(out_str(m, "state")) : "?");
+		}
+		printf("%s\n", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+		    g, "servers")) == 0 ? " -" : "");
+	}
+}
+
 /* What a remote server's session looks like, in a word. */
 static const char *
 admin_remote_session(const cJSON *remote)
@@ -278,6 +312,9 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		    "servers"));
 		admin_print_logins(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
+		if (argc == 0)
+			admin_print_groups(cJSON_GetObjectItemCaseSensitive(
+			    result, "groups"));
 	}
 	cJSON_Delete(result);
 	return (DIAG_EXIT_OK);

@@ -213,8 +213,8 @@ connect_attach_error(const char *label, const char *server,
 	    strncmp(text + len, ": ", 2) == 0)
 		text += len + 2;
 	if (cJSON_IsNumber(code) && code->valueint == MCPD_ERR_UNKNOWN_SERVER)
-		diag_warnx(label, "unknown server (`mcpctl status` lists "
-		    "the configured ones)");
+		diag_warnx(label, "unknown server or group (`mcpctl "
+		    "status` lists the configured ones)");
 	else if (cJSON_IsNumber(code) &&
 	    code->valueint == RPC_METHOD_NOT_FOUND)
 		diag_warnx(label, "this mcpd cannot attach clients to "

@@ -53,6 +53,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "control.h"
+#include "group.h"
 #include "follow.h"
 #include "frame.h"
 #include "log.h"
@@ -92,6 +93,7 @@ struct client {
 	struct frame		*frame;
 	struct outq		*out;
 	struct attachment	*att;		/* NULL: not attached */
+	struct group_session	*group;		/* or attached to a group */
 	struct follow_set	 follows;	/* servers followed (serials) */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	size_t			 frame_counted;	/* input buffer, in the budget */
@@ -160,6 +162,10 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	if (c->att != NULL) {
 		router_detach(c->att, "client disconnected");
 		c->att = NULL;
+	}
+	if (c->group != NULL) {
+		group_detach(c->group, "client disconnected");
+		c->group = NULL;
 	}
 	logs_unfollow_all(c->mcpd, c);
 	c->mcpd->nclients--;
@@ -340,8 +346,13 @@ client_send_error(struct client *c, const cJSON *id, int code,
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	if (c->att == NULL ||
-	    router_client_line(c->att, line, len) == ROUTER_LINE_CONTROL)
+	enum router_line	 what = ROUTER_LINE_CONTROL;
+
+	if (c->att != NULL)
+		what = router_client_line(c->att, line, len);
+	else if (c->group != NULL)
+		what = group_client_line(c->group, line, len);
+	if (what == ROUTER_LINE_CONTROL)
 		control_line(c->mcpd, c, line, len);
 }
 
@@ -427,7 +438,8 @@ client_maybe_close(struct client *c)
 		client_lost(c, "connection closed");
 		return;
 	}
-	if (c->att != NULL && router_attachment_busy(c->att)) {
+	if ((c->att != NULL && router_attachment_busy(c->att)) ||
+	    (c->group != NULL && group_session_busy(c->group))) {
 		evtimer_add(c->ev_hup, &tv);
 		return;
 	}
@@ -939,6 +951,18 @@ struct attachment *
 client_attachment(const struct client *c)
 {
 	return (c->att);
+}
+
+void
+client_attach_group(struct client *c, struct group_session *gs)
+{
+	c->group = gs;
+}
+
+int
+client_is_attached(const struct client *c)
+{
+	return (c->att != NULL || c->group != NULL);
 }
 
 /* The router dropped this client (its server was removed): close it. */

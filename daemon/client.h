@@ -20,6 +20,7 @@
 
 struct attachment;
 struct follow_set;
+struct group_session;
 struct iovec;
 struct mcpd;
 struct client;
@@ -37,6 +38,10 @@ void	 client_pause(struct client *);
 void	 client_resume(struct client *);
 void	 client_attach(struct client *, struct attachment *);
 struct attachment *client_attachment(const struct client *);
+/* Attached to a group instead (group.h). */
+void	 client_attach_group(struct client *, struct group_session *);
+/* Attached to a server or a group. */
+int	 client_is_attached(const struct client *);
 void	 client_detached(struct client *, const char *reason);
 void	 client_idle(struct client *);
 /* Mark it dead, to be freed from a deferred event (as client_lost). */

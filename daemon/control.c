@@ -17,6 +17,7 @@
 
 #include "budget.h"
 #include "client.h"
+#include "group.h"
 #include "clock.h"
 #include "control.h"
 #include "envelope.h"
@@ -199,6 +200,7 @@ control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		return;
 	result = cJSON_CreateObject();
 	cJSON_AddItemToObject(result, "servers", control_servers_json(v, n));
+	cJSON_AddItemToObject(result, "groups", group_status_json(mcpd));
 	cJSON_AddItemToObject(result, "daemon", control_daemon_json(mcpd));
 	free(v);
 	client_send_json(c, rpc_make_result(id, result));
@@ -334,6 +336,8 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
 	const cJSON	*name, *info, *version;
+	const struct conf_group *g;
+	struct group_session *gs;
 	struct worker	*w;
 	cJSON		*result, *init;
 	const char	*text;
@@ -344,14 +348,23 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "expected {\"server\": NAME}");
 		return;
 	}
-	if (client_attachment(c) != NULL) {
+	if (client_is_attached(c)) {
 		client_send_error(c, id, RPC_INVALID_REQUEST, "this connection "
 		    "is already attached to a server");
 		return;
 	}
-	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL) {
+	/* A server's name hides a group's ("all" may be both). */
+	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL &&
+	    (g = conf_find_group(mcpd->conf, name->valuestring)) != NULL) {
+		gs = group_attach(mcpd, g, c);
+		client_send_json(c, rpc_make_result(id,
+		    group_attach_result(gs)));
+		client_attach_group(c, gs);
+		return;
+	}
+	if (w == NULL) {
 		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
-		    "unknown server: %s", name->valuestring);
+		    "unknown server or group: %s", name->valuestring);
 		return;
 	}
 	result = cJSON_CreateObject();

@@ -28,6 +28,7 @@
 
 #include "cgroup.h"
 #include "client.h"
+#include "group.h"
 #include "clock.h"
 #include "conf.h"
 #include "guard.h"
@@ -255,6 +256,7 @@ mcpd_free(struct mcpd *mcpd)
 	struct worker	*w;
 
 	client_free_all(mcpd);
+	group_registry_free(mcpd);
 	login_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);

@@ -18,6 +18,7 @@
 struct client;
 struct client_pool;
 struct conf;
+struct group_registry;
 struct guard;
 struct listener;
 struct login;
@@ -59,6 +60,9 @@ struct mcpd {
 	struct worker_list	 workers;
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
+
+	/* group.c: sessions of clients attached to groups, counters */
+	struct group_registry	*groups;
 
 	/* client.c */
 	struct client_list	 clients;

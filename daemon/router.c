@@ -45,6 +45,7 @@
 
 #include "budget.h"
 #include "client.h"
+#include "group.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
@@ -91,6 +92,73 @@ router_text(const char *line, const struct envelope_value *v)
 }
 
 /*
+ * The peer of an attachment: a client's connection, or a group session's
+ * link to this server (group.h).  Every message and every signal to the
+ * peer goes through these.
+ */
+
+void
+router_peer_queue(struct attachment *a, const struct iovec *iov, int n)
+{
+	if (a->link != NULL)
+		group_link_deliver(a->link, iov, n);
+	else
+		client_queue_iov(a->client, iov, n);
+}
+
+static void
+router_peer_queue_owned(struct attachment *a, const struct iovec *iov,
+    int n, void *mem, size_t size)
+{
+	if (a->link != NULL) {
+		group_link_deliver(a->link, iov, n);
+		free(mem);
+	} else
+		client_queue_iov_owned(a->client, iov, n, mem, size);
+}
+
+static void
+router_peer_pause(struct attachment *a, int pause)
+{
+	if (a->link != NULL)
+		group_link_pause(a->link, pause);
+	else if (pause)
+		client_pause(a->client);
+	else
+		client_resume(a->client);
+}
+
+static pid_t
+router_peer_pid(const struct attachment *a)
+{
+	return (a->link != NULL ? group_link_pid(a->link) :
+	    client_pid(a->client));
+}
+
+static uint64_t
+router_peer_serial(const struct attachment *a)
+{
+	return (a->link != NULL ? group_link_serial(a->link) :
+	    client_serial(a->client));
+}
+
+static void
+router_peer_idle(struct attachment *a)
+{
+	if (a->link == NULL)
+		client_idle(a->client);
+}
+
+static void
+router_peer_detached(struct attachment *a, const char *reason)
+{
+	if (a->link != NULL)
+		group_link_detached(a->link, reason);
+	else
+		client_detached(a->client, reason);
+}
+
+/*
  * Output.
  */
 
@@ -110,17 +178,17 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 	    nitems(iov))) == 0) {
 		log_warnx("%s: cannot rewrite a message for client %llu; "
 		    "dropped", worker_name(a->router->worker),
-		    (unsigned long long)client_serial(a->client));
+		    (unsigned long long)router_peer_serial(a));
 		return;
 	}
 	a->router->bytes_down += len;
 	/* A large reply: pass the server's buffer on instead of a copy. */
 	if (may_steal && len >= ROUTER_NO_COPY_BYTES && (owned =
 	    worker_steal_line(a->router->worker, line, &size)) != NULL) {
-		client_queue_iov_owned(a->client, iov, (int)n, owned, size);
+		router_peer_queue_owned(a, iov, (int)n, owned, size);
 		return;
 	}
-	client_queue_iov(a->client, iov, (int)n);
+	router_peer_queue(a, iov, (int)n);
 }
 
 void
@@ -140,10 +208,10 @@ router_pause_clients(struct router *r, int pause)
 		r->nwaiting_turn = 0;
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		if (pause)
-			client_pause(a->client);
+			router_peer_pause(a, 1);
 		else {
 			a->waits_turn = 0;
-			client_resume(a->client);
+			router_peer_pause(a, 0);
 		}
 	}
 }
@@ -159,7 +227,7 @@ router_wait_turn(struct attachment *a)
 		return;
 	a->waits_turn = 1;
 	r->nwaiting_turn++;
-	client_pause(a->client);
+	router_peer_pause(a, 1);
 }
 
 /*
@@ -180,7 +248,7 @@ router_take_turns(struct router *r)
 		if (!a->waits_turn)
 			continue;
 		a->waits_turn = 0;
-		client_resume(a->client);
+		router_peer_pause(a, 0);
 	}
 }
 
@@ -249,7 +317,7 @@ router_client_error(struct attachment *a, const char *id, size_t id_len,
 	iov[3].iov_len = strlen(quoted);
 	iov[4].iov_base = (void *)"}}";
 	iov[4].iov_len = 2;
-	client_queue_iov(a->client, iov, (int)nitems(iov));
+	router_peer_queue(a, iov, (int)nitems(iov));
 	free(quoted);
 	free(message);
 }
@@ -271,7 +339,7 @@ router_client_result(struct attachment *a, const char *id, size_t id_len,
 	iov[3].iov_len = result_len;
 	iov[4].iov_base = (void *)"}";
 	iov[4].iov_len = 1;
-	client_queue_iov(a->client, iov, (int)nitems(iov));
+	router_peer_queue(a, iov, (int)nitems(iov));
 }
 
 /* A result or error to the server for its request (raw id text). */
@@ -442,7 +510,7 @@ router_record(struct router *r, struct router_pending *p,
 		return;
 	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
 	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
-	    (long)client_pid(p->att->client) : 0L);
+	    (long)router_peer_pid(p->att) : 0L);
 	log_event(outcome == ROUTER_OUTCOME_OK ||
 	    outcome == ROUTER_OUTCOME_CANCELLED ? LOG_INFO : LOG_NOTICE,
 	    MCPD_MID_REQUEST, f, nitems(f),
@@ -525,7 +593,7 @@ static void
 router_check_idle(struct attachment *a)
 {
 	if (a->ninflight == 0 && a->nwaiting == 0)
-		client_idle(a->client);
+		router_peer_idle(a);
 }
 
 /* Forget a held request (on r->waiting or already taken off it). */
@@ -651,10 +719,14 @@ router_session_ready(struct router *r, int first)
 		/* What it offers may have changed with it. */
 		TAILQ_FOREACH(a, &r->atts, entry) {
 			for (i = 0; i < nitems(changed); i++)
-				client_queue_iov(a->client, &(struct iovec){
+				router_peer_queue(a, &(struct iovec){
 				    (void *)changed[i], strlen(changed[i]) }, 1);
 		}
 	}
+	/* A group's lists gain this server's tools. */
+	TAILQ_FOREACH(a, &r->atts, entry)
+		if (first && a->link != NULL)
+			group_link_session(a->link, 1);
 
 	if (r->paused)
 		router_pause_clients(r, 0);
@@ -704,7 +776,7 @@ router_session_down(struct router *r, const char *reason)
 		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
 		    "%lld,\"reason\":\"server exited\"}}",
 		    (long long)d->down_id);
-		client_queue_iov(a->client, &(struct iovec){ text, (size_t)n },
+		router_peer_queue(a, &(struct iovec){ text, (size_t)n },
 		    1);
 		hmap_del_i64(r->downs, d->down_id);
 		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
@@ -712,6 +784,10 @@ router_session_down(struct router *r, const char *reason)
 		free(d->server_id);
 		free(d);
 	}
+	/* A group's lists lose this server's tools. */
+	TAILQ_FOREACH(a, &r->atts, entry)
+		if (a->link != NULL)
+			group_link_session(a->link, 0);
 	/* Paused clients resume with the next session (or its refusal). */
 }
 
@@ -768,14 +844,15 @@ router_client_capabilities(const struct router *r)
  * Attachments.
  */
 
-struct attachment *
-router_attach(struct router *r, struct client *c)
+static struct attachment *
+router_attach_peer(struct router *r, struct client *c, struct glink *link)
 {
 	struct attachment	*a;
 
 	a = xcalloc(1, sizeof *a);
 	a->router = r;
 	a->client = c;
+	a->link = link;
 	a->ids = hmap_new(hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
@@ -784,8 +861,20 @@ router_attach(struct router *r, struct client *c)
 	TAILQ_INSERT_TAIL(&r->atts, a, entry);
 	r->natts++;
 	if (r->paused)
-		client_pause(c);
+		router_peer_pause(a, 1);
 	return (a);
+}
+
+struct attachment *
+router_attach(struct router *r, struct client *c)
+{
+	return (router_attach_peer(r, c, NULL));
+}
+
+struct attachment *
+router_attach_link(struct router *r, struct glink *link)
+{
+	return (router_attach_peer(r, NULL, link));
 }
 
 void
@@ -876,7 +965,7 @@ router_free(struct router *r)
 	struct router_waiting	*wt;
 
 	while ((a = TAILQ_FIRST(&r->atts)) != NULL) {
-		client_detached(a->client, "server removed");
+		router_peer_detached(a, "server removed");
 		router_detach(a, "server removed");
 	}
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL)

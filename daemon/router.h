@@ -19,6 +19,7 @@
 
 struct attachment;
 struct client;
+struct glink;
 struct mcpd;
 struct router;
 struct worker;
@@ -41,6 +42,8 @@ cJSON		*router_client_capabilities(const struct router *);
 
 /* From clients. */
 struct attachment *router_attach(struct router *, struct client *);
+/* A group session's link to this server (group.h) attaches like a client. */
+struct attachment *router_attach_link(struct router *, struct glink *);
 void		 router_detach(struct attachment *, const char *reason);
 /* What became of a client's line. */
 enum router_line {

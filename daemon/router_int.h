@@ -18,7 +18,9 @@ struct client;
 struct envelope_edit;
 struct envelope_value;
 struct event;
+struct glink;
 struct hmap;
+struct iovec;
 struct idtab;
 struct mcpd;
 struct worker;
@@ -116,7 +118,8 @@ TAILQ_HEAD(router_waiting_list, router_waiting);
 
 struct attachment {
 	struct router		*router;
-	struct client		*client;
+	struct client		*client;	/* NULL for a group's link */
+	struct glink		*link;		/* NULL for a client */
 	struct hmap		*ids;		/* client id text -> pending */
 	struct router_pending_list inflight;
 	size_t			 ninflight;
@@ -183,6 +186,9 @@ int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
+/* A message to the attachment's peer, a client or a group's link. */
+void		 router_peer_queue(struct attachment *,
+		    const struct iovec *, int);
 /* Output.  The edits are spliced in (envelope_splice) on the way. */
 void		 router_send_client(struct attachment *, const char *line,
 		    size_t len, const struct envelope_edit *edits,

@@ -30,6 +30,8 @@
  *   --flood-method=NAME        the method of those requests
  *   --hang-after-init          answer initialize, then nothing more (yet
  *                              keep reading stdin)
+ *   --tools-page=N             tools/list in pages of N tools, the cursor
+ *                              being the index of the next one
  *   --slow-ms=N                take N ms over each request, and read
  *                              stdin 4 KiB at a time (a slow reader)
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
@@ -135,6 +137,7 @@ struct fake {
 	long long	 flood_bytes;
 	long long	 flood_requests;
 	int		 hang_after_init;
+	long		 tools_page;		/* tools per page; 0: one page */
 	long long	 slow_ms;
 	const char	*flood_method;
 	int		 close_stdout_after_init;
@@ -289,6 +292,7 @@ static const struct fake_resource fake_resources[] = {
 "  --flood-requests=N         after the init reply: N requests, then hang\n" \
 "  --flood-method=NAME        their method (ping)\n" \
 "  --hang-after-init          answer initialize, then nothing more\n" \
+"  --tools-page=N             tools/list in pages of N tools (cursors)\n" \
 "  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
@@ -1290,12 +1294,32 @@ static void
 fake_tools_list(struct fake *f, struct fake_msg *m, cJSON *params)
 {
 	const struct fake_tool	*t;
+	const cJSON		*cursor;
 	cJSON			*result, *tools, *tool;
-	size_t			 i;
+	size_t			 i, first = 0;
+	size_t			 end = sizeof fake_tools / sizeof *fake_tools;
+	char			 next[24], *stop;
 
+	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+	if (cursor != NULL) {
+		if (!cJSON_IsString(cursor) || (first = strtoul(
+		    cursor->valuestring, &stop, 10), *stop != '\0') ||
+		    first >= end) {
+			fake_error(f, m->id_text, RPC_INVALID_PARAMS,
+			    "Invalid params: unknown cursor", NULL);
+			return;
+		}
+	}
+	if (f->tools_page > 0 && first + (size_t)f->tools_page < end)
+		end = first + (size_t)f->tools_page;
+	/* end is now this page's end; the list's is sizeof fake_tools. */
 	result = cJSON_CreateObject();
 	tools = cJSON_AddArrayToObject(result, "tools");
-	for (i = 0; i < sizeof fake_tools / sizeof *fake_tools; i++) {
+	if (end < sizeof fake_tools / sizeof *fake_tools) {
+		snprintf(next, sizeof next, "%zu", end);
+		cJSON_AddStringToObject(result, "nextCursor", next);
+	}
+	for (i = first; i < end; i++) {
 		t = &fake_tools[i];
 		tool = cJSON_CreateObject();
 		cJSON_AddStringToObject(tool, "name", t->name);
@@ -1576,6 +1600,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_FLOOD_REQUESTS,
 		OPT_FLOOD_METHOD,
 		OPT_HANG_AFTER_INIT,
+		OPT_TOOLS_PAGE,
 		OPT_SLOW_MS,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
@@ -1607,6 +1632,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		  OPT_FLOOD_REQUESTS },
 		{ "flood-method", required_argument, NULL, OPT_FLOOD_METHOD },
 		{ "hang-after-init", no_argument, NULL, OPT_HANG_AFTER_INIT },
+		{ "tools-page", required_argument, NULL, OPT_TOOLS_PAGE },
 		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
@@ -1688,6 +1714,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_HANG_AFTER_INIT:
 			f->hang_after_init = 1;
+			break;
+		case OPT_TOOLS_PAGE:
+			f->tools_page = fake_flag_number("tools-page", optarg, 1,
+			    100);
 			break;
 		case OPT_SLOW_MS:
 			f->slow_ms = fake_flag_number("slow-ms", optarg, 0,

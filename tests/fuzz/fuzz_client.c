@@ -65,6 +65,7 @@
 #include "control.h"
 #include "envelope.h"
 #include "fuzz.h"
+#include "group.h"
 #include "hmap.h"
 #include "log.h"
 #include "mcpd.h"
@@ -667,6 +668,43 @@ pid_t
 client_pid(const struct client *c)
 {
 	return ((pid_t)(1000 + c->serial));
+}
+
+/* No group session attaches here: a link's peer never runs. */
+void
+group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
+{
+	abort();
+}
+
+void
+group_link_pause(struct glink *l, int pause)
+{
+	abort();
+}
+
+pid_t
+group_link_pid(const struct glink *l)
+{
+	abort();
+}
+
+uint64_t
+group_link_serial(const struct glink *l)
+{
+	abort();
+}
+
+void
+group_link_detached(struct glink *l, const char *reason)
+{
+	abort();
+}
+
+void
+group_link_session(struct glink *l, int up)
+{
+	abort();
 }
 
 /*

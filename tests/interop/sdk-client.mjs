@@ -12,6 +12,14 @@
 // replies and notifications never mix with the first one's.  With
 // --memory, two clients of one server-memory share its knowledge graph;
 // with --filesystem, server-filesystem reads FILE and finds TEXT in it.
+// With --group NAME:FILE:TEXT (instead of the server-everything checks),
+// one session over the group NAME of server-everything (as "everything"),
+// server-memory ("memory"), server-filesystem ("filesystem") and mcp-fake
+// listing its tools two per page ("paged"): merged and renamed lists
+// across pages, calls, progress and sampling routed to
+// their member, resources read by URI, logging/setLevel, an unknown tool
+// refused, and a member killed mid-call (that call fails, the others go
+// on, list_changed arrives).
 //
 // One line per check ("ok N - ..." or "not ok N - ..."), a closing
 // "interop: N passed, N failed" line; exit 0 only if every check passed.
@@ -23,7 +31,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
   CreateMessageRequestSchema,
   ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { execFileSync } from "node:child_process";
 
 // ---------------------------------------------------------------------------
 // Command line.
@@ -52,6 +62,14 @@ const opts = { server: "everything", timeoutS: 60 };
         const a = v.indexOf(":"), b = v.lastIndexOf(":");
         if (a <= 0 || b <= a) usage("--filesystem takes NAME:FILE:TEXT");
         opts.filesystem = { name: v.slice(0, a), file: v.slice(a + 1, b),
+          text: v.slice(b + 1) };
+        break;
+      }
+      case "--group": {
+        const v = want();
+        const a = v.indexOf(":"), b = v.lastIndexOf(":");
+        if (a <= 0 || b <= a) usage("--group takes NAME:FILE:TEXT");
+        opts.group = { name: v.slice(0, a), file: v.slice(a + 1, b),
           text: v.slice(b + 1) };
         break;
       }
@@ -497,6 +515,168 @@ async function filesystem() {
 }
 
 // ---------------------------------------------------------------------------
+// A group of the three servers, through one session.
+
+// listAll(CLIENT, METHOD, KEY): every page of a list; returns
+// { items, pages }.
+async function listAll(client, method, key) {
+  const items = [];
+  let cursor, pages = 0;
+  do {
+    const params = cursor !== undefined ? { cursor } : {};
+    const r = await client[method](params, REQ);
+    assert(Array.isArray(r[key]), `${method} has no ${key}: ${JSON.stringify(r).slice(0, 200)}`);
+    items.push(...r[key]);
+    cursor = r.nextCursor;
+    pages++;
+    assert(pages < 100, `${method}: more than 100 pages`);
+  } while (cursor !== undefined);
+  return { items, pages };
+}
+
+function serverPid(name) {
+  const js = JSON.parse(execFileSync(MCPCTL, ["-s", opts.socket, "--json", "status"],
+    { encoding: "utf8" }));
+  const s = js.servers.find((x) => x.name === name);
+  assert(s && s.pid > 0, `no pid for ${name} in status`);
+  return s.pid;
+}
+
+async function group() {
+  const { name, file, text } = opts.group;
+  const samplingText = `sampled-in-group-${nonce}`;
+  let g, tools = [];
+  const changed = [];
+
+  await check(`initialize through mcpctl connect ${name}`, async () => {
+    g = await connectClient("group", name, samplingText);
+    g.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed.push(Date.now());
+    });
+    const info = g.client.getServerVersion();
+    assert(info && info.name === `mcpd group ${name}`, `serverInfo ${JSON.stringify(info)}`);
+    const caps = g.client.getServerCapabilities() || {};
+    for (const k of ["tools", "prompts", "resources"])
+      assert(caps[k] && caps[k].listChanged === true, `${k}.listChanged not declared: ${JSON.stringify(caps)}`);
+    const instr = g.client.getInstructions() || "";
+    assert(instr.includes("## everything"), `instructions do not carry server-everything's: ${JSON.stringify(instr).slice(0, 200)}`);
+    return `serverInfo ${info.name} ${info.version}`;
+  }, { fatal: true });
+
+  await check("tools/list is the union, renamed MEMBER__NAME, across pages", async () => {
+    let pages;
+    ({ items: tools, pages } = await listAll(g.client, "listTools", "tools"));
+    const names = tools.map((t) => t.name);
+    for (const want of ["everything__echo", "memory__read_graph",
+      "filesystem__list_allowed_directories", "paged__echo", "paged__stderr"])
+      assert(names.includes(want), `no ${want} among ${names.length} tools`);
+    for (const n of names)
+      assert(/^[A-Za-z0-9_-]{1,64}$/.test(n), `tool name ${JSON.stringify(n)} breaks the model APIs' rules`);
+    assert(new Set(names).size === names.length, "a tool name appears twice");
+    const members = new Set(names.map((n) => n.split("__")[0]));
+    assert(members.size === 4, `tools of ${[...members].join(", ")} only`);
+    const paged = names.filter((n) => n.startsWith("paged__")).length;
+    assert(paged === 7, `${paged} tools of paged, which lists 7 two per page`);
+    assert(pages === 4, `${pages} pages; paged's 7 tools two per page make 4`);
+    return `${names.length} tools of 4 servers in ${pages} pages`;
+  }, { fatal: true });
+
+  await check("calls reach the right member", async () => {
+    const msg = `group echo ${nonce}`;
+    const t1 = textOf(await g.client.callTool({ name: "everything__echo", arguments: { message: msg } }, undefined, REQ));
+    assert(t1.includes(msg), `everything__echo returned ${JSON.stringify(t1)}`);
+    const t2 = JSON.stringify(await g.client.callTool({ name: "memory__read_graph", arguments: {} }, undefined, REQ));
+    assert(/entities/.test(t2), `memory__read_graph returned ${t2.slice(0, 200)}`);
+    const read = pickTool(tools, "read", "filesystem__read_text_file", "filesystem__read_file");
+    const t3 = textOf(await g.client.callTool({ name: read, arguments: { path: file } }, undefined, REQ));
+    assert(t3.includes(text), `${read} returned ${JSON.stringify(t3).slice(0, 200)}`);
+  });
+
+  await check("an unknown tool is refused with -32602 naming it", async () => {
+    try {
+      await g.client.callTool({ name: "nowhere__tool", arguments: {} }, undefined, REQ);
+    } catch (err) {
+      assert(err.code === -32602 && /nowhere__tool/.test(err.message), `got ${describe(err)}`);
+      return;
+    }
+    throw new CheckFailure("the call succeeded");
+  });
+
+  await check("progress of a member reaches the caller", async () => {
+    const long = pickTool(tools, "long-running", "everything__trigger-long-running-operation");
+    const seen = [];
+    await g.client.callTool({ name: long, arguments: { duration: 1, steps: 3 } }, undefined,
+      { ...REQ, onprogress: (p) => seen.push(p.progress) });
+    assert(seen.length >= 2, `progress seen: ${JSON.stringify(seen)}`);
+    return `progress ${seen.join(", ")}`;
+  });
+
+  await check("a member's sampling request reaches the client and back", async () => {
+    const sample = pickTool(tools, "sampling", "everything__trigger-sampling-request");
+    const r = JSON.stringify(await g.client.callTool(
+      { name: sample, arguments: { prompt: "hello", maxTokens: 10 } }, undefined, REQ));
+    assert(g.sampled.length === 1, `sampling requests answered: ${g.sampled.length}`);
+    assert(r.includes(samplingText), `the tool result does not carry the answer: ${r.slice(0, 300)}`);
+  });
+
+  await check("resources across members and pages; read by URI", async () => {
+    const { items, pages } = await listAll(g.client, "listResources", "resources");
+    assert(items.length > 0, "no resources");
+    const uris = items.map((r) => r.uri);
+    assert(new Set(uris).size === uris.length, "a URI appears twice");
+    const r = await g.client.readResource({ uri: uris[0] }, REQ);
+    assert(Array.isArray(r.contents) && r.contents.length > 0, `read ${uris[0]}: ${JSON.stringify(r).slice(0, 200)}`);
+    return `${items.length} resources in ${pages} page(s)`;
+  });
+
+  await check("prompts are renamed and found", async () => {
+    const { items } = await listAll(g.client, "listPrompts", "prompts");
+    const p = items.find((x) => x.name.startsWith("everything__") && !(x.arguments || []).some((a) => a.required));
+    assert(p, `no argument-free prompt of everything among ${items.map((x) => x.name).join(", ")}`);
+    const r = await g.client.getPrompt({ name: p.name, arguments: {} }, REQ);
+    assert(Array.isArray(r.messages), `getPrompt ${p.name}: ${JSON.stringify(r).slice(0, 200)}`);
+    return `${items.length} prompts`;
+  });
+
+  await check("logging/setLevel goes to every member", async () => {
+    await g.client.setLoggingLevel("warning", REQ);
+  });
+
+  await check("a member killed mid-call: that call fails, the rest go on", async () => {
+    const long = pickTool(tools, "long-running", "everything__trigger-long-running-operation");
+    const before = changed.length;
+    const call = g.client.callTool({ name: long, arguments: { duration: 20, steps: 20 } }, undefined, REQ)
+      .then(() => "succeeded", (err) => err);
+    await sleep(500);
+    process.kill(serverPid("everything"), "SIGKILL");
+    const out = await call;
+    assert(out !== "succeeded", "the call to the killed member succeeded");
+    assert(out.code === -32000, `the call failed with ${describe(out)}, expected -32000`);
+    const t = JSON.stringify(await g.client.callTool({ name: "memory__read_graph", arguments: {} }, undefined, REQ));
+    assert(/entities/.test(t), `memory after the kill: ${t.slice(0, 200)}`);
+    assert(await waitFor(() => changed.length > before, 5000), "no tools/list_changed after the member died");
+    return `${describe(out)}`;
+  });
+
+  await check("the killed member's tools come back after its restart", async () => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const { items } = await listAll(g.client, "listTools", "tools");
+      if (items.some((t) => t.name === "everything__echo")) return;
+      assert(Date.now() < deadline, "everything__echo did not come back within 30 s");
+      await sleep(300);
+    }
+  });
+
+  await check("the SDK reported no protocol errors", async () => {
+    // server-everything may send its last progress after its result (the
+    // same without a group): the SDK reports it as for an unknown token.
+    const errors = g.errors.filter((e) => !/progress notification for an unknown token/.test(e));
+    assert(errors.length === 0, `errors: ${errors.slice(0, 3).join(" | ")}`);
+  });
+}
+
+// ---------------------------------------------------------------------------
 
 process.on("unhandledRejection", (err) => {
   if (finished || err instanceof StopRun) return;
@@ -506,9 +686,13 @@ process.on("unhandledRejection", (err) => {
 
 note(`node ${process.version}, mcpctl ${MCPCTL}, socket ${opts.socket}`);
 try {
-  await everything();
-  if (opts.memory) await memory();
-  if (opts.filesystem) await filesystem();
+  if (opts.group) {
+    await group();
+  } else {
+    await everything();
+    if (opts.memory) await memory();
+    if (opts.filesystem) await filesystem();
+  }
 } catch (err) {
   if (!(err instanceof StopRun)) {
     nfailed++;

@@ -1,0 +1,60 @@
+/*
+ * group.h -- one client session over several servers (a configured group,
+ * or the built-in "all").
+ *
+ * A client attached to a group talks to a group session.  The session
+ * has a link to each member server: an attachment to that server's router
+ * like any client's (router_attach_link), so every routing rule of a
+ * single server holds for each member.  The session answers initialize
+ * and ping itself, merges the members' lists (tools and prompts renamed
+ * MEMBER SEP NAME, see gname.h), routes calls, reads and completions to
+ * the member that offers them, fans logging/setLevel out, and numbers the
+ * requests it passes to members and those members pass to the client, so
+ * that ids never clash between members.
+ */
+#ifndef MCPD_GROUP_H
+#define MCPD_GROUP_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "router.h"
+
+struct client;
+struct conf_group;
+struct glink;
+struct group_session;
+struct iovec;
+struct mcpd;
+
+/* A client attaches to a group: its session, with a link per member. */
+struct group_session *group_attach(struct mcpd *, const struct conf_group *,
+		    struct client *);
+/* The attach result (server, state, protocolVersion, serverInfo). */
+cJSON		*group_attach_result(const struct group_session *);
+/* A line from the client. */
+enum router_line group_client_line(struct group_session *, const char *line,
+		    size_t len);
+/* The client went away: detach every link, free the session. */
+void		 group_detach(struct group_session *, const char *reason);
+/* Requests of the client still in flight? */
+int		 group_session_busy(const struct group_session *);
+
+/* From a member's router, for a link (router.c's peer functions). */
+void		 group_link_deliver(struct glink *, const struct iovec *, int);
+void		 group_link_pause(struct glink *, int pause);
+pid_t		 group_link_pid(const struct glink *);
+uint64_t	 group_link_serial(const struct glink *);
+void		 group_link_detached(struct glink *, const char *reason);
+/* The member's session came up for the first time, or went down. */
+void		 group_link_session(struct glink *, int up);
+
+/* Status: the groups, their members' states, sessions and requests. */
+cJSON		*group_status_json(struct mcpd *);
+/* At exit: the counters (sessions are gone with their clients). */
+void		 group_registry_free(struct mcpd *);
+
+#endif /* MCPD_GROUP_H */

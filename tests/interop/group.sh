@@ -1,0 +1,101 @@
+#!/bin/bash
+# group.sh -- one session over several servers: a group of
+# server-everything, server-memory, server-filesystem (pinned in
+# tests/interop/package-lock.json) and mcp-fake listing its tools two per
+# page, driven by the official SDK client through `mcpctl connect dev`
+# (sdk-client.mjs --group: the checks are listed there).  Then what
+# status shows of the group, and the built-in group "all" through mcpctl.
+#
+# Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
+# error.  By hand, from the top of the source tree with the build in
+# build/:
+#   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
+#   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
+#   bash tests/interop/group.sh
+
+if [ -z "${TESTS_SRCDIR:-}" ]; then
+	echo "ERROR: group: TESTS_SRCDIR is not set (see tests/integration/lib.sh)" >&2
+	exit 99
+fi
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}	# npm ci may be slow; the checks are not
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-90}
+READY_TIMEOUT_S=${READY_TIMEOUT_S:-90}
+
+. "$TESTS_SRCDIR/integration/lib.sh"
+. "$TESTS_SRCDIR/remote/lib.sh"
+
+remote_setup
+
+FILES=$T/files
+mkdir -p "$FILES" || hard_error "cannot create $FILES"
+FILE_TEXT="mcpd-group-file-$$-$RANDOM"
+printf '%s\n' "$FILE_TEXT" >"$FILES/hello.txt"
+
+# `$` is doubled since mcpd expands ${VAR} in these.
+config=$(jq -n --arg node "$NODE" --arg mods "$MODS" --arg t "$T" \
+	--arg files "$FILES" --arg fake "$MCP_FAKE" '
+	def lit: gsub("\\$"; "$$");
+	def server(script; args; env): {
+		command: ($node | lit),
+		args: ([$mods + "/" + script] + args | map(lit)),
+		cwd: ($t | lit),
+		env: ({MCPD_TEST_DIR: $t} + env | map_values(lit))
+	};
+	{
+		mcpd: { init_timeout_ms: 60000 },
+		mcpServers: {
+			everything: server("server-everything/dist/index.js";
+				["stdio"]; {}),
+			memory: server("server-memory/dist/index.js";
+				[]; {MEMORY_FILE_PATH: ($t + "/memory.jsonl")}),
+			filesystem: server("server-filesystem/dist/index.js";
+				[$files]; {}),
+			paged: { command: ($fake | lit), args: ["--tools-page=2"],
+				env: {MCPD_TEST_DIR: ($t | lit)} },
+			alone: { command: ($fake | lit),
+				env: {MCPD_TEST_DIR: ($t | lit)} }
+		},
+		groups: {
+			dev: { servers: ["everything", "memory", "filesystem",
+				"paged"] }
+		}
+	}') || hard_error "cannot build the configuration"
+write_config_raw "$T/mcpd.json" "$config"
+start_mcpd "$T/mcpd.json"
+for s in everything memory filesystem paged alone; do
+	wait_ready "$s" "$READY_TIMEOUT_S"
+done
+
+t=$(now_ms)
+run_sdk_client "$T/client.out" --socket "$SOCK" \
+	--group "dev:$FILES/hello.txt:$FILE_TEXT"
+rc=$?
+note "sdk-client --group: exit $rc after $(($(now_ms) - t)) ms"
+[ "$rc" = 0 ] || fail "the SDK client's checks of group dev failed (exit $rc)"
+
+# Status: the groups, their members' states, sessions and requests.
+ctl --json status >"$T/status.json" || fail "mcpctl --json status failed"
+jq -e '.groups[] | select(.name == "dev") |
+	(.servers | map(.name)) == ["everything", "memory", "filesystem", "paged"]
+	and .requests > 10' "$T/status.json" >/dev/null ||
+	fail "status does not show group dev: $(jq -c .groups "$T/status.json")"
+jq -e '.groups[] | select(.name == "all" and .builtin) | .servers | length == 5' \
+	"$T/status.json" >/dev/null ||
+	fail "status does not show the built-in group all of 5 servers: $(jq -c .groups "$T/status.json")"
+ctl status >"$T/status.txt" || fail "mcpctl status failed"
+grep -q '^dev ' "$T/status.txt" || fail "mcpctl status does not list group dev: $(cat "$T/status.txt")"
+
+# The built-in group: every server, through mcpctl's own session.
+ctl tools all >"$T/all.txt" 2>&1 || fail "mcpctl tools all failed: $(cat "$T/all.txt")"
+for want in everything__echo memory__read_graph paged__add alone__echo; do
+	grep -q "^$want " "$T/all.txt" || fail "mcpctl tools all lacks $want: $(head -c 2000 "$T/all.txt")"
+done
+out=$(ctl call all alone__add '{"a": 2, "b": 40}' 2>&1) || fail "mcpctl call all alone__add failed: $out"
+[ "$out" = 42 ] || fail "alone__add through group all gave '$out'"
+out=$(ctl call dev alone__add '{"a": 1, "b": 1}' 2>&1) &&
+	fail "group dev called a tool of a server it does not hold: $out"
+grep -q -- "-32602" <<<"$out" || fail "a tool outside the group: no -32602: $out"
+note "group dev and the built-in all: lists, calls, status"
+
+stop_mcpd
+exit 0
