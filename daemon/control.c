@@ -303,6 +303,7 @@ control_metrics(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	servers = cJSON_AddArrayToObject(status, "servers");
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
 		cJSON_AddItemToArray(servers, worker_status_json(w));
+	cJSON_AddItemToObject(status, "groups", group_status_json(mcpd));
 	cJSON_AddItemToObject(status, "daemon", control_daemon_json(mcpd));
 	text = metrics_render(status);
 	cJSON_Delete(status);

@@ -66,6 +66,8 @@
 
 #define GROUP_URI_MAX		4096	/* as the router's */
 #define GROUP_ID_MAX_BYTES	1024
+/* Calls are parsed to rename: a bound on the tree built for that. */
+#define GROUP_PARSE_MAX_BYTES	(16 * 1024 * 1024)
 #define GROUP_DOWNS_MAX		4096	/* members' requests to the client */
 #define GROUP_TEMPLATES_MAX	4096	/* per member */
 
@@ -1004,59 +1006,42 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 }
 
 /*
- * tools/call, prompts/get: the member and its name for the group's name;
- * the request goes on with params.name replaced.
+ * The member and its own name for a name the group gave out (kind: tools
+ * or prompts); NULL if no member offers it.
  */
-static void
-group_call(struct group_session *gs, int kind, const char *line, size_t len,
-    const struct envelope *env)
+static const char *
+group_find_name(struct group_session *gs, int kind, const char *name,
+    size_t *link)
 {
 	const struct group_name	*gn;
-	struct group_sent	*q;
-	cJSON			*msg, *params, *name, *id;
-	const char		*rest = NULL;
-	char			*text;
-	size_t			 link = 0, i;
+	const char		*rest;
+	size_t			 i;
 
-	msg = len <= RPC_PARSE_MAX_BYTES * 16 ?
-	    cJSON_ParseWithLength(line, len) : NULL;
-	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	name = cJSON_GetObjectItemCaseSensitive(params, "name");
-	if (!cJSON_IsString(name)) {
-		group_error(gs, line + env->id.off, env->id.len,
-		    RPC_INVALID_PARAMS, "invalid params: name must be a string");
-		cJSON_Delete(msg);
-		return;
+	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
+		*link = gn->link;
+		return (gn->name);
 	}
-	if ((gn = hmap_get(gs->names[kind], name->valuestring,
-	    strlen(name->valuestring))) != NULL) {
-		link = gn->link;
-		rest = gn->name;
-	} else {
-		/* Not listed in this session: MEMBER SEP NAME as is. */
-		for (i = 0; i < gs->nlinks; i++) {
-			if (gname_split(name->valuestring, gs->links[i].member,
-			    gs->sep, &rest)) {
-				link = i;
-				break;
-			}
+	/* Not listed in this session: MEMBER SEP NAME as is. */
+	for (i = 0; i < gs->nlinks; i++) {
+		if (gname_split(name, gs->links[i].member, gs->sep, &rest)) {
+			*link = i;
+			return (rest);
 		}
-		if (i == gs->nlinks)
-			rest = NULL;
 	}
-	if (rest == NULL) {
-		group_error(gs, line + env->id.off, env->id.len,
-		    RPC_INVALID_PARAMS, "unknown %s: %s (not offered by any "
-		    "server of group %s)", kind == GROUP_LIST_TOOLS ? "tool" :
-		    "prompt", name->valuestring, gs->name);
-		cJSON_Delete(msg);
-		return;
-	}
-	q = group_sent_new(gs, link, line + env->id.off, env->id.len, NULL);
-	cJSON_ReplaceItemInObjectCaseSensitive(params, "name",
-	    cJSON_CreateString(rest));
-	id = cJSON_CreateNumber((double)q->gid);
-	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id", id);
+	return (NULL);
+}
+
+/* Send a member a request given as a tree (taken) under a fresh gid. */
+static void
+group_send_parsed(struct group_session *gs, size_t link, cJSON *msg,
+    const char *id, size_t id_len)
+{
+	struct group_sent	*q;
+	char			*text;
+
+	q = group_sent_new(gs, link, id, id_len, NULL);
+	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id",
+	    cJSON_CreateNumber((double)q->gid));
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
 	if (gs->links[link].att == NULL) {
@@ -1067,6 +1052,92 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	} else
 		router_client_line(gs->links[link].att, text, strlen(text));
 	free(text);
+}
+
+/*
+ * tools/call, prompts/get: the member and its name for the group's name;
+ * the request goes on with params.name replaced.
+ */
+static void
+group_call(struct group_session *gs, int kind, const char *line, size_t len,
+    const struct envelope *env)
+{
+	cJSON		*msg, *params, *name;
+	const char	*rest;
+	size_t		 link;
+
+	msg = len <= GROUP_PARSE_MAX_BYTES ?
+	    cJSON_ParseWithLength(line, len) : NULL;
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	if (!cJSON_IsString(name)) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "invalid params: name must be a string");
+		cJSON_Delete(msg);
+		return;
+	}
+	if ((rest = group_find_name(gs, kind, name->valuestring,
+	    &link)) == NULL) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "unknown %s: %s (not offered by any "
+		    "server of group %s)", kind == GROUP_LIST_TOOLS ? "tool" :
+		    "prompt", name->valuestring, gs->name);
+		cJSON_Delete(msg);
+		return;
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(params, "name",
+	    cJSON_CreateString(rest));
+	group_send_parsed(gs, link, msg, line + env->id.off, env->id.len);
+}
+
+/*
+ * completion/complete: by the prompt (renamed back) or the resource
+ * template its ref names.
+ */
+static void
+group_complete(struct group_session *gs, const char *line, size_t len,
+    const struct envelope *env)
+{
+	cJSON		*msg, *ref, *type, *name, *uri;
+	const char	*rest = NULL;
+	ssize_t		 found;
+	size_t		 link = 0;
+
+	msg = len <= GROUP_PARSE_MAX_BYTES ?
+	    cJSON_ParseWithLength(line, len) : NULL;
+	ref = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    msg, "params"), "ref");
+	type = cJSON_GetObjectItemCaseSensitive(ref, "type");
+	name = cJSON_GetObjectItemCaseSensitive(ref, "name");
+	uri = cJSON_GetObjectItemCaseSensitive(ref, "uri");
+	if (cJSON_IsString(type) && strcmp(type->valuestring,
+	    "ref/prompt") == 0 && cJSON_IsString(name)) {
+		if ((rest = group_find_name(gs, GROUP_LIST_PROMPTS,
+		    name->valuestring, &link)) != NULL)
+			cJSON_ReplaceItemInObjectCaseSensitive(ref, "name",
+			    cJSON_CreateString(rest));
+	} else if (cJSON_IsString(type) && strcmp(type->valuestring,
+	    "ref/resource") == 0 && cJSON_IsString(uri)) {
+		if ((found = group_route_uri(gs, uri->valuestring,
+		    strlen(uri->valuestring))) >= 0) {
+			link = (size_t)found;
+			rest = uri->valuestring;
+		}
+	} else {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "invalid params: ref must be a "
+		    "ref/prompt with a name or a ref/resource with a uri");
+		cJSON_Delete(msg);
+		return;
+	}
+	if (rest == NULL) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "no server of group %s offers what "
+		    "this completion refers to", gs->name);
+		cJSON_Delete(msg);
+		return;
+	}
+	group_send_parsed(gs, link, msg, line + env->id.off, env->id.len);
 }
 
 /* resources/read, subscribe, unsubscribe: by URI. */
@@ -1357,6 +1428,8 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 		group_resource(gs, line, len, &env);
 	else if (strcmp(method, "logging/setLevel") == 0)
 		group_set_level(gs, line, &env);
+	else if (strcmp(method, "completion/complete") == 0)
+		group_complete(gs, line, len, &env);
 	else
 		group_error(gs, id, env.id.len, RPC_METHOD_NOT_FOUND,
 		    "method not found: %s (group %s)", method, gs->name);

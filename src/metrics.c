@@ -116,6 +116,27 @@ metrics_histogram(struct metrics_buf *b, const cJSON *servers)
 	}
 }
 
+/* Groups: clients attached and requests they made. */
+static void
+metrics_groups(struct metrics_buf *b, const cJSON *groups)
+{
+	const cJSON	*g;
+
+	if (cJSON_GetArraySize(groups) == 0)
+		return;
+	metrics_help(b, "mcpd_group_clients", "gauge",
+	    "Clients attached to the group.");
+	cJSON_ArrayForEach(g, groups)
+		metrics_printf(b, "mcpd_group_clients{group=\"%s\"} %.0f\n",
+		    metrics_str(g, "name"), metrics_num(g, "clients"));
+	metrics_help(b, "mcpd_group_requests_total", "counter",
+	    "Requests clients made of the group.");
+	cJSON_ArrayForEach(g, groups)
+		metrics_printf(b, "mcpd_group_requests_total{group=\"%s\"} "
+		    "%.0f\n", metrics_str(g, "name"),
+		    metrics_num(g, "requests"));
+}
+
 /* Remote servers: HTTP responses by status code. */
 static void
 metrics_remote(struct metrics_buf *b, const cJSON *servers)
@@ -232,5 +253,6 @@ metrics_render(const cJSON *status)
 	metrics_per_server(&b, servers, "mcpd_server_stderr_lines_total",
 	    "counter", "Lines the server wrote to stderr.", "stderr_lines", 1);
 	metrics_remote(&b, servers);
+	metrics_groups(&b, cJSON_GetObjectItemCaseSensitive(status, "groups"));
 	return (b.s);
 }

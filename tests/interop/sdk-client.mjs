@@ -17,7 +17,8 @@
 // server-memory ("memory"), server-filesystem ("filesystem") and mcp-fake
 // listing its tools two per page ("paged"): merged and renamed lists
 // across pages, calls, progress and sampling routed to
-// their member, resources read by URI, logging/setLevel, an unknown tool
+// their member, resources read by URI, completions, logging/setLevel, an
+// unknown tool
 // refused, and a member killed mid-call (that call fails, the others go
 // on, list_changed arrives).
 //
@@ -636,6 +637,23 @@ async function group() {
     const r = await g.client.getPrompt({ name: p.name, arguments: {} }, REQ);
     assert(Array.isArray(r.messages), `getPrompt ${p.name}: ${JSON.stringify(r).slice(0, 200)}`);
     return `${items.length} prompts`;
+  });
+
+  await check("completion/complete reaches the prompt's member", async () => {
+    const { items } = await listAll(g.client, "listPrompts", "prompts");
+    const p = items.find((x) => x.name.startsWith("everything__") && (x.arguments || []).length > 0);
+    assert(p, `no prompt of everything with arguments among ${items.map((x) => x.name).join(", ")}`);
+    const r = await g.client.complete({ ref: { type: "ref/prompt", name: p.name },
+      argument: { name: p.arguments[0].name, value: "" } }, REQ);
+    assert(r && r.completion && Array.isArray(r.completion.values), `complete: ${JSON.stringify(r).slice(0, 200)}`);
+    try {
+      await g.client.complete({ ref: { type: "ref/prompt", name: "nowhere__p" },
+        argument: { name: "a", value: "" } }, REQ);
+    } catch (err) {
+      assert(err.code === -32602, `unknown prompt: ${describe(err)}`);
+      return `${p.name}: ${r.completion.values.length} values`;
+    }
+    throw new CheckFailure("a completion for an unknown prompt succeeded");
   });
 
   await check("logging/setLevel goes to every member", async () => {

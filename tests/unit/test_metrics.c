@@ -532,6 +532,26 @@ START_TEST(test_metrics_missing_fields)
 }
 END_TEST
 
+/* Groups: clients and requests per group; none, no lines. */
+START_TEST(test_metrics_groups)
+{
+	char	*t;
+
+	t = render_text("{\"servers\": [], \"groups\": [{\"name\": \"dev\", "
+	    "\"clients\": 2, \"requests\": 40}, {\"name\": \"all\"}]}");
+	assert_exposition(t);
+	assert_line(t, "mcpd_group_clients{group=\"dev\"} 2");
+	assert_line(t, "mcpd_group_requests_total{group=\"dev\"} 40");
+	assert_line(t, "mcpd_group_clients{group=\"all\"} 0");
+	assert_line(t, "mcpd_group_requests_total{group=\"all\"} 0");
+	assert_line(t, "# TYPE mcpd_group_requests_total counter");
+	free(t);
+	t = render_text("{\"servers\": [], \"groups\": []}");
+	ck_assert_int_eq(count_prefix(t, "mcpd_group_"), 0);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_metrics_no_servers)
 {
 	const char	*inputs[] = { "{}", "{\"servers\": []}",
@@ -595,6 +615,7 @@ unit_suite(void)
 	tc = tcase_create("missing");
 	tcase_add_test(tc, test_metrics_missing_fields);
 	tcase_add_test(tc, test_metrics_no_servers);
+	tcase_add_test(tc, test_metrics_groups);
 	tcase_add_test(tc, test_metrics_no_state);
 	tcase_add_test(tc, test_metrics_no_name);
 	suite_add_tcase(s, tc);
