@@ -105,6 +105,7 @@ struct glink {
 	char			*member;	/* the server's name */
 	struct attachment	*att;		/* NULL: not attached */
 	int			 paused;
+	int			 gone;		/* removed from the group */
 	char			**templates;	/* resource templates listed */
 	size_t			 ntemplates;
 };
@@ -165,7 +166,7 @@ struct group_session {
 	struct client		*client;
 	char			*name;
 	char			*sep;
-	struct glink		*links;
+	struct glink		**links;	/* never reordered */
 	size_t			 nlinks;
 	char			*init_params;	/* the client's, for links */
 	struct idtab		*reqs;		/* gid -> group_req */
@@ -313,7 +314,7 @@ static int
 group_forward(struct group_session *gs, size_t link, const char *line,
     size_t len, const struct envelope_edit *edits, size_t nedits)
 {
-	struct glink	*l = &gs->links[link];
+	struct glink	*l = gs->links[link];
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(4)];
 	size_t		 n, i, total = 0;
 	char		*buf, *p;
@@ -350,12 +351,12 @@ group_own_request(struct group_session *gs, size_t link, struct group_op *op,
 	cJSON_Delete(id);
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	if (gs->links[link].att == NULL) {
+	if (gs->links[link]->att == NULL) {
 		group_sent_free(gs, q);
 		if (op != NULL && op->waiting > 0 && --op->waiting == 0)
 			group_op_done(gs, op);
 	} else
-		router_client_line(gs->links[link].att, text, strlen(text));
+		router_client_line(gs->links[link]->att, text, strlen(text));
 	free(text);
 }
 
@@ -365,8 +366,8 @@ group_link_usable(const struct group_session *gs, size_t link)
 {
 	struct worker	*w;
 
-	if (gs->links[link].att == NULL ||
-	    (w = mcpd_find_worker(gs->mcpd, gs->links[link].member)) == NULL)
+	if (gs->links[link]->att == NULL ||
+	    (w = mcpd_find_worker(gs->mcpd, gs->links[link]->member)) == NULL)
 		return (0);
 	return (worker_availability(w) != WORKER_AVAIL_REFUSE);
 }
@@ -504,7 +505,7 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
     const cJSON *result)
 {
 	const cJSON		*items, *e, *field, *next;
-	struct glink		*l = &gs->links[link];
+	struct glink		*l = gs->links[link];
 	struct group_name	*gn;
 	struct hmap		*names = NULL;
 	char			 exposed[GNAME_MAX + 1], key[24];
@@ -622,8 +623,8 @@ group_route_uri(struct group_session *gs, const char *uri, size_t len)
 	if ((v = (uintptr_t)hmap_get(gs->uris, uri, len)) != 0)
 		return ((ssize_t)(v - 1));
 	for (i = 0; i < gs->nlinks; i++)
-		for (j = 0; j < gs->links[i].ntemplates; j++)
-			if (group_template_match(gs->links[i].templates[j],
+		for (j = 0; j < gs->links[i]->ntemplates; j++)
+			if (group_template_match(gs->links[i]->templates[j],
 			    uri))
 				return ((ssize_t)i);
 	return (-1);
@@ -706,7 +707,7 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
 		} else
 			log_warnx("group %s: %s failed on %s; left out",
 			    gs->name, group_lists[op->list].method,
-			    gs->links[link].member);
+			    gs->links[link]->member);
 		break;
 	case GROUP_OP_LEVEL:
 		if (env->result.type != ENVELOPE_ABSENT)
@@ -744,7 +745,7 @@ group_member_request(struct group_session *gs, size_t link, const char *line,
 	if (hmap_count(gs->downs) >= GROUP_DOWNS_MAX) {
 		log_warnx("group %s: %zu requests of members already wait "
 		    "for the client; one of %s dropped", gs->name,
-		    hmap_count(gs->downs), gs->links[link].member);
+		    hmap_count(gs->downs), gs->links[link]->member);
 		return;
 	}
 	d = xcalloc(1, sizeof *d);
@@ -970,7 +971,7 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 		group_names_reset(&gs->names[list]);
 	else if (list == GROUP_LIST_TEMPLATES) {
 		for (i = 0; i < gs->nlinks; i++)
-			group_link_templates_clear(&gs->links[i]);
+			group_link_templates_clear(gs->links[i]);
 	}
 
 	op = group_op_new(gs, GROUP_OP_LIST, line + env->id.off, env->id.len);
@@ -1023,7 +1024,8 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 	}
 	/* Not listed in this session: MEMBER SEP NAME as is. */
 	for (i = 0; i < gs->nlinks; i++) {
-		if (gname_split(name, gs->links[i].member, gs->sep, &rest)) {
+		if (!gs->links[i]->gone && gname_split(name,
+		    gs->links[i]->member, gs->sep, &rest)) {
 			*link = i;
 			return (rest);
 		}
@@ -1044,13 +1046,13 @@ group_send_parsed(struct group_session *gs, size_t link, cJSON *msg,
 	    cJSON_CreateNumber((double)q->gid));
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	if (gs->links[link].att == NULL) {
+	if (gs->links[link]->att == NULL) {
 		group_error(gs, q->id, q->id_len, MCPD_ERR_SERVER_UNAVAILABLE,
 		    "server %s of group %s is not configured",
-		    gs->links[link].member, gs->name);
+		    gs->links[link]->member, gs->name);
 		group_sent_free(gs, q);
 	} else
-		router_client_line(gs->links[link].att, text, strlen(text));
+		router_client_line(gs->links[link]->att, text, strlen(text));
 	free(text);
 }
 
@@ -1206,7 +1208,7 @@ group_set_level(struct group_session *gs, const char *line,
 	op = group_op_new(gs, GROUP_OP_LEVEL, line + env->id.off, env->id.len);
 	op->waiting = 1;
 	for (i = 0; i < gs->nlinks; i++) {
-		if (gs->links[i].att == NULL)
+		if (gs->links[i]->att == NULL)
 			continue;
 		params = cJSON_CreateObject();
 		cJSON_AddStringToObject(params, "level", level);
@@ -1228,7 +1230,7 @@ group_init_result(struct group_session *gs)
 
 	result = cJSON_CreateObject();
 	for (i = 0; i < gs->nlinks; i++) {
-		if ((w = mcpd_find_worker(gs->mcpd, gs->links[i].member)) ==
+		if ((w = mcpd_find_worker(gs->mcpd, gs->links[i]->member)) ==
 		    NULL || (init = cJSON_Parse(worker_init_result_text(w))) ==
 		    NULL)
 			continue;
@@ -1241,7 +1243,7 @@ group_init_result(struct group_session *gs)
 		if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
 			xasprintf(&tmp, "%s%s## %s\n\n%s", instr != NULL ?
 			    instr : "", instr != NULL ? "\n\n" : "",
-			    gs->links[i].member, v->valuestring);
+			    gs->links[i]->member, v->valuestring);
 			free(instr);
 			instr = tmp;
 		}
@@ -1288,7 +1290,7 @@ group_initialize(struct group_session *gs, const char *line,
 	free(result);
 	/* Each member's router learns what the client can do. */
 	for (i = 0; i < gs->nlinks; i++) {
-		if (gs->links[i].att == NULL)
+		if (gs->links[i]->att == NULL)
 			continue;
 		params = env->params.type == ENVELOPE_OBJECT &&
 		    env->params.len <= RPC_PARSE_MAX_BYTES ?
@@ -1462,13 +1464,107 @@ group_count(struct group_session *gs)
 	group_stat(gs->mcpd, gs->name)->requests++;
 }
 
+/* A link to a member, attached if the server exists now. */
+static void
+group_link_add(struct group_session *gs, const char *member)
+{
+	struct glink	*l;
+	struct worker	*w;
+
+	l = xcalloc(1, sizeof *l);
+	l->gs = gs;
+	l->index = gs->nlinks;
+	l->member = xstrdup(member);
+	if ((w = mcpd_find_worker(gs->mcpd, member)) != NULL &&
+	    !worker_removing(w))
+		l->att = router_attach_link(worker_router(w), l);
+	gs->links = xreallocarray(gs->links, gs->nlinks + 1,
+	    sizeof *gs->links);
+	gs->links[gs->nlinks++] = l;
+}
+
+/*
+ * A reload changed the group: members added are linked, members removed
+ * are let go (their requests answered), the lists change.  Links keep
+ * their places, so the numbers in names and cursors stay valid.
+ */
+static void
+group_session_update(struct group_session *gs, const struct conf_group *g)
+{
+	struct attachment	*att;
+	struct glink		*l;
+	struct worker		*w;
+	size_t			 i, j;
+	int			 changed = 0;
+
+	if (strcmp(gs->sep, g->separator) != 0) {
+		free(gs->sep);
+		gs->sep = xstrdup(g->separator);
+		group_names_reset(&gs->names[GROUP_LIST_TOOLS]);
+		group_names_reset(&gs->names[GROUP_LIST_PROMPTS]);
+		changed = 1;
+	}
+	for (i = 0; i < gs->nlinks; i++) {
+		l = gs->links[i];
+		if (l->gone)
+			continue;
+		for (j = 0; j < g->nservers; j++)
+			if (strcmp(g->servers[j], l->member) == 0)
+				break;
+		if (j == g->nservers) {
+			/* Not a member any more. */
+			l->gone = 1;
+			if ((att = l->att) != NULL) {
+				group_link_detached(l, "removed from the group "
+				    "by a reload");
+				router_detach(att, "removed from the group");
+			}
+			changed = 1;
+		} else if (l->att == NULL && (w = mcpd_find_worker(gs->mcpd,
+		    l->member)) != NULL && !worker_removing(w)) {
+			/* A server the file now defines. */
+			l->att = router_attach_link(worker_router(w), l);
+			changed = 1;
+		}
+	}
+	for (j = 0; j < g->nservers; j++) {
+		for (i = 0; i < gs->nlinks; i++)
+			if (!gs->links[i]->gone &&
+			    strcmp(gs->links[i]->member, g->servers[j]) == 0)
+				break;
+		if (i == gs->nlinks) {
+			group_link_add(gs, g->servers[j]);
+			changed = 1;
+		}
+	}
+	if (changed)
+		group_send_changed(gs);
+}
+
+void
+group_reconfigure(struct mcpd *mcpd)
+{
+	struct group_session	*gs, *next;
+	const struct conf_group	*g;
+
+	if (mcpd->groups == NULL)
+		return;
+	TAILQ_FOREACH_SAFE(gs, &mcpd->groups->sessions, entry, next) {
+		/* Gone, or its name now a server's: the session ends. */
+		if ((g = conf_find_group(mcpd->conf, gs->name)) == NULL ||
+		    conf_find(mcpd->conf, gs->name) != NULL)
+			client_close(gs->client, "group removed by a reload");
+		else
+			group_session_update(gs, g);
+	}
+}
+
 struct group_session *
 group_attach(struct mcpd *mcpd, const struct conf_group *g,
     struct client *c)
 {
 	struct group_session	*gs;
 	struct group_stat	*st;
-	struct worker		*w;
 	size_t			 i;
 
 	if (mcpd->groups == NULL) {
@@ -1488,17 +1584,8 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	gs->uris = hmap_new(hmap_random_seed());
 	TAILQ_INIT(&gs->pending);
 	TAILQ_INIT(&gs->ops);
-	gs->nlinks = g->nservers;
-	gs->links = xcalloc(gs->nlinks == 0 ? 1 : gs->nlinks,
-	    sizeof *gs->links);
-	for (i = 0; i < gs->nlinks; i++) {
-		gs->links[i].gs = gs;
-		gs->links[i].index = i;
-		gs->links[i].member = xstrdup(g->servers[i]);
-		if ((w = mcpd_find_worker(mcpd, g->servers[i])) != NULL)
-			gs->links[i].att = router_attach_link(worker_router(w),
-			    &gs->links[i]);
-	}
+	for (i = 0; i < g->nservers; i++)
+		group_link_add(gs, g->servers[i]);
 	TAILQ_INSERT_TAIL(&mcpd->groups->sessions, gs, entry);
 	st = group_stat(mcpd, gs->name);
 	st->sessions++;
@@ -1534,10 +1621,11 @@ group_detach(struct group_session *gs, const char *reason)
 	size_t			 i;
 
 	for (i = 0; i < gs->nlinks; i++) {
-		if (gs->links[i].att != NULL)
-			router_detach(gs->links[i].att, reason);
-		group_link_templates_clear(&gs->links[i]);
-		free(gs->links[i].member);
+		if (gs->links[i]->att != NULL)
+			router_detach(gs->links[i]->att, reason);
+		group_link_templates_clear(gs->links[i]);
+		free(gs->links[i]->member);
+		free(gs->links[i]);
 	}
 	free(gs->links);
 	while ((q = TAILQ_FIRST(&gs->pending)) != NULL)

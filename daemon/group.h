@@ -54,6 +54,8 @@ void		 group_link_session(struct glink *, int up);
 
 /* Status: the groups, their members' states, sessions and requests. */
 cJSON		*group_status_json(struct mcpd *);
+/* After a reload: sessions follow their group's new members. */
+void		 group_reconfigure(struct mcpd *);
 /* At exit: the counters (sessions are gone with their clients). */
 void		 group_registry_free(struct mcpd *);
 

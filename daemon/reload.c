@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "group.h"
 #include "log.h"
 #include "mcpd.h"
 #include "sdnotify.h"
@@ -125,6 +126,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	}
 	conf_free(mcpd->conf);
 	mcpd->conf = conf;
+	group_reconfigure(mcpd);
 
 	log_event(LOG_INFO, MCPD_MID_CONFIG, f, nitems(f), "reloaded %s: "
 	    "%d changed, %d added, %d removed, %d unchanged",
