@@ -327,7 +327,8 @@ worker_idle_cb(evutil_socket_t fd, short events, void *arg)
 	if (w->state != WORKER_READY || w->conf->idle_stop_s == 0)
 		return;
 	limit = worker_idle_stop_ms(w);
-	if (router_busy(w->router)) {
+	/* Input it has yet to read is work too (and may pause clients). */
+	if (router_busy(w->router) || worker_stdin_queued(w) > 0) {
 		w->busy_seen_ms = now;
 		worker_evtimer_add_ms(w->ev_idle, limit);
 		return;
