@@ -85,7 +85,7 @@ struct worker {
 	struct event		*ev_broken;
 
 	/* On demand: started when wanted, stopped when idle. */
-	struct event		*ev_wake;	/* deferred on-demand start */
+	struct event		*ev_wake;	/* an on-demand start */
 	const char		*wake_reason;	/* a static string */
 	struct event		*ev_idle;	/* the idle stop's check */
 	uint64_t		 busy_seen_ms;	/* the router was busy */

@@ -76,7 +76,7 @@ enum worker_reconf {
 	WORKER_RECONF_STOPPED,
 	WORKER_RECONF_KEPT,	/* stopped: the new settings apply at start */
 	WORKER_RECONF_IDLE,	/* idle: the new settings apply at start */
-	WORKER_RECONF_UPDATED,	/* start, idle_stop_s: applied, no restart */
+	WORKER_RECONF_UPDATED,	/* start, idle_stop_s: nothing restarts */
 };
 enum worker_reconf worker_reconfigure(struct worker *,
 		    const struct conf_server *);

@@ -129,7 +129,7 @@ enum conf_restart {
 /* When a server runs ("start"). */
 enum conf_start {
 	CONF_START_ALWAYS,		/* with mcpd, and always after */
-	CONF_START_ON_DEMAND,		/* with its first client or request */
+	CONF_START_ON_DEMAND,		/* with its first client */
 };
 
 /*
@@ -166,7 +166,7 @@ enum conf_start {
 	uint32_t		 pids_max;				\
 	uint32_t		 cpu_weight;				\
 	uint32_t		 connect_timeout_ms;			\
-	enum conf_start		 start;					\
+	enum conf_start		 start;				\
 	uint32_t		 idle_stop_s;
 
 struct conf_settings {

@@ -461,8 +461,8 @@ START_TEST(test_start_and_idle_stop_errors)
 {
 	const char	*start = "mcpServers.x.start: expected \"always\" or "
 			    "\"on-demand\"";
-	const char	*idle = "mcpServers.x.idle_stop_s: expected an integer "
-			    "between 0 and 31536000";
+	const char	*idle = "mcpServers.x.idle_stop_s: expected an "
+			    "integer between 0 and 31536000";
 
 	expect_server_error("{'command': 'c', 'start': 'lazy'}", start);
 	expect_server_error("{'command': 'c', 'start': 'On-Demand'}", start);

@@ -9,9 +9,9 @@
  * server wrote and when it ended; the router by one that records the
  * session's life; the journal by a list of messages.  Each test drives a
  * server through a story (start, handshake, crash, backoff, stop, give
- * up, idle and on-demand starts...) and checks the states it passes through and what the server
- * was sent, and after every step that a transport exists exactly while
- * the state says the server runs.
+ * up, idle and on-demand starts...) and checks the states it passes
+ * through and what the server was sent, and after every step that a
+ * transport exists exactly while the state says the server runs.
  */
 
 #include "config.h"
@@ -1047,7 +1047,7 @@ START_TEST(test_on_demand_start_on_request)
 	worker_wanted(w, "a request came");
 	ck_assert_int_eq(worker_state(w), WORKER_IDLE);	/* deferred */
 	ck_assert_int_eq(F.starts, 0);
-	worker_wanted(w, "a client attached");		/* once is enough */
+	worker_wanted(w, "a client attached");	/* once is enough */
 	run_pending();
 	ck_assert_int_eq(F.starts, 1);
 	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
@@ -1104,14 +1104,15 @@ START_TEST(test_idle_stop_and_start_again)
 	ck_assert_double_eq(status_stat(w, "idle_stops"), 1);
 	ck_assert_str_eq(status_string(w, "last_exit"), "exited with status 0");
 	run_for(w, 50);
-	ck_assert_int_eq(F.starts, 1);		/* no restart of its own */
+	ck_assert_int_eq(F.starts, 1);	/* no restart of its own */
 
 	worker_wanted(w, "a request came");
 	run_pending();
 	ck_assert_int_eq(F.starts, 2);
 	handshake(w);
 	ck_assert_int_eq(F.ready_calls, 2);
-	ck_assert_int_eq(F.first_ready, 1);	/* the clients' session goes on */
+	/* Not a first session: the clients' sessions go on. */
+	ck_assert_int_eq(F.first_ready, 1);
 	ck_assert_double_eq(status_stat(w, "on_demand_starts"), 2);
 
 	/* A request while it stops for being idle: it starts again. */
