@@ -1,7 +1,8 @@
 /*
  * admin_servers.c -- the servers' states: `mcpctl status` as a table
  * (remote servers' sessions and sign-ins in a second one, and a hint for
- * each server that needs a sign-in), and start, stop and restart, which
+ * each server that needs a sign-in or waits, idle, for its first
+ * client), and start, stop and restart, which
  * wait until the servers have settled (unless --no-block).
  */
 #include "config.h"
@@ -73,7 +74,7 @@ admin_state_color(const struct ctl *ctl, const char *state)
 	if (strcmp(state, "backoff") == 0 ||
 	    strcmp(state, "needs-login") == 0)
 		return ("\033[33m");
-	if (strcmp(state, "stopped") == 0)
+	if (strcmp(state, "stopped") == 0 || strcmp(state, "idle") == 0)
 		return ("\033[2m");
 	return ("\033[36m");
 }
@@ -109,6 +110,9 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 		if (state != NULL && strcmp(state, "backoff") == 0)
 			snprintf(detail, sizeof detail, " (next try in %.1fs)",
 			    out_num(s, "next_restart_ms", 0) / 1000.0);
+		else if (state != NULL && strcmp(state, "idle") == 0)
+			snprintf(detail, sizeof detail, " (on demand: starts "
+			    "with its next client or request)");
 		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s%s\n",
 		    namew, out_esc(out_str(s, "name")),
 		    admin_state_color(ctl, state),

@@ -390,6 +390,7 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	/* The reply goes out before anything the session sends. */
 	client_send_json(c, rpc_make_result(id, result));
 	client_attach(c, router_attach(worker_router(w), c));
+	worker_wanted(w, "a client attached");
 }
 
 static void

@@ -5,7 +5,9 @@
  * changes; with any error the old configuration keeps running untouched.
  * Otherwise: servers whose effective configuration is identical keep their
  * process, session, clients and in-flight requests; changed ones restart
- * with the new settings (their clients stay attached); added ones start;
+ * with the new settings (their clients stay attached), unless only when
+ * they run changed (start, idle_stop_s); added ones start (or wait, idle,
+ * when on demand);
  * removed ones stop and are freed, closing their clients.  Workers own a
  * copy of their settings, so the old configuration can go at once.
  */
@@ -52,6 +54,8 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		[WORKER_RECONF_STARTED] = "started",
 		[WORKER_RECONF_STOPPED] = "stopped",
 		[WORKER_RECONF_KEPT] = "kept stopped",
+		[WORKER_RECONF_IDLE] = "idle",
+		[WORKER_RECONF_UPDATED] = "updated",
 	};
 	struct log_field		 f[] = {
 		{ MCPD_FIELD_CONFIG, mcpd->config_file },
@@ -108,7 +112,8 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 			continue;
 		cJSON_AddItemToArray(added, cJSON_CreateString(cs->name));
 		cJSON_AddStringToObject(actions, cs->name, cs->disabled ?
-		    "added, disabled" : "started");
+		    "added, disabled" : cs->start == CONF_START_ON_DEMAND ?
+		    "added, idle" : "started");
 		(void)worker_new(mcpd, cs);
 	}
 	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==

@@ -425,6 +425,7 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
 	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
 	if (kind == ROUTER_PENDING_CLIENT) {
+		r->active_ms = now;
 		hmap_put(a->ids, p->id, p->id_len, p);
 		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
 		a->ninflight++;
@@ -448,6 +449,7 @@ router_pending_unlink_live(struct router *r, struct router_pending *p)
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
 		a->ninflight--;
 		r->ninflight--;
+		r->active_ms = clock_now_ms();
 		router_check_idle(a);
 	}
 }
@@ -607,6 +609,7 @@ router_waiting_release(struct router *r, struct router_waiting *wt, int listed)
 	r->nwaiting--;
 	a->nwaiting--;
 	a->held_bytes -= wt->len;
+	r->active_ms = clock_now_ms();
 	budget_sub(r->mcpd, wt->len);
 	free(wt->line);
 	free(wt);
@@ -912,7 +915,9 @@ router_detach(struct attachment *a, const char *reason)
 		free(d->server_id);
 		free(d);
 	}
-	/* Its subscriptions. */
+	/* Its subscriptions (while they last, the server is not idle). */
+	if (hmap_count(a->subs) > 0)
+		r->active_ms = clock_now_ms();
 	hmap_iter_init(a->subs, &it);
 	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
 		if (router_sub_count(r, key, keylen, -1) > 0 ||
@@ -1000,6 +1005,19 @@ size_t
 router_clients(const struct router *r)
 {
 	return (r->natts);
+}
+
+int
+router_busy(const struct router *r)
+{
+	return (r->ninflight > 0 || r->nwaiting > 0 ||
+	    hmap_count(r->downs) > 0 || hmap_count(r->subs) > 0);
+}
+
+uint64_t
+router_active_ms(const struct router *r)
+{
+	return (r->active_ms);
 }
 
 void

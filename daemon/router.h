@@ -60,6 +60,14 @@ size_t		 router_inflight(const struct router *);
 /* Send the server a ping of mcpd's own (its answer is consumed). */
 void		 router_ping(struct router *);
 size_t		 router_clients(const struct router *);
+/*
+ * For idle stops: 1 while the session has work that needs the server
+ * (client requests in flight or held, requests of the server's waiting
+ * for a client, resource subscriptions); mcpd's own pings do not count.
+ */
+int		 router_busy(const struct router *);
+/* When a client request last began or ended (monotonic ms; 0: never). */
+uint64_t	 router_active_ms(const struct router *);
 void		 router_add_stats(const struct router *, cJSON *stats);
 
 #endif /* MCPD_ROUTER_H */

@@ -172,6 +172,8 @@ struct router {
 	uint64_t		 self_dropped_run; /* since stdin last drained */
 	uint64_t		 bytes_up;
 	uint64_t		 bytes_down;
+	/* A client request last began or ended here (ms), for idle stops. */
+	uint64_t		 active_ms;
 };
 
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */

@@ -320,6 +320,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	a->held_bytes += len;
 	budget_add(r->mcpd, len);
 	router_arm_sweep(r);
+	worker_wanted(r->worker, "a request came");
 }
 
 static void

@@ -12,6 +12,15 @@
  *   those states, apart from a spawn that fails.
  * - One state timer: init timeout, backoff delay or stop escalation,
  *   depending on the state.
+ * - On demand (SPEC 4.2): an on-demand server waits in idle, without a
+ *   process, until a client attaches or a request is held for it
+ *   (worker_wanted); a ready server with idle_stop_s set that has had no
+ *   client request begin or end, no request of its own at a client and
+ *   no subscription for that long is stopped the graceful way and is
+ *   idle again.  Its clients stay attached: the next session is
+ *   initialized with mcpd's own initialize, as after a crash.  Attached
+ *   clients alone do not keep a server running; mcpd's health pings
+ *   neither.
  */
 #include "config.h"
 
@@ -52,6 +61,7 @@ enum worker_after {
 	WORKER_AFTER_FAILURE,	/* the restart policy decides */
 	WORKER_AFTER_STOP,	/* admin stop or shutdown: stopped */
 	WORKER_AFTER_RESTART,	/* admin restart: start again at once */
+	WORKER_AFTER_IDLE,	/* nothing to do: idle until wanted */
 };
 
 struct worker {
@@ -73,6 +83,14 @@ struct worker {
 	uint32_t		 timeouts_in_row; /* requests, nothing heard */
 	char			*broken_reason;	/* set: end it (deferred) */
 	struct event		*ev_broken;
+
+	/* On demand: started when wanted, stopped when idle. */
+	struct event		*ev_wake;	/* an on-demand start */
+	const char		*wake_reason;	/* a static string */
+	struct event		*ev_idle;	/* the idle stop's check */
+	uint64_t		 busy_seen_ms;	/* the router was busy */
+	uint64_t		 on_demand_starts;
+	uint64_t		 idle_stops;
 
 	enum worker_after	 after;
 	int			 stop_phase;
@@ -115,6 +133,7 @@ static void	worker_fail_stop(struct worker *, const char *reason, int signal);
 static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_health_start(struct worker *);
+static void	worker_idle_start(struct worker *);
 
 /* Every start but the first is a restart. */
 static uint64_t
@@ -155,6 +174,7 @@ worker_running(const struct worker *w)
 	case WORKER_STOPPED:
 	case WORKER_FAILED:
 	case WORKER_NEEDS_LOGIN:
+	case WORKER_IDLE:
 		break;
 	}
 	return (0);
@@ -255,6 +275,132 @@ worker_heard(void *arg)
 	w->timeouts_in_row = 0;
 }
 
+/*
+ * Idle stops: the check runs idle_stop_s after the session got ready and
+ * then no sooner than the limit could be reached.  The router tells
+ * whether its session has work and when a client request last began or
+ * ended; a check that finds work counts as such a moment too (a
+ * subscription that ends with its client, a request of the server's
+ * answered by a client).
+ */
+static uint64_t
+worker_idle_stop_ms(const struct worker *w)
+{
+	return ((uint64_t)w->conf->idle_stop_s * 1000);
+}
+
+static void
+worker_idle_start(struct worker *w)
+{
+	w->busy_seen_ms = 0;
+	if (w->conf->idle_stop_s > 0)
+		worker_evtimer_add_ms(w->ev_idle, worker_idle_stop_ms(w));
+	else
+		evtimer_del(w->ev_idle);
+}
+
+static void
+worker_idle_stop(struct worker *w, uint64_t idle_ms)
+{
+	char			*reason;
+	struct log_field	 f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_REASON, NULL },
+	};
+
+	xasprintf(&reason, "no request for %.1f s (idle_stop_s %u)",
+	    (double)idle_ms / 1000.0, w->conf->idle_stop_s);
+	f[1].value = reason;
+	log_event(LOG_INFO, MCPD_MID_IDLE_STOP, f, nitems(f),
+	    "%s: idle, stopping it until it is needed: %s", w->name, reason);
+	free(reason);
+	w->idle_stops++;
+	worker_begin_stop(w, WORKER_AFTER_IDLE);
+}
+
+static void
+worker_idle_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	uint64_t	 now = clock_now_ms(), limit, since;
+
+	if (w->state != WORKER_READY || w->conf->idle_stop_s == 0)
+		return;
+	limit = worker_idle_stop_ms(w);
+	/* Input it has yet to read is work too (and may pause clients). */
+	if (router_busy(w->router) || worker_stdin_queued(w) > 0) {
+		w->busy_seen_ms = now;
+		worker_evtimer_add_ms(w->ev_idle, limit);
+		return;
+	}
+	since = w->state_since_ms;
+	if (router_active_ms(w->router) > since)
+		since = router_active_ms(w->router);
+	if (w->busy_seen_ms > since)
+		since = w->busy_seen_ms;
+	if (since > now)
+		since = now;
+	if (now - since < limit) {
+		worker_evtimer_add_ms(w->ev_idle, limit - (now - since));
+		return;
+	}
+	worker_idle_stop(w, now - since);
+}
+
+/* An on-demand server nobody is attached to need not run, nor restart. */
+static int
+worker_unwanted(const struct worker *w)
+{
+	return (w->conf->start == CONF_START_ON_DEMAND &&
+	    router_clients(w->router) == 0 && !w->mcpd->shutting_down);
+}
+
+static void
+worker_start_on_demand(struct worker *w)
+{
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, w->name },
+		{ MCPD_FIELD_REASON, w->wake_reason },
+	};
+
+	log_event(LOG_INFO, MCPD_MID_ON_DEMAND, f, nitems(f),
+	    "%s: starting on demand: %s", w->name, w->wake_reason);
+	w->on_demand_starts++;
+	backoff_reset(&w->backoff);
+	worker_spawn(w);
+}
+
+static void
+worker_wake_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (w->state == WORKER_IDLE && w->wake_reason != NULL)
+		worker_start_on_demand(w);
+}
+
+/*
+ * A client needs the server: an idle one starts, from an event of the
+ * worker's own (the caller may be deep in the router); one stopping for
+ * being idle starts again once it has exited.
+ */
+void
+worker_wanted(struct worker *w, const char *why)
+{
+	switch (w->state) {
+	case WORKER_IDLE:
+		w->wake_reason = why;
+		event_active(w->ev_wake, EV_TIMEOUT, 0);
+		break;
+	case WORKER_STOPPING:
+		if (w->after == WORKER_AFTER_IDLE)
+			w->wake_reason = why;
+		break;
+	default:
+		break;
+	}
+}
+
 static void
 worker_broken_cb(evutil_socket_t fd, short events, void *arg)
 {
@@ -311,6 +457,9 @@ worker_set_state(struct worker *w, enum worker_state next,
 		return;
 	w->state = next;
 	w->state_since_ms = clock_now_ms();
+	/* Wanted only while idle, or stopping to be idle. */
+	if (next != WORKER_IDLE && next != WORKER_STOPPING)
+		w->wake_reason = NULL;
 	log_event(next == WORKER_FAILED ? LOG_ERR : LOG_INFO, MCPD_MID_STATE,
 	    f, nitems(f), "%s: %s -> %s%s%s", w->name,
 	    worker_state_names[prev], worker_state_names[next],
@@ -319,6 +468,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 		router_session_ready(w->router, !w->was_ready);
 		w->was_ready = 1;
 		worker_health_start(w);
+		worker_idle_start(w);
 	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
 		router_session_unavailable(w->router);
 	if (w->removing && !worker_running(w))
@@ -708,6 +858,7 @@ worker_session_end(struct worker *w)
 	transport_free(w->tp);
 	w->tp = NULL;
 	evtimer_del(w->ev_health);
+	evtimer_del(w->ev_idle);
 	event_del(w->ev_broken);
 	free(w->broken_reason);
 	w->broken_reason = NULL;
@@ -757,6 +908,7 @@ worker_begin_stop(struct worker *w, enum worker_after after)
 		return;
 	worker_set_state(w, WORKER_STOPPING,
 	    after == WORKER_AFTER_RESTART ? "restart requested" :
+	    after == WORKER_AFTER_IDLE ? "idle stop" :
 	    w->mcpd->shutting_down ? "mcpd is shutting down" :
 	    "stop requested");
 	evtimer_del(w->ev_timer);
@@ -807,7 +959,11 @@ worker_timer_cb(evutil_socket_t fd, short events, void *arg)
 		free(reason);
 		break;
 	case WORKER_BACKOFF:
-		worker_spawn(w);
+		if (worker_unwanted(w))
+			worker_set_state(w, WORKER_IDLE, "on demand, and no "
+			    "client is attached: not restarted");
+		else
+			worker_spawn(w);
 		break;
 	case WORKER_STOPPING:
 		worker_stop_escalate(w);
@@ -834,6 +990,14 @@ worker_failed(struct worker *w, int clean)
 	if (w->mcpd->shutting_down || cs->restart == CONF_RESTART_NEVER ||
 	    (cs->restart == CONF_RESTART_ON_FAILURE && clean)) {
 		worker_set_state(w, WORKER_STOPPED, w->last_exit);
+		return;
+	}
+	if (worker_unwanted(w)) {
+		xasprintf(&reason, "%s; on demand, and no client is attached: "
+		    "not restarted", w->last_exit != NULL ? w->last_exit :
+		    "it failed");
+		worker_set_state(w, WORKER_IDLE, reason);
+		free(reason);
 		return;
 	}
 
@@ -915,6 +1079,13 @@ worker_tp_ended(void *arg, int wstatus)
 	case WORKER_AFTER_RESTART:
 		worker_spawn(w);
 		break;
+	case WORKER_AFTER_IDLE:
+		worker_set_state(w, WORKER_IDLE, "idle stop; it starts again "
+		    "with the next request");
+		/* A request came while it stopped. */
+		if (w->wake_reason != NULL)
+			event_active(w->ev_wake, EV_TIMEOUT, 0);
+		break;
 	case WORKER_AFTER_FAILURE:
 		/*
 		 * A remote server that said only a sign-in can help (and
@@ -943,13 +1114,15 @@ worker_start(struct worker *w)
 {
 	switch (w->state) {
 	case WORKER_STOPPING:
-		if (w->after == WORKER_AFTER_STOP)
+		if (w->after == WORKER_AFTER_STOP ||
+		    w->after == WORKER_AFTER_IDLE)
 			w->after = WORKER_AFTER_RESTART;
 		break;
 	case WORKER_BACKOFF:
 	case WORKER_STOPPED:
 	case WORKER_FAILED:
 	case WORKER_NEEDS_LOGIN:
+	case WORKER_IDLE:
 		backoff_reset(&w->backoff);
 		worker_spawn(w);
 		break;
@@ -975,6 +1148,7 @@ worker_stop(struct worker *w)
 		    "mcpd is shutting down" : "stop requested");
 		break;
 	case WORKER_NEEDS_LOGIN:
+	case WORKER_IDLE:
 		worker_set_state(w, WORKER_STOPPED, w->mcpd->shutting_down ?
 		    "mcpd is shutting down" : "stop requested");
 		break;
@@ -994,20 +1168,60 @@ worker_restart(struct worker *w)
 		worker_start(w);
 }
 
+/* Not started yet: an on-demand server waits, idle, for a client. */
+static enum worker_reconf
+worker_enable(struct worker *w)
+{
+	if (w->conf->start == CONF_START_ON_DEMAND) {
+		worker_set_state(w, WORKER_IDLE, "on demand: it starts with "
+		    "its first client");
+		return (WORKER_RECONF_IDLE);
+	}
+	worker_start(w);
+	return (WORKER_RECONF_STARTED);
+}
+
+/*
+ * Reload changed only when the server runs (start, idle_stop_s): nothing
+ * restarts.  An idle server now started always starts; a ready one is
+ * checked against its new idle limit at once.
+ */
+static enum worker_reconf
+worker_reconfigure_when(struct worker *w)
+{
+	if (w->state == WORKER_IDLE &&
+	    w->conf->start == CONF_START_ALWAYS) {
+		worker_start(w);
+		return (WORKER_RECONF_STARTED);
+	}
+	if (w->state == WORKER_READY) {
+		if (w->conf->idle_stop_s == 0)
+			evtimer_del(w->ev_idle);
+		else
+			worker_evtimer_add_ms(w->ev_idle, 0);
+	}
+	return (WORKER_RECONF_UPDATED);
+}
+
 /*
  * Reload: the server's configuration changed.  A running server (or one
  * waiting to restart, or given up on) restarts with the new one, its
  * clients staying attached; a server now disabled stops; one stopped by
- * an admin stays stopped, unless it was disabled and no longer is.
+ * an admin stays stopped, unless it was disabled and no longer is; an
+ * idle one stays idle unless it is no longer on demand.  A change of
+ * start or idle_stop_s alone restarts nothing.
  */
 enum worker_reconf
 worker_reconfigure(struct worker *w, const struct conf_server *cs)
 {
 	int	 was_disabled = w->conf->disabled;
+	int	 when_only = conf_server_runs_same(w->conf, cs);
 
 	conf_server_release(w->conf);
 	w->conf = conf_server_dup(cs);
 	worker_set_rlink(w);
+	if (when_only)
+		return (worker_reconfigure_when(w));
 	if (cs->disabled) {
 		if (w->state == WORKER_STOPPED || w->state == WORKER_FAILED)
 			return (WORKER_RECONF_KEPT);
@@ -1022,6 +1236,10 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 	case WORKER_STOPPED:
 		if (!was_disabled)
 			return (WORKER_RECONF_KEPT);
+		return (worker_enable(w));
+	case WORKER_IDLE:
+		if (cs->start == CONF_START_ON_DEMAND)
+			return (WORKER_RECONF_IDLE);
 		worker_start(w);
 		return (WORKER_RECONF_STARTED);
 	case WORKER_FAILED:
@@ -1089,6 +1307,8 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
 	w->ev_broken = event_new(mcpd->base, -1, 0, worker_broken_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
+	w->ev_wake = event_new(mcpd->base, -1, 0, worker_wake_cb, w);
+	w->ev_idle = evtimer_new(mcpd->base, worker_idle_cb, w);
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
@@ -1096,7 +1316,7 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	worker_set_rlink(w);
 	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
 	if (!cs->disabled)
-		worker_start(w);
+		(void)worker_enable(w);
 	return (w);
 }
 
@@ -1116,6 +1336,8 @@ worker_free(struct worker *w)
 	event_free(w->ev_broken);
 	free(w->broken_reason);
 	event_free(w->ev_free);
+	event_free(w->ev_wake);
+	event_free(w->ev_idle);
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
@@ -1201,6 +1423,9 @@ worker_status_json(const struct worker *w)
 	}
 	cJSON_AddStringToObject(o, "restart_policy",
 	    conf_restart_name(w->conf->restart));
+	cJSON_AddStringToObject(o, "start", conf_start_name(w->conf->start));
+	cJSON_AddNumberToObject(o, "idle_stop_s",
+	    (double)w->conf->idle_stop_s);
 
 	version = cJSON_GetObjectItemCaseSensitive(w->init_result,
 	    "protocolVersion");
@@ -1224,6 +1449,9 @@ worker_status_json(const struct worker *w)
 	    (double)w->violations);
 	cJSON_AddNumberToObject(stats, "stderr_lines",
 	    (double)logs_count(w->logs));
+	cJSON_AddNumberToObject(stats, "on_demand_starts",
+	    (double)w->on_demand_starts);
+	cJSON_AddNumberToObject(stats, "idle_stops", (double)w->idle_stops);
 	router_add_stats(w->router, stats);
 	return (o);
 }
@@ -1272,9 +1500,11 @@ worker_availability(const struct worker *w)
 		    WORKER_AVAIL_WAIT);
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
+	case WORKER_IDLE:		/* held: worker_wanted starts it */
 		return (WORKER_AVAIL_WAIT);
 	case WORKER_STOPPING:
-		return (w->after == WORKER_AFTER_RESTART ?
+		return (w->after == WORKER_AFTER_RESTART ||
+		    w->after == WORKER_AFTER_IDLE ?
 		    WORKER_AVAIL_WAIT : WORKER_AVAIL_REFUSE);
 	default:
 		return (WORKER_AVAIL_REFUSE);

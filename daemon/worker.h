@@ -9,6 +9,12 @@
  *   any running state --stop--> stopping --exit--> stopped
  *   backoff --give-up rule--> failed (only an admin start revives it)
  *
+ * On demand ("start": "on-demand", "idle_stop_s"):
+ *   (new or enabled) --on demand--> idle --wanted or start--> starting
+ *   ready --nothing to do for idle_stop_s--> stopping --exit--> idle
+ *   on demand, nobody attached: --exit/failure--> idle (no backoff)
+ *   idle --stop--> stopped
+ *
  * Every transition is one journal event (worker_set_state).
  */
 #ifndef MCPD_WORKER_H
@@ -37,6 +43,7 @@ enum worker_state {
 	WORKER_STOPPED,
 	WORKER_FAILED,
 	WORKER_NEEDS_LOGIN,	/* a remote server waiting for a sign-in */
+	WORKER_IDLE,		/* on demand: no process until wanted */
 };
 
 /* The one place workers are made: it starts unless the entry is disabled. */
@@ -45,8 +52,15 @@ void		 worker_free(struct worker *);
 const char	*worker_name(const struct worker *);
 enum worker_state worker_state(const struct worker *);
 const char	*worker_state_name(enum worker_state);
-/* 1 while a process exists (anything but backoff, stopped, failed). */
+/* 1 while a process exists (not backoff, stopped, failed, idle...). */
 int		 worker_running(const struct worker *);
+
+/*
+ * A client needs the server (it attached, or a request of its is held):
+ * an idle server starts (deferred); a no-op in any other state.  why is a
+ * static string, for the journal.
+ */
+void		 worker_wanted(struct worker *, const char *why);
 
 /* Admin actions; start forgets the backoff history. */
 void		 worker_start(struct worker *);
@@ -61,6 +75,8 @@ enum worker_reconf {
 	WORKER_RECONF_STARTED,
 	WORKER_RECONF_STOPPED,
 	WORKER_RECONF_KEPT,	/* stopped: the new settings apply at start */
+	WORKER_RECONF_IDLE,	/* idle: the new settings apply at start */
+	WORKER_RECONF_UPDATED,	/* start, idle_stop_s: nothing restarts */
 };
 enum worker_reconf worker_reconfigure(struct worker *,
 		    const struct conf_server *);

@@ -56,6 +56,7 @@ enum conf_kind {
 	CONF_KIND_BOOL,
 	CONF_KIND_CAPS,
 	CONF_KIND_U64,
+	CONF_KIND_START,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -80,6 +81,8 @@ enum conf_setting_id {
 	CONF_S_PIDS_MAX,
 	CONF_S_CPU_WEIGHT,
 	CONF_S_CONNECT_TIMEOUT_MS,
+	CONF_S_START,
+	CONF_S_IDLE_STOP_S,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -137,6 +140,9 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    0, CONF_MAX_CPU_WEIGHT, cpu_weight),
 	CONF_SETTING(CONF_S_CONNECT_TIMEOUT_MS, "connect_timeout_ms",
 	    CONF_KIND_U32, 1, UINT32_MAX, connect_timeout_ms),
+	CONF_SETTING(CONF_S_START, "start", CONF_KIND_START, 0, 0, start),
+	CONF_SETTING(CONF_S_IDLE_STOP_S, "idle_stop_s", CONF_KIND_U32,
+	    0, CONF_MAX_IDLE_STOP_S, idle_stop_s),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -180,6 +186,11 @@ static const char *conf_restart_names[] = {
 	[CONF_RESTART_ALWAYS] = "always",
 	[CONF_RESTART_ON_FAILURE] = "on-failure",
 	[CONF_RESTART_NEVER] = "never",
+};
+
+static const char *conf_start_names[] = {
+	[CONF_START_ALWAYS] = "always",
+	[CONF_START_ON_DEMAND] = "on-demand",
 };
 
 /* Server keys that belong to other MCP clients: accepted without a word. */
@@ -289,6 +300,14 @@ conf_restart_name(enum conf_restart restart)
 	    sizeof conf_restart_names[0])
 		return ("unknown");
 	return (conf_restart_names[restart]);
+}
+
+const char *
+conf_start_name(enum conf_start start)
+{
+	if ((size_t)start >= nitems(conf_start_names))
+		return ("unknown");
+	return (conf_start_names[start]);
 }
 
 static void
@@ -587,6 +606,18 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		}
 		conf_error(cp, path, "expected \"always\", \"on-failure\" or "
 		    "\"never\"");
+		return (-1);
+	case CONF_KIND_START:
+		if (cJSON_IsString(item)) {
+			for (i = 0; i < nitems(conf_start_names); i++) {
+				if (strcmp(item->valuestring,
+				    conf_start_names[i]) == 0) {
+					*(enum conf_start *)field = i;
+					return (0);
+				}
+			}
+		}
+		conf_error(cp, path, "expected \"always\" or \"on-demand\"");
 		return (-1);
 	case CONF_KIND_BOOL:
 		if (!cJSON_IsBool(item)) {
@@ -1026,6 +1057,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.pids_max = s.pids_max;
 	cs.cpu_weight = s.cpu_weight;
 	cs.connect_timeout_ms = s.connect_timeout_ms;
+	cs.start = s.start;
+	cs.idle_stop_s = s.idle_stop_s;
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
@@ -1381,6 +1414,8 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.defaults.disabled = 0;
 	cp.defaults.client_caps = CONF_CAP_ALL;
 	cp.defaults.connect_timeout_ms = CONF_DEFAULT_CONNECT_TIMEOUT_MS;
+	cp.defaults.start = CONF_START_ALWAYS;
+	cp.defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
 	cp.conf = xcalloc(1, sizeof *cp.conf);
 	cp.conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
@@ -1553,6 +1588,14 @@ conf_env_equal(const struct conf_server *a, const struct conf_server *b)
 
 int
 conf_server_equal(const struct conf_server *a, const struct conf_server *b)
+{
+	return (conf_server_runs_same(a, b) && a->start == b->start &&
+	    a->idle_stop_s == b->idle_stop_s);
+}
+
+int
+conf_server_runs_same(const struct conf_server *a,
+    const struct conf_server *b)
 {
 	const struct backoff_policy	*pa = &a->backoff, *pb = &b->backoff;
 	size_t				 i;

@@ -73,6 +73,8 @@
 #define CONF_MAX_PIDS_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
 #define CONF_MAX_CPU_WEIGHT		10000
 #define CONF_DEFAULT_CONNECT_TIMEOUT_MS		10000
+#define CONF_DEFAULT_IDLE_STOP_S		0	/* never */
+#define CONF_MAX_IDLE_STOP_S			31536000	/* a year */
 
 /*
  * A remote server runs as this program (mcpd-remote(1)): argv[0] of its
@@ -124,6 +126,12 @@ enum conf_restart {
 	CONF_RESTART_NEVER,
 };
 
+/* When a server runs ("start"). */
+enum conf_start {
+	CONF_START_ALWAYS,		/* with mcpd, and always after */
+	CONF_START_ON_DEMAND,		/* with its first client */
+};
+
 /*
  * The settings a server takes from its own entry or else from the
  * top-level "mcpd" object: one list, for struct conf_server and for the
@@ -136,6 +144,11 @@ enum conf_restart {
  *   none.  They need cgroup containment and those controllers.
  * - connect_timeout_ms: a remote server's TCP and TLS connect timeout
  *   (ignored, with a warning, on a stdio server's own entry).
+ * - start: CONF_START_ALWAYS runs the server with mcpd; an on-demand one
+ *   waits, idle, for its first attach or request.  idle_stop_s (0:
+ *   never, at most CONF_MAX_IDLE_STOP_S): a ready server with nothing
+ *   to do (daemon/worker.c says what counts) for that long is stopped
+ *   and idle until it is needed again.
  */
 #define CONF_SETTINGS_MEMBERS						\
 	enum conf_restart	 restart;				\
@@ -152,7 +165,9 @@ enum conf_restart {
 	uint64_t		 memory_max;				\
 	uint32_t		 pids_max;				\
 	uint32_t		 cpu_weight;				\
-	uint32_t		 connect_timeout_ms;
+	uint32_t		 connect_timeout_ms;			\
+	enum conf_start		 start;				\
+	uint32_t		 idle_stop_s;
 
 struct conf_settings {
 	CONF_SETTINGS_MEMBERS
@@ -295,7 +310,15 @@ void		 conf_server_release(struct conf_server *);
  */
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
+/*
+ * 1 if two servers differ at most in when the server runs (start and
+ * idle_stop_s): a change that needs no restart.
+ */
+int		 conf_server_runs_same(const struct conf_server *,
+		    const struct conf_server *);
 const char	*conf_restart_name(enum conf_restart);
+/* "always" or "on-demand". */
+const char	*conf_start_name(enum conf_start);
 /* "stdio", "auto", "http" or "sse" (the transport of status). */
 const char	*conf_transport_name(enum conf_transport);
 /* 1 if the server is remote (runs as mcpd-remote). */

@@ -252,6 +252,12 @@ metrics_render(const cJSON *status)
 	    "dropped_lines", 1);
 	metrics_per_server(&b, servers, "mcpd_server_stderr_lines_total",
 	    "counter", "Lines the server wrote to stderr.", "stderr_lines", 1);
+	metrics_per_server(&b, servers, "mcpd_server_on_demand_starts_total",
+	    "counter", "Times an idle server was started for a client.",
+	    "on_demand_starts", 1);
+	metrics_per_server(&b, servers, "mcpd_server_idle_stops_total",
+	    "counter", "Times a server was stopped for having nothing to do.",
+	    "idle_stops", 1);
 	metrics_remote(&b, servers);
 	metrics_groups(&b, cJSON_GetObjectItemCaseSensitive(status, "groups"));
 	return (b.s);

@@ -92,11 +92,13 @@
 
 /*
  * Server states, in the order of the lifecycle (SPEC 2); "needs-login": a
- * remote server waiting for `mcpctl login` (no process runs).
+ * remote server waiting for `mcpctl login`; "idle": an on-demand server
+ * that is not running and starts with its next client or request (no
+ * process runs in either).
  */
 #define MCPD_STATE_NAMES \
 	{ "starting", "initializing", "ready", "backoff", "stopping", \
-	  "stopped", "failed", "needs-login" }
+	  "stopped", "failed", "needs-login", "idle" }
 
 /* Journal fields (all carry the MCPD_ prefix). */
 #define MCPD_FIELD_SERVER		"MCPD_SERVER"
@@ -136,5 +138,8 @@
 #define MCPD_MID_REQUEST		"2c04d37ad026402ea187946ddb851b15"
 #define MCPD_MID_CONFIG			"3007a676158c40b6953dd0d947cb5937"
 #define MCPD_MID_REMOTE			"d56ee5bc0ee641a1a48377f8c65a2ac0"
+/* On-demand servers: started for a client, stopped when idle. */
+#define MCPD_MID_ON_DEMAND		"34dc4bc0e5cf45608b3d9595576bcfd1"
+#define MCPD_MID_IDLE_STOP		"5ad8911dfa99460c92570720f223c4e6"
 
 #endif /* MCPD_PROTO_H */

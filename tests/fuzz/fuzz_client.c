@@ -513,6 +513,12 @@ worker_request_timed_out(struct worker *w)
 {
 }
 
+/* The worker starts an idle server later, from an event of its own. */
+void
+worker_wanted(struct worker *w, const char *why)
+{
+}
+
 /* The worker ends itself later, from an event of its own. */
 void
 worker_broken(struct worker *w, const char *fmt, ...)

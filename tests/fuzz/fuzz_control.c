@@ -599,6 +599,14 @@ worker_restart(struct worker *w)
 	w->state = WORKER_STARTING;
 }
 
+/* An attach wants the server: an idle one starts (worker.c defers it). */
+void
+worker_wanted(struct worker *w, const char *why)
+{
+	if (w->state == WORKER_IDLE)
+		w->state = WORKER_STARTING;
+}
+
 static size_t
 worker_attached(const struct worker *w)
 {

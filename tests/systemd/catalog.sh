@@ -14,8 +14,8 @@
 #      (../integration/journald-env.sh) whose /var/lib/systemd/catalog is a
 #      tmpfs holding the compiled database, and mcpd logs to it while it
 #      supervises a server that crashes until mcpd gives up, one that
-#      writes garbage, and one that cannot be started, and answers a
-#      failing request.  For every MESSAGE_ID that occurred, each entry
+#      writes garbage, one that cannot be started, and one that starts on
+#      demand and stops when idle, and answers a failing request.  For every MESSAGE_ID that occurred, each entry
 #      carries every field its catalog text fills in (else journalctl
 #      would print the bare field name), and `journalctl -x` prints the
 #      subject with the entry's values and "Defined-By: mcpd".
@@ -174,7 +174,8 @@ write_config "$T/mcpd.json" <<JSON
       "restart_window_s": 60
     },
     "noisy": { "command": "$MCP_FAKE", "args": ["--garbage", "--stderr-noise=2"] },
-    "missing": { "command": "$T/no-such-server", "max_restarts": 1 }
+    "missing": { "command": "$T/no-such-server", "max_restarts": 1 },
+    "lazy": { "command": "$MCP_FAKE", "start": "on-demand", "idle_stop_s": 1 }
   },
   "unknown_member": true
 }
@@ -187,6 +188,8 @@ wait_ready noisy
 wait_for 15 server_is crashy failed ||
 	fail "crashy is not failed after 15 s (max_restarts 2, backoff 100-200 ms): $(server_field crashy state)"
 ctl call noisy fail >/dev/null 2>&1
+ctl call lazy echo text=x >/dev/null 2>&1 || fail "cannot call lazy"
+wait_for 10 server_is lazy idle || fail "lazy is not idle after its call"
 stop_mcpd TERM
 
 MID_STOP=$(awk '$1 == "MCPD_MID_DAEMON_STOP" { print $2 }' <<<"$MIDS")

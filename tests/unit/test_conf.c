@@ -217,6 +217,8 @@ check_defaults(const struct conf_server *cs)
 	ck_assert_uint_eq(cs->max_message_bytes,
 	    CONF_DEFAULT_MAX_MESSAGE_BYTES);
 	ck_assert_int_eq(cs->disabled, 0);
+	ck_assert_int_eq(cs->start, CONF_START_ALWAYS);
+	ck_assert_uint_eq(cs->idle_stop_s, 0);
 }
 
 START_TEST(test_mcpservers_shape)
@@ -414,6 +416,70 @@ START_TEST(test_settings_limits_accepted)
 	ck_assert_uint_eq(cs->stop_timeout_ms, 1000);
 	ck_assert_uint_eq(cs->max_message_bytes, CONF_MAX_MAX_MESSAGE_BYTES);
 	conf_free(conf);
+}
+END_TEST
+
+/*
+ * "start" and "idle_stop_s": per server, or for every server from "mcpd";
+ * a server's own value wins.
+ */
+START_TEST(test_start_and_idle_stop)
+{
+	struct conf			*conf;
+	const struct conf_server	*a, *b, *c;
+
+	conf = parse_ok("{'mcpServers': {"
+	    "'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'start': 'always', 'idle_stop_s': 0},"
+	    "'c': {'command': 'c', 'idle_stop_s': 31536000}},"
+	    "'mcpd': {'start': 'on-demand', 'idle_stop_s': 300}}");
+	a = conf_find(conf, "a");
+	b = conf_find(conf, "b");
+	c = conf_find(conf, "c");
+	ck_assert_int_eq(a->start, CONF_START_ON_DEMAND);
+	ck_assert_uint_eq(a->idle_stop_s, 300);
+	ck_assert_int_eq(b->start, CONF_START_ALWAYS);
+	ck_assert_uint_eq(b->idle_stop_s, 0);
+	ck_assert_int_eq(c->start, CONF_START_ON_DEMAND);
+	ck_assert_uint_eq(c->idle_stop_s, CONF_MAX_IDLE_STOP_S);
+	conf_free(conf);
+
+	/* A remote server takes them too. */
+	conf = parse_ok("{'mcpServers': {'r': {'url': 'https://h.example/m',"
+	    "'start': 'on-demand', 'idle_stop_s': 1}}}");
+	ck_assert_int_eq(conf->servers[0].start, CONF_START_ON_DEMAND);
+	ck_assert_uint_eq(conf->servers[0].idle_stop_s, 1);
+	conf_free(conf);
+
+	ck_assert_str_eq(conf_start_name(CONF_START_ALWAYS), "always");
+	ck_assert_str_eq(conf_start_name(CONF_START_ON_DEMAND), "on-demand");
+	ck_assert_str_eq(conf_start_name((enum conf_start)7), "unknown");
+}
+END_TEST
+
+START_TEST(test_start_and_idle_stop_errors)
+{
+	const char	*start = "mcpServers.x.start: expected \"always\" or "
+			    "\"on-demand\"";
+	const char	*idle = "mcpServers.x.idle_stop_s: expected an "
+			    "integer between 0 and 31536000";
+
+	expect_server_error("{'command': 'c', 'start': 'lazy'}", start);
+	expect_server_error("{'command': 'c', 'start': 'On-Demand'}", start);
+	expect_server_error("{'command': 'c', 'start': 'on_demand'}", start);
+	expect_server_error("{'command': 'c', 'start': true}", start);
+	expect_server_error("{'command': 'c', 'start': null}", start);
+	expect_server_error("{'command': 'c', 'start': ''}", start);
+	expect_server_error("{'command': 'c', 'idle_stop_s': -1}", idle);
+	expect_server_error("{'command': 'c', 'idle_stop_s': 1.5}", idle);
+	expect_server_error("{'command': 'c', 'idle_stop_s': '60'}", idle);
+	expect_server_error("{'command': 'c', 'idle_stop_s': 31536001}",
+	    idle);
+	expect_server_error("{'command': 'c', 'idle_stop_s': null}", idle);
+	expect_error("{'mcpd': {'start': 'never'}}",
+	    "mcpd.start: expected \"always\" or \"on-demand\"");
+	expect_error("{'mcpd': {'idle_stop_s': 1e12}}",
+	    "mcpd.idle_stop_s: expected an integer between 0 and 31536000");
 }
 END_TEST
 
@@ -2738,6 +2804,51 @@ START_TEST(test_server_equal)
 }
 END_TEST
 
+/*
+ * When a server runs (start, idle_stop_s) makes configurations differ,
+ * but not in what runs: a reload needs no restart for it.
+ */
+START_TEST(test_server_runs_same)
+{
+	const char	*base = "'command': 'srv', 'args': ['a']";
+	const char	*when[] = {
+		"'start': 'on-demand'",
+		"'idle_stop_s': 60",
+		"'start': 'on-demand', 'idle_stop_s': 1",
+	};
+	struct conf	*a, *b;
+	char		*text;
+	size_t		 i;
+
+	xasprintf(&text, "{'mcpServers': {'s': {%s}}}", base);
+	a = parse_ok(text);
+	free(text);
+	for (i = 0; i < nitems(when); i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {%s, %s}}}", base,
+		    when[i]);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "%s compared equal", when[i]);
+		ck_assert_msg(conf_server_runs_same(&a->servers[0],
+		    &b->servers[0]), "%s needs a restart", when[i]);
+		conf_free(b);
+	}
+	/* Anything else still needs one. */
+	xasprintf(&text, "{'mcpServers': {'s': {%s, 'start': 'on-demand', "
+	    "'stop_timeout_ms': 7}}}", base);
+	b = parse_ok(text);
+	free(text);
+	ck_assert(!conf_server_runs_same(&a->servers[0], &b->servers[0]));
+	conf_free(b);
+	b = parse_ok("{'mcpServers': {'s': {'command': 'srv', "
+	    "'args': ['b'], 'start': 'on-demand'}}}");
+	ck_assert(!conf_server_runs_same(&a->servers[0], &b->servers[0]));
+	conf_free(b);
+	conf_free(a);
+}
+END_TEST
+
 START_TEST(test_restart_name)
 {
 	ck_assert_str_eq(conf_restart_name(CONF_RESTART_ALWAYS), "always");
@@ -2764,6 +2875,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_empty_config);
 	tcase_add_test(tc, test_mcpd_defaults);
 	tcase_add_test(tc, test_settings_limits_accepted);
+	tcase_add_test(tc, test_start_and_idle_stop);
 	tcase_add_test(tc, test_foreign_keys_silent);
 	suite_add_tcase(s, tc);
 
@@ -2798,6 +2910,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_env_errors);
 	tcase_add_test(tc, test_cwd_errors);
 	tcase_add_test(tc, test_restart_errors);
+	tcase_add_test(tc, test_start_and_idle_stop_errors);
 	tcase_add_test(tc, test_integer_errors);
 	tcase_add_test(tc, test_jitter_errors);
 	tcase_add_test(tc, test_bool_errors);
@@ -2833,6 +2946,7 @@ unit_suite(void)
 
 	tc = tcase_create("compare");
 	tcase_add_test(tc, test_server_equal);
+	tcase_add_test(tc, test_server_runs_same);
 	tcase_add_test(tc, test_restart_name);
 	suite_add_tcase(s, tc);
 

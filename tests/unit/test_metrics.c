@@ -34,12 +34,13 @@ static const char *families[] = {
 	"mcpd_request_duration_seconds", "mcpd_bytes_total",
 	"mcpd_server_protocol_violations_total",
 	"mcpd_server_dropped_lines_total", "mcpd_server_stderr_lines_total",
+	"mcpd_server_on_demand_starts_total", "mcpd_server_idle_stops_total",
 };
 #define NFAMILIES	(nitems(families))
 
 static const char *states[] = {
 	"starting", "initializing", "ready", "backoff", "stopping", "stopped",
-	"failed", "needs-login",
+	"failed", "needs-login", "idle",
 };
 #define NSTATES		(nitems(states))
 
@@ -88,7 +89,8 @@ render_two(void)
 	    "    \"oversize\": 5}, \"latency_us_sum\": 7654321,"
 	    "    \"bytes_to_server\": 1234, \"bytes_to_clients\": 5678,"
 	    "    \"protocol_violations\": 6, \"dropped_lines\": 8,"
-	    "    \"stderr_lines\": 9}},"
+	    "    \"stderr_lines\": 9, \"on_demand_starts\": 10,"
+	    "    \"idle_stops\": 11}},"
 	    "  {\"name\": \"b\", \"state\": \"backoff\", \"pid\": null,"
 	    "   \"restarts\": 0, \"inflight\": 0, \"clients\": 0,"
 	    "   \"stats\": {\"requests\": {\"ok\": 12345678901, \"error\": 0,"
@@ -355,7 +357,10 @@ START_TEST(test_metrics_exact_lines)
 	assert_line(t, "mcpd_server_protocol_violations_total{server=\"a\"} 6");
 	assert_line(t, "mcpd_server_dropped_lines_total{server=\"a\"} 8");
 	assert_line(t, "mcpd_server_stderr_lines_total{server=\"a\"} 9");
+	assert_line(t, "mcpd_server_on_demand_starts_total{server=\"a\"} 10");
+	assert_line(t, "mcpd_server_idle_stops_total{server=\"a\"} 11");
 	/* b has no such stats: 0. */
+	assert_line(t, "mcpd_server_idle_stops_total{server=\"b\"} 0");
 	assert_line(t, "mcpd_server_stderr_lines_total{server=\"b\"} 0");
 	assert_line(t, "mcpd_server_dropped_lines_total{server=\"b\"} 0");
 

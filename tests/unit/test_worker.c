@@ -9,9 +9,9 @@
  * server wrote and when it ended; the router by one that records the
  * session's life; the journal by a list of messages.  Each test drives a
  * server through a story (start, handshake, crash, backoff, stop, give
- * up...) and checks the states it passes through and what the server
- * was sent, and after every step that a transport exists exactly while
- * the state says the server runs.
+ * up, idle and on-demand starts...) and checks the states it passes
+ * through and what the server was sent, and after every step that a
+ * transport exists exactly while the state says the server runs.
  */
 
 #include "config.h"
@@ -71,6 +71,9 @@ static struct {
 	int			 ready_calls, first_ready, down_calls;
 	int			 unavailable_calls, pings, lines;
 	char			 last_down[256];
+	size_t			 clients;	/* attached */
+	int			 busy;		/* router_busy */
+	uint64_t		 active_ms;	/* router_active_ms */
 	/* The journal. */
 	char			 log[64][256];
 	int			 nlog;
@@ -255,7 +258,19 @@ router_ping(struct router *r)
 size_t
 router_clients(const struct router *r)
 {
-	return (0);
+	return (F.clients);
+}
+
+int
+router_busy(const struct router *r)
+{
+	return (F.busy);
+}
+
+uint64_t
+router_active_ms(const struct router *r)
+{
+	return (F.active_ms);
 }
 
 void
@@ -414,19 +429,28 @@ test_conf(const char *extra)
 	return (conf);
 }
 
-/* A worker with timers short enough for a test. */
-static struct worker *
-new_worker(const char *extra)
+/* A config with timers short enough for a test. */
+static struct conf *
+short_conf(const char *extra)
 {
 	struct conf		*conf = test_conf(extra);
 	struct conf_server	*cs = &conf->servers[0];
-	struct worker		*w;
 
 	cs->backoff.min_ms = 5;
 	cs->backoff.max_ms = 20;
 	cs->backoff.jitter = 0;
 	cs->init_timeout_ms = 200;
 	cs->stop_timeout_ms = 60;
+	return (conf);
+}
+
+static struct worker *
+new_worker(const char *extra)
+{
+	struct conf		*conf = short_conf(extra);
+	struct conf_server	*cs = &conf->servers[0];
+	struct worker		*w;
+
 	F.mcpd.conf = conf;
 	w = worker_new(&F.mcpd, cs);
 	check_invariant(w);
@@ -950,6 +974,375 @@ START_TEST(test_shutdown_stops_without_restart)
 }
 END_TEST
 
+/* Run the loop for ms milliseconds, checking the invariant. */
+static void
+run_for(struct worker *w, uint64_t ms)
+{
+	uint64_t	 until = clock_now_ms() + ms;
+
+	while (clock_now_ms() < until) {
+		event_base_loop(F.mcpd.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		check_invariant(w);
+	}
+}
+
+static const char *
+status_string(const struct worker *w, const char *key)
+{
+	static char	 buf[64];
+	cJSON		*st;
+
+	st = worker_status_json(w);
+	snprintf(buf, sizeof buf, "%s",
+	    cJSON_GetStringValue(cJSON_GetObjectItem(st, key)));
+	cJSON_Delete(st);
+	return (buf);
+}
+
+static double
+status_stat(const struct worker *w, const char *key)
+{
+	cJSON	*st;
+	double	 v;
+
+	st = worker_status_json(w);
+	v = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(st,
+	    "stats"), key));
+	cJSON_Delete(st);
+	return (v);
+}
+
+/* An on-demand server does not start with mcpd: idle, no process. */
+START_TEST(test_on_demand_idle_at_start)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\"");
+	cJSON		*st;
+
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert_str_eq(worker_state_name(WORKER_IDLE), "idle");
+	ck_assert(!worker_running(w));
+	ck_assert(logged("s: stopped -> idle"));
+	/* Requests are held, not refused: they start it. */
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	st = worker_status_json(w);
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "state")->valuestring,
+	    "idle");
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "start")->valuestring,
+	    "on-demand");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(st, "pid")));
+	cJSON_Delete(st);
+	/* Nothing starts it by itself. */
+	run_for(w, 50);
+	ck_assert_int_eq(F.starts, 0);
+	free_worker(w);
+}
+END_TEST
+
+/* The first request (or attach) starts it, from the worker's own event. */
+START_TEST(test_on_demand_start_on_request)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\"");
+
+	worker_wanted(w, "a request came");
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);	/* deferred */
+	ck_assert_int_eq(F.starts, 0);
+	worker_wanted(w, "a client attached");	/* once is enough */
+	run_pending();
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	ck_assert(logged("s: starting on demand: a client attached"));
+	handshake(w);
+	ck_assert_int_eq(F.first_ready, 1);
+	ck_assert_double_eq(status_stat(w, "on_demand_starts"), 1);
+	/* Wanted while it runs: nothing happens. */
+	worker_wanted(w, "a request came");
+	run_pending();
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	/* Without idle_stop_s it keeps running. */
+	run_for(w, 100);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * idle_stop_s: nothing to do for that long, and it is stopped the
+ * graceful way (stdin closed, no signal) and idle; attached clients stay
+ * and the next request starts a session that is not their first.
+ */
+START_TEST(test_idle_stop_and_start_again)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\", "
+	    "\"idle_stop_s\": 1");
+	uint64_t	 ready_at, elapsed;
+	struct transport *t;
+
+	F.clients = 1;		/* an editor, attached all day */
+	worker_wanted(w, "a client attached");
+	run_pending();
+	handshake(w);
+	ready_at = clock_now_ms();
+	t = F.tp;
+	wait_state(w, WORKER_STOPPING);
+	elapsed = clock_now_ms() - ready_at;
+	ck_assert_msg(elapsed >= 1000 && elapsed < 1500, "stopped after %llu "
+	    "ms", (unsigned long long)elapsed);
+	ck_assert(logged("s: idle, stopping it until it is needed: no request "
+	    "for 1.0 s (idle_stop_s 1)"));
+	ck_assert_int_eq(t->input_closed, 1);
+	ck_assert_int_eq(t->sigterms, 0);
+	/* Requests now wait for the next session. */
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	ck_assert_int_eq(F.unavailable_calls, 0);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
+	ck_assert_int_eq(F.unavailable_calls, 0);
+	ck_assert_double_eq(status_stat(w, "idle_stops"), 1);
+	ck_assert_str_eq(status_string(w, "last_exit"), "exited with status 0");
+	run_for(w, 50);
+	ck_assert_int_eq(F.starts, 1);	/* no restart of its own */
+
+	worker_wanted(w, "a request came");
+	run_pending();
+	ck_assert_int_eq(F.starts, 2);
+	handshake(w);
+	ck_assert_int_eq(F.ready_calls, 2);
+	/* Not a first session: the clients' sessions go on. */
+	ck_assert_int_eq(F.first_ready, 1);
+	ck_assert_double_eq(status_stat(w, "on_demand_starts"), 2);
+
+	/* A request while it stops for being idle: it starts again. */
+	wait_state(w, WORKER_STOPPING);
+	worker_wanted(w, "a request came");
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	run_pending();
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 3);
+	free_worker(w);
+}
+END_TEST
+
+/* A server that always starts may still stop when idle. */
+START_TEST(test_idle_stop_always)
+{
+	struct worker	*w = new_worker("\"idle_stop_s\": 1");
+
+	ck_assert_int_eq(F.starts, 1);
+	handshake(w);
+	wait_state(w, WORKER_STOPPING);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	worker_wanted(w, "a request came");
+	run_pending();
+	ck_assert_int_eq(F.starts, 2);
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * Work keeps it running: a request in flight, one held, one of the
+ * server's at a client, a subscription (router_busy), and the end of the
+ * last request (router_active_ms) starts the wait again.
+ */
+START_TEST(test_idle_stop_waits_for_work)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\", "
+	    "\"idle_stop_s\": 1");
+	uint64_t	 t0, idle_from, elapsed;
+
+	worker_start(w);
+	handshake(w);
+	t0 = clock_now_ms();
+	F.busy = 1;
+	run_for(w, 1600);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	/* The work ends: a second more without any. */
+	F.busy = 0;
+	idle_from = clock_now_ms();
+	run_for(w, 300);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	/* A request began and ended. */
+	F.active_ms = idle_from = clock_now_ms();
+	wait_state(w, WORKER_STOPPING);
+	elapsed = clock_now_ms() - idle_from;
+	ck_assert_msg(elapsed >= 1000 && elapsed < 1500, "stopped %llu ms "
+	    "after the last request", (unsigned long long)elapsed);
+	ck_assert_uint_ge(clock_now_ms() - t0, 2900);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * A crash with clients attached restarts it with backoff as always; with
+ * nobody attached an on-demand server goes idle instead, also when its
+ * last client leaves during the backoff.
+ */
+START_TEST(test_on_demand_crash)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\"");
+
+	F.clients = 1;
+	worker_wanted(w, "a client attached");
+	run_pending();
+	handshake(w);
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	handshake(w);
+
+	F.clients = 0;
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert(logged("exited with status 3; on demand, and no client is "
+	    "attached: not restarted"));
+	run_for(w, 50);
+	ck_assert_int_eq(F.starts, 2);
+	worker_wanted(w, "a request came");
+	run_pending();
+	ck_assert_int_eq(F.starts, 3);
+	handshake(w);
+
+	/* Backoff, then the client leaves: no restart for nobody. */
+	F.clients = 1;
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	F.clients = 0;
+	wait_state(w, WORKER_IDLE);
+	run_for(w, 50);
+	ck_assert_int_eq(F.starts, 3);
+	free_worker(w);
+}
+END_TEST
+
+/* A server that always starts restarts after a crash, attached or not. */
+START_TEST(test_always_crash_restarts)
+{
+	struct worker	*w = new_worker("\"idle_stop_s\": 1");
+
+	handshake(w);
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	wait_state(w, WORKER_INITIALIZING);
+	free_worker(w);
+}
+END_TEST
+
+/* Admin stop: stopped (refused), not idle; admin start runs it. */
+START_TEST(test_on_demand_admin)
+{
+	struct worker	*w = new_worker("\"start\": \"on-demand\", "
+	    "\"idle_stop_s\": 1");
+
+	/* Wanted, then stopped before the start: it stays stopped. */
+	worker_wanted(w, "a request came");
+	worker_stop(w);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert_int_eq(F.unavailable_calls, 1);
+	run_pending();
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	worker_wanted(w, "a request came");
+	run_pending();
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+
+	worker_start(w);
+	ck_assert_int_eq(F.starts, 1);
+	handshake(w);
+	/* The idle stop applies after an admin start too. */
+	wait_state(w, WORKER_STOPPING);
+	/* An admin stop meanwhile wins: stopped, not idle. */
+	worker_stop(w);
+	worker_wanted(w, "a request came");
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	run_pending();
+	ck_assert_int_eq(F.starts, 1);
+
+	/* An admin start while it stops for being idle: a restart. */
+	worker_start(w);
+	handshake(w);
+	wait_state(w, WORKER_STOPPING);
+	worker_start(w);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	handshake(w);
+
+	/* Straight from idle, too; and mcpd's shutdown stops an idle one. */
+	wait_state(w, WORKER_STOPPING);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	worker_restart(w);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	handshake(w);
+	wait_state(w, WORKER_STOPPING);
+	server_exits(W_EXITCODE(0, 0));
+	F.mcpd.shutting_down = 1;
+	worker_stop(w);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert(logged("s: idle -> stopped: mcpd is shutting down"));
+	free_worker(w);
+}
+END_TEST
+
+/* A reload that changes only start or idle_stop_s restarts nothing. */
+START_TEST(test_reload_start_settings)
+{
+	struct worker	*w = new_worker(NULL);
+	struct conf	*a, *b, *c, *d;
+	pid_t		 pid;
+
+	handshake(w);
+	pid = F.tp->pid;
+	a = short_conf("\"start\": \"on-demand\", \"idle_stop_s\": 1");
+	ck_assert_int_eq(worker_reconfigure(w, &a->servers[0]),
+	    WORKER_RECONF_UPDATED);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	ck_assert_int_eq(F.tp->pid, pid);
+	ck_assert_int_eq(F.starts, 1);
+	/* Ready since before the reload, so idle at once. */
+	wait_state(w, WORKER_STOPPING);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+
+	/* Another real change keeps an idle server idle. */
+	b = short_conf("\"start\": \"on-demand\", \"health_interval_ms\": 7");
+	ck_assert_int_eq(worker_reconfigure(w, &b->servers[0]),
+	    WORKER_RECONF_IDLE);
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert_int_eq(F.starts, 1);
+	/* No longer on demand: it starts. */
+	c = short_conf("\"health_interval_ms\": 7");
+	ck_assert_int_eq(worker_reconfigure(w, &c->servers[0]),
+	    WORKER_RECONF_STARTED);
+	ck_assert_int_eq(F.starts, 2);
+	handshake(w);
+	/* Disabled, then enabled on demand: idle. */
+	d = short_conf("\"disabled\": true, \"start\": \"on-demand\"");
+	ck_assert_int_eq(worker_reconfigure(w, &d->servers[0]),
+	    WORKER_RECONF_STOPPED);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_reconfigure(w, &b->servers[0]),
+	    WORKER_RECONF_IDLE);
+	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert_int_eq(F.starts, 2);
+	conf_free(a);
+	conf_free(b);
+	conf_free(c);
+	conf_free(d);
+	free_worker(w);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -978,6 +1371,15 @@ unit_suite(void)
 	tcase_add_test(tc, test_needs_login_waits);
 	tcase_add_test(tc, test_exit_77_alone_backs_off);
 	tcase_add_test(tc, test_shutdown_stops_without_restart);
+	tcase_add_test(tc, test_on_demand_idle_at_start);
+	tcase_add_test(tc, test_on_demand_start_on_request);
+	tcase_add_test(tc, test_idle_stop_and_start_again);
+	tcase_add_test(tc, test_idle_stop_always);
+	tcase_add_test(tc, test_idle_stop_waits_for_work);
+	tcase_add_test(tc, test_on_demand_crash);
+	tcase_add_test(tc, test_always_crash_restarts);
+	tcase_add_test(tc, test_on_demand_admin);
+	tcase_add_test(tc, test_reload_start_settings);
 	suite_add_tcase(s, tc);
 	return (s);
 }
