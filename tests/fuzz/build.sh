@@ -37,15 +37,16 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/xmalloc.c ;;
+	conf)		echo src/conf.c src/conf_remote.c src/filter.c \
+			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/budget.c \
 			    src/envelope.c src/hmap.c \
-			    src/rpc.c src/xmalloc.c src/conf.c ;;
+			    src/rpc.c src/xmalloc.c src/conf.c src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c ;;
+			    src/metrics.c src/xmalloc.c src/conf.c src/filter.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
