@@ -40,7 +40,8 @@ sources() {
 	conf)		echo src/conf.c src/conf_remote.c src/filter.c \
 			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
-			    daemon/router_down.c daemon/budget.c \
+			    daemon/router_down.c daemon/router_filter.c \
+			    daemon/budget.c \
 			    src/envelope.c src/hmap.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
