@@ -5,7 +5,8 @@
 #
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
-# fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr and fuzz_remote.  With MODE=replay it builds
+# fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
+# fuzz_tokens, fuzz_callback and fuzz_filter.  With MODE=replay it builds
 # instead the plain replay programs make check runs (replay_NAME, with
 # $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -48,6 +49,7 @@ sources() {
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/filter.c ;;
+	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
@@ -60,7 +62,8 @@ sources() {
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr remote tokens callback}
+targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
+    filter}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.
