@@ -43,12 +43,14 @@ sources() {
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/budget.c \
-			    src/envelope.c src/hmap.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/filter.c ;;
+			    src/envelope.c src/hmap.c src/idtab.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/filter.c ;;
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/filter.c ;;
 	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
