@@ -199,6 +199,7 @@ admin_reload(struct ctl *ctl, int argc, char **argv)
 {
 	cJSON		*result;
 	const cJSON	*e;
+	char		*label;
 	int		 status;
 
 	result = admin_call(ctl, MCPD_METHOD_RELOAD, NULL, &status);
@@ -222,6 +223,14 @@ admin_reload(struct ctl *ctl, int argc, char **argv)
 		admin_print_actions(result, "added", "started");
 		admin_print_names("stopped (removed)",
 		    cJSON_GetObjectItemCaseSensitive(result, "removed"));
+		/* "filters changed on NAME: tools, prompts" (no restart). */
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(result,
+		    "filters")) {
+			xasprintf(&label, "filters changed on %s",
+			    out_esc(e->string));
+			admin_print_names(label, e);
+			free(label);
+		}
 		printf("unchanged: %d server%s\n", cJSON_GetArraySize(
 		    cJSON_GetObjectItemCaseSensitive(result, "unchanged")),
 		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result,

@@ -10,9 +10,14 @@
  * when on demand);
  * removed ones stop and are freed, closing their clients.  Workers own a
  * copy of their settings, so the old configuration can go at once.
+ * Filters (tools, prompts, resources) are not part of that comparison: a
+ * new filter goes to the server's router, which applies it to the next
+ * request and tells every attached client which lists changed, and the
+ * process goes on.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +28,41 @@
 #include "sdnotify.h"
 #include "proto.h"
 #include "reload.h"
+#include "router.h"
 #include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+/*
+ * Give the router the server's new filters; the kinds that changed go
+ * into the report ("filters": {NAME: ["tools", ...]}) and the log.
+ */
+static void
+reload_filters(struct worker *w, const struct conf_server *cs,
+    cJSON *filters)
+{
+	unsigned int	 changed;
+	cJSON		*kinds;
+	char		 names[64];
+	size_t		 k, len;
+
+	changed = router_set_filters(worker_router(w), cs->filters);
+	if (changed == 0)
+		return;
+	kinds = cJSON_AddArrayToObject(filters, worker_name(w));
+	names[0] = '\0';
+	for (k = 0, len = 0; k < FILTER_KINDS; k++) {
+		if (!(changed & (1U << k)))
+			continue;
+		cJSON_AddItemToArray(kinds,
+		    cJSON_CreateString(filter_kind_name(k)));
+		/* Three short names: they always fit. */
+		len += (size_t)snprintf(names + len, sizeof names - len,
+		    "%s%s", len > 0 ? ", " : "", filter_kind_name(k));
+	}
+	log_info("%s: new filters for %s, applied without a restart",
+	    worker_name(w), names);
+}
 
 static void
 reload_add_diags(cJSON *report, const struct conf_diags *diags)
@@ -49,6 +86,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	struct worker			*w, *next;
 	cJSON				*report, *changed, *added, *removed;
 	cJSON				*unchanged, *actions, *warnings;
+	cJSON				*filters;
 	static const char		*action_names[] = {
 		[WORKER_RECONF_RESTARTED] = "restarted",
 		[WORKER_RECONF_STARTED] = "started",
@@ -89,6 +127,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	unchanged = cJSON_AddArrayToObject(report, "unchanged");
 	actions = cJSON_AddObjectToObject(report, "actions");
 	warnings = cJSON_AddArrayToObject(report, "warnings");
+	filters = cJSON_AddObjectToObject(report, "filters");
 	for (w = worker_first(mcpd); w != NULL; w = next) {
 		next = worker_next(w);
 		if (worker_removing(w))
@@ -102,9 +141,12 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 			    cJSON_CreateString(worker_name(w)));
 			cJSON_AddStringToObject(actions, worker_name(w),
 			    action_names[worker_reconfigure(w, cs)]);
-		} else
+			reload_filters(w, cs, filters);
+		} else {
 			cJSON_AddItemToArray(unchanged,
 			    cJSON_CreateString(worker_name(w)));
+			reload_filters(w, cs, filters);
+		}
 	}
 	for (i = 0; i < conf->nservers; i++) {
 		cs = &conf->servers[i];

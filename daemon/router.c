@@ -959,6 +959,7 @@ router_new(struct mcpd *mcpd, struct worker *w)
 	r->subs = hmap_new(hmap_random_seed());
 	r->upstream_level = -1;
 	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
+	router_filter_init(r);
 	return (r);
 }
 
@@ -986,6 +987,7 @@ router_free(struct router *r)
 	hmap_free(r->downs_by_server);
 	hmap_free(r->subs);
 	event_free(r->ev_sweep);
+	router_filter_clear(r);
 	free(r);
 }
 

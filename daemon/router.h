@@ -19,6 +19,7 @@
 
 struct attachment;
 struct client;
+struct filter;
 struct glink;
 struct mcpd;
 struct router;
@@ -37,6 +38,13 @@ void		 router_server_line(struct router *, const char *line,
 void		 router_server_oversize(struct router *, size_t total,
 		    const char *id, size_t id_len);
 void		 router_stdin_drained(struct router *);
+/*
+ * Reload: the filters clients see (filter.h, FILTER_KINDS of them, each
+ * NULL or copied).  Every attached client is sent list_changed for each
+ * kind that changed; returns those kinds as bits (1 << kind).
+ */
+unsigned int	 router_set_filters(struct router *,
+		    struct filter *const *filters);
 /* The capabilities mcpd declares upstream in its initialize. */
 cJSON		*router_client_capabilities(const struct router *);
 

@@ -40,7 +40,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 {
 	struct router_pending	*p;
 	struct attachment	*a;
-	struct envelope_edit	 edit;
+	struct envelope_edit	 edits[2], tmp;
+	size_t			 nedits = 1;
+	char			*filtered = NULL;
 	int64_t			 id;
 	int			 is_error = env->error.type != ENVELOPE_ABSENT;
 	int			 numeric;
@@ -67,12 +69,40 @@ router_server_response(struct router *r, const char *line, size_t len,
 		break;
 	}
 	a = p->att;
-	edit.off = env->id.off;
-	edit.len = env->id.len;
-	edit.text = p->id;
-	edit.text_len = p->id_len;
+	edits[0].off = env->id.off;
+	edits[0].len = env->id.len;
+	edits[0].text = p->id;
+	edits[0].text_len = p->id_len;
+	if (r->filtered && !is_error) {
+		switch (router_filter_reply(r, p->method, line, env,
+		    &edits[1])) {
+		case FILTER_KEPT:
+			break;
+		case FILTER_CHANGED:
+			filtered = (char *)edits[1].text;
+			nedits = 2;
+			if (edits[1].off < edits[0].off) {
+				tmp = edits[0];
+				edits[0] = edits[1];
+				edits[1] = tmp;
+			}
+			break;
+		case FILTER_BAD:
+			router_client_error(a, p->id, p->id_len,
+			    RPC_INTERNAL_ERROR, "server %s answered %s with "
+			    "something that is not a list mcpd can filter "
+			    "(its filters apply to it)",
+			    worker_name(r->worker), p->method);
+			router_record(r, p, ROUTER_OUTCOME_ERROR,
+			    "unfilterable list reply");
+			router_pending_destroy(r, p);
+			return;
+		}
+	}
 	/* One recipient: the server's buffer may go to it as is. */
-	router_send_client_steal(a, line, len, &edit, 1, 1);
+	router_send_client_steal(a, line, len, edits, nedits,
+	    filtered == NULL);
+	free(filtered);
 	if (is_error && p->sub_uri != NULL &&
 	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
 		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);

@@ -14,7 +14,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "filter.h"
+
 struct client;
+struct envelope;
 struct envelope_edit;
 struct envelope_value;
 struct event;
@@ -174,6 +177,10 @@ struct router {
 	uint64_t		 bytes_down;
 	/* A client request last began or ended here (ms), for idle stops. */
 	uint64_t		 active_ms;
+
+	/* What clients may see (router_filter.c); NULL: all of a kind. */
+	struct filter		*filters[FILTER_KINDS];
+	int			 filtered;	/* any of them set */
 };
 
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
@@ -252,5 +259,27 @@ void		 router_set_upstream_level(struct router *);
 /* Count subscribers of a uri; returns the new count. */
 uintptr_t	 router_sub_count(struct router *, const char *uri,
 		    size_t urilen, int delta);
+
+/*
+ * router_filter.c
+ */
+
+/* Take the worker's filters (router_new); drop them (router_free). */
+void		 router_filter_init(struct router *);
+void		 router_filter_clear(struct router *);
+/*
+ * A client's tools/call, prompts/get, resources/read or subscribe of a
+ * name the filters hide: 1 once it is refused (answered), else 0.
+ */
+int		 router_filter_refuses(struct attachment *, const char *line,
+		    const struct envelope *, const char *method);
+/*
+ * The reply to a list request (method), narrowed: FILTER_CHANGED fills
+ * edit with the new result (its text malloc'd, the caller's to free);
+ * FILTER_BAD when a filter applies but the result is not a list.
+ */
+enum filter_result router_filter_reply(struct router *, const char *method,
+		    const char *line, const struct envelope *,
+		    struct envelope_edit *edit);
 
 #endif /* MCPD_ROUTER_INT_H */

@@ -438,6 +438,9 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	if (strncmp(method, MCPD_METHOD_PREFIX,
 	    strlen(MCPD_METHOD_PREFIX)) == 0)
 		return (ROUTER_LINE_CONTROL);
+	/* A hidden tool, prompt or resource never reaches the server. */
+	if (r->filtered && router_filter_refuses(a, line, &env, method))
+		return (ROUTER_LINE_TAKEN);
 	if (budget_exhausted(r->mcpd) && !r->replaying) {
 		router_client_error(a, router_text(line, &env.id), env.id.len,
 		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "

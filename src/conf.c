@@ -38,6 +38,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "filter.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -892,6 +893,25 @@ conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 	conf->servers[conf->nservers++] = *cs;
 }
 
+/* A filter's key ("tools", "prompts", "resources"): its kind, or -1. */
+static int
+conf_filter_kind(const char *key)
+{
+	int	 kind;
+
+	for (kind = 0; kind < FILTER_KINDS; kind++) {
+		if (strcmp(key, filter_kind_name(kind)) == 0)
+			return (kind);
+	}
+	return (-1);
+}
+
+static void
+conf_filter_error(void *arg, const char *path, const char *message)
+{
+	conf_error(arg, path, "%s", message);
+}
+
 /* The key of a stdio entry that a remote one does not take, or 0. */
 static int
 conf_parse_stdio_key(struct conf_parse *cp, const char *kpath,
@@ -925,8 +945,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
 	uint32_t			 set = 0;
-	int				 seen_command = 0, remote;
+	int				 seen_command = 0, remote, kind;
 	enum conf_transport		 transport;
+	struct filter			*filters[FILTER_KINDS] = { NULL };
 
 	/* The remote members, filled in by conf_remote.c. */
 	memset(&rs, 0, sizeof rs);
@@ -992,6 +1013,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
 		else if (strcmp(key, "envFile") == 0)
 			conf_warn(cp, kpath, "not supported, ignored");
+		else if ((kind = conf_filter_kind(key)) != -1)
+			(void)filter_parse(item, kpath, conf_filter_error, cp,
+			    &filters[kind]);
 		else if (!remote && strcmp(key, "connect_timeout_ms") == 0)
 			conf_warn(cp, kpath, "only for a remote server (url), "
 			    "ignored");
@@ -1062,6 +1086,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
+	memcpy(cs.filters, filters, sizeof cs.filters);
 	if (cs.headers == NULL) {
 		/* NULL-ended, also when empty (conf.h). */
 		cs.headers = xcalloc(1, sizeof *cs.headers);
@@ -1070,6 +1095,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	return;
 
 fail:
+	for (i = 0; i < FILTER_KINDS; i++)
+		filter_free(filters[i]);
 	free(path);
 	free(command);
 	free(command_display);
@@ -1474,6 +1501,8 @@ conf_server_free(struct conf_server *cs)
 	free(cs->cwd);
 	free(cs->cwd_display);
 	free(cs->path);
+	for (i = 0; i < FILTER_KINDS; i++)
+		filter_free(cs->filters[i]);
 	conf_remote_clear(cs);
 }
 
@@ -1494,6 +1523,7 @@ struct conf_server *
 conf_server_dup(const struct conf_server *cs)
 {
 	struct conf_server	*copy;
+	size_t			 i;
 
 	copy = xmalloc(sizeof *copy);
 	*copy = *cs;
@@ -1506,6 +1536,8 @@ conf_server_dup(const struct conf_server *cs)
 	copy->cwd_display = cs->cwd_display != NULL ?
 	    xstrdup(cs->cwd_display) : NULL;
 	copy->path = xstrdup(cs->path);
+	for (i = 0; i < FILTER_KINDS; i++)
+		copy->filters[i] = filter_dup(cs->filters[i]);
 	conf_remote_copy(copy, cs);
 	return (copy);
 }

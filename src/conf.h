@@ -39,6 +39,7 @@
 #include <sys/types.h>
 
 #include "backoff.h"
+#include "filter.h"
 
 /* Defaults (documented in mcpd.json(5)). */
 #define CONF_DEFAULT_BACKOFF_MIN_MS		1000
@@ -213,6 +214,12 @@ struct conf_server {
 	char		*ca_file;	/* a private CA bundle, or NULL */
 	int		 has_oauth;	/* oauth is configured */
 	struct conf_oauth oauth;	/* all NULL without has_oauth */
+
+	/*
+	 * "tools", "prompts", "resources": what clients see of the server
+	 * (filter.h), indexed by enum filter_kind; NULL lets all pass.
+	 */
+	struct filter	*filters[FILTER_KINDS];
 };
 
 /*
@@ -304,7 +311,8 @@ void		 conf_server_release(struct conf_server *);
 /*
  * 1 if two servers' effective configurations are identical (argv_display,
  * cwd_display and url_display are not compared: they do not change what
- * runs; nor is the order of env or headers).  A change of a remote
+ * runs; nor is the order of env or headers; nor are the filters, which
+ * apply to a running server without a restart).  A change of a remote
  * server's url, header, ca_file, oauth value or connect_timeout_ms
  * makes them differ.
  */

@@ -514,6 +514,8 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 		switch (len) {
 		case 3:
 			return (ENVELOPE_KEY_IS("uri") ? &env->p_uri : NULL);
+		case 4:
+			return (ENVELOPE_KEY_IS("name") ? &env->p_name : NULL);
 		case 5:
 			if (ENVELOPE_KEY_IS("_meta"))
 				return (&env->meta);

@@ -67,8 +67,10 @@ struct envelope {
 	struct envelope_value	 p_progress_token;
 	/* params.requestId: notifications/cancelled */
 	struct envelope_value	 p_request_id;
-	/* params.uri: resources/subscribe, unsubscribe, updated */
+	/* params.uri: resources/read, subscribe, unsubscribe, updated */
 	struct envelope_value	 p_uri;
+	/* params.name: tools/call, prompts/get */
+	struct envelope_value	 p_name;
 	/* params.level: logging/setLevel, notifications/message */
 	struct envelope_value	 p_level;
 	/* error.code, when error is an object (for telemetry) */

@@ -5,7 +5,8 @@
 #
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
-# fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr and fuzz_remote.  With MODE=replay it builds
+# fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
+# fuzz_tokens, fuzz_callback and fuzz_filter.  With MODE=replay it builds
 # instead the plain replay programs make check runs (replay_NAME, with
 # $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -37,15 +38,20 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/xmalloc.c ;;
+	conf)		echo src/conf.c src/conf_remote.c src/filter.c \
+			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
-			    daemon/router_down.c daemon/budget.c \
-			    src/envelope.c src/hmap.c \
-			    src/rpc.c src/xmalloc.c src/conf.c ;;
+			    daemon/router_down.c daemon/router_filter.c \
+			    daemon/budget.c \
+			    src/envelope.c src/hmap.c src/idtab.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c ;;
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/filter.c ;;
+	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
@@ -58,7 +64,8 @@ sources() {
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr remote tokens callback}
+targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
+    filter}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

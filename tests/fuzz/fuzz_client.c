@@ -1,7 +1,8 @@
 /*
  * fuzz_client.c -- a client connection's requests through the real router.
  *
- * The router (daemon/router.c, router_up.c, router_down.c) runs as in
+ * The router (daemon/router.c, router_up.c, router_down.c,
+ * router_filter.c) runs as in
  * mcpd, on a real event base, with up to three attachments.  What it calls
  * in the rest of the daemon is replaced by the stand-ins below (worker_*,
  * client_*, log_*, clock_*, hmap_random_seed), because a
@@ -28,6 +29,9 @@
  *	Qn, An			detach attachment n; attach a new client as n
  *	En, Cn			client n half-closes; closes
  *	F			every client's output is written
+ *	Gd			a reload gives the router new filters: those
+ *				of fuzz_filter_conf whose bit is set in d & 7
+ *				(1 tools, 2 prompts, 4 resources; 0 none)
  *
  * In JSON lines "$U" is the newest upstream request id written to the
  * server ("$U1" the one before, up to "$U9"), "$D" the newest id of a
@@ -111,6 +115,13 @@ static const char *fuzz_confs[] = {
 	    "\"request_timeout_ms\":1000}}}"),
 };
 #define FUZZ_NCONFS	nitems(fuzz_confs)
+
+/* The filters a 'G' event picks from. */
+static const char *fuzz_filter_conf =
+	"{\"mcpServers\":{\"f\":{\"command\":\"x\","
+	"\"tools\":{\"allow\":[\"a*\",\"echo\"],\"deny\":[\"ab\"]},"
+	"\"prompts\":{\"deny\":[\"*secret*\"]},"
+	"\"resources\":{\"allow\":[\"file:///*\"]}}}}";
 
 /* A multiset of JSON texts (ids, tokens). */
 struct bag {
@@ -199,6 +210,7 @@ static struct {
 	struct mcpd		 mcpd;
 	struct worker		 worker;
 	struct router		*router;
+	struct conf		*filter_conf;	/* fuzz_filter_conf */
 	struct conf		*conf;
 	struct client		*slots[FUZZ_SLOTS];
 	struct client		**clients;	/* all of this input's */
@@ -1037,6 +1049,8 @@ server_line(const char *line, size_t len)
 	F.line_buf = NULL;
 }
 
+static void	reload_filters(unsigned int);
+
 static void
 run_event(const char *line, size_t len)
 {
@@ -1153,6 +1167,9 @@ run_event(const char *line, size_t len)
 		for (slot = 0; slot < (int)F.nclients; slot++)
 			client_flushed(F.clients[slot]);
 		break;
+	case 'G':
+		reload_filters(len > 1 ? (unsigned char)line[1] : 0);
+		break;
 	default:
 		break;
 	}
@@ -1162,6 +1179,27 @@ static const char *
 no_getenv(const char *name, void *arg)
 {
 	return (NULL);
+}
+
+/* 'G': the kinds in bits set get fuzz_filter_conf's filters. */
+static void
+reload_filters(unsigned int bits)
+{
+	struct filter		*filters[FILTER_KINDS];
+	struct conf_diags	 diags;
+	size_t			 k;
+
+	if (F.filter_conf == NULL) {
+		conf_diags_init(&diags);
+		F.filter_conf = conf_parse(fuzz_filter_conf,
+		    strlen(fuzz_filter_conf), no_getenv, NULL, &diags);
+		FUZZ_CHECK(F.filter_conf != NULL, "the filters refused");
+		conf_diags_free(&diags);
+	}
+	for (k = 0; k < FILTER_KINDS; k++)
+		filters[k] = (bits & (1U << k)) ?
+		    F.filter_conf->servers[0].filters[k] : NULL;
+	router_set_filters(F.router, filters);
 }
 
 /* The end: the server goes for good, time runs out; all was answered? */
@@ -1248,5 +1286,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bag_free(&F.server_asked);
 	bag_free(&F.down_ids);
 	conf_free(F.conf);
+	conf_free(F.filter_conf);
+	F.filter_conf = NULL;
 	return (0);
 }

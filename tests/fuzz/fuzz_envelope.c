@@ -58,6 +58,7 @@ static const struct member {
 	    p_progress_token) },
 	{ "requestId", AT_PARAMS, offsetof(struct envelope, p_request_id) },
 	{ "uri", AT_PARAMS, offsetof(struct envelope, p_uri) },
+	{ "name", AT_PARAMS, offsetof(struct envelope, p_name) },
 	{ "level", AT_PARAMS, offsetof(struct envelope, p_level) },
 	{ "code", AT_ERROR, offsetof(struct envelope, e_code) },
 };
@@ -465,12 +466,12 @@ enum ref_ctx {
 	REF_ERROR,
 };
 
-static const char *ref_keys[][7] = {
+static const char *ref_keys[][8] = {
 	[REF_NONE] = { NULL },
 	[REF_TOP] = { "jsonrpc", "id", "method", "params", "result", "error",
 	    NULL },
-	[REF_PARAMS] = { "_meta", "progressToken", "requestId", "uri", "level",
-	    NULL },
+	[REF_PARAMS] = { "_meta", "progressToken", "requestId", "uri", "name",
+	    "level", NULL },
 	[REF_META] = { "progressToken", NULL },
 	[REF_ERROR] = { "code", NULL },
 };

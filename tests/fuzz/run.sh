@@ -19,7 +19,8 @@ JOBS=${JOBS:-2}
 MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
-targets=${*:-frame envelope conf client control sse httphdr remote tokens callback}
+targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
+    filter}
 
 max_len() {
 	case $1 in
@@ -32,7 +33,7 @@ max_len() {
 
 dict() {
 	case $1 in
-	envelope)	echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
+	envelope | filter) echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
 	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;

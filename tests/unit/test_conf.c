@@ -5,7 +5,8 @@
  * refusal of unsafe files (modes; owners and directories when run as
  * root), server comparison for reload, and remote servers (url): the
  * VS Code, Claude Code and Cursor shapes, headers, oauth, their errors,
- * secrets kept out of diagnostics, and the settings handed the worker.
+ * secrets kept out of diagnostics, the settings handed the worker, and
+ * the "tools", "prompts" and "resources" filters.
  *
  * Test configs are written with single quotes, turned into double quotes
  * by cfg(), so that they stay readable.
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "filter.h"
 #include "unit.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -2859,6 +2861,146 @@ START_TEST(test_restart_name)
 }
 END_TEST
 
+/* ---- filters ---- */
+
+START_TEST(test_filters_parsed)
+{
+	struct conf		*conf;
+	const struct conf_server *cs;
+	struct conf_server	*copy;
+
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c', "
+	    "'tools': {'allow': ['read_*', 'list'], 'deny': ['read_secret']}, "
+	    "'prompts': {'deny': ['*']}, "
+	    "'resources': {'allow': ['file:///srv/*']}}, "
+	    "'y': {'command': 'c', 'tools': {}, 'prompts': {'deny': []}}}}");
+	cs = &conf->servers[0];
+	ck_assert_ptr_nonnull(cs->filters[FILTER_TOOLS]);
+	ck_assert(filter_allows(cs->filters[FILTER_TOOLS], "read_file"));
+	ck_assert(filter_allows(cs->filters[FILTER_TOOLS], "list"));
+	ck_assert(!filter_allows(cs->filters[FILTER_TOOLS], "read_secret"));
+	ck_assert(!filter_allows(cs->filters[FILTER_TOOLS], "write_file"));
+	ck_assert(!filter_allows(cs->filters[FILTER_PROMPTS], "any"));
+	ck_assert(filter_allows(cs->filters[FILTER_RESOURCES],
+	    "file:///srv/a/b"));
+	ck_assert(!filter_allows(cs->filters[FILTER_RESOURCES],
+	    "file:///etc/passwd"));
+	/* Filters that let everything pass are no filters at all. */
+	cs = &conf->servers[1];
+	ck_assert_ptr_null(cs->filters[FILTER_TOOLS]);
+	ck_assert_ptr_null(cs->filters[FILTER_PROMPTS]);
+	ck_assert_ptr_null(cs->filters[FILTER_RESOURCES]);
+	/* A copy has its own. */
+	copy = conf_server_dup(&conf->servers[0]);
+	ck_assert_ptr_ne(copy->filters[FILTER_TOOLS],
+	    conf->servers[0].filters[FILTER_TOOLS]);
+	ck_assert(filter_equal(copy->filters[FILTER_TOOLS],
+	    conf->servers[0].filters[FILTER_TOOLS]));
+	conf_free(conf);
+	ck_assert(!filter_allows(copy->filters[FILTER_TOOLS], "read_secret"));
+	conf_server_release(copy);
+}
+END_TEST
+
+START_TEST(test_filters_errors)
+{
+	static const struct {
+		const char	*server;
+		const char	*error;
+	} cases[] = {
+		{ "'tools': ['a']", "mcpServers.x.tools: expected an object "
+		    "with \"allow\" and/or \"deny\" (arrays of glob patterns)" },
+		{ "'prompts': null", "mcpServers.x.prompts: expected an object "
+		    "with \"allow\" and/or \"deny\" (arrays of glob patterns)" },
+		{ "'tools': {'allow': 'a*'}", "mcpServers.x.tools.allow: "
+		    "expected an array of glob patterns (strings)" },
+		{ "'tools': {'deny': ['a', 3]}", "mcpServers.x.tools.deny[1]: "
+		    "expected a string (a glob pattern)" },
+		{ "'resources': {'allow': ['']}", "mcpServers.x.resources."
+		    "allow[0]: empty pattern" },
+		{ "'tools': {'allow': ['a'], 'alow': ['b']}",
+		    "mcpServers.x.tools.alow: unknown key: a filter has only "
+		    "\"allow\" and \"deny\"" },
+		{ "'tools': {'deny': ['a'], 'deny': ['b']}",
+		    "mcpServers.x.tools.deny: duplicate key" },
+		{ "'tools': {'deny': ['[a-']}", "mcpServers.x.tools.deny[0]: "
+		    "unterminated '[', unknown class, or unsupported \"[.\" or "
+		    "\"[=\" (write \\[ for a literal '[')" },
+		{ "'tools': {'deny': ['[[:nope:]]']}", "mcpServers.x.tools."
+		    "deny[0]: unterminated '[', unknown class, or unsupported "
+		    "\"[.\" or \"[=\" (write \\[ for a literal '[')" },
+		{ "'tools': {'allow': ['a\\\\']}", "mcpServers.x.tools."
+		    "allow[0]: pattern ends with an unescaped '\\'" },
+	};
+	char	*server;
+	size_t	 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		xasprintf(&server, "{'command': 'c', %s}", cases[i].server);
+		expect_server_error(server, cases[i].error);
+		free(server);
+	}
+}
+END_TEST
+
+START_TEST(test_filters_sizes)
+{
+	char	*server, *long_pattern, *many;
+	size_t	 i, len;
+
+	/* A pattern of 1025 bytes. */
+	long_pattern = xmalloc(FILTER_MAX_PATTERN_BYTES + 2);
+	memset(long_pattern, 'a', FILTER_MAX_PATTERN_BYTES + 1);
+	long_pattern[FILTER_MAX_PATTERN_BYTES + 1] = '\0';
+	xasprintf(&server, "{'command': 'c', 'tools': {'allow': ['%s']}}",
+	    long_pattern);
+	expect_server_error(server, "mcpServers.x.tools.allow[0]: pattern "
+	    "longer than 1024 bytes");
+	free(server);
+	/* 1024 bytes are fine. */
+	long_pattern[FILTER_MAX_PATTERN_BYTES] = '\0';
+	xasprintf(&server, "{'mcpServers': {'x': {'command': 'c', "
+	    "'tools': {'allow': ['%s']}}}}", long_pattern);
+	conf_free(parse_ok(server));
+	free(server);
+	free(long_pattern);
+
+	/* 1025 patterns. */
+	many = xmalloc(8 * (FILTER_MAX_PATTERNS + 1) + 64);
+	len = 0;
+	for (i = 0; i <= FILTER_MAX_PATTERNS; i++)
+		len += (size_t)sprintf(many + len, "%s'p%zu'", i > 0 ? "," : "",
+		    i);
+	xasprintf(&server, "{'command': 'c', 'prompts': {'deny': [%s]}}",
+	    many);
+	expect_server_error(server, "mcpServers.x.prompts.deny: more than "
+	    "1024 patterns");
+	free(server);
+	free(many);
+}
+END_TEST
+
+/* A filter-only change does not restart: conf_server_equal ignores it. */
+START_TEST(test_filters_not_compared)
+{
+	struct conf	*a, *b;
+
+	a = parse_ok("{'mcpServers': {'x': {'command': 'c', "
+	    "'tools': {'allow': ['a']}}}}");
+	b = parse_ok("{'mcpServers': {'x': {'command': 'c', "
+	    "'tools': {'allow': ['b']}, 'resources': {'deny': ['*']}}}}");
+	ck_assert_int_eq(conf_server_equal(&a->servers[0], &b->servers[0]), 1);
+	ck_assert(!filter_equal(a->servers[0].filters[FILTER_TOOLS],
+	    b->servers[0].filters[FILTER_TOOLS]));
+	ck_assert(!filter_equal(a->servers[0].filters[FILTER_RESOURCES],
+	    b->servers[0].filters[FILTER_RESOURCES]));
+	ck_assert(filter_equal(a->servers[0].filters[FILTER_PROMPTS],
+	    b->servers[0].filters[FILTER_PROMPTS]));
+	conf_free(a);
+	conf_free(b);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -2866,6 +3008,13 @@ unit_suite(void)
 	TCase	*tc;
 
 	s = suite_create("conf");
+
+	tc = tcase_create("filters");
+	tcase_add_test(tc, test_filters_parsed);
+	tcase_add_test(tc, test_filters_errors);
+	tcase_add_test(tc, test_filters_sizes);
+	tcase_add_test(tc, test_filters_not_compared);
+	suite_add_tcase(s, tc);
 
 	tc = tcase_create("shapes");
 	tcase_add_test(tc, test_mcpservers_shape);

@@ -44,7 +44,7 @@ static const struct {
 	FIELD(jsonrpc), FIELD(id), FIELD(method), FIELD(params),
 	FIELD(result), FIELD(error), FIELD(meta), FIELD(progress_token),
 	FIELD(p_progress_token), FIELD(p_request_id), FIELD(p_uri),
-	FIELD(p_level), FIELD(e_code),
+	FIELD(p_name), FIELD(p_level), FIELD(e_code),
 #undef FIELD
 };
 
@@ -271,6 +271,7 @@ crosscheck(const char *line, size_t len, const struct envelope *env)
 	check_member(line, &env->p_progress_token, params, "progressToken");
 	check_member(line, &env->p_request_id, params, "requestId");
 	check_member(line, &env->p_uri, params, "uri");
+	check_member(line, &env->p_name, params, "name");
 	check_member(line, &env->p_level, params, "level");
 	meta = cjson_object_member(params, "_meta");
 	check_member(line, &env->progress_token, meta, "progressToken");
@@ -373,6 +374,7 @@ check_splice(const char *line, size_t len, const struct envelope *env)
 	assert_same_text(line, &env->result, out, &env2.result);
 	assert_same_text(line, &env->error, out, &env2.error);
 	assert_same_text(line, &env->p_uri, out, &env2.p_uri);
+	assert_same_text(line, &env->p_name, out, &env2.p_name);
 	free(out);
 	splices_checked++;
 }
@@ -398,6 +400,8 @@ START_TEST(test_envelope_request)
 	assert_span(m, &env.meta, ENVELOPE_OBJECT,
 	    "{\"progressToken\":\"tok-1\"}");
 	assert_span(m, &env.progress_token, ENVELOPE_STRING, "\"tok-1\"");
+	assert_span(m, &env.p_name, ENVELOPE_STRING, "\"echo\"");
+	ck_assert(envelope_string_eq(m, &env.p_name, "echo"));
 	assert_absent(m, &env.result);
 	assert_absent(m, &env.error);
 	assert_absent(m, &env.p_progress_token);
@@ -438,6 +442,7 @@ START_TEST(test_envelope_params_members)
 	assert_span(m, &env.p_request_id, ENVELOPE_STRING, "\"r-9\"");
 	assert_span(m, &env.p_uri, ENVELOPE_STRING, "\"file:///tmp/a b\"");
 	assert_span(m, &env.p_level, ENVELOPE_STRING, "\"debug\"");
+	assert_absent(m, &env.p_name);
 	assert_absent(m, &env.meta);
 	assert_absent(m, &env.progress_token);
 	ck_assert_int_eq(envelope_string_copy(m, &env.p_uri, buf, sizeof buf),
@@ -840,6 +845,8 @@ START_TEST(test_envelope_duplicates)
 		{ "{\"params\":{\"requestId\":1,\"x\":0,\"requestId\":\"1\"}}",
 		    "\"requestId\"", 2 },
 		{ "{\"params\":{\"uri\":\"a\",\"uri\":\"b\"}}", "\"uri\"", 2 },
+		{ "{\"params\":{\"name\":\"a\",\"n\\u0061me\":\"b\"}}",
+		    "\"n\\u0061me\"", 1 },
 		{ "{\"params\":{\"level\":\"a\",\"level\":\"a\"}}",
 		    "\"level\"", 2 },
 		{ "{\"params\":{\"_meta\":{},\"_meta\":{}}}", "\"_meta\"", 2 },
@@ -860,7 +867,7 @@ START_TEST(test_envelope_duplicates)
 	static const char *allowed[] = {
 		"{\"result\":{\"a\":1,\"a\":2},\"x\":1,\"x\":2}",
 		"{\"result\":{\"id\":1,\"id\":2,\"params\":1,\"params\":2}}",
-		"{\"params\":{\"name\":1,\"name\":2,\"_meta\":{\"x\":1,"
+		"{\"params\":{\"cursor\":1,\"cursor\":2,\"_meta\":{\"x\":1,"
 		    "\"x\":2}}}",
 		"{\"error\":{\"message\":\"a\",\"message\":\"b\",\"data\":1,"
 		    "\"data\":2}}",

@@ -1,0 +1,216 @@
+/*
+ * router_filter.c -- what a server's filters (filter.h) hide from every
+ * client of its session: entries of the list replies are removed, and
+ * calls, gets, reads and subscriptions of hidden names are refused by mcpd
+ * without reaching the server.
+ *
+ * Invariants:
+ * - The router's filters are its own copies, taken from the worker's
+ *   configuration when the router is made and replaced on reload
+ *   (router_set_filters); a change applies to the next request or reply,
+ *   and every attached client is told its lists changed.
+ * - r->filtered is 0 while no kind has a filter: the two hooks in
+ *   router_up.c and router_down.c then cost one test and nothing is
+ *   parsed.  With a filter, a list reply is narrowed from its text
+ *   (filter_list_text), never through cJSON.
+ * - A list reply a filter applies to but that is not the expected shape
+ *   never reaches the client: it gets an error instead.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "client.h"
+#include "conf.h"
+#include "envelope.h"
+#include "filter.h"
+#include "log.h"
+#include "proto.h"
+#include "router.h"
+#include "router_int.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* How much of a refused name the error quotes. */
+#define ROUTER_FILTER_QUOTE_BYTES	256
+
+static const char *router_filter_changed[FILTER_KINDS] = {
+	[FILTER_TOOLS] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\"}",
+	[FILTER_PROMPTS] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/prompts/list_changed\"}",
+	[FILTER_RESOURCES] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/resources/list_changed\"}",
+};
+
+void
+router_filter_init(struct router *r)
+{
+	const struct conf_server *cs = worker_conf(r->worker);
+	size_t	 k;
+
+	r->filtered = 0;
+	for (k = 0; k < FILTER_KINDS; k++) {
+		r->filters[k] = filter_dup(cs->filters[k]);
+		if (r->filters[k] != NULL)
+			r->filtered = 1;
+	}
+}
+
+void
+router_filter_clear(struct router *r)
+{
+	size_t	 k;
+
+	for (k = 0; k < FILTER_KINDS; k++) {
+		filter_free(r->filters[k]);
+		r->filters[k] = NULL;
+	}
+	r->filtered = 0;
+}
+
+unsigned int
+router_set_filters(struct router *r, struct filter *const *filters)
+{
+	struct attachment	*a;
+	unsigned int		 changed = 0;
+	size_t			 k;
+
+	r->filtered = 0;
+	for (k = 0; k < FILTER_KINDS; k++) {
+		if (!filter_equal(r->filters[k], filters[k])) {
+			filter_free(r->filters[k]);
+			r->filters[k] = filter_dup(filters[k]);
+			changed |= 1U << k;
+		}
+		if (r->filters[k] != NULL)
+			r->filtered = 1;
+	}
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		for (k = 0; k < FILTER_KINDS; k++) {
+			if (!(changed & (1U << k)))
+				continue;
+			client_queue_iov(a->client, &(struct iovec){
+			    (void *)router_filter_changed[k],
+			    strlen(router_filter_changed[k]) }, 1);
+		}
+	}
+	return (changed);
+}
+
+/* How long a quote of name may be: cut on a UTF-8 character boundary. */
+static int
+router_filter_quote_len(const char *name)
+{
+	size_t	 len = strlen(name);
+
+	if (len <= ROUTER_FILTER_QUOTE_BYTES)
+		return ((int)len);
+	len = ROUTER_FILTER_QUOTE_BYTES;
+	while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
+		len--;
+	return ((int)len);
+}
+
+int
+router_filter_refuses(struct attachment *a, const char *line,
+    const struct envelope *env, const char *method)
+{
+	struct router			*r = a->router;
+	const struct envelope_value	*v;
+	const char			*id = router_text(line, &env->id);
+	const char			*what, *member;
+	enum filter_kind		 kind;
+	char				*name;
+	int				 code, shown;
+
+	if (strcmp(method, "tools/call") == 0) {
+		kind = FILTER_TOOLS;
+		what = "tool";
+	} else if (strcmp(method, "prompts/get") == 0) {
+		kind = FILTER_PROMPTS;
+		what = "prompt";
+	} else if (strcmp(method, "resources/read") == 0 ||
+	    strcmp(method, "resources/subscribe") == 0) {
+		kind = FILTER_RESOURCES;
+		what = "resource";
+	} else
+		return (0);
+	if (r->filters[kind] == NULL)
+		return (0);
+	v = kind == FILTER_RESOURCES ? &env->p_uri : &env->p_name;
+	member = kind == FILTER_RESOURCES ? "uri" : "name";
+	/* Decoded, it is never longer than its text. */
+	name = xmalloc(v->len + 1);
+	if (v->type != ENVELOPE_STRING ||
+	    envelope_string_copy(line, v, name, v->len + 1) < 0) {
+		/* What cannot be judged is refused. */
+		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
+		    "invalid params: %s must be a string (without \\u0000 "
+		    "or lone surrogates)", member);
+		free(name);
+		return (1);
+	}
+	if (filter_allows(r->filters[kind], name)) {
+		free(name);
+		return (0);
+	}
+	shown = router_filter_quote_len(name);
+	if (kind == FILTER_RESOURCES) {
+		code = RPC_RESOURCE_NOT_FOUND;
+		router_client_error(a, id, env->id.len, code, "resource not "
+		    "found: %.*s%s", shown, name, name[shown] != '\0' ?
+		    "..." : "");
+	} else {
+		code = RPC_INVALID_PARAMS;
+		router_client_error(a, id, env->id.len, code, "unknown %s: "
+		    "%.*s%s", what, shown, name, name[shown] != '\0' ?
+		    "..." : "");
+	}
+	free(name);
+	return (1);
+}
+
+enum filter_result
+router_filter_reply(struct router *r, const char *method, const char *line,
+    const struct envelope *env, struct envelope_edit *edit)
+{
+	enum filter_list	 list;
+	enum filter_result	 res;
+	const struct filter	*f;
+	char			*text;
+	size_t			 len;
+
+	if (filter_list_of_method(method, &list) != 0 ||
+	    (f = r->filters[filter_list_kind(list)]) == NULL)
+		return (FILTER_KEPT);
+	if (env->result.type != ENVELOPE_OBJECT)
+		res = FILTER_BAD;
+	else
+		res = filter_list_text(f, list, router_text(line,
+		    &env->result), env->result.len, &text, &len);
+	switch (res) {
+	case FILTER_KEPT:
+		break;
+	case FILTER_CHANGED:
+		edit->off = env->result.off;
+		edit->len = env->result.len;
+		edit->text = text;
+		edit->text_len = len;
+		break;
+	case FILTER_BAD:
+		worker_violation(r->worker, "invalid", "a reply to %s that is "
+		    "not a list result with a \"%s\" array; its client gets "
+		    "an error, since mcpd cannot filter it", method,
+		    filter_list_member(list));
+		break;
+	}
+	return (res);
+}

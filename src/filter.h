@@ -1,0 +1,113 @@
+/*
+ * filter.h -- allow and deny lists for the tools, prompts and resources a
+ * server offers (pure: no I/O, no daemon state).
+ *
+ * A filter is one kind's rule, written {"allow": [GLOB...], "deny":
+ * [GLOB...]}: a name passes when no deny pattern matches it and, if allow
+ * is given, one of its patterns does; deny wins.  Tools and prompts are
+ * matched by name, resources by URI: the "uri" of a resources/list entry,
+ * the "uriTemplate" of a resources/templates/list entry, the params.uri
+ * of resources/read and resources/subscribe.
+ *
+ * Patterns are fnmatch(3) patterns without flags, matched byte by byte as
+ * in the C locale: '*' (any bytes, '/' and a leading '.' included), '?'
+ * (one byte), bracket expressions ("[a-z]", "[!x]", "[^x]", "[]x]",
+ * "[[:alpha:]]" and the other POSIX classes, ASCII only) and '\' quoting
+ * the next character.  filter_parse refuses what fnmatch would read
+ * strangely: an unterminated '[', a trailing '\', an unknown class, and
+ * collating symbols or equivalence classes ("[[.a.]]", "[[=a=]]").  For
+ * every pattern it accepts, filter_glob agrees with glibc's fnmatch(3) in
+ * the C locale, in time O(pattern x name) whatever the input.
+ *
+ * The list functions take a server's reply, which is untrusted: they never
+ * read outside it, use memory at most twice its size, and answer
+ * FILTER_BAD for anything that is not the expected shape.  An entry that
+ * cannot be judged (not an object, no string name, a name holding
+ * "\u0000" or a lone surrogate, a repeated name member) is removed.
+ */
+#ifndef MCPD_FILTER_H
+#define MCPD_FILTER_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Limits on a filter as configured. */
+#define FILTER_MAX_PATTERNS		1024	/* in one allow or deny list */
+#define FILTER_MAX_PATTERN_BYTES	1024
+
+/* What a filter is about: its config key. */
+enum filter_kind {
+	FILTER_TOOLS,		/* "tools" */
+	FILTER_PROMPTS,		/* "prompts" */
+	FILTER_RESOURCES,	/* "resources" */
+	FILTER_KINDS
+};
+
+/* The list replies a filter narrows. */
+enum filter_list {
+	FILTER_LIST_TOOLS,	/* tools/list: "tools", by "name" */
+	FILTER_LIST_PROMPTS,	/* prompts/list: "prompts", by "name" */
+	FILTER_LIST_RESOURCES,	/* resources/list: "resources", by "uri" */
+	FILTER_LIST_TEMPLATES,	/* resources/templates/list:
+				   "resourceTemplates", by "uriTemplate" */
+	FILTER_LISTS
+};
+
+/* What became of a list result. */
+enum filter_result {
+	FILTER_KEPT,		/* nothing removed: pass it on as it is */
+	FILTER_CHANGED,		/* entries removed: the new text */
+	FILTER_BAD,		/* not a list result of the expected shape */
+};
+
+struct filter;
+
+/* Reports one problem in a filter's configuration: its JSON path, what. */
+typedef void (*filter_error_fn)(void *arg, const char *path,
+		    const char *message);
+
+/* "tools", "prompts", "resources". */
+const char	*filter_kind_name(enum filter_kind);
+/* The list a method returns ("tools/list"...); -1 if it returns none. */
+int		 filter_list_of_method(const char *method, enum filter_list *);
+enum filter_kind filter_list_kind(enum filter_list);
+/* The member of a list result holding the entries ("tools"...). */
+const char	*filter_list_member(enum filter_list);
+/* The member of an entry its name is in ("name", "uri"...). */
+const char	*filter_list_key(enum filter_list);
+
+/*
+ * Parse one kind's value (path names it, "mcpServers.x.tools").  Returns
+ * 0 with *out set, NULL for a filter that lets everything pass ({}, or
+ * only an empty deny list), or -1 after reporting every problem through
+ * error (a path like "mcpServers.x.tools.allow[2]").
+ */
+int		 filter_parse(const cJSON *, const char *path, filter_error_fn,
+		    void *arg, struct filter **out);
+/* Why a pattern is refused (a constant string), or NULL if it is fine. */
+const char	*filter_pattern_error(const char *pattern);
+struct filter	*filter_dup(const struct filter *);
+void		 filter_free(struct filter *);
+/* 1 if both let the same names pass by the same patterns (NULL: none). */
+int		 filter_equal(const struct filter *, const struct filter *);
+
+/* 1 if pattern (as filter_pattern_error accepts) matches name. */
+int		 filter_glob(const char *pattern, const char *name);
+/* 1 if name passes f; a NULL filter lets everything pass. */
+int		 filter_allows(const struct filter *f, const char *name);
+
+/*
+ * Narrow a list result given as the JSON text of its result object.
+ * FILTER_CHANGED sets *out (malloc'd, *outlen bytes, NUL-terminated) to
+ * the same text without the entries f removes; the rest is kept byte for
+ * byte (the cursor, _meta...).  A NULL filter keeps everything unread.
+ */
+enum filter_result filter_list_text(const struct filter *f,
+		    enum filter_list, const char *text, size_t len,
+		    char **out, size_t *outlen);
+/* The same on a parsed result, in place. */
+enum filter_result filter_list_json(const struct filter *f,
+		    enum filter_list, cJSON *result);
+
+#endif /* MCPD_FILTER_H */
