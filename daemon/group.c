@@ -44,6 +44,7 @@
 #include "client.h"
 #include "conf.h"
 #include "envelope.h"
+#include "filter.h"
 #include "gname.h"
 #include "group.h"
 #include "hmap.h"
@@ -83,12 +84,13 @@ static const struct {
 	const char	*method;
 	const char	*key;		/* the array in the result */
 	const char	*field;		/* an entry's name or uri */
-	int		 renamed;
+	enum filter_kind filter;	/* the group's filter that narrows it */
 } group_lists[GROUP_LIST_COUNT] = {
-	{ "tools/list", "tools", "name", 1 },
-	{ "prompts/list", "prompts", "name", 1 },
-	{ "resources/list", "resources", "uri", 0 },
-	{ "resources/templates/list", "resourceTemplates", "uriTemplate", 0 },
+	{ "tools/list", "tools", "name", FILTER_TOOLS },
+	{ "prompts/list", "prompts", "name", FILTER_PROMPTS },
+	{ "resources/list", "resources", "uri", FILTER_RESOURCES },
+	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
+	    FILTER_RESOURCES },
 };
 
 static const char *group_changed[] = {
@@ -166,6 +168,7 @@ struct group_session {
 	struct client		*client;
 	char			*name;
 	char			*sep;
+	struct filter		*filters[FILTER_KINDS];	/* the group's */
 	struct glink		**links;	/* never reordered */
 	size_t			 nlinks;
 	char			*init_params;	/* the client's, for links */
@@ -528,10 +531,14 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 		if (!cJSON_IsObject(e) || !cJSON_IsString(field))
 			continue;
 		flen = strlen(field->valuestring);
-		copy = cJSON_Duplicate(e, 1);
-		if (names != NULL) {
+		if (names != NULL)
 			gname_make(l->member, gs->sep, field->valuestring,
 			    exposed);
+		if (!filter_allows(gs->filters[group_lists[op->list].filter],
+		    names != NULL ? exposed : field->valuestring))
+			continue;
+		copy = cJSON_Duplicate(e, 1);
+		if (names != NULL) {
 			gn = hmap_get(names, exposed, strlen(exposed));
 			if (gn != NULL && (gn->link != link ||
 			    strcmp(gn->name, field->valuestring) != 0)) {
@@ -1018,6 +1025,8 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 	const char		*rest;
 	size_t			 i;
 
+	if (!filter_allows(gs->filters[group_lists[kind].filter], name))
+		return (NULL);
 	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
 		*link = gn->link;
 		return (gn->name);
@@ -1160,6 +1169,12 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_INVALID_PARAMS, "invalid params: uri must be a string "
 		    "of at most %d bytes", GROUP_URI_MAX - 1);
+		free(uri);
+		return;
+	}
+	if (!filter_allows(gs->filters[FILTER_RESOURCES], uri)) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
 		free(uri);
 		return;
 	}
@@ -1497,6 +1512,13 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 	size_t			 i, j;
 	int			 changed = 0;
 
+	for (i = 0; i < FILTER_KINDS; i++) {
+		if (filter_equal(gs->filters[i], g->filters[i]))
+			continue;
+		filter_free(gs->filters[i]);
+		gs->filters[i] = filter_dup(g->filters[i]);
+		changed = 1;
+	}
 	if (strcmp(gs->sep, g->separator) != 0) {
 		free(gs->sep);
 		gs->sep = xstrdup(g->separator);
@@ -1584,6 +1606,8 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	gs->uris = hmap_new(hmap_random_seed());
 	TAILQ_INIT(&gs->pending);
 	TAILQ_INIT(&gs->ops);
+	for (i = 0; i < FILTER_KINDS; i++)
+		gs->filters[i] = filter_dup(g->filters[i]);
 	for (i = 0; i < g->nservers; i++)
 		group_link_add(gs, g->servers[i]);
 	TAILQ_INSERT_TAIL(&mcpd->groups->sessions, gs, entry);
@@ -1645,6 +1669,8 @@ group_detach(struct group_session *gs, const char *reason)
 	hmap_free(gs->uris);
 	TAILQ_REMOVE(&gs->mcpd->groups->sessions, gs, entry);
 	group_stat(gs->mcpd, gs->name)->sessions--;
+	for (i = 0; i < FILTER_KINDS; i++)
+		filter_free(gs->filters[i]);
 	free(gs->name);
 	free(gs->sep);
 	free(gs->init_params);

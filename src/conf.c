@@ -894,7 +894,7 @@ conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 }
 
 /* A filter's key ("tools", "prompts", "resources"): its kind, or -1. */
-static int
+int
 conf_filter_kind(const char *key)
 {
 	int	 kind;
@@ -906,7 +906,7 @@ conf_filter_kind(const char *key)
 	return (-1);
 }
 
-static void
+void
 conf_filter_error(void *arg, const char *path, const char *message)
 {
 	conf_error(arg, path, "%s", message);

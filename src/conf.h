@@ -232,6 +232,8 @@ struct conf_group {
 	size_t		 nservers;
 	char		*separator;	/* between member and tool names */
 	int		 builtin;	/* "all": every enabled server */
+	/* Narrowing the members' own filters, by the group's names. */
+	struct filter	*filters[FILTER_KINDS];
 };
 
 struct conf {

@@ -3,7 +3,12 @@
  * servers that one session can attach to (daemon/group.c), and the
  * built-in group "all".
  *
- * {"groups": {"dev": {"servers": ["github", "fs"], "separator": "__"}}}
+ * {"groups": {"dev": {"servers": ["github", "fs"], "separator": "__",
+ *     "tools": {"deny": ["github__delete_*"]}}}}
+ *
+ * A group's "tools", "prompts" and "resources" filters (filter.h) narrow
+ * further what its members' own filters let through; tools and prompts
+ * are matched by the names the group gives them, resources by URI.
  *
  * A group's name follows the rules of a server's and shares their
  * namespace: a group named like a server is an error, except for "all",
@@ -21,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf_int.h"
+#include "filter.h"
 #include "gname.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -38,6 +44,8 @@ conf_group_clear(struct conf_group *g)
 		free(g->servers[i]);
 	free(g->servers);
 	free(g->separator);
+	for (i = 0; i < FILTER_KINDS; i++)
+		filter_free(g->filters[i]);
 	memset(g, 0, sizeof *g);
 }
 
@@ -76,6 +84,9 @@ conf_group_equal(const struct conf_group *a, const struct conf_group *b)
 	    strcmp(a->separator, b->separator) != 0 ||
 	    a->builtin != b->builtin)
 		return (0);
+	for (i = 0; i < FILTER_KINDS; i++)
+		if (!filter_equal(a->filters[i], b->filters[i]))
+			return (0);
 	for (i = 0; i < a->nservers; i++)
 		if (strcmp(a->servers[i], b->servers[i]) != 0)
 			return (0);
@@ -167,7 +178,7 @@ conf_group_one(struct conf_parse *cp, const cJSON *object)
 	const cJSON		*item;
 	char			*path, *kpath;
 	size_t			*first, i;
-	int			 ok = 1;
+	int			 ok = 1, kind;
 
 	xasprintf(&path, "groups.%s", object->string);
 	if (!conf_valid_name(object->string)) {
@@ -198,6 +209,10 @@ conf_group_one(struct conf_parse *cp, const cJSON *object)
 				ok = 0;
 		} else if (strcmp(item->string, "separator") == 0) {
 			if (conf_group_separator(cp, kpath, item, g) == -1)
+				ok = 0;
+		} else if ((kind = conf_filter_kind(item->string)) != -1) {
+			if (filter_parse(item, kpath, conf_filter_error, cp,
+			    &g->filters[kind]) == -1)
 				ok = 0;
 		} else
 			conf_warn(cp, kpath, "unknown key, ignored");

@@ -72,6 +72,11 @@ int		 conf_set_equal(char *const *, char *const *, size_t n);
 int		 conf_remote_equal(const struct conf_server *,
 		    const struct conf_server *);
 
+/* Filters (filter.h): a key's kind or -1; errors as conf_error's. */
+int		 conf_filter_kind(const char *key);
+void		 conf_filter_error(void *arg, const char *path,
+		    const char *message);
+
 /*
  * conf_group.c: the "groups" object (NULL if absent), read once every
  * server is known, and the built-in group "all".

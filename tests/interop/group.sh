@@ -2,7 +2,8 @@
 # group.sh -- one session over several servers: a group of
 # server-everything, server-memory, server-filesystem (pinned in
 # tests/interop/package-lock.json) and mcp-fake listing its tools two per
-# page, driven by the official SDK client through `mcpctl connect dev`
+# page (its own filter hiding one tool; the group's hiding some of
+# server-everything's), driven by the official SDK client through `mcpctl connect dev`
 # (sdk-client.mjs --group: the checks are listed there).  Then what
 # status shows of the group, and the built-in group "all" through mcpctl.
 #
@@ -51,13 +52,15 @@ config=$(jq -n --arg node "$NODE" --arg mods "$MODS" --arg t "$T" \
 			filesystem: server("server-filesystem/dist/index.js";
 				[$files]; {}),
 			paged: { command: ($fake | lit), args: ["--tools-page=2"],
-				env: {MCPD_TEST_DIR: ($t | lit)} },
+				env: {MCPD_TEST_DIR: ($t | lit)},
+				tools: { deny: ["crash"] } },
 			alone: { command: ($fake | lit),
 				env: {MCPD_TEST_DIR: ($t | lit)} }
 		},
 		groups: {
 			dev: { servers: ["everything", "memory", "filesystem",
-				"paged"] }
+				"paged"],
+				tools: { deny: ["everything__get-*"] } }
 		}
 	}') || hard_error "cannot build the configuration"
 write_config_raw "$T/mcpd.json" "$config"

@@ -15,8 +15,9 @@
 // With --group NAME:FILE:TEXT (instead of the server-everything checks),
 // one session over the group NAME of server-everything (as "everything"),
 // server-memory ("memory"), server-filesystem ("filesystem") and mcp-fake
-// listing its tools two per page ("paged"): merged and renamed lists
-// across pages, calls, progress and sampling routed to
+// listing its tools two per page ("paged", its own filter denying
+// "crash"), the group denying "everything__get-*": merged, renamed and
+// filtered lists across pages, calls, progress and sampling routed to
 // their member, resources read by URI, completions, logging/setLevel, an
 // unknown tool
 // refused, and a member killed mid-call (that call fails, the others go
@@ -577,8 +578,12 @@ async function group() {
     const members = new Set(names.map((n) => n.split("__")[0]));
     assert(members.size === 4, `tools of ${[...members].join(", ")} only`);
     const paged = names.filter((n) => n.startsWith("paged__")).length;
-    assert(paged === 7, `${paged} tools of paged, which lists 7 two per page`);
+    assert(paged === 6, `${paged} tools of paged, which lists 7 two per page, one denied`);
     assert(pages === 4, `${pages} pages; paged's 7 tools two per page make 4`);
+    // The member's filter and the group's: both hide.
+    assert(!names.includes("paged__crash"), "paged__crash is listed (its server's filter denies crash)");
+    const hidden = names.filter((n) => n.startsWith("everything__get-"));
+    assert(hidden.length === 0, `the group denies everything__get-*, yet lists ${hidden.join(", ")}`);
     return `${names.length} tools of 4 servers in ${pages} pages`;
   }, { fatal: true });
 
@@ -593,14 +598,18 @@ async function group() {
     assert(t3.includes(text), `${read} returned ${JSON.stringify(t3).slice(0, 200)}`);
   });
 
-  await check("an unknown tool is refused with -32602 naming it", async () => {
-    try {
-      await g.client.callTool({ name: "nowhere__tool", arguments: {} }, undefined, REQ);
-    } catch (err) {
-      assert(err.code === -32602 && /nowhere__tool/.test(err.message), `got ${describe(err)}`);
-      return;
+  await check("unknown and filtered tools are refused with -32602 naming them", async () => {
+    for (const name of ["nowhere__tool", "everything__get-sum", "paged__crash"]) {
+      let err;
+      try {
+        await g.client.callTool({ name, arguments: { a: 1, b: 2, code: 3 } }, undefined, REQ);
+      } catch (e) {
+        err = e;
+      }
+      assert(err !== undefined, `the call of ${name} succeeded`);
+      assert(err.code === -32602 && err.message.includes(name.replace(/^paged__/, "")),
+        `${name}: got ${describe(err)}`);
     }
-    throw new CheckFailure("the call succeeded");
   });
 
   await check("progress of a member reaches the caller", async () => {

@@ -686,6 +686,19 @@ START_TEST(test_groups)
 	expect_warning("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
 	    "{'g': {'servers': ['a'], 'color': 'red'}}}",
 	    "groups.g.color: unknown key, ignored");
+
+	/* A group's own filters, by the names it gives. */
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
+	    "{'g': {'servers': ['a'], 'tools': {'deny': ['a__rm*']}, "
+	    "'resources': {'allow': ['file:*']}}}}");
+	g = conf_find_group(conf, "g");
+	ck_assert(!filter_allows(g->filters[FILTER_TOOLS], "a__rmdir"));
+	ck_assert(filter_allows(g->filters[FILTER_TOOLS], "a__ls"));
+	ck_assert_ptr_null(g->filters[FILTER_PROMPTS]);
+	ck_assert(!filter_allows(g->filters[FILTER_RESOURCES], "http://x"));
+	ck_assert(!conf_group_equal(g, conf_find_group(conf, "all")));
+	ck_assert(conf_group_equal(g, g));
+	conf_free(conf);
 }
 END_TEST
 
@@ -722,6 +735,9 @@ START_TEST(test_group_errors)
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a']}, "
 	    "'g': {'servers': ['b']}}}",
 	    "groups: duplicate group name \"g\"");
+	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
+	    "'tools': {'allow': ['']}}}}",
+	    "groups.g.tools.allow[0]: empty pattern");
 #undef S
 }
 END_TEST
