@@ -66,6 +66,7 @@
 #endif
 
 #define GROUP_URI_MAX		4096	/* as the router's */
+#define GROUP_NAME_MAX		4096	/* a tool's or prompt's, in a call */
 #define GROUP_ID_MAX_BYTES	1024
 /* Calls are parsed to rename: a bound on the tree built for that. */
 #define GROUP_PARSE_MAX_BYTES	(16 * 1024 * 1024)
@@ -1073,32 +1074,49 @@ static void
 group_call(struct group_session *gs, int kind, const char *line, size_t len,
     const struct envelope *env)
 {
-	cJSON		*msg, *params, *name;
-	const char	*rest;
-	size_t		 link;
+	struct group_sent	*q;
+	struct envelope_edit	 edits[2];
+	cJSON			*js;
+	const char		*rest;
+	char			*name, *quoted, gid[ENVELOPE_INT64_BYTES];
+	size_t			 link;
+	int			 n, name_first;
 
-	msg = len <= GROUP_PARSE_MAX_BYTES ?
-	    cJSON_ParseWithLength(line, len) : NULL;
-	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	name = cJSON_GetObjectItemCaseSensitive(params, "name");
-	if (!cJSON_IsString(name)) {
+	name = xmalloc(GROUP_NAME_MAX);
+	if ((n = envelope_string_copy(line, &env->p_name, name,
+	    GROUP_NAME_MAX)) < 0) {
 		group_error(gs, line + env->id.off, env->id.len,
-		    RPC_INVALID_PARAMS, "invalid params: name must be a string");
-		cJSON_Delete(msg);
+		    RPC_INVALID_PARAMS, "invalid params: name must be a string "
+		    "of at most %d bytes", GROUP_NAME_MAX - 1);
+		free(name);
 		return;
 	}
-	if ((rest = group_find_name(gs, kind, name->valuestring,
-	    &link)) == NULL) {
+	if ((rest = group_find_name(gs, kind, name, &link)) == NULL) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_INVALID_PARAMS, "unknown %s: %s (not offered by any "
 		    "server of group %s)", kind == GROUP_LIST_TOOLS ? "tool" :
-		    "prompt", name->valuestring, gs->name);
-		cJSON_Delete(msg);
+		    "prompt", name, gs->name);
+		free(name);
 		return;
 	}
-	cJSON_ReplaceItemInObjectCaseSensitive(params, "name",
-	    cJSON_CreateString(rest));
-	group_send_parsed(gs, link, msg, line + env->id.off, env->id.len);
+	/* The member's own name, as JSON, where the group's was. */
+	js = cJSON_CreateString(rest);
+	quoted = rpc_print(js);
+	cJSON_Delete(js);
+	free(name);
+	q = group_sent_new(gs, link, line + env->id.off, env->id.len, NULL);
+	name_first = env->p_name.off < env->id.off;
+	edits[!name_first] = (struct envelope_edit){ env->p_name.off,
+	    env->p_name.len, quoted, strlen(quoted) };
+	edits[name_first] = (struct envelope_edit){ env->id.off, env->id.len,
+	    gid, envelope_print_int64(q->gid, gid) };
+	if (group_forward(gs, link, line, len, edits, 2) == -1) {
+		group_error(gs, q->id, q->id_len, MCPD_ERR_SERVER_UNAVAILABLE,
+		    "server %s of group %s is not configured",
+		    gs->links[link]->member, gs->name);
+		group_sent_free(gs, q);
+	}
+	free(quoted);
 }
 
 /*
