@@ -120,6 +120,7 @@ struct load_opts {
 	int			 allow_errors;
 	int			 json;
 	const char		*label;
+	const char		*tool_prefix;	/* a group's "SERVER__" */
 	long long		 warmup_ms;
 	long long		 drain_ms;
 	long long		 hold_ms;
@@ -719,18 +720,22 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 		break;
 	case METHOD_ECHO:
 		buf_printf(&c->out, "\"tools/call\",\"params\":{\"name\":"
-		    "\"echo\",\"arguments\":{\"text\":\"c%d-r%llu-", c->index,
+		    "\"%secho\",\"arguments\":{\"text\":\"c%d-r%llu-",
+		    l->o.tool_prefix != NULL ? l->o.tool_prefix : "", c->index,
 		    (unsigned long long)n);
 		buf_add(&c->out, l->pad, l->echo_pad);
 		buf_str(&c->out, "\"}");
 		break;
 	case METHOD_BIG:
 		buf_printf(&c->out, "\"tools/call\",\"params\":{\"name\":"
-		    "\"big\",\"arguments\":{\"bytes\":%lld}", l->o.size);
+		    "\"%sbig\",\"arguments\":{\"bytes\":%lld}",
+		    l->o.tool_prefix != NULL ? l->o.tool_prefix : "", l->o.size);
 		break;
 	case METHOD_SLEEP:
 		buf_printf(&c->out, "\"tools/call\",\"params\":{\"name\":"
-		    "\"sleep\",\"arguments\":{\"ms\":%lld}", l->o.sleep_ms);
+		    "\"%ssleep\",\"arguments\":{\"ms\":%lld}",
+		    l->o.tool_prefix != NULL ? l->o.tool_prefix : "",
+		    l->o.sleep_ms);
 		l->st.sleeps++;
 		break;
 	case METHOD_MIXED:
@@ -1637,6 +1642,7 @@ load_usage(int status)
 "                      SIGKILL PID MS after the start; time the replies\n"
 "  --setup-timeout-ms MS  attach and initialize within MS (20000)\n"
 "  --label TEXT        copied into --json output\n"
+"  --tool-prefix P     call tools as P + NAME (a group's \"SERVER__\")\n"
 "  --json              one JSON object on stdout instead of text\n"
 "Exit status: 0 every request got exactly one right reply, 1 not, 2 usage\n"
 "or set-up failure.\n");
@@ -1676,7 +1682,7 @@ enum {
 	OPT_SLEEP_MS, OPT_IDS, OPT_PROGRESS, OPT_ALLOW_ERRORS, OPT_JSON,
 	OPT_LABEL, OPT_WARMUP, OPT_DRAIN, OPT_HOLD, OPT_READY, OPT_KILL_PID,
 	OPT_KILL_PIDFILE, OPT_KILL_AFTER, OPT_SETUP_TIMEOUT, OPT_HELP,
-	OPT_SLEEP_EVERY, OPT_CANCEL_EVERY, OPT_RATE,
+	OPT_SLEEP_EVERY, OPT_CANCEL_EVERY, OPT_RATE, OPT_TOOL_PREFIX,
 };
 
 static const struct option load_options[] = {
@@ -1699,6 +1705,7 @@ static const struct option load_options[] = {
 	{ "allow-errors", no_argument, NULL, OPT_ALLOW_ERRORS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "tool-prefix", required_argument, NULL, OPT_TOOL_PREFIX },
 	{ "warmup-ms", required_argument, NULL, OPT_WARMUP },
 	{ "drain-ms", required_argument, NULL, OPT_DRAIN },
 	{ "hold-ms", required_argument, NULL, OPT_HOLD },
@@ -1808,6 +1815,9 @@ load_parse(struct load_opts *o, int argc, char **argv)
 			break;
 		case OPT_LABEL:
 			o->label = optarg;
+			break;
+		case OPT_TOOL_PREFIX:
+			o->tool_prefix = optarg;
 			break;
 		case OPT_WARMUP:
 			o->warmup_ms = load_number_arg("--warmup-ms", optarg, 0,

@@ -56,6 +56,7 @@ MODES=${BENCH_MODES:-pinned unpinned}
 # The numbers SPEC 5 sets.
 BAR_LATENCY_RATIO=1.5		# mcpd's added latency / the relay's
 BAR_BRIDGE_RATIO=2.5		# bridge + mcpd added latency / the relay's
+BAR_GROUP_RATIO=1.1		# a call through a group / straight to the server
 BAR_THROUGHPUT_RPS=500000	# 8 clients x 32 in flight
 BAR_PIPELINE_RATIO=0.9		# 1 client x 32 in flight, mcpd / relay
 BAR_BIG_RATIO=1.0		# mcpd's time / the relay's
@@ -270,11 +271,12 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
-	local b_p50=() b_p99=()
+	local b_p50=() b_p99=() g_p50=() g_p99=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
 	start_relay "$MCP_FAKE"
-	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}}}"
+	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}},
+		\"groups\": {\"one\": {\"servers\": [\"demo\"]}}}"
 	# Interleaved rounds, so drift on the machine hits all three alike.
 	for r in $(seq "$LATENCY_ROUNDS"); do
 		load "latency direct #$r" "${common[@]}" --stdio "$MCP_FAKE"
@@ -283,6 +285,10 @@ bench_latency() {
 		r_p50+=("$(field p50_us)") r_p99+=("$(field p99_us)")
 		load "latency mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
 		m_p50+=("$(field p50_us)") m_p99+=("$(field p99_us)")
+		# The same server as the one member of a group.
+		load "latency group #$r" "${common[@]}" --socket "$SOCK" \
+			--server one --tool-prefix demo__
+		g_p50+=("$(field p50_us)") g_p99+=("$(field p99_us)")
 		# The whole client path: an MCP client launching the bridge.
 		load "latency bridge #$r" "${common[@]}" \
 			--stdio "$MCPCTL" -s "$SOCK" connect demo
@@ -319,6 +325,14 @@ bench_latency() {
 	row "added latency p50, bridge + mcpd / relay" "$bratio ($badd us)" \
 		"<= $BAR_BRIDGE_RATIO (floor 2)" \
 		"$(verdict "$bratio <= $BAR_BRIDGE_RATIO")"
+	local gp gq gadd gratio
+	gp=$(median "${g_p50[@]}") gq=$(median "${g_p99[@]}")
+	gadd=$(calc "$gp - $dp" 1)
+	gratio=$(calc "($mp - $dp) > 0 ? ($gp - $dp) / ($mp - $dp) : 999" 2)
+	row "round trip, tools/call via a group (p50/p99)" \
+		"$(calc "$gp" 1) / $(calc "$gq" 1) us" "" info
+	row "added latency p50, group / mcpd direct" "$gratio ($gadd us)" \
+		"<= $BAR_GROUP_RATIO" "$(verdict "$gratio <= $BAR_GROUP_RATIO")"
 }
 
 # ---------------------------------------------------------------------------
