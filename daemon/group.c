@@ -172,7 +172,6 @@ struct group_session {
 	struct filter		*filters[FILTER_KINDS];	/* the group's */
 	struct glink		**links;	/* never reordered */
 	size_t			 nlinks;
-	char			*init_params;	/* the client's, for links */
 	struct idtab		*reqs;		/* gid -> group_req */
 	struct hmap		*by_client;	/* client id -> group_req */
 	struct hmap		*downs;		/* did -> group_down */
@@ -1253,25 +1252,26 @@ group_set_level(struct group_session *gs, const char *line,
 
 /* The merged initialize result, as JSON text (malloc'd). */
 static char *
-group_init_result(struct group_session *gs)
+group_init_result(struct group_session *gs, const char *asked)
 {
+	static const char *known[] = MCPD_MCP_VERSIONS_ACCEPTED;
 	struct worker	*w;
 	cJSON		*result, *caps, *o, *init, *v, *info;
 	char		*text, *instr = NULL, *tmp;
 	const char	*version = MCPD_MCP_VERSION;
 	size_t		 i;
 
+	/* As a server does: the client's version if it is one mcpd knows. */
+	for (i = 0; asked != NULL && known[i] != NULL; i++)
+		if (strcmp(asked, known[i]) == 0)
+			version = known[i];
 	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "protocolVersion", version);
 	for (i = 0; i < gs->nlinks; i++) {
-		if ((w = mcpd_find_worker(gs->mcpd, gs->links[i]->member)) ==
-		    NULL || (init = cJSON_Parse(worker_init_result_text(w))) ==
-		    NULL)
+		if (gs->links[i]->gone || (w = mcpd_find_worker(gs->mcpd,
+		    gs->links[i]->member)) == NULL ||
+		    (init = cJSON_Parse(worker_init_result_text(w))) == NULL)
 			continue;
-		v = cJSON_GetObjectItemCaseSensitive(init, "protocolVersion");
-		if (version == (const char *)MCPD_MCP_VERSION &&
-		    cJSON_IsString(v) && i == 0)
-			cJSON_AddStringToObject(result, "protocolVersion",
-			    v->valuestring);
 		v = cJSON_GetObjectItemCaseSensitive(init, "instructions");
 		if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
 			xasprintf(&tmp, "%s%s## %s\n\n%s", instr != NULL ?
@@ -1282,9 +1282,6 @@ group_init_result(struct group_session *gs)
 		}
 		cJSON_Delete(init);
 	}
-	if (cJSON_GetObjectItemCaseSensitive(result, "protocolVersion") ==
-	    NULL)
-		cJSON_AddStringToObject(result, "protocolVersion", version);
 	caps = cJSON_AddObjectToObject(result, "capabilities");
 	o = cJSON_AddObjectToObject(caps, "tools");
 	cJSON_AddTrueToObject(o, "listChanged");
@@ -1314,11 +1311,18 @@ group_initialize(struct group_session *gs, const char *line,
     const struct envelope *env)
 {
 	struct group_op	*op;
-	cJSON		*params;
+	cJSON		*params, *asked;
 	char		*result;
 	size_t		 i;
 
-	result = group_init_result(gs);
+	params = env->params.type == ENVELOPE_OBJECT &&
+	    env->params.len <= RPC_PARSE_MAX_BYTES ?
+	    cJSON_ParseWithLength(line + env->params.off, env->params.len) :
+	    NULL;
+	asked = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	result = group_init_result(gs, cJSON_IsString(asked) ?
+	    asked->valuestring : NULL);
+	cJSON_Delete(params);
 	group_result(gs, line + env->id.off, env->id.len, result);
 	free(result);
 	/* Each member's router learns what the client can do. */
@@ -1691,7 +1695,6 @@ group_detach(struct group_session *gs, const char *reason)
 		filter_free(gs->filters[i]);
 	free(gs->name);
 	free(gs->sep);
-	free(gs->init_params);
 	free(gs);
 }
 
