@@ -21,7 +21,7 @@
  *
  * Resources keep their URIs.  A read (subscribe, unsubscribe) goes to the
  * member that listed the URI, else to the first whose template matches,
- * else to each member in turn while they answer -32002.
+ * else to each member in turn while they answer that it is not theirs.
  *
  * Bounds: requests in flight per session are capped by
  * client_max_inflight; list replies larger than RPC_PARSE_MAX_BYTES count
@@ -67,6 +67,8 @@
 
 #define GROUP_URI_MAX		4096	/* as the router's */
 #define GROUP_NAME_MAX		4096	/* a tool's or prompt's, in a call */
+/* In gs->uris, beside the member: a second member's claim was logged. */
+#define GROUP_URI_LOGGED	((uintptr_t)1 << (sizeof (uintptr_t) * 8 - 1))
 #define GROUP_ID_MAX_BYTES	1024
 /* Calls are parsed to rename: a bound on the tree built for that. */
 #define GROUP_PARSE_MAX_BYTES	(16 * 1024 * 1024)
@@ -173,7 +175,8 @@ struct group_session {
 	struct glink		**links;	/* never reordered */
 	size_t			 nlinks;
 	struct idtab		*reqs;		/* gid -> group_req */
-	struct hmap		*by_client;	/* client id -> group_req */
+	struct hmap		*by_client;	/* client id -> group_sent */
+	struct hmap		*op_ids;	/* client id -> group_op */
 	struct hmap		*downs;		/* did -> group_down */
 	struct hmap		*names[2];	/* tools, prompts */
 	struct hmap		*uris;		/* uri -> link index + 1 */
@@ -394,6 +397,7 @@ group_op_new(struct group_session *gs, enum group_op_kind kind,
 		memcpy(op->id, id, id_len);
 		op->id[id_len] = '\0';
 		op->id_len = id_len;
+		hmap_put(gs->op_ids, op->id, op->id_len, op);
 	}
 	return (op);
 }
@@ -402,6 +406,8 @@ static void
 group_op_free(struct group_session *gs, struct group_op *op)
 {
 	TAILQ_REMOVE(&gs->ops, op, entry);
+	if (op->id != NULL)
+		hmap_del(gs->op_ids, op->id, op->id_len);
 	while (op->nresults > 0)
 		cJSON_Delete(op->results[--op->nresults]);
 	free(op->results);
@@ -513,6 +519,7 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 	struct hmap		*names = NULL;
 	char			 exposed[GNAME_MAX + 1], key[24];
 	cJSON			*copy;
+	uintptr_t		 v;
 	size_t			 flen;
 
 	items = cJSON_GetObjectItemCaseSensitive(result,
@@ -559,10 +566,20 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 			    cJSON_CreateString(exposed));
 		} else if (op->list == GROUP_LIST_RESOURCES) {
 			/* The first member in group order keeps a URI. */
-			if (hmap_get(gs->uris, field->valuestring, flen) ==
-			    NULL)
+			v = (uintptr_t)hmap_get(gs->uris, field->valuestring,
+			    flen);
+			if (v == 0)
 				hmap_put(gs->uris, field->valuestring, flen,
 				    (void *)(uintptr_t)(link + 1));
+			else if ((v & GROUP_URI_LOGGED) == 0 &&
+			    (v & ~GROUP_URI_LOGGED) != link + 1) {
+				log_info("group %s: %s lists %s too; it goes "
+				    "to %s, first in the group", gs->name,
+				    l->member, field->valuestring,
+				    gs->links[v - 1]->member);
+				hmap_put(gs->uris, field->valuestring, flen,
+				    (void *)(v | GROUP_URI_LOGGED));
+			}
 		} else if (op->list == GROUP_LIST_TEMPLATES &&
 		    l->ntemplates < GROUP_TEMPLATES_MAX) {
 			l->templates = xreallocarray(l->templates,
@@ -628,7 +645,7 @@ group_route_uri(struct group_session *gs, const char *uri, size_t len)
 	size_t		 i, j;
 
 	if ((v = (uintptr_t)hmap_get(gs->uris, uri, len)) != 0)
-		return ((ssize_t)(v - 1));
+		return ((ssize_t)((v & ~GROUP_URI_LOGGED) - 1));
 	for (i = 0; i < gs->nlinks; i++)
 		for (j = 0; j < gs->links[i]->ntemplates; j++)
 			if (group_template_match(gs->links[i]->templates[j],
@@ -682,12 +699,24 @@ group_resource_next(struct group_session *gs, struct group_op *op)
 	return (-1);
 }
 
+/*
+ * Does a member's error say the resource is not its?  -32002 is MCP's
+ * "resource not found"; servers built on the SDKs answer -32602 for a URI
+ * they do not know, and -32601 when they have no resources at all.
+ */
 static int
 group_not_found(const char *line, const struct envelope *env)
 {
-	return (env->error.type == ENVELOPE_OBJECT &&
-	    env->e_code.type == ENVELOPE_NUMBER && env->e_code.len == 6 &&
-	    memcmp(line + env->e_code.off, "-32002", 6) == 0);
+	static const char *codes[] = { "-32002", "-32602", "-32601" };
+	size_t	 i;
+
+	if (env->error.type != ENVELOPE_OBJECT ||
+	    env->e_code.type != ENVELOPE_NUMBER || env->e_code.len != 6)
+		return (0);
+	for (i = 0; i < nitems(codes); i++)
+		if (memcmp(line + env->e_code.off, codes[i], 6) == 0)
+			return (1);
+	return (0);
 }
 
 /* A member's reply to one of the session's own requests. */
@@ -937,6 +966,28 @@ group_link_session(struct glink *l, int up)
  * From the client.
  */
 
+/*
+ * A cursor this session gave out: members' indexes (in decimal) to their
+ * own cursors, at least one.
+ */
+static int
+group_cursor_valid(const struct group_session *gs, const cJSON *cursors)
+{
+	const cJSON	*c;
+	char		*end;
+	unsigned long	 i;
+
+	if (!cJSON_IsObject(cursors) || cursors->child == NULL)
+		return (0);
+	cJSON_ArrayForEach(c, cursors) {
+		i = strtoul(c->string, &end, 10);
+		if (!cJSON_IsString(c) || c->string[0] < '0' ||
+		    c->string[0] > '9' || *end != '\0' || i >= gs->nlinks)
+			return (0);
+	}
+	return (1);
+}
+
 /* Fan a list request out to every member that is up or starting. */
 static void
 group_list(struct group_session *gs, enum group_list list, const char *line,
@@ -967,7 +1018,7 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 			cursors = cJSON_ParseWithLength((char *)json, n);
 		free(json);
 		free(cursor);
-		if (!cJSON_IsObject(cursors)) {
+		if (!group_cursor_valid(gs, cursors)) {
 			cJSON_Delete(cursors);
 			group_error(gs, line + env->id.off, env->id.len,
 			    RPC_INVALID_PARAMS, "invalid params: not a cursor "
@@ -1392,10 +1443,11 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 	size_t		 erroff;
 	enum rpc_kind	 kind;
 	char		*why;
+	int		 code;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
-		rpc_scan_error(line, len, erroff, &why);
-		group_error(gs, NULL, 0, RPC_PARSE_ERROR, "%s", why);
+		code = rpc_scan_error(line, len, erroff, &why);
+		group_error(gs, NULL, 0, code, "%s", why);
 		free(why);
 		return (ROUTER_LINE_TAKEN);
 	}
@@ -1430,18 +1482,20 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 		    GROUP_ID_MAX_BYTES);
 		return (ROUTER_LINE_TAKEN);
 	}
-	if (hmap_get(gs->by_client, id, env.id.len) != NULL) {
+	if (hmap_get(gs->by_client, id, env.id.len) != NULL ||
+	    hmap_get(gs->op_ids, id, env.id.len) != NULL) {
 		group_error(gs, id, env.id.len, RPC_INVALID_REQUEST,
 		    "invalid request: this id is already in use by a request "
 		    "in flight");
 		return (ROUTER_LINE_TAKEN);
 	}
-	if (hmap_count(gs->by_client) >=
+	if (hmap_count(gs->by_client) + hmap_count(gs->op_ids) >=
 	    gs->mcpd->conf->client_max_inflight) {
 		group_error(gs, id, env.id.len, MCPD_ERR_LIMIT, "this "
 		    "connection has %zu requests in flight to group %s, the "
 		    "most mcpd holds for one client (client_max_inflight)",
-		    hmap_count(gs->by_client), gs->name);
+		    hmap_count(gs->by_client) + hmap_count(gs->op_ids),
+		    gs->name);
 		return (ROUTER_LINE_TAKEN);
 	}
 	group_count(gs);
@@ -1622,6 +1676,7 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	gs->sep = xstrdup(g->separator);
 	gs->reqs = idtab_new();
 	gs->by_client = hmap_new(hmap_random_seed());
+	gs->op_ids = hmap_new(hmap_random_seed());
 	gs->downs = hmap_new(hmap_random_seed());
 	group_names_reset(&gs->names[GROUP_LIST_TOOLS]);
 	group_names_reset(&gs->names[GROUP_LIST_PROMPTS]);
@@ -1685,6 +1740,7 @@ group_detach(struct group_session *gs, const char *reason)
 	}
 	hmap_free(gs->downs);
 	hmap_free(gs->by_client);
+	hmap_free(gs->op_ids);
 	idtab_free(gs->reqs);
 	group_names_free(gs->names[GROUP_LIST_TOOLS]);
 	group_names_free(gs->names[GROUP_LIST_PROMPTS]);

@@ -100,6 +100,39 @@ out=$(ctl call dev alone__add '{"a": 1, "b": 1}' 2>&1) &&
 grep -q -- "-32602" <<<"$out" || fail "a tool outside the group: no -32602: $out"
 note "group dev and the built-in all: lists, calls, status"
 
+# Bad input on a group session: each line gets its error, the session
+# goes on, and nothing reaches a member.
+bad=$T/bad.in
+{
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+	printf '%s\n' 'not json' '[1,2]' '{"jsonrpc":"2.0","id":{},"method":"ping"}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"!!not-base64!!"}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"eyJ4IjoxfQ"}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":6,"method":"nothing/here"}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"nowhere://x"}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":8,"method":"completion/complete","params":{"ref":{"type":"ref/x"}}}'
+	printf '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"%s"}}\n' "$(head -c 5000 /dev/zero | tr '\0' a)"
+	printf '%s\n' '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"still here"}}}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":11,"method":"ping"}'
+} >"$bad"
+"$MCPCTL" -s "$SOCK" connect dev <"$bad" >"$T/bad.out" 2>"$T/bad.err" ||
+	fail "mcpctl connect dev with bad input failed: $(cat "$T/bad.err")"
+code_of() { jq -r --argjson id "$1" 'select(.id == $id) | .error.code // "result"' "$T/bad.out"; }
+[ "$(code_of 1)" = result ] || fail "initialize: $(code_of 1)"
+jq -se 'map(select(.id == 1))[0].result.protocolVersion == "2025-06-18"' "$T/bad.out" >/dev/null ||
+	fail "the group did not answer the protocol version the client asked for: $(head -c 600 "$T/bad.out")"
+[ "$(jq -c 'select(.id == null) | .error.code' "$T/bad.out" | sort | tr '\n' ' ')" = "-32600 -32600 -32700 " ] ||
+	fail "bad lines: $(jq -c 'select(.id == null)' "$T/bad.out")"
+for want in "2 -32602" "3 -32602" "4 -32602" "5 -32602" "6 -32601" "7 -32002" "8 -32602" "9 -32602" "10 result" "11 result"; do
+	set -- $want
+	[ "$(code_of "$1")" = "$2" ] || fail "request $1 on the group: got $(code_of "$1"), want $2: $(jq -c "select(.id == $1)" "$T/bad.out" | head -c 300)"
+done
+jq -se 'map(select(.id == 10))[0].result.content[0].text | contains("still here")' "$T/bad.out" >/dev/null ||
+	fail "the call after the bad lines: $(jq -c 'select(.id == 10)' "$T/bad.out")"
+note "a group session answers each bad line with its error and goes on"
+
 # A reload changes dev's members under an attached session: paged goes,
 # alone comes; the session gets list_changed and lists the new members'
 # tools; the servers are not restarted.

@@ -639,6 +639,23 @@ async function group() {
     return `${items.length} resources in ${pages} page(s)`;
   });
 
+  await check("a subscription to a member's resource gets its updates", async () => {
+    const { items } = await listAll(g.client, "listResources", "resources");
+    const uri = items.find((r) => /^demo:/.test(r.uri))?.uri || "demo://resource/dynamic/text/1";
+    await g.client.subscribeResource({ uri }, REQ);
+    const toggle = "everything__toggle-subscriber-updates";
+    const start = Date.now();
+    let toggled = false;
+    for (let i = 0; !toggled && i < 2; i++)
+      toggled = /^Started/.test(textOf(await g.client.callTool({ name: toggle, arguments: {} }, undefined, REQ)));
+    assert(toggled, `${toggle} did not start updates`);
+    const got = await waitFor(() => g.updated.includes(uri), 8000);
+    await g.client.unsubscribeResource({ uri }, REQ);
+    await g.client.callTool({ name: toggle, arguments: {} }, undefined, REQ);
+    assert(got, `no notifications/resources/updated for ${uri} (got ${JSON.stringify(g.updated)})`);
+    return `${uri}: first update ${Date.now() - start} ms`;
+  });
+
   await check("prompts are renamed and found", async () => {
     const { items } = await listAll(g.client, "listPrompts", "prompts");
     const p = items.find((x) => x.name.startsWith("everything__") && !(x.arguments || []).some((a) => a.required));
