@@ -138,12 +138,12 @@ conf_group_members(struct conf_parse *cp, const char *path,
 			conf_error(cp, epath, "expected a server name");
 			rc = -1;
 		} else if (conf_find(cp->conf, e->valuestring) == NULL) {
-			conf_error(cp, epath, "no server named \"%s\"",
-			    e->valuestring);
+			/* Values are not shown: only paths and keys. */
+			conf_error(cp, epath, "not the name of a configured "
+			    "server");
 			rc = -1;
 		} else if (i < g->nservers) {
-			conf_error(cp, epath, "\"%s\" is listed twice",
-			    e->valuestring);
+			conf_error(cp, epath, "the same server as [%zu]", i);
 			rc = -1;
 		} else
 			conf_group_add_server(g, e->valuestring);

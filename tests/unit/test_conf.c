@@ -721,11 +721,11 @@ START_TEST(test_group_errors)
 	expect_error("{" S ", 'groups': {'g': {'servers': 'a'}}}",
 	    "groups.g.servers: expected a non-empty array of server names");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 'c']}}}",
-	    "groups.g.servers[1]: no server named \"c\"");
+	    "groups.g.servers[1]: not the name of a configured server");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 7]}}}",
 	    "groups.g.servers[1]: expected a server name");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a', 'b', 'a']}}}",
-	    "groups.g.servers[2]: \"a\" is listed twice");
+	    "groups.g.servers[2]: the same server as [0]");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
 	    "'separator': ''}}}",
 	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
