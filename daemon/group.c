@@ -54,6 +54,7 @@
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
+#include "url.h"
 #include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -596,47 +597,6 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 	}
 }
 
-/*
- * Does uri match an RFC 6570 template?  Only the literal parts are
- * checked, in order, each expression matching any text: enough to tell
- * members' URI schemes and prefixes apart.
- */
-static int
-group_template_match(const char *tmpl, const char *uri)
-{
-	const char	*t = tmpl, *u = uri, *open, *close, *found;
-	size_t		 n;
-	char		*lit;
-	int		 first = 1;
-
-	for (;;) {
-		open = strchr(t, '{');
-		n = open != NULL ? (size_t)(open - t) : strlen(t);
-		if (first) {
-			if (strncmp(u, t, n) != 0)
-				return (0);
-			u += n;
-		} else if (open == NULL) {
-			/* The last literal ends the URI. */
-			return (strlen(u) >= n &&
-			    strcmp(u + strlen(u) - n, t) == 0);
-		} else if (n > 0) {
-			lit = xstrndup(t, n);
-			found = strstr(u, lit);
-			free(lit);
-			if (found == NULL)
-				return (0);
-			u = found + n;
-		}
-		if (open == NULL)
-			return (*u == '\0');
-		if ((close = strchr(open, '}')) == NULL)
-			return (0);
-		t = close + 1;
-		first = 0;
-	}
-}
-
 /* Which member a resource URI goes to first, or -1: try them all. */
 static ssize_t
 group_route_uri(struct group_session *gs, const char *uri, size_t len)
@@ -648,7 +608,7 @@ group_route_uri(struct group_session *gs, const char *uri, size_t len)
 		return ((ssize_t)((v & ~GROUP_URI_LOGGED) - 1));
 	for (i = 0; i < gs->nlinks; i++)
 		for (j = 0; j < gs->links[i]->ntemplates; j++)
-			if (group_template_match(gs->links[i]->templates[j],
+			if (url_template_match(gs->links[i]->templates[j],
 			    uri))
 				return ((ssize_t)i);
 	return (-1);

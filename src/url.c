@@ -774,3 +774,44 @@ url_asm_candidates(const char *issuer, char *out[3])
 	free(path);
 	return (n);
 }
+
+/*
+ * Only the literal parts are compared, in order; the first must start the
+ * URI and the last end it.  Bounded by the template's literals times the
+ * URI's length.
+ */
+int
+url_template_match(const char *tmpl, const char *uri)
+{
+	const char	*t = tmpl, *u = uri, *open, *close, *found;
+	size_t		 n;
+	char		*lit;
+	int		 first = 1;
+
+	for (;;) {
+		open = strchr(t, '{');
+		n = open != NULL ? (size_t)(open - t) : strlen(t);
+		if (first) {
+			if (strncmp(u, t, n) != 0)
+				return (0);
+			u += n;
+		} else if (open == NULL) {
+			/* The last literal ends the URI. */
+			return (strlen(u) >= n &&
+			    strcmp(u + strlen(u) - n, t) == 0);
+		} else if (n > 0) {
+			lit = xstrndup(t, n);
+			found = strstr(u, lit);
+			free(lit);
+			if (found == NULL)
+				return (0);
+			u = found + n;
+		}
+		if (open == NULL)
+			return (*u == '\0');
+		if ((close = strchr(open, '}')) == NULL)
+			return (0);
+		t = close + 1;
+		first = 0;
+	}
+}

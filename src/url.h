@@ -61,4 +61,11 @@ size_t	 url_prm_candidates(const char *server_url, char *out[2]);
  */
 size_t	 url_asm_candidates(const char *issuer, char *out[3]);
 
+/*
+ * Whether uri could come from an RFC 6570 URI template: its literal parts
+ * in order, any text for each {expression}; 0 for an unclosed '{'.  (A
+ * group sends a resource to the server whose template matches.)
+ */
+int	 url_template_match(const char *tmpl, const char *uri);
+
 #endif /* MCPD_URL_H */

@@ -574,6 +574,41 @@ check_resolve(const char *base, const char *base_norm, const char *ref,
 	free(r);
 }
 
+/*
+ * url_template_match: a template without expressions matches exactly
+ * itself; any template matches a URI that fills each expression with
+ * "x"; nothing reads past either string.
+ */
+static void
+check_template(const char *tmpl, const char *uri)
+{
+	char	*filled, *p;
+	size_t	 n = 0;
+	int	 open = 0;
+
+	(void)url_template_match(tmpl, uri);
+	if (strchr(tmpl, '{') == NULL)
+		FUZZ_CHECK(url_template_match(tmpl, uri) ==
+		    (strcmp(tmpl, uri) == 0), "%s ~ %s without expressions",
+		    tmpl, uri);
+	if ((filled = malloc(strlen(tmpl) + 1)) == NULL)
+		abort();
+	for (p = (char *)tmpl; *p != '\0'; p++) {
+		if (!open && *p == '{')
+			open = 1;
+		else if (open && *p == '}') {
+			open = 0;
+			filled[n++] = 'x';
+		} else if (!open)
+			filled[n++] = *p;
+	}
+	filled[n] = '\0';
+	if (!open && strchr(tmpl, '{') != NULL && strstr(tmpl, "}") != NULL)
+		FUZZ_CHECK(url_template_match(tmpl, filled) == 1,
+		    "%s does not match its own filling %s", tmpl, filled);
+	free(filled);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -610,6 +645,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (an != NULL)
 		check_url_rules(a, an);
 	check_resolve(a, an, b, bn);
+	check_template(a, b);
 	free(an);
 	free(bn);
 	free(a);

@@ -461,6 +461,39 @@ START_TEST(test_url_asm_candidates)
 }
 END_TEST
 
+START_TEST(test_url_template_match)
+{
+	static const struct {
+		const char	*tmpl;
+		const char	*uri;
+		int		 match;
+	} t[] = {
+		{ "file:///{path}", "file:///etc/hosts", 1 },
+		{ "file:///{path}", "file:///", 1 },
+		{ "file:///{path}", "http:///etc", 0 },
+		{ "demo://resource/{id}/text", "demo://resource/7/text", 1 },
+		{ "demo://resource/{id}/text", "demo://resource/7/blob", 0 },
+		{ "demo://resource/{id}/text", "demo://resource/7/text/x", 0 },
+		{ "a{x}b{y}c", "a1b2c", 1 },
+		{ "a{x}b{y}c", "a12c", 0 },
+		{ "{x}", "anything", 1 },
+		{ "{x}", "", 1 },
+		{ "plain://x", "plain://x", 1 },
+		{ "plain://x", "plain://xy", 0 },
+		{ "open{x", "openx", 0 },
+		{ "", "", 1 },
+		{ "", "x", 0 },
+		{ "{a}{b}end", "end", 1 },
+	};
+	size_t	 i;
+
+	for (i = 0; i < nitems(t); i++)
+		ck_assert_msg(url_template_match(t[i].tmpl, t[i].uri) ==
+		    t[i].match, "%s ~ %s: want %d", t[i].tmpl, t[i].uri,
+		    t[i].match);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -480,6 +513,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_url_resource);
 	tcase_add_test(tc, test_url_prm_candidates);
 	tcase_add_test(tc, test_url_asm_candidates);
+	tcase_add_test(tc, test_url_template_match);
 	suite_add_tcase(s, tc);
 	return (s);
 }
