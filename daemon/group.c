@@ -154,7 +154,7 @@ struct group_sent {
 	TAILQ_ENTRY(group_sent)	 entry;		/* gs->pending */
 	int64_t			 gid;
 	size_t			 link;
-	char			*id;		/* the client's; NULL: an op's */
+	char			*id;		/* the client's; NULL: op's */
 	size_t			 id_len;
 	struct group_op		*op;
 };
@@ -727,6 +727,22 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
  * From the members' routers.
  */
 
+/* An error to a member for its request (raw id text), through its link. */
+static void
+group_member_refuse(struct group_session *gs, size_t link, const char *id,
+    size_t id_len)
+{
+	char	*text;
+
+	if (gs->links[link]->att == NULL)
+		return;
+	xasprintf(&text, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":"
+	    "{\"code\":%d,\"message\":\"too many requests of servers wait "
+	    "for this client\"}}", (int)id_len, id, MCPD_ERR_LIMIT);
+	router_client_line(gs->links[link]->att, text, strlen(text));
+	free(text);
+}
+
 /* A request a member sends the client: numbered by the session. */
 static void
 group_member_request(struct group_session *gs, size_t link, const char *line,
@@ -739,9 +755,12 @@ group_member_request(struct group_session *gs, size_t link, const char *line,
 	size_t			 n;
 
 	if (hmap_count(gs->downs) >= GROUP_DOWNS_MAX) {
+		/* Refused at once, so that the member does not wait. */
 		log_warnx("group %s: %zu requests of members already wait "
-		    "for the client; one of %s dropped", gs->name,
+		    "for the client; one of %s refused", gs->name,
 		    hmap_count(gs->downs), gs->links[link]->member);
+		group_member_refuse(gs, link, line + env->id.off,
+		    env->id.len);
 		return;
 	}
 	d = xcalloc(1, sizeof *d);
@@ -823,7 +842,8 @@ group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
 	if (env.method.type == ENVELOPE_ABSENT) {
 		/* A reply: to the client's request or to the session's. */
 		if (envelope_int64(line, &env.id, &gid) != 0 ||
-		    (q = idtab_get(gs->reqs, gid)) == NULL || q->link != l->index)
+		    (q = idtab_get(gs->reqs, gid)) == NULL ||
+		    q->link != l->index)
 			goto done;
 		if (q->id == NULL)
 			group_own_reply(gs, q, line, len, &env);
@@ -884,8 +904,21 @@ group_link_detached(struct glink *l, const char *reason)
 	struct group_session	*gs = l->gs;
 	struct group_sent	*q, *next;
 	struct group_op		*op;
+	struct group_down	*d;
+	struct hmap_iter	 it;
+	void			*value;
 
 	l->att = NULL;
+	/* Its requests to the client: nobody to answer them to now. */
+	hmap_iter_init(gs->downs, &it);
+	while (hmap_iter_next(&it, NULL, NULL, &value)) {
+		d = value;
+		if (d->link != l->index)
+			continue;
+		hmap_del_i64(gs->downs, d->did);
+		free(d->id);
+		free(d);
+	}
 	if (l->paused)
 		group_link_pause(l, 0);
 	TAILQ_FOREACH_SAFE(q, &gs->pending, entry, next) {
@@ -956,8 +989,9 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 	struct group_op	*op;
 	cJSON		*params, *cursors = NULL, *c;
 	const cJSON	*e;
-	char		*cursor = NULL;
-	size_t		 i, link;
+	unsigned char	*json;
+	char		*cursor = NULL, key[24];
+	size_t		 i, n;
 
 	if (env->params.type == ENVELOPE_OBJECT &&
 	    env->params.len <= RPC_PARSE_MAX_BYTES &&
@@ -969,9 +1003,6 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 		cJSON_Delete(params);
 	}
 	if (cursor != NULL) {
-		size_t		 n;
-		unsigned char	*json;
-
 		json = strlen(cursor) <= RPC_PARSE_MAX_BYTES ?
 		    b64url_decode(cursor, strlen(cursor), &n) : NULL;
 		if (json != NULL)
@@ -987,7 +1018,11 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 		}
 	} else if (list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS)
 		group_names_reset(&gs->names[list]);
-	else if (list == GROUP_LIST_TEMPLATES) {
+	else if (list == GROUP_LIST_RESOURCES) {
+		/* What a member listed before may be gone: forget it. */
+		hmap_free(gs->uris);
+		gs->uris = hmap_new(hmap_random_seed());
+	} else if (list == GROUP_LIST_TEMPLATES) {
 		for (i = 0; i < gs->nlinks; i++)
 			group_link_templates_clear(gs->links[i]);
 	}
@@ -1001,23 +1036,20 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 	op->waiting = 1;	/* until every request is out */
 	for (i = 0; i < gs->nlinks; i++) {
 		if (cursors != NULL) {
-			char key[24];
-
 			snprintf(key, sizeof key, "%zu", i);
 			c = cJSON_GetObjectItemCaseSensitive(cursors, key);
 			if (!cJSON_IsString(c))
 				continue;
 		} else
 			c = NULL;
-		link = i;
-		if (!group_link_usable(gs, link))
+		if (!group_link_usable(gs, i))
 			continue;
 		params = cJSON_CreateObject();
 		if (c != NULL)
 			cJSON_AddStringToObject(params, "cursor",
 			    c->valuestring);
 		op->waiting++;
-		group_own_request(gs, link, op, group_lists[list].method,
+		group_own_request(gs, i, op, group_lists[list].method,
 		    params);
 	}
 	cJSON_Delete(cursors);
@@ -1220,7 +1252,8 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		group_sent_free(gs, q);
 	}
 	/* Nobody listed it: each member in group order, while not found. */
-	op = group_op_new(gs, GROUP_OP_RESOURCE, line + env->id.off, env->id.len);
+	op = group_op_new(gs, GROUP_OP_RESOURCE, line + env->id.off,
+	    env->id.len);
 	op->line = xstrndup(line, len);
 	op->len = len;
 	op->first = -1;
