@@ -16,7 +16,7 @@ sock="$dir/mcpd.sock"
 export MCP_FAKE
 
 cat <<MSG
-mcpd demo: supervising 3 servers from $dir/mcpd.json
+mcpd demo: supervising 4 servers from $dir/mcpd.json
 socket: $sock
 
 In another terminal, try (after export MCPD_SOCKET=$sock):
@@ -29,9 +29,13 @@ In another terminal, try (after export MCPD_SOCKET=$sock):
   $MCPCTL start broken
   $MCPCTL metrics
   $MCPCTL connect demo     (what an MCP client runs; type JSON-RPC lines)
+  $MCPCTL tools both       (a group: demo's and lazy's tools in one session)
+  $MCPCTL call both lazy__add a=1 b=2
 
 Watch "flaky" exit every 20 s and come back, and "broken" crash,
 back off (1 s, 2 s, 4 s, ...) and be given up on after 4 restarts.
+"lazy" starts on demand (the group's tool list starts it), stops after
+30 s without requests, and hides its crash tool.
 Press Ctrl-C to stop mcpd and every server.
 
 MSG
