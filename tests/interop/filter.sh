@@ -1,17 +1,19 @@
 #!/bin/bash
 # filter.sh -- allow and deny filters on a real server: server-everything
-# (pinned in package-lock.json) under mcpd with "tools", "prompts" and
-# "resources" filters, the official SDK client through `mcpctl connect`
-# (filter-client.mjs, which lists the checks), and `mcpctl tools`.
+# (pinned in tests/interop/package-lock.json) under mcpd with "tools",
+# "prompts" and "resources" filters, the official SDK client through
+# `mcpctl connect` (sdk-client.mjs --filter: the checks are listed there),
+# and `mcpctl tools`.
 #
 # The client changes the tools filter and runs `mcpctl reload` halfway:
 # it must be told tools/list_changed and see the new list, while the
 # server keeps its process (same pid, no restart) and mcpd counts no
 # protocol violation.
 #
-# node_modules come from interop.sh's `npm ci` (run here too when they
-# are missing).  Exit codes (automake): 0 pass, 1 fail, 77 skip (no
-# Node.js), 99 hard error.  By hand, from the top of the source tree:
+# node_modules and the client come from remote_setup (tests/remote/lib.sh).
+# Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
+# error.  By hand, from the top of the source tree with the build in
+# build/:
 #   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
 #   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
 #   bash tests/interop/filter.sh
@@ -20,59 +22,16 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 	echo "ERROR: filter: TESTS_SRCDIR is not set (see tests/integration/lib.sh)" >&2
 	exit 99
 fi
-NPM_TIMEOUT_S=${NPM_TIMEOUT_S:-600}
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}	# npm ci may be slow; the checks are not
 READY_TIMEOUT_S=${READY_TIMEOUT_S:-90}
 CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-60}
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
+# shellcheck source=../remote/lib.sh
+. "$TESTS_SRCDIR/remote/lib.sh"
 
-NODE=$(command -v node || command -v nodejs) ||
-	skip "Node.js is not installed (build-aux/install-deps check installs it)"
-case "$("$NODE" --version 2>/dev/null)" in
-v1[89].* | v[2-9][0-9].*) ;;
-*) hard_error "$NODE is $("$NODE" --version 2>/dev/null); the SDK needs Node.js 18 or later" ;;
-esac
-
-# --- node_modules (as interop.sh installs them) ------------------------------
-SRC=$TESTS_SRCDIR/interop
-if [ -w "$SRC" ]; then
-	W=$SRC
-else
-	W=$PWD/tests/interop-deps
-	mkdir -p "$W" || hard_error "cannot create $W"
-	for f in package.json package-lock.json; do
-		cmp -s "$SRC/$f" "$W/$f" || cp "$SRC/$f" "$W/$f" ||
-			hard_error "cannot copy $f to $W"
-	done
-fi
-if [ "$W" != "$SRC" ]; then
-	cp "$SRC/filter-client.mjs" "$W/filter-client.mjs" ||
-		hard_error "cannot copy filter-client.mjs to $W"
-fi
-MODS=$W/node_modules/@modelcontextprotocol
-deps_current() {
-	local stamp=$W/node_modules/.package-lock.json
-	[ -f "$stamp" ] && [ ! "$W/package-lock.json" -nt "$stamp" ] &&
-		[ -f "$MODS/sdk/package.json" ] &&
-		[ -f "$MODS/server-everything/dist/index.js" ]
-}
-if command -v flock >/dev/null 2>&1; then
-	exec 8<"$W/package-lock.json"
-	flock -w "$NPM_TIMEOUT_S" 8 ||
-		hard_error "waited $NPM_TIMEOUT_S s for another npm ci in $W"
-fi
-if ! deps_current; then
-	NPM=$(command -v npm) ||
-		hard_error "npm is not installed and $W/node_modules is missing or out of date"
-	(cd "$W" && timeout -k 10 "$NPM_TIMEOUT_S" "$NPM" ci --no-audit --no-fund) \
-		</dev/null >"$T/npm.log" 2>&1 ||
-		{ tail -n 40 "$T/npm.log" >&2; hard_error "npm ci failed in $W"; }
-	deps_current || hard_error "npm ci in $W did not install the pinned packages"
-fi
-exec 8<&-
-note "server-everything $(jq -r .version "$MODS/server-everything/package.json")," \
-	"sdk $(jq -r .version "$MODS/sdk/package.json")"
+remote_setup
 
 # --- two configurations: the second changes only the tools filter -------------
 # config TOOLS_FILTER: the file's text.  `$` is doubled since mcpd expands
@@ -131,17 +90,10 @@ note "mcpctl tools everything: $got"
 
 # --- the SDK client, which reloads halfway ------------------------------------
 t=$(now_ms)
-MCPD_TEST_DIR=$T MCPCTL=$MCPCTL "${_MCPD_GUARD[@]}" \
-	timeout -k 5 $((CLIENT_TIMEOUT_S + 30)) "$NODE" "$W/filter-client.mjs" \
-	--socket "$SOCK" --server everything --config "$T/mcpd.json" \
-	--next-config "$T/next.json" --timeout-s "$CLIENT_TIMEOUT_S" \
-	</dev/null >"$T/client.out" 2>&1 &
-CLIENT_PID=$!
-wait "$CLIENT_PID"
+run_sdk_client "$T/client.out" --socket "$SOCK" --server everything \
+	--filter "$T/mcpd.json:$T/next.json"
 rc=$?
-CLIENT_PID=
-cat "$T/client.out"
-note "filter-client: exit $rc after $(($(now_ms) - t)) ms"
+note "sdk-client --filter: exit $rc after $(($(now_ms) - t)) ms"
 if [ "$rc" != 0 ]; then
 	echo "--- mcpd log (last 100 lines) ---" >&2
 	tail -n 100 "$MCPD_LOG" >&2

@@ -4,7 +4,7 @@
 //
 //   MCPCTL=/abs/path/to/mcpctl node sdk-client.mjs --socket PATH \
 //       [--server everything] [--memory NAME] [--filesystem NAME:FILE:TEXT] \
-//       [--timeout-s 60]
+//       [--group NAME:FILE:TEXT | --filter CONFIG:NEXT_CONFIG] [--timeout-s 60]
 //
 // Against server-everything it checks initialize, tools/list, echo, the sum
 // tool, progress, sampling answered by this client, a resource
@@ -22,6 +22,16 @@
 // unknown tool
 // refused, and a member killed mid-call (that call fails, the others go
 // on, list_changed arrives).
+// With --filter CONFIG:NEXT_CONFIG (instead of the server-everything
+// checks), server-everything as --server behind the filters of CONFIG,
+// mcpd's configuration file (filter.sh writes both): the lists show
+// exactly what the filters let through; a call of a denied or unlisted
+// tool, a get of a hidden prompt, a read or a subscription of a hidden
+// resource are refused with -32602 or -32002 and a message naming it;
+// allowed ones work.  Then NEXT_CONFIG is copied over CONFIG and
+// `mcpctl reload` run: tools/list_changed must arrive, the lists follow
+// the new tools filter, and the other kinds stay as they were.  Neither
+// path may contain a colon.
 //
 // One line per check ("ok N - ..." or "not ok N - ..."), a closing
 // "interop: N passed, N failed" line; exit 0 only if every check passed.
@@ -32,10 +42,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CreateMessageRequestSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync } from "node:fs";
 
 // ---------------------------------------------------------------------------
 // Command line.
@@ -43,7 +56,8 @@ import { execFileSync } from "node:child_process";
 function usage(msg) {
   process.stderr.write(`sdk-client: ${msg}\n` +
     "usage: MCPCTL=PATH node sdk-client.mjs --socket PATH [--server NAME]\n" +
-    "       [--memory NAME] [--filesystem NAME:FILE:TEXT] [--timeout-s N]\n");
+    "       [--memory NAME] [--filesystem NAME:FILE:TEXT]\n" +
+    "       [--group NAME:FILE:TEXT | --filter CONFIG:NEXT_CONFIG] [--timeout-s N]\n");
   process.exit(2);
 }
 
@@ -75,12 +89,21 @@ const opts = { server: "everything", timeoutS: 60 };
           text: v.slice(b + 1) };
         break;
       }
+      case "--filter": {
+        const v = want();
+        const a = v.indexOf(":");
+        if (a <= 0 || a === v.length - 1 || v.indexOf(":", a + 1) >= 0)
+          usage("--filter takes CONFIG:NEXT_CONFIG");
+        opts.filter = { config: v.slice(0, a), nextConfig: v.slice(a + 1) };
+        break;
+      }
       case "--timeout-s": opts.timeoutS = Number(want()); break;
       default: usage(`unknown argument: ${argv[i]}`);
     }
   }
 }
 if (!opts.socket) usage("--socket is required");
+if (opts.group && opts.filter) usage("--group and --filter are separate runs");
 if (!(opts.timeoutS > 0)) usage("--timeout-s must be a positive number");
 const MCPCTL = process.env.MCPCTL;
 if (!MCPCTL || !MCPCTL.startsWith("/")) usage("MCPCTL must be the absolute path of mcpctl");
@@ -721,6 +744,150 @@ async function group() {
 }
 
 // ---------------------------------------------------------------------------
+// Filters on server-everything, then a reload that changes the tools one.
+
+// What the two configurations of filter.sh let through.
+const DOC = "demo://resource/static/document/";
+const FILTERED = {
+  tools: ["echo", "get-env", "get-sum", "toggle-simulated-logging"],
+  prompts: ["simple-prompt", "args-prompt"],
+  resources: ["architecture.md", "extension.md", "how-it-works.md",
+    "instructions.md", "startup.md", "structure.md"].map((f) => DOC + f),
+  templates: ["demo://resource/dynamic/text/{resourceId}"],
+};
+const REFILTERED = { ...FILTERED, tools: ["echo", "get-tiny-image"] };
+
+function sameSet(got, want, what) {
+  const g = [...got].sort(), w = [...want].sort();
+  assert(JSON.stringify(g) === JSON.stringify(w),
+    `${what}: got ${JSON.stringify(g)}, want ${JSON.stringify(w)}`);
+  return `${g.length}: ${g.join(", ")}`;
+}
+
+// refused(PROMISE, CODE, NAME): the request fails with CODE and a message
+// naming NAME.
+async function refused(promise, code, name) {
+  let result;
+  try {
+    result = await promise;
+  } catch (err) {
+    assert(err && err.code === code,
+      `expected error ${code}, got ${describe(err)}`);
+    assert(String(err.message).includes(name),
+      `the error does not name ${name}: ${err.message}`);
+    return `${err.code}: ${err.message}`;
+  }
+  throw new CheckFailure(`expected error ${code}, got a result: ` +
+    JSON.stringify(result).slice(0, 200));
+}
+
+// filteredLists(CLIENT, WANT, WHEN): each list, every page, is exactly
+// what WANT says.
+async function filteredLists(client, want, when) {
+  const names = async (method, key, field) =>
+    (await listAll(client, method, key)).items.map((x) => x[field]);
+  await check(`${when}: listTools shows exactly the allowed tools`, async () =>
+    sameSet(await names("listTools", "tools", "name"), want.tools, "tools"));
+  await check(`${when}: listPrompts shows exactly the allowed prompts`, async () =>
+    sameSet(await names("listPrompts", "prompts", "name"), want.prompts,
+      "prompts"));
+  await check(`${when}: listResources shows exactly the allowed resources`,
+    async () => sameSet(await names("listResources", "resources", "uri"),
+      want.resources, "resources"));
+  await check(`${when}: listResourceTemplates shows exactly the allowed templates`,
+    async () => sameSet(await names("listResourceTemplates",
+      "resourceTemplates", "uriTemplate"), want.templates, "templates"));
+}
+
+async function filters() {
+  const server = opts.server;
+  const { config, nextConfig } = opts.filter;
+  const seen = { tools: 0, prompts: 0, resources: 0 };
+  let f;
+
+  await check(`initialize through mcpctl connect ${server}`, async () => {
+    f = await connectClient("filter", server, null);
+    f.client.setNotificationHandler(ToolListChangedNotificationSchema,
+      () => { seen.tools++; });
+    f.client.setNotificationHandler(PromptListChangedNotificationSchema,
+      () => { seen.prompts++; });
+    f.client.setNotificationHandler(ResourceListChangedNotificationSchema,
+      () => { seen.resources++; });
+    const info = f.client.getServerVersion();
+    assert(info && /everything/.test(info.name), `serverInfo ${JSON.stringify(info)}`);
+    return `serverInfo ${info.name} ${info.version}`;
+  }, { fatal: true });
+  const c = f.client;
+
+  await filteredLists(c, FILTERED, "before reload");
+
+  await check("an allowed tool works (echo)", async () => {
+    const text = textOf(await c.callTool(
+      { name: "echo", arguments: { message: "hi" } }, undefined, REQ));
+    assert(text.includes("hi"), `echo returned ${JSON.stringify(text)}`);
+  });
+  await check("a denied tool is refused with -32602 naming it", () =>
+    refused(c.callTool({ name: "toggle-subscriber-updates", arguments: {} },
+      undefined, REQ), -32602, "toggle-subscriber-updates"));
+  await check("an unlisted tool is refused with -32602 naming it", () =>
+    refused(c.callTool({ name: "get-tiny-image", arguments: {} },
+      undefined, REQ), -32602, "get-tiny-image"));
+  await check("an allowed prompt works (simple-prompt)", async () => {
+    const r = await c.getPrompt({ name: "simple-prompt" }, REQ);
+    assert(Array.isArray(r.messages) && r.messages.length > 0,
+      `simple-prompt answered ${JSON.stringify(r).slice(0, 200)}`);
+  });
+  await check("a hidden prompt is refused with -32602 naming it", () =>
+    refused(c.getPrompt({ name: "resource-prompt", arguments: {} }, REQ),
+      -32602, "resource-prompt"));
+  await check("an allowed resource reads", async () => {
+    const r = await c.readResource({ uri: DOC + "architecture.md" }, REQ);
+    assert(Array.isArray(r.contents) && r.contents.length > 0,
+      `read answered ${JSON.stringify(r).slice(0, 200)}`);
+  });
+  await check("a denied resource is refused with -32002 naming it", () =>
+    refused(c.readResource({ uri: DOC + "features.md" }, REQ),
+      -32002, DOC + "features.md"));
+  await check("a resource outside allow is refused with -32002", () =>
+    refused(c.readResource({ uri: "demo://resource/dynamic/blob/1" }, REQ),
+      -32002, "demo://resource/dynamic/blob/1"));
+  await check("a subscription to a denied resource is refused with -32002", () =>
+    refused(c.subscribeResource({ uri: DOC + "features.md" }, REQ),
+      -32002, DOC + "features.md"));
+
+  // Reload with a new tools filter; prompts and resources stay.
+  const before = { ...seen };
+  await check("mcpctl reload with a new tools filter", () => {
+    copyFileSync(nextConfig, config);
+    const r = spawnSync(MCPCTL, ["-s", opts.socket, "reload"],
+      { encoding: "utf8", timeout: 30000 });
+    assert(r.status === 0, `mcpctl reload exited ${r.status}: ${r.stderr}`);
+    assert(/filters changed on .*: tools/.test(r.stdout),
+      `mcpctl reload does not say the tools filter changed: ${r.stdout}`);
+    return r.stdout.trim().replace(/\n/g, " | ");
+  });
+  await check("the client receives notifications/tools/list_changed", async () => {
+    assert(await waitFor(() => seen.tools > before.tools, 5000),
+      `no tools/list_changed within 5 s (seen ${JSON.stringify(seen)})`);
+    return `prompts ${seen.prompts - before.prompts}, resources ` +
+      `${seen.resources - before.resources} (their filters did not change)`;
+  });
+  await check("no prompts or resources list_changed for unchanged filters", async () => {
+    await sleep(200);
+    assert(seen.prompts === before.prompts && seen.resources === before.resources,
+      `before ${JSON.stringify(before)}, after ${JSON.stringify(seen)}`);
+  });
+  await filteredLists(c, REFILTERED, "after reload");
+  await check("a tool allowed by the new filter works (get-tiny-image)", async () => {
+    textOf(await c.callTool({ name: "get-tiny-image", arguments: {} },
+      undefined, REQ));
+  });
+  await check("a tool the new filter hides is refused (get-sum)", () =>
+    refused(c.callTool({ name: "get-sum", arguments: { a: 1, b: 2 } },
+      undefined, REQ), -32602, "get-sum"));
+}
+
+// ---------------------------------------------------------------------------
 
 process.on("unhandledRejection", (err) => {
   if (finished || err instanceof StopRun) return;
@@ -732,6 +899,8 @@ note(`node ${process.version}, mcpctl ${MCPCTL}, socket ${opts.socket}`);
 try {
   if (opts.group) {
     await group();
+  } else if (opts.filter) {
+    await filters();
   } else {
     await everything();
     if (opts.memory) await memory();
