@@ -59,13 +59,6 @@
 #include "worker.h"
 #include "xmalloc.h"
 
-#ifndef TAILQ_FOREACH_SAFE
-#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
-	for ((var) = TAILQ_FIRST(head);					\
-	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
-	    (var) = (tvar))
-#endif
-
 #define GROUP_URI_MAX		4096	/* as the router's */
 #define GROUP_NAME_MAX		4096	/* a tool's or prompt's, in a call */
 /* In gs->uris, beside the member: a second member's claim was logged. */

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "filter.h"
+#include "util.h"
 
 struct client;
 struct envelope;
@@ -54,13 +55,6 @@ struct worker;
 #define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
 #define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
 #define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
-
-#ifndef TAILQ_FOREACH_SAFE
-#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
-	for ((var) = TAILQ_FIRST(head);					\
-	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
-	    (var) = (tvar))
-#endif
 
 enum router_pending_kind {
 	ROUTER_PENDING_CLIENT,		/* a client waits for this reply */
