@@ -514,7 +514,7 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 	char			 exposed[GNAME_MAX + 1], key[24];
 	cJSON			*copy;
 	uintptr_t		 v;
-	size_t			 flen;
+	size_t			 flen, clashes = 0;
 
 	items = cJSON_GetObjectItemCaseSensitive(result,
 	    group_lists[op->list].key);
@@ -543,9 +543,12 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 			gn = hmap_get(names, exposed, strlen(exposed));
 			if (gn != NULL && (gn->link != link ||
 			    strcmp(gn->name, field->valuestring) != 0)) {
-				log_warnx("group %s: %s of %s would be named "
-				    "%s like another; left out", gs->name,
-				    field->valuestring, l->member, exposed);
+				/* One line a page, however many. */
+				if (clashes++ == 0)
+					log_warnx("group %s: %s of %s would be "
+					    "named %s like another; left out",
+					    gs->name, field->valuestring,
+					    l->member, exposed);
 				cJSON_Delete(copy);
 				continue;
 			}
@@ -583,6 +586,9 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 		}
 		cJSON_AddItemToArray(op->items, copy);
 	}
+	if (clashes > 1)
+		log_warnx("group %s: %zu more names of %s clashed and were "
+		    "left out", gs->name, clashes - 1, l->member);
 	next = cJSON_GetObjectItemCaseSensitive(result, "nextCursor");
 	if (cJSON_IsString(next) && next->valuestring[0] != '\0') {
 		snprintf(key, sizeof key, "%zu", link);
