@@ -17,10 +17,10 @@
 
 #include "budget.h"
 #include "client.h"
-#include "group.h"
 #include "clock.h"
 #include "control.h"
 #include "envelope.h"
+#include "group.h"
 #include "login.h"
 #include "logs.h"
 #include "mcpd.h"

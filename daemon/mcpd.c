@@ -28,9 +28,9 @@
 
 #include "cgroup.h"
 #include "client.h"
-#include "group.h"
 #include "clock.h"
 #include "conf.h"
+#include "group.h"
 #include "guard.h"
 #include "listener.h"
 #include "log.h"

@@ -45,10 +45,10 @@
 
 #include "budget.h"
 #include "client.h"
-#include "group.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "group.h"
 #include "hmap.h"
 #include "idtab.h"
 #include "log.h"

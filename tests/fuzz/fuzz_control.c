@@ -70,13 +70,13 @@
 #include <string.h>
 
 #include "client.h"
-#include "group.h"
 #include "clock.h"
 #include "conf.h"
 #include "control.h"
 #include "envelope.h"
 #include "follow.h"
 #include "fuzz.h"
+#include "group.h"
 #include "log.h"
 #include "login.h"
 #include "logs.h"
