@@ -170,6 +170,9 @@ check_table() {
 		if (ch(s, b) == " " || ch(s, b - 1) != " ") bad(w " does not start under its header")
 	}
 	FNR == NR { want[++n] = $0; next }
+	# The groups follow a blank line (check_groups).
+	FNR > 1 && $0 == "" { done = 1 }
+	done { next }
 	FNR == 1 {
 		if ($0 !~ /^NAME +STATE +PID +UPTIME +RESTARTS +CLIENTS +INFLIGHT +LAST EXIT$/) { print "bad header: [" $0 "]"; exit }
 		bs = index($0, "STATE"); ep = index($0, " PID") + 3; eu = index($0, "UPTIME") + 5
@@ -207,6 +210,14 @@ ctl --json status >"$T/status.json" || fail "mcpctl --json status failed"
 run table -s "$SOCK" status
 expect_rc 0 "mcpctl status"
 check_table "$T/table.out" "$T/status.json"
+# Below the servers, the groups: here only the built-in "all", every
+# server with its state, in order.
+want=$(jq -r '.groups[] | select(.name == "all") |
+	"all 0 0 " + ([.servers[] | "\(.name)(\(.state))"] | join(" "))' "$T/status.json")
+got=$(sed -n '/^GROUP  *CLIENTS  *REQUESTS  *SERVERS$/,$p' "$T/table.out" | sed -n 2p | tr -s ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] ||
+	fail "the groups below the status table: got '$got', want '$want'
+$(cat "$T/table.out")"
 note "mcpctl status:"
 sed 's/^/#   /' "$T/table.out"
 grep -q "$ESC" "$T/table.out" && fail "mcpctl status into a pipe is coloured"
