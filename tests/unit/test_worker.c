@@ -1083,12 +1083,14 @@ START_TEST(test_idle_stop_and_start_again)
 	F.clients = 1;		/* an editor, attached all day */
 	worker_wanted(w, "a client attached");
 	run_pending();
-	handshake(w);
+	/* Before the handshake, which is the last activity it counts from. */
 	ready_at = clock_now_ms();
+	handshake(w);
 	t = F.tp;
 	wait_state(w, WORKER_STOPPING);
 	elapsed = clock_now_ms() - ready_at;
-	ck_assert_msg(elapsed >= 1000 && elapsed < 1500, "stopped after %llu "
+	/* Not before idle_stop_s; the upper bound only catches "never". */
+	ck_assert_msg(elapsed >= 1000 && elapsed < 5000, "stopped after %llu "
 	    "ms", (unsigned long long)elapsed);
 	ck_assert(logged("s: idle, stopping it until it is needed: no request "
 	    "for 1.0 s (idle_stop_s 1)"));
@@ -1170,7 +1172,7 @@ START_TEST(test_idle_stop_waits_for_work)
 	F.active_ms = idle_from = clock_now_ms();
 	wait_state(w, WORKER_STOPPING);
 	elapsed = clock_now_ms() - idle_from;
-	ck_assert_msg(elapsed >= 1000 && elapsed < 1500, "stopped %llu ms "
+	ck_assert_msg(elapsed >= 1000 && elapsed < 5000, "stopped %llu ms "
 	    "after the last request", (unsigned long long)elapsed);
 	ck_assert_uint_ge(clock_now_ms() - t0, 2900);
 	server_exits(W_EXITCODE(0, 0));
