@@ -134,7 +134,7 @@ struct group_op {
 	size_t			 nresults;
 	cJSON			*items;		/* LIST: merged entries */
 	cJSON			*cursors;	/* LIST: members with more */
-	int			 ok;		/* some member answered */
+	int			 ok;		/* LEVEL: a member took it */
 	char			*line;		/* RESOURCE: the request */
 	size_t			 len;
 	size_t			 next;		/* RESOURCE: next member */
@@ -696,7 +696,6 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
 		    env->result.len <= RPC_PARSE_MAX_BYTES &&
 		    (result = cJSON_ParseWithLength(line + env->result.off,
 		    env->result.len)) != NULL) {
-			op->ok = 1;
 			cJSON_Delete(op->results[link]);
 			op->results[link] = result;
 		} else
@@ -1084,6 +1083,16 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 	return (NULL);
 }
 
+/* A client's request its member cannot take (not attached): answered. */
+static void
+group_sent_refuse(struct group_session *gs, struct group_sent *q)
+{
+	group_error(gs, q->id, q->id_len, MCPD_ERR_SERVER_UNAVAILABLE,
+	    "server %s of group %s is not configured",
+	    gs->links[q->link]->member, gs->name);
+	group_sent_free(gs, q);
+}
+
 /* Send a member a request given as a tree (taken) under a fresh gid. */
 static void
 group_send_parsed(struct group_session *gs, size_t link, cJSON *msg,
@@ -1097,12 +1106,9 @@ group_send_parsed(struct group_session *gs, size_t link, cJSON *msg,
 	    cJSON_CreateNumber((double)q->gid));
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
-	if (gs->links[link]->att == NULL) {
-		group_error(gs, q->id, q->id_len, MCPD_ERR_SERVER_UNAVAILABLE,
-		    "server %s of group %s is not configured",
-		    gs->links[link]->member, gs->name);
-		group_sent_free(gs, q);
-	} else
+	if (gs->links[link]->att == NULL)
+		group_sent_refuse(gs, q);
+	else
 		router_client_line(gs->links[link]->att, text, strlen(text));
 	free(text);
 }
@@ -1151,12 +1157,8 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	    env->p_name.len, quoted, strlen(quoted) };
 	edits[name_first] = (struct envelope_edit){ env->id.off, env->id.len,
 	    gid, envelope_print_int64(q->gid, gid) };
-	if (group_forward(gs, link, line, len, edits, 2) == -1) {
-		group_error(gs, q->id, q->id_len, MCPD_ERR_SERVER_UNAVAILABLE,
-		    "server %s of group %s is not configured",
-		    gs->links[link]->member, gs->name);
-		group_sent_free(gs, q);
-	}
+	if (group_forward(gs, link, line, len, edits, 2) == -1)
+		group_sent_refuse(gs, q);
 	free(quoted);
 }
 

@@ -111,8 +111,8 @@ t_idle=$(now_ms)
 note "lazy idle $((t_idle - t_done)) ms after its call (idle_stop_s 1)"
 [ $((t_idle - t_done)) -ge 900 ] ||
 	fail "lazy went idle $((t_idle - t_done)) ms after its call, before idle_stop_s"
-[ $((t_idle - t_done)) -le 3000 ] ||
-	fail "lazy went idle only $((t_idle - t_done)) ms after its call"
+# No upper bound beyond wait_for's: how soon a loaded machine gets there
+# is not what this tests.
 wait_for 3 proc_dead "$pid" "$st" ||
 	fail "lazy's process is still there after its idle stop: $(describe_pid "$pid")"
 [ "$(server_field lazy pid)" = null ] || fail "idle lazy has a pid"
