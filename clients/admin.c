@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,3 +371,145 @@ admin_version(struct ctl *ctl, int argc, char **argv)
 	return (DIAG_EXIT_OK);
 }
 
+
+#define ADMIN_REEXEC_WAIT_MS	30000	/* for the new mcpd to answer */
+#define ADMIN_REEXEC_POLL_MS	50
+
+/* The process has exited (or is a zombie nobody reaped yet). */
+static int
+admin_pid_gone(pid_t pid)
+{
+	char	 path[64], buf[512], *p;
+	FILE	*f;
+	int	 gone = 0;
+
+	if (kill(pid, 0) == -1 && errno == ESRCH)
+		return (1);
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	if (fgets(buf, sizeof buf, f) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
+		gone = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return (gone);
+}
+
+/* mcpd/version, on a connection of its own; NULL if mcpd does not answer. */
+static cJSON *
+admin_daemon(struct ctl *ctl)
+{
+	cJSON	*result = NULL;
+	int	 status;
+
+	admin_close(ctl);
+	if (admin_connect(ctl, 1) == DIAG_EXIT_OK)
+		result = admin_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
+	admin_close(ctl);
+	return (result);
+}
+
+/*
+ * mcpd/reexec: mcpd answers only if it cannot; on success the connection
+ * closes with the execve and the new mcpd answers on the socket, with
+ * one re-exec more.  A different pid means it did not take over: mcpd
+ * exited and something (systemd) started another.
+ */
+int
+admin_reexec(struct ctl *ctl, int argc, char **argv)
+{
+	struct request		 req;
+	enum request_status	 st;
+	cJSON			*before, *after = NULL, *out;
+	const cJSON		*error;
+	double			 pid, reexecs;
+	uint64_t		 start, waited;
+
+	if ((before = admin_call(ctl, MCPD_METHOD_VERSION, NULL,
+	    &(int){ 0 })) == NULL)
+		return (DIAG_EXIT_UNREACHABLE);
+	pid = out_num(before, "pid", 0);
+	reexecs = out_num(before, "reexecs", 0);
+
+	start = clock_now_ms();
+	memset(&req, 0, sizeof req);
+	req.id = cJSON_CreateNumber((double)++ctl->next_id);
+	req.method = MCPD_METHOD_REEXEC;
+	req.timeout_ms = ADMIN_REPLY_TIMEOUT_MS;
+	req.null_id = 1;
+	req.any_oversize = 1;
+	req.unsent_wait_ms = ADMIN_REFUSAL_WAIT_MS;
+	st = request_run(ctl->line, &req);
+	cJSON_Delete((cJSON *)req.id);
+	if (st == REQUEST_REPLY) {
+		error = cJSON_GetObjectItemCaseSensitive(req.reply, "error");
+		diag_warnx(NULL, "%s", out_esc(out_str(error, "message") !=
+		    NULL ? out_str(error, "message") : "mcpd refused"));
+		cJSON_Delete(req.reply);
+		cJSON_Delete(before);
+		return (DIAG_EXIT_FAILED);
+	}
+	if (st != REQUEST_CLOSED) {
+		diag_warnx(NULL, "mcpd at %s did not re-execute: no answer "
+		    "and the connection stayed open", ctl->socket_path);
+		cJSON_Delete(before);
+		return (DIAG_EXIT_FAILED);
+	}
+
+	for (;;) {
+		after = admin_daemon(ctl);
+		waited = clock_now_ms() - start;
+		if (after != NULL || waited >= ADMIN_REEXEC_WAIT_MS)
+			break;
+		/* Gone for good: no need to wait any longer. */
+		if (pid > 0 && admin_pid_gone((pid_t)pid)) {
+			diag_warnx(NULL, "mcpd (pid %.0f) exited during the "
+			    "re-exec, and its servers with it: the new binary "
+			    "refused the state (see the journal: journalctl "
+			    "-u mcpd, or mcpd's log)", pid);
+			cJSON_Delete(before);
+			return (DIAG_EXIT_FAILED);
+		}
+		usleep(ADMIN_REEXEC_POLL_MS * 1000);
+	}
+	if (after == NULL) {
+		diag_warnx(NULL, "mcpd did not come back within %d s of the "
+		    "re-exec: the new binary may have refused the state (see "
+		    "the journal: journalctl -u mcpd, or mcpd's log)",
+		    ADMIN_REEXEC_WAIT_MS / 1000);
+		cJSON_Delete(before);
+		return (DIAG_EXIT_UNREACHABLE);
+	}
+	if (out_num(after, "pid", 0) != pid ||
+	    out_num(after, "reexecs", 0) != reexecs + 1) {
+		diag_warnx(NULL, "mcpd did not take over its servers: pid "
+		    "%.0f answers now, not %.0f after a re-exec; the new binary "
+		    "may have refused the state (see the journal)",
+		    out_num(after, "pid", 0), pid);
+		cJSON_Delete(before);
+		cJSON_Delete(after);
+		return (DIAG_EXIT_FAILED);
+	}
+	if (ctl->json) {
+		out = cJSON_CreateObject();
+		cJSON_AddNumberToObject(out, "pid", pid);
+		cJSON_AddStringToObject(out, "from", out_str(before, "version") ?
+		    out_str(before, "version") : "?");
+		cJSON_AddStringToObject(out, "to", out_str(after, "version") ?
+		    out_str(after, "version") : "?");
+		cJSON_AddNumberToObject(out, "reexecs", reexecs + 1);
+		cJSON_AddNumberToObject(out, "ms", (double)waited);
+		admin_print_json(out, 0);
+		cJSON_Delete(out);
+	} else
+		printf("mcpd re-executed %s in %llu ms: pid %.0f, version %s "
+		    "(was %s)\n", out_esc(out_str(after, "binary") != NULL ?
+		    out_str(after, "binary") : "mcpd"), (unsigned long long)waited,
+		    pid, out_esc(out_str(after, "version") != NULL ?
+		    out_str(after, "version") : "?"),
+		    out_esc(out_str(before, "version") != NULL ?
+		    out_str(before, "version") : "?"));
+	cJSON_Delete(before);
+	cJSON_Delete(after);
+	return (DIAG_EXIT_OK);
+}

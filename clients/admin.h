@@ -19,6 +19,8 @@ ctl_command_fn	admin_restart;	/* NAME... */
 ctl_command_fn	admin_reload;
 ctl_command_fn	admin_logs;	/* NAME; ctl->lines, ctl->follow */
 ctl_command_fn	admin_metrics;
+/* Hand mcpd over to its binary as installed now, and wait for it. */
+ctl_command_fn	admin_reexec;
 /* Connects itself, quietly: mcpctl's version is printed even then. */
 ctl_command_fn	admin_version;
 

@@ -56,6 +56,8 @@ static const struct ctl_command ctl_commands[] = {
 	  1, admin_restart },
 	{ "reload", "", "re-read the configuration file", 0, 0, 1,
 	  admin_reload },
+	{ "reexec", "", "run mcpd's installed binary, keeping the servers",
+	  0, 0, 1, admin_reexec },
 	{ "logs", "NAME [-n N] [-f]", "show (and follow) a server's stderr", 1,
 	  1, 1, admin_logs },
 	{ "metrics", "", "print metrics in Prometheus text format", 0, 0, 1,

@@ -23,10 +23,12 @@
 #include "group.h"
 #include "login.h"
 #include "logs.h"
+#include "log.h"
 #include "mcpd.h"
 #include "metrics.h"
 #include "proto.h"
 #include "reload.h"
+#include "reexec.h"
 #include "router.h"
 #include "rpc.h"
 #include "util.h"
@@ -60,6 +62,8 @@ static void	control_metrics(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 static void	control_version(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
+static void	control_reexec(struct mcpd *, struct client *, const cJSON *,
+		    const cJSON *);
 
 static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_STATUS, 0, control_status },
@@ -74,6 +78,7 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_LOGIN, 1, login_begin },
 	{ MCPD_METHOD_LOGIN_COMPLETE, 1, login_complete },
 	{ MCPD_METHOD_LOGOUT, 1, login_logout },
+	{ MCPD_METHOD_REEXEC, 1, control_reexec },
 };
 
 /*
@@ -173,6 +178,8 @@ control_daemon_json(struct mcpd *mcpd)
 	cJSON_AddNumberToObject(d, "protocol", MCPD_PROTO_VERSION);
 	cJSON_AddNumberToObject(d, "uptime_ms",
 	    (double)(clock_now_ms() - mcpd->started_ms));
+	cJSON_AddNumberToObject(d, "reexecs", (double)mcpd->reexecs);
+	cJSON_AddStringToObject(d, "binary", reexec_binary());
 	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
 	if (mcpd->config_file != NULL)
 		cJSON_AddStringToObject(d, "config", mcpd->config_file);
@@ -250,6 +257,24 @@ control_version(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
 	client_send_json(c, rpc_make_result(id, control_daemon_json(mcpd)));
+}
+
+/*
+ * Hand everything to the binary installed now.  On success this never
+ * returns: the execve closes the connection, which is the answer.
+ */
+static void
+control_reexec(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	char	*cause;
+
+	if (reexec_now(mcpd, &cause) == 0)
+		return;
+	log_warnx("re-exec: %s; this mcpd carries on", cause);
+	client_send_error(c, id, MCPD_ERR_REEXEC, "cannot re-execute: %s; "
+	    "this mcpd carries on", cause);
+	free(cause);
 }
 
 #define CONTROL_LOG_LINES_DEFAULT	100

@@ -169,3 +169,26 @@ guard_stop(struct mcpd *mcpd)
 	free(g);
 	mcpd->guard = NULL;
 }
+
+int
+guard_export(const struct mcpd *mcpd, pid_t *pid)
+{
+	if (mcpd->guard == NULL || mcpd->guard->fd == -1)
+		return (-1);
+	*pid = mcpd->guard->pid;
+	return (mcpd->guard->fd);
+}
+
+void
+guard_adopt(struct mcpd *mcpd, int fd, pid_t pid)
+{
+	int	 flags;
+
+	if (fd < 0)
+		return;
+	if ((flags = fcntl(fd, F_GETFD)) != -1)
+		(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	mcpd->guard = xcalloc(1, sizeof *mcpd->guard);
+	mcpd->guard->fd = fd;
+	mcpd->guard->pid = pid;
+}

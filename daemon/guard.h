@@ -21,5 +21,11 @@ int	guard_start(struct mcpd *, char **cause);
 void	guard_add(struct mcpd *, pid_t pgid);
 void	guard_remove(struct mcpd *, pid_t pgid);
 void	guard_stop(struct mcpd *);
+/*
+ * A re-exec: the pipe to the guard (kept open across execve, so the guard
+ * never sees mcpd go) and its pid; the next mcpd takes them over.
+ */
+int	guard_export(const struct mcpd *, pid_t *pid);
+void	guard_adopt(struct mcpd *, int fd, pid_t pid);
 
 #endif /* MCPD_GUARD_H */

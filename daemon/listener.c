@@ -316,6 +316,55 @@ listener_unlink(struct listener *l)
 		log_warnx("unlink %s: %s", l->path, strerror(errno));
 }
 
+/* libevent's listener on fd, and the resume timer. */
+static int
+listener_start(struct mcpd *mcpd, struct listener *l, int fd, char **cause)
+{
+	l->evl = evconnlistener_new(mcpd->base, listener_accept_cb, l,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (l->evl == NULL) {
+		xasprintf(cause, "cannot listen on %s", l->path);
+		return (-1);
+	}
+	evconnlistener_set_error_cb(l->evl, listener_error_cb);
+	l->ev_resume = evtimer_new(mcpd->base, listener_resume_cb, l);
+	return (0);
+}
+
+int
+listener_export(const struct listener *l, int *owned)
+{
+	*owned = l->owns_path;
+	return (evconnlistener_get_fd(l->evl));
+}
+
+struct listener *
+listener_adopt(struct mcpd *mcpd, int fd, const char *path, int owned,
+    char **cause)
+{
+	struct listener	*l;
+	struct stat	 sb;
+
+	*cause = NULL;
+	l = xcalloc(1, sizeof *l);
+	l->mcpd = mcpd;
+	l->path = xstrdup(path);
+	/* The file the first mcpd bound, if it is still a socket there. */
+	if (owned && lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode)) {
+		l->owns_path = 1;
+		l->dev = sb.st_dev;
+		l->ino = sb.st_ino;
+	}
+	evutil_make_socket_closeonexec(fd);
+	if (listener_start(mcpd, l, fd, cause) != 0) {
+		close(fd);
+		free(l->path);
+		free(l);
+		return (NULL);
+	}
+	return (l);
+}
+
 struct listener *
 listener_open(struct mcpd *mcpd, const char *path, char **cause)
 {
@@ -348,18 +397,13 @@ listener_open(struct mcpd *mcpd, const char *path, char **cause)
 		l->dev = bound.st_dev;
 		l->ino = bound.st_ino;
 	}
-	l->evl = evconnlistener_new(mcpd->base, listener_accept_cb, l,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
-	if (l->evl == NULL) {
-		xasprintf(cause, "cannot listen on %s", l->path);
+	if (listener_start(mcpd, l, fd, cause) != 0) {
 		close(fd);
 		listener_unlink(l);
 		free(l->path);
 		free(l);
 		return (NULL);
 	}
-	evconnlistener_set_error_cb(l->evl, listener_error_cb);
-	l->ev_resume = evtimer_new(mcpd->base, listener_resume_cb, l);
 	return (l);
 }
 

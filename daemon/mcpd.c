@@ -39,6 +39,7 @@
 #include "sdnotify.h"
 #include "paths.h"
 #include "proto.h"
+#include "reexec.h"
 #include "reload.h"
 #include "transport.h"
 #include "util.h"
@@ -56,6 +57,7 @@ enum {
 	OPT_LOG_TARGET = 256,
 	OPT_CGROUP,
 	OPT_TOKEN_DIR,
+	OPT_REEXEC_STATE,
 };
 
 /*
@@ -71,6 +73,7 @@ static const struct option mcpd_options[] = {
 	{ "log-target",		required_argument,	NULL, OPT_LOG_TARGET },
 	{ "cgroup",		required_argument,	NULL, OPT_CGROUP },
 	{ "token-dir",		required_argument,	NULL, OPT_TOKEN_DIR },
+	{ "reexec-state",	required_argument,	NULL, OPT_REEXEC_STATE },
 	{ "check-config",	no_argument,		NULL, 'n' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -168,6 +171,24 @@ mcpd_restore_nofile(void)
 		(void)setrlimit(RLIMIT_NOFILE, &mcpd_nofile_start);
 }
 
+void
+mcpd_nofile_export(uint64_t *cur, uint64_t *max, int *raised)
+{
+	*cur = (uint64_t)mcpd_nofile_start.rlim_cur;
+	*max = (uint64_t)mcpd_nofile_start.rlim_max;
+	*raised = mcpd_nofile_raised;
+}
+
+void
+mcpd_nofile_adopt(uint64_t cur, uint64_t max, int raised)
+{
+	if (!raised)
+		return;
+	mcpd_nofile_start.rlim_cur = (rlim_t)cur;
+	mcpd_nofile_start.rlim_max = (rlim_t)max;
+	mcpd_nofile_raised = 1;
+}
+
 /* Print every diagnostic; returns the number of errors. */
 static size_t
 mcpd_report_diags(const struct conf_diags *diags, int to_stderr)
@@ -211,13 +232,25 @@ mcpd_shutdown(struct mcpd *mcpd, const char *why)
 	mcpd_worker_changed(mcpd);
 }
 
+/* Also reaps grandchildren re-parented to us (subreaper). */
+static void
+mcpd_reap(struct mcpd *mcpd)
+{
+	pid_t	 pid;
+	int	 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (!transport_reaped(mcpd, pid, status))
+			(void)login_reaped(mcpd, pid, status);
+	}
+}
+
 static void
 mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 {
 	struct mcpd	*mcpd = arg;
 	cJSON		*report;
-	pid_t		 pid;
-	int		 status;
+	char		*cause;
 
 	switch (sig) {
 	case SIGTERM:
@@ -232,10 +265,15 @@ mcpd_signal_cb(evutil_socket_t sig, short events, void *arg)
 		cJSON_Delete(report);
 		break;
 	case SIGCHLD:
-		/* Also reaps grandchildren re-parented to us (subreaper). */
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			if (!transport_reaped(mcpd, pid, status))
-				(void)login_reaped(mcpd, pid, status);
+		mcpd_reap(mcpd);
+		break;
+	case SIGUSR2:
+		if (mcpd->shutting_down)
+			break;
+		log_info("SIGUSR2: re-executing %s", reexec_binary());
+		if (reexec_now(mcpd, &cause) != 0) {
+			log_warnx("re-exec: %s; this mcpd carries on", cause);
+			free(cause);
 		}
 		break;
 	}
@@ -267,6 +305,7 @@ mcpd_free(struct mcpd *mcpd)
 	event_free(mcpd->ev_sigint);
 	event_free(mcpd->ev_sighup);
 	event_free(mcpd->ev_sigchld);
+	event_free(mcpd->ev_sigusr2);
 	conf_free(mcpd->conf);
 	event_base_free(mcpd->base);
 	free(mcpd->config_file);
@@ -280,8 +319,8 @@ main(int argc, char **argv)
 	struct mcpd		 mcpd;
 	struct conf_diags	 diags;
 	enum log_target		 target = LOG_TARGET_AUTO;
-	int			 ch, check_only = 0;
-	char			*cause;
+	int			 ch, check_only = 0, state_fd = -1;
+	char			*cause, *end;
 	const char		*cgroup_dir = NULL;
 	size_t			 n;
 	struct worker		*w;
@@ -291,6 +330,7 @@ main(int argc, char **argv)
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
 	TAILQ_INIT(&mcpd.logins);
+	reexec_init(argc, argv);
 
 	while ((ch = getopt_long(argc, argv, "c:s:nVh", mcpd_options,
 	    NULL)) != -1) {
@@ -314,6 +354,16 @@ main(int argc, char **argv)
 			}
 			free(mcpd.token_dir);
 			mcpd.token_dir = xstrdup(optarg);
+			break;
+		case OPT_REEXEC_STATE:
+			errno = 0;
+			state_fd = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    state_fd < 3) {
+				fprintf(stderr, "mcpd: --reexec-state: expected "
+				    "a descriptor number\n");
+				mcpd_usage(MCPD_EXIT_USAGE);
+			}
 			break;
 		case OPT_LOG_TARGET:
 			if (log_target_parse(optarg, &target) != 0) {
@@ -348,7 +398,9 @@ main(int argc, char **argv)
 
 	log_open(target);
 	conf_diags_init(&diags);
-	mcpd.conf = conf_load(mcpd.config_file, &diags);
+	/* A re-exec runs the configuration handed over (reexec_adopt). */
+	if (state_fd == -1 || check_only)
+		mcpd.conf = conf_load(mcpd.config_file, &diags);
 	if (check_only) {
 		mcpd_report_diags(&diags, 1);
 		if (mcpd.conf == NULL)
@@ -369,7 +421,7 @@ main(int argc, char **argv)
 	}
 	n = mcpd_report_diags(&diags, 0);
 	conf_diags_free(&diags);
-	if (mcpd.conf == NULL)
+	if (mcpd.conf == NULL && state_fd == -1)
 		fatalx("%s: %zu error%s in the configuration; not starting",
 		    mcpd.config_file, n, n == 1 ? "" : "s");
 
@@ -388,10 +440,10 @@ main(int argc, char **argv)
 	srandom((unsigned)getpid() ^ (unsigned)clock_realtime_us());
 
 	/* Before the first fork: the guard and every server inherit it. */
-	if (cgroup_init(cgroup_dir != NULL ? cgroup_dir : mcpd.conf->cgroup,
-	    &cause) != 0)
+	if (state_fd == -1 && cgroup_init(cgroup_dir != NULL ? cgroup_dir :
+	    mcpd.conf->cgroup, &cause) != 0)
 		fatalx("%s", cause);
-	if (guard_start(&mcpd, &cause) != 0)
+	if (state_fd == -1 && guard_start(&mcpd, &cause) != 0)
 		fatalx("cannot start the guard process: %s", cause);
 	if ((mcpd.base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
@@ -407,8 +459,18 @@ main(int argc, char **argv)
 	evsignal_add(mcpd.ev_sigterm, NULL);
 	evsignal_add(mcpd.ev_sigint, NULL);
 	evsignal_add(mcpd.ev_sighup, NULL);
+	mcpd.ev_sigusr2 = evsignal_new(mcpd.base, SIGUSR2, mcpd_signal_cb,
+	    &mcpd);
 	evsignal_add(mcpd.ev_sigchld, NULL);
+	evsignal_add(mcpd.ev_sigusr2, NULL);
 
+	if (state_fd != -1) {
+		reexec_adopt(&mcpd, state_fd);
+		/* Servers that ended while no handler was set. */
+		mcpd_reap(&mcpd);
+		sdnotify_start(&mcpd);
+		goto run;
+	}
 	if ((mcpd.listener = listener_open(&mcpd, mcpd.socket_path,
 	    &cause)) == NULL)
 		fatalx("%s", cause);
@@ -429,6 +491,7 @@ main(int argc, char **argv)
 	mcpd_load_workers(&mcpd);
 	sdnotify_start(&mcpd);
 
+run:
 	event_base_dispatch(mcpd.base);
 
 	for (w = worker_first(&mcpd); w != NULL; w = worker_next(w))

@@ -43,8 +43,10 @@ struct mcpd {
 	struct event		*ev_sigint;
 	struct event		*ev_sigchld;
 	struct event		*ev_sighup;
+	struct event		*ev_sigusr2;	/* a re-exec (reexec.c) */
 	int			 shutting_down;
-	uint64_t		 started_ms;
+	uint64_t		 started_ms;	/* the first mcpd's, on re-exec */
+	uint64_t		 reexecs;	/* reexec.c: since the start */
 	/* mcpd.c at start, reload.c on reload. */
 	struct conf		*conf;
 
@@ -80,5 +82,8 @@ void		 mcpd_worker_changed(struct mcpd *);
  * break above 1024).  Call in the child, between fork and execve.
  */
 void		 mcpd_restore_nofile(void);
+/* A re-exec: that limit, handed over and taken over (reexec.c). */
+void		 mcpd_nofile_export(uint64_t *cur, uint64_t *max, int *raised);
+void		 mcpd_nofile_adopt(uint64_t cur, uint64_t max, int raised);
 
 #endif /* MCPD_MCPD_H */

@@ -23,6 +23,7 @@
 #include <event2/event.h>
 
 #include "budget.h"
+#include "log.h"
 #include "mcpd.h"
 #include "outq.h"
 #include "xmalloc.h"
@@ -307,6 +308,35 @@ outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
 	}
 	evbuffer_add(q->buf, "\n", 1);
 	outq_shared_release(NULL, 0, sh);
+	outq_buf_changed(q);
+	outq_count(q);
+	outq_flush(q);
+}
+
+char *
+outq_copy(const struct outq *q, size_t *len)
+{
+	char	*p;
+
+	*len = q->buf_len + q->stage_len;
+	if (*len == 0)
+		return (NULL);
+	p = xmalloc(*len);
+	if (q->buf_len > 0 &&
+	    evbuffer_copyout(q->buf, p, q->buf_len) != (ev_ssize_t)q->buf_len)
+		fatalx("outq: the queue cannot be copied");
+	if (q->stage_len > 0)
+		memcpy(p + q->buf_len, q->stage, q->stage_len);
+	return (p);
+}
+
+void
+outq_add_bytes(struct outq *q, const void *p, size_t len)
+{
+	if (q->stopped || len == 0)
+		return;
+	outq_spill(q);
+	evbuffer_add(q->buf, p, len);
 	outq_buf_changed(q);
 	outq_count(q);
 	outq_flush(q);

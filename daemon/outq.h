@@ -51,5 +51,11 @@ void		 outq_flush(struct outq *);
 void		 outq_write_now(struct outq *);
 /* Drop what is queued and write nothing more. */
 void		 outq_stop(struct outq *);
+/*
+ * What is still queued, oldest first, copied (a re-exec hands it over),
+ * and queuing it again as it was: bytes, no newline added.
+ */
+char		*outq_copy(const struct outq *, size_t *len);
+void		 outq_add_bytes(struct outq *, const void *, size_t len);
 
 #endif /* MCPD_OUTQ_H */

@@ -988,6 +988,7 @@ router_free(struct router *r)
 	hmap_free(r->subs);
 	event_free(r->ev_sweep);
 	router_filter_clear(r);
+	router_handover_free(r);
 	free(r);
 }
 
@@ -1041,6 +1042,8 @@ router_add_stats(const struct router *r, cJSON *stats)
 	cJSON_AddNumberToObject(stats, "unknown_ids", (double)r->unknown_ids);
 	cJSON_AddNumberToObject(stats, "late_replies",
 	    (double)r->late_replies);
+	cJSON_AddNumberToObject(stats, "replies_before_reexec",
+	    (double)r->handover_replies);
 	cJSON_AddNumberToObject(stats, "dropped_answers",
 	    (double)r->self_dropped);
 	cJSON_AddNumberToObject(stats, "bytes_to_server", (double)r->bytes_up);

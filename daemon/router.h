@@ -77,5 +77,17 @@ int		 router_busy(const struct router *);
 /* When a client request last began or ended (monotonic ms; 0: never). */
 uint64_t	 router_active_ms(const struct router *);
 void		 router_add_stats(const struct router *, cJSON *stats);
+/*
+ * A re-exec (router_handover.c).  Export: the upstream log level and
+ * subscriptions into the state.  Adopt: the session the last mcpd left
+ * is this one's; replies to its ids (below next_upstream_id) are dropped
+ * and counted; its subscriptions stay with the server for
+ * ROUTER_HANDOVER_HOLD_MS, for the clients that come back to take them
+ * over (without a second subscribe upstream), and are then let go.
+ */
+#define ROUTER_HANDOVER_HOLD_MS	60000
+struct handover_server;
+void		 router_export(const struct router *, struct handover_server *);
+void		 router_adopt(struct router *, const struct handover_server *);
 
 #endif /* MCPD_ROUTER_H */

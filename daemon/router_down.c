@@ -50,8 +50,11 @@ router_server_response(struct router *r, const char *line, size_t len,
 	numeric = envelope_int64(line, &env->id, &id) == 0;
 	if (!numeric || (p = idtab_get(r->pending, id)) == NULL) {
 		if (numeric && router_late_reply(r, id)) {
-			/* Cancelled, timed out, client gone. */
-			r->late_replies++;
+			/* Cancelled, timed out, client gone, mcpd re-executed. */
+			if (id < r->handover_id)
+				r->handover_replies++;
+			else
+				r->late_replies++;
 			return;
 		}
 		r->unknown_ids++;

@@ -172,6 +172,13 @@ struct router {
 	/* A client request last began or ended here (ms), for idle stops. */
 	uint64_t		 active_ms;
 
+	/* A re-exec (router_handover.c): what the last mcpd left. */
+	char			**handover_subs; /* still held for clients */
+	size_t			 nhandover_subs;
+	struct event		*ev_handover;	/* lets go of them */
+	int64_t			 handover_id;	/* ids below: the last mcpd's */
+	uint64_t		 handover_replies; /* to those, dropped */
+
 	/* What clients may see (router_filter.c); NULL: all of a kind. */
 	struct filter		*filters[FILTER_KINDS];
 	int			 filtered;	/* any of them set */
@@ -275,5 +282,11 @@ int		 router_filter_refuses(struct attachment *, const char *line,
 enum filter_result router_filter_reply(struct router *, const char *method,
 		    const char *line, const struct envelope *,
 		    struct envelope_edit *edit);
+
+/*
+ * router_handover.c
+ */
+
+void		 router_handover_free(struct router *);
 
 #endif /* MCPD_ROUTER_INT_H */

@@ -111,6 +111,13 @@ sdnotify_reloading(struct mcpd *mcpd)
 }
 
 void
+sdnotify_reexecuting(struct mcpd *mcpd, const char *binary)
+{
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=Re-executing "
+	    "%s", (unsigned long long)clock_now_us(), binary);
+}
+
+void
 sdnotify_reloaded(struct mcpd *mcpd)
 {
 	char	 text[128];

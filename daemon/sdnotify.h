@@ -12,6 +12,7 @@ void	sdnotify_start(struct mcpd *);	/* READY=1, watchdog, status timer */
 void	sdnotify_status(struct mcpd *);	/* STATUS= if the summary changed */
 void	sdnotify_reloading(struct mcpd *);
 void	sdnotify_reloaded(struct mcpd *);
+void	sdnotify_reexecuting(struct mcpd *, const char *binary);
 void	sdnotify_stopping(struct mcpd *);
 void	sdnotify_free(struct mcpd *);
 

@@ -36,6 +36,7 @@
 #include "conf.h"
 #include "frame.h"
 #include "guard.h"
+#include "handover.h"
 #include "mcpd.h"
 #include "outq.h"
 #include "paths.h"
@@ -496,21 +497,14 @@ transport_spawn(struct mcpd *mcpd, struct transport *t,
 	return (0);
 }
 
-struct transport *
-transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const struct transport_cb *cb, void *arg, char **cause)
+/* A process is there (spawned or adopted): its buffers and events. */
+static void
+transport_setup(struct mcpd *mcpd, struct transport *t,
+    const struct conf_server *cs, const struct transport_cb *cb, void *arg)
 {
-	struct transport	*t;
-
-	t = xcalloc(1, sizeof *t);
-	if (transport_spawn(mcpd, t, cs, cause) != 0) {
-		free(t);
-		return (NULL);
-	}
 	t->mcpd = mcpd;
 	t->cb = cb;
 	t->arg = arg;
-	guard_add(mcpd, t->proc.pid);
 	t->out_frame = frame_new(cs->max_message_bytes);
 	t->err_frame = frame_new(TRANSPORT_STDERR_LINE_MAX_BYTES);
 	t->in = outq_new(mcpd, t->proc.in_fd, &transport_in_cb, t);
@@ -531,6 +525,108 @@ transport_start(struct mcpd *mcpd, const struct conf_server *cs,
 		event_add(t->ev_status, NULL);
 	}
 	TAILQ_INSERT_TAIL(&mcpd->transports, t, entry);
+}
+
+struct transport *
+transport_start(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct transport_cb *cb, void *arg, char **cause)
+{
+	struct transport	*t;
+
+	t = xcalloc(1, sizeof *t);
+	if (transport_spawn(mcpd, t, cs, cause) != 0) {
+		free(t);
+		return (NULL);
+	}
+	guard_add(mcpd, t->proc.pid);
+	transport_setup(mcpd, t, cs, cb, arg);
+	return (t);
+}
+
+/* A framer's half line, into the state; 0 if it cannot be carried. */
+static int
+transport_export_frame(const struct frame *f, struct handover_bytes *b)
+{
+	const char	*p;
+	size_t		 len;
+
+	if (frame_pending(f, &p, &len) != 0)
+		return (0);
+	if (len > 0) {
+		b->p = xmalloc(len);
+		memcpy(b->p, p, len);
+		b->len = len;
+	}
+	return (1);
+}
+
+int
+transport_export(const struct transport *t, struct handover_server *s)
+{
+	if (t->reaped || t->in_closed || t->closed_by_owner ||
+	    evtimer_pending(t->ev_grace, NULL))
+		return (-1);
+	s->pid = t->proc.pid;
+	s->exit_pid = t->proc.exit_pid;
+	s->containment = (int)t->proc.containment;
+	s->cgroup_leaf = xstrdup(t->proc.cgroup_leaf);
+	s->in_fd = t->proc.in_fd;
+	s->out_fd = t->proc.out_fd;
+	s->err_fd = t->proc.err_fd;
+	s->status_fd = t->status_fd;
+	if (!transport_export_frame(t->out_frame, &s->out_partial))
+		return (-1);
+	(void)transport_export_frame(t->err_frame, &s->err_partial);
+	if (t->status_frame != NULL &&
+	    !transport_export_frame(t->status_frame, &s->status_partial))
+		return (-1);
+	s->in_queued.p = outq_copy(t->in, &s->in_queued.len);
+	return (0);
+}
+
+/* Descriptors handed over were open across execve: close them on the next. */
+static void
+transport_cloexec(int fd)
+{
+	int	 flags;
+
+	if (fd >= 0 && (flags = fcntl(fd, F_GETFD)) != -1)
+		(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+struct transport *
+transport_adopt(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct transport_cb *cb, void *arg,
+    const struct handover_server *s)
+{
+	struct transport	*t;
+
+	t = xcalloc(1, sizeof *t);
+	t->proc.pid = s->pid;
+	t->proc.exit_pid = s->exit_pid;
+	t->proc.containment = (enum child_containment)s->containment;
+	if (s->cgroup_leaf != NULL)
+		snprintf(t->proc.cgroup_leaf, sizeof t->proc.cgroup_leaf, "%s",
+		    s->cgroup_leaf);
+	t->proc.in_fd = s->in_fd;
+	t->proc.out_fd = s->out_fd;
+	t->proc.err_fd = s->err_fd;
+	t->status_fd = s->status_fd;
+	transport_cloexec(t->proc.in_fd);
+	transport_cloexec(t->proc.out_fd);
+	transport_cloexec(t->proc.err_fd);
+	transport_cloexec(t->status_fd);
+	/* The guard has known the group since the first mcpd spawned it. */
+	transport_setup(mcpd, t, cs, cb, arg);
+	if (s->out_partial.len > 0)
+		frame_push(t->out_frame, s->out_partial.p, s->out_partial.len);
+	if (s->err_partial.len > 0)
+		frame_push(t->err_frame, s->err_partial.p, s->err_partial.len);
+	if (t->status_frame != NULL && s->status_partial.len > 0)
+		frame_push(t->status_frame, s->status_partial.p,
+		    s->status_partial.len);
+	if (s->in_queued.len > 0)
+		outq_add_bytes(t->in, s->in_queued.p, s->in_queued.len);
 	return (t);
 }
 

@@ -59,6 +59,18 @@ struct transport_cb {
 
 struct transport *transport_start(struct mcpd *, const struct conf_server *,
 		    const struct transport_cb *, void *arg, char **cause);
+/*
+ * A re-exec: what the next mcpd needs of this transport (handover.h);
+ * -1 if it cannot be handed over (its pipes are closing, or a half line
+ * is being discarded).  transport_adopt takes over a process from that
+ * state; the descriptors are made close-on-exec again.
+ */
+struct handover_server;
+int		 transport_export(const struct transport *,
+		    struct handover_server *);
+struct transport *transport_adopt(struct mcpd *, const struct conf_server *,
+		    const struct transport_cb *, void *arg,
+		    const struct handover_server *);
 /* Kills the process (if it still runs) and frees everything. */
 void		 transport_free(struct transport *);
 /* The SIGCHLD handler: 1 if pid was a transport's (it has ended). */

@@ -43,6 +43,8 @@
 #include "child.h"
 #include "clock.h"
 #include "envelope.h"
+#include "guard.h"
+#include "handover.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
@@ -134,6 +136,9 @@ static void	worker_begin_stop(struct worker *, enum worker_after);
 static void	worker_send_json(struct worker *, cJSON *);
 static void	worker_health_start(struct worker *);
 static void	worker_idle_start(struct worker *);
+static struct worker *worker_new_stopped(struct mcpd *,
+		    const struct conf_server *);
+static enum worker_reconf worker_enable(struct worker *);
 
 /* Every start but the first is a restart. */
 static uint64_t
@@ -1291,8 +1296,8 @@ worker_kill_now(struct worker *w)
  * Lifetime and status.
  */
 
-struct worker *
-worker_new(struct mcpd *mcpd, const struct conf_server *cs)
+static struct worker *
+worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
 {
 	struct worker	*w;
 
@@ -1315,7 +1320,103 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 	w->router = router_new(mcpd, w);
 	worker_set_rlink(w);
 	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
+	return (w);
+}
+
+struct worker *
+worker_new(struct mcpd *mcpd, const struct conf_server *cs)
+{
+	struct worker	*w;
+
+	w = worker_new_stopped(mcpd, cs);
 	if (!cs->disabled)
+		(void)worker_enable(w);
+	return (w);
+}
+
+/*
+ * A re-exec.
+ */
+
+void
+worker_export(struct worker *w, struct handover_server *s)
+{
+	s->name = xstrdup(w->name);
+	s->spawns = w->spawns;
+	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
+	if (w->state == WORKER_READY && w->init_text != NULL &&
+	    w->broken_reason == NULL && transport_export(w->tp, s) == 0) {
+		s->running = 1;
+		s->state = xstrdup(worker_state_names[w->state]);
+		s->spawned_ms = w->spawned_ms;
+		s->ready_ms = w->state_since_ms;
+		s->next_upstream_id = w->next_upstream_id;
+		s->init_result = xstrdup(w->init_text);
+		router_export(w->router, s);
+		return;
+	}
+	/* Kept as they are; the rest start again (after a kill, if running). */
+	switch (w->state) {
+	case WORKER_STOPPED:
+	case WORKER_FAILED:
+	case WORKER_NEEDS_LOGIN:
+	case WORKER_IDLE:
+		s->state = xstrdup(worker_state_names[w->state]);
+		break;
+	default:
+		s->state = xstrdup("start");
+		break;
+	}
+}
+
+void
+worker_kill_unexported(struct worker *w, const struct handover_server *s)
+{
+	if (!s->running && w->tp != NULL) {
+		transport_kill(w->tp);
+		guard_remove(w->mcpd, transport_pid(w->tp));
+	}
+}
+
+struct worker *
+worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct handover_server *s)
+{
+	struct worker	*w;
+	char		*why;
+	size_t		 i;
+
+	w = worker_new_stopped(mcpd, cs);
+	w->spawns = s->spawns;
+	worker_set_reason(&w->last_exit, s->last_exit);
+	if (s->running) {
+		w->tp = transport_adopt(mcpd, w->conf, &worker_transport_cb, w,
+		    s);
+		w->containment = transport_containment(w->tp);
+		w->spawned_ms = s->spawned_ms;
+		w->next_upstream_id = s->next_upstream_id;
+		w->init_text = xstrdup(s->init_result);
+		w->init_result = cJSON_Parse(s->init_result);
+		w->was_ready = 1;
+		w->heard_ms = clock_now_ms();
+		xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",
+		    (long)s->pid);
+		worker_set_state(w, WORKER_READY, why);
+		free(why);
+		router_adopt(w->router, s);
+		return (w);
+	}
+	for (i = 0; i < nitems(worker_state_names); i++) {
+		if (strcmp(s->state, worker_state_names[i]) == 0)
+			break;
+	}
+	if (cs->disabled)
+		;
+	else if (i == WORKER_STOPPED || i == WORKER_FAILED ||
+	    i == WORKER_NEEDS_LOGIN)
+		worker_set_state(w, (enum worker_state)i, "as it was before "
+		    "the re-exec of mcpd");
+	else
 		(void)worker_enable(w);
 	return (w);
 }

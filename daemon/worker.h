@@ -46,6 +46,20 @@ enum worker_state {
 	WORKER_IDLE,		/* on demand: no process until wanted */
 };
 
+/*
+ * A re-exec (handover.h).  Export: the worker's part of the state; a
+ * ready server whose pipes can be handed over is marked running, others
+ * keep only their state (stopped, failed, needs-login, idle) or are to
+ * start again.  worker_kill_unexported kills, just before the execve, a
+ * process that is not handed over.  worker_adopt is worker_new for the
+ * next mcpd: the server runs on, ready, without a new initialize.
+ */
+struct handover_server;
+void		 worker_export(struct worker *, struct handover_server *);
+void		 worker_kill_unexported(struct worker *,
+		    const struct handover_server *);
+struct worker	*worker_adopt(struct mcpd *, const struct conf_server *,
+		    const struct handover_server *);
 /* The one place workers are made: it starts unless the entry is disabled. */
 struct worker	*worker_new(struct mcpd *, const struct conf_server *);
 void		 worker_free(struct worker *);

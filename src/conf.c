@@ -1563,6 +1563,7 @@ conf_free(struct conf *conf)
 	free(conf->servers);
 	conf_groups_free(conf);
 	free(conf->file);
+	free(conf->text);
 	free(conf->socket_group);
 	free(conf->cgroup);
 	free(conf);

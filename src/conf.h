@@ -238,6 +238,8 @@ struct conf_group {
 
 struct conf {
 	char			*file;		/* NULL when parsed from memory */
+	char			*text;		/* conf_load's: what it read */
+	size_t			 text_len;
 	struct conf_server	*servers;	/* in file order */
 	size_t			 nservers;
 	struct conf_group	*groups;	/* in file order, then "all" */
@@ -301,6 +303,12 @@ struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
  * of the descriptor read) and to the directories of its resolved path.
  */
 struct conf	*conf_load(const char *file, struct conf_diags *);
+/*
+ * Parse text read from file before (a configuration handed over across a
+ * re-exec), as conf_load would have: no check of the file itself.
+ */
+struct conf	*conf_load_text(const char *file, const char *text,
+		    size_t len, struct conf_diags *);
 void		 conf_free(struct conf *);
 const struct conf_server *conf_find(const struct conf *, const char *name);
 const struct conf_group *conf_find_group(const struct conf *,

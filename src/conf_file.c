@@ -148,6 +148,23 @@ conf_check_owner(const char *file, const struct stat *sb,
 }
 
 struct conf *
+conf_load_text(const char *file, const char *text, size_t len,
+    struct conf_diags *diags)
+{
+	struct conf	*conf;
+
+	conf = conf_parse_file(text, len, file, conf_getenv, NULL, diags);
+	if (conf != NULL) {
+		conf->file = xstrdup(file);
+		conf->text = xmalloc(len + 1);
+		memcpy(conf->text, text, len);
+		conf->text[len] = '\0';
+		conf->text_len = len;
+	}
+	return (conf);
+}
+
+struct conf *
 conf_load(const char *file, struct conf_diags *diags)
 {
 	struct conf	*conf;
@@ -214,10 +231,8 @@ conf_load(const char *file, struct conf_diags *diags)
 	}
 	close(fd);
 
-	conf = conf_parse_file(buf, len, file, conf_getenv, NULL, diags);
+	conf = conf_load_text(file, buf, len, diags);
 	free(buf);
-	if (conf != NULL)
-		conf->file = xstrdup(file);
 	return (conf);
 
 fail:

@@ -624,3 +624,15 @@ frame_partial(const struct frame *f)
 		return (0);
 	return (!frame_all_blank(f->buf + f->start, f->end - f->start));
 }
+
+int
+frame_pending(const struct frame *f, const char **bytes, size_t *len)
+{
+	*bytes = NULL;
+	*len = 0;
+	if (f->discard)
+		return (-1);
+	*bytes = f->buf + f->start;
+	*len = f->end - f->start;
+	return (0);
+}

@@ -73,5 +73,13 @@ size_t		 frame_capacity(const struct frame *);
 size_t		 frame_examined(const struct frame *);
 /* A partial message is pending (used at EOF to report a half line). */
 int		 frame_partial(const struct frame *);
+/*
+ * After frame_next said FRAME_NONE: the bytes held of the next message,
+ * to be pushed into another framer (a re-exec hands them over).  -1 in
+ * discard mode, whose state is not carried: the rest of that message is
+ * then a line of its own to the next framer.
+ */
+int		 frame_pending(const struct frame *, const char **bytes,
+		    size_t *len);
 
 #endif /* MCPD_FRAME_H */

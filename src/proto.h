@@ -89,6 +89,8 @@
 #define MCPD_ERR_REMOTE			-32016
 /* mcpd-remote: the remote wants credentials mcpd-remote does not have. */
 #define MCPD_ERR_REMOTE_AUTH		-32017
+/* mcpd/reexec: the new binary cannot be executed; this mcpd carries on. */
+#define MCPD_ERR_REEXEC			-32018
 
 /*
  * Server states, in the order of the lifecycle (SPEC 2); "needs-login": a
@@ -118,6 +120,7 @@
 #define MCPD_FIELD_VIOLATION		"MCPD_VIOLATION"
 #define MCPD_FIELD_CONFIG		"MCPD_CONFIG"
 #define MCPD_FIELD_SOCKET		"MCPD_SOCKET"
+#define MCPD_FIELD_BINARY		"MCPD_BINARY"
 #define MCPD_FIELD_SUPPRESSED		"MCPD_SUPPRESSED"
 /* Remote servers: what happened to the session (rlink.h). */
 #define MCPD_FIELD_REMOTE_EVENT		"MCPD_REMOTE_EVENT"
@@ -141,5 +144,13 @@
 /* On-demand servers: started for a client, stopped when idle. */
 #define MCPD_MID_ON_DEMAND		"34dc4bc0e5cf45608b3d9595576bcfd1"
 #define MCPD_MID_IDLE_STOP		"5ad8911dfa99460c92570720f223c4e6"
+/* A live re-exec (mcpctl reexec): handing over, taking over. */
+#define MCPD_MID_REEXEC			"e1fee44a64694826962ca77feb73290f"
+/*
+ * mcpd/reexec (admin): mcpd hands its servers to the binary installed now
+ * and executes it.  No result on success: the connection closes with the
+ * execve; the new mcpd answers on the socket.  An error if it cannot.
+ */
+#define MCPD_METHOD_REEXEC		"mcpd/reexec"
 
 #endif /* MCPD_PROTO_H */

@@ -158,6 +158,7 @@ struct fake {
 	int		 stdout_closed;
 	char		 protocol[16];
 	long long	 requests;
+	long long	 initializes;	/* initialize requests answered */
 };
 
 struct fake_method {
@@ -1241,6 +1242,7 @@ fake_initialize(struct fake *f, struct fake_msg *m, cJSON *params)
 	const char	*version = FAKE_LATEST_PROTOCOL;
 	size_t		 i;
 
+	f->initializes++;
 	if (f->no_init_reply) {
 		f->hung = 1;
 		return;
@@ -1403,6 +1405,7 @@ fake_status_text(struct fake *f)
 	cJSON_AddBoolToObject(status, "initialized", f->initialized);
 	cJSON_AddStringToObject(status, "protocolVersion", f->protocol);
 	cJSON_AddNumberToObject(status, "requests", (double)f->requests);
+	cJSON_AddNumberToObject(status, "initializes", (double)f->initializes);
 	text = cJSON_PrintUnformatted(status);
 	cJSON_Delete(status);
 	return (text);

@@ -6,9 +6,9 @@
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
-# fuzz_tokens, fuzz_callback and fuzz_filter.  With MODE=replay it builds
-# instead the plain replay programs make check runs (replay_NAME, with
-# $CC), for a quick look without automake.  config.h comes from $BUILD
+# fuzz_tokens, fuzz_callback, fuzz_filter and fuzz_handover.  With
+# MODE=replay it builds instead the plain replay programs make check runs
+# (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
 # the fuzzers.
 set -eu
@@ -43,6 +43,7 @@ sources() {
 			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
+			    daemon/router_handover.c src/handover.c src/b64.c \
 			    daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c \
@@ -58,6 +59,7 @@ sources() {
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
+	handover)	echo src/handover.c src/b64.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
@@ -68,7 +70,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter}
+    filter handover}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

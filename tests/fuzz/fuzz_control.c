@@ -82,6 +82,7 @@
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "reexec.h"
 #include "reload.h"
 #include "router.h"
 #include "rpc.h"
@@ -362,6 +363,25 @@ cJSON *
 group_status_json(struct mcpd *mcpd)
 {
 	return (cJSON_CreateArray());
+}
+
+/* A re-exec is refused here, as when the binary cannot be executed. */
+const char *
+reexec_binary(void)
+{
+	return ("/nonexistent/mcpd");
+}
+
+int
+reexec_now(struct mcpd *mcpd, char **cause)
+{
+	*cause = xstrdup("cannot execute /nonexistent/mcpd");
+	return (-1);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
 }
 
 static void

@@ -10,7 +10,7 @@
 # shellcheck source=reload-lib.sh
 . "$TESTS_SRCDIR/integration/reload-lib.sh"
 
-COMMANDS="status start stop restart reload logs metrics connect tools call ping login logout check-config version help"
+COMMANDS="status start stop restart reload reexec logs metrics connect tools call ping login logout check-config version help"
 LONG=a-rather-long-server-name
 CFG=$T/mcpd.json
 write_config "$CFG" <<JSON
@@ -113,6 +113,7 @@ usage logs ok -n abc
 usage logs ok -n -1
 usage logs ok -n
 usage reload now
+usage reexec now
 usage metrics all
 usage version 2
 usage help me

@@ -861,6 +861,44 @@ START_TEST(test_frame_big_oversize_bytewise)
 }
 END_TEST
 
+/* A half line handed to another framer (a re-exec) ends there whole. */
+START_TEST(test_frame_pending_handed_over)
+{
+	struct frame		*f, *g;
+	struct frame_msg	 m;
+	const char		*p;
+	size_t			 len;
+
+	f = frame_new(1024);
+	frame_push(f, "{\"a\":1}\n{\"b\"", 12);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_LINE);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_NONE);
+	ck_assert_int_eq(frame_pending(f, &p, &len), 0);
+	ck_assert_uint_eq(len, 4);
+	ck_assert(memcmp(p, "{\"b\"", 4) == 0);
+	g = frame_new(1024);
+	frame_push(g, p, len);
+	frame_free(f);
+	frame_push(g, ":2}\n", 4);
+	ck_assert_int_eq(frame_next(g, &m), FRAME_LINE);
+	ck_assert_uint_eq(m.len, 7);
+	ck_assert(memcmp(m.line, "{\"b\":2}", 7) == 0);
+	ck_assert_int_eq(frame_next(g, &m), FRAME_NONE);
+	ck_assert_int_eq(frame_pending(g, &p, &len), 0);
+	ck_assert_uint_eq(len, 0);
+	frame_free(g);
+
+	/* In discard mode there is nothing to hand over. */
+	f = frame_new(16);
+	frame_push(f, "{\"a\":\"0123456789012345678901234567890", 36);
+	while (frame_next(f, &m) != FRAME_NONE)
+		;
+	ck_assert_int_eq(frame_pending(f, &p, &len), -1);
+	ck_assert_uint_eq(len, 0);
+	frame_free(f);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -896,6 +934,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_frame_big_line);
 	tcase_add_test(tc, test_frame_steal);
 	tcase_add_test(tc, test_frame_big_oversize_bytewise);
+	tcase_add_test(tc, test_frame_pending_handed_over);
 	suite_add_tcase(s, tc);
 
 	return (s);

@@ -41,6 +41,7 @@
 #include "router.h"
 #include "transport.h"
 #include "unit.h"
+#include "guard.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -161,6 +162,37 @@ void
 transport_kill(struct transport *t)
 {
 	t->killed++;
+}
+
+/* A re-exec is tested with the real binaries (tests/integration/reexec.sh). */
+int
+transport_export(const struct transport *t, struct handover_server *s)
+{
+	return (-1);
+}
+
+struct transport *
+transport_adopt(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct transport_cb *cb, void *arg,
+    const struct handover_server *s)
+{
+	ck_abort_msg("transport_adopt in the worker's unit test");
+	return (NULL);
+}
+
+void
+router_export(const struct router *r, struct handover_server *s)
+{
+}
+
+void
+router_adopt(struct router *r, const struct handover_server *s)
+{
+}
+
+void
+guard_remove(struct mcpd *mcpd, pid_t pgid)
+{
 }
 
 char *

@@ -1,0 +1,442 @@
+/*
+ * handover.c -- the state one mcpd hands the next across a re-exec (see
+ * handover.h): printed and parsed with cJSON, byte strings in base64url.
+ *
+ * The parser trusts nothing it has not checked: every member has its
+ * type, every number its range (descriptors, pids, ids exactly
+ * representable), every count its bound.  A missing optional member
+ * takes its zero; a missing required one is an error naming it.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "b64.h"
+#include "handover.h"
+#include "xmalloc.h"
+
+#define HANDOVER_EXACT_MAX	9007199254740992.0	/* 2^53 */
+#define HANDOVER_FD_MAX		(1 << 24)
+
+void
+handover_init(struct handover *h)
+{
+	memset(h, 0, sizeof *h);
+	h->version = HANDOVER_VERSION;
+	h->listen_fd = -1;
+	h->guard_fd = -1;
+}
+
+static void
+handover_bytes_free(struct handover_bytes *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = 0;
+}
+
+static void
+handover_server_free(struct handover_server *s)
+{
+	size_t	 i;
+
+	free(s->name);
+	free(s->state);
+	free(s->last_exit);
+	free(s->cgroup_leaf);
+	free(s->init_result);
+	for (i = 0; i < s->nsubs; i++)
+		free(s->subs[i]);
+	free(s->subs);
+	handover_bytes_free(&s->out_partial);
+	handover_bytes_free(&s->err_partial);
+	handover_bytes_free(&s->status_partial);
+	handover_bytes_free(&s->in_queued);
+}
+
+void
+handover_free(struct handover *h)
+{
+	size_t	 i;
+
+	for (i = 0; i < h->nservers; i++)
+		handover_server_free(&h->servers[i]);
+	free(h->servers);
+	free(h->config_file);
+	free(h->socket_path);
+	free(h->cgroup_root);
+	handover_bytes_free(&h->config_text);
+	handover_init(h);
+}
+
+struct handover_server *
+handover_add_server(struct handover *h)
+{
+	struct handover_server	*s;
+
+	h->servers = xreallocarray(h->servers, h->nservers + 1,
+	    sizeof *h->servers);
+	s = &h->servers[h->nservers++];
+	memset(s, 0, sizeof *s);
+	s->in_fd = s->out_fd = s->err_fd = s->status_fd = -1;
+	s->level = -1;
+	return (s);
+}
+
+void
+handover_add_sub(struct handover_server *s, const char *uri)
+{
+	s->subs = xreallocarray(s->subs, s->nsubs + 1, sizeof *s->subs);
+	s->subs[s->nsubs++] = xstrdup(uri);
+}
+
+/*
+ * Printing.
+ */
+
+static void
+handover_put_str(cJSON *o, const char *key, const char *value)
+{
+	if (value != NULL)
+		cJSON_AddStringToObject(o, key, value);
+}
+
+static void
+handover_put_bytes(cJSON *o, const char *key, const struct handover_bytes *b)
+{
+	char	*text;
+
+	if (b->len == 0)
+		return;
+	text = b64url_encode(b->p, b->len);
+	cJSON_AddStringToObject(o, key, text);
+	free(text);
+}
+
+static void
+handover_put_num(cJSON *o, const char *key, double value)
+{
+	cJSON_AddNumberToObject(o, key, value);
+}
+
+static cJSON *
+handover_server_json(const struct handover_server *s)
+{
+	cJSON	*o, *subs;
+	size_t	 i;
+
+	o = cJSON_CreateObject();
+	handover_put_str(o, "name", s->name);
+	cJSON_AddBoolToObject(o, "running", s->running);
+	handover_put_str(o, "state", s->state);
+	handover_put_num(o, "spawns", (double)s->spawns);
+	handover_put_str(o, "last_exit", s->last_exit);
+	if (!s->running)
+		return (o);
+	handover_put_num(o, "pid", s->pid);
+	handover_put_num(o, "exit_pid", s->exit_pid);
+	handover_put_num(o, "containment", s->containment);
+	handover_put_str(o, "cgroup_leaf", s->cgroup_leaf);
+	handover_put_num(o, "in_fd", s->in_fd);
+	handover_put_num(o, "out_fd", s->out_fd);
+	handover_put_num(o, "err_fd", s->err_fd);
+	handover_put_num(o, "status_fd", s->status_fd);
+	handover_put_num(o, "spawned_ms", (double)s->spawned_ms);
+	handover_put_num(o, "ready_ms", (double)s->ready_ms);
+	handover_put_num(o, "next_upstream_id", (double)s->next_upstream_id);
+	handover_put_num(o, "first_id", (double)s->first_id);
+	handover_put_str(o, "init_result", s->init_result);
+	handover_put_num(o, "level", s->level);
+	subs = cJSON_AddArrayToObject(o, "subscriptions");
+	for (i = 0; i < s->nsubs; i++)
+		cJSON_AddItemToArray(subs, cJSON_CreateString(s->subs[i]));
+	handover_put_bytes(o, "out_partial", &s->out_partial);
+	handover_put_bytes(o, "err_partial", &s->err_partial);
+	handover_put_bytes(o, "status_partial", &s->status_partial);
+	handover_put_bytes(o, "in_queued", &s->in_queued);
+	return (o);
+}
+
+char *
+handover_print(const struct handover *h)
+{
+	cJSON	*o, *servers;
+	char	*text;
+	size_t	 i;
+
+	o = cJSON_CreateObject();
+	handover_put_num(o, "version", h->version);
+	handover_put_str(o, "config_file", h->config_file);
+	handover_put_bytes(o, "config_text", &h->config_text);
+	handover_put_num(o, "listen_fd", h->listen_fd);
+	cJSON_AddBoolToObject(o, "listen_owned", h->listen_owned);
+	handover_put_str(o, "socket_path", h->socket_path);
+	handover_put_str(o, "cgroup_root", h->cgroup_root);
+	handover_put_num(o, "guard_fd", h->guard_fd);
+	handover_put_num(o, "guard_pid", h->guard_pid);
+	handover_put_num(o, "nofile_cur", (double)h->nofile_cur);
+	handover_put_num(o, "nofile_max", (double)h->nofile_max);
+	cJSON_AddBoolToObject(o, "nofile_raised", h->nofile_raised);
+	handover_put_num(o, "started_ms", (double)h->started_ms);
+	handover_put_num(o, "reexecs", (double)h->reexecs);
+	handover_put_num(o, "workers_total", (double)h->workers_total);
+	servers = cJSON_AddArrayToObject(o, "servers");
+	for (i = 0; i < h->nservers; i++)
+		cJSON_AddItemToArray(servers,
+		    handover_server_json(&h->servers[i]));
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text == NULL)
+		abort();	/* cJSON fails only for want of memory */
+	return (text);
+}
+
+/*
+ * Parsing.
+ */
+
+struct handover_in {
+	const cJSON	*o;
+	const char	*where;		/* "the state", "server 3" */
+	char		*cause;		/* the first error */
+};
+
+static const cJSON *
+handover_get(struct handover_in *in, const char *key, int required)
+{
+	const cJSON	*v;
+
+	v = cJSON_GetObjectItemCaseSensitive(in->o, key);
+	if (v == NULL && required && in->cause == NULL)
+		xasprintf(&in->cause, "%s: no \"%s\"", in->where, key);
+	return (v);
+}
+
+static void
+handover_bad(struct handover_in *in, const char *key, const char *what)
+{
+	if (in->cause == NULL)
+		xasprintf(&in->cause, "%s: \"%s\" is not %s", in->where, key,
+		    what);
+}
+
+/* A number in [min, max], integral. */
+static double
+handover_num(struct handover_in *in, const char *key, int required,
+    double min, double max, double dflt)
+{
+	const cJSON	*v;
+	double		 d;
+
+	if ((v = handover_get(in, key, required)) == NULL)
+		return (dflt);
+	d = v->valuedouble;
+	if (!cJSON_IsNumber(v) || d < min || d > max || d != (double)(int64_t)d) {
+		handover_bad(in, key, "an integer in range");
+		return (dflt);
+	}
+	return (d);
+}
+
+static int
+handover_fd(struct handover_in *in, const char *key, int required)
+{
+	return ((int)handover_num(in, key, required, -1, HANDOVER_FD_MAX, -1));
+}
+
+static int
+handover_bool(struct handover_in *in, const char *key)
+{
+	const cJSON	*v;
+
+	if ((v = handover_get(in, key, 0)) == NULL)
+		return (0);
+	if (!cJSON_IsBool(v)) {
+		handover_bad(in, key, "true or false");
+		return (0);
+	}
+	return (cJSON_IsTrue(v));
+}
+
+static char *
+handover_str(struct handover_in *in, const char *key, int required)
+{
+	const cJSON	*v;
+
+	if ((v = handover_get(in, key, required)) == NULL)
+		return (NULL);
+	if (!cJSON_IsString(v)) {
+		handover_bad(in, key, "a string");
+		return (NULL);
+	}
+	return (xstrdup(v->valuestring));
+}
+
+static void
+handover_bytes(struct handover_in *in, const char *key,
+    struct handover_bytes *b)
+{
+	const cJSON	*v;
+
+	if ((v = handover_get(in, key, 0)) == NULL)
+		return;
+	if (!cJSON_IsString(v) || (b->p = b64url_decode(v->valuestring,
+	    strlen(v->valuestring), &b->len)) == NULL) {
+		handover_bad(in, key, "base64url text");
+		b->len = 0;
+	}
+}
+
+static void
+handover_parse_server(struct handover_in *in, struct handover_server *s)
+{
+	const cJSON	*subs, *sub;
+
+	s->name = handover_str(in, "name", 1);
+	s->running = handover_bool(in, "running");
+	s->state = handover_str(in, "state", 1);
+	s->spawns = (uint64_t)handover_num(in, "spawns", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->last_exit = handover_str(in, "last_exit", 0);
+	if (!s->running)
+		return;
+	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);
+	s->exit_pid = (pid_t)handover_num(in, "exit_pid", 1, 2, INT32_MAX, 0);
+	s->containment = (int)handover_num(in, "containment", 1, 0, 16, 0);
+	s->cgroup_leaf = handover_str(in, "cgroup_leaf", 0);
+	s->in_fd = handover_fd(in, "in_fd", 1);
+	s->out_fd = handover_fd(in, "out_fd", 1);
+	s->err_fd = handover_fd(in, "err_fd", 1);
+	s->status_fd = handover_fd(in, "status_fd", 0);
+	s->spawned_ms = (uint64_t)handover_num(in, "spawned_ms", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->ready_ms = (uint64_t)handover_num(in, "ready_ms", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->next_upstream_id = (int64_t)handover_num(in, "next_upstream_id", 1,
+	    1, HANDOVER_EXACT_MAX, 1);
+	s->first_id = (int64_t)handover_num(in, "first_id", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->init_result = handover_str(in, "init_result", 1);
+	s->level = (int)handover_num(in, "level", 0, -1, 7, -1);
+	handover_bytes(in, "out_partial", &s->out_partial);
+	handover_bytes(in, "err_partial", &s->err_partial);
+	handover_bytes(in, "status_partial", &s->status_partial);
+	handover_bytes(in, "in_queued", &s->in_queued);
+	if (in->cause == NULL && (s->out_fd < 0 || s->err_fd < 0))
+		xasprintf(&in->cause, "%s: a running server without its "
+		    "pipes", in->where);
+	subs = handover_get(in, "subscriptions", 0);
+	if (subs == NULL)
+		return;
+	if (!cJSON_IsArray(subs) ||
+	    cJSON_GetArraySize(subs) > HANDOVER_MAX_SUBS) {
+		handover_bad(in, "subscriptions", "an array of at most "
+		    "65536 strings");
+		return;
+	}
+	cJSON_ArrayForEach(sub, subs) {
+		if (!cJSON_IsString(sub)) {
+			handover_bad(in, "subscriptions", "an array of strings");
+			return;
+		}
+		handover_add_sub(s, sub->valuestring);
+	}
+}
+
+int
+handover_parse(const char *text, size_t len, struct handover *h,
+    char **cause)
+{
+	struct handover_in	 in = { NULL, "the state", NULL };
+	const cJSON		*servers, *srv;
+	cJSON			*root;
+	char			 where[32];
+	size_t			 i, j;
+	int			 version;
+
+	handover_init(h);
+	*cause = NULL;
+	if (len > HANDOVER_MAX_BYTES) {
+		xasprintf(cause, "the state is larger than %d bytes",
+		    HANDOVER_MAX_BYTES);
+		return (-1);
+	}
+	if ((root = cJSON_ParseWithLength(text, len)) == NULL ||
+	    !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		xasprintf(cause, "the state is not a JSON object");
+		return (-1);
+	}
+	in.o = root;
+	version = (int)handover_num(&in, "version", 1, 0, INT32_MAX, -1);
+	if (in.cause == NULL && version != HANDOVER_VERSION) {
+		xasprintf(&in.cause, "the state is version %d, and this mcpd "
+		    "reads version %d only", version, HANDOVER_VERSION);
+	}
+	if (in.cause != NULL)
+		goto fail;
+	h->config_file = handover_str(&in, "config_file", 1);
+	handover_bytes(&in, "config_text", &h->config_text);
+	h->listen_fd = handover_fd(&in, "listen_fd", 1);
+	h->listen_owned = handover_bool(&in, "listen_owned");
+	h->socket_path = handover_str(&in, "socket_path", 1);
+	h->cgroup_root = handover_str(&in, "cgroup_root", 0);
+	h->guard_fd = handover_fd(&in, "guard_fd", 0);
+	h->guard_pid = (pid_t)handover_num(&in, "guard_pid", 0, 0, INT32_MAX,
+	    0);
+	h->nofile_cur = (uint64_t)handover_num(&in, "nofile_cur", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	h->nofile_max = (uint64_t)handover_num(&in, "nofile_max", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	h->nofile_raised = handover_bool(&in, "nofile_raised");
+	h->started_ms = (uint64_t)handover_num(&in, "started_ms", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	h->reexecs = (uint64_t)handover_num(&in, "reexecs", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	h->workers_total = (uint64_t)handover_num(&in, "workers_total", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	if (in.cause == NULL && h->listen_fd < 0)
+		xasprintf(&in.cause, "the state has no listening socket");
+	servers = handover_get(&in, "servers", 1);
+	if (in.cause != NULL)
+		goto fail;
+	if (!cJSON_IsArray(servers) ||
+	    cJSON_GetArraySize(servers) > HANDOVER_MAX_SERVERS) {
+		handover_bad(&in, "servers", "an array of at most 4096 objects");
+		goto fail;
+	}
+	i = 0;
+	cJSON_ArrayForEach(srv, servers) {
+		snprintf(where, sizeof where, "server %zu", i++);
+		if (!cJSON_IsObject(srv)) {
+			xasprintf(&in.cause, "%s: not an object", where);
+			goto fail;
+		}
+		in.o = srv;
+		in.where = where;
+		handover_parse_server(&in, handover_add_server(h));
+		if (in.cause != NULL)
+			goto fail;
+		for (j = 0; j + 1 < h->nservers; j++) {
+			if (strcmp(h->servers[j].name,
+			    h->servers[h->nservers - 1].name) == 0) {
+				xasprintf(&in.cause, "%s: a second server "
+				    "of that name", where);
+				goto fail;
+			}
+		}
+	}
+	cJSON_Delete(root);
+	return (0);
+
+fail:
+	cJSON_Delete(root);
+	handover_free(h);
+	*cause = in.cause;
+	return (-1);
+}

@@ -1,0 +1,98 @@
+/*
+ * handover.h -- what one mcpd hands the next across a live re-exec
+ * (mcpctl reexec): the servers it runs, with their pipes, sessions and
+ * histories, the listening socket and the guard (pure: text in, text out;
+ * the descriptors are numbers kept open across execve).
+ *
+ * The text is versioned JSON.  handover_parse refuses a version it does
+ * not know, and anything malformed, with a sentence saying why: the new
+ * process then exits rather than guess, and the servers die with it as
+ * they would on any exit of mcpd.  Byte strings (half lines, queued
+ * input) travel as base64url.  Every count is bounded by the parser.
+ */
+#ifndef MCPD_HANDOVER_H
+#define MCPD_HANDOVER_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef HANDOVER_VERSION
+#define HANDOVER_VERSION	1
+#endif
+#define HANDOVER_MAX_SERVERS	4096
+#define HANDOVER_MAX_SUBS	65536
+#define HANDOVER_MAX_BYTES	(1024 * 1024 * 1024)	/* the whole text */
+
+/* A byte string (not NUL-ended; may hold any byte). */
+struct handover_bytes {
+	char	*p;
+	size_t	 len;
+};
+
+struct handover_server {
+	char		*name;
+	/*
+	 * running: a process is handed over with its pipes, its session
+	 * ready.  Otherwise the state the server was left in ("stopped",
+	 * "failed", "idle", "needs-login"): the new process keeps it there
+	 * rather than starting it.
+	 */
+	int		 running;
+	char		*state;
+	uint64_t	 spawns;		/* starts so far */
+	char		*last_exit;		/* or NULL */
+
+	/* When running. */
+	pid_t		 pid;			/* the server, its group */
+	pid_t		 exit_pid;		/* whose exit ends it */
+	int		 containment;		/* child.h's enum, as a number */
+	char		*cgroup_leaf;		/* "" without a cgroup */
+	int		 in_fd, out_fd, err_fd;
+	int		 status_fd;		/* -1: a local server */
+	uint64_t	 spawned_ms;		/* monotonic */
+	uint64_t	 ready_ms;		/* monotonic */
+	int64_t		 next_upstream_id;	/* never reused */
+	int64_t		 first_id;		/* the session's ids so far */
+	char		*init_result;		/* JSON text */
+	int		 level;			/* upstream log level, or -1 */
+	char		**subs;			/* upstream subscriptions */
+	size_t		 nsubs;
+	struct handover_bytes out_partial;	/* a half line of stdout */
+	struct handover_bytes err_partial;	/* of stderr */
+	struct handover_bytes status_partial;	/* of the status channel */
+	struct handover_bytes in_queued;	/* not yet written to stdin */
+};
+
+struct handover {
+	int		 version;
+	char		*config_file;
+	struct handover_bytes config_text;	/* the configuration running */
+	int		 listen_fd;
+	int		 listen_owned;		/* mcpd made the socket file */
+	char		*socket_path;
+	char		*cgroup_root;		/* servers' cgroups, or NULL */
+	int		 guard_fd;		/* -1: no guard */
+	pid_t		 guard_pid;
+	uint64_t	 nofile_cur, nofile_max;	/* what servers get */
+	int		 nofile_raised;
+	uint64_t	 started_ms;		/* monotonic, the first mcpd */
+	uint64_t	 reexecs;		/* before this one */
+	uint64_t	 workers_total;
+	struct handover_server *servers;
+	size_t		 nservers;
+};
+
+void	 handover_init(struct handover *);
+void	 handover_free(struct handover *);
+/* A new server entry, zeroed but for fds (-1) and level (-1). */
+struct handover_server *handover_add_server(struct handover *);
+void	 handover_add_sub(struct handover_server *, const char *uri);
+/* malloc'd, NUL-ended. */
+char	*handover_print(const struct handover *);
+/* 0, or -1 with *cause (malloc'd) saying what is wrong. */
+int	 handover_parse(const char *text, size_t len, struct handover *,
+	    char **cause);
+
+#endif /* MCPD_HANDOVER_H */
