@@ -307,3 +307,91 @@ rlink_json(const struct rlink *rl, cJSON *o)
 		    (double)(rl->done[i] + rl->now[i]));
 	}
 }
+
+/*
+ * A re-exec: what the status channel said so far, for the next mcpd (the
+ * worker goes on reporting only what changes).
+ */
+
+static cJSON *
+rlink_counts_json(const unsigned long *v)
+{
+	cJSON	*o;
+	char	 key[16];
+	size_t	 i;
+
+	o = cJSON_CreateObject();
+	for (i = 0; i < RLINK_CODES; i++) {
+		if (v[i] == 0)
+			continue;
+		snprintf(key, sizeof key, "%zu", i);
+		cJSON_AddNumberToObject(o, key, (double)v[i]);
+	}
+	return (o);
+}
+
+char *
+rlink_export(const struct rlink *rl)
+{
+	cJSON	*o;
+	char	*text;
+
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "transport", rl->transport);
+	cJSON_AddStringToObject(o, "session", rl->session);
+	cJSON_AddStringToObject(o, "protocol", rl->protocol);
+	cJSON_AddNumberToObject(o, "last_status", (double)rl->last_status);
+	cJSON_AddStringToObject(o, "last_method", rl->last_method);
+	cJSON_AddStringToObject(o, "auth", rl->auth);
+	if (rl->auth_reason != NULL)
+		cJSON_AddStringToObject(o, "auth_reason", rl->auth_reason);
+	cJSON_AddNumberToObject(o, "token_expires", rl->token_expires);
+	cJSON_AddBoolToObject(o, "signed_in", rl->signed_in);
+	cJSON_AddBoolToObject(o, "refresh", rl->refresh);
+	cJSON_AddItemToObject(o, "done", rlink_counts_json(rl->done));
+	cJSON_AddItemToObject(o, "now", rlink_counts_json(rl->now));
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return (text);
+}
+
+void
+rlink_adopt(struct rlink *rl, const char *text)
+{
+	cJSON		*o, *v;
+	size_t		 i;
+
+	if (text == NULL || (o = cJSON_Parse(text)) == NULL)
+		return;
+	rlink_word(rl->transport, sizeof rl->transport,
+	    cJSON_GetObjectItemCaseSensitive(o, "transport"));
+	rlink_word(rl->session, sizeof rl->session,
+	    cJSON_GetObjectItemCaseSensitive(o, "session"));
+	rlink_word(rl->protocol, sizeof rl->protocol,
+	    cJSON_GetObjectItemCaseSensitive(o, "protocol"));
+	rlink_word(rl->last_method, sizeof rl->last_method,
+	    cJSON_GetObjectItemCaseSensitive(o, "last_method"));
+	rlink_word(rl->auth, sizeof rl->auth,
+	    cJSON_GetObjectItemCaseSensitive(o, "auth"));
+	free(rl->auth_reason);
+	rl->auth_reason = rlink_text(cJSON_GetObjectItemCaseSensitive(o,
+	    "auth_reason"));
+	v = cJSON_GetObjectItemCaseSensitive(o, "last_status");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1000)
+		rl->last_status = (long)v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(o, "token_expires");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12)
+		rl->token_expires = v->valuedouble;
+	rl->signed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+	    "signed_in"));
+	rl->refresh = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+	    "refresh"));
+	/* rlink_counts fills now[]: the ended processes' first. */
+	rlink_counts(rl, cJSON_GetObjectItemCaseSensitive(o, "done"));
+	for (i = 0; i < RLINK_CODES; i++) {
+		rl->done[i] = rl->now[i];
+		rl->now[i] = 0;
+	}
+	rlink_counts(rl, cJSON_GetObjectItemCaseSensitive(o, "now"));
+	cJSON_Delete(o);
+}

@@ -36,5 +36,11 @@ const char	*rlink_step_up(const struct rlink *);
  * "http_responses": {"200": N, ...}}.
  */
 void		 rlink_json(const struct rlink *, cJSON *);
+/*
+ * A re-exec: what is known of the remote session, as text for the state
+ * (malloc'd), and read back by the next mcpd into a new rlink.
+ */
+char		*rlink_export(const struct rlink *);
+void		 rlink_adopt(struct rlink *, const char *text);
 
 #endif /* MCPD_RLINK_H */

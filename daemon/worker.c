@@ -1352,6 +1352,8 @@ worker_export(struct worker *w, struct handover_server *s)
 		s->ready_ms = w->state_since_ms;
 		s->next_upstream_id = w->next_upstream_id;
 		s->init_result = xstrdup(w->init_text);
+		if (w->rlink != NULL)
+			s->remote = rlink_export(w->rlink);
 		router_export(w->router, s);
 		return;
 	}
@@ -1397,6 +1399,8 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 		w->next_upstream_id = s->next_upstream_id;
 		w->init_text = xstrdup(s->init_result);
 		w->init_result = cJSON_Parse(s->init_result);
+		if (w->rlink != NULL)
+			rlink_adopt(w->rlink, s->remote);
 		w->was_ready = 1;
 		w->heard_ms = clock_now_ms();
 		xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",

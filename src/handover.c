@@ -50,6 +50,7 @@ handover_server_free(struct handover_server *s)
 	free(s->last_exit);
 	free(s->cgroup_leaf);
 	free(s->init_result);
+	free(s->remote);
 	for (i = 0; i < s->nsubs; i++)
 		free(s->subs[i]);
 	free(s->subs);
@@ -151,6 +152,7 @@ handover_server_json(const struct handover_server *s)
 	handover_put_num(o, "next_upstream_id", (double)s->next_upstream_id);
 	handover_put_num(o, "first_id", (double)s->first_id);
 	handover_put_str(o, "init_result", s->init_result);
+	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "level", s->level);
 	subs = cJSON_AddArrayToObject(o, "subscriptions");
 	for (i = 0; i < s->nsubs; i++)
@@ -322,6 +324,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->first_id = (int64_t)handover_num(in, "first_id", 0, 0,
 	    HANDOVER_EXACT_MAX, 0);
 	s->init_result = handover_str(in, "init_result", 1);
+	s->remote = handover_str(in, "remote", 0);
 	s->level = (int)handover_num(in, "level", 0, -1, 7, -1);
 	handover_bytes(in, "out_partial", &s->out_partial);
 	handover_bytes(in, "err_partial", &s->err_partial);

@@ -56,6 +56,7 @@ struct handover_server {
 	int64_t		 next_upstream_id;	/* never reused */
 	int64_t		 first_id;		/* the session's ids so far */
 	char		*init_result;		/* JSON text */
+	char		*remote;		/* a remote's status, JSON */
 	int		 level;			/* upstream log level, or -1 */
 	char		**subs;			/* upstream subscriptions */
 	size_t		 nsubs;

@@ -9,7 +9,8 @@
 #   A  as the units run it (-s naming the same path): mcpctl's first
 #      connection starts mcpd, which answers it and shows a ready server;
 #      the socket file keeps its inode while mcpd runs (never unlinked and
-#      bound again) and is still there after mcpd exits 0 on SIGTERM.
+#      bound again), also across `mcpctl reexec`, which keeps the server
+#      running, and is still there after mcpd exits 0 on SIGTERM.
 #   B  with no -s and $MCPD_SOCKET naming another path: the passed socket
 #      still wins, nothing is created at the other path, and `mcpctl
 #      status` reports the passed socket's path.
@@ -76,6 +77,15 @@ wait_ready alpha
 	fail "the socket file was replaced while mcpd ran (inode $inode -> $(inode_of "$SOCK")): mcpd bound it again"
 ctl status >/dev/null || fail "a second client was not served"
 note "A: mcpd $MCPD_PID, started by the first connection, serves on $SOCK; alpha is ready"
+# A re-exec keeps the socket systemd passed, and leaves its file alone.
+alpha=$(server_pid alpha) || fail "alpha has no pid"
+ctl reexec >"$T/reexec.out" 2>&1 || fail "A: mcpctl reexec failed: $(cat "$T/reexec.out")"
+[ "$(daemon_field pid)" = "$MCPD_PID" ] && [ "$(daemon_field reexecs)" = 1 ] &&
+	[ "$(daemon_field socket)" = "$SOCK" ] ||
+	fail "A: after mcpctl reexec: $(ctl --json status | jq -c .daemon)"
+[ "$(server_pid alpha)" = "$alpha" ] || fail "A: alpha was restarted by the re-exec"
+[ "$(inode_of "$SOCK")" = "$inode" ] || fail "A: the re-exec replaced the socket file"
+note "A: mcpctl reexec kept the passed socket and alpha (pid $alpha)"
 stop_mcpd TERM
 [ "$MCPD_STATUS" = 0 ] || fail "A: mcpd exited with status $MCPD_STATUS on SIGTERM"
 [ -S "$SOCK" ] ||

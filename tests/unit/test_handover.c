@@ -54,6 +54,7 @@ sample(struct handover *h)
 	s->first_id = 17;
 	s->init_result = strdup("{\"protocolVersion\":\"2025-06-18\"}");
 	s->level = 3;
+	s->remote = strdup("{\"session\":\"established\"}");
 	handover_add_sub(s, "file:///a");
 	handover_add_sub(s, "file:///b \"quoted\"");
 	/* Half lines may hold any byte, NUL and invalid UTF-8 too. */
@@ -102,6 +103,7 @@ START_TEST(test_handover_round_trip)
 	ck_assert(s->next_upstream_id == 9007199254740000LL);
 	ck_assert(s->first_id == 17);
 	ck_assert_int_eq(s->level, 3);
+	ck_assert_str_eq(s->remote, "{\"session\":\"established\"}");
 	ck_assert_uint_eq(s->nsubs, 2);
 	ck_assert_str_eq(s->subs[1], "file:///b \"quoted\"");
 	ck_assert_uint_eq(s->out_partial.len, 5);
