@@ -4,7 +4,8 @@
  *
  * Clients do not cross a re-exec (their bridges reconnect), so nothing
  * of theirs is carried: what is, is the session's own state upstream.
- * The log level mcpd set stays set.  Each subscription the server holds
+ * The log level mcpd set stays set.  The server's requests that waited
+ * for a client are answered with an error, as when a client leaves.  Each subscription the server holds
  * is counted once more, for the client that made it, until it comes back
  * and subscribes again (answered by mcpd: the server already sends the
  * updates) or the hold runs out; the last one to go unsubscribes as
@@ -20,6 +21,7 @@
 #include "handover.h"
 #include "hmap.h"
 #include "mcpd.h"
+#include "proto.h"
 #include "router.h"
 #include "router_int.h"
 #include "worker.h"
@@ -35,6 +37,13 @@ router_export(const struct router *r, struct handover_server *s)
 
 	s->level = r->upstream_level;
 	s->first_id = r->first_id;
+	/* The server's requests that wait for a client: answered anew. */
+	hmap_iter_init(r->downs_by_server, &it);
+	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
+		uri = xstrndup(key, keylen);
+		handover_add_ask(s, uri);
+		free(uri);
+	}
 	hmap_iter_init(r->subs, &it);
 	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
 		uri = xstrndup(key, keylen);
@@ -84,6 +93,11 @@ router_adopt(struct router *r, const struct handover_server *s)
 	r->handover_id = s->next_upstream_id;
 	r->first_id = s->first_id > 0 ? s->first_id : 1;
 	r->last_id = s->next_upstream_id - 1;
+	/* Their clients went with the old mcpd's connections. */
+	for (i = 0; i < s->nasks; i++)
+		router_server_reply(r, s->asks[i], strlen(s->asks[i]), NULL,
+		    RPC_INTERNAL_ERROR, "the client handling this request "
+		    "disconnected");
 	if (s->nsubs == 0)
 		return;
 	r->handover_subs = xcalloc(s->nsubs, sizeof *r->handover_subs);

@@ -54,6 +54,9 @@ handover_server_free(struct handover_server *s)
 	for (i = 0; i < s->nsubs; i++)
 		free(s->subs[i]);
 	free(s->subs);
+	for (i = 0; i < s->nasks; i++)
+		free(s->asks[i]);
+	free(s->asks);
 	handover_bytes_free(&s->out_partial);
 	handover_bytes_free(&s->err_partial);
 	handover_bytes_free(&s->status_partial);
@@ -96,6 +99,25 @@ handover_add_sub(struct handover_server *s, const char *uri)
 	s->subs[s->nsubs++] = xstrdup(uri);
 }
 
+void
+handover_add_ask(struct handover_server *s, const char *id)
+{
+	s->asks = xreallocarray(s->asks, s->nasks + 1, sizeof *s->asks);
+	s->asks[s->nasks++] = xstrdup(id);
+}
+
+/* A list of strings under key. */
+static void
+handover_put_strs(cJSON *o, const char *key, char *const *v, size_t n)
+{
+	cJSON	*a;
+	size_t	 i;
+
+	a = cJSON_AddArrayToObject(o, key);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
 /*
  * Printing.
  */
@@ -128,8 +150,7 @@ handover_put_num(cJSON *o, const char *key, double value)
 static cJSON *
 handover_server_json(const struct handover_server *s)
 {
-	cJSON	*o, *subs;
-	size_t	 i;
+	cJSON	*o;
 
 	o = cJSON_CreateObject();
 	handover_put_str(o, "name", s->name);
@@ -154,9 +175,8 @@ handover_server_json(const struct handover_server *s)
 	handover_put_str(o, "init_result", s->init_result);
 	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "level", s->level);
-	subs = cJSON_AddArrayToObject(o, "subscriptions");
-	for (i = 0; i < s->nsubs; i++)
-		cJSON_AddItemToArray(subs, cJSON_CreateString(s->subs[i]));
+	handover_put_strs(o, "subscriptions", s->subs, s->nsubs);
+	handover_put_strs(o, "asks", s->asks, s->nasks);
 	handover_put_bytes(o, "out_partial", &s->out_partial);
 	handover_put_bytes(o, "err_partial", &s->err_partial);
 	handover_put_bytes(o, "status_partial", &s->status_partial);
@@ -294,10 +314,35 @@ handover_bytes(struct handover_in *in, const char *key,
 	}
 }
 
+/* An optional array of at most HANDOVER_MAX_SUBS strings, each added. */
+static void
+handover_strs(struct handover_in *in, const char *key,
+    struct handover_server *s,
+    void (*add)(struct handover_server *, const char *))
+{
+	const cJSON	*a, *v;
+
+	if (in->cause != NULL || (a = handover_get(in, key, 0)) == NULL)
+		return;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_SUBS) {
+		handover_bad(in, key, "an array of at most 65536 strings");
+		return;
+	}
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsString(v)) {
+			handover_bad(in, key, "an array of strings");
+			return;
+		}
+		add(s, v->valuestring);
+	}
+}
+
 static void
 handover_parse_server(struct handover_in *in, struct handover_server *s)
 {
-	const cJSON	*subs, *sub;
+	cJSON	*id;
+	size_t	 i;
+
 
 	s->name = handover_str(in, "name", 1);
 	s->running = handover_bool(in, "running");
@@ -324,6 +369,14 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->first_id = (int64_t)handover_num(in, "first_id", 0, 0,
 	    HANDOVER_EXACT_MAX, 0);
 	s->init_result = handover_str(in, "init_result", 1);
+	if (s->init_result != NULL) {
+		/* Clients are answered with it as it is. */
+		id = cJSON_ParseWithOpts(s->init_result, NULL, 1);
+		if (!cJSON_IsObject(id) || !cJSON_IsString(
+		    cJSON_GetObjectItemCaseSensitive(id, "protocolVersion")))
+			handover_bad(in, "init_result", "an initialize result");
+		cJSON_Delete(id);
+	}
 	s->remote = handover_str(in, "remote", 0);
 	s->level = (int)handover_num(in, "level", 0, -1, 7, -1);
 	handover_bytes(in, "out_partial", &s->out_partial);
@@ -333,21 +386,14 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	if (in->cause == NULL && (s->out_fd < 0 || s->err_fd < 0))
 		xasprintf(&in->cause, "%s: a running server without its "
 		    "pipes", in->where);
-	subs = handover_get(in, "subscriptions", 0);
-	if (subs == NULL)
-		return;
-	if (!cJSON_IsArray(subs) ||
-	    cJSON_GetArraySize(subs) > HANDOVER_MAX_SUBS) {
-		handover_bad(in, "subscriptions", "an array of at most "
-		    "65536 strings");
-		return;
-	}
-	cJSON_ArrayForEach(sub, subs) {
-		if (!cJSON_IsString(sub)) {
-			handover_bad(in, "subscriptions", "an array of strings");
-			return;
-		}
-		handover_add_sub(s, sub->valuestring);
+	handover_strs(in, "subscriptions", s, handover_add_sub);
+	handover_strs(in, "asks", s, handover_add_ask);
+	for (i = 0; in->cause == NULL && i < s->nasks; i++) {
+		/* Written back to the server as they are: ids, nothing else. */
+		id = cJSON_ParseWithOpts(s->asks[i], NULL, 1);
+		if (!cJSON_IsNumber(id) && !cJSON_IsString(id))
+			handover_bad(in, "asks", "an array of JSON-RPC ids");
+		cJSON_Delete(id);
 	}
 }
 

@@ -60,6 +60,8 @@ struct handover_server {
 	int		 level;			/* upstream log level, or -1 */
 	char		**subs;			/* upstream subscriptions */
 	size_t		 nsubs;
+	char		**asks;			/* ids (JSON text) of the */
+	size_t		 nasks;			/* server's requests unanswered */
 	struct handover_bytes out_partial;	/* a half line of stdout */
 	struct handover_bytes err_partial;	/* of stderr */
 	struct handover_bytes status_partial;	/* of the status channel */
@@ -90,6 +92,7 @@ void	 handover_free(struct handover *);
 /* A new server entry, zeroed but for fds (-1) and level (-1). */
 struct handover_server *handover_add_server(struct handover *);
 void	 handover_add_sub(struct handover_server *, const char *uri);
+void	 handover_add_ask(struct handover_server *, const char *id);
 /* malloc'd, NUL-ended. */
 char	*handover_print(const struct handover *);
 /* 0, or -1 with *cause (malloc'd) saying what is wrong. */

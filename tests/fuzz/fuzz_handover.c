@@ -6,8 +6,10 @@
  * - handover_parse returns 0, or -1 with a reason; after -1 the struct
  *   holds nothing (freeing it again is harmless);
  * - what it accepts is of this version, has a listening socket, names
- *   each server once, gives a running server its pipes, and keeps every
- *   number in its range;
+ *   each server once, gives a running server its pipes and an initialize
+ *   result that is one JSON object, holds only JSON-RPC ids where the
+ *   server's requests are listed (they are written back to it), and
+ *   keeps every number in its range;
  * - printing what it accepted and reading that back gives the same text
  *   (handover_print and handover_parse agree).
  */
@@ -25,6 +27,7 @@ static void
 check_accepted(const struct handover *h)
 {
 	const struct handover_server	*s;
+	cJSON				*v;
 	size_t				 i, j;
 
 	FUZZ_CHECK(h->version == HANDOVER_VERSION, "version %d accepted",
@@ -53,6 +56,16 @@ check_accepted(const struct handover *h)
 		FUZZ_CHECK(s->level >= -1 && s->level <= 7, "level %d",
 		    s->level);
 		FUZZ_CHECK(s->init_result != NULL, "no initialize result");
+		v = cJSON_ParseWithOpts(s->init_result, NULL, 1);
+		FUZZ_CHECK(cJSON_IsObject(v), "an initialize result that is "
+		    "not an object: %s", s->init_result);
+		cJSON_Delete(v);
+		for (j = 0; j < s->nasks; j++) {
+			v = cJSON_ParseWithOpts(s->asks[j], NULL, 1);
+			FUZZ_CHECK(cJSON_IsString(v) || cJSON_IsNumber(v),
+			    "an id that is none: %s", s->asks[j]);
+			cJSON_Delete(v);
+		}
 		FUZZ_CHECK(s->nsubs <= HANDOVER_MAX_SUBS, "%zu subscriptions",
 		    s->nsubs);
 	}

@@ -56,6 +56,8 @@ sample(struct handover *h)
 	s->level = 3;
 	s->remote = strdup("{\"session\":\"established\"}");
 	handover_add_sub(s, "file:///a");
+	handover_add_ask(s, "\"sampling-7\"");
+	handover_add_ask(s, "12");
 	handover_add_sub(s, "file:///b \"quoted\"");
 	/* Half lines may hold any byte, NUL and invalid UTF-8 too. */
 	s->out_partial.p = malloc(5);
@@ -106,6 +108,9 @@ START_TEST(test_handover_round_trip)
 	ck_assert_str_eq(s->remote, "{\"session\":\"established\"}");
 	ck_assert_uint_eq(s->nsubs, 2);
 	ck_assert_str_eq(s->subs[1], "file:///b \"quoted\"");
+	ck_assert_uint_eq(s->nasks, 2);
+	ck_assert_str_eq(s->asks[0], "\"sampling-7\"");
+	ck_assert_str_eq(s->asks[1], "12");
 	ck_assert_uint_eq(s->out_partial.len, 5);
 	ck_assert(memcmp(s->out_partial.p, "{\"a\0\xff", 5) == 0);
 	ck_assert_uint_eq(s->err_partial.len, 0);
@@ -175,13 +180,13 @@ START_TEST(test_handover_refused)
 	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
 	    "\"running\":true,\"pid\":9,\"exit_pid\":9,\"containment\":1,"
 	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":2,"
-	    "\"init_result\":\"{}\",\"out_partial\":\"***\"}]}",
+	    "\"init_result\":\"{\\\"protocolVersion\\\":\\\"x\\\"}\",\"out_partial\":\"***\"}]}",
 	    "out_partial");
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
 	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
 	    "\"running\":true,\"pid\":9,\"exit_pid\":9,\"containment\":1,"
 	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":2,"
-	    "\"init_result\":\"{}\",\"subscriptions\":[1]}]}",
+	    "\"init_result\":\"{\\\"protocolVersion\\\":\\\"x\\\"}\",\"subscriptions\":[1]}]}",
 	    "subscriptions");
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
 	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
@@ -189,6 +194,18 @@ START_TEST(test_handover_refused)
 	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,"
 	    "\"next_upstream_id\":1e300,\"init_result\":\"{}\"}]}",
 	    "next_upstream_id");
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
+	    "\"running\":true,\"pid\":9,\"exit_pid\":9,\"containment\":1,"
+	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":2,"
+	    "\"init_result\":\"{}\"}]}", "init_result");
+	/* An id is written back to the server: it must be one. */
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
+	    "\"running\":true,\"pid\":9,\"exit_pid\":9,\"containment\":1,"
+	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":2,"
+	    "\"init_result\":\"{\\\"protocolVersion\\\":\\\"x\\\"}\",\"asks\":[\"1},{\\\"x\\\":1\"]}]}",
+	    "asks");
 }
 END_TEST
 
