@@ -26,6 +26,7 @@
 #include "esc.h"
 #include "follow.h"
 #include "log.h"
+#include "handover.h"
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -261,4 +262,30 @@ uint64_t
 logs_count(const struct logs *l)
 {
 	return (l->count);
+}
+
+void
+logs_export(const struct logs *l, struct handover_server *s)
+{
+	uint64_t	 seq, t;
+	const char	*line;
+	size_t		 len;
+
+	s->stderr_lines = l->count;
+	for (seq = ring_first_seq(l->ring); seq < ring_next_seq(l->ring);
+	    seq++) {
+		if ((line = ring_get(l->ring, seq, &len, &t)) != NULL)
+			handover_add_line(s, line, len, t);
+	}
+}
+
+void
+logs_adopt(struct logs *l, const struct handover_server *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nlines; i++)
+		ring_push(l->ring, s->lines[i].text.p, s->lines[i].text.len,
+		    s->lines[i].time_us);
+	l->count = s->stderr_lines;
 }

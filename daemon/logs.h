@@ -34,6 +34,10 @@ cJSON		*logs_json(const struct logs *, size_t n);
 uint64_t	 logs_serial(const struct logs *);
 /* Lines seen since the server was configured (status: stderr_lines). */
 uint64_t	 logs_count(const struct logs *);
+/* A re-exec: the recent lines and the count, handed over and taken. */
+struct handover_server;
+void		 logs_export(const struct logs *, struct handover_server *);
+void		 logs_adopt(struct logs *, const struct handover_server *);
 
 /* The connection follows the server; following twice is following once. */
 void		 logs_follow(struct mcpd *, struct client *, uint64_t serial);

@@ -1344,6 +1344,7 @@ worker_export(struct worker *w, struct handover_server *s)
 	s->name = xstrdup(w->name);
 	s->spawns = w->spawns;
 	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
+	logs_export(w->logs, s);
 	if (w->state == WORKER_READY && w->init_text != NULL &&
 	    w->broken_reason == NULL && transport_export(w->tp, s) == 0) {
 		s->running = 1;
@@ -1391,6 +1392,7 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 	w = worker_new_stopped(mcpd, cs);
 	w->spawns = s->spawns;
 	worker_set_reason(&w->last_exit, s->last_exit);
+	logs_adopt(w->logs, s);
 	if (s->running) {
 		w->tp = transport_adopt(mcpd, w->conf, &worker_transport_cb, w,
 		    s);

@@ -57,6 +57,9 @@ handover_server_free(struct handover_server *s)
 	for (i = 0; i < s->nasks; i++)
 		free(s->asks[i]);
 	free(s->asks);
+	for (i = 0; i < s->nlines; i++)
+		handover_bytes_free(&s->lines[i].text);
+	free(s->lines);
 	handover_bytes_free(&s->out_partial);
 	handover_bytes_free(&s->err_partial);
 	handover_bytes_free(&s->status_partial);
@@ -106,6 +109,20 @@ handover_add_ask(struct handover_server *s, const char *id)
 	s->asks[s->nasks++] = xstrdup(id);
 }
 
+void
+handover_add_line(struct handover_server *s, const char *text, size_t len,
+    uint64_t time_us)
+{
+	struct handover_line	*l;
+
+	s->lines = xreallocarray(s->lines, s->nlines + 1, sizeof *s->lines);
+	l = &s->lines[s->nlines++];
+	l->text.p = xmalloc(len > 0 ? len : 1);
+	memcpy(l->text.p, text, len);
+	l->text.len = len;
+	l->time_us = time_us;
+}
+
 /* A list of strings under key. */
 static void
 handover_put_strs(cJSON *o, const char *key, char *const *v, size_t n)
@@ -150,7 +167,8 @@ handover_put_num(cJSON *o, const char *key, double value)
 static cJSON *
 handover_server_json(const struct handover_server *s)
 {
-	cJSON	*o;
+	cJSON	*o, *lines, *line;
+	size_t	 i;
 
 	o = cJSON_CreateObject();
 	handover_put_str(o, "name", s->name);
@@ -158,6 +176,15 @@ handover_server_json(const struct handover_server *s)
 	handover_put_str(o, "state", s->state);
 	handover_put_num(o, "spawns", (double)s->spawns);
 	handover_put_str(o, "last_exit", s->last_exit);
+	handover_put_num(o, "stderr_lines", (double)s->stderr_lines);
+	lines = cJSON_AddArrayToObject(o, "stderr");
+	for (i = 0; i < s->nlines; i++) {
+		line = cJSON_CreateObject();
+		handover_put_num(line, "t", (double)s->lines[i].time_us);
+		/* An empty line prints as no member: it reads back empty. */
+		handover_put_bytes(line, "text", &s->lines[i].text);
+		cJSON_AddItemToArray(lines, line);
+	}
 	if (!s->running)
 		return (o);
 	handover_put_num(o, "pid", s->pid);
@@ -337,6 +364,45 @@ handover_strs(struct handover_in *in, const char *key,
 	}
 }
 
+/* "stderr": [{"t": time_us, "text": base64url}], at most 65536. */
+static void
+handover_parse_lines(struct handover_in *in, struct handover_server *s)
+{
+	struct handover_in	 sub;
+	struct handover_bytes	 b;
+	const cJSON		*a, *v;
+	uint64_t		 t;
+
+	s->stderr_lines = (uint64_t)handover_num(in, "stderr_lines", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	if (in->cause != NULL || (a = handover_get(in, "stderr", 0)) == NULL)
+		return;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_SUBS) {
+		handover_bad(in, "stderr", "an array of at most 65536 lines");
+		return;
+	}
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsObject(v)) {
+			handover_bad(in, "stderr", "an array of objects");
+			return;
+		}
+		sub.o = v;
+		sub.where = in->where;
+		sub.cause = NULL;
+		memset(&b, 0, sizeof b);
+		t = (uint64_t)handover_num(&sub, "t", 1, 0, HANDOVER_EXACT_MAX,
+		    0);
+		handover_bytes(&sub, "text", &b);
+		if (sub.cause != NULL) {
+			in->cause = sub.cause;
+			free(b.p);
+			return;
+		}
+		handover_add_line(s, b.p != NULL ? b.p : "", b.len, t);
+		free(b.p);
+	}
+}
+
 static void
 handover_parse_server(struct handover_in *in, struct handover_server *s)
 {
@@ -350,6 +416,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->spawns = (uint64_t)handover_num(in, "spawns", 0, 0,
 	    HANDOVER_EXACT_MAX, 0);
 	s->last_exit = handover_str(in, "last_exit", 0);
+	handover_parse_lines(in, s);
 	if (!s->running)
 		return;
 	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);

@@ -31,6 +31,12 @@ struct handover_bytes {
 	size_t	 len;
 };
 
+/* A line a server wrote to stderr, kept for mcpctl logs. */
+struct handover_line {
+	struct handover_bytes text;
+	uint64_t	 time_us;		/* wall clock */
+};
+
 struct handover_server {
 	char		*name;
 	/*
@@ -43,6 +49,9 @@ struct handover_server {
 	char		*state;
 	uint64_t	 spawns;		/* starts so far */
 	char		*last_exit;		/* or NULL */
+	struct handover_line *lines;		/* recent stderr, oldest first */
+	size_t		 nlines;
+	uint64_t	 stderr_lines;		/* seen since configured */
 
 	/* When running. */
 	pid_t		 pid;			/* the server, its group */
@@ -93,6 +102,8 @@ void	 handover_free(struct handover *);
 struct handover_server *handover_add_server(struct handover *);
 void	 handover_add_sub(struct handover_server *, const char *uri);
 void	 handover_add_ask(struct handover_server *, const char *id);
+void	 handover_add_line(struct handover_server *, const char *text,
+	    size_t len, uint64_t time_us);
 /* malloc'd, NUL-ended. */
 char	*handover_print(const struct handover *);
 /* 0, or -1 with *cause (malloc'd) saying what is wrong. */

@@ -50,7 +50,7 @@ sources() {
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
-			    daemon/budget.c \
+			    daemon/budget.c src/handover.c src/b64.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c \
 			    src/conf_group.c src/gname.c \

@@ -6,7 +6,8 @@
 #      on from where it was, it saw no second initialize, mcpd kept its
 #      pid and says it re-executed once; a stopped server stays stopped,
 #      an on-demand idle one stays idle.  The upstream subscription and
-#      log level the session had are not sent again.
+#      log level the session had are not sent again; `mcpctl logs`
+#      still shows what the server wrote to stderr before.
 #   2. A request in flight across the re-exec: its client's connection
 #      closes, the server's late reply is dropped by the new mcpd and
 #      counted (replies_before_reexec), and the server goes on serving.
@@ -89,6 +90,7 @@ before=$(status_of "$T/s1.out") || fail "fake://status before: $(cat "$T/s1.out"
 jq -se 'map(select(.id == 3 or .id == 4)) | length == 2 and all(has("result"))' "$T/s1.out" >/dev/null ||
 	fail "subscribe or setLevel failed: $(cat "$T/s1.out")"
 
+stderr_before=$(ctl --json status fake | jq '.servers[0].stats.stderr_lines')
 t0=$(now_ms)
 ctl reexec >"$T/reexec.out" 2>&1 || fail "mcpctl reexec failed: $(cat "$T/reexec.out")"
 t1=$(now_ms)
@@ -107,6 +109,12 @@ jq -e --argjson pid "$MCPD_PID" '.daemon.pid == $pid and .daemon.reexecs == 1' \
 server_is fake ready || fail "fake is $(server_field fake state) after the re-exec"
 server_is off stopped || fail "the stopped server is $(server_field off state) after the re-exec"
 server_is lazy idle || fail "the idle on-demand server is $(server_field lazy state) after the re-exec"
+# Its stderr, as mcpctl logs shows it, crossed too.
+ctl logs fake -n 100 >"$T/logs.out" 2>&1 || fail "mcpctl logs fake after the re-exec: $(cat "$T/logs.out")"
+grep -q "mcp-fake: started pid $fake_pid" "$T/logs.out" ||
+	fail "fake's stderr from before the re-exec is gone: $(cat "$T/logs.out")"
+[ "$(ctl --json status fake | jq '.servers[0].stats.stderr_lines')" = "$stderr_before" ] ||
+	fail "fake's stderr line count changed across the re-exec: $stderr_before -> $(ctl --json status fake | jq '.servers[0].stats.stderr_lines')"
 # The editor's session ends (its bridge may have ended with the old mcpd's
 # connection already).
 exec {to_b1}>&- {from_b1}<&-

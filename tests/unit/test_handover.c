@@ -55,6 +55,10 @@ sample(struct handover *h)
 	s->init_result = strdup("{\"protocolVersion\":\"2025-06-18\"}");
 	s->level = 3;
 	s->remote = strdup("{\"session\":\"established\"}");
+	handover_add_line(s, "listening on stdio", 18, 1700000000000000ULL);
+	handover_add_line(s, "", 0, 1700000000000001ULL);
+	handover_add_line(s, "bin\0\xff", 5, 1700000000000002ULL);
+	s->stderr_lines = 99;
 	handover_add_sub(s, "file:///a");
 	handover_add_ask(s, "\"sampling-7\"");
 	handover_add_ask(s, "12");
@@ -106,6 +110,14 @@ START_TEST(test_handover_round_trip)
 	ck_assert(s->first_id == 17);
 	ck_assert_int_eq(s->level, 3);
 	ck_assert_str_eq(s->remote, "{\"session\":\"established\"}");
+	ck_assert_uint_eq(s->nlines, 3);
+	ck_assert_uint_eq(s->stderr_lines, 99);
+	ck_assert_uint_eq(s->lines[0].text.len, 18);
+	ck_assert(memcmp(s->lines[0].text.p, "listening on stdio", 18) == 0);
+	ck_assert_uint_eq(s->lines[1].text.len, 0);
+	ck_assert(s->lines[1].time_us == 1700000000000001ULL);
+	ck_assert_uint_eq(s->lines[2].text.len, 5);
+	ck_assert(memcmp(s->lines[2].text.p, "bin\0\xff", 5) == 0);
 	ck_assert_uint_eq(s->nsubs, 2);
 	ck_assert_str_eq(s->subs[1], "file:///b \"quoted\"");
 	ck_assert_uint_eq(s->nasks, 2);

@@ -195,6 +195,16 @@ guard_remove(struct mcpd *mcpd, pid_t pgid)
 {
 }
 
+void
+logs_export(const struct logs *l, struct handover_server *s)
+{
+}
+
+void
+logs_adopt(struct logs *l, const struct handover_server *s)
+{
+}
+
 char *
 transport_steal_line(struct transport *t, const char *line, size_t *size)
 {
