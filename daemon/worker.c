@@ -1345,6 +1345,8 @@ worker_export(struct worker *w, struct handover_server *s)
 	s->spawns = w->spawns;
 	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
 	logs_export(w->logs, s);
+	if (w->rlink != NULL)
+		s->remote = rlink_export(w->rlink);
 	if (w->state == WORKER_READY && w->init_text != NULL &&
 	    w->broken_reason == NULL && transport_export(w->tp, s) == 0) {
 		s->running = 1;
@@ -1353,8 +1355,6 @@ worker_export(struct worker *w, struct handover_server *s)
 		s->ready_ms = w->state_since_ms;
 		s->next_upstream_id = w->next_upstream_id;
 		s->init_result = xstrdup(w->init_text);
-		if (w->rlink != NULL)
-			s->remote = rlink_export(w->rlink);
 		router_export(w->router, s);
 		return;
 	}
@@ -1393,6 +1393,8 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 	w->spawns = s->spawns;
 	worker_set_reason(&w->last_exit, s->last_exit);
 	logs_adopt(w->logs, s);
+	if (w->rlink != NULL)
+		rlink_adopt(w->rlink, s->remote);
 	if (s->running) {
 		w->tp = transport_adopt(mcpd, w->conf, &worker_transport_cb, w,
 		    s);
@@ -1401,10 +1403,8 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 		w->next_upstream_id = s->next_upstream_id;
 		w->init_text = xstrdup(s->init_result);
 		w->init_result = cJSON_Parse(s->init_result);
-		if (w->rlink != NULL)
-			rlink_adopt(w->rlink, s->remote);
-		w->was_ready = 1;
 		w->heard_ms = clock_now_ms();
+		/* Ready for the first time here: nothing to restore upstream. */
 		xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",
 		    (long)s->pid);
 		worker_set_state(w, WORKER_READY, why);

@@ -176,6 +176,7 @@ handover_server_json(const struct handover_server *s)
 	handover_put_str(o, "state", s->state);
 	handover_put_num(o, "spawns", (double)s->spawns);
 	handover_put_str(o, "last_exit", s->last_exit);
+	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "stderr_lines", (double)s->stderr_lines);
 	lines = cJSON_AddArrayToObject(o, "stderr");
 	for (i = 0; i < s->nlines; i++) {
@@ -200,7 +201,6 @@ handover_server_json(const struct handover_server *s)
 	handover_put_num(o, "next_upstream_id", (double)s->next_upstream_id);
 	handover_put_num(o, "first_id", (double)s->first_id);
 	handover_put_str(o, "init_result", s->init_result);
-	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "level", s->level);
 	handover_put_strs(o, "subscriptions", s->subs, s->nsubs);
 	handover_put_strs(o, "asks", s->asks, s->nasks);
@@ -417,6 +417,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	    HANDOVER_EXACT_MAX, 0);
 	s->last_exit = handover_str(in, "last_exit", 0);
 	handover_parse_lines(in, s);
+	s->remote = handover_str(in, "remote", 0);
 	if (!s->running)
 		return;
 	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);
@@ -444,7 +445,6 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 			handover_bad(in, "init_result", "an initialize result");
 		cJSON_Delete(id);
 	}
-	s->remote = handover_str(in, "remote", 0);
 	s->level = (int)handover_num(in, "level", 0, -1, 7, -1);
 	handover_bytes(in, "out_partial", &s->out_partial);
 	handover_bytes(in, "err_partial", &s->err_partial);
