@@ -225,6 +225,14 @@ bsess_replay_reply(struct bsess *s, const char *line,
 	}
 	s->outcome = bsess_init_compare(s->init_result, s->init_result_len,
 	    line + env->result.off, env->result.len);
+	if (s->outcome == BSESS_INIT_CHANGED) {
+		/* The next connection is compared with this one. */
+		free(s->init_result);
+		s->init_result_len = env->result.len;
+		s->init_result = xmalloc(env->result.len);
+		memcpy(s->init_result, line + env->result.off,
+		    env->result.len);
+	}
 }
 
 enum bsess_verdict

@@ -18,6 +18,10 @@
 #   D  --reconnect-timeout 1 with mcpd never back: the request in flight
 #      and the one sent while waiting get errors, and the bridge exits
 #      non-zero with a clear message within about a second.
+#   E  a server with another serverInfo after the restart: the client is
+#      sent tools/list_changed (it asked for tools, not for prompts).
+#   F  a server with another protocolVersion: the bridge says so, answers
+#      the waiting request with an error and exits 1.
 #
 # node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
 # (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By hand, from the
@@ -270,4 +274,59 @@ jq -e -s '[.[] | select(.id == "two")] | length == 1 and .[0].error.code == -320
 grep -q "did not come back within 1 s" "$T/d.out.err" ||
 	fail "D: no clear message: $(cat "$T/d.out.err")"
 note "D: gave up after $took ms, exit $rc: $(tail -1 "$T/d.out.err")"
+
+# --- E and F: a different server after the restart -------------------------------
+# fake_config FILE ARGS-JSON: mcp-fake alone, with those arguments.
+fake_config() {
+	write_config "$1" "$(jq -n --arg fake "$MCP_FAKE" --argjson args "$2" \
+		'{ mcpServers: { fake: { command: $fake, args: $args } } }')"
+}
+fake_config "$T/e1.json" '[]'
+fake_config "$T/e2.json" '["--server-name=renamed"]'
+fake_config "$T/f2.json" '["--protocol-version=2025-03-26"]'
+
+# E: another serverInfo: the client hears that the tools list changed.
+start_mcpd "$T/e1.json"
+wait_ready fake
+bridge_start "$T/e.out"
+printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >&5
+wait_for 10 grep -q '"id":1' "$T/e.out" || fail "E: no tools/list reply"
+stop_mcpd TERM
+start_mcpd "$T/e2.json" 5>&-	# or mcpd would hold the bridge's stdin open
+wait_ready fake
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"ping"}' >&5
+wait_for 10 grep -q '"id":2' "$T/e.out" || fail "E: no ping reply after the restart: $(cat "$T/e.out.err")"
+jq -e -s '[.[] | select(.method == "notifications/tools/list_changed")] | length == 1' "$T/e.out" >/dev/null ||
+	fail "E: no (or more than one) tools/list_changed: $(cat "$T/e.out")"
+jq -e -s '[.[] | select(.method == "notifications/prompts/list_changed")] | length == 0' "$T/e.out" >/dev/null ||
+	fail "E: prompts/list_changed for a list the client never asked for"
+jq -e -s '[.[] | select(.id == 2)][0].result == {}' "$T/e.out" >/dev/null ||
+	fail "E: the ping after the restart failed: $(cat "$T/e.out")"
+exec 5>&-
+wait_for 10 eval '! pid_running '"$BR" || fail "E: the bridge did not end with its stdin"
+wait "$BR" || fail "E: the bridge exited $? when its stdin ended"
+stop_mcpd TERM
+note "E: a renamed server after the restart: tools/list_changed sent"
+
+# F: another protocol version: the session cannot go on.
+start_mcpd "$T/e1.json"
+wait_ready fake
+bridge_start "$T/f.out"
+printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&5
+wait_for 10 grep -q '"id":0' "$T/f.out" || fail "F: no initialize reply"
+stop_mcpd TERM
+# Sent while mcpd is away: it waits, and is answered when the bridge ends.
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"ping"}' >&5
+start_mcpd "$T/f2.json" 5>&-
+wait_for 10 eval '! pid_running '"$BR" || fail "F: the bridge went on with another protocol version"
+wait "$BR"
+rc=$?
+exec 5>&-
+[ "$rc" = 1 ] || fail "F: exit status $rc, expected 1"
+grep -q "another protocol version" "$T/f.out.err" ||
+	fail "F: no clear message: $(cat "$T/f.out.err")"
+jq -e -s '[.[] | select(.id == 2)] | length == 1 and .[0].error != null' "$T/f.out" >/dev/null ||
+	fail "F: the waiting ping did not get an error: $(cat "$T/f.out")"
+note "F: another protocol version ended the session: $(grep -m1 "protocol" "$T/f.out.err")"
 exit 0

@@ -60,6 +60,9 @@ has_inflight(struct bsess *s, const char *id)
 	"\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
 #define INIT_RESULT "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":" \
 	"{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}"
+#define INIT_RESULT_RENAMED "{\"protocolVersion\":\"2025-06-18\"," \
+	"\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"r\"," \
+	"\"version\":\"1\"}}"
 #define INIT_REPLY "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":" INIT_RESULT "}"
 
 static void
@@ -248,16 +251,31 @@ START_TEST(test_bsess_replay)
 	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":\""
 	    BSESS_ID_PREFIX "3\",\"result\":{}}"), BSESS_FORWARD);
 
+	/* A changed server: the next connection is compared with it. */
+	bsess_lost(s);
+	free(bsess_replay(s, &len));
+	n = snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":\""
+	    BSESS_ID_PREFIX "%d\",\"result\":%s}", 4, INIT_RESULT_RENAMED);
+	ck_assert_int_lt(n, (int)sizeof reply);
+	ck_assert_int_eq(from_server(s, reply), BSESS_SWALLOW);
+	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_CHANGED);
+	bsess_lost(s);
+	free(bsess_replay(s, &len));
+	n = snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":\""
+	    BSESS_ID_PREFIX "%d\",\"result\":%s}", 7, INIT_RESULT_RENAMED);
+	ck_assert_int_eq(from_server(s, reply), BSESS_SWALLOW);
+	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_SAME);
+
 	/* A second loss: the ids go on. */
 	bsess_lost(s);
 	text = bsess_replay(s, &len);
 	ck_assert_ptr_nonnull(text);
-#define SECOND	"{\"jsonrpc\":\"2.0\",\"id\":\"" BSESS_ID_PREFIX "4\","
+#define SECOND	"{\"jsonrpc\":\"2.0\",\"id\":\"" BSESS_ID_PREFIX "10\","
 	ck_assert(len > strlen(SECOND) &&
 	    memcmp(text, SECOND, strlen(SECOND)) == 0);
 	free(text);
 	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":\""
-	    BSESS_ID_PREFIX "4\",\"error\":{\"code\":1,\"message\":\"m\"}}"),
+	    BSESS_ID_PREFIX "10\",\"error\":{\"code\":1,\"message\":\"m\"}}"),
 	    BSESS_SWALLOW);
 	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_ERROR);
 	bsess_free(s);
