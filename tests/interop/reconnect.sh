@@ -63,14 +63,12 @@ write_config "$T/mcpd.json" "$config"
 
 # --- the driver ------------------------------------------------------------------------
 # drv_start NAME [BRIDGE ARGS...]: reconnect.mjs as a coprocess on $SOCK.
-DRV_PID=
 drv_start() {
 	local server=$1 a args=()
 	shift
 	for a; do args+=(--bridge-arg "$a"); done
 	coproc DRV { exec "$NODE" "$T/reconnect.mjs" --socket "$SOCK" \
 		--server "$server" "${args[@]}" 2>>"$T/bridge.err"; }
-	DRV_PID=$DRV_PID
 	drv_read 60 >/dev/null || fail "the SDK client did not connect: $(tail -5 "$T/bridge.err")"
 }
 
@@ -97,11 +95,11 @@ drv_ok() {
 }
 
 drv_stop() {
-	[ -n "$DRV_PID" ] || return 0
-	exec {DRV[1]}>&-
-	wait_for 10 eval '! pid_running '"$DRV_PID" ||
+	local pid=${DRV_PID:-} fd=${DRV[1]}
+	[ -n "$pid" ] || return 0
+	eval "exec $fd>&-"
+	wait_for 10 eval '! pid_running '"$pid" ||
 		fail "the SDK client did not exit when its stdin ended"
-	DRV_PID=
 }
 
 # A call to the everything server's echo; the text must come back.
@@ -115,8 +113,8 @@ echo_ok() {
 # Turn the everything server's simulated updates on (they are a switch in
 # the server, which a new server starts without), then wait for one.
 updates_arrive() {
-	local out i
-	for i in 1 2; do
+	local out
+	for _ in 1 2; do
 		out=$(drv_ok call toggle-subscriber-updates) || exit 1
 		jq -e '.text | test("^Started")' <<<"$out" >/dev/null && break
 	done
@@ -207,6 +205,7 @@ EOF
 		gap=$(($(now_ms) - t))
 		note "B ($sig): socket activation: ${gap} ms from the kill to the first successful call ($(jq -r .tries <<<"$out") tries)"
 		[ "$gap" -lt 10000 ] || fail "B ($sig): the reconnect took $gap ms"
+		# shellcheck disable=SC2016  # expanded by eval
 		wait_for 10 eval '[ "$(read_pidfile "$T/b.pid")" != '"$pid"' ]' ||
 			fail "B ($sig): mcpd was not run again"
 	done
