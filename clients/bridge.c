@@ -165,7 +165,7 @@ struct bridge {
 	int			 attached;	/* ever */
 	int			 last_try;	/* no more tries after this */
 	int			 resume;	/* the replay's outcome came */
-	int			 end_rc;	/* LOST after giving up: exit code */
+	int			 end_rc;	/* given up: the exit code */
 	int			 said_untracked;
 	int			 said_stale;
 };
@@ -881,16 +881,26 @@ bridge_try(struct bridge *b)
 	if (b->attached) {
 		if ((text = bsess_replay(b->sess, &len)) != NULL) {
 			/* Before what waits, which goes once it is done. */
-			if (bridge_buf_insert(&b->up, text, len) != 0)
-				abort();	/* up is never that full */
+			rc = bridge_buf_insert(&b->up, text, len);
 			free(text);
+			if (rc != 0) {
+				free(extra);
+				bridge_give_up(b, DIAG_EXIT_FAILED, "the "
+				    "session is too large to replay (%zu "
+				    "bytes)", len);
+				return;
+			}
 			b->state = BRIDGE_REPLAY;
 		}
 	}
 	b->attached = 1;
 	if (extra_len > 0) {
-		if (bridge_buf_insert(&b->down, extra, extra_len) != 0)
-			abort();	/* at most FRAME_READ_CHUNK_BYTES */
+		if (bridge_buf_insert(&b->down, extra, extra_len) != 0) {
+			free(extra);
+			bridge_give_up(b, DIAG_EXIT_FAILED, "stdout is not "
+			    "taking what it is given");
+			return;
+		}
 		/* Not written before it is looked at. */
 		b->down.cut -= extra_len;
 		b->down.scan = b->down.cut;

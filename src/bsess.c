@@ -37,7 +37,7 @@
 struct bsess {
 	struct hmap	*reqs;		/* client -> mcpd, in flight */
 	struct hmap	*sreqs;		/* mcpd -> client, in flight */
-	struct hmap	*stale;		/* mcpd -> client, of a lost connection */
+	struct hmap	*stale;		/* mcpd -> client, connection lost */
 	struct hmap	*own;		/* the bridge's, on this connection */
 	char		*init_line;	/* the client's initialize */
 	size_t		 init_len;
