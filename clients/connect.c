@@ -261,6 +261,14 @@ int
 connect_attach(const char *socket_path, const char *server,
     const char *label, int *fdp, char **extra, size_t *extra_len)
 {
+	return (connect_attach_try(socket_path, server, label, 0, fdp, extra,
+	    extra_len));
+}
+
+int
+connect_attach_try(const char *socket_path, const char *server,
+    const char *label, int quiet, int *fdp, char **extra, size_t *extra_len)
+{
 	struct request		 req;
 	enum request_status	 status;
 	struct line		*line;
@@ -272,7 +280,7 @@ connect_attach(const char *socket_path, const char *server,
 	*extra_len = 0;
 	deadline = clock_now_ms() + CONNECT_ATTACH_TIMEOUT_MS;
 	connect_reserve_stdio();
-	if ((rc = connect_socket(socket_path, 0, &fd)) != DIAG_EXIT_OK)
+	if ((rc = connect_socket(socket_path, quiet, &fd)) != DIAG_EXIT_OK)
 		return (rc);
 	line = line_new(fd, CONNECT_ATTACH_MAX_BYTES, NULL, 0);
 
@@ -287,7 +295,10 @@ connect_attach(const char *socket_path, const char *server,
 	req.any_oversize = 1;		/* mcpd sends nothing else first */
 	status = request_run(line, &req);
 	cJSON_Delete((cJSON *)req.id);
-	if (status != REQUEST_REPLY)
+	if (status != REQUEST_REPLY && quiet && (status == REQUEST_UNSENT ||
+	    status == REQUEST_TIMEOUT || status == REQUEST_CLOSED))
+		rc = DIAG_EXIT_UNREACHABLE;
+	else if (status != REQUEST_REPLY)
 		rc = connect_attach_failed(label, socket_path, status, &req);
 	else if (cJSON_GetObjectItemCaseSensitive(req.reply, "error") != NULL)
 		rc = connect_attach_error(label, server, req.reply);

@@ -26,6 +26,14 @@
 int	connect_attach(const char *socket_path, const char *server,
 	    const char *label, int *fd, char **extra, size_t *extra_len);
 /*
+ * The same; quiet: no message when mcpd cannot be reached or closes the
+ * connection before answering (DIAG_EXIT_UNREACHABLE: worth another
+ * try).  A refusal (such as an unknown server) is always reported.
+ */
+int	connect_attach_try(const char *socket_path, const char *server,
+	    const char *label, int quiet, int *fd, char **extra,
+	    size_t *extra_len);
+/*
  * Connect to mcpd's socket (exit code); quiet: no message if unreachable.
  * A socket whose directory fails paths_check_dir, or whose listener runs
  * as neither us nor root (nor the user in CONNECT_TRUST_ENV), is refused

@@ -21,6 +21,8 @@ struct ctl {
 	long		 lines;		/* logs -n */
 	int		 follow;	/* logs -f */
 	int		 no_browser;	/* login --no-browser */
+	int		 no_reconnect;	/* connect --no-reconnect */
+	long		 reconnect_timeout_s; /* connect --reconnect-timeout */
 
 	/* admin.c's connection to mcpd. */
 	struct line	*line;

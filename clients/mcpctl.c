@@ -66,8 +66,8 @@ static const struct ctl_command ctl_commands[] = {
 	  "browser)", 1, 1, 1, login_login },
 	{ "logout", "NAME", "sign out of a hosted server", 1, 1, 1,
 	  login_logout },
-	{ "connect", "NAME", "bridge stdio to a server (for MCP clients)", 1,
-	  1, 0, ctl_connect },
+	{ "connect", "NAME [--reconnect-timeout S]", "bridge stdio to a "
+	  "server (for MCP clients)", 1, 1, 0, ctl_connect },
 	{ "tools", "NAME", "list a server's tools", 1, 1, 0, tools_list },
 	{ "call", "NAME TOOL [JSON | key=value...]", "call a tool", 2, -1, 0,
 	  tools_call },
@@ -99,7 +99,8 @@ ctl_usage(FILE *f)
 static int
 ctl_connect(struct ctl *ctl, int argc, char **argv)
 {
-	return (bridge_run(ctl->socket_path, argv[0]));
+	return (bridge_run(ctl->socket_path, argv[0], !ctl->no_reconnect,
+	    ctl->reconnect_timeout_s));
 }
 
 static int
@@ -202,6 +203,8 @@ main(int argc, char **argv)
 		{ "lines",	required_argument,	NULL, 'n' },
 		{ "follow",	no_argument,		NULL, 'f' },
 		{ "no-browser",	no_argument,		NULL, 'B' },
+		{ "no-reconnect", no_argument,		NULL, 'R' },
+		{ "reconnect-timeout", required_argument, NULL, 'T' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
@@ -211,6 +214,7 @@ main(int argc, char **argv)
 
 	memset(&ctl, 0, sizeof ctl);
 	ctl.lines = CTL_LOG_LINES_DEFAULT;
+	ctl.reconnect_timeout_s = BRIDGE_RECONNECT_TIMEOUT_S;
 	while ((ch = getopt_long(argc, argv, "+s:hV", options, NULL)) != -1) {
 		if (ctl_common_option(&ctl, &socket_path, ch))
 			continue;
@@ -274,6 +278,27 @@ main(int argc, char **argv)
 			if (cmd->fn != login_login)
 				goto usage;
 			ctl.no_browser = 1;
+			break;
+		case 'R':
+			if (cmd->fn != ctl_connect)
+				goto usage;
+			ctl.no_reconnect = 1;
+			break;
+		case 'T':
+			if (cmd->fn != ctl_connect)
+				goto usage;
+			errno = 0;
+			ctl.reconnect_timeout_s = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    ctl.reconnect_timeout_s < 0 ||
+			    ctl.reconnect_timeout_s > BRIDGE_RECONNECT_MAX_S) {
+				diag_warnx(NULL, "--reconnect-timeout: "
+				    "expected seconds from 0 (forever) to %d, "
+				    "not \"%s\"", BRIDGE_RECONNECT_MAX_S,
+				    optarg);
+				rc = DIAG_EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'h':
 			printf("usage: mcpctl %s %s\n  %s\n", cmd->name,

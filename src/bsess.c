@@ -1,0 +1,471 @@
+/*
+ * bsess.c -- the client's MCP session as `mcpctl connect` keeps it across
+ * connections to mcpd (see bsess.h).
+ *
+ * Invariants:
+ * - `reqs' maps the raw id of each client request in flight to its kind;
+ *   `sreqs' the ids of mcpd's requests to the client in flight; `stale'
+ *   those of a lost connection; `own' the bridge's own requests on the
+ *   current connection.  No map grows past BSESS_MAX_INFLIGHT.
+ * - init_line is the client's initialize, verbatim, and init_result
+ *   mcpd's result for it: both set, or the session cannot be replayed.
+ * - Values in the maps are kinds (small integers), never pointers.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bsess.h"
+#include "hmap.h"
+#include "xmalloc.h"
+
+/* Kinds of request, stored as map values (never 0: NULL is absent). */
+#define BSESS_K_OTHER	1
+#define BSESS_K_INIT	2
+
+#define BSESS_KIND(k)	((void *)(uintptr_t)(k))
+#define BSESS_KIND_OF(v) ((int)(uintptr_t)(v))
+
+/* The ids are chosen by our own client: no secret seed is needed. */
+#define BSESS_SEED	0x6273657373ULL
+
+struct bsess {
+	struct hmap	*reqs;		/* client -> mcpd, in flight */
+	struct hmap	*sreqs;		/* mcpd -> client, in flight */
+	struct hmap	*stale;		/* mcpd -> client, connection lost */
+	struct hmap	*own;		/* the bridge's, on this connection */
+	char		*init_line;	/* the client's initialize */
+	size_t		 init_len;
+	size_t		 init_id_off;	/* its id, in init_line */
+	size_t		 init_id_len;
+	char		*init_result;	/* mcpd's result for it (JSON) */
+	size_t		 init_result_len;
+	int		 initialized;	/* notifications/initialized seen */
+	char		**subs;		/* subscribed URIs, as JSON strings */
+	size_t		 nsubs;
+	char		 level[BSESS_LEVEL_MAX_BYTES + 1];
+	unsigned	 lists;
+	enum bsess_init	 outcome;
+	uint64_t	 own_seq;	/* numbers the bridge's own ids */
+};
+
+struct bsess *
+bsess_new(void)
+{
+	struct bsess	*s;
+
+	s = xcalloc(1, sizeof *s);
+	s->reqs = hmap_new(BSESS_SEED);
+	s->sreqs = hmap_new(BSESS_SEED);
+	s->stale = hmap_new(BSESS_SEED);
+	s->own = hmap_new(BSESS_SEED);
+	return (s);
+}
+
+void
+bsess_free(struct bsess *s)
+{
+	size_t	 i;
+
+	if (s == NULL)
+		return;
+	hmap_free(s->reqs);
+	hmap_free(s->sreqs);
+	hmap_free(s->stale);
+	hmap_free(s->own);
+	free(s->init_line);
+	free(s->init_result);
+	for (i = 0; i < s->nsubs; i++)
+		free(s->subs[i]);
+	free(s->subs);
+	free(s);
+}
+
+/* Whether v is a string equal to s; cheap for the common miss. */
+static int
+bsess_is(const char *line, const struct envelope_value *v, const char *s)
+{
+	return (v->type == ENVELOPE_STRING &&
+	    envelope_string_eq(line, v, s));
+}
+
+static int
+bsess_valid_id(const struct envelope_value *id)
+{
+	return ((id->type == ENVELOPE_STRING || id->type == ENVELOPE_NUMBER) &&
+	    id->len <= BSESS_ID_MAX_BYTES);
+}
+
+static void
+bsess_sub_add(struct bsess *s, const char *uri, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nsubs; i++)
+		if (strlen(s->subs[i]) == len &&
+		    memcmp(s->subs[i], uri, len) == 0)
+			return;
+	if (s->nsubs >= BSESS_MAX_SUBS || len > BSESS_URI_MAX_BYTES)
+		return;
+	s->subs = xreallocarray(s->subs, s->nsubs + 1, sizeof *s->subs);
+	s->subs[s->nsubs] = xmalloc(len + 1);
+	memcpy(s->subs[s->nsubs], uri, len);
+	s->subs[s->nsubs][len] = '\0';
+	s->nsubs++;
+}
+
+static void
+bsess_sub_del(struct bsess *s, const char *uri, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nsubs; i++) {
+		if (strlen(s->subs[i]) != len ||
+		    memcmp(s->subs[i], uri, len) != 0)
+			continue;
+		free(s->subs[i]);
+		s->subs[i] = s->subs[--s->nsubs];
+		return;
+	}
+}
+
+/* What a client request tells of the session; returns its kind. */
+static int
+bsess_note_request(struct bsess *s, const char *line, size_t len,
+    const struct envelope *env)
+{
+	const struct envelope_value	*m = &env->method;
+	const char			*name = line + m->off + 1;
+	size_t				 nlen = m->len - 2;
+
+	/* Most requests are none of these: tell them by length first. */
+#define BSESS_NAMED(lit)	(nlen == sizeof(lit) - 1 && \
+	    memcmp(name, lit, nlen) == 0)
+	if (BSESS_NAMED("initialize")) {
+		free(s->init_line);
+		s->init_line = xmalloc(len);
+		memcpy(s->init_line, line, len);
+		s->init_len = len;
+		s->init_id_off = env->id.off;
+		s->init_id_len = env->id.len;
+		return (BSESS_K_INIT);
+	}
+	if (BSESS_NAMED("resources/subscribe") &&
+	    env->p_uri.type == ENVELOPE_STRING)
+		bsess_sub_add(s, line + env->p_uri.off, env->p_uri.len);
+	else if (BSESS_NAMED("resources/unsubscribe") &&
+	    env->p_uri.type == ENVELOPE_STRING)
+		bsess_sub_del(s, line + env->p_uri.off, env->p_uri.len);
+	else if (BSESS_NAMED("logging/setLevel") &&
+	    env->p_level.type == ENVELOPE_STRING &&
+	    env->p_level.len <= BSESS_LEVEL_MAX_BYTES) {
+		memcpy(s->level, line + env->p_level.off, env->p_level.len);
+		s->level[env->p_level.len] = '\0';
+	} else if (BSESS_NAMED("tools/list"))
+		s->lists |= BSESS_LIST_TOOLS;
+	else if (BSESS_NAMED("prompts/list"))
+		s->lists |= BSESS_LIST_PROMPTS;
+	else if (BSESS_NAMED("resources/list") ||
+	    BSESS_NAMED("resources/templates/list"))
+		s->lists |= BSESS_LIST_RESOURCES;
+#undef BSESS_NAMED
+	return (BSESS_K_OTHER);
+}
+
+enum bsess_verdict
+bsess_from_client(struct bsess *s, const char *line, size_t len,
+    const struct envelope *env, int ok, int *untracked)
+{
+	const struct envelope_value	*id = &env->id;
+	int				 kind;
+
+	*untracked = 0;
+	if (!ok)
+		return (BSESS_FORWARD);	/* mcpd will say what is wrong */
+	if (env->method.type == ENVELOPE_STRING) {
+		if (id->type == ENVELOPE_ABSENT) {
+			if (bsess_is(line, &env->method,
+			    "notifications/initialized"))
+				s->initialized = 1;
+			return (BSESS_FORWARD);
+		}
+		kind = bsess_note_request(s, line, len, env);
+		if (!bsess_valid_id(id) ||
+		    (hmap_count(s->reqs) >= BSESS_MAX_INFLIGHT &&
+		    hmap_get(s->reqs, line + id->off, id->len) == NULL)) {
+			*untracked = 1;
+			return (BSESS_FORWARD);
+		}
+		(void)hmap_put(s->reqs, line + id->off, id->len,
+		    BSESS_KIND(kind));
+		return (BSESS_FORWARD);
+	}
+	/* A reply to one of mcpd's requests. */
+	if (env->method.type == ENVELOPE_ABSENT && bsess_valid_id(id)) {
+		if (hmap_del(s->stale, line + id->off, id->len) != NULL)
+			return (BSESS_DROP);
+		(void)hmap_del(s->sreqs, line + id->off, id->len);
+	}
+	return (BSESS_FORWARD);
+}
+
+/* The reply to the replayed initialize. */
+static void
+bsess_replay_reply(struct bsess *s, const char *line,
+    const struct envelope *env)
+{
+	if (env->result.type != ENVELOPE_OBJECT) {
+		s->outcome = BSESS_INIT_ERROR;
+		return;
+	}
+	s->outcome = bsess_init_compare(s->init_result, s->init_result_len,
+	    line + env->result.off, env->result.len);
+	if (s->outcome == BSESS_INIT_CHANGED) {
+		/* The next connection is compared with this one. */
+		free(s->init_result);
+		s->init_result_len = env->result.len;
+		s->init_result = xmalloc(env->result.len);
+		memcpy(s->init_result, line + env->result.off,
+		    env->result.len);
+	}
+}
+
+enum bsess_verdict
+bsess_from_server(struct bsess *s, const char *line, size_t len,
+    const struct envelope *env, int ok)
+{
+	const struct envelope_value	*id = &env->id;
+	void				*v;
+
+	(void)len;
+	if (!ok || !bsess_valid_id(id))
+		return (BSESS_FORWARD);
+	if (env->method.type == ENVELOPE_STRING) {
+		/* mcpd's request to the client. */
+		(void)hmap_del(s->stale, line + id->off, id->len);
+		if (hmap_count(s->sreqs) < BSESS_MAX_INFLIGHT)
+			(void)hmap_put(s->sreqs, line + id->off, id->len,
+			    BSESS_KIND(BSESS_K_OTHER));
+		return (BSESS_FORWARD);
+	}
+	if (env->method.type != ENVELOPE_ABSENT)
+		return (BSESS_FORWARD);
+	if (hmap_count(s->own) > 0 &&
+	    (v = hmap_del(s->own, line + id->off, id->len)) != NULL) {
+		if (BSESS_KIND_OF(v) == BSESS_K_INIT)
+			bsess_replay_reply(s, line, env);
+		return (BSESS_SWALLOW);
+	}
+	v = hmap_del(s->reqs, line + id->off, id->len);
+	if (v != NULL && BSESS_KIND_OF(v) == BSESS_K_INIT &&
+	    env->result.type == ENVELOPE_OBJECT) {
+		free(s->init_result);
+		s->init_result_len = env->result.len;
+		s->init_result = xmalloc(env->result.len);
+		memcpy(s->init_result, line + env->result.off,
+		    env->result.len);
+	}
+	return (BSESS_FORWARD);
+}
+
+size_t
+bsess_inflight(const struct bsess *s)
+{
+	return (hmap_count(s->reqs));
+}
+
+void
+bsess_inflight_first(const struct bsess *s, struct bsess_iter *i)
+{
+	hmap_iter_init(s->reqs, &i->it);
+}
+
+int
+bsess_inflight_next(struct bsess_iter *i, const char **id, size_t *idlen)
+{
+	const void	*key;
+
+	if (!hmap_iter_next(&i->it, &key, idlen, NULL))
+		return (0);
+	*id = key;
+	return (1);
+}
+
+static void
+bsess_clear(struct hmap **m)
+{
+	hmap_free(*m);
+	*m = hmap_new(BSESS_SEED);
+}
+
+size_t
+bsess_lost(struct bsess *s)
+{
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen, n;
+
+	bsess_clear(&s->reqs);
+	bsess_clear(&s->own);
+	/* Only the lost connection's requests are stale now. */
+	bsess_clear(&s->stale);
+	n = hmap_count(s->sreqs);
+	hmap_iter_init(s->sreqs, &it);
+	while (hmap_iter_next(&it, &key, &keylen, NULL))
+		(void)hmap_put(s->stale, key, keylen,
+		    BSESS_KIND(BSESS_K_OTHER));
+	bsess_clear(&s->sreqs);
+	if (s->outcome == BSESS_INIT_PENDING)
+		s->outcome = BSESS_INIT_NONE;
+	return (n);
+}
+
+/* Append text to *buf (size *cap, *len used). */
+static void
+bsess_put(char **buf, size_t *len, size_t *cap, const char *text,
+    size_t n)
+{
+	if (*len + n > *cap) {
+		*cap = (*len + n) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, text, n);
+	*len += n;
+}
+
+/* A new id of the bridge's own, registered with kind; JSON text in id. */
+static size_t
+bsess_own_id(struct bsess *s, int kind, char *id, size_t size)
+{
+	int	 n;
+
+	n = snprintf(id, size, "\"" BSESS_ID_PREFIX "%llu\"",
+	    (unsigned long long)++s->own_seq);
+	if (n < 0 || (size_t)n >= size)
+		abort();
+	(void)hmap_put(s->own, id, (size_t)n, BSESS_KIND(kind));
+	return ((size_t)n);
+}
+
+char *
+bsess_replay(struct bsess *s, size_t *lenp)
+{
+	char	*buf = NULL, id[64], head[160];
+	size_t	 len = 0, cap = 0, idlen, i;
+	int	 n;
+
+	if (s->init_line == NULL || s->init_result == NULL)
+		return (NULL);
+	bsess_clear(&s->own);
+	idlen = bsess_own_id(s, BSESS_K_INIT, id, sizeof id);
+	bsess_put(&buf, &len, &cap, s->init_line, s->init_id_off);
+	bsess_put(&buf, &len, &cap, id, idlen);
+	bsess_put(&buf, &len, &cap, s->init_line + s->init_id_off +
+	    s->init_id_len, s->init_len - s->init_id_off - s->init_id_len);
+	bsess_put(&buf, &len, &cap, "\n", 1);
+	if (s->initialized) {
+		static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/initialized\"}\n";
+
+		bsess_put(&buf, &len, &cap, note, sizeof note - 1);
+	}
+	for (i = 0; i < s->nsubs; i++) {
+		idlen = bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
+		n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "%s,\"method\":\"resources/subscribe\",\"params\":"
+		    "{\"uri\":", id);
+		bsess_put(&buf, &len, &cap, head, (size_t)n);
+		bsess_put(&buf, &len, &cap, s->subs[i], strlen(s->subs[i]));
+		bsess_put(&buf, &len, &cap, "}}\n", 3);
+	}
+	if (s->level[0] != '\0') {
+		idlen = bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
+		n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "%s,\"method\":\"logging/setLevel\",\"params\":"
+		    "{\"level\":%s}}\n", id, s->level);
+		bsess_put(&buf, &len, &cap, head, (size_t)n);
+	}
+	s->outcome = BSESS_INIT_PENDING;
+	*lenp = len;
+	return (buf);
+}
+
+enum bsess_init
+bsess_replay_outcome(const struct bsess *s)
+{
+	return (s->outcome);
+}
+
+unsigned
+bsess_lists(const struct bsess *s)
+{
+	return (s->lists);
+}
+
+size_t
+bsess_subs(const struct bsess *s)
+{
+	return (s->nsubs);
+}
+
+const char *
+bsess_level(const struct bsess *s)
+{
+	return (s->level);
+}
+
+/* Equal members (both absent counts as equal). */
+static int
+bsess_same(const cJSON *a, const cJSON *b, const char *name)
+{
+	const cJSON	*x = cJSON_GetObjectItemCaseSensitive(a, name);
+	const cJSON	*y = cJSON_GetObjectItemCaseSensitive(b, name);
+
+	if (x == NULL || y == NULL)
+		return (x == y);
+	return (cJSON_Compare(x, y, 1));
+}
+
+enum bsess_init
+bsess_init_compare(const char *before, size_t before_len, const char *after,
+    size_t after_len)
+{
+	cJSON		*a, *b;
+	enum bsess_init	 r;
+
+	a = cJSON_ParseWithLength(before, before_len);
+	b = cJSON_ParseWithLength(after, after_len);
+	if (!cJSON_IsObject(a) || !cJSON_IsObject(b))
+		r = BSESS_INIT_ERROR;
+	else if (!bsess_same(a, b, "protocolVersion"))
+		r = BSESS_INIT_VERSION;
+	else if (!bsess_same(a, b, "capabilities") ||
+	    !bsess_same(a, b, "serverInfo"))
+		r = BSESS_INIT_CHANGED;
+	else
+		r = BSESS_INIT_SAME;
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return (r);
+}
+
+size_t
+bsess_error_line(char *buf, size_t size, const char *id, size_t idlen,
+    int code, const char *message)
+{
+	int	 n;
+
+	if (idlen > INT32_MAX)
+		return (0);
+	n = snprintf(buf, size, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":"
+	    "{\"code\":%d,\"message\":\"%s\"}}\n", (int)idlen, id, code,
+	    message);
+	if (n < 0 || (size_t)n >= size)
+		return (0);
+	return ((size_t)n);
+}
