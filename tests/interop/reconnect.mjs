@@ -1,6 +1,6 @@
 // reconnect.mjs -- the official TypeScript SDK client through `mcpctl
 // connect`, driven one step at a time by reconnect.sh, which stops and
-// starts mcpd between the steps.
+// starts (or re-executes) mcpd between the steps.
 //
 //   MCPCTL=/abs/path/to/mcpctl node reconnect.mjs --socket PATH \
 //       --server NAME [--bridge-arg ARG]...
@@ -13,6 +13,7 @@
 //   await TAG                 wait for that call: as "call", plus "ms"
 //   until-ok TOOL [JSON-ARGS] call until a call succeeds: "tries", "ms"
 //   subscribe URI | unsubscribe URI | level LEVEL | tools
+//   read URI                  read a resource: "text" is its text
 //   updates URI               notifications/resources/updated seen for URI
 //   wait-update URI MS        wait for one more of them (at most MS)
 //   list-changed              how many */list_changed came
@@ -139,6 +140,10 @@ async function run(words) {
     case "level":
       await client.setLoggingLevel(a, REQ);
       return { ok: true };
+    case "read": {
+      const r = await client.readResource({ uri: a }, REQ);
+      return { ok: true, text: (r.contents || []).map((c) => c.text).join("\n") };
+    }
     case "tools": {
       const r = await client.listTools({}, REQ);
       return { ok: true, names: r.tools.map((t) => t.name) };

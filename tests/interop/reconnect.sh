@@ -22,6 +22,12 @@
 #      sent tools/list_changed (it asked for tools, not for prompts).
 #   F  a server with another protocolVersion: the bridge says so, answers
 #      the waiting request with an error and exits 1.
+#   G  `mcpctl reexec` under sessions: everything, a counting mcp-fake and
+#      a remote (mcpd-remote, Streamable HTTP) keep their processes; the
+#      call in flight fails once, the next succeeds; everything's updates
+#      go on without being switched on again; fake's request count goes
+#      on and it saw one initialize; the remote's session stays
+#      established.
 #
 # node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
 # (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By hand, from the
@@ -166,6 +172,70 @@ drv_ok unsubscribe "$URI" >/dev/null
 drv_stop
 note "A: the session went on across SIGTERM and SIGKILL of mcpd"
 stop_mcpd TERM
+
+# --- G: mcpctl reexec under a session -------------------------------------------
+# The servers keep their processes: the same server answers on, its state
+# intact.  A remote server (server-everything over Streamable HTTP, run by
+# mcpd-remote) keeps its worker and its session.
+http_start streamableHttp
+jq --arg url "$(remote_url streamableHttp "$HTTP_PORT")" \
+	'.mcpServers.remote = {url: $url}' "$T/mcpd.json" >"$T/g.json" ||
+	hard_error "cannot build the configuration with a remote"
+write_config "$T/g.json" "$(cat "$T/g.json")"
+start_mcpd "$T/g.json"
+wait_all_ready
+remote_wait_ready remote "$READY_TIMEOUT_S"
+pid_everything=$(server_pid everything) || fail "G: everything has no pid"
+pid_fake=$(server_pid fake) || fail "G: fake has no pid"
+pid_remote=$(server_pid remote) || fail "G: remote has no pid"
+[ "$(ctl --json status remote | jq -r '.servers[0].remote.session')" = established ] ||
+	fail "G: the remote session is not established: $(ctl --json status remote | jq -c '.servers[0].remote')"
+: >"$T/bridge.err"
+drv_start everything
+echo_ok g-one
+drv_ok subscribe "$URI" >/dev/null
+updates_arrive "G, before the re-exec"
+drv_ok start long trigger-long-running-operation '{"duration":30,"steps":30}' >/dev/null
+sleep 0.5
+t=$(now_ms)
+ctl reexec >"$T/g-reexec.out" 2>&1 || fail "G: mcpctl reexec failed: $(cat "$T/g-reexec.out")"
+echo_ok g-after
+note "G: $(cat "$T/g-reexec.out"); first call through the bridge $(($(now_ms) - t)) ms after the command"
+out=$(drv await long) && fail "G: the call in flight across the re-exec succeeded: $out"
+jq -e '.settled == 1 and .code != null' <<<"$out" >/dev/null ||
+	fail "G: the call in flight was not failed exactly once: $out"
+[ "$(server_pid everything)" = "$pid_everything" ] || fail "G: everything was restarted by the re-exec"
+# The updates were switched on in this very process: they go on by themselves.
+out=$(drv wait-update "$URI" 8000) ||
+	fail "G: no notifications/resources/updated after the re-exec without switching them on again: $out"
+drv_ok unsubscribe "$URI" >/dev/null
+drv_stop
+# A server that counts its requests, through the bridge.
+: >"$T/bridge.err"
+drv_start fake
+out=$(drv_ok read fake://status) || exit 1
+before=$(jq -r .text <<<"$out")
+ctl reexec >"$T/g-reexec2.out" 2>&1 || fail "G: the second mcpctl reexec failed: $(cat "$T/g-reexec2.out")"
+out=$(drv_ok read fake://status) || exit 1
+after=$(jq -r .text <<<"$out")
+jq -e --argjson b "$before" --argjson pid "$pid_fake" '.pid == $pid and
+	$b.pid == $pid and .initializes == 1 and .requests == $b.requests + 1' \
+	<<<"$after" >/dev/null ||
+	fail "G: fake's counters across the re-exec: before $before, after $after"
+grep -q "session restored" "$T/bridge.err" ||
+	fail "G: the bridge did not restore its session: $(cat "$T/bridge.err")"
+drv_stop
+note "G: fake (pid $pid_fake) counted $(jq .requests <<<"$before") then $(jq .requests <<<"$after") requests, initialized once"
+# The remote: the same worker, its session still established.
+[ "$(server_pid remote)" = "$pid_remote" ] || fail "G: the remote's worker was restarted"
+[ "$(ctl --json status remote | jq -r '.servers[0].remote.session')" = established ] ||
+	fail "G: the remote session after the re-exec: $(ctl --json status remote | jq -c '.servers[0].remote')"
+out=$(ctl call remote echo message=g-remote 2>&1) || fail "G: a call to the remote after the re-exec: $out"
+grep -q g-remote <<<"$out" || fail "G: the remote answered: $out"
+[ "$(ctl --json status | jq .daemon.reexecs)" = 2 ] || fail "G: mcpd did not count two re-execs"
+stop_mcpd TERM
+http_kill
+note "G: two re-execs under sessions: servers, the remote's worker and its session kept"
 
 # --- B: socket activation --------------------------------------------------------
 if command -v systemd-socket-activate >/dev/null 2>&1; then
