@@ -34,6 +34,8 @@
  *                              being the index of the next one
  *   --slow-ms=N                take N ms over each request, and read
  *                              stdin 4 KiB at a time (a slow reader)
+ *   --split-ms=N               write each message in two halves, N ms
+ *                              apart (a half line waits in the pipe)
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
  *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
@@ -139,6 +141,7 @@ struct fake {
 	int		 hang_after_init;
 	long		 tools_page;		/* tools per page; 0: one page */
 	long long	 slow_ms;
+	long long	 split_ms;	/* between a message's two halves */
 	const char	*flood_method;
 	int		 close_stdout_after_init;
 	int		 close_stdin_after_init;
@@ -295,6 +298,7 @@ static const struct fake_resource fake_resources[] = {
 "  --hang-after-init          answer initialize, then nothing more\n" \
 "  --tools-page=N             tools/list in pages of N tools (cursors)\n" \
 "  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
+"  --split-ms=N               write each message in two halves, N ms apart\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
@@ -571,7 +575,13 @@ fake_send(struct fake *f, cJSON *msg)
 	text = fake_realloc(text, len + 2);
 	text[len++] = '\n';
 	text[len] = '\0';
-	fake_write_all(f, text, len);
+	if (f->split_ms > 0 && len > 1) {
+		if (fake_write_all(f, text, len / 2) == 0) {
+			usleep((useconds_t)f->split_ms * 1000);
+			fake_write_all(f, text + len / 2, len - len / 2);
+		}
+	} else
+		fake_write_all(f, text, len);
 	free(text);
 }
 
@@ -1605,6 +1615,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_HANG_AFTER_INIT,
 		OPT_TOOLS_PAGE,
 		OPT_SLOW_MS,
+		OPT_SPLIT_MS,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
@@ -1637,6 +1648,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "hang-after-init", no_argument, NULL, OPT_HANG_AFTER_INIT },
 		{ "tools-page", required_argument, NULL, OPT_TOOLS_PAGE },
 		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
+		{ "split-ms", required_argument, NULL, OPT_SPLIT_MS },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
@@ -1724,6 +1736,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_SLOW_MS:
 			f->slow_ms = fake_flag_number("slow-ms", optarg, 0,
+			    SLEEP_MAX_MS);
+			break;
+		case OPT_SPLIT_MS:
+			f->split_ms = fake_flag_number("split-ms", optarg, 0,
 			    SLEEP_MAX_MS);
 			break;
 		case OPT_HANG_CLOSING_STDIN:

@@ -11,6 +11,8 @@
 #   2. A request in flight across the re-exec: its client's connection
 #      closes, the server's late reply is dropped by the new mcpd and
 #      counted (replies_before_reexec), and the server goes on serving.
+#      A reply of which the old mcpd read half before the execve is read
+#      whole by the new one (the rest was still in the pipe).
 #   3. SIGUSR2 does the same as mcpctl reexec.
 #   4. A binary that cannot be executed: mcpctl reexec says why, fails,
 #      and the running mcpd carries on with the same servers.
@@ -33,7 +35,9 @@ write_config "$T/mcpd.json" <<JSON
               "health_interval_ms": 0 },
     "slow": { "command": "$MCP_FAKE", "args": ["--pidfile=$T/slow.pid"] },
     "off": { "command": "$MCP_FAKE" },
-    "lazy": { "command": "$MCP_FAKE", "start": "on-demand" }
+    "lazy": { "command": "$MCP_FAKE", "start": "on-demand" },
+    "halves": { "command": "$MCP_FAKE", "args": ["--split-ms=1500"],
+                "health_interval_ms": 0, "init_timeout_ms": 10000 }
   }
 }
 JSON
@@ -159,11 +163,30 @@ out=$(ctl call slow echo text=after) || fail "slow after the re-exec: $out"
 [ "$(server_field slow pid)" = "$slow_pid" ] || fail "slow was restarted"
 note "a call in flight across the re-exec failed once (exit $rc: $(cat "$T/slow.out")); the late reply was dropped and counted"
 
+# A reply of which the old mcpd had read half: the new one reads the rest
+# as the same line, an old reply (dropped, counted), and nothing breaks.
+wait_ready halves 15
+pid_halves=$(server_pid halves) || fail "halves has no pid"
+timeout -k 5 30 "$MCPCTL" -s "$SOCK" call halves echo text=split >"$T/halves.out" 2>&1 &
+halves_call=$!
+wait_for 5 eval '[ "$(ctl --json status halves | jq ".servers[0].stats.stdout_lines")" = 1 ] &&
+	[ "$(server_field halves inflight)" = 1 ]' || fail "the call to halves is not in flight"
+sleep 0.5	# its first half is written now; the rest comes 1.5 s after it
+ctl reexec >"$T/reexec-h.out" 2>&1 || fail "mcpctl reexec with a half line: $(cat "$T/reexec-h.out")"
+wait "$halves_call" && fail "the call to halves across the re-exec succeeded: $(cat "$T/halves.out")"
+wait_for 5 eval '[ "$(ctl --json status halves | jq ".servers[0].stats.replies_before_reexec")" = 1 ]' ||
+	fail "the reply split across the re-exec was not read whole: $(ctl --json status halves | jq -c '.servers[0].stats')"
+ctl --json status halves | jq -e '.servers[0].stats | .dropped_lines == 0 and
+	.protocol_violations == 0 and .unknown_ids == 0' >/dev/null ||
+	fail "the half line broke the stream: $(ctl --json status halves | jq -c '.servers[0].stats')"
+[ "$(server_pid halves)" = "$pid_halves" ] || fail "halves was restarted"
+note "a reply half read before the re-exec was read whole after it"
+
 # --- 3. SIGUSR2 ---------------------------------------------------------------------
 
 kill -USR2 "$MCPD_PID"
 wait_for 10 eval '[ "$(ctl --json version 2>/dev/null | jq -r .mcpd)" != null ] &&
-	[ "$(status_json 2>/dev/null | jq .daemon.reexecs)" = 3 ]' ||
+	[ "$(status_json 2>/dev/null | jq .daemon.reexecs)" = 4 ]' ||
 	fail "SIGUSR2 did not re-execute mcpd: $(status_json | jq -c .daemon)"
 [ "$(server_field fake pid)" = "$fake_pid" ] || fail "fake's pid changed across SIGUSR2"
 out=$(ctl call fake echo text=usr2) || fail "fake after SIGUSR2: $out"
@@ -177,7 +200,7 @@ fi
 grep -q "cannot re-execute: cannot execute $T/mcpd: No such file or directory; this mcpd carries on" \
 	"$T/reexec3.out" || fail "mcpctl reexec without a binary said: $(cat "$T/reexec3.out")"
 mv "$T/mcpd.moved" "$T/mcpd"
-[ "$(status_json | jq .daemon.reexecs)" = 3 ] || fail "a failed re-exec counted"
+[ "$(status_json | jq .daemon.reexecs)" = 4 ] || fail "a failed re-exec counted"
 out=$(ctl call fake echo text=still) || fail "fake after a failed re-exec: $out"
 [ "$(server_field fake pid)" = "$fake_pid" ] || fail "fake's pid changed after a failed re-exec"
 
