@@ -727,6 +727,82 @@ START_TEST(test_envelope_escaped_keys)
 }
 END_TEST
 
+/*
+ * envelope_string_eq compares in one pass while it meets no backslash: a
+ * difference before, at or after an escape, and texts that are prefixes
+ * of each other.
+ */
+START_TEST(test_envelope_string_eq_paths)
+{
+	static const struct {
+		const char	*json;		/* the value, quoted */
+		const char	*s;
+		int		 eq;
+	} cases[] = {
+		{ "\"2.0\"", "2.0", 1 },
+		{ "\"2.0\"", "2.1", 0 },
+		{ "\"2.0\"", "2.", 0 },
+		{ "\"2.0\"", "2.00", 0 },
+		{ "\"2.0\"", "", 0 },
+		{ "\"\"", "", 1 },
+		{ "\"2.\\u0030\"", "2.0", 1 },	/* escape after a match */
+		{ "\"2.\\u0030\"", "2.1", 0 },
+		{ "\"\\u0032.0\"", "2.0", 1 },	/* escape first */
+		{ "\"3.\\u0030\"", "2.0", 0 },	/* differs before it */
+		{ "\"2.0\\n\"", "2.0", 0 },	/* escape past s's end */
+		{ "\"2.0\\n\"", "2.0\n", 1 },
+		{ "\"a\\\\b\"", "a\\b", 1 },	/* an escaped backslash */
+		{ "\"a\\\\b\"", "a\\\\b", 0 },
+		{ "\"a\\\\b\"", "a", 0 },
+		/* 16 bytes and more: no block boundary matters here. */
+		{ "\"notifications/cancelled\"", "notifications/cancelled",
+		    1 },
+		{ "\"notifications/cancelled\"", "notifications/cancellee",
+		    0 },
+		{ "\"notifications/cancelle\\u0064\"",
+		    "notifications/cancelled", 1 },
+	};
+	struct envelope	 env;
+	char		 m[128];
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		snprintf(m, sizeof m, "{\"method\":%s}", cases[i].json);
+		scan_ok(m, &env);
+		ck_assert_msg(envelope_string_eq(m, &env.method, cases[i].s) ==
+		    cases[i].eq, "%s vs \"%s\"", cases[i].json, cases[i].s);
+	}
+}
+END_TEST
+
+/*
+ * Every proper prefix of a valid object ends too early, compact or not:
+ * the shortcuts for compact JSON look no further than the line.
+ */
+START_TEST(test_envelope_prefixes)
+{
+	static const char *const lines[] = {
+		"{\"jsonrpc\":\"2.0\",\"id\":12345,\"method\":\"ping\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":{}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+		    "\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":"
+		    "\"caf\xc3\xa9 \\u00e9 \\\"x\\\" 0123456789abcdef\"}}}",
+		"{ \"id\" : 1 , \"a\" : [ 1 , { \"b\" : null } ] , "
+		    "\"c\" : true }",
+		"{\"a\":[],\"b\":{},\"c\":[{}],\"d\":-1.5e+3,\"e\":false}",
+	};
+	struct envelope	 env;
+	size_t		 i, n, len;
+
+	for (i = 0; i < nitems(lines); i++) {
+		len = strlen(lines[i]);
+		scan_ok(lines[i], &env);
+		for (n = 0; n < len; n++)
+			fail_at(lines[i], n, AT_END);
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_escaped_values)
 {
 	struct envelope	 env;
@@ -2111,6 +2187,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_whitespace);
 	tcase_add_test(tc, test_envelope_escaped_keys);
 	tcase_add_test(tc, test_envelope_escaped_values);
+	tcase_add_test(tc, test_envelope_string_eq_paths);
+	tcase_add_test(tc, test_envelope_prefixes);
 	tcase_add_test(tc, test_envelope_lone_surrogates);
 	tcase_add_test(tc, test_envelope_duplicates);
 	tcase_add_test(tc, test_envelope_partial);
