@@ -385,6 +385,73 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
  * Pending requests.
  */
 
+/*
+ * A client's ids in flight.  Entries are the pendings, chained in the
+ * bucket of their hash: adding one hashes its id once, taking one out
+ * (its reply came) is an unlink.  The table doubles when it holds more
+ * requests than buckets.  It halves on removal when it has more than
+ * ROUTER_ID_BUCKETS_KEEP buckets and four times as many buckets as
+ * requests: a pipeline that fills and drains with every batch does not
+ * resize it each time.
+ */
+static void
+router_ids_resize(struct attachment *a, size_t nbuckets)
+{
+	struct router_id_bucket	*old = a->ids;
+	struct router_pending	*p;
+	size_t			 i, oldn = old == NULL ? 0 : a->ids_mask + 1;
+
+	a->ids = xcalloc(nbuckets, sizeof *a->ids);
+	a->ids_mask = nbuckets - 1;
+	for (i = 0; i < oldn; i++) {
+		while ((p = LIST_FIRST(&old[i])) != NULL) {
+			LIST_REMOVE(p, id_entry);
+			LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p,
+			    id_entry);
+		}
+	}
+	free(old);
+}
+
+struct router_pending *
+router_find_id(const struct attachment *a, const char *id, size_t id_len)
+{
+	struct router_pending	*p;
+	uint64_t		 hash;
+
+	if (a->ninflight == 0)
+		return (NULL);
+	hash = hmap_key_hash(&a->ids_key, id, id_len);
+	LIST_FOREACH(p, &a->ids[hash & a->ids_mask], id_entry) {
+		if (p->id_hash == hash && p->id_len == id_len &&
+		    memcmp(p->id, id, id_len) == 0)
+			return (p);
+	}
+	return (NULL);
+}
+
+/* p is counted in a->ninflight already. */
+static void
+router_ids_add(struct attachment *a, struct router_pending *p)
+{
+	if (a->ids == NULL)
+		router_ids_resize(a, ROUTER_ID_BUCKETS_MIN);
+	else if (a->ninflight > a->ids_mask + 1)
+		router_ids_resize(a, (a->ids_mask + 1) * 2);
+	p->id_hash = hmap_key_hash(&a->ids_key, p->id, p->id_len);
+	LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p, id_entry);
+}
+
+/* p is no longer counted in a->ninflight. */
+static void
+router_ids_remove(struct attachment *a, struct router_pending *p)
+{
+	LIST_REMOVE(p, id_entry);
+	if (a->ids_mask + 1 > ROUTER_ID_BUCKETS_KEEP &&
+	    a->ninflight * 4 < a->ids_mask + 1)
+		router_ids_resize(a, (a->ids_mask + 1) / 2);
+}
+
 struct router_pending *
 router_pending_new(struct router *r, enum router_pending_kind kind,
     struct attachment *a, const char *id, size_t id_len, const char *method)
@@ -426,10 +493,10 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
 	if (kind == ROUTER_PENDING_CLIENT) {
 		r->active_ms = now;
-		hmap_put(a->ids, p->id, p->id_len, p);
 		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
 		a->ninflight++;
 		r->ninflight++;
+		router_ids_add(a, p);
 	}
 	router_arm_sweep(r);
 	return (p);
@@ -445,10 +512,10 @@ router_pending_unlink_live(struct router *r, struct router_pending *p)
 	TAILQ_REMOVE(&r->by_start, p, start_entry);
 	p->att = NULL;
 	if (p->kind == ROUTER_PENDING_CLIENT) {
-		hmap_del(a->ids, p->id, p->id_len);
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
 		a->ninflight--;
 		r->ninflight--;
+		router_ids_remove(a, p);
 		r->active_ms = clock_now_ms();
 		router_check_idle(a);
 	}
@@ -856,7 +923,7 @@ router_attach_peer(struct router *r, struct client *c, struct glink *link)
 	a->router = r;
 	a->client = c;
 	a->link = link;
-	a->ids = hmap_new(hmap_random_seed());
+	hmap_key_init(&a->ids_key, hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
 	TAILQ_INIT(&a->inflight);
@@ -932,7 +999,7 @@ router_detach(struct attachment *a, const char *reason)
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
 	router_set_upstream_level(r);
-	hmap_free(a->ids);
+	free(a->ids);
 	hmap_free(a->subs);
 	free(a);
 }
