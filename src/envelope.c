@@ -310,9 +310,33 @@ envelope_string(const unsigned char *start, const unsigned char *p,
 	return (envelope_string_slow(start, p, end, escaped, err));
 }
 
+/*
+ * Skip digits.  Eight at a time while eight bytes are left: a byte is a
+ * digit when its high nibble is 3 and its low nibble plus 6 does not
+ * carry into the high one (no carry crosses bytes: 0x0f + 6 < 0x100).
+ */
 static inline const unsigned char *
 envelope_digits(const unsigned char *p, const unsigned char *end)
 {
+#if defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+	uint64_t	 x, other;
+
+	while (end - p >= 8) {
+		memcpy(&x, p, sizeof x);
+		other = ((x & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
+		    (((x & 0x0f0f0f0f0f0f0f0fULL) + 0x0606060606060606ULL) &
+		    0xf0f0f0f0f0f0f0f0ULL);
+		if (other != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return (p + __builtin_ctzll(other) / 8);
+#else
+			return (p + __builtin_clzll(other) / 8);
+#endif
+		}
+		p += 8;
+	}
+#endif
 	while (p < end && *p >= '0' && *p <= '9')
 		p++;
 	return (p);
@@ -543,6 +567,39 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 	return (NULL);
 }
 
+/*
+ * A top-level key as compact JSON writes it, with its colon: its slot,
+ * with *after set past the colon, or NULL for anything else (which the
+ * general path then reads).  p is at the opening quote, with more than
+ * ENVELOPE_TOP_KEY_BYTES bytes from there on.  A compare with a constant
+ * length compiles to a load or two.
+ */
+#define ENVELOPE_TOP_KEY_BYTES	10	/* "jsonrpc": */
+
+static inline struct envelope_value *
+envelope_top_key(struct envelope *env, const unsigned char *p,
+    const unsigned char **after)
+{
+#define ENVELOPE_TOP_IS(s) (memcmp(p, s, sizeof s - 1) == 0 ?		\
+	(*after = p + sizeof s - 1, 1) : 0)
+	switch (p[1]) {
+	case 'i':
+		return (ENVELOPE_TOP_IS("\"id\":") ? &env->id : NULL);
+	case 'j':
+		return (ENVELOPE_TOP_IS("\"jsonrpc\":") ? &env->jsonrpc : NULL);
+	case 'm':
+		return (ENVELOPE_TOP_IS("\"method\":") ? &env->method : NULL);
+	case 'p':
+		return (ENVELOPE_TOP_IS("\"params\":") ? &env->params : NULL);
+	case 'r':
+		return (ENVELOPE_TOP_IS("\"result\":") ? &env->result : NULL);
+	case 'e':
+		return (ENVELOPE_TOP_IS("\"error\":") ? &env->error : NULL);
+	}
+	return (NULL);
+#undef ENVELOPE_TOP_IS
+}
+
 /* The kind of an object opened at depth for the member recorded in slot. */
 static enum envelope_ctx
 envelope_child_ctx(struct envelope *env, size_t depth,
@@ -715,6 +772,14 @@ member:
 	/* p is where a key must start. */
 	if (p == end || *p != '"')
 		goto fail;
+	/* The usual keys of the top level, compact, without a scan. */
+	if (cur_ctx == ENVELOPE_CTX_TOP && end - p > ENVELOPE_TOP_KEY_BYTES &&
+	    (slot = envelope_top_key(env, p, &q)) != NULL) {
+		if (slot->type != ENVELOPE_ABSENT)
+			goto fail;	/* a duplicate: p is at its key */
+		p = ENVELOPE_NEXT(q, end);
+		goto value;
+	}
 	if ((q = envelope_string(base, p + 1, end, &escaped, &err)) == NULL)
 		goto fail_at_err;
 	slot = NULL;

@@ -803,6 +803,116 @@ START_TEST(test_envelope_prefixes)
 }
 END_TEST
 
+/*
+ * The top-level keys that compact JSON writes are recognised without a
+ * scan when enough of the line follows them: the same spans, the same
+ * duplicates refused at the same byte, and near misses read the long way.
+ */
+START_TEST(test_envelope_top_keys)
+{
+	static const struct {
+		const char	*m;
+		size_t		 fail;		/* 0: valid */
+	} cases[] = {
+		/* Each key once, then twice (fast, then escaped, then fast). */
+		{ "{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{},"
+		    "\"x\":0}", 0 },
+		{ "{\"result\":[],\"error\":{},\"jsonrpc\":\"2.0\",\"id\":\"a\""
+		    ",\"x\":0}", 0 },
+		{ "{\"id\":1,\"id\":2,\"xxxxxxxxxx\":0}", 8 },
+		{ "{\"jsonrpc\":\"2.0\",\"jsonrpc\":\"2.0\",\"xxxxxxxx\":0}", 17 },
+		{ "{\"method\":\"a\",\"method\":\"b\",\"xxxxxxxxxx\":0}", 14 },
+		{ "{\"params\":{},\"params\":{},\"xxxxxxxxxx\":0}", 13 },
+		{ "{\"result\":1,\"result\":1,\"xxxxxxxxxxx\":0}", 12 },
+		{ "{\"error\":{},\"error\":{},\"xxxxxxxxxxxx\":0}", 12 },
+		{ "{\"i\\u0064\":1,\"id\":2,\"xxxxxxxxxx\":0}", 13 },
+		{ "{\"id\":1,\"i\\u0064\":2,\"xxxxxxxxxx\":0}", 8 },
+		/* Near misses: other keys, or not compact. */
+		{ "{\"idx\":1,\"ids\":3,\"jsonrpc2\":4,\"jsonrp\":5,"
+		    "\"methods\":6,\"param\":7,\"results\":8,\"errors\":9,"
+		    "\"id\":10,\"xxxxxxxxxx\":0}", 0 },
+		{ "{\"id\" :1,\"id\":2,\"xxxxxxxxxx\":0}", 9 },
+		{ "{\"id\":1,\"id\" :2,\"xxxxxxxxxx\":0}", 8 },
+		{ "{\"id\": 1,\"method\":\n\"m\",\"xxxxxxxxxx\":0}", 0 },
+		/* What follows the colon is read as a value, not trusted. */
+		{ "{\"id\":,\"xxxxxxxxxxxxxxxx\":0}", 6 },
+		{ "{\"id\":}xxxxxxxxxxxxxxxxxxxx", 6 },
+		{ "{\"method\":\"\x01\",\"xxxxxxxxxx\":0}", 11 },
+		/* Members of params named like top-level keys. */
+		{ "{\"params\":{\"id\":1,\"id\":2,\"method\":3,\"method\":4},"
+		    "\"xxxxxxxxxx\":0}", 0 },
+	};
+	struct envelope	 env;
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		if (cases[i].fail == 0) {
+			scan_ok(cases[i].m, &env);
+			crosscheck(cases[i].m, strlen(cases[i].m), &env);
+		} else
+			fail_at(cases[i].m, strlen(cases[i].m), cases[i].fail);
+	}
+
+	scan_ok(cases[0].m, &env);
+	assert_span(cases[0].m, &env.id, ENVELOPE_NUMBER, "1");
+	assert_span(cases[0].m, &env.jsonrpc, ENVELOPE_STRING, "\"2.0\"");
+	assert_span(cases[0].m, &env.method, ENVELOPE_STRING, "\"m\"");
+	assert_span(cases[0].m, &env.params, ENVELOPE_OBJECT, "{}");
+	scan_ok(cases[1].m, &env);
+	assert_span(cases[1].m, &env.result, ENVELOPE_ARRAY, "[]");
+	assert_span(cases[1].m, &env.error, ENVELOPE_OBJECT, "{}");
+	assert_span(cases[1].m, &env.id, ENVELOPE_STRING, "\"a\"");
+	scan_ok(cases[10].m, &env);
+	assert_span(cases[10].m, &env.id, ENVELOPE_NUMBER, "10");
+	assert_absent(cases[10].m, &env.jsonrpc);
+	assert_absent(cases[10].m, &env.method);
+	assert_absent(cases[10].m, &env.params);
+	assert_absent(cases[10].m, &env.result);
+	assert_absent(cases[10].m, &env.error);
+	scan_ok(cases[13].m, &env);
+	assert_span(cases[13].m, &env.method, ENVELOPE_STRING, "\"m\"");
+	scan_ok(cases[17].m, &env);
+	assert_absent(cases[17].m, &env.id);
+	assert_absent(cases[17].m, &env.method);
+}
+END_TEST
+
+/* Digits are skipped eight at a time: numbers ending at every position. */
+START_TEST(test_envelope_digit_runs)
+{
+	static const char *const tails[] = {
+		"", "}", ",\"x\":1}", ".5}", "e3}", "/}", ":}", "a}",
+		"\x80}",
+	};
+	struct envelope	 env;
+	char		 m[128];
+	size_t		 ndig, i, t, len, want;
+	int64_t		 v;
+
+	for (ndig = 1; ndig <= 40; ndig++) {
+		for (t = 0; t < nitems(tails); t++) {
+			len = (size_t)snprintf(m, sizeof m, "{\"id\":");
+			for (i = 0; i < ndig; i++)
+				m[len++] = (char)('1' + (i % 9));
+			want = len;	/* where the number ends */
+			len += (size_t)snprintf(m + len, sizeof m - len, "%s",
+			    tails[t]);
+			if (t == 1 || t == 2 || t == 3 || t == 4) {
+				scan_ok(m, &env);
+				if (t < 3)
+					ck_assert_uint_eq(env.id.len, want - 6);
+				if (t < 3 && ndig <= 18) {
+					ck_assert_int_eq(envelope_int64(m,
+					    &env.id, &v), 0);
+					ck_assert(v > 0);
+				}
+			} else
+				fail_at(m, len, t == 0 ? AT_END : want);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_escaped_values)
 {
 	struct envelope	 env;
@@ -2189,6 +2299,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_escaped_values);
 	tcase_add_test(tc, test_envelope_string_eq_paths);
 	tcase_add_test(tc, test_envelope_prefixes);
+	tcase_add_test(tc, test_envelope_top_keys);
+	tcase_add_test(tc, test_envelope_digit_runs);
 	tcase_add_test(tc, test_envelope_lone_surrogates);
 	tcase_add_test(tc, test_envelope_duplicates);
 	tcase_add_test(tc, test_envelope_partial);
