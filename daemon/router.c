@@ -62,6 +62,8 @@
 #include "xmalloc.h"
 
 static void	router_check_idle(struct attachment *);
+static void	router_record_log(struct router *, struct router_pending *,
+		    enum router_outcome, const char *, uint64_t);
 
 /* RFC 5424 severities, as MCP names them; index = syslog priority. */
 const char *router_levels[8] = {
@@ -461,11 +463,16 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
 	size_t			 mlen;
 
-	/* Recycled: no allocation per request in the steady state. */
+	/*
+	 * Recycled: no allocation per request in the steady state.  A spare
+	 * is not cleared whole: every field is set below or on insertion,
+	 * and router_pending_free left the owned pointers NULL.
+	 */
 	if ((p = r->spare) != NULL) {
 		r->spare = p->next_spare;
 		r->nspare--;
-		memset(p, 0, sizeof *p);
+		p->id = NULL;
+		p->id_len = 0;
 	} else
 		p = xcalloc(1, sizeof *p);
 	p->kind = kind;
@@ -528,6 +535,10 @@ router_pending_free(struct router *r, struct router_pending *p)
 		free(p->id);
 	free(p->token);
 	free(p->sub_uri);
+	/* What router_pending_new does not set again. */
+	p->token = NULL;
+	p->token_len = 0;
+	p->sub_uri = NULL;
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
 		r->spare = p;
@@ -559,14 +570,6 @@ router_record(struct router *r, struct router_pending *p,
 {
 	uint64_t	 us = clock_now_us() - p->started_us;
 	int		 bucket;
-	char		 duration[32], pidtext[32];
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
-		{ MCPD_FIELD_METHOD, p->method },
-		{ MCPD_FIELD_DURATION_US, duration },
-		{ MCPD_FIELD_CLIENT_PID, pidtext },
-		{ MCPD_FIELD_REASON, reason },
-	};
 
 	r->outcomes[outcome]++;
 	r->latency_sum_us += us;
@@ -577,6 +580,23 @@ router_record(struct router *r, struct router_pending *p,
 	r->latency[bucket]++;
 	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
 		return;
+	router_record_log(r, p, outcome, reason, us);
+}
+
+/* The slow and the failed, to the journal. */
+static void
+router_record_log(struct router *r, struct router_pending *p,
+    enum router_outcome outcome, const char *reason, uint64_t us)
+{
+	char		 duration[32], pidtext[32];
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
+		{ MCPD_FIELD_METHOD, p->method },
+		{ MCPD_FIELD_DURATION_US, duration },
+		{ MCPD_FIELD_CLIENT_PID, pidtext },
+		{ MCPD_FIELD_REASON, reason },
+	};
+
 	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
 	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
 	    (long)router_peer_pid(p->att) : 0L);
@@ -713,6 +733,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	uint64_t		 now = clock_now_ms();
 	char			*why;
 
+	r->sweep_armed = 0;
 	while ((p = TAILQ_FIRST(&r->by_deadline)) != NULL &&
 	    p->deadline_ms <= now)
 		router_timeout(r, p);
@@ -730,16 +751,21 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_arm_sweep(r);
 }
 
+/*
+ * Called for every request: whether the timer is armed is kept here, not
+ * asked of libevent each time.
+ */
 void
 router_arm_sweep(struct router *r)
 {
 	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
 
-	if (evtimer_pending(r->ev_sweep, NULL))
+	if (r->sweep_armed)
 		return;
 	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
+	r->sweep_armed = 1;
 }
 
 /*

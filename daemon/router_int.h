@@ -170,6 +170,7 @@ struct router {
 	size_t			 nwaiting_turn;	/* attachments waiting a turn */
 	int			 replaying;	/* held requests, now ready */
 	struct event		*ev_sweep;
+	int			 sweep_armed;	/* ev_sweep is pending */
 	struct router_pending	*spare;		/* freed, for reuse */
 	size_t			 nspare;
 
