@@ -1015,6 +1015,27 @@ envelope_splice(const char *line, size_t len,
 	const struct envelope_edit	*e;
 	size_t				 pos = 0, n = 0, i;
 
+	/* One edit (an id): up to three pieces, with the same checks. */
+	if (nedits == 1 && iovcnt >= 3) {
+		e = edits;
+		if (e->off > len || e->len > len - e->off ||
+		    (e->text_len != 0 && e->text == NULL))
+			return (0);
+		if (e->off != 0) {
+			iov[n].iov_base = (void *)(uintptr_t)line;
+			iov[n++].iov_len = e->off;
+		}
+		if (e->text_len != 0) {
+			iov[n].iov_base = (void *)(uintptr_t)e->text;
+			iov[n++].iov_len = e->text_len;
+		}
+		if ((pos = e->off + e->len) != len) {
+			iov[n].iov_base = (void *)(uintptr_t)(line + pos);
+			iov[n++].iov_len = len - pos;
+		}
+		return (n);
+	}
+
 #define ENVELOPE_PIECE(base, size) do {					\
 	if ((size) != 0) {						\
 		if (n == iovcnt)					\

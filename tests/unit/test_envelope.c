@@ -1799,6 +1799,40 @@ static const char *table[] = {
 	    "\"id\":2}",
 };
 
+/*
+ * One edit has a shorter path: it gives what the general one gives for
+ * the same edit followed by an empty one at the end, also when broken.
+ */
+START_TEST(test_envelope_splice_one)
+{
+	const char		*line = "abcdef";
+	struct envelope_edit	 e[2];
+	struct iovec		 one[3], two[8];
+	size_t			 off, len, tlen, n1, n2, i;
+	int			 null_text;
+
+	for (off = 0; off <= 8; off++)
+	for (len = 0; len <= 8; len++)
+	for (tlen = 0; tlen <= 2; tlen++)
+	for (null_text = 0; null_text <= 1; null_text++) {
+		e[0] = (struct envelope_edit){ off, len,
+		    null_text ? NULL : "XY", tlen };
+		e[1] = (struct envelope_edit){ 6, 0, "", 0 };
+		n1 = envelope_splice(line, 6, e, 1, one, 3);
+		n2 = envelope_splice(line, 6, e, 2, two, 8);
+		if (off + len > 6 || (null_text && tlen != 0)) {
+			ck_assert_uint_eq(n1, 0);
+			continue;
+		}
+		ck_assert_uint_eq(n1, n2);
+		for (i = 0; i < n1; i++) {
+			ck_assert_ptr_eq(one[i].iov_base, two[i].iov_base);
+			ck_assert_uint_eq(one[i].iov_len, two[i].iov_len);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_cjson_table)
 {
 	struct envelope	 env;
@@ -2313,6 +2347,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_depth);
 	tcase_add_test(tc, test_envelope_brackets);
 	tcase_add_test(tc, test_envelope_splice);
+	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
 
