@@ -62,6 +62,8 @@
 #include "xmalloc.h"
 
 static void	router_check_idle(struct attachment *);
+static void	router_record_log(struct router *, struct router_pending *,
+		    enum router_outcome, const char *, uint64_t);
 
 /* RFC 5424 severities, as MCP names them; index = syslog priority. */
 const char *router_levels[8] = {
@@ -385,6 +387,73 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
  * Pending requests.
  */
 
+/*
+ * A client's ids in flight.  Entries are the pendings, chained in the
+ * bucket of their hash: adding one hashes its id once, taking one out
+ * (its reply came) is an unlink.  The table doubles when it holds more
+ * requests than buckets.  It halves on removal when it has more than
+ * ROUTER_ID_BUCKETS_KEEP buckets and four times as many buckets as
+ * requests: a pipeline that fills and drains with every batch does not
+ * resize it each time.
+ */
+static void
+router_ids_resize(struct attachment *a, size_t nbuckets)
+{
+	struct router_id_bucket	*old = a->ids;
+	struct router_pending	*p;
+	size_t			 i, oldn = old == NULL ? 0 : a->ids_mask + 1;
+
+	a->ids = xcalloc(nbuckets, sizeof *a->ids);
+	a->ids_mask = nbuckets - 1;
+	for (i = 0; i < oldn; i++) {
+		while ((p = LIST_FIRST(&old[i])) != NULL) {
+			LIST_REMOVE(p, id_entry);
+			LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p,
+			    id_entry);
+		}
+	}
+	free(old);
+}
+
+struct router_pending *
+router_find_id(const struct attachment *a, const char *id, size_t id_len)
+{
+	struct router_pending	*p;
+	uint64_t		 hash;
+
+	if (a->ninflight == 0)
+		return (NULL);
+	hash = hmap_key_hash(&a->ids_key, id, id_len);
+	LIST_FOREACH(p, &a->ids[hash & a->ids_mask], id_entry) {
+		if (p->id_hash == hash && p->id_len == id_len &&
+		    memcmp(p->id, id, id_len) == 0)
+			return (p);
+	}
+	return (NULL);
+}
+
+/* p is counted in a->ninflight already. */
+static void
+router_ids_add(struct attachment *a, struct router_pending *p)
+{
+	if (a->ids == NULL)
+		router_ids_resize(a, ROUTER_ID_BUCKETS_MIN);
+	else if (a->ninflight > a->ids_mask + 1)
+		router_ids_resize(a, (a->ids_mask + 1) * 2);
+	p->id_hash = hmap_key_hash(&a->ids_key, p->id, p->id_len);
+	LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p, id_entry);
+}
+
+/* p is no longer counted in a->ninflight. */
+static void
+router_ids_remove(struct attachment *a, struct router_pending *p)
+{
+	LIST_REMOVE(p, id_entry);
+	if (a->ids_mask + 1 > ROUTER_ID_BUCKETS_KEEP &&
+	    a->ninflight * 4 < a->ids_mask + 1)
+		router_ids_resize(a, (a->ids_mask + 1) / 2);
+}
+
 struct router_pending *
 router_pending_new(struct router *r, enum router_pending_kind kind,
     struct attachment *a, const char *id, size_t id_len, const char *method)
@@ -394,11 +463,16 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
 	size_t			 mlen;
 
-	/* Recycled: no allocation per request in the steady state. */
+	/*
+	 * Recycled: no allocation per request in the steady state.  A spare
+	 * is not cleared whole: every field is set below or on insertion,
+	 * and router_pending_free left the owned pointers NULL.
+	 */
 	if ((p = r->spare) != NULL) {
 		r->spare = p->next_spare;
 		r->nspare--;
-		memset(p, 0, sizeof *p);
+		p->id = NULL;
+		p->id_len = 0;
 	} else
 		p = xcalloc(1, sizeof *p);
 	p->kind = kind;
@@ -426,10 +500,10 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
 	if (kind == ROUTER_PENDING_CLIENT) {
 		r->active_ms = now;
-		hmap_put(a->ids, p->id, p->id_len, p);
 		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
 		a->ninflight++;
 		r->ninflight++;
+		router_ids_add(a, p);
 	}
 	router_arm_sweep(r);
 	return (p);
@@ -445,10 +519,10 @@ router_pending_unlink_live(struct router *r, struct router_pending *p)
 	TAILQ_REMOVE(&r->by_start, p, start_entry);
 	p->att = NULL;
 	if (p->kind == ROUTER_PENDING_CLIENT) {
-		hmap_del(a->ids, p->id, p->id_len);
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
 		a->ninflight--;
 		r->ninflight--;
+		router_ids_remove(a, p);
 		r->active_ms = clock_now_ms();
 		router_check_idle(a);
 	}
@@ -461,6 +535,10 @@ router_pending_free(struct router *r, struct router_pending *p)
 		free(p->id);
 	free(p->token);
 	free(p->sub_uri);
+	/* What router_pending_new does not set again. */
+	p->token = NULL;
+	p->token_len = 0;
+	p->sub_uri = NULL;
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
 		r->spare = p;
@@ -492,14 +570,6 @@ router_record(struct router *r, struct router_pending *p,
 {
 	uint64_t	 us = clock_now_us() - p->started_us;
 	int		 bucket;
-	char		 duration[32], pidtext[32];
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
-		{ MCPD_FIELD_METHOD, p->method },
-		{ MCPD_FIELD_DURATION_US, duration },
-		{ MCPD_FIELD_CLIENT_PID, pidtext },
-		{ MCPD_FIELD_REASON, reason },
-	};
 
 	r->outcomes[outcome]++;
 	r->latency_sum_us += us;
@@ -510,6 +580,23 @@ router_record(struct router *r, struct router_pending *p,
 	r->latency[bucket]++;
 	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
 		return;
+	router_record_log(r, p, outcome, reason, us);
+}
+
+/* The slow and the failed, to the journal. */
+static void
+router_record_log(struct router *r, struct router_pending *p,
+    enum router_outcome outcome, const char *reason, uint64_t us)
+{
+	char		 duration[32], pidtext[32];
+	struct log_field f[] = {
+		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
+		{ MCPD_FIELD_METHOD, p->method },
+		{ MCPD_FIELD_DURATION_US, duration },
+		{ MCPD_FIELD_CLIENT_PID, pidtext },
+		{ MCPD_FIELD_REASON, reason },
+	};
+
 	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
 	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
 	    (long)router_peer_pid(p->att) : 0L);
@@ -646,6 +733,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	uint64_t		 now = clock_now_ms();
 	char			*why;
 
+	r->sweep_armed = 0;
 	while ((p = TAILQ_FIRST(&r->by_deadline)) != NULL &&
 	    p->deadline_ms <= now)
 		router_timeout(r, p);
@@ -663,16 +751,21 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_arm_sweep(r);
 }
 
+/*
+ * Called for every request: whether the timer is armed is kept here, not
+ * asked of libevent each time.
+ */
 void
 router_arm_sweep(struct router *r)
 {
 	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
 
-	if (evtimer_pending(r->ev_sweep, NULL))
+	if (r->sweep_armed)
 		return;
 	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
+	r->sweep_armed = 1;
 }
 
 /*
@@ -856,7 +949,7 @@ router_attach_peer(struct router *r, struct client *c, struct glink *link)
 	a->router = r;
 	a->client = c;
 	a->link = link;
-	a->ids = hmap_new(hmap_random_seed());
+	hmap_key_init(&a->ids_key, hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
 	TAILQ_INIT(&a->inflight);
@@ -932,7 +1025,7 @@ router_detach(struct attachment *a, const char *reason)
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
 	router_set_upstream_level(r);
-	hmap_free(a->ids);
+	free(a->ids);
 	hmap_free(a->subs);
 	free(a);
 }

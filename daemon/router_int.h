@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "filter.h"
+#include "hmap.h"
 #include "util.h"
 
 struct client;
@@ -23,7 +24,6 @@ struct envelope_edit;
 struct envelope_value;
 struct event;
 struct glink;
-struct hmap;
 struct iovec;
 struct idtab;
 struct mcpd;
@@ -55,6 +55,8 @@ struct worker;
 #define ROUTER_LATENCY_BUCKETS		28	/* powers of two, in µs */
 #define ROUTER_SPARE_PENDINGS		1024	/* kept for reuse */
 #define ROUTER_NO_COPY_BYTES		(256 * 1024)	/* pass by reference */
+#define ROUTER_ID_BUCKETS_MIN		16	/* a client's id table */
+#define ROUTER_ID_BUCKETS_KEEP		1024	/* never shrunk below (8 KiB) */
 
 enum router_pending_kind {
 	ROUTER_PENDING_CLIENT,		/* a client waits for this reply */
@@ -78,6 +80,8 @@ struct router_pending {
 	struct attachment	*att;
 	char			*id;		/* client's id, raw JSON text */
 	size_t			 id_len;
+	uint64_t		 id_hash;	/* of id, with att's key */
+	LIST_ENTRY(router_pending) id_entry;	/* att's id table */
 	char			 id_inline[ROUTER_ID_INLINE_BYTES];
 	char			*token;		/* client's progress token */
 	size_t			 token_len;
@@ -92,6 +96,7 @@ struct router_pending {
 	struct router_pending	*next_spare;	/* on r->spare */
 };
 TAILQ_HEAD(router_pending_list, router_pending);
+LIST_HEAD(router_id_bucket, router_pending);
 
 /* A request from the server, passed to one client under a new id. */
 struct router_down {
@@ -117,7 +122,15 @@ struct attachment {
 	struct router		*router;
 	struct client		*client;	/* NULL for a group's link */
 	struct glink		*link;		/* NULL for a client */
-	struct hmap		*ids;		/* client id text -> pending */
+	/*
+	 * Client id text -> pending: a chained table of the pendings
+	 * themselves, so a reply takes its request out without hashing.
+	 * Keyed hash (ids come from the client); the buckets double when
+	 * the requests in flight outnumber them (router.c).
+	 */
+	struct router_id_bucket	*ids;		/* NULL until a request */
+	size_t			 ids_mask;	/* buckets - 1 */
+	struct hmap_key		 ids_key;
 	struct router_pending_list inflight;
 	size_t			 ninflight;
 	size_t			 nwaiting;	/* held for a starting server */
@@ -157,6 +170,7 @@ struct router {
 	size_t			 nwaiting_turn;	/* attachments waiting a turn */
 	int			 replaying;	/* held requests, now ready */
 	struct event		*ev_sweep;
+	int			 sweep_armed;	/* ev_sweep is pending */
 	struct router_pending	*spare;		/* freed, for reuse */
 	size_t			 nspare;
 
@@ -238,6 +252,9 @@ struct router_pending *router_pending_new(struct router *,
 /* Done with a pending for good (reply delivered or nothing to wait for). */
 void		 router_pending_destroy(struct router *,
 		    struct router_pending *);
+/* The client's request in flight under this id (raw JSON text), or NULL. */
+struct router_pending *router_find_id(const struct attachment *,
+		    const char *id, size_t id_len);
 /* A reply for an id this session issued and nobody waits for now. */
 int		 router_late_reply(const struct router *, int64_t upstream_id);
 /* Count the outcome and latency; log the slow and the failed. */

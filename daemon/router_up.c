@@ -172,7 +172,7 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 	router_client_request(a, line, len, env, subscribe ?
 	    "resources/subscribe" : "resources/unsubscribe");
 	/* If the server refuses the subscription, it did not happen. */
-	if (subscribe && (p = hmap_get(a->ids, id, env->id.len)) != NULL)
+	if (subscribe && (p = router_find_id(a, id, env->id.len)) != NULL)
 		p->sub_uri = uri;
 	else
 		free(uri);
@@ -234,7 +234,7 @@ router_client_cancelled(struct attachment *a, const char *line, size_t len,
 
 	if (env->p_request_id.type == ENVELOPE_ABSENT)
 		return;
-	p = hmap_get(a->ids, router_text(line, &env->p_request_id),
+	p = router_find_id(a, router_text(line, &env->p_request_id),
 	    env->p_request_id.len);
 	if (p == NULL) {
 		/* Perhaps it is still waiting for the server to start. */
@@ -331,7 +331,7 @@ router_client_request_ready(struct attachment *a, const char *line,
 	uint32_t	 cap = a->router->mcpd->conf->client_max_inflight;
 
 	/* Refused before anything is counted (subscriptions, levels). */
-	if (hmap_get(a->ids, id, env->id.len) != NULL) {
+	if (router_find_id(a, id, env->id.len) != NULL) {
 		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
 		    "invalid request: this id is already in use by a request "
 		    "in flight");

@@ -310,9 +310,33 @@ envelope_string(const unsigned char *start, const unsigned char *p,
 	return (envelope_string_slow(start, p, end, escaped, err));
 }
 
+/*
+ * Skip digits.  Eight at a time while eight bytes are left: a byte is a
+ * digit when its high nibble is 3 and its low nibble plus 6 does not
+ * carry into the high one (no carry crosses bytes: 0x0f + 6 < 0x100).
+ */
 static inline const unsigned char *
 envelope_digits(const unsigned char *p, const unsigned char *end)
 {
+#if defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+	uint64_t	 x, other;
+
+	while (end - p >= 8) {
+		memcpy(&x, p, sizeof x);
+		other = ((x & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
+		    (((x & 0x0f0f0f0f0f0f0f0fULL) + 0x0606060606060606ULL) &
+		    0xf0f0f0f0f0f0f0f0ULL);
+		if (other != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return (p + __builtin_ctzll(other) / 8);
+#else
+			return (p + __builtin_clzll(other) / 8);
+#endif
+		}
+		p += 8;
+	}
+#endif
 	while (p < end && *p >= '0' && *p <= '9')
 		p++;
 	return (p);
@@ -543,6 +567,39 @@ envelope_member(struct envelope *env, enum envelope_ctx ctx,
 	return (NULL);
 }
 
+/*
+ * A top-level key as compact JSON writes it, with its colon: its slot,
+ * with *after set past the colon, or NULL for anything else (which the
+ * general path then reads).  p is at the opening quote, with more than
+ * ENVELOPE_TOP_KEY_BYTES bytes from there on.  A compare with a constant
+ * length compiles to a load or two.
+ */
+#define ENVELOPE_TOP_KEY_BYTES	10	/* "jsonrpc": */
+
+static inline struct envelope_value *
+envelope_top_key(struct envelope *env, const unsigned char *p,
+    const unsigned char **after)
+{
+#define ENVELOPE_TOP_IS(s) (memcmp(p, s, sizeof s - 1) == 0 ?		\
+	(*after = p + sizeof s - 1, 1) : 0)
+	switch (p[1]) {
+	case 'i':
+		return (ENVELOPE_TOP_IS("\"id\":") ? &env->id : NULL);
+	case 'j':
+		return (ENVELOPE_TOP_IS("\"jsonrpc\":") ? &env->jsonrpc : NULL);
+	case 'm':
+		return (ENVELOPE_TOP_IS("\"method\":") ? &env->method : NULL);
+	case 'p':
+		return (ENVELOPE_TOP_IS("\"params\":") ? &env->params : NULL);
+	case 'r':
+		return (ENVELOPE_TOP_IS("\"result\":") ? &env->result : NULL);
+	case 'e':
+		return (ENVELOPE_TOP_IS("\"error\":") ? &env->error : NULL);
+	}
+	return (NULL);
+#undef ENVELOPE_TOP_IS
+}
+
 /* The kind of an object opened at depth for the member recorded in slot. */
 static enum envelope_ctx
 envelope_child_ctx(struct envelope *env, size_t depth,
@@ -559,6 +616,31 @@ envelope_child_ctx(struct envelope *env, size_t depth,
 	if (slot == &env->meta)
 		return (ENVELOPE_CTX_META);
 	return (ENVELOPE_CTX_NONE);
+}
+
+/*
+ * Every member ABSENT with a zero span.  With SSE2, in 16-byte stores: a
+ * memset of this size becomes a string instruction that is slow to
+ * start.  The empty asm hides that the value stored is zero, so that the
+ * compiler does not turn the loop back into that memset.
+ */
+static inline void
+envelope_clear(struct envelope *env)
+{
+#if defined(__SSE2__) && defined(__GNUC__)
+	unsigned char	*w = (unsigned char *)env;
+	__m128i		 zero = _mm_setzero_si128();
+	size_t		 i;
+
+	__asm__("" : "+x" (zero));
+#pragma GCC unroll 32
+	for (i = 0; i + 16 <= sizeof *env; i += 16)
+		_mm_storeu_si128((__m128i *)(void *)(w + i), zero);
+	if (i < sizeof *env)
+		memset(w + i, 0, sizeof *env - i);
+#else
+	memset(env, 0, sizeof *env);
+#endif
 }
 
 #define ENVELOPE_IS_OBJECT(bits, d) \
@@ -579,8 +661,7 @@ envelope_scan(const char *line, size_t len, struct envelope *env,
 	size_t			 depth = 0;
 	int			 escaped, in_object = 0;
 
-	memset(env, 0, sizeof *env);
-	memset(objects, 0, sizeof objects);
+	envelope_clear(env);
 	p = envelope_ws(base, end);
 	if (p == end || *p != '{')
 		goto fail;
@@ -647,6 +728,9 @@ open_object:
 	if (depth == ENVELOPE_MAX_DEPTH)
 		goto fail;
 	depth++;
+	/* A word of bits is cleared when the first depth it holds opens. */
+	if ((depth - 1) % 64 == 0)
+		objects[(depth - 1) / 64] = 0;
 	objects[(depth - 1) / 64] |= (uint64_t)1 << ((depth - 1) % 64);
 	in_object = 1;
 	cur_ctx = ENVELOPE_CTX_NONE;
@@ -666,6 +750,8 @@ open_array:
 	if (depth == ENVELOPE_MAX_DEPTH)
 		goto fail;
 	depth++;
+	if ((depth - 1) % 64 == 0)
+		objects[(depth - 1) / 64] = 0;
 	objects[(depth - 1) / 64] &= ~((uint64_t)1 << ((depth - 1) % 64));
 	in_object = 0;
 	cur_ctx = ENVELOPE_CTX_NONE;
@@ -686,6 +772,14 @@ member:
 	/* p is where a key must start. */
 	if (p == end || *p != '"')
 		goto fail;
+	/* The usual keys of the top level, compact, without a scan. */
+	if (cur_ctx == ENVELOPE_CTX_TOP && end - p > ENVELOPE_TOP_KEY_BYTES &&
+	    (slot = envelope_top_key(env, p, &q)) != NULL) {
+		if (slot->type != ENVELOPE_ABSENT)
+			goto fail;	/* a duplicate: p is at its key */
+		p = ENVELOPE_NEXT(q, end);
+		goto value;
+	}
 	if ((q = envelope_string(base, p + 1, end, &escaped, &err)) == NULL)
 		goto fail_at_err;
 	slot = NULL;
@@ -693,6 +787,11 @@ member:
 		slot = envelope_member(env, cur_ctx, p + 1, q, escaped);
 		if (slot != NULL && slot->type != ENVELOPE_ABSENT)
 			goto fail;	/* a duplicate: p is at its key */
+	}
+	/* Compact JSON: the colon, then the value, right after the key. */
+	if (end - q > 2 && q[1] == ':' && q[2] > ' ') {
+		p = q + 2;
+		goto value;
 	}
 	p = ENVELOPE_NEXT(q + 1, end);
 	if (p == end || *p != ':')
@@ -715,6 +814,11 @@ close:
 	/* FALLTHROUGH */
 
 after_value:
+	/* Compact JSON: a comma, then the next key, right after a value. */
+	if (in_object && end - p > 1 && p[0] == ',' && p[1] == '"') {
+		p++;
+		goto member;
+	}
 	p = ENVELOPE_NEXT(p, end);
 	if (p == end)
 		goto fail;
@@ -762,14 +866,22 @@ envelope_string_eq(const char *line, const struct envelope_value *v,
 		return (0);
 	p = (const unsigned char *)line + v->off + 1;
 	end = (const unsigned char *)line + v->off + v->len - 1;
-	slen = strlen(s);
-	/* The same bytes, and s has no backslash: the same text. */
-	if ((size_t)(end - p) == slen && memcmp(p, s, slen) == 0 &&
-	    strchr(s, '\\') == NULL)
+	/*
+	 * One pass for the common case: the same bytes and no backslash
+	 * among them is the same text.  It stops at the first difference
+	 * or backslash.
+	 */
+	while (p + i < end && s[i] != '\0' && p[i] == (unsigned char)s[i] &&
+	    p[i] != '\\')
+		i++;
+	if (p + i == end && s[i] == '\0')
 		return (1);
-	/* Without escapes the text is its own decoding. */
-	if (memchr(p, '\\', end - p) == NULL)
-		return ((size_t)(end - p) == slen && memcmp(p, s, slen) == 0);
+	/* Without escapes the text is its own decoding: it differs. */
+	if (p[i] != '\\' && (p + i == end ||
+	    memchr(p + i, '\\', end - (p + i)) == NULL))
+		return (0);
+	slen = strlen(s);
+	i = 0;
 	while (p < end) {
 		if ((n = envelope_decode(&p, end, out)) == -1)
 			return (0);
@@ -869,24 +981,30 @@ envelope_print_int64(int64_t v, char *buf)
 	    "25262728293031323334353637383940414243444546474849"
 	    "50515253545556575859606162636465666768697071727374"
 	    "75767778798081828384858687888990919293949596979899";
-	uint64_t	 u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, t;
-	size_t		 n = 1, len;
+	uint64_t	 u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char		 tmp[ENVELOPE_INT64_BYTES];
+	char		*q = tmp + sizeof tmp;
+	size_t		 len;
 
-	/* Count the digits, then write them two at a time from the last. */
-	for (t = u; t >= 10; t /= 10)
-		n++;
-	len = (size_t)(v < 0) + n;
-	buf[0] = '-';
-	buf[len] = '\0';
+	/*
+	 * Two digits at a time from the last, into the end of tmp, then
+	 * one copy: no pass to count the digits first.
+	 */
 	for (; u >= 100; u /= 100) {
-		len -= 2;
-		memcpy(buf + len, pairs + 2 * (u % 100), 2);
+		q -= 2;
+		memcpy(q, pairs + 2 * (u % 100), 2);
 	}
-	if (u >= 10)
-		memcpy(buf + len - 2, pairs + 2 * u, 2);
-	else
-		buf[len - 1] = (char)('0' + u);
-	return ((size_t)(v < 0) + n);
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, pairs + 2 * u, 2);
+	} else
+		*--q = (char)('0' + u);
+	if (v < 0)
+		*--q = '-';
+	len = tmp + sizeof tmp - q;
+	memcpy(buf, q, len);
+	buf[len] = '\0';
+	return (len);
 }
 
 size_t
@@ -896,6 +1014,27 @@ envelope_splice(const char *line, size_t len,
 {
 	const struct envelope_edit	*e;
 	size_t				 pos = 0, n = 0, i;
+
+	/* One edit (an id): up to three pieces, with the same checks. */
+	if (nedits == 1 && iovcnt >= 3) {
+		e = edits;
+		if (e->off > len || e->len > len - e->off ||
+		    (e->text_len != 0 && e->text == NULL))
+			return (0);
+		if (e->off != 0) {
+			iov[n].iov_base = (void *)(uintptr_t)line;
+			iov[n++].iov_len = e->off;
+		}
+		if (e->text_len != 0) {
+			iov[n].iov_base = (void *)(uintptr_t)e->text;
+			iov[n++].iov_len = e->text_len;
+		}
+		if ((pos = e->off + e->len) != len) {
+			iov[n].iov_base = (void *)(uintptr_t)(line + pos);
+			iov[n++].iov_len = len - pos;
+		}
+		return (n);
+	}
 
 #define ENVELOPE_PIECE(base, size) do {					\
 	if ((size) != 0) {						\

@@ -55,7 +55,7 @@ struct hmap {
 	struct hmap_slot *slots;	/* NULL until the first insertion */
 	size_t		 mask;		/* slots - 1, or 0 without a table */
 	size_t		 count;
-	uint64_t	 secret[3];	/* derived from the seed */
+	struct hmap_key	 key;		/* derived from the seed */
 };
 
 /* Full 64x64 -> 128 bit product, folded to 64 bits. */
@@ -116,15 +116,15 @@ hmap_splitmix(uint64_t *state)
  * bits used for the slot.
  */
 uint64_t
-hmap_hash(const struct hmap *m, const void *key, size_t keylen)
+hmap_key_hash(const struct hmap_key *k, const void *key, size_t keylen)
 {
 	const uint8_t	*p = key;
 	uint64_t	 h, a = 0, b = 0;
 	size_t		 len = keylen;
 
-	h = m->secret[0] ^ ((uint64_t)keylen * HMAP_K1);
+	h = k->secret[0] ^ ((uint64_t)keylen * HMAP_K1);
 	for (; len > 16; p += 16, len -= 16)
-		h = hmap_fold(hmap_read64(p) ^ m->secret[1],
+		h = hmap_fold(hmap_read64(p) ^ k->secret[1],
 		    hmap_read64(p + 8) ^ h);
 	/*
 	 * The last 1 to 16 bytes, read as overlapping words (no copy): for a
@@ -139,8 +139,24 @@ hmap_hash(const struct hmap *m, const void *key, size_t keylen)
 	} else if (len > 0)
 		a = (uint64_t)p[0] << 16 | (uint64_t)p[len / 2] << 8 |
 		    p[len - 1];
-	h = hmap_fold(a ^ m->secret[1], b ^ h);
-	return (hmap_fold(h ^ HMAP_K2, m->secret[2]));
+	h = hmap_fold(a ^ k->secret[1], b ^ h);
+	return (hmap_fold(h ^ HMAP_K2, k->secret[2]));
+}
+
+uint64_t
+hmap_hash(const struct hmap *m, const void *key, size_t keylen)
+{
+	return (hmap_key_hash(&m->key, key, keylen));
+}
+
+void
+hmap_key_init(struct hmap_key *k, uint64_t seed)
+{
+	uint64_t	 state = seed;
+
+	k->secret[0] = hmap_splitmix(&state);
+	k->secret[1] = hmap_splitmix(&state);
+	k->secret[2] = hmap_splitmix(&state) | 1;
 }
 
 static inline const uint8_t *
@@ -275,12 +291,9 @@ struct hmap *
 hmap_new(uint64_t seed)
 {
 	struct hmap	*m;
-	uint64_t	 state = seed;
 
 	m = xcalloc(1, sizeof *m);
-	m->secret[0] = hmap_splitmix(&state);
-	m->secret[1] = hmap_splitmix(&state);
-	m->secret[2] = hmap_splitmix(&state) | 1;
+	hmap_key_init(&m->key, seed);
 	return (m);
 }
 

@@ -75,4 +75,17 @@ int		 hmap_iter_next(struct hmap_iter *, const void **key,
  */
 uint64_t	 hmap_hash(const struct hmap *, const void *key, size_t keylen);
 
+/*
+ * The same keyed hash on its own, for a table that links its entries
+ * itself: hmap_key_hash with a key made from seed S equals hmap_hash of
+ * a map made with hmap_new(S).  Fields are private.
+ */
+struct hmap_key {
+	uint64_t	 secret[3];
+};
+
+void		 hmap_key_init(struct hmap_key *, uint64_t seed);
+uint64_t	 hmap_key_hash(const struct hmap_key *, const void *key,
+		    size_t keylen);
+
 #endif /* MCPD_HMAP_H */

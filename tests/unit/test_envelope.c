@@ -727,6 +727,192 @@ START_TEST(test_envelope_escaped_keys)
 }
 END_TEST
 
+/*
+ * envelope_string_eq compares in one pass while it meets no backslash: a
+ * difference before, at or after an escape, and texts that are prefixes
+ * of each other.
+ */
+START_TEST(test_envelope_string_eq_paths)
+{
+	static const struct {
+		const char	*json;		/* the value, quoted */
+		const char	*s;
+		int		 eq;
+	} cases[] = {
+		{ "\"2.0\"", "2.0", 1 },
+		{ "\"2.0\"", "2.1", 0 },
+		{ "\"2.0\"", "2.", 0 },
+		{ "\"2.0\"", "2.00", 0 },
+		{ "\"2.0\"", "", 0 },
+		{ "\"\"", "", 1 },
+		{ "\"2.\\u0030\"", "2.0", 1 },	/* escape after a match */
+		{ "\"2.\\u0030\"", "2.1", 0 },
+		{ "\"\\u0032.0\"", "2.0", 1 },	/* escape first */
+		{ "\"3.\\u0030\"", "2.0", 0 },	/* differs before it */
+		{ "\"2.0\\n\"", "2.0", 0 },	/* escape past s's end */
+		{ "\"2.0\\n\"", "2.0\n", 1 },
+		{ "\"a\\\\b\"", "a\\b", 1 },	/* an escaped backslash */
+		{ "\"a\\\\b\"", "a\\\\b", 0 },
+		{ "\"a\\\\b\"", "a", 0 },
+		/* 16 bytes and more: no block boundary matters here. */
+		{ "\"notifications/cancelled\"", "notifications/cancelled",
+		    1 },
+		{ "\"notifications/cancelled\"", "notifications/cancellee",
+		    0 },
+		{ "\"notifications/cancelle\\u0064\"",
+		    "notifications/cancelled", 1 },
+	};
+	struct envelope	 env;
+	char		 m[128];
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		snprintf(m, sizeof m, "{\"method\":%s}", cases[i].json);
+		scan_ok(m, &env);
+		ck_assert_msg(envelope_string_eq(m, &env.method, cases[i].s) ==
+		    cases[i].eq, "%s vs \"%s\"", cases[i].json, cases[i].s);
+	}
+}
+END_TEST
+
+/*
+ * Every proper prefix of a valid object ends too early, compact or not:
+ * the shortcuts for compact JSON look no further than the line.
+ */
+START_TEST(test_envelope_prefixes)
+{
+	static const char *const lines[] = {
+		"{\"jsonrpc\":\"2.0\",\"id\":12345,\"method\":\"ping\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":{}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+		    "\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":"
+		    "\"caf\xc3\xa9 \\u00e9 \\\"x\\\" 0123456789abcdef\"}}}",
+		"{ \"id\" : 1 , \"a\" : [ 1 , { \"b\" : null } ] , "
+		    "\"c\" : true }",
+		"{\"a\":[],\"b\":{},\"c\":[{}],\"d\":-1.5e+3,\"e\":false}",
+	};
+	struct envelope	 env;
+	size_t		 i, n, len;
+
+	for (i = 0; i < nitems(lines); i++) {
+		len = strlen(lines[i]);
+		scan_ok(lines[i], &env);
+		for (n = 0; n < len; n++)
+			fail_at(lines[i], n, AT_END);
+	}
+}
+END_TEST
+
+/*
+ * The top-level keys that compact JSON writes are recognised without a
+ * scan when enough of the line follows them: the same spans, the same
+ * duplicates refused at the same byte, and near misses read the long way.
+ */
+START_TEST(test_envelope_top_keys)
+{
+	static const struct {
+		const char	*m;
+		size_t		 fail;		/* 0: valid */
+	} cases[] = {
+		/* Each key once, then twice (fast, then escaped, then fast). */
+		{ "{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{},"
+		    "\"x\":0}", 0 },
+		{ "{\"result\":[],\"error\":{},\"jsonrpc\":\"2.0\",\"id\":\"a\""
+		    ",\"x\":0}", 0 },
+		{ "{\"id\":1,\"id\":2,\"xxxxxxxxxx\":0}", 8 },
+		{ "{\"jsonrpc\":\"2.0\",\"jsonrpc\":\"2.0\",\"xxxxxxxx\":0}", 17 },
+		{ "{\"method\":\"a\",\"method\":\"b\",\"xxxxxxxxxx\":0}", 14 },
+		{ "{\"params\":{},\"params\":{},\"xxxxxxxxxx\":0}", 13 },
+		{ "{\"result\":1,\"result\":1,\"xxxxxxxxxxx\":0}", 12 },
+		{ "{\"error\":{},\"error\":{},\"xxxxxxxxxxxx\":0}", 12 },
+		{ "{\"i\\u0064\":1,\"id\":2,\"xxxxxxxxxx\":0}", 13 },
+		{ "{\"id\":1,\"i\\u0064\":2,\"xxxxxxxxxx\":0}", 8 },
+		/* Near misses: other keys, or not compact. */
+		{ "{\"idx\":1,\"ids\":3,\"jsonrpc2\":4,\"jsonrp\":5,"
+		    "\"methods\":6,\"param\":7,\"results\":8,\"errors\":9,"
+		    "\"id\":10,\"xxxxxxxxxx\":0}", 0 },
+		{ "{\"id\" :1,\"id\":2,\"xxxxxxxxxx\":0}", 9 },
+		{ "{\"id\":1,\"id\" :2,\"xxxxxxxxxx\":0}", 8 },
+		{ "{\"id\": 1,\"method\":\n\"m\",\"xxxxxxxxxx\":0}", 0 },
+		/* What follows the colon is read as a value, not trusted. */
+		{ "{\"id\":,\"xxxxxxxxxxxxxxxx\":0}", 6 },
+		{ "{\"id\":}xxxxxxxxxxxxxxxxxxxx", 6 },
+		{ "{\"method\":\"\x01\",\"xxxxxxxxxx\":0}", 11 },
+		/* Members of params named like top-level keys. */
+		{ "{\"params\":{\"id\":1,\"id\":2,\"method\":3,\"method\":4},"
+		    "\"xxxxxxxxxx\":0}", 0 },
+	};
+	struct envelope	 env;
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		if (cases[i].fail == 0) {
+			scan_ok(cases[i].m, &env);
+			crosscheck(cases[i].m, strlen(cases[i].m), &env);
+		} else
+			fail_at(cases[i].m, strlen(cases[i].m), cases[i].fail);
+	}
+
+	scan_ok(cases[0].m, &env);
+	assert_span(cases[0].m, &env.id, ENVELOPE_NUMBER, "1");
+	assert_span(cases[0].m, &env.jsonrpc, ENVELOPE_STRING, "\"2.0\"");
+	assert_span(cases[0].m, &env.method, ENVELOPE_STRING, "\"m\"");
+	assert_span(cases[0].m, &env.params, ENVELOPE_OBJECT, "{}");
+	scan_ok(cases[1].m, &env);
+	assert_span(cases[1].m, &env.result, ENVELOPE_ARRAY, "[]");
+	assert_span(cases[1].m, &env.error, ENVELOPE_OBJECT, "{}");
+	assert_span(cases[1].m, &env.id, ENVELOPE_STRING, "\"a\"");
+	scan_ok(cases[10].m, &env);
+	assert_span(cases[10].m, &env.id, ENVELOPE_NUMBER, "10");
+	assert_absent(cases[10].m, &env.jsonrpc);
+	assert_absent(cases[10].m, &env.method);
+	assert_absent(cases[10].m, &env.params);
+	assert_absent(cases[10].m, &env.result);
+	assert_absent(cases[10].m, &env.error);
+	scan_ok(cases[13].m, &env);
+	assert_span(cases[13].m, &env.method, ENVELOPE_STRING, "\"m\"");
+	scan_ok(cases[17].m, &env);
+	assert_absent(cases[17].m, &env.id);
+	assert_absent(cases[17].m, &env.method);
+}
+END_TEST
+
+/* Digits are skipped eight at a time: numbers ending at every position. */
+START_TEST(test_envelope_digit_runs)
+{
+	static const char *const tails[] = {
+		"", "}", ",\"x\":1}", ".5}", "e3}", "/}", ":}", "a}",
+		"\x80}",
+	};
+	struct envelope	 env;
+	char		 m[128];
+	size_t		 ndig, i, t, len, want;
+	int64_t		 v;
+
+	for (ndig = 1; ndig <= 40; ndig++) {
+		for (t = 0; t < nitems(tails); t++) {
+			len = (size_t)snprintf(m, sizeof m, "{\"id\":");
+			for (i = 0; i < ndig; i++)
+				m[len++] = (char)('1' + (i % 9));
+			want = len;	/* where the number ends */
+			len += (size_t)snprintf(m + len, sizeof m - len, "%s",
+			    tails[t]);
+			if (t == 1 || t == 2 || t == 3 || t == 4) {
+				scan_ok(m, &env);
+				if (t < 3)
+					ck_assert_uint_eq(env.id.len, want - 6);
+				if (t < 3 && ndig <= 18) {
+					ck_assert_int_eq(envelope_int64(m,
+					    &env.id, &v), 0);
+					ck_assert(v > 0);
+				}
+			} else
+				fail_at(m, len, t == 0 ? AT_END : want);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_escaped_values)
 {
 	struct envelope	 env;
@@ -1613,6 +1799,40 @@ static const char *table[] = {
 	    "\"id\":2}",
 };
 
+/*
+ * One edit has a shorter path: it gives what the general one gives for
+ * the same edit followed by an empty one at the end, also when broken.
+ */
+START_TEST(test_envelope_splice_one)
+{
+	const char		*line = "abcdef";
+	struct envelope_edit	 e[2];
+	struct iovec		 one[3], two[8];
+	size_t			 off, len, tlen, n1, n2, i;
+	int			 null_text;
+
+	for (off = 0; off <= 8; off++)
+	for (len = 0; len <= 8; len++)
+	for (tlen = 0; tlen <= 2; tlen++)
+	for (null_text = 0; null_text <= 1; null_text++) {
+		e[0] = (struct envelope_edit){ off, len,
+		    null_text ? NULL : "XY", tlen };
+		e[1] = (struct envelope_edit){ 6, 0, "", 0 };
+		n1 = envelope_splice(line, 6, e, 1, one, 3);
+		n2 = envelope_splice(line, 6, e, 2, two, 8);
+		if (off + len > 6 || (null_text && tlen != 0)) {
+			ck_assert_uint_eq(n1, 0);
+			continue;
+		}
+		ck_assert_uint_eq(n1, n2);
+		for (i = 0; i < n1; i++) {
+			ck_assert_ptr_eq(one[i].iov_base, two[i].iov_base);
+			ck_assert_uint_eq(one[i].iov_len, two[i].iov_len);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_envelope_cjson_table)
 {
 	struct envelope	 env;
@@ -2111,6 +2331,10 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_whitespace);
 	tcase_add_test(tc, test_envelope_escaped_keys);
 	tcase_add_test(tc, test_envelope_escaped_values);
+	tcase_add_test(tc, test_envelope_string_eq_paths);
+	tcase_add_test(tc, test_envelope_prefixes);
+	tcase_add_test(tc, test_envelope_top_keys);
+	tcase_add_test(tc, test_envelope_digit_runs);
 	tcase_add_test(tc, test_envelope_lone_surrogates);
 	tcase_add_test(tc, test_envelope_duplicates);
 	tcase_add_test(tc, test_envelope_partial);
@@ -2123,6 +2347,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_depth);
 	tcase_add_test(tc, test_envelope_brackets);
 	tcase_add_test(tc, test_envelope_splice);
+	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
 

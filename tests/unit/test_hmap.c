@@ -719,6 +719,30 @@ START_TEST(test_hmap_seeds)
 }
 END_TEST
 
+/* A key on its own hashes as a map made from the same seed. */
+START_TEST(test_hmap_key_hash)
+{
+	struct hmap_key	 k1, k2;
+	struct hmap	*m1;
+	char		 buf[64];
+	size_t		 i, len;
+
+	m1 = hmap_new(77);
+	hmap_key_init(&k1, 77);
+	hmap_key_init(&k2, 78);
+	for (i = 0; i < 1000; i++) {
+		len = (size_t)snprintf(buf, sizeof buf, "\"id-%zu\"%.*s", i,
+		    (int)(i % 40), "0123456789012345678901234567890123456789");
+		EXPECT(hmap_key_hash(&k1, buf, len) ==
+		    hmap_hash(m1, buf, len));
+		EXPECT(hmap_key_hash(&k1, buf, len) !=
+		    hmap_key_hash(&k2, buf, len));
+	}
+	EXPECT(hmap_key_hash(&k1, "", 0) == hmap_hash(m1, "", 0));
+	hmap_free(m1);
+}
+END_TEST
+
 /* Low bits of the hash of 65536 structured keys fill 4096 buckets evenly. */
 static void
 check_spread(const struct hmap *m, int kind)
@@ -809,6 +833,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_hmap_collisions);
 	tcase_add_test(tc, test_hmap_full_collisions);
 	tcase_add_test(tc, test_hmap_seeds);
+	tcase_add_test(tc, test_hmap_key_hash);
 	tcase_add_test(tc, test_hmap_spread);
 	tcase_add_test(tc, test_hmap_random_seed);
 	suite_add_tcase(s, tc);
