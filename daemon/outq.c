@@ -239,7 +239,7 @@ outq_length(const struct outq *q)
  * copies, which compile to moves, not a call.
  */
 static inline void
-outq_copy(char *p, const char *s, size_t len)
+outq_piece_copy(char *p, const char *s, size_t len)
 {
 	if (len >= 8 && len <= 16) {
 		memcpy(p, s, 8);
@@ -275,7 +275,7 @@ outq_add(struct outq *q, const struct iovec *iov, int iovcnt)
 		}
 		p = q->stage + q->stage_len;
 		for (i = 0; i < iovcnt; i++) {
-			outq_copy(p, iov[i].iov_base, iov[i].iov_len);
+			outq_piece_copy(p, iov[i].iov_base, iov[i].iov_len);
 			p += iov[i].iov_len;
 		}
 		*p = '\n';
