@@ -38,7 +38,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c \
+	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c src/dotenv.c \
 			    src/gname.c src/filter.c \
 			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
@@ -46,13 +46,13 @@ sources() {
 			    daemon/router_handover.c src/handover.c src/b64.c \
 			    daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
