@@ -1166,6 +1166,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				rs.transport = transport;
 		} else if (strcmp(key, "roots") == 0)
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
+		else if (strcmp(key, "envFile") == 0 && remote)
+			conf_warn(cp, kpath, "ignored on a remote server (url)");
 		else if (strcmp(key, "envFile") == 0)
 			conf_parse_env_file(cp, kpath, item, &file_env);
 		else if ((kind = conf_filter_kind(key)) != -1)

@@ -52,7 +52,7 @@ jsonc_clean(const char *text, size_t len, char **cause)
 	char	*out;
 	size_t	 i, start, comma = 0;
 	int	 have_comma = 0;
-	unsigned char c;
+	unsigned char c, prev = 0, before_comma = 0;
 
 	*cause = NULL;
 	out = xmalloc(len + 1);
@@ -92,6 +92,7 @@ jsonc_clean(const char *text, size_t len, char **cause)
 				goto fail;
 			}
 			have_comma = 0;
+			prev = '"';
 			continue;
 		}
 		if (c == '/' && i + 1 < len && out[i + 1] == '/') {
@@ -133,11 +134,17 @@ jsonc_clean(const char *text, size_t len, char **cause)
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 			continue;
-		if ((c == '}' || c == ']') && have_comma)
+		/* A comma after a value, not "[," or ",,". */
+		if ((c == '}' || c == ']') && have_comma &&
+		    before_comma != '[' && before_comma != '{' &&
+		    before_comma != ',' && before_comma != 0)
 			out[comma] = ' ';
 		have_comma = (c == ',');
-		if (have_comma)
+		if (have_comma) {
 			comma = i;
+			before_comma = prev;
+		}
+		prev = c;
 	}
 	return (out);
 
