@@ -195,7 +195,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 	char				*merged = NULL, *new = NULL, *diff = NULL;
 	char				*cause, *backup, *installed, *q;
 	size_t				 mlen, newlen, i, n = 0;
-	int				 rc = DIAG_EXIT_FAILED;
+	int				 rc = DIAG_EXIT_FAILED, made_backup = 0;
 
 	xasprintf(&backup, "%s%s", af->path, INSTALL_BACKUP_SUFFIX);
 	xasprintf(&installed, "%s%s", af->path, INSTALL_INSTALLED_SUFFIX);
@@ -254,6 +254,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 	rc = DIAG_EXIT_FAILED;
 	/* The first install's backup is the original: keep it. */
 	if (stat(backup, &bsb) == -1) {
+		made_backup = 1;
 		if (apps_backup(backup, af->text, af->len, &af->sb,
 		    &cause) == -1) {
 			diag_warnx(backup, "%s; nothing written", cause);
@@ -266,6 +267,8 @@ install_file(const struct install_opts *o, struct apps_file *af,
 	    &cause) == -1) {
 		diag_warnx(af->label, "%s", cause);
 		free(cause);
+		if (made_backup)
+			(void)unlink(backup);
 		goto out;
 	}
 	if (apps_backup(installed, new, newlen, &af->sb, &cause) == -1) {

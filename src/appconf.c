@@ -212,7 +212,11 @@ appconf_string_map(const struct appconf_file *f, const cJSON *in,
 	out = cJSON_CreateObject();
 	cJSON_ArrayForEach(item, in) {
 		xasprintf(&where, "%s.%s", what, item->string);
-		if (cJSON_IsString(item)) {
+		if (cJSON_GetObjectItemCaseSensitive(in, item->string) !=
+		    item)
+			appconf_note(notes, nnotes, "%s: repeated, the first "
+			    "one kept", where);
+		else if (cJSON_IsString(item)) {
 			v = appconf_string(f, item->valuestring, where, notes,
 			    nnotes, disable);
 			cJSON_AddItemToObject(out, item->string,
@@ -262,6 +266,11 @@ appconf_convert(const struct appconf_file *f, const cJSON *entry,
 	}
 	cJSON_ArrayForEach(item, entry) {
 		key = item->string;
+		if (cJSON_GetObjectItemCaseSensitive(entry, key) != item) {
+			appconf_note(notes, nnotes, "\"%s\": repeated, the "
+			    "first one kept", key);
+			continue;
+		}
 		if (strcmp(key, "type") == 0)
 			continue;
 		if (strcmp(key, "command") == 0 && cJSON_IsString(item) &&
@@ -406,6 +415,13 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 			e->keys[i] = xstrdup(keys[i]);
 		e->keys[nkeys] = xstrdup(item->string);
 		e->nkeys = nkeys + 1;
+		if (cJSON_GetObjectItemCaseSensitive(servers, item->string) !=
+		    item) {
+			appconf_note(&e->notes, &e->nnotes, "a repeated name, "
+			    "skipped (the first one counts)");
+			e->status = APPCONF_SKIPPED;
+			continue;
+		}
 		if (!cJSON_IsObject(item)) {
 			appconf_note(&e->notes, &e->nnotes, "not an object, "
 			    "skipped");

@@ -78,6 +78,12 @@ jsonc_clean(const char *text, size_t len, char **cause)
 					continue;
 				if (i + 1 >= len)
 					break;
+				if ((unsigned char)out[i + 1] < 0x20) {
+					*cause = jsonc_error(text, len, i + 1,
+					    out[i + 1] == '\0' ? "NUL byte" :
+					    "control character in a string");
+					goto fail;
+				}
 				if (out[i + 1] == 'u' && len - i >= 6 &&
 				    memcmp(out + i + 2, "0000", 4) == 0) {
 					*cause = jsonc_error(text, len, i,

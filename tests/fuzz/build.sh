@@ -6,8 +6,8 @@
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
-# fuzz_tokens, fuzz_callback, fuzz_filter and fuzz_handover.  With
-# MODE=replay it builds instead the plain replay programs make check runs
+# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover and fuzz_jsonc.
+# With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
 # the fuzzers.
@@ -60,6 +60,8 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c src/xmalloc.c ;;
+	jsonc)		echo src/jsonc.c src/appconf.c src/dotenv.c \
+			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
@@ -70,7 +72,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover}
+    filter handover jsonc}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.
