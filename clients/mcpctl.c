@@ -78,9 +78,8 @@ static const struct ctl_command ctl_commands[] = {
 	  ctl_check_config },
 	{ "version", "", "print mcpctl's and mcpd's versions", 0, 0, 0,
 	  admin_version },
-	{ "import", "[--from APP|FILE]... [--dry-run] [--yes]", "move other "
-	  "apps' MCP servers into mcpd's configuration", 0, -1, 0,
-	  import_run, 1 },
+	{ "import", "[--from APP|FILE] [--dry-run]", "move other apps' "
+	  "servers into mcpd's configuration", 0, -1, 0, import_run, 1 },
 	{ "install", "APP [--servers NAME...] [--yes]", "point an app's "
 	  "servers at mcpd (mcpctl connect)", 1, -1, 0, install_run, 1 },
 	{ "uninstall", "APP [--yes] [--force]", "restore an app's file as "

@@ -140,6 +140,11 @@ jsonc_clean(const char *text, size_t len, char **cause)
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 			continue;
+		/* cJSON would skip these as blanks; JSON has no such blanks. */
+		if (c < 0x20) {
+			*cause = jsonc_error(text, len, i, "control character");
+			goto fail;
+		}
 		/* A comma after a value, not "[," or ",,". */
 		if ((c == '}' || c == ']') && have_comma &&
 		    before_comma != '[' && before_comma != '{' &&

@@ -12,9 +12,10 @@
  * other without touching a byte around it.
  *
  * Refused, with "line L, column C: what" (1-based, columns in bytes): a
- * NUL byte; a control character or "\u0000" inside a string (C strings
- * would end there); an unterminated string or block comment; text that is
- * not one JSON value after cleaning.  Messages never quote the text.
+ * NUL byte; a control character outside a comment, other than space,
+ * tab, CR and LF between values; "\u0000" in a string (C strings would
+ * end there); an unterminated string or block comment; text that is not
+ * one JSON value after cleaning.  Messages never quote the text.
  */
 #ifndef MCPD_JSONC_H
 #define MCPD_JSONC_H

@@ -97,6 +97,9 @@ START_TEST(test_jsonc_errors)
 	assert_refused(S("[\"a\tb\"]"), "line 1, column 4: control "
 	    "character in a string");
 	assert_refused(S("[1]\0"), "line 1, column 4: NUL byte");
+	/* Found by fuzz_jsonc: cJSON takes any control character for a blank. */
+	assert_refused(S("{\"a\":\x1d[]}"), "line 1, column 6: control "
+	    "character");
 	/* Found by fuzz_jsonc: an escaped NUL was let through. */
 	assert_refused(S("[\"a\\\0\"]"), "line 1, column 5: NUL byte");
 	assert_refused(S("[\"x\\u0000\"]"), "line 1, column 4: \\u0000 in a "
