@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "diag.h"
+#include "import.h"
 #include "login.h"
 #include "out.h"
 #include "paths.h"
@@ -39,6 +40,7 @@ struct ctl_command {
 	int		 max_args;	/* -1: any */
 	int		 needs_daemon;	/* admin_connect first */
 	ctl_command_fn	*fn;
+	int		 own_options;	/* parses what follows its name */
 };
 
 static ctl_command_fn	ctl_connect;
@@ -76,6 +78,12 @@ static const struct ctl_command ctl_commands[] = {
 	  ctl_check_config },
 	{ "version", "", "print mcpctl's and mcpd's versions", 0, 0, 0,
 	  admin_version },
+	{ "import", "[--from APP|FILE] [--dry-run]", "move other apps' "
+	  "servers into mcpd's configuration", 0, -1, 0, import_run, 1 },
+	{ "install", "APP [--servers NAME...] [--yes]", "point an app's "
+	  "servers at mcpd (mcpctl connect)", 1, -1, 0, install_run, 1 },
+	{ "uninstall", "APP [--yes] [--force]", "restore an app's file as "
+	  "it was before install", 1, -1, 0, install_uninstall, 1 },
 	{ "help", "", "list commands", 0, 0, 0, ctl_help },
 };
 #define CTL_NCOMMANDS	nitems(ctl_commands)
@@ -244,6 +252,13 @@ main(int argc, char **argv)
 		diag_warnx(NULL, "unknown command: %s (try `mcpctl help`)",
 		    argv[0]);
 		rc = DIAG_EXIT_USAGE;
+		goto out;
+	}
+
+	if (cmd->own_options) {
+		ctl.socket_path = socket_path != NULL ? socket_path :
+		    (socket_path = paths_default_socket());
+		rc = cmd->fn(&ctl, argc - 1, argv + 1);
 		goto out;
 	}
 

@@ -1345,6 +1345,10 @@ worker_export(struct worker *w, struct handover_server *s)
 	s->spawns = w->spawns;
 	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
 	logs_export(w->logs, s);
+	s->lines_in = w->lines_in;
+	s->nonjson_lines = w->nonjson_lines;
+	s->oversize = w->oversize;
+	s->violations = w->violations;
 	if (w->rlink != NULL)
 		s->remote = rlink_export(w->rlink);
 	if (w->state == WORKER_READY && w->init_text != NULL &&
@@ -1393,6 +1397,10 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 	w->spawns = s->spawns;
 	worker_set_reason(&w->last_exit, s->last_exit);
 	logs_adopt(w->logs, s);
+	w->lines_in = s->lines_in;
+	w->nonjson_lines = s->nonjson_lines;
+	w->oversize = s->oversize;
+	w->violations = s->violations;
 	if (w->rlink != NULL)
 		rlink_adopt(w->rlink, s->remote);
 	if (s->running) {

@@ -38,6 +38,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "dotenv.h"
 #include "filter.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -410,9 +411,96 @@ conf_valid_variable(const char *name, size_t len)
 }
 
 /*
+ * A file the configuration names, through cp->readfile_fn: its text
+ * (wipe it), or NULL after reporting why at path, what naming it.
+ */
+static char *
+conf_read_named(struct conf_parse *cp, const char *path, const char *what,
+    const char *file, size_t *len)
+{
+	char	*text, *cause;
+
+	if (cp->readfile_fn == NULL) {
+		conf_error(cp, path, "%s: files are not read when the "
+		    "configuration is parsed from memory", what);
+		return (NULL);
+	}
+	if (cp->readfile_fn(file, &text, len, &cause) == -1) {
+		conf_error(cp, path, "%s: %s", what, cause);
+		free(cause);
+		return (NULL);
+	}
+	return (text);
+}
+
+/* A systemd credential's name: what LoadCredential= may give a file. */
+static int
+conf_valid_credential(const char *name, size_t len)
+{
+	if (len == 0 || len > 255 || (len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return (0);
+	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._-@") >= len);
+}
+
+/*
+ * "${credential:NAME}": the file NAME in $CREDENTIALS_DIRECTORY, where
+ * systemd's LoadCredential= and LoadCredentialEncrypted= put a unit's
+ * secrets, its one trailing newline dropped.  0 with the value added to
+ * b, or -1 after reporting why.
+ */
+static int
+conf_expand_credential(struct conf_parse *cp, const char *path,
+    const char *name, size_t nlen, struct conf_buf *b)
+{
+	const char	*dir;
+	char		*file, *text, *what;
+	size_t		 len, read_len;
+	int		 rc = -1;
+
+	if (!conf_valid_credential(name, nlen)) {
+		conf_error(cp, path, "invalid credential name in "
+		    "\"${credential:}\": use letters, digits, '.', '_', '-' "
+		    "and '@'");
+		return (-1);
+	}
+	xasprintf(&what, "${credential:%.*s}", (int)nlen, name);
+	dir = cp->getenv_fn != NULL ? cp->getenv_fn("CREDENTIALS_DIRECTORY",
+	    cp->getenv_arg) : NULL;
+	if (dir == NULL || *dir == '\0') {
+		conf_error(cp, path, "%s: $CREDENTIALS_DIRECTORY is not set "
+		    "(systemd sets it for a unit with LoadCredential= or "
+		    "LoadCredentialEncrypted=)", what);
+		free(what);
+		return (-1);
+	}
+	xasprintf(&file, "%s/%.*s", dir, (int)nlen, name);
+	if ((text = conf_read_named(cp, path, what, file, &len)) != NULL) {
+		read_len = len;
+		if (memchr(text, '\0', len) != NULL)
+			conf_error(cp, path, "%s: holds a NUL byte", what);
+		else {
+			if (len > 0 && text[len - 1] == '\n')
+				len--;
+			if (len > 0 && text[len - 1] == '\r')
+				len--;
+			conf_buf_add(b, text, len);
+			rc = 0;
+		}
+		explicit_bzero(text, read_len);
+		free(text);
+	}
+	free(file);
+	free(what);
+	return (rc);
+}
+
+/*
  * Expand "${VAR}" and "${VAR:-default}" (default used when VAR is unset or
- * empty); "$$" is a literal '$', as is a '$' not followed by '{'.  Returns
- * NULL after reporting every problem in the string.
+ * empty) and "${credential:NAME}"; "$$" is a literal '$', as is a '$' not
+ * followed by '{'.  Returns NULL after reporting every problem in the
+ * string.
  */
 static char *
 conf_expand(struct conf_parse *cp, const char *path, const char *in)
@@ -443,6 +531,13 @@ conf_expand(struct conf_parse *cp, const char *path, const char *in)
 			    "\"}\")");
 			failed = 1;
 			break;
+		}
+		if (strncmp(inner, "credential:", 11) == 0) {
+			if (conf_expand_credential(cp, path, inner + 11,
+			    end - (inner + 11), &b) == -1)
+				failed = 1;
+			s = end + 1;
+			continue;
 		}
 		for (sep = inner; sep < end; sep++) {
 			if (sep[0] == ':' && sep[1] == '-')
@@ -866,6 +961,66 @@ conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
 	}
 }
 
+/*
+ * "envFile": the absolute path of a dotenv file (dotenv.h), expanded,
+ * read now (at start and at each reload); its variables into *file_env.
+ */
+static void
+conf_parse_env_file(struct conf_parse *cp, const char *path,
+    const cJSON *item, char ***file_env)
+{
+	char	*file, *text, *cause;
+	size_t	 len, n;
+
+	if ((file = conf_string(cp, path, item)) == NULL)
+		return;
+	if (*file != '/') {
+		conf_error(cp, path, "must be an absolute path");
+		free(file);
+		return;
+	}
+	if ((text = conf_read_named(cp, path, "envFile", file, &len)) !=
+	    NULL) {
+		dotenv_free(*file_env);
+		*file_env = NULL;
+		if (dotenv_parse(text, len, file_env, &n, &cause) == -1) {
+			conf_error(cp, path, "%s", cause);
+			free(cause);
+		}
+		explicit_bzero(text, len);
+		free(text);
+	}
+	free(file);
+}
+
+/*
+ * The envFile's variables after env's, each unless env sets it already:
+ * "env" wins, as in VS Code.  file_env is consumed.
+ */
+static void
+conf_merge_env_file(char ***env, size_t *nenv, char **file_env)
+{
+	size_t	 i, j, klen;
+
+	if (file_env == NULL)
+		return;
+	for (i = 0; file_env[i] != NULL; i++) {
+		klen = strcspn(file_env[i], "=");
+		for (j = 0; j < *nenv; j++) {
+			if (strncmp((*env)[j], file_env[i], klen + 1) == 0)
+				break;
+		}
+		if (j < *nenv) {
+			explicit_bzero(file_env[i], strlen(file_env[i]));
+			free(file_env[i]);
+			continue;
+		}
+		*env = xreallocarray(*env, *nenv + 1, sizeof **env);
+		(*env)[(*nenv)++] = file_env[i];
+	}
+	free(file_env);
+}
+
 static int
 conf_is_foreign_key(const char *key)
 {
@@ -940,7 +1095,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	char				*cwd = NULL, *cwd_display = NULL;
 	char				**args = NULL, **env = NULL;
 	char				**args_display = NULL;
-	char				**roots = NULL;
+	char				**roots = NULL, **file_env = NULL;
 	size_t				*first, nargs = 0, nenv = 0, i;
 	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
@@ -1011,8 +1166,10 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				rs.transport = transport;
 		} else if (strcmp(key, "roots") == 0)
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
+		else if (strcmp(key, "envFile") == 0 && remote)
+			conf_warn(cp, kpath, "ignored on a remote server (url)");
 		else if (strcmp(key, "envFile") == 0)
-			conf_warn(cp, kpath, "not supported, ignored");
+			conf_parse_env_file(cp, kpath, item, &file_env);
 		else if ((kind = conf_filter_kind(key)) != -1)
 			(void)filter_parse(item, kpath, conf_filter_error, cp,
 			    &filters[kind]);
@@ -1028,6 +1185,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		free(kpath);
 	}
 	free(first);
+	conf_merge_env_file(&env, &nenv, file_env);
+	file_env = NULL;
 	if (remote)
 		conf_remote_finish(cp, path, object, &rs);
 	else if (!seen_command) {
@@ -1381,7 +1540,8 @@ conf_json_error(struct conf_diags *diags, const char *file, const char *text,
 
 struct conf *
 conf_parse_file(const char *text, size_t len, const char *file,
-    conf_getenv_fn getenv_fn, void *getenv_arg, struct conf_diags *diags)
+    conf_getenv_fn getenv_fn, void *getenv_arg, conf_readfile_fn readfile_fn,
+    struct conf_diags *diags)
 {
 	struct conf_parse	 cp;
 	cJSON			*root;
@@ -1424,6 +1584,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.diags = diags;
 	cp.getenv_fn = getenv_fn;
 	cp.getenv_arg = getenv_arg;
+	cp.readfile_fn = readfile_fn;
 	cp.defaults.restart = CONF_RESTART_ALWAYS;
 	cp.defaults.backoff.min_ms = CONF_DEFAULT_BACKOFF_MIN_MS;
 	cp.defaults.backoff.max_ms = CONF_DEFAULT_BACKOFF_MAX_MS;
@@ -1477,7 +1638,7 @@ conf_parse(const char *text, size_t len, conf_getenv_fn getenv_fn,
     void *getenv_arg, struct conf_diags *diags)
 {
 	return (conf_parse_file(text, len, CONF_MEMORY_FILE, getenv_fn,
-	    getenv_arg, diags));
+	    getenv_arg, NULL, diags));
 }
 
 static void

@@ -287,6 +287,16 @@ struct conf_diags {
 /* Look up an environment variable; NULL if unset.  getenv by default. */
 typedef const char *(*conf_getenv_fn)(const char *name, void *arg);
 
+/*
+ * The files a configuration names for their contents: a server's
+ * "envFile" and "${credential:NAME}" ($CREDENTIALS_DIRECTORY/NAME).
+ * conf_load and conf_load_text read them (a regular file of at most
+ * CONF_SECRET_FILE_MAX_BYTES, not writable by group or others, owned by
+ * the user reading it or root); conf_parse, from memory, reads none and
+ * reports each as an error.
+ */
+#define CONF_SECRET_FILE_MAX_BYTES	(64 * 1024)
+
 /* Parse text; returns NULL if there was any error (see diags). */
 struct conf	*conf_parse(const char *text, size_t len, conf_getenv_fn,
 		    void *getenv_arg, struct conf_diags *);

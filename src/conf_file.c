@@ -147,13 +147,96 @@ conf_check_owner(const char *file, const struct stat *sb,
 	return (0);
 }
 
+/*
+ * A file the configuration names (an envFile, a credential): what it
+ * holds is put into servers' environments and arguments, so it is trusted
+ * as the configuration is, by its owner and mode; a secret, so the text
+ * and the errors say nothing of it.
+ */
+static int
+conf_read_secret_file(const char *path, char **textp, size_t *lenp,
+    char **cause)
+{
+	struct stat	 sb;
+	char		*text = NULL;
+	size_t		 len = 0;
+	ssize_t		 n;
+	uid_t		 euid = geteuid();
+	int		 fd;
+
+	*textp = NULL;
+	*cause = NULL;
+	fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK);
+	if (fd == -1) {
+		xasprintf(cause, "%s", strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &sb) == -1) {
+		xasprintf(cause, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		xasprintf(cause, "not a regular file");
+		goto fail;
+	}
+	if (sb.st_mode & (S_IWGRP|S_IWOTH)) {
+		xasprintf(cause, "is group- or world-writable (mode %04o); "
+		    "refusing to use it (chmod go-w)",
+		    (unsigned int)(sb.st_mode & 07777));
+		goto fail;
+	}
+	if (sb.st_uid != euid && sb.st_uid != 0) {
+		xasprintf(cause, "owned by uid %lu, not by uid %lu or root; "
+		    "refusing to use it", (unsigned long)sb.st_uid,
+		    (unsigned long)euid);
+		goto fail;
+	}
+	if (sb.st_size > CONF_SECRET_FILE_MAX_BYTES) {
+		xasprintf(cause, "larger than %d bytes",
+		    CONF_SECRET_FILE_MAX_BYTES);
+		goto fail;
+	}
+	text = xmalloc(CONF_SECRET_FILE_MAX_BYTES + 2);
+	for (;;) {
+		n = read(fd, text + len, CONF_SECRET_FILE_MAX_BYTES + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			xasprintf(cause, "read: %s", strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len > CONF_SECRET_FILE_MAX_BYTES) {
+			xasprintf(cause, "larger than %d bytes",
+			    CONF_SECRET_FILE_MAX_BYTES);
+			goto fail;
+		}
+	}
+	close(fd);
+	text[len] = '\0';
+	*textp = text;
+	*lenp = len;
+	return (0);
+
+fail:
+	if (text != NULL) {
+		explicit_bzero(text, CONF_SECRET_FILE_MAX_BYTES + 2);
+		free(text);
+	}
+	close(fd);
+	return (-1);
+}
+
 struct conf *
 conf_load_text(const char *file, const char *text, size_t len,
     struct conf_diags *diags)
 {
 	struct conf	*conf;
 
-	conf = conf_parse_file(text, len, file, conf_getenv, NULL, diags);
+	conf = conf_parse_file(text, len, file, conf_getenv, NULL,
+	    conf_read_secret_file, diags);
 	if (conf != NULL) {
 		conf->file = xstrdup(file);
 		conf->text = xmalloc(len + 1);

@@ -13,11 +13,20 @@
 
 #define CONF_NAME_MAX_LEN	64	/* servers and groups */
 
+/*
+ * Read a file the configuration names (conf.h): 0 with *text (NUL-ended,
+ * len bytes; a secret: wipe it) or -1 with *cause (no value from the
+ * file in it).
+ */
+typedef int (*conf_readfile_fn)(const char *path, char **text, size_t *len,
+    char **cause);
+
 /* State of one conf_parse call. */
 struct conf_parse {
 	struct conf_diags	*diags;
 	conf_getenv_fn		 getenv_fn;
 	void			*getenv_arg;
+	conf_readfile_fn	 readfile_fn;	/* NULL: from memory */
 	struct conf_settings	 defaults;
 	struct conf		*conf;
 	size_t			 servers_cap;
@@ -26,7 +35,8 @@ struct conf_parse {
 /* conf_parse, with the file's name for diagnostics. */
 struct conf	*conf_parse_file(const char *text, size_t len,
 		    const char *file, conf_getenv_fn getenv_fn,
-		    void *getenv_arg, struct conf_diags *diags);
+		    void *getenv_arg, conf_readfile_fn readfile_fn,
+		    struct conf_diags *diags);
 void		 conf_diag_error(struct conf_diags *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -178,6 +178,10 @@ handover_server_json(const struct handover_server *s)
 	handover_put_str(o, "last_exit", s->last_exit);
 	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "stderr_lines", (double)s->stderr_lines);
+	handover_put_num(o, "lines_in", (double)s->lines_in);
+	handover_put_num(o, "nonjson_lines", (double)s->nonjson_lines);
+	handover_put_num(o, "oversize", (double)s->oversize);
+	handover_put_num(o, "violations", (double)s->violations);
 	lines = cJSON_AddArrayToObject(o, "stderr");
 	for (i = 0; i < s->nlines; i++) {
 		line = cJSON_CreateObject();
@@ -417,6 +421,14 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	    HANDOVER_EXACT_MAX, 0);
 	s->last_exit = handover_str(in, "last_exit", 0);
 	handover_parse_lines(in, s);
+	s->lines_in = (uint64_t)handover_num(in, "lines_in", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->nonjson_lines = (uint64_t)handover_num(in, "nonjson_lines", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->oversize = (uint64_t)handover_num(in, "oversize", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
+	s->violations = (uint64_t)handover_num(in, "violations", 0, 0,
+	    HANDOVER_EXACT_MAX, 0);
 	s->remote = handover_str(in, "remote", 0);
 	if (!s->running)
 		return;

@@ -52,6 +52,8 @@ struct handover_server {
 	struct handover_line *lines;		/* recent stderr, oldest first */
 	size_t		 nlines;
 	uint64_t	 stderr_lines;		/* seen since configured */
+	/* Its stdout's counters (status: stats). */
+	uint64_t	 lines_in, nonjson_lines, oversize, violations;
 
 	/* When running. */
 	pid_t		 pid;			/* the server, its group */

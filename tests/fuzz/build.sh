@@ -6,8 +6,8 @@
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
-# fuzz_tokens, fuzz_callback, fuzz_filter and fuzz_handover.  With
-# MODE=replay it builds instead the plain replay programs make check runs
+# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover and fuzz_jsonc.
+# With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
 # the fuzzers.
@@ -38,7 +38,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c \
+	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c src/dotenv.c \
 			    src/gname.c src/filter.c \
 			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
@@ -46,13 +46,13 @@ sources() {
 			    daemon/router_handover.c src/handover.c src/b64.c \
 			    daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c src/handover.c src/b64.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c \
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
@@ -60,6 +60,8 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c src/xmalloc.c ;;
+	jsonc)		echo src/jsonc.c src/appconf.c src/dotenv.c \
+			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
@@ -70,7 +72,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover}
+    filter handover jsonc}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

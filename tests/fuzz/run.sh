@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter}
+    filter jsonc}
 
 max_len() {
 	case $1 in
@@ -33,7 +33,7 @@ max_len() {
 
 dict() {
 	case $1 in
-	envelope | filter) echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
+	envelope | filter | jsonc) echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
 	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;

@@ -1024,8 +1024,7 @@ START_TEST(test_unknown_keys_warn)
 	expect_warning("{'mcpd': {'command': 'c'}}",
 	    "mcpd.command: unknown key, ignored");
 	expect_warning("{'servers': {'x': {'command': 'c',"
-	    "'envFile': '${workspaceFolder}/.env'}}}",
-	    "servers.x.envFile: not supported, ignored");
+	    "'envfile': '/x'}}}", "servers.x.envfile: unknown key, ignored");
 }
 END_TEST
 
@@ -1631,7 +1630,7 @@ START_TEST(test_remote_warnings)
 	    "'bogus': 1}}}", "mcpServers.x.bogus: unknown key, ignored");
 	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
 	    "'envFile': '.env'}}}",
-	    "mcpServers.x.envFile: not supported, ignored");
+	    "mcpServers.x.envFile: ignored on a remote server (url)");
 	expect_warning("{'mcpServers': {'x': {'url': 'https://h.example/',"
 	    "'oauth': {'client_id': 'c', 'client_secret': 's',"
 	    "'grant_type': 'x'}}}}",

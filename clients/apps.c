@@ -1,0 +1,494 @@
+/*
+ * apps.c -- the files of the apps mcpctl import reads and mcpctl install
+ * rewrites, and writing them safely (see apps.h).
+ *
+ * Where each app keeps its servers (Linux):
+ *   claude-desktop  $XDG_CONFIG_HOME/Claude/claude_desktop_config.json
+ *   claude-code     ~/.claude.json ("mcpServers": user scope;
+ *                   "projects"[cwd]["mcpServers"]: local scope) and
+ *                   ./.mcp.json (project scope)
+ *   cursor          ~/.cursor/mcp.json and ./.cursor/mcp.json
+ *   vscode          $XDG_CONFIG_HOME/Code/User/mcp.json and
+ *                   ./.vscode/mcp.json ("servers", "inputs")
+ * $XDG_CONFIG_HOME defaults to ~/.config.  A project's file (in the
+ * current directory) that is the user's file too is read once.
+ *
+ * A write never leaves a half-written file: the text goes to a temporary
+ * file beside the target, is synced, and renamed over it, after a last
+ * check that the target still holds what was read.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "appconf.h"
+#include "apps.h"
+#include "diag.h"
+#include "jsonc.h"
+#include "xmalloc.h"
+
+static const char *apps_list[] = {
+	"claude-desktop", "claude-code", "cursor", "vscode"
+};
+#define APPS_N	(sizeof apps_list / sizeof apps_list[0])
+
+int
+apps_known(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < APPS_N; i++) {
+		if (strcmp(apps_list[i], name) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+const char *
+apps_names(void)
+{
+	return ("claude-desktop, claude-code, cursor, vscode");
+}
+
+static const char *
+apps_home(void)
+{
+	const char	*home;
+	struct passwd	*pw;
+
+	if ((home = getenv("HOME")) != NULL && *home == '/')
+		return (home);
+	if ((pw = getpwuid(getuid())) != NULL)
+		return (pw->pw_dir);
+	return ("/");
+}
+
+static char *
+apps_config_dir(void)
+{
+	const char	*xdg;
+	char		*dir;
+
+	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
+		return (xstrdup(xdg));
+	xasprintf(&dir, "%s/.config", apps_home());
+	return (dir);
+}
+
+int
+apps_read(const char *path, char **text, size_t *len, struct stat *sb,
+    char **cause)
+{
+	char	*buf;
+	size_t	 cap, n = 0;
+	ssize_t	 r;
+	int	 fd;
+
+	*text = NULL;
+	*len = 0;
+	*cause = NULL;
+	if ((fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK)) == -1) {
+		if (errno == ENOENT) {
+			*text = xstrdup("");
+			memset(sb, 0, sizeof *sb);
+			return (1);
+		}
+		xasprintf(cause, "%s", strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode)) {
+		xasprintf(cause, "%s", S_ISREG(sb->st_mode) ?
+		    strerror(errno) : "not a regular file");
+		close(fd);
+		return (-1);
+	}
+	cap = 4096;
+	buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			xasprintf(cause, "read: %s", strerror(errno));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += r;
+		if (n > APPS_FILE_MAX_BYTES) {
+			xasprintf(cause, "larger than %d bytes",
+			    APPS_FILE_MAX_BYTES);
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return (0);
+
+fail:
+	free(buf);
+	close(fd);
+	return (-1);
+}
+
+/* path with "~" for $HOME, for messages. */
+static char *
+apps_label(const char *path)
+{
+	const char	*home = apps_home();
+	size_t		 hl = strlen(home);
+	char		*label;
+
+	if (hl > 1 && strncmp(path, home, hl) == 0 && path[hl] == '/')
+		xasprintf(&label, "~%s", path + hl);
+	else
+		label = xstrdup(path);
+	return (label);
+}
+
+static int
+apps_add(struct apps_files *files, const char *app, const char *path,
+    enum appconf_shape shape, enum appconf_syntax syntax,
+    const char *workspace, const char *project)
+{
+	struct apps_file	*af;
+	struct stat		 sb;
+	char			*text, *cause;
+	size_t			 len, i;
+	int			 rc;
+
+	if ((rc = apps_read(path, &text, &len, &sb, &cause)) == 1) {
+		free(text);
+		return (0);
+	}
+	if (rc == -1) {
+		diag_warnx(path, "%s", cause);
+		free(cause);
+		return (-1);
+	}
+	for (i = 0; i < files->n; i++) {
+		if (files->v[i].sb.st_dev == sb.st_dev &&
+		    files->v[i].sb.st_ino == sb.st_ino) {
+			free(text);
+			return (0);	/* the user's file is the project's */
+		}
+	}
+	files->v = xreallocarray(files->v, files->n + 1, sizeof *files->v);
+	af = &files->v[files->n++];
+	memset(af, 0, sizeof *af);
+	af->path = xstrdup(path);
+	af->label = apps_label(path);
+	af->workspace = workspace != NULL ? xstrdup(workspace) : NULL;
+	af->text = text;
+	af->len = len;
+	af->sb = sb;
+	af->f.app = app;
+	af->f.label = af->label;
+	af->f.shape = shape;
+	af->f.syntax = syntax;
+	af->f.workspace = af->workspace;
+	af->f.project = project;
+	return (0);
+}
+
+static int
+apps_find_one(const char *app, struct apps_files *files, const char *cwd)
+{
+	char	*conf, *path;
+	int	 rc = 0;
+
+	conf = apps_config_dir();
+	if (strcmp(app, "claude-desktop") == 0) {
+		xasprintf(&path, "%s/Claude/claude_desktop_config.json", conf);
+		rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
+		    APPCONF_SYNTAX_NONE, NULL, NULL);
+		free(path);
+	} else if (strcmp(app, "claude-code") == 0) {
+		xasprintf(&path, "%s/.claude.json", apps_home());
+		rc |= apps_add(files, app, path, APPCONF_CLAUDE_JSON,
+		    APPCONF_SYNTAX_MCPD, cwd, cwd);
+		free(path);
+		if (cwd != NULL) {
+			xasprintf(&path, "%s/.mcp.json", cwd);
+			rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
+			    APPCONF_SYNTAX_MCPD, cwd, NULL);
+			free(path);
+		}
+	} else if (strcmp(app, "cursor") == 0) {
+		xasprintf(&path, "%s/.cursor/mcp.json", apps_home());
+		rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
+		    APPCONF_SYNTAX_VSCODE, NULL, NULL);
+		free(path);
+		if (cwd != NULL) {
+			xasprintf(&path, "%s/.cursor/mcp.json", cwd);
+			rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
+			    APPCONF_SYNTAX_VSCODE, cwd, NULL);
+			free(path);
+		}
+	} else if (strcmp(app, "vscode") == 0) {
+		xasprintf(&path, "%s/Code/User/mcp.json", conf);
+		rc |= apps_add(files, app, path, APPCONF_SERVERS,
+		    APPCONF_SYNTAX_VSCODE, NULL, NULL);
+		free(path);
+		if (cwd != NULL) {
+			xasprintf(&path, "%s/.vscode/mcp.json", cwd);
+			rc |= apps_add(files, app, path, APPCONF_SERVERS,
+			    APPCONF_SYNTAX_VSCODE, cwd, NULL);
+			free(path);
+		}
+	}
+	free(conf);
+	return (rc == 0 ? 0 : -1);
+}
+
+/* The current directory: its projects' files.  Kept for the files. */
+static char	*apps_cwd;
+
+int
+apps_find(const char *app, struct apps_files *files)
+{
+	char	 buf[PATH_MAX];
+	size_t	 i;
+	int	 rc = 0;
+
+	if (apps_cwd == NULL && getcwd(buf, sizeof buf) != NULL)
+		apps_cwd = xstrdup(buf);
+	for (i = 0; i < APPS_N; i++) {
+		if (app == NULL || strcmp(app, apps_list[i]) == 0)
+			rc |= apps_find_one(apps_list[i], files, apps_cwd);
+	}
+	return (rc);
+}
+
+int
+apps_add_path(const char *path, struct apps_files *files)
+{
+	struct apps_file	*af;
+	cJSON			*root;
+	char			*cause, *abs, buf[PATH_MAX];
+	const char		*base;
+	size_t			 n = files->n;
+
+	if (*path != '/' && getcwd(buf, sizeof buf) != NULL)
+		xasprintf(&abs, "%s/%s", buf, path);
+	else
+		abs = xstrdup(path);
+	if (apps_add(files, "file", abs, APPCONF_MCPSERVERS,
+	    APPCONF_SYNTAX_MCPD, NULL, NULL) == -1) {
+		free(abs);
+		return (-1);
+	}
+	free(abs);
+	if (files->n == n) {
+		diag_warnx(path, "%s", strerror(ENOENT));
+		return (-1);
+	}
+	af = &files->v[n];
+	if ((root = jsonc_parse(af->text, af->len, &cause)) == NULL) {
+		free(cause);
+		return (0);	/* appconf_read says why */
+	}
+	base = af->path;
+	if (cJSON_GetObjectItemCaseSensitive(root, "servers") != NULL) {
+		af->f.app = "vscode";
+		af->f.shape = APPCONF_SERVERS;
+		af->f.syntax = APPCONF_SYNTAX_VSCODE;
+	} else if (cJSON_GetObjectItemCaseSensitive(root, "projects") !=
+	    NULL) {
+		af->f.app = "claude-code";
+		af->f.shape = APPCONF_CLAUDE_JSON;
+		af->f.project = apps_cwd;
+	} else if (strstr(base, "/.cursor/") != NULL) {
+		af->f.app = "cursor";
+		af->f.syntax = APPCONF_SYNTAX_VSCODE;
+	} else if (strstr(base, "claude_desktop_config") != NULL) {
+		af->f.app = "claude-desktop";
+		af->f.syntax = APPCONF_SYNTAX_NONE;
+	}
+	cJSON_Delete(root);
+	return (0);
+}
+
+void
+apps_files_free(struct apps_files *files)
+{
+	size_t	 i;
+
+	for (i = 0; i < files->n; i++) {
+		free(files->v[i].path);
+		free(files->v[i].label);
+		free(files->v[i].workspace);
+		free(files->v[i].text);
+	}
+	free(files->v);
+	files->v = NULL;
+	files->n = 0;
+}
+
+static int
+apps_write_all(int fd, const char *text, size_t len)
+{
+	ssize_t	 n;
+
+	while (len > 0) {
+		if ((n = write(fd, text, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		text += n;
+		len -= n;
+	}
+	return (0);
+}
+
+/* A temporary file beside path, with text: its name, or NULL. */
+static char *
+apps_temp(const char *path, const char *text, size_t len,
+    const struct stat *sb, char **cause)
+{
+	char	*tmp;
+	int	 fd;
+
+	xasprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) == -1) {
+		xasprintf(cause, "creating a temporary file: %s",
+		    strerror(errno));
+		free(tmp);
+		return (NULL);
+	}
+	if (fchmod(fd, sb != NULL ? (sb->st_mode & 07777) : 0600) == -1 ||
+	    (sb != NULL && geteuid() == 0 && fchown(fd, sb->st_uid,
+	    sb->st_gid) == -1) ||
+	    apps_write_all(fd, text, len) == -1 || fsync(fd) == -1) {
+		xasprintf(cause, "writing %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return (NULL);
+	}
+	if (close(fd) == -1) {
+		xasprintf(cause, "writing %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return (NULL);
+	}
+	return (tmp);
+}
+
+int
+apps_write(const char *path, const char *text, size_t len,
+    const struct stat *sb, const char *was, size_t waslen, int wasexists,
+    char **cause)
+{
+	struct stat	 now;
+	char		*tmp, *cur, *why;
+	size_t		 curlen;
+	int		 rc;
+
+	*cause = NULL;
+	if ((tmp = apps_temp(path, text, len, sb, cause)) == NULL)
+		return (-1);
+	/* The last look before the rename. */
+	rc = apps_read(path, &cur, &curlen, &now, &why);
+	if (rc == -1) {
+		xasprintf(cause, "%s", why);
+		free(why);
+		goto fail;
+	}
+	if ((rc == 1) == wasexists || (wasexists && (curlen != waslen ||
+	    memcmp(cur, was, waslen) != 0))) {
+		xasprintf(cause, "changed since it was read; nothing written "
+		    "(run the command again to see the new difference)");
+		free(cur);
+		goto fail;
+	}
+	free(cur);
+	if (rename(tmp, path) == -1) {
+		xasprintf(cause, "rename: %s", strerror(errno));
+		goto fail;
+	}
+	free(tmp);
+	return (0);
+
+fail:
+	unlink(tmp);
+	free(tmp);
+	return (-1);
+}
+
+int
+apps_backup(const char *backup, const char *text, size_t len,
+    const struct stat *sb, char **cause)
+{
+	char	*tmp;
+
+	*cause = NULL;
+	if ((tmp = apps_temp(backup, text, len, sb, cause)) == NULL)
+		return (-1);
+	if (rename(tmp, backup) == -1) {
+		xasprintf(cause, "rename: %s", strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return (-1);
+	}
+	free(tmp);
+	return (0);
+}
+
+int
+apps_confirm(const char *diff, const char *question, int yes)
+{
+	char	 answer[64];
+	FILE	*tty;
+	int	 ok;
+
+	fputs(diff, stdout);
+	fflush(stdout);
+	if (yes)
+		return (1);
+	if (!isatty(STDIN_FILENO) || (tty = fopen("/dev/tty", "r+")) ==
+	    NULL) {
+		diag_warnx(NULL, "no terminal to ask on: nothing written; "
+		    "rerun with --yes to write the change shown");
+		return (-1);
+	}
+	fprintf(tty, "%s [y/N] ", question);
+	fflush(tty);
+	ok = fgets(answer, sizeof answer, tty) != NULL &&
+	    (answer[0] == 'y' || answer[0] == 'Y');
+	fclose(tty);
+	if (!ok)
+		printf("nothing written\n");
+	return (ok);
+}
+
+char *
+apps_self(void)
+{
+	char	 buf[PATH_MAX];
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", buf, sizeof buf - 1)) <= 0)
+		return (NULL);
+	buf[n] = '\0';
+	return (xstrdup(buf));
+}
