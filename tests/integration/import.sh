@@ -8,7 +8,8 @@
 # old file as mcpd.json.bak, and mcpd reloads and runs the servers;
 # `mcpctl install cursor --yes` points Cursor's entries at `mcpctl connect
 # NAME -s SOCKET`, comments kept, and the entry's command and arguments,
-# run as Cursor would run them, speak MCP through mcpd; `mcpctl uninstall
+# run as Cursor would run them, speak MCP through mcpd (raw lines, and the
+# official SDK client's StdioClientTransport); `mcpctl uninstall
 # cursor` refuses while the file differs from what install wrote and then
 # restores it byte for byte; a file changed between the question and the
 # answer is not written.
@@ -17,6 +18,11 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 command -v script >/dev/null 2>&1 || skip "script(1) is needed for a terminal"
+# The official SDK client runs the installed entry as an app would.
+# shellcheck source=../remote/lib.sh
+. "$TESTS_SRCDIR/remote/lib.sh"
+remote_setup
+cp "$TESTS_SRCDIR/interop/app-entry.mjs" "$T/" || hard_error "cannot copy app-entry.mjs"
 
 export HOME=$T/home
 unset XDG_CONFIG_HOME
@@ -160,6 +166,15 @@ jq -e 'select(.id == 2) | .result.content[0].text == "through mcpd"' "$T/app.out
 	fail "the app's entry did not answer through mcpd: $(cat "$T/app.out" "$T/app.err")"
 [ "$(startlog_count "$T/shared.starts")" = 1 ] ||
 	fail "the app's session started another copy of shared"
+# The same with the official SDK client: the entry's command and args as
+# Cursor would start them, through mcpd to the one copy of shared.
+out=$(timeout -k 5 60 "$NODE" "$T/app-entry.mjs" echo '{"text":"sdk through mcpd"}' \
+	-- "${argv[@]}" 2>"$T/sdk.err") || fail "the SDK client failed: $(cat "$T/sdk.err")"
+jq -e '.ok and .text == "sdk through mcpd" and (.tools | index("echo"))' <<<"$out" >/dev/null ||
+	fail "the SDK client through Cursor's installed entry: $out $(cat "$T/sdk.err")"
+[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
+	fail "the SDK client's session started another copy of shared"
+note "the official SDK client ran Cursor's installed entry (${argv[*]}) through mcpd: $out"
 
 # --- uninstall ----------------------------------------------------------------
 # Changed since install: refused, unchanged.
