@@ -12,7 +12,9 @@
 # official SDK client's StdioClientTransport); `mcpctl uninstall
 # cursor` refuses while the file differs from what install wrote and then
 # restores it byte for byte; a file changed between the question and the
-# answer is not written.
+# answer is not written; at the end both apps are installed and their
+# sessions (the official SDK client) reach the one copy of the server
+# they share.
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -213,6 +215,25 @@ grep -q 'changed since it was read; nothing written' "$T/tty.out" ||
 	fail "no refusal: $(cat "$T/tty.out")"
 cmp -s "$DESKTOP" "$T/desktop.changed" || fail "the changed file was overwritten"
 [ ! -e "$DESKTOP.mcpd-backup" ] || fail "a refused install left a backup"
+
+# --- both apps through the one mcpd ----------------------------------------------
+# Cursor's entries again, and Claude Desktop's: both apps' sessions reach
+# the same single copy of the server they share.
+ctl install cursor --yes --config "$CFG" >"$T/install-c.out" 2>&1 ||
+	fail "install cursor (again): $(cat "$T/install-c.out")"
+ctl install claude-desktop --yes --config "$CFG" >"$T/install-d.out" 2>&1 ||
+	fail "install claude-desktop: $(cat "$T/install-d.out")"
+for app in "$CURSOR" "$DESKTOP"; do
+	mapfile -t argv < <(strip_comments "$app" | jq -r '.mcpServers.shared | .command, .args[]')
+	[ "${argv[0]}" = "$SELF" ] || fail "$app's shared does not run mcpctl: ${argv[*]}"
+	out=$(timeout -k 5 60 "$NODE" "$T/app-entry.mjs" echo '{"text":"both"}' \
+		-- "${argv[@]}" 2>"$T/sdk.err") || fail "the SDK client failed: $(cat "$T/sdk.err")"
+	jq -e '.ok and .text == "both"' <<<"$out" >/dev/null ||
+		fail "the SDK client through $app's entry: $out $(cat "$T/sdk.err")"
+done
+[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
+	fail "the two apps' sessions ran $(startlog_count "$T/shared.starts") copies of shared"
+note "Claude Desktop and Cursor both reach the one copy of shared through mcpd"
 
 stop_mcpd
 echo "PASS: $TEST_NAME"
