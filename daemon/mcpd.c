@@ -320,6 +320,7 @@ main(int argc, char **argv)
 	struct conf_diags	 diags;
 	enum log_target		 target = LOG_TARGET_AUTO;
 	int			 ch, check_only = 0, state_fd = -1;
+	sigset_t		 sigs;
 	char			*cause, *end;
 	const char		*cgroup_dir = NULL;
 	size_t			 n;
@@ -463,6 +464,9 @@ main(int argc, char **argv)
 	    &mcpd);
 	evsignal_add(mcpd.ev_sigchld, NULL);
 	evsignal_add(mcpd.ev_sigusr2, NULL);
+	/* Blocked across a re-exec's execve (reexec_signals): come now. */
+	reexec_signals(&sigs);
+	sigprocmask(SIG_UNBLOCK, &sigs, NULL);
 
 	if (state_fd != -1) {
 		reexec_adopt(&mcpd, state_fd);

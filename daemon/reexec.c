@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -154,9 +155,21 @@ reexec_memfd(const char *text, char **cause)
 	return (fd);
 }
 
+void
+reexec_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR2);
+	sigaddset(set, SIGCHLD);
+}
+
 int
 reexec_now(struct mcpd *mcpd, char **cause)
 {
+	sigset_t		 blocked, saved;
 	struct handover		 h;
 	struct handover_server	*s;
 	struct reexec_fds	 fds = { NULL, 0 };
@@ -214,7 +227,7 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	i = 0;
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
 		if (worker_removing(w)) {
-			worker_kill_now(w);
+			worker_kill_unexported(w, NULL);
 			continue;
 		}
 		s = &h.servers[i++];
@@ -249,9 +262,16 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	}
 	sdnotify_reexecuting(mcpd, reexec_exe);
 	handover_free(&h);
+	/*
+	 * Until the new process has its handlers, these would kill it (the
+	 * default action): they wait, blocked, and come to it once it has.
+	 */
+	reexec_signals(&blocked);
+	sigprocmask(SIG_BLOCK, &blocked, &saved);
 	execve(reexec_exe, argv, environ);
 
 	error = errno;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	free(argv);
 	reexec_restore(&fds);
 	close(memfd);

@@ -1379,7 +1379,7 @@ worker_export(struct worker *w, struct handover_server *s)
 void
 worker_kill_unexported(struct worker *w, const struct handover_server *s)
 {
-	if (!s->running && w->tp != NULL) {
+	if ((s == NULL || !s->running) && w->tp != NULL) {
 		transport_kill(w->tp);
 		guard_remove(w->mcpd, transport_pid(w->tp));
 	}

@@ -51,7 +51,8 @@ enum worker_state {
  * ready server whose pipes can be handed over is marked running, others
  * keep only their state (stopped, failed, needs-login, idle) or are to
  * start again.  worker_kill_unexported kills, just before the execve, a
- * process that is not handed over.  worker_adopt is worker_new for the
+ * process that is not handed over (s NULL: not exported at all), and
+ * takes it off the guard's list, which crosses the execve.  worker_adopt is worker_new for the
  * next mcpd: the server runs on, ready, without a new initialize.
  */
 struct handover_server;

@@ -13,7 +13,9 @@
 #      counted (replies_before_reexec), and the server goes on serving.
 #      A reply of which the old mcpd read half before the execve is read
 #      whole by the new one (the rest was still in the pipe).
-#   3. SIGUSR2 does the same as mcpctl reexec.
+#   3. SIGUSR2 does the same as mcpctl reexec; SIGUSR2 and SIGHUP sent
+#      without a pause for half a second (some arrive while an execve is
+#      under way) do not kill mcpd or its servers.
 #   4. A binary that cannot be executed: mcpctl reexec says why, fails,
 #      and the running mcpd carries on with the same servers.
 #   5. A new binary that refuses the state (here mcpd given state of
@@ -190,6 +192,25 @@ wait_for 10 eval '[ "$(ctl --json version 2>/dev/null | jq -r .mcpd)" != null ] 
 	fail "SIGUSR2 did not re-execute mcpd: $(status_json | jq -c .daemon)"
 [ "$(server_field fake pid)" = "$fake_pid" ] || fail "fake's pid changed across SIGUSR2"
 out=$(ctl call fake echo text=usr2) || fail "fake after SIGUSR2: $out"
+# Signals sent while an execve is under way wait for the new process's
+# handlers instead of killing it.
+n=$(status_json | jq .daemon.reexecs)
+t=$(($(now_ms) + 500))
+while [ "$(now_ms)" -lt "$t" ]; do
+	kill -USR2 "$MCPD_PID" 2>/dev/null
+	kill -HUP "$MCPD_PID" 2>/dev/null
+done
+wait_for 15 eval '[ "$(status_json 2>/dev/null | jq .daemon.reexecs)" -gt '"$n"' ] 2>/dev/null' ||
+	fail "no re-exec after the SIGUSR2s: $(status_json | jq -c .daemon)"
+# The last one that was pending may still come: wait for a quiet second.
+for _ in $(seq 20); do
+	n=$(status_json 2>/dev/null | jq .daemon.reexecs)
+	sleep 1
+	[ "$(status_json 2>/dev/null | jq .daemon.reexecs)" = "$n" ] && break
+done
+mcpd_running || fail "signals during a re-exec killed mcpd: $(tail -n 5 "$MCPD_LOG")"
+[ "$(server_field fake pid)" = "$fake_pid" ] || fail "fake's pid changed across the SIGUSR2s"
+note "SIGUSR2 and SIGHUP without a pause for 500 ms: $n re-execs in all, mcpd and its servers still there"
 
 # --- 4. A binary that cannot be executed ----------------------------------------------
 
@@ -200,7 +221,7 @@ fi
 grep -q "cannot re-execute: cannot execute $T/mcpd: No such file or directory; this mcpd carries on" \
 	"$T/reexec3.out" || fail "mcpctl reexec without a binary said: $(cat "$T/reexec3.out")"
 mv "$T/mcpd.moved" "$T/mcpd"
-[ "$(status_json | jq .daemon.reexecs)" = 4 ] || fail "a failed re-exec counted"
+[ "$(status_json | jq .daemon.reexecs)" = "$n" ] || fail "a failed re-exec counted"
 out=$(ctl call fake echo text=still) || fail "fake after a failed re-exec: $out"
 [ "$(server_field fake pid)" = "$fake_pid" ] || fail "fake's pid changed after a failed re-exec"
 
