@@ -481,6 +481,13 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	if (r->first_id == 0)
 		r->first_id = p->upstream_id;
 	r->last_id = p->upstream_id;
+	/* Its text: the last one's counted up, as ids are consecutive. */
+	if (r->up_len != 0 && r->up_value > 0 &&
+	    (uint64_t)p->upstream_id - (uint64_t)r->up_value == 1)
+		r->up_len = envelope_count_up(r->up_text, r->up_len);
+	else
+		r->up_len = envelope_print_int64(p->upstream_id, r->up_text);
+	r->up_value = p->upstream_id;
 	if (id != NULL) {
 		p->id = id_len < sizeof p->id_inline ? p->id_inline :
 		    xmalloc(id_len + 1);

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
 #include "util.h"
@@ -156,6 +157,10 @@ struct router {
 	struct router_pending_list by_start;
 	int64_t			 first_id;	/* this session's ids, or 0 */
 	int64_t			 last_id;
+	/* The text of the newest pending's upstream id, counted up. */
+	char			 up_text[ENVELOPE_INT64_BYTES];
+	size_t			 up_len;	/* 0: none yet */
+	int64_t			 up_value;
 	size_t			 ninflight;	/* ROUTER_PENDING_CLIENT */
 	struct router_waiting_list waiting;
 	size_t			 nwaiting;

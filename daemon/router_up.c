@@ -186,15 +186,17 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 	struct router		*r = a->router;
 	struct router_pending	*p;
 	struct envelope_edit	 edits[2];
-	char			 upstream[ENVELOPE_INT64_BYTES];
 	const char		*id = router_text(line, &env->id);
+	const char		*upstream;
 	size_t			 n = 0, upstream_len;
 
 	/* router_client_request_ready has refused an id already in use. */
 	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, env->id.len,
 	    method);
 	a->last_request_us = p->started_us;
-	upstream_len = envelope_print_int64(p->upstream_id, upstream);
+	/* The text of p's upstream id, until the next pending. */
+	upstream = r->up_text;
+	upstream_len = r->up_len;
 
 	edits[n].off = env->id.off;
 	edits[n].len = env->id.len;

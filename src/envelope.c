@@ -949,6 +949,29 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	}
 	if (p == end)
 		return (-1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * Up to eight digits at once when eight bytes of the line end with
+	 * them: the bytes before the number are masked off, every digit is
+	 * checked, then pairs, fours and the two halves are combined.
+	 */
+	if (end - p <= 8 && end - (const unsigned char *)line >= 8) {
+		uint64_t	 x;
+
+		memcpy(&x, end - 8, sizeof x);
+		x = (x ^ 0x3030303030303030ULL) &
+		    (~0ULL << (8 * (8 - (end - p))));
+		/* A byte above 9 sets its high bit in one of the two. */
+		if ((((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7676767676767676ULL) |
+		    x) & 0x8080808080808080ULL)
+			return (-1);
+		x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffULL;
+		x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffULL;
+		u = (x & 0xffffffffULL) * 10000 + (x >> 32);
+		*out = negative ? -(int64_t)u : (int64_t)u;
+		return (0);
+	}
+#endif
 	/* 18 digits stay below 10^18, far from either limit: no checks. */
 	if (end - p <= 18) {
 		for (; p < end; p++) {
@@ -1005,6 +1028,25 @@ envelope_print_int64(int64_t v, char *buf)
 	memcpy(buf, q, len);
 	buf[len] = '\0';
 	return (len);
+}
+
+size_t
+envelope_count_up(char *text, size_t len)
+{
+	size_t	 i;
+
+	/* The trailing nines become zeros; the digit before them grows. */
+	for (i = len; i > 0 && text[i - 1] == '9'; i--)
+		text[i - 1] = '0';
+	if (i > 0) {
+		text[i - 1]++;
+		return (len);
+	}
+	/* All nines: a one, then as many zeros. */
+	text[0] = '1';
+	text[len] = '0';
+	text[len + 1] = '\0';
+	return (len + 1);
 }
 
 size_t

@@ -119,6 +119,15 @@ int	envelope_int64(const char *line, const struct envelope_value *v,
  */
 size_t	envelope_print_int64(int64_t v, char *buf);
 
+/*
+ * Count up in place: text[0, len) is a positive integer as
+ * envelope_print_int64 writes it (not INT64_MAX); it becomes the next one
+ * (NUL-terminated when it grows by a digit).  Returns its length.  A
+ * sender numbering its messages keeps the last id's text this way
+ * instead of printing every id anew.
+ */
+size_t	envelope_count_up(char *text, size_t len);
+
 /* Replace line[off, off + len) with text[0, text_len). */
 struct envelope_edit {
 	size_t		 off;

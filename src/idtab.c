@@ -110,6 +110,18 @@ idtab_put(struct idtab *t, int64_t id, void *value)
 
 	if (value == NULL || (t->any && id <= t->newest))
 		abort();
+	/*
+	 * The usual case: the next id, into a free slot.  Nothing grows
+	 * (that needs the slot taken) and nothing is pushed out.
+	 */
+	if (t->any && (uint64_t)id - (uint64_t)t->newest == 1 &&
+	    (s = idtab_slot(t, id))->value == NULL) {
+		s->id = id;
+		s->value = value;
+		t->in_ring++;
+		t->newest = id;
+		return;
+	}
 	if (t->ring == NULL) {
 		t->size = IDTAB_RING_MIN;
 		t->ring = xcalloc(t->size, sizeof *t->ring);

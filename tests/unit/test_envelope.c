@@ -1493,6 +1493,95 @@ START_TEST(test_envelope_int64)
 }
 END_TEST
 
+/*
+ * Eight digits are read at once when eight bytes of the line end with the
+ * number: every length and offset, the bytes before it (digits too) left
+ * out, a wrong byte at every position refused, against the plain loop.
+ */
+START_TEST(test_envelope_int64_block)
+{
+	struct envelope_value	 v;
+	char			 line[64], want[32];
+	int64_t			 got, expect;
+	size_t			 off, n, bad, k;
+	static const char	 wrong[] = { '/', ':', ' ', '.', 'e', '\x80',
+	    '\xb9', '\xff', '\0', 'a' };
+
+	v.type = ENVELOPE_NUMBER;
+	for (off = 0; off < 12; off++) {
+		for (n = 1; n <= 10; n++) {
+			/* Digits before the number must not count. */
+			memset(line, '9', sizeof line);
+			for (k = 0; k < n; k++)
+				line[off + k] = (char)('0' + (k * 7 + n) % 10);
+			memcpy(want, line + off, n);
+			want[n] = '\0';
+			expect = strtoll(want, NULL, 10);
+			v.off = off;
+			v.len = n;
+			got = -1;
+			ck_assert_int_eq(envelope_int64(line, &v, &got), 0);
+			ck_assert(got == expect);
+			/* The same negative. */
+			if (off > 0) {
+				line[off - 1] = '-';
+				v.off = off - 1;
+				v.len = n + 1;
+				ck_assert_int_eq(envelope_int64(line, &v,
+				    &got), 0);
+				ck_assert(got == -expect);
+				line[off - 1] = '9';
+				v.off = off;
+				v.len = n;
+			}
+			for (bad = 0; bad < n; bad++) {
+				for (k = 0; k < sizeof wrong; k++) {
+					line[off + bad] = wrong[k];
+					got = 77;
+					ck_assert_int_eq(envelope_int64(line,
+					    &v, &got), -1);
+					ck_assert(got == 77);
+				}
+				line[off + bad] = want[bad];
+			}
+		}
+	}
+}
+END_TEST
+
+/* Counting up in place gives the text envelope_print_int64 would. */
+START_TEST(test_envelope_count_up)
+{
+	static const int64_t starts[] = {
+		1, 8, 9, 10, 98, 99, 100, 998, 999, 1999, 9999, 99999998,
+		99999999, 999999999, 999999999999999998LL,
+		999999999999999999LL, INT64_MAX - 2,
+	};
+	char		 text[ENVELOPE_INT64_BYTES], want[ENVELOPE_INT64_BYTES];
+	size_t		 i, k, len;
+	int64_t		 v;
+
+	for (i = 0; i < nitems(starts); i++) {
+		v = starts[i];
+		len = envelope_print_int64(v, text);
+		for (k = 0; k < 2000 && v < INT64_MAX - 1; k++) {
+			len = envelope_count_up(text, len);
+			v++;
+			ck_assert_uint_eq(len, envelope_print_int64(v, want));
+			ck_assert(memcmp(text, want, len) == 0);
+			ck_assert_int_eq(text[len], '\0');
+		}
+	}
+	/* Every value from 1 to 1000000 in turn. */
+	len = envelope_print_int64(1, text);
+	for (v = 2; v <= 1000000; v++) {
+		len = envelope_count_up(text, len);
+		ck_assert_uint_eq(len, envelope_print_int64(v, want));
+		ck_assert(memcmp(text, want, len + 1) == 0);
+	}
+}
+END_TEST
+
 /* The text of an int64_t, against printf and back through the scanner. */
 START_TEST(test_envelope_print_int64)
 {
@@ -2347,6 +2436,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_depth);
 	tcase_add_test(tc, test_envelope_brackets);
 	tcase_add_test(tc, test_envelope_splice);
+	tcase_add_test(tc, test_envelope_int64_block);
+	tcase_add_test(tc, test_envelope_count_up);
 	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
