@@ -415,15 +415,29 @@ router_ids_resize(struct attachment *a, size_t nbuckets)
 	free(old);
 }
 
+uint64_t
+router_id_hash(const struct attachment *a, const char *id, size_t id_len)
+{
+	return (hmap_key_hash(&a->ids_key, id, id_len));
+}
+
 struct router_pending *
 router_find_id(const struct attachment *a, const char *id, size_t id_len)
 {
+	if (a->ninflight == 0)
+		return (NULL);
+	return (router_find_id_hash(a, id, id_len,
+	    router_id_hash(a, id, id_len)));
+}
+
+struct router_pending *
+router_find_id_hash(const struct attachment *a, const char *id,
+    size_t id_len, uint64_t hash)
+{
 	struct router_pending	*p;
-	uint64_t		 hash;
 
 	if (a->ninflight == 0)
 		return (NULL);
-	hash = hmap_key_hash(&a->ids_key, id, id_len);
 	LIST_FOREACH(p, &a->ids[hash & a->ids_mask], id_entry) {
 		if (p->id_hash == hash && p->id_len == id_len &&
 		    memcmp(p->id, id, id_len) == 0)
@@ -432,7 +446,7 @@ router_find_id(const struct attachment *a, const char *id, size_t id_len)
 	return (NULL);
 }
 
-/* p is counted in a->ninflight already. */
+/* p is counted in a->ninflight already; its id_hash is set. */
 static void
 router_ids_add(struct attachment *a, struct router_pending *p)
 {
@@ -440,7 +454,6 @@ router_ids_add(struct attachment *a, struct router_pending *p)
 		router_ids_resize(a, ROUTER_ID_BUCKETS_MIN);
 	else if (a->ninflight > a->ids_mask + 1)
 		router_ids_resize(a, (a->ids_mask + 1) * 2);
-	p->id_hash = hmap_key_hash(&a->ids_key, p->id, p->id_len);
 	LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p, id_entry);
 }
 
@@ -456,12 +469,12 @@ router_ids_remove(struct attachment *a, struct router_pending *p)
 
 struct router_pending *
 router_pending_new(struct router *r, enum router_pending_kind kind,
-    struct attachment *a, const char *id, size_t id_len, const char *method)
+    struct attachment *a, const char *id, size_t id_len, uint64_t id_hash,
+    const char *method, size_t method_len)
 {
 	const struct conf_server *cs = worker_conf(r->worker);
 	struct router_pending	*p;
 	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
-	size_t			 mlen;
 
 	/*
 	 * Recycled: no allocation per request in the steady state.  A spare
@@ -494,10 +507,12 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 		memcpy(p->id, id, id_len);
 		p->id[id_len] = '\0';
 		p->id_len = id_len;
+		p->id_hash = id_hash;
 	}
-	mlen = strnlen(method, sizeof p->method - 1);
-	memcpy(p->method, method, mlen);
-	p->method[mlen] = '\0';
+	if (method_len > sizeof p->method - 1)
+		method_len = sizeof p->method - 1;
+	memcpy(p->method, method, method_len);
+	p->method[method_len] = '\0';
 	p->started_us = now_us;
 	p->deadline_ms = now + cs->request_timeout_ms;
 	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
@@ -644,8 +659,8 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
 	struct router_pending	*p;
 	cJSON			*id;
 
-	p = router_pending_new(r, ROUTER_PENDING_INTERNAL, NULL, NULL, 0,
-	    method);
+	p = router_pending_new(r, ROUTER_PENDING_INTERNAL, NULL, NULL, 0, 0,
+	    method, strlen(method));
 	id = cJSON_CreateNumber((double)p->upstream_id);
 	router_send_server_json(r, rpc_make_request(id, method, params));
 	cJSON_Delete(id);

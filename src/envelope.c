@@ -720,6 +720,7 @@ value:
 		slot->off = p - base;
 		slot->len = q - p;
 		slot->type = type;
+		slot->plain = type == ENVELOPE_STRING && !escaped;
 	}
 	p = q;
 	goto after_value;

@@ -41,9 +41,15 @@ enum envelope_type {
 	ENVELOPE_ARRAY,
 };
 
-/* A member's value: its type and raw JSON text, line[off, off + len). */
+/*
+ * A member's value: its type and raw JSON text, line[off, off + len).
+ * plain is set by envelope_scan on a STRING without any escape, whose
+ * text between the quotes is then its value as is (it holds no NUL);
+ * 0 says nothing (a value built by hand may leave it so).
+ */
 struct envelope_value {
 	enum envelope_type	 type;
+	int			 plain;
 	size_t			 off;
 	size_t			 len;
 };

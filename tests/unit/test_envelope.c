@@ -1549,6 +1549,33 @@ START_TEST(test_envelope_int64_block)
 }
 END_TEST
 
+/* plain: a string without escapes, whose raw text is its value. */
+START_TEST(test_envelope_plain)
+{
+	struct envelope	 env;
+	const char	*m;
+
+	m = "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0062\",\"method\":\"t\u00e9st\","
+	    "\"params\":{\"name\":\"x\\\"y\",\"uri\":\"\",\"level\":7,"
+	    "\"_meta\":{\"progressToken\":\"p\\/q\"}}}";
+	scan_ok(m, &env);
+	ck_assert_int_eq(env.jsonrpc.plain, 1);
+	ck_assert_int_eq(env.id.plain, 0);
+	ck_assert_int_eq(env.method.plain, 1);
+	ck_assert_int_eq(env.p_name.plain, 0);
+	ck_assert_int_eq(env.p_uri.plain, 1);
+	ck_assert_int_eq(env.p_level.plain, 0);
+	ck_assert_int_eq(env.params.plain, 0);
+	ck_assert_int_eq(env.progress_token.plain, 0);
+	ck_assert_int_eq(env.error.plain, 0);
+	/* An escape in the last bytes before the closing quote. */
+	m = "{\"method\":\"abcdefghijklmnopqrstuvwxyz\\n\",\"id\":\"x\"}";
+	scan_ok(m, &env);
+	ck_assert_int_eq(env.method.plain, 0);
+	ck_assert_int_eq(env.id.plain, 1);
+}
+END_TEST
+
 /* Counting up in place gives the text envelope_print_int64 would. */
 START_TEST(test_envelope_count_up)
 {
@@ -2438,6 +2465,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_splice);
 	tcase_add_test(tc, test_envelope_int64_block);
 	tcase_add_test(tc, test_envelope_count_up);
+	tcase_add_test(tc, test_envelope_plain);
 	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
