@@ -99,6 +99,22 @@ router_text(const char *line, const struct envelope_value *v)
  * peer goes through these.
  */
 
+/* A line with one edit applied, checked (envelope_edit_ok). */
+static void
+router_peer_queue_edit(struct attachment *a, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	if (a->link == NULL) {
+		client_queue_edit(a->client, line, len, edit);
+		return;
+	}
+	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
+	group_link_deliver(a->link, iov, (int)n);
+}
+
 void
 router_peer_queue(struct attachment *a, const struct iovec *iov, int n)
 {
@@ -172,6 +188,13 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 	size_t		 n, size;
 	char		*owned;
 
+	/* One edit (a reply's id), not large: straight into the queue. */
+	if (nedits == 1 && !(may_steal && len >= ROUTER_NO_COPY_BYTES) &&
+	    envelope_edit_ok(len, edits)) {
+		a->router->bytes_down += len;
+		router_peer_queue_edit(a, line, len, edits);
+		return;
+	}
 	if (nedits == 0) {
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
@@ -261,6 +284,12 @@ router_send_server(struct router *r, const char *line, size_t len,
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
 	size_t		 n;
 
+	if (nedits == 1 && envelope_edit_ok(len, edits)) {
+		/* One edit (an id): straight into the queue. */
+		r->bytes_up += len;
+		worker_write_edit(r->worker, line, len, edits);
+		goto sent;
+	}
 	if (nedits == 0) {
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
@@ -273,6 +302,7 @@ router_send_server(struct router *r, const char *line, size_t len,
 	}
 	r->bytes_up += len;
 	worker_write(r->worker, iov, (int)n);
+sent:
 	/* Backpressure: only from the server's stdin to the writers. */
 	if (!r->paused && worker_stdin_queued(r->worker) >
 	    ROUTER_STDIN_HIGH_BYTES)

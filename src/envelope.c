@@ -1061,8 +1061,7 @@ envelope_splice(const char *line, size_t len,
 	/* One edit (an id): up to three pieces, with the same checks. */
 	if (nedits == 1 && iovcnt >= 3) {
 		e = edits;
-		if (e->off > len || e->len > len - e->off ||
-		    (e->text_len != 0 && e->text == NULL))
+		if (!envelope_edit_ok(len, e))
 			return (0);
 		if (e->off != 0) {
 			iov[n].iov_base = (void *)(uintptr_t)line;

@@ -142,6 +142,14 @@ struct envelope_edit {
 	size_t		 text_len;
 };
 
+/* Whether one edit keeps envelope_splice's rules for a line of len bytes. */
+static inline int
+envelope_edit_ok(size_t len, const struct envelope_edit *e)
+{
+	return (e->off <= len && e->len <= len - e->off &&
+	    (e->text_len == 0 || e->text != NULL));
+}
+
 /* Pieces envelope_splice may need for n edits. */
 #define ENVELOPE_SPLICE_IOV(n)	(2 * (n) + 1)
 
