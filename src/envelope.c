@@ -855,7 +855,7 @@ fail:
 }
 
 int
-envelope_string_eq(const char *line, const struct envelope_value *v,
+envelope_string_eq_text(const char *line, const struct envelope_value *v,
     const char *s)
 {
 	const unsigned char	*p, *end;

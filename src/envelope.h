@@ -96,8 +96,29 @@ int	envelope_scan(const char *line, size_t len, struct envelope *env,
  * Whether a STRING value, with escapes decoded, equals s.  False for any
  * other type and for strings holding lone surrogates.
  */
-int	envelope_string_eq(const char *line, const struct envelope_value *v,
-	    const char *s);
+int	envelope_string_eq_text(const char *line,
+	    const struct envelope_value *v, const char *s);
+
+/*
+ * The same; when s is a constant without a backslash (a method name,
+ * "2.0"), a value with the same bytes is equal without a call: its length
+ * and bytes are compared in a load or two.  Anything else is decided by
+ * envelope_string_eq_text.
+ */
+static inline int
+envelope_string_eq(const char *line, const struct envelope_value *v,
+    const char *s)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+	if (__builtin_constant_p(__builtin_strlen(s)) &&
+	    __builtin_constant_p(__builtin_strchr(s, '\\') == NULL) &&
+	    __builtin_strchr(s, '\\') == NULL &&
+	    v->type == ENVELOPE_STRING && v->len == __builtin_strlen(s) + 2 &&
+	    __builtin_memcmp(line + v->off + 1, s, __builtin_strlen(s)) == 0)
+		return (1);
+#endif
+	return (envelope_string_eq_text(line, v, s));
+}
 
 /*
  * Decode a STRING value into buf as a NUL-terminated UTF-8 string.

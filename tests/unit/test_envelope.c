@@ -1576,6 +1576,48 @@ START_TEST(test_envelope_plain)
 }
 END_TEST
 
+/*
+ * envelope_string_eq with a constant: the same bytes are equal without a
+ * call, but a constant holding a backslash, an escaped value and another
+ * type still go the long way; the same answers with a string that is not
+ * a constant.
+ */
+START_TEST(test_envelope_string_eq_const)
+{
+	struct envelope	 env;
+	const char	*m;
+	char		 two[8], slash[8];
+
+	snprintf(two, sizeof two, "%s", "2.0");
+	m = "{\"jsonrpc\":\"2.0\",\"method\":\"a\\nb\",\"id\":\"2\\u002e0\","
+	    "\"result\":\"a\\\\b\"}";
+	scan_ok(m, &env);
+	ck_assert(envelope_string_eq(m, &env.jsonrpc, "2.0"));
+	ck_assert(envelope_string_eq(m, &env.jsonrpc, two));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2.1"));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2.0 "));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2."));
+	ck_assert(envelope_string_eq(m, &env.id, "2.0"));
+	ck_assert(envelope_string_eq(m, &env.id, two));
+	/* The raw text a\nb is not the constant a\nb: it holds a newline. */
+	ck_assert(!envelope_string_eq(m, &env.method, "a\\nb"));
+	ck_assert(envelope_string_eq(m, &env.method, "a\nb"));
+	/* The raw text a\\b is a\b. */
+	snprintf(slash, sizeof slash, "%s", "a\\b");
+	ck_assert(envelope_string_eq(m, &env.result, "a\\b"));
+	ck_assert(envelope_string_eq(m, &env.result, slash));
+	ck_assert(!envelope_string_eq(m, &env.result, "a\\\\b"));
+	/* Not a string: never equal, whatever its bytes. */
+	m = "{\"jsonrpc\":20,\"id\":\"20\"}";
+	scan_ok(m, &env);
+	env.jsonrpc.type = ENVELOPE_NUMBER;
+	env.jsonrpc.off = env.id.off;
+	env.jsonrpc.len = env.id.len;
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "20"));
+	ck_assert(envelope_string_eq(m, &env.id, "20"));
+}
+END_TEST
+
 /* Counting up in place gives the text envelope_print_int64 would. */
 START_TEST(test_envelope_count_up)
 {
@@ -2466,6 +2508,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_int64_block);
 	tcase_add_test(tc, test_envelope_count_up);
 	tcase_add_test(tc, test_envelope_plain);
+	tcase_add_test(tc, test_envelope_string_eq_const);
 	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
