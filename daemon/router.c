@@ -497,6 +497,27 @@ router_ids_remove(struct attachment *a, struct router_pending *p)
 		router_ids_resize(a, (a->ids_mask + 1) / 2);
 }
 
+/*
+ * Copy a short text (an id, a method name) as two overlapping fixed-size
+ * moves instead of a call; longer ones through memcpy.
+ */
+static inline void
+router_copy_short(char *dst, const char *src, size_t len)
+{
+	if (len >= 8 && len <= 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + len - 8, src + len - 8, 8);
+	} else if (len >= 4 && len < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + len - 4, src + len - 4, 4);
+	} else if (len > 0 && len < 4) {
+		dst[0] = src[0];
+		dst[len / 2] = src[len / 2];
+		dst[len - 1] = src[len - 1];
+	} else if (len > 16)
+		memcpy(dst, src, len);
+}
+
 struct router_pending *
 router_pending_new(struct router *r, enum router_pending_kind kind,
     struct attachment *a, const char *id, size_t id_len, uint64_t id_hash,
@@ -534,14 +555,14 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	if (id != NULL) {
 		p->id = id_len < sizeof p->id_inline ? p->id_inline :
 		    xmalloc(id_len + 1);
-		memcpy(p->id, id, id_len);
+		router_copy_short(p->id, id, id_len);
 		p->id[id_len] = '\0';
 		p->id_len = id_len;
 		p->id_hash = id_hash;
 	}
 	if (method_len > sizeof p->method - 1)
 		method_len = sizeof p->method - 1;
-	memcpy(p->method, method, method_len);
+	router_copy_short(p->method, method, method_len);
 	p->method[method_len] = '\0';
 	p->started_us = now_us;
 	p->deadline_ms = now + cs->request_timeout_ms;
@@ -585,12 +606,16 @@ router_pending_free(struct router *r, struct router_pending *p)
 {
 	if (p->id != p->id_inline)
 		free(p->id);
-	free(p->token);
-	free(p->sub_uri);
-	/* What router_pending_new does not set again. */
-	p->token = NULL;
-	p->token_len = 0;
-	p->sub_uri = NULL;
+	/* What router_pending_new does not set again; mostly unset. */
+	if (p->token != NULL) {
+		free(p->token);
+		p->token = NULL;
+		p->token_len = 0;
+	}
+	if (p->sub_uri != NULL) {
+		free(p->sub_uri);
+		p->sub_uri = NULL;
+	}
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
 		r->spare = p;
