@@ -600,6 +600,46 @@ envelope_top_key(struct envelope *env, const unsigned char *p,
 #undef ENVELOPE_TOP_IS
 }
 
+/*
+ * The same for the keys of params (and of params._meta): 1 with *slot
+ * (NULL for "arguments", which is known but not recorded) and *after set
+ * past the colon, or 0 for anything else.  p is at the opening quote,
+ * with more than ENVELOPE_PARAMS_KEY_BYTES bytes from there on.
+ */
+#define ENVELOPE_PARAMS_KEY_BYTES	16	/* "progressToken": */
+
+static inline int
+envelope_params_key(struct envelope *env, enum envelope_ctx ctx,
+    const unsigned char *p, const unsigned char **after,
+    struct envelope_value **slot)
+{
+#define ENVELOPE_PARAMS_IS(s, v) (memcmp(p, s, sizeof s - 1) == 0 ?	\
+	(*after = p + sizeof s - 1, *slot = (v), 1) : 0)
+	if (ctx == ENVELOPE_CTX_META)
+		return (p[1] == 'p' && ENVELOPE_PARAMS_IS("\"progressToken\":",
+		    &env->progress_token));
+	switch (p[1]) {
+	case 'n':
+		return (ENVELOPE_PARAMS_IS("\"name\":", &env->p_name));
+	case 'a':
+		return (ENVELOPE_PARAMS_IS("\"arguments\":", NULL));
+	case '_':
+		return (ENVELOPE_PARAMS_IS("\"_meta\":", &env->meta));
+	case 'u':
+		return (ENVELOPE_PARAMS_IS("\"uri\":", &env->p_uri));
+	case 'l':
+		return (ENVELOPE_PARAMS_IS("\"level\":", &env->p_level));
+	case 'r':
+		return (ENVELOPE_PARAMS_IS("\"requestId\":",
+		    &env->p_request_id));
+	case 'p':
+		return (ENVELOPE_PARAMS_IS("\"progressToken\":",
+		    &env->p_progress_token));
+	}
+	return (0);
+#undef ENVELOPE_PARAMS_IS
+}
+
 /* The kind of an object opened at depth for the member recorded in slot. */
 static enum envelope_ctx
 envelope_child_ctx(struct envelope *env, size_t depth,
@@ -659,7 +699,7 @@ envelope_scan(const char *line, size_t len, struct envelope *env,
 	enum envelope_type	 type;
 	enum envelope_ctx	 cur_ctx = ENVELOPE_CTX_NONE;
 	size_t			 depth = 0;
-	int			 escaped, in_object = 0;
+	int			 escaped, plain, in_object = 0;
 
 	envelope_clear(env);
 	p = envelope_ws(base, end);
@@ -671,6 +711,7 @@ value:
 	/* p is at a value; slot is where to record it, if anywhere. */
 	if (p == end)
 		goto fail;
+	plain = 0;
 	switch (*p) {
 	case '{':
 		goto open_object;
@@ -682,6 +723,7 @@ value:
 			goto fail_at_err;
 		q++;
 		type = ENVELOPE_STRING;
+		plain = !escaped;
 		break;
 	case '-':
 	case '0':
@@ -720,7 +762,7 @@ value:
 		slot->off = p - base;
 		slot->len = q - p;
 		slot->type = type;
-		slot->plain = type == ENVELOPE_STRING && !escaped;
+		slot->plain = plain;
 	}
 	p = q;
 	goto after_value;
@@ -777,6 +819,15 @@ member:
 	if (cur_ctx == ENVELOPE_CTX_TOP && end - p > ENVELOPE_TOP_KEY_BYTES &&
 	    (slot = envelope_top_key(env, p, &q)) != NULL) {
 		if (slot->type != ENVELOPE_ABSENT)
+			goto fail;	/* a duplicate: p is at its key */
+		p = ENVELOPE_NEXT(q, end);
+		goto value;
+	}
+	/* The same for params and params._meta. */
+	if ((cur_ctx == ENVELOPE_CTX_PARAMS || cur_ctx == ENVELOPE_CTX_META) &&
+	    end - p > ENVELOPE_PARAMS_KEY_BYTES &&
+	    envelope_params_key(env, cur_ctx, p, &q, &slot)) {
+		if (slot != NULL && slot->type != ENVELOPE_ABSENT)
 			goto fail;	/* a duplicate: p is at its key */
 		p = ENVELOPE_NEXT(q, end);
 		goto value;

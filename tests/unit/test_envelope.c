@@ -1618,6 +1618,106 @@ START_TEST(test_envelope_string_eq_const)
 }
 END_TEST
 
+/*
+ * The keys of params and params._meta as compact JSON writes them are
+ * matched in a load or two, when 16 bytes or more follow: the same spans
+ * as the general path (spaced or escaped keys), near the end of the line
+ * too, duplicates across the two paths refused at the second key, a key
+ * that only starts like one not taken for it, and every prefix refused at
+ * its end.
+ */
+START_TEST(test_envelope_params_keys)
+{
+	static const char *forms[][2] = {
+		/* compact, then the same members the general way */
+		{ "\"name\":\"echo\",\"arguments\":{\"name\":1},\"uri\":\"u\","
+		  "\"level\":\"info\",\"requestId\":7,\"progressToken\":\"t\","
+		  "\"_meta\":{\"progressToken\":9}",
+		  "\"name\" :\"echo\",\"argum\\u0065nts\":{\"name\":1},"
+		  "\"ur\\u0069\":\"u\",\"level\"\t:\"info\",\"requestId\" : 7,"
+		  "\"progress\\u0054oken\":\"t\",\"_meta\" :{\"progressToken\" :9}" },
+	};
+	struct envelope	 a, b;
+	char		 m[512], pad[64];
+	size_t		 i, j, k, n;
+
+	for (i = 0; i < nitems(forms); i++) {
+		for (k = 0; k < 40; k++) {
+			memset(pad, 'x', k);
+			pad[k] = '\0';
+			snprintf(m, sizeof m, "{\"id\":1,\"params\":{%s},"
+			    "\"p\":\"%s\"}", forms[i][0], pad);
+			scan_ok(m, &a);
+			assert_span(m, &a.p_name, ENVELOPE_STRING, "\"echo\"");
+			assert_span(m, &a.p_uri, ENVELOPE_STRING, "\"u\"");
+			assert_span(m, &a.p_level, ENVELOPE_STRING, "\"info\"");
+			assert_span(m, &a.p_request_id, ENVELOPE_NUMBER, "7");
+			assert_span(m, &a.p_progress_token, ENVELOPE_STRING,
+			    "\"t\"");
+			assert_span(m, &a.meta, ENVELOPE_OBJECT,
+			    "{\"progressToken\":9}");
+			assert_span(m, &a.progress_token, ENVELOPE_NUMBER,
+			    "9");
+			n = strlen(m);
+			for (j = 0; j < n; j++)
+				fail_at(m, j, AT_END);
+			snprintf(m, sizeof m, "{\"id\":1,\"params\":{%s},"
+			    "\"p\":\"%s\"}", forms[i][1], pad);
+			scan_ok(m, &b);
+			ck_assert_int_eq(b.p_name.type, a.p_name.type);
+			ck_assert_int_eq(b.progress_token.type,
+			    a.progress_token.type);
+			ck_assert_int_eq(b.p_progress_token.type,
+			    a.p_progress_token.type);
+			ck_assert_int_eq(b.p_uri.type, a.p_uri.type);
+		}
+	}
+	/* The key last in the line, fewer than 16 bytes left. */
+	for (k = 0; k < 20; k++) {
+		memset(pad, 'x', k);
+		pad[k] = '\0';
+		snprintf(m, sizeof m, "{\"params\":{\"p\":\"%s\",\"name\":1}}",
+		    pad);
+		scan_ok(m, &a);
+		assert_span(m, &a.p_name, ENVELOPE_NUMBER, "1");
+		snprintf(m, sizeof m, "{\"params\":{\"p\":\"%s\",\"_meta\":"
+		    "{\"progressToken\":2}}}", pad);
+		scan_ok(m, &a);
+		assert_span(m, &a.progress_token, ENVELOPE_NUMBER, "2");
+	}
+	/* Duplicates, each way round. */
+	snprintf(m, sizeof m, "{\"params\":{\"name\":1,\"n\\u0061me\":2,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"n\\u0061me", 1));
+	snprintf(m, sizeof m, "{\"params\":{\"name\" :1,\"name\":2,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"name\"", 2));
+	snprintf(m, sizeof m, "{\"params\":{\"_meta\":{\"progressToken\":1,"
+	    "\"progressToken\":2,\"xxxxxxxxxxxxxxxx\":0}}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"progressToken\"", 2));
+	/* arguments is not recorded: twice is allowed, as before. */
+	snprintf(m, sizeof m, "{\"params\":{\"arguments\":{},\"arguments\":"
+	    "[],\"xxxxxxxxxxxxxxxx\":0}}");
+	scan_ok(m, &a);
+	/* Keys that start like one are other keys. */
+	snprintf(m, sizeof m, "{\"params\":{\"names\":1,\"name2\":2,"
+	    "\"_metadata\":{\"progressToken\":3},\"uri\":4,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	scan_ok(m, &a);
+	assert_absent(m, &a.p_name);
+	assert_absent(m, &a.meta);
+	assert_absent(m, &a.progress_token);
+	assert_span(m, &a.p_uri, ENVELOPE_NUMBER, "4");
+	/* The keys of params mean nothing elsewhere. */
+	snprintf(m, sizeof m, "{\"result\":{\"name\":1,\"_meta\":"
+	    "{\"progressToken\":3},\"xxxxxxxxxxxxxxxx\":0},\"params\":[]}");
+	scan_ok(m, &a);
+	assert_absent(m, &a.p_name);
+	assert_absent(m, &a.meta);
+	assert_absent(m, &a.progress_token);
+}
+END_TEST
+
 /* Counting up in place gives the text envelope_print_int64 would. */
 START_TEST(test_envelope_count_up)
 {
@@ -2509,6 +2609,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_count_up);
 	tcase_add_test(tc, test_envelope_plain);
 	tcase_add_test(tc, test_envelope_string_eq_const);
+	tcase_add_test(tc, test_envelope_params_keys);
 	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);
