@@ -4,7 +4,9 @@
  *
  * Small messages are copied into the stage, a plain buffer written with
  * write(2) when nothing older waits: the common batch of small replies
- * costs a memcpy each and no evbuffer work.  What cannot go there (a
+ * costs a memcpy each and no evbuffer work.  A message forwarded with one
+ * edit (its id) is copied there straight from its line and the edit's
+ * text, without pieces in between.  What cannot go there (a
  * large message, one queued by reference, the rest of a partial write)
  * goes to the evbuffer, and the stage is always the newer of the two:
  * before anything is added to the evbuffer, the stage is moved behind

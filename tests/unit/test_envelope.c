@@ -1635,7 +1635,8 @@ START_TEST(test_envelope_params_keys)
 		  "\"_meta\":{\"progressToken\":9}",
 		  "\"name\" :\"echo\",\"argum\\u0065nts\":{\"name\":1},"
 		  "\"ur\\u0069\":\"u\",\"level\"\t:\"info\",\"requestId\" : 7,"
-		  "\"progress\\u0054oken\":\"t\",\"_meta\" :{\"progressToken\" :9}" },
+		  "\"progress\\u0054oken\":\"t\","
+		  "\"_meta\" :{\"progressToken\" :9}" },
 	};
 	struct envelope	 a, b;
 	char		 m[512], pad[64];
@@ -1726,7 +1727,8 @@ START_TEST(test_envelope_count_up)
 		99999999, 999999999, 999999999999999998LL,
 		999999999999999999LL, INT64_MAX - 2,
 	};
-	char		 text[ENVELOPE_INT64_BYTES], want[ENVELOPE_INT64_BYTES];
+	char		 text[ENVELOPE_INT64_BYTES];
+	char		 want[ENVELOPE_INT64_BYTES];
 	size_t		 i, k, len;
 	int64_t		 v;
 
