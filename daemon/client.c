@@ -289,6 +289,17 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 	client_check_limits(c);
 }
 
+/* A line with one edit applied (outq_add_edit). */
+void
+client_queue_edit(struct client *c, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	if (c->dead)
+		return;
+	outq_add_edit(c->out, line, len, edit);
+	client_check_limits(c);
+}
+
 /*
  * Like client_queue_iov, but pieces lying inside mem (a malloc'd buffer
  * of size bytes, which this takes over) are queued by reference, not

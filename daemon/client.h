@@ -19,6 +19,7 @@
 #define CLIENT_MAX_MESSAGE_BYTES	(16 * 1024 * 1024)
 
 struct attachment;
+struct envelope_edit;
 struct follow_set;
 struct group_session;
 struct iovec;
@@ -32,6 +33,9 @@ void	 client_send_error(struct client *, const cJSON *id, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Queue a message given as pieces; the newline is added. */
 void	 client_queue_iov(struct client *, const struct iovec *, int);
+/* A line with one edit applied (outq_add_edit). */
+void	 client_queue_edit(struct client *, const char *, size_t,
+	    const struct envelope_edit *);
 void	 client_queue_iov_owned(struct client *, const struct iovec *, int,
 	    void *mem, size_t size);
 void	 client_pause(struct client *);

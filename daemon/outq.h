@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+struct envelope_edit;
 struct iovec;
 struct mcpd;
 struct outq;
@@ -38,6 +39,13 @@ struct outq	*outq_new(struct mcpd *, int fd, const struct outq_cb *,
 void		 outq_free(struct outq *);
 /* Queue a message given as pieces; the newline is added. */
 void		 outq_add(struct outq *, const struct iovec *, int iovcnt);
+/*
+ * Queue line[0, len) with one edit applied (envelope_splice's rules,
+ * which the caller has checked: envelope_edit_ok), copied straight into
+ * the stage when it fits, without pieces in between.
+ */
+void		 outq_add_edit(struct outq *, const char *line, size_t len,
+		    const struct envelope_edit *);
 /*
  * Like outq_add, but pieces lying inside mem (a malloc'd buffer of size
  * bytes, which this takes over) are queued by reference, not copied.

@@ -99,6 +99,22 @@ router_text(const char *line, const struct envelope_value *v)
  * peer goes through these.
  */
 
+/* A line with one edit applied, checked (envelope_edit_ok). */
+static void
+router_peer_queue_edit(struct attachment *a, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	if (a->link == NULL) {
+		client_queue_edit(a->client, line, len, edit);
+		return;
+	}
+	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
+	group_link_deliver(a->link, iov, (int)n);
+}
+
 void
 router_peer_queue(struct attachment *a, const struct iovec *iov, int n)
 {
@@ -172,6 +188,13 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 	size_t		 n, size;
 	char		*owned;
 
+	/* One edit (a reply's id), not large: straight into the queue. */
+	if (nedits == 1 && !(may_steal && len >= ROUTER_NO_COPY_BYTES) &&
+	    envelope_edit_ok(len, edits)) {
+		a->router->bytes_down += len;
+		router_peer_queue_edit(a, line, len, edits);
+		return;
+	}
 	if (nedits == 0) {
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
@@ -261,6 +284,12 @@ router_send_server(struct router *r, const char *line, size_t len,
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
 	size_t		 n;
 
+	if (nedits == 1 && envelope_edit_ok(len, edits)) {
+		/* One edit (an id): straight into the queue. */
+		r->bytes_up += len;
+		worker_write_edit(r->worker, line, len, edits);
+		goto sent;
+	}
 	if (nedits == 0) {
 		iov[0].iov_base = (void *)line;
 		iov[0].iov_len = len;
@@ -273,6 +302,7 @@ router_send_server(struct router *r, const char *line, size_t len,
 	}
 	r->bytes_up += len;
 	worker_write(r->worker, iov, (int)n);
+sent:
 	/* Backpressure: only from the server's stdin to the writers. */
 	if (!r->paused && worker_stdin_queued(r->worker) >
 	    ROUTER_STDIN_HIGH_BYTES)
@@ -415,15 +445,29 @@ router_ids_resize(struct attachment *a, size_t nbuckets)
 	free(old);
 }
 
+uint64_t
+router_id_hash(const struct attachment *a, const char *id, size_t id_len)
+{
+	return (hmap_key_hash(&a->ids_key, id, id_len));
+}
+
 struct router_pending *
 router_find_id(const struct attachment *a, const char *id, size_t id_len)
 {
+	if (a->ninflight == 0)
+		return (NULL);
+	return (router_find_id_hash(a, id, id_len,
+	    router_id_hash(a, id, id_len)));
+}
+
+struct router_pending *
+router_find_id_hash(const struct attachment *a, const char *id,
+    size_t id_len, uint64_t hash)
+{
 	struct router_pending	*p;
-	uint64_t		 hash;
 
 	if (a->ninflight == 0)
 		return (NULL);
-	hash = hmap_key_hash(&a->ids_key, id, id_len);
 	LIST_FOREACH(p, &a->ids[hash & a->ids_mask], id_entry) {
 		if (p->id_hash == hash && p->id_len == id_len &&
 		    memcmp(p->id, id, id_len) == 0)
@@ -432,7 +476,7 @@ router_find_id(const struct attachment *a, const char *id, size_t id_len)
 	return (NULL);
 }
 
-/* p is counted in a->ninflight already. */
+/* p is counted in a->ninflight already; its id_hash is set. */
 static void
 router_ids_add(struct attachment *a, struct router_pending *p)
 {
@@ -440,7 +484,6 @@ router_ids_add(struct attachment *a, struct router_pending *p)
 		router_ids_resize(a, ROUTER_ID_BUCKETS_MIN);
 	else if (a->ninflight > a->ids_mask + 1)
 		router_ids_resize(a, (a->ids_mask + 1) * 2);
-	p->id_hash = hmap_key_hash(&a->ids_key, p->id, p->id_len);
 	LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p, id_entry);
 }
 
@@ -454,14 +497,35 @@ router_ids_remove(struct attachment *a, struct router_pending *p)
 		router_ids_resize(a, (a->ids_mask + 1) / 2);
 }
 
+/*
+ * Copy a short text (an id, a method name) as two overlapping fixed-size
+ * moves instead of a call; longer ones through memcpy.
+ */
+static inline void
+router_copy_short(char *dst, const char *src, size_t len)
+{
+	if (len >= 8 && len <= 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + len - 8, src + len - 8, 8);
+	} else if (len >= 4 && len < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + len - 4, src + len - 4, 4);
+	} else if (len > 0 && len < 4) {
+		dst[0] = src[0];
+		dst[len / 2] = src[len / 2];
+		dst[len - 1] = src[len - 1];
+	} else if (len > 16)
+		memcpy(dst, src, len);
+}
+
 struct router_pending *
 router_pending_new(struct router *r, enum router_pending_kind kind,
-    struct attachment *a, const char *id, size_t id_len, const char *method)
+    struct attachment *a, const char *id, size_t id_len, uint64_t id_hash,
+    const char *method, size_t method_len)
 {
 	const struct conf_server *cs = worker_conf(r->worker);
 	struct router_pending	*p;
 	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
-	size_t			 mlen;
 
 	/*
 	 * Recycled: no allocation per request in the steady state.  A spare
@@ -481,16 +545,25 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	if (r->first_id == 0)
 		r->first_id = p->upstream_id;
 	r->last_id = p->upstream_id;
+	/* Its text: the last one's counted up, as ids are consecutive. */
+	if (r->up_len != 0 && r->up_value > 0 &&
+	    (uint64_t)p->upstream_id - (uint64_t)r->up_value == 1)
+		r->up_len = envelope_count_up(r->up_text, r->up_len);
+	else
+		r->up_len = envelope_print_int64(p->upstream_id, r->up_text);
+	r->up_value = p->upstream_id;
 	if (id != NULL) {
 		p->id = id_len < sizeof p->id_inline ? p->id_inline :
 		    xmalloc(id_len + 1);
-		memcpy(p->id, id, id_len);
+		router_copy_short(p->id, id, id_len);
 		p->id[id_len] = '\0';
 		p->id_len = id_len;
+		p->id_hash = id_hash;
 	}
-	mlen = strnlen(method, sizeof p->method - 1);
-	memcpy(p->method, method, mlen);
-	p->method[mlen] = '\0';
+	if (method_len > sizeof p->method - 1)
+		method_len = sizeof p->method - 1;
+	router_copy_short(p->method, method, method_len);
+	p->method[method_len] = '\0';
 	p->started_us = now_us;
 	p->deadline_ms = now + cs->request_timeout_ms;
 	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
@@ -533,12 +606,16 @@ router_pending_free(struct router *r, struct router_pending *p)
 {
 	if (p->id != p->id_inline)
 		free(p->id);
-	free(p->token);
-	free(p->sub_uri);
-	/* What router_pending_new does not set again. */
-	p->token = NULL;
-	p->token_len = 0;
-	p->sub_uri = NULL;
+	/* What router_pending_new does not set again; mostly unset. */
+	if (p->token != NULL) {
+		free(p->token);
+		p->token = NULL;
+		p->token_len = 0;
+	}
+	if (p->sub_uri != NULL) {
+		free(p->sub_uri);
+		p->sub_uri = NULL;
+	}
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
 		r->spare = p;
@@ -637,8 +714,8 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
 	struct router_pending	*p;
 	cJSON			*id;
 
-	p = router_pending_new(r, ROUTER_PENDING_INTERNAL, NULL, NULL, 0,
-	    method);
+	p = router_pending_new(r, ROUTER_PENDING_INTERNAL, NULL, NULL, 0, 0,
+	    method, strlen(method));
 	id = cJSON_CreateNumber((double)p->upstream_id);
 	router_send_server_json(r, rpc_make_request(id, method, params));
 	cJSON_Delete(id);

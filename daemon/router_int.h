@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
 #include "util.h"
@@ -156,6 +157,10 @@ struct router {
 	struct router_pending_list by_start;
 	int64_t			 first_id;	/* this session's ids, or 0 */
 	int64_t			 last_id;
+	/* The text of the newest pending's upstream id, counted up. */
+	char			 up_text[ENVELOPE_INT64_BYTES];
+	size_t			 up_len;	/* 0: none yet */
+	int64_t			 up_value;
 	size_t			 ninflight;	/* ROUTER_PENDING_CLIENT */
 	struct router_waiting_list waiting;
 	size_t			 nwaiting;
@@ -245,16 +250,25 @@ void		 router_server_reply(struct router *, const char *id,
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
 
-/* Pending requests. */
+/*
+ * Pending requests.  A client's (id not NULL) comes with the hash of its
+ * id (router_id_hash); method[0, method_len) need not end with a NUL.
+ */
 struct router_pending *router_pending_new(struct router *,
 		    enum router_pending_kind, struct attachment *,
-		    const char *id, size_t id_len, const char *method);
+		    const char *id, size_t id_len, uint64_t id_hash,
+		    const char *method, size_t method_len);
 /* Done with a pending for good (reply delivered or nothing to wait for). */
 void		 router_pending_destroy(struct router *,
 		    struct router_pending *);
 /* The client's request in flight under this id (raw JSON text), or NULL. */
 struct router_pending *router_find_id(const struct attachment *,
 		    const char *id, size_t id_len);
+/* The same, given the id's hash: one hash per request, not two. */
+uint64_t	 router_id_hash(const struct attachment *, const char *id,
+		    size_t id_len);
+struct router_pending *router_find_id_hash(const struct attachment *,
+		    const char *id, size_t id_len, uint64_t hash);
 /* A reply for an id this session issued and nobody waits for now. */
 int		 router_late_reply(const struct router *, int64_t upstream_id);
 /* Count the outcome and latency; log the slow and the failed. */

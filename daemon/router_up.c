@@ -30,7 +30,8 @@
 #include "xmalloc.h"
 
 static void	router_client_request(struct attachment *, const char *,
-		    size_t, const struct envelope *, const char *);
+		    size_t, const struct envelope *, uint64_t, const char *,
+		    size_t);
 static enum router_line router_client_handle(struct attachment *,
 		    const char *, size_t);
 
@@ -128,7 +129,7 @@ router_sub_count(struct router *r, const char *uri, size_t urilen, int delta)
  */
 static void
 router_subscribe(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env, int subscribe)
+    const struct envelope *env, uint64_t id_hash, int subscribe)
 {
 	struct router		*r = a->router;
 	struct router_pending	*p;
@@ -169,10 +170,15 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 		free(uri);
 		return;
 	}
-	router_client_request(a, line, len, env, subscribe ?
-	    "resources/subscribe" : "resources/unsubscribe");
+	if (subscribe)
+		router_client_request(a, line, len, env, id_hash,
+		    "resources/subscribe", strlen("resources/subscribe"));
+	else
+		router_client_request(a, line, len, env, id_hash,
+		    "resources/unsubscribe", strlen("resources/unsubscribe"));
 	/* If the server refuses the subscription, it did not happen. */
-	if (subscribe && (p = router_find_id(a, id, env->id.len)) != NULL)
+	if (subscribe && (p = router_find_id_hash(a, id, env->id.len,
+	    id_hash)) != NULL)
 		p->sub_uri = uri;
 	else
 		free(uri);
@@ -181,20 +187,23 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 /* Forward a client request upstream under a fresh id. */
 static void
 router_client_request(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env, const char *method)
+    const struct envelope *env, uint64_t id_hash, const char *method,
+    size_t method_len)
 {
 	struct router		*r = a->router;
 	struct router_pending	*p;
 	struct envelope_edit	 edits[2];
-	char			 upstream[ENVELOPE_INT64_BYTES];
 	const char		*id = router_text(line, &env->id);
+	const char		*upstream;
 	size_t			 n = 0, upstream_len;
 
 	/* router_client_request_ready has refused an id already in use. */
 	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, env->id.len,
-	    method);
+	    id_hash, method, method_len);
 	a->last_request_us = p->started_us;
-	upstream_len = envelope_print_int64(p->upstream_id, upstream);
+	/* The text of p's upstream id, until the next pending. */
+	upstream = r->up_text;
+	upstream_len = r->up_len;
 
 	edits[n].off = env->id.off;
 	edits[n].len = env->id.len;
@@ -323,15 +332,72 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	worker_wanted(r->worker, "a request came");
 }
 
+/*
+ * The requests mcpd answers or counts itself, told apart by their length
+ * first (method[0, len) need not end with a NUL).
+ */
+enum router_own {
+	ROUTER_OWN_NONE,
+	ROUTER_OWN_INITIALIZE,
+	ROUTER_OWN_SET_LEVEL,
+	ROUTER_OWN_SUBSCRIBE,
+	ROUTER_OWN_UNSUBSCRIBE,
+	ROUTER_OWN_INITIALIZED,		/* notifications, dropped */
+	ROUTER_OWN_ROOTS_CHANGED,
+	ROUTER_OWN_CANCELLED,
+};
+
+#define ROUTER_METHOD_IS(m, len, s) \
+	((len) == sizeof s - 1 && memcmp((m), s, sizeof s - 1) == 0)
+
+static enum router_own
+router_own_method(const char *m, size_t len)
+{
+	switch (len) {
+	case sizeof "initialize" - 1:
+		if (ROUTER_METHOD_IS(m, len, "initialize"))
+			return (ROUTER_OWN_INITIALIZE);
+		break;
+	case sizeof "logging/setLevel" - 1:
+		if (ROUTER_METHOD_IS(m, len, "logging/setLevel"))
+			return (ROUTER_OWN_SET_LEVEL);
+		break;
+	case sizeof "resources/subscribe" - 1:
+		if (ROUTER_METHOD_IS(m, len, "resources/subscribe"))
+			return (ROUTER_OWN_SUBSCRIBE);
+		break;
+	case sizeof "resources/unsubscribe" - 1:
+		if (ROUTER_METHOD_IS(m, len, "resources/unsubscribe"))
+			return (ROUTER_OWN_UNSUBSCRIBE);
+		break;
+	case sizeof "notifications/initialized" - 1:
+		if (ROUTER_METHOD_IS(m, len, "notifications/initialized"))
+			return (ROUTER_OWN_INITIALIZED);
+		break;
+	case sizeof "notifications/roots/list_changed" - 1:
+		if (ROUTER_METHOD_IS(m, len,
+		    "notifications/roots/list_changed"))
+			return (ROUTER_OWN_ROOTS_CHANGED);
+		break;
+	case sizeof "notifications/cancelled" - 1:
+		if (ROUTER_METHOD_IS(m, len, "notifications/cancelled"))
+			return (ROUTER_OWN_CANCELLED);
+		break;
+	}
+	return (ROUTER_OWN_NONE);
+}
+
 static void
 router_client_request_ready(struct attachment *a, const char *line,
-    size_t len, const struct envelope *env, const char *method)
+    size_t len, const struct envelope *env, const char *method,
+    size_t method_len)
 {
 	const char	*id = router_text(line, &env->id);
 	uint32_t	 cap = a->router->mcpd->conf->client_max_inflight;
+	uint64_t	 id_hash = router_id_hash(a, id, env->id.len);
 
 	/* Refused before anything is counted (subscriptions, levels). */
-	if (router_find_id(a, id, env->id.len) != NULL) {
+	if (router_find_id_hash(a, id, env->id.len, id_hash) != NULL) {
 		router_client_error(a, id, env->id.len, RPC_INVALID_REQUEST,
 		    "invalid request: this id is already in use by a request "
 		    "in flight");
@@ -344,16 +410,24 @@ router_client_request_ready(struct attachment *a, const char *line,
 		    a->ninflight, worker_name(a->router->worker));
 		return;
 	}
-	if (strcmp(method, "initialize") == 0)
+	switch (router_own_method(method, method_len)) {
+	case ROUTER_OWN_INITIALIZE:
 		router_initialize(a, line, len, env);
-	else if (strcmp(method, "logging/setLevel") == 0)
+		break;
+	case ROUTER_OWN_SET_LEVEL:
 		router_set_level(a, line, env);
-	else if (strcmp(method, "resources/subscribe") == 0)
-		router_subscribe(a, line, len, env, 1);
-	else if (strcmp(method, "resources/unsubscribe") == 0)
-		router_subscribe(a, line, len, env, 0);
-	else
-		router_client_request(a, line, len, env, method);
+		break;
+	case ROUTER_OWN_SUBSCRIBE:
+		router_subscribe(a, line, len, env, id_hash, 1);
+		break;
+	case ROUTER_OWN_UNSUBSCRIBE:
+		router_subscribe(a, line, len, env, id_hash, 0);
+		break;
+	default:
+		router_client_request(a, line, len, env, id_hash, method,
+		    method_len);
+		break;
+	}
 }
 
 /*
@@ -388,9 +462,9 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 {
 	struct router	*r = a->router;
 	struct envelope	 env;
-	char		 method[ROUTER_METHOD_MAX], *why;
-	const char	*invalid;
-	size_t		 erroff;
+	char		 mbuf[ROUTER_METHOD_MAX], *why;
+	const char	*invalid, *method;
+	size_t		 erroff, mlen;
 	enum rpc_kind	 kind;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
@@ -418,29 +492,50 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		    "token of more than %d bytes", ROUTER_ID_MAX_BYTES);
 		return (ROUTER_LINE_TAKEN);
 	}
-	if (envelope_string_copy(line, &env.method, method,
-	    sizeof method) < 0)
-		snprintf(method, sizeof method, "(long method name)");
+	/*
+	 * The method: its text in the line when it has no escape (then
+	 * without a NUL after it), else decoded into mbuf.
+	 */
+	if (env.method.plain && env.method.len - 2 < sizeof mbuf) {
+		method = router_text(line, &env.method) + 1;
+		mlen = env.method.len - 2;
+	} else {
+		if (envelope_string_copy(line, &env.method, mbuf,
+		    sizeof mbuf) < 0)
+			snprintf(mbuf, sizeof mbuf, "(long method name)");
+		method = mbuf;
+		mlen = strlen(mbuf);
+	}
 
 	if (kind == RPC_KIND_NOTIFICATION) {
-		if (strcmp(method, "notifications/initialized") == 0 ||
-		    strcmp(method, "notifications/roots/list_changed") == 0)
+		switch (router_own_method(method, mlen)) {
+		case ROUTER_OWN_INITIALIZED:
+		case ROUTER_OWN_ROOTS_CHANGED:
 			return (ROUTER_LINE_TAKEN);	/* mcpd's own */
-		if (strcmp(method, "notifications/cancelled") == 0) {
+		case ROUTER_OWN_CANCELLED:
 			router_client_cancelled(a, line, len, &env);
 			return (ROUTER_LINE_TAKEN);
+		default:
+			break;
 		}
 		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
 			router_send_server(r, line, len, NULL, 0);
 		return (ROUTER_LINE_TAKEN);
 	}
 
-	if (strncmp(method, MCPD_METHOD_PREFIX,
-	    strlen(MCPD_METHOD_PREFIX)) == 0)
+	if (mlen >= strlen(MCPD_METHOD_PREFIX) && memcmp(method,
+	    MCPD_METHOD_PREFIX, strlen(MCPD_METHOD_PREFIX)) == 0)
 		return (ROUTER_LINE_CONTROL);
 	/* A hidden tool, prompt or resource never reaches the server. */
-	if (r->filtered && router_filter_refuses(a, line, &env, method))
-		return (ROUTER_LINE_TAKEN);
+	if (r->filtered) {
+		if (method != mbuf) {
+			memcpy(mbuf, method, mlen);
+			mbuf[mlen] = '\0';
+			method = mbuf;
+		}
+		if (router_filter_refuses(a, line, &env, method))
+			return (ROUTER_LINE_TAKEN);
+	}
 	if (budget_exhausted(r->mcpd) && !r->replaying) {
 		router_client_error(a, router_text(line, &env.id), env.id.len,
 		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "
@@ -450,7 +545,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	}
 	switch (worker_availability(r->worker)) {
 	case WORKER_AVAIL_READY:
-		router_client_request_ready(a, line, len, &env, method);
+		router_client_request_ready(a, line, len, &env, method, mlen);
 		break;
 	case WORKER_AVAIL_WAIT:
 		router_hold(a, line, len, &env);

@@ -160,6 +160,16 @@ transport_write(struct transport *t, const struct iovec *iov, int iovcnt)
 	return (0);
 }
 
+int
+transport_write_edit(struct transport *t, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	if (t->in_closed)
+		return (-1);
+	outq_add_edit(t->in, line, len, edit);
+	return (0);
+}
+
 size_t
 transport_queued(const struct transport *t)
 {

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 struct conf_server;
+struct envelope_edit;
 struct iovec;
 struct mcpd;
 struct transport;
@@ -79,6 +80,9 @@ int		 transport_reaped(struct mcpd *, pid_t, int wstatus);
 /* Queue a message (pieces, newline added) for stdin; -1 once closed. */
 int		 transport_write(struct transport *, const struct iovec *,
 		    int iovcnt);
+/* The same for a line with one edit applied (outq_add_edit). */
+int		 transport_write_edit(struct transport *, const char *line,
+		    size_t len, const struct envelope_edit *);
 size_t		 transport_queued(const struct transport *);
 /* EOF on stdin (what is still queued is dropped): please exit. */
 void		 transport_close_input(struct transport *);

@@ -1689,6 +1689,14 @@ worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 	return (w->tp != NULL ? transport_write(w->tp, iov, iovcnt) : -1);
 }
 
+int
+worker_write_edit(struct worker *w, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	return (w->tp != NULL ? transport_write_edit(w->tp, line, len, edit) :
+	    -1);
+}
+
 size_t
 worker_stdin_queued(const struct worker *w)
 {

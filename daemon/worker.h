@@ -28,6 +28,7 @@
 
 #include "conf.h"
 
+struct envelope_edit;
 struct iovec;
 struct logs;
 struct mcpd;
@@ -126,6 +127,9 @@ const char	*worker_step_up(const struct worker *);
 int		 worker_unavailable_code(const struct worker *);
 /* Queue a message (pieces, newline added) for the server's stdin. */
 int		 worker_write(struct worker *, const struct iovec *, int);
+/* The same for a line with one edit applied (outq_add_edit). */
+int		 worker_write_edit(struct worker *, const char *line,
+		    size_t len, const struct envelope_edit *);
 size_t		 worker_stdin_queued(const struct worker *);
 char		*worker_steal_line(struct worker *, const char *line,
 		    size_t *size);

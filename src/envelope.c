@@ -600,6 +600,46 @@ envelope_top_key(struct envelope *env, const unsigned char *p,
 #undef ENVELOPE_TOP_IS
 }
 
+/*
+ * The same for the keys of params (and of params._meta): 1 with *slot
+ * (NULL for "arguments", which is known but not recorded) and *after set
+ * past the colon, or 0 for anything else.  p is at the opening quote,
+ * with more than ENVELOPE_PARAMS_KEY_BYTES bytes from there on.
+ */
+#define ENVELOPE_PARAMS_KEY_BYTES	16	/* "progressToken": */
+
+static inline int
+envelope_params_key(struct envelope *env, enum envelope_ctx ctx,
+    const unsigned char *p, const unsigned char **after,
+    struct envelope_value **slot)
+{
+#define ENVELOPE_PARAMS_IS(s, v) (memcmp(p, s, sizeof s - 1) == 0 ?	\
+	(*after = p + sizeof s - 1, *slot = (v), 1) : 0)
+	if (ctx == ENVELOPE_CTX_META)
+		return (p[1] == 'p' && ENVELOPE_PARAMS_IS("\"progressToken\":",
+		    &env->progress_token));
+	switch (p[1]) {
+	case 'n':
+		return (ENVELOPE_PARAMS_IS("\"name\":", &env->p_name));
+	case 'a':
+		return (ENVELOPE_PARAMS_IS("\"arguments\":", NULL));
+	case '_':
+		return (ENVELOPE_PARAMS_IS("\"_meta\":", &env->meta));
+	case 'u':
+		return (ENVELOPE_PARAMS_IS("\"uri\":", &env->p_uri));
+	case 'l':
+		return (ENVELOPE_PARAMS_IS("\"level\":", &env->p_level));
+	case 'r':
+		return (ENVELOPE_PARAMS_IS("\"requestId\":",
+		    &env->p_request_id));
+	case 'p':
+		return (ENVELOPE_PARAMS_IS("\"progressToken\":",
+		    &env->p_progress_token));
+	}
+	return (0);
+#undef ENVELOPE_PARAMS_IS
+}
+
 /* The kind of an object opened at depth for the member recorded in slot. */
 static enum envelope_ctx
 envelope_child_ctx(struct envelope *env, size_t depth,
@@ -659,7 +699,7 @@ envelope_scan(const char *line, size_t len, struct envelope *env,
 	enum envelope_type	 type;
 	enum envelope_ctx	 cur_ctx = ENVELOPE_CTX_NONE;
 	size_t			 depth = 0;
-	int			 escaped, in_object = 0;
+	int			 escaped, plain, in_object = 0;
 
 	envelope_clear(env);
 	p = envelope_ws(base, end);
@@ -671,6 +711,7 @@ value:
 	/* p is at a value; slot is where to record it, if anywhere. */
 	if (p == end)
 		goto fail;
+	plain = 0;
 	switch (*p) {
 	case '{':
 		goto open_object;
@@ -682,6 +723,7 @@ value:
 			goto fail_at_err;
 		q++;
 		type = ENVELOPE_STRING;
+		plain = !escaped;
 		break;
 	case '-':
 	case '0':
@@ -720,6 +762,7 @@ value:
 		slot->off = p - base;
 		slot->len = q - p;
 		slot->type = type;
+		slot->plain = plain;
 	}
 	p = q;
 	goto after_value;
@@ -776,6 +819,15 @@ member:
 	if (cur_ctx == ENVELOPE_CTX_TOP && end - p > ENVELOPE_TOP_KEY_BYTES &&
 	    (slot = envelope_top_key(env, p, &q)) != NULL) {
 		if (slot->type != ENVELOPE_ABSENT)
+			goto fail;	/* a duplicate: p is at its key */
+		p = ENVELOPE_NEXT(q, end);
+		goto value;
+	}
+	/* The same for params and params._meta. */
+	if ((cur_ctx == ENVELOPE_CTX_PARAMS || cur_ctx == ENVELOPE_CTX_META) &&
+	    end - p > ENVELOPE_PARAMS_KEY_BYTES &&
+	    envelope_params_key(env, cur_ctx, p, &q, &slot)) {
+		if (slot != NULL && slot->type != ENVELOPE_ABSENT)
 			goto fail;	/* a duplicate: p is at its key */
 		p = ENVELOPE_NEXT(q, end);
 		goto value;
@@ -854,7 +906,7 @@ fail:
 }
 
 int
-envelope_string_eq(const char *line, const struct envelope_value *v,
+envelope_string_eq_text(const char *line, const struct envelope_value *v,
     const char *s)
 {
 	const unsigned char	*p, *end;
@@ -949,6 +1001,29 @@ envelope_int64(const char *line, const struct envelope_value *v,
 	}
 	if (p == end)
 		return (-1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * Up to eight digits at once when eight bytes of the line end with
+	 * them: the bytes before the number are masked off, every digit is
+	 * checked, then pairs, fours and the two halves are combined.
+	 */
+	if (end - p <= 8 && end - (const unsigned char *)line >= 8) {
+		uint64_t	 x;
+
+		memcpy(&x, end - 8, sizeof x);
+		x = (x ^ 0x3030303030303030ULL) &
+		    (~0ULL << (8 * (8 - (end - p))));
+		/* A byte above 9 sets its high bit in one of the two. */
+		if ((((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7676767676767676ULL) |
+		    x) & 0x8080808080808080ULL)
+			return (-1);
+		x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffULL;
+		x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffULL;
+		u = (x & 0xffffffffULL) * 10000 + (x >> 32);
+		*out = negative ? -(int64_t)u : (int64_t)u;
+		return (0);
+	}
+#endif
 	/* 18 digits stay below 10^18, far from either limit: no checks. */
 	if (end - p <= 18) {
 		for (; p < end; p++) {
@@ -1008,6 +1083,25 @@ envelope_print_int64(int64_t v, char *buf)
 }
 
 size_t
+envelope_count_up(char *text, size_t len)
+{
+	size_t	 i;
+
+	/* The trailing nines become zeros; the digit before them grows. */
+	for (i = len; i > 0 && text[i - 1] == '9'; i--)
+		text[i - 1] = '0';
+	if (i > 0) {
+		text[i - 1]++;
+		return (len);
+	}
+	/* All nines: a one, then as many zeros. */
+	text[0] = '1';
+	text[len] = '0';
+	text[len + 1] = '\0';
+	return (len + 1);
+}
+
+size_t
 envelope_splice(const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits, struct iovec *iov,
     size_t iovcnt)
@@ -1018,8 +1112,7 @@ envelope_splice(const char *line, size_t len,
 	/* One edit (an id): up to three pieces, with the same checks. */
 	if (nedits == 1 && iovcnt >= 3) {
 		e = edits;
-		if (e->off > len || e->len > len - e->off ||
-		    (e->text_len != 0 && e->text == NULL))
+		if (!envelope_edit_ok(len, e))
 			return (0);
 		if (e->off != 0) {
 			iov[n].iov_base = (void *)(uintptr_t)line;

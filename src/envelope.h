@@ -41,9 +41,15 @@ enum envelope_type {
 	ENVELOPE_ARRAY,
 };
 
-/* A member's value: its type and raw JSON text, line[off, off + len). */
+/*
+ * A member's value: its type and raw JSON text, line[off, off + len).
+ * plain is set by envelope_scan on a STRING without any escape, whose
+ * text between the quotes is then its value as is (it holds no NUL);
+ * 0 says nothing (a value built by hand may leave it so).
+ */
 struct envelope_value {
 	enum envelope_type	 type;
+	int			 plain;
 	size_t			 off;
 	size_t			 len;
 };
@@ -90,8 +96,29 @@ int	envelope_scan(const char *line, size_t len, struct envelope *env,
  * Whether a STRING value, with escapes decoded, equals s.  False for any
  * other type and for strings holding lone surrogates.
  */
-int	envelope_string_eq(const char *line, const struct envelope_value *v,
-	    const char *s);
+int	envelope_string_eq_text(const char *line,
+	    const struct envelope_value *v, const char *s);
+
+/*
+ * The same; when s is a constant without a backslash (a method name,
+ * "2.0"), a value with the same bytes is equal without a call: its length
+ * and bytes are compared in a load or two.  Anything else is decided by
+ * envelope_string_eq_text.
+ */
+static inline int
+envelope_string_eq(const char *line, const struct envelope_value *v,
+    const char *s)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+	if (__builtin_constant_p(__builtin_strlen(s)) &&
+	    __builtin_constant_p(__builtin_strchr(s, '\\') == NULL) &&
+	    __builtin_strchr(s, '\\') == NULL &&
+	    v->type == ENVELOPE_STRING && v->len == __builtin_strlen(s) + 2 &&
+	    __builtin_memcmp(line + v->off + 1, s, __builtin_strlen(s)) == 0)
+		return (1);
+#endif
+	return (envelope_string_eq_text(line, v, s));
+}
 
 /*
  * Decode a STRING value into buf as a NUL-terminated UTF-8 string.
@@ -119,6 +146,15 @@ int	envelope_int64(const char *line, const struct envelope_value *v,
  */
 size_t	envelope_print_int64(int64_t v, char *buf);
 
+/*
+ * Count up in place: text[0, len) is a positive integer as
+ * envelope_print_int64 writes it (not INT64_MAX); it becomes the next one
+ * (NUL-terminated when it grows by a digit).  Returns its length.  A
+ * sender numbering its messages keeps the last id's text this way
+ * instead of printing every id anew.
+ */
+size_t	envelope_count_up(char *text, size_t len);
+
 /* Replace line[off, off + len) with text[0, text_len). */
 struct envelope_edit {
 	size_t		 off;
@@ -126,6 +162,14 @@ struct envelope_edit {
 	const char	*text;
 	size_t		 text_len;
 };
+
+/* Whether one edit keeps envelope_splice's rules for a line of len bytes. */
+static inline int
+envelope_edit_ok(size_t len, const struct envelope_edit *e)
+{
+	return (e->off <= len && e->len <= len - e->off &&
+	    (e->text_len == 0 || e->text != NULL));
+}
 
 /* Pieces envelope_splice may need for n edits. */
 #define ENVELOPE_SPLICE_IOV(n)	(2 * (n) + 1)

@@ -492,6 +492,19 @@ worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 	return (w->transport_closed ? -1 : 0);
 }
 
+/* One edit applied, as the transport's queue copies it. */
+int
+worker_write_edit(struct worker *w, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
+	FUZZ_CHECK(n != 0, "an edit the router checked cannot be spliced");
+	return (worker_write(w, iov, (int)n));
+}
+
 size_t
 worker_stdin_queued(const struct worker *w)
 {
@@ -592,6 +605,19 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 		return;
 	c->queued += len + 1;
 	client_limits(c);
+}
+
+/* One edit applied, as the client's queue copies it. */
+void
+client_queue_edit(struct client *c, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
+	FUZZ_CHECK(n != 0, "an edit the router checked cannot be spliced");
+	client_queue_iov(c, iov, (int)n);
 }
 
 /* Pieces inside mem are queued by reference: mem lives until written. */

@@ -191,6 +191,13 @@ check_string(const char *text, const char *tamed,
 		    (size_t)n) == -1, "%s: decoded into too small a buffer",
 		    name);
 	}
+	/* plain: no escape in the text, which is then its own decoding. */
+	FUZZ_CHECK(v->plain == (memchr(text + v->off + 1, '\\',
+	    v->len - 2) == NULL), "%s: plain is %d", name, v->plain);
+	if (v->plain)
+		FUZZ_CHECK(n == (int)v->len - 2 && memcmp(buf,
+		    text + v->off + 1, v->len - 2) == 0,
+		    "%s: a plain string decodes to other text", name);
 	free(buf);
 }
 

@@ -1493,6 +1493,266 @@ START_TEST(test_envelope_int64)
 }
 END_TEST
 
+/*
+ * Eight digits are read at once when eight bytes of the line end with the
+ * number: every length and offset, the bytes before it (digits too) left
+ * out, a wrong byte at every position refused, against the plain loop.
+ */
+START_TEST(test_envelope_int64_block)
+{
+	struct envelope_value	 v;
+	char			 line[64], want[32];
+	int64_t			 got, expect;
+	size_t			 off, n, bad, k;
+	static const char	 wrong[] = { '/', ':', ' ', '.', 'e', '\x80',
+	    '\xb9', '\xff', '\0', 'a' };
+
+	v.type = ENVELOPE_NUMBER;
+	for (off = 0; off < 12; off++) {
+		for (n = 1; n <= 10; n++) {
+			/* Digits before the number must not count. */
+			memset(line, '9', sizeof line);
+			for (k = 0; k < n; k++)
+				line[off + k] = (char)('0' + (k * 7 + n) % 10);
+			memcpy(want, line + off, n);
+			want[n] = '\0';
+			expect = strtoll(want, NULL, 10);
+			v.off = off;
+			v.len = n;
+			got = -1;
+			ck_assert_int_eq(envelope_int64(line, &v, &got), 0);
+			ck_assert(got == expect);
+			/* The same negative. */
+			if (off > 0) {
+				line[off - 1] = '-';
+				v.off = off - 1;
+				v.len = n + 1;
+				ck_assert_int_eq(envelope_int64(line, &v,
+				    &got), 0);
+				ck_assert(got == -expect);
+				line[off - 1] = '9';
+				v.off = off;
+				v.len = n;
+			}
+			for (bad = 0; bad < n; bad++) {
+				for (k = 0; k < sizeof wrong; k++) {
+					line[off + bad] = wrong[k];
+					got = 77;
+					ck_assert_int_eq(envelope_int64(line,
+					    &v, &got), -1);
+					ck_assert(got == 77);
+				}
+				line[off + bad] = want[bad];
+			}
+		}
+	}
+}
+END_TEST
+
+/* plain: a string without escapes, whose raw text is its value. */
+START_TEST(test_envelope_plain)
+{
+	struct envelope	 env;
+	const char	*m;
+
+	m = "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0062\",\"method\":\"t\u00e9st\","
+	    "\"params\":{\"name\":\"x\\\"y\",\"uri\":\"\",\"level\":7,"
+	    "\"_meta\":{\"progressToken\":\"p\\/q\"}}}";
+	scan_ok(m, &env);
+	ck_assert_int_eq(env.jsonrpc.plain, 1);
+	ck_assert_int_eq(env.id.plain, 0);
+	ck_assert_int_eq(env.method.plain, 1);
+	ck_assert_int_eq(env.p_name.plain, 0);
+	ck_assert_int_eq(env.p_uri.plain, 1);
+	ck_assert_int_eq(env.p_level.plain, 0);
+	ck_assert_int_eq(env.params.plain, 0);
+	ck_assert_int_eq(env.progress_token.plain, 0);
+	ck_assert_int_eq(env.error.plain, 0);
+	/* An escape in the last bytes before the closing quote. */
+	m = "{\"method\":\"abcdefghijklmnopqrstuvwxyz\\n\",\"id\":\"x\"}";
+	scan_ok(m, &env);
+	ck_assert_int_eq(env.method.plain, 0);
+	ck_assert_int_eq(env.id.plain, 1);
+}
+END_TEST
+
+/*
+ * envelope_string_eq with a constant: the same bytes are equal without a
+ * call, but a constant holding a backslash, an escaped value and another
+ * type still go the long way; the same answers with a string that is not
+ * a constant.
+ */
+START_TEST(test_envelope_string_eq_const)
+{
+	struct envelope	 env;
+	const char	*m;
+	char		 two[8], slash[8];
+
+	snprintf(two, sizeof two, "%s", "2.0");
+	m = "{\"jsonrpc\":\"2.0\",\"method\":\"a\\nb\",\"id\":\"2\\u002e0\","
+	    "\"result\":\"a\\\\b\"}";
+	scan_ok(m, &env);
+	ck_assert(envelope_string_eq(m, &env.jsonrpc, "2.0"));
+	ck_assert(envelope_string_eq(m, &env.jsonrpc, two));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2.1"));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2.0 "));
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "2."));
+	ck_assert(envelope_string_eq(m, &env.id, "2.0"));
+	ck_assert(envelope_string_eq(m, &env.id, two));
+	/* The raw text a\nb is not the constant a\nb: it holds a newline. */
+	ck_assert(!envelope_string_eq(m, &env.method, "a\\nb"));
+	ck_assert(envelope_string_eq(m, &env.method, "a\nb"));
+	/* The raw text a\\b is a\b. */
+	snprintf(slash, sizeof slash, "%s", "a\\b");
+	ck_assert(envelope_string_eq(m, &env.result, "a\\b"));
+	ck_assert(envelope_string_eq(m, &env.result, slash));
+	ck_assert(!envelope_string_eq(m, &env.result, "a\\\\b"));
+	/* Not a string: never equal, whatever its bytes. */
+	m = "{\"jsonrpc\":20,\"id\":\"20\"}";
+	scan_ok(m, &env);
+	env.jsonrpc.type = ENVELOPE_NUMBER;
+	env.jsonrpc.off = env.id.off;
+	env.jsonrpc.len = env.id.len;
+	ck_assert(!envelope_string_eq(m, &env.jsonrpc, "20"));
+	ck_assert(envelope_string_eq(m, &env.id, "20"));
+}
+END_TEST
+
+/*
+ * The keys of params and params._meta as compact JSON writes them are
+ * matched in a load or two, when 16 bytes or more follow: the same spans
+ * as the general path (spaced or escaped keys), near the end of the line
+ * too, duplicates across the two paths refused at the second key, a key
+ * that only starts like one not taken for it, and every prefix refused at
+ * its end.
+ */
+START_TEST(test_envelope_params_keys)
+{
+	static const char *forms[][2] = {
+		/* compact, then the same members the general way */
+		{ "\"name\":\"echo\",\"arguments\":{\"name\":1},\"uri\":\"u\","
+		  "\"level\":\"info\",\"requestId\":7,\"progressToken\":\"t\","
+		  "\"_meta\":{\"progressToken\":9}",
+		  "\"name\" :\"echo\",\"argum\\u0065nts\":{\"name\":1},"
+		  "\"ur\\u0069\":\"u\",\"level\"\t:\"info\",\"requestId\" : 7,"
+		  "\"progress\\u0054oken\":\"t\","
+		  "\"_meta\" :{\"progressToken\" :9}" },
+	};
+	struct envelope	 a, b;
+	char		 m[512], pad[64];
+	size_t		 i, j, k, n;
+
+	for (i = 0; i < nitems(forms); i++) {
+		for (k = 0; k < 40; k++) {
+			memset(pad, 'x', k);
+			pad[k] = '\0';
+			snprintf(m, sizeof m, "{\"id\":1,\"params\":{%s},"
+			    "\"p\":\"%s\"}", forms[i][0], pad);
+			scan_ok(m, &a);
+			assert_span(m, &a.p_name, ENVELOPE_STRING, "\"echo\"");
+			assert_span(m, &a.p_uri, ENVELOPE_STRING, "\"u\"");
+			assert_span(m, &a.p_level, ENVELOPE_STRING, "\"info\"");
+			assert_span(m, &a.p_request_id, ENVELOPE_NUMBER, "7");
+			assert_span(m, &a.p_progress_token, ENVELOPE_STRING,
+			    "\"t\"");
+			assert_span(m, &a.meta, ENVELOPE_OBJECT,
+			    "{\"progressToken\":9}");
+			assert_span(m, &a.progress_token, ENVELOPE_NUMBER,
+			    "9");
+			n = strlen(m);
+			for (j = 0; j < n; j++)
+				fail_at(m, j, AT_END);
+			snprintf(m, sizeof m, "{\"id\":1,\"params\":{%s},"
+			    "\"p\":\"%s\"}", forms[i][1], pad);
+			scan_ok(m, &b);
+			ck_assert_int_eq(b.p_name.type, a.p_name.type);
+			ck_assert_int_eq(b.progress_token.type,
+			    a.progress_token.type);
+			ck_assert_int_eq(b.p_progress_token.type,
+			    a.p_progress_token.type);
+			ck_assert_int_eq(b.p_uri.type, a.p_uri.type);
+		}
+	}
+	/* The key last in the line, fewer than 16 bytes left. */
+	for (k = 0; k < 20; k++) {
+		memset(pad, 'x', k);
+		pad[k] = '\0';
+		snprintf(m, sizeof m, "{\"params\":{\"p\":\"%s\",\"name\":1}}",
+		    pad);
+		scan_ok(m, &a);
+		assert_span(m, &a.p_name, ENVELOPE_NUMBER, "1");
+		snprintf(m, sizeof m, "{\"params\":{\"p\":\"%s\",\"_meta\":"
+		    "{\"progressToken\":2}}}", pad);
+		scan_ok(m, &a);
+		assert_span(m, &a.progress_token, ENVELOPE_NUMBER, "2");
+	}
+	/* Duplicates, each way round. */
+	snprintf(m, sizeof m, "{\"params\":{\"name\":1,\"n\\u0061me\":2,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"n\\u0061me", 1));
+	snprintf(m, sizeof m, "{\"params\":{\"name\" :1,\"name\":2,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"name\"", 2));
+	snprintf(m, sizeof m, "{\"params\":{\"_meta\":{\"progressToken\":1,"
+	    "\"progressToken\":2,\"xxxxxxxxxxxxxxxx\":0}}}");
+	fail_at(m, strlen(m), offset_of_nth(m, "\"progressToken\"", 2));
+	/* arguments is not recorded: twice is allowed, as before. */
+	snprintf(m, sizeof m, "{\"params\":{\"arguments\":{},\"arguments\":"
+	    "[],\"xxxxxxxxxxxxxxxx\":0}}");
+	scan_ok(m, &a);
+	/* Keys that start like one are other keys. */
+	snprintf(m, sizeof m, "{\"params\":{\"names\":1,\"name2\":2,"
+	    "\"_metadata\":{\"progressToken\":3},\"uri\":4,"
+	    "\"xxxxxxxxxxxxxxxx\":0}}");
+	scan_ok(m, &a);
+	assert_absent(m, &a.p_name);
+	assert_absent(m, &a.meta);
+	assert_absent(m, &a.progress_token);
+	assert_span(m, &a.p_uri, ENVELOPE_NUMBER, "4");
+	/* The keys of params mean nothing elsewhere. */
+	snprintf(m, sizeof m, "{\"result\":{\"name\":1,\"_meta\":"
+	    "{\"progressToken\":3},\"xxxxxxxxxxxxxxxx\":0},\"params\":[]}");
+	scan_ok(m, &a);
+	assert_absent(m, &a.p_name);
+	assert_absent(m, &a.meta);
+	assert_absent(m, &a.progress_token);
+}
+END_TEST
+
+/* Counting up in place gives the text envelope_print_int64 would. */
+START_TEST(test_envelope_count_up)
+{
+	static const int64_t starts[] = {
+		1, 8, 9, 10, 98, 99, 100, 998, 999, 1999, 9999, 99999998,
+		99999999, 999999999, 999999999999999998LL,
+		999999999999999999LL, INT64_MAX - 2,
+	};
+	char		 text[ENVELOPE_INT64_BYTES];
+	char		 want[ENVELOPE_INT64_BYTES];
+	size_t		 i, k, len;
+	int64_t		 v;
+
+	for (i = 0; i < nitems(starts); i++) {
+		v = starts[i];
+		len = envelope_print_int64(v, text);
+		for (k = 0; k < 2000 && v < INT64_MAX - 1; k++) {
+			len = envelope_count_up(text, len);
+			v++;
+			ck_assert_uint_eq(len, envelope_print_int64(v, want));
+			ck_assert(memcmp(text, want, len) == 0);
+			ck_assert_int_eq(text[len], '\0');
+		}
+	}
+	/* Every value from 1 to 1000000 in turn. */
+	len = envelope_print_int64(1, text);
+	for (v = 2; v <= 1000000; v++) {
+		len = envelope_count_up(text, len);
+		ck_assert_uint_eq(len, envelope_print_int64(v, want));
+		ck_assert(memcmp(text, want, len + 1) == 0);
+	}
+}
+END_TEST
+
 /* The text of an int64_t, against printf and back through the scanner. */
 START_TEST(test_envelope_print_int64)
 {
@@ -2347,6 +2607,11 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_depth);
 	tcase_add_test(tc, test_envelope_brackets);
 	tcase_add_test(tc, test_envelope_splice);
+	tcase_add_test(tc, test_envelope_int64_block);
+	tcase_add_test(tc, test_envelope_count_up);
+	tcase_add_test(tc, test_envelope_plain);
+	tcase_add_test(tc, test_envelope_string_eq_const);
+	tcase_add_test(tc, test_envelope_params_keys);
 	tcase_add_test(tc, test_envelope_splice_one);
 	tcase_add_test(tc, test_envelope_cjson_table);
 	suite_add_tcase(s, tc);

@@ -34,6 +34,7 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
+#include "envelope.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
@@ -41,6 +42,7 @@
 #include "router.h"
 #include "transport.h"
 #include "unit.h"
+#include "util.h"
 #include "guard.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -137,6 +139,19 @@ transport_write(struct transport *t, const struct iovec *iov, int iovcnt)
 	}
 	line[used] = '\0';
 	return (0);
+}
+
+/* One edit applied, as the queue copies it. */
+int
+transport_write_edit(struct transport *t, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
+	ck_assert_uint_ne(n, 0);
+	return (transport_write(t, iov, (int)n));
 }
 
 size_t
