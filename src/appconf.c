@@ -18,35 +18,13 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "sbuf.h"
 #include "jsonc.h"
 #include "xmalloc.h"
 
 #define APPCONF_NAME_MAX_LEN	64	/* CONF_NAME_MAX_LEN */
 #define APPCONF_MAX_RENAMES	1000
 
-struct appconf_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
-static void
-appconf_add(struct appconf_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-appconf_adds(struct appconf_buf *b, const char *s)
-{
-	appconf_add(b, s, strlen(s));
-}
 
 static void
 appconf_note(char ***notes, size_t *n, const char *fmt, ...)
@@ -82,35 +60,35 @@ appconf_valid_variable(const char *s, size_t len)
 
 /* A literal for mcpd: every '$' doubled. */
 static void
-appconf_add_literal(struct appconf_buf *b, const char *s, size_t n)
+appconf_add_literal(struct sbuf *b, const char *s, size_t n)
 {
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '$')
-			appconf_add(b, "$$", 2);
+			sbuf_add(b, "$$", 2);
 		else
-			appconf_add(b, s + i, 1);
+			sbuf_add(b, s + i, 1);
 	}
 }
 
 /* "MCPD_INPUT_" and the id in capitals, other characters '_'. */
 static void
-appconf_add_input(struct appconf_buf *b, const char *id, size_t n)
+appconf_add_input(struct sbuf *b, const char *id, size_t n)
 {
 	size_t	 i;
 	char	 c;
 
-	appconf_adds(b, "${MCPD_INPUT_");
+	sbuf_adds(b, "${MCPD_INPUT_");
 	for (i = 0; i < n && i < 64; i++) {
 		c = id[i];
 		if (c >= 'a' && c <= 'z')
 			c = c - 'a' + 'A';
 		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
 			c = '_';
-		appconf_add(b, &c, 1);
+		sbuf_add(b, &c, 1);
 	}
-	appconf_adds(b, ":-}");
+	sbuf_adds(b, ":-}");
 }
 
 /*
@@ -121,13 +99,13 @@ static char *
 appconf_string(const struct appconf_file *f, const char *in,
     const char *where, char ***notes, size_t *nnotes, int *disable)
 {
-	struct appconf_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	const char		*s, *end, *name, *slash;
 	size_t			 nlen;
 
-	appconf_add(&b, "", 0);
+	sbuf_add(&b, "", 0);
 	if (f->syntax == APPCONF_SYNTAX_MCPD) {
-		appconf_adds(&b, in);
+		sbuf_adds(&b, in);
 		return (b.p);
 	}
 	if (f->syntax == APPCONF_SYNTAX_NONE) {
@@ -145,14 +123,14 @@ appconf_string(const struct appconf_file *f, const char *in,
 		nlen = end - name;
 		if (nlen > 4 && strncmp(name, "env:", 4) == 0 &&
 		    appconf_valid_variable(name + 4, nlen - 4)) {
-			appconf_adds(&b, "${");
-			appconf_add(&b, name + 4, nlen - 4);
-			appconf_adds(&b, "}");
+			sbuf_adds(&b, "${");
+			sbuf_add(&b, name + 4, nlen - 4);
+			sbuf_adds(&b, "}");
 		} else if (nlen == 8 && strncmp(name, "userHome", 8) == 0)
-			appconf_adds(&b, "${HOME}");
+			sbuf_adds(&b, "${HOME}");
 		else if ((nlen == 13 && strncmp(name, "pathSeparator",
 		    13) == 0) || (nlen == 1 && *name == '/'))
-			appconf_adds(&b, "/");
+			sbuf_adds(&b, "/");
 		else if (nlen == 15 && strncmp(name, "workspaceFolder", 15) ==
 		    0 && f->workspace != NULL)
 			appconf_add_literal(&b, f->workspace,
@@ -521,7 +499,7 @@ appconf_list_free(struct appconf_list *list)
  */
 
 static void
-appconf_print_value(struct appconf_buf *b, const cJSON *v, const char *indent,
+appconf_print_value(struct sbuf *b, const cJSON *v, const char *indent,
     const char *unit, size_t depth)
 {
 	const cJSON	*item;
@@ -530,50 +508,50 @@ appconf_print_value(struct appconf_buf *b, const cJSON *v, const char *indent,
 	size_t		 i;
 
 	if (cJSON_IsObject(v) && v->child != NULL) {
-		appconf_adds(b, "{");
+		sbuf_adds(b, "{");
 		cJSON_ArrayForEach(item, v) {
-			appconf_adds(b, "\n");
-			appconf_adds(b, indent);
+			sbuf_adds(b, "\n");
+			sbuf_adds(b, indent);
 			for (i = 0; i <= depth; i++)
-				appconf_adds(b, unit);
+				sbuf_adds(b, unit);
 			k = cJSON_CreateString(item->string);
 			s = cJSON_PrintUnformatted(k);
 			cJSON_Delete(k);
-			appconf_adds(b, s);
+			sbuf_adds(b, s);
 			free(s);
-			appconf_adds(b, ": ");
+			sbuf_adds(b, ": ");
 			appconf_print_value(b, item, indent, unit, depth + 1);
 			if (item->next != NULL)
-				appconf_adds(b, ",");
+				sbuf_adds(b, ",");
 		}
-		appconf_adds(b, "\n");
-		appconf_adds(b, indent);
+		sbuf_adds(b, "\n");
+		sbuf_adds(b, indent);
 		for (i = 0; i < depth; i++)
-			appconf_adds(b, unit);
-		appconf_adds(b, "}");
+			sbuf_adds(b, unit);
+		sbuf_adds(b, "}");
 		return;
 	}
 	if (cJSON_IsArray(v)) {
-		appconf_adds(b, "[");
+		sbuf_adds(b, "[");
 		cJSON_ArrayForEach(item, v) {
 			appconf_print_value(b, item, indent, unit, depth + 1);
 			if (item->next != NULL)
-				appconf_adds(b, ", ");
+				sbuf_adds(b, ", ");
 		}
-		appconf_adds(b, "]");
+		sbuf_adds(b, "]");
 		return;
 	}
 	s = cJSON_PrintUnformatted(v);
-	appconf_adds(b, s);
+	sbuf_adds(b, s);
 	free(s);
 }
 
 char *
 appconf_print(const cJSON *v, const char *indent, const char *unit)
 {
-	struct appconf_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 
-	appconf_add(&b, "", 0);
+	sbuf_add(&b, "", 0);
 	appconf_print_value(&b, v, indent, unit, 0);
 	return (b.p);
 }
@@ -617,7 +595,7 @@ appconf_unit(const char *text, size_t len)
  * the clean text: the text with them, to *b.
  */
 static void
-appconf_insert(struct appconf_buf *b, const char *text, const char *clean,
+appconf_insert(struct sbuf *b, const char *text, const char *clean,
     size_t len, size_t ostart, size_t oend, const char *const *names,
     cJSON *const *values, size_t n, const char *unit)
 {
@@ -644,29 +622,29 @@ appconf_insert(struct appconf_buf *b, const char *text, const char *clean,
 	if (indent == NULL)
 		xasprintf(&indent, "%s%s", outer, unit);
 	at = empty ? ostart + 1 : last.end;
-	appconf_add(b, text, at);
+	sbuf_add(b, text, at);
 	for (i = 0; i < n; i++) {
 		if (!empty || i > 0)
-			appconf_adds(b, ",");
-		appconf_adds(b, "\n");
-		appconf_adds(b, indent);
+			sbuf_adds(b, ",");
+		sbuf_adds(b, "\n");
+		sbuf_adds(b, indent);
 		k = cJSON_CreateString(names[i]);
 		name = cJSON_PrintUnformatted(k);
 		cJSON_Delete(k);
-		appconf_adds(b, name);
+		sbuf_adds(b, name);
 		free(name);
-		appconf_adds(b, ": ");
+		sbuf_adds(b, ": ");
 		s = appconf_print(values[i], indent, unit);
-		appconf_adds(b, s);
+		sbuf_adds(b, s);
 		free(s);
 	}
 	if (empty) {
 		/* "{ }" becomes "{\n...\n}", the '}' on a line of its own. */
-		appconf_adds(b, "\n");
-		appconf_adds(b, outer);
-		appconf_add(b, text + close, len - close);
+		sbuf_adds(b, "\n");
+		sbuf_adds(b, outer);
+		sbuf_add(b, text + close, len - close);
 	} else
-		appconf_add(b, text + at, len - at);
+		sbuf_add(b, text + at, len - at);
 	free(indent);
 	free(outer);
 }
@@ -744,7 +722,7 @@ appconf_merge(const char *text, size_t len, struct appconf_list *list,
     char **out, size_t *outlen, char **cause)
 {
 	static const char	*mkey[] = { "mcpServers" };
-	struct appconf_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	struct jsonc_span	 span;
 	const cJSON		*shape, *item;
 	struct appconf_entry	*e;
@@ -846,10 +824,10 @@ appconf_merge(const char *text, size_t len, struct appconf_list *list,
 		for (i = 0; i < n; i++)
 			cJSON_AddItemReferenceToObject(wrap, names[i],
 			    values[i]);
-		appconf_adds(&b, "{\n  \"mcpServers\": ");
+		sbuf_adds(&b, "{\n  \"mcpServers\": ");
 		clean = appconf_print(wrap, "  ", "  ");
-		appconf_adds(&b, clean);
-		appconf_adds(&b, "\n}\n");
+		sbuf_adds(&b, clean);
+		sbuf_adds(&b, "\n}\n");
 		cJSON_Delete(wrap);
 	} else {
 		clean = jsonc_clean(text, len, cause);
@@ -905,7 +883,7 @@ appconf_rewrite(const char *text, size_t len,
     const struct appconf_entry *const *entries, cJSON *const *with,
     size_t n, size_t *outlen, char **cause)
 {
-	struct appconf_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	struct appconf_edit	*edits;
 	char			*clean, *unit, *indent, *s;
 	size_t			 i, m = 0, at;
@@ -932,20 +910,20 @@ appconf_rewrite(const char *text, size_t len,
 		m++;
 	}
 	qsort(edits, m, sizeof *edits, appconf_edit_cmp);
-	appconf_add(&b, "", 0);
+	sbuf_add(&b, "", 0);
 	at = 0;
 	for (i = 0; i < m; i++) {
 		if (edits[i].span.start < at)
 			continue;	/* the same entry twice */
-		appconf_add(&b, text + at, edits[i].span.start - at);
+		sbuf_add(&b, text + at, edits[i].span.start - at);
 		indent = appconf_line_indent(text, edits[i].span.key_start);
 		s = appconf_print(edits[i].with, indent, unit);
-		appconf_adds(&b, s);
+		sbuf_adds(&b, s);
 		free(s);
 		free(indent);
 		at = edits[i].span.end;
 	}
-	appconf_add(&b, text + at, len - at);
+	sbuf_add(&b, text + at, len - at);
 	*outlen = b.len;
 	free(edits);
 	free(clean);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbuf.h"
 #include "udiff.h"
 #include "xmalloc.h"
 
@@ -28,24 +29,6 @@ struct udiff_op {
 	size_t			 oldno;	/* 1-based, of the next old line */
 	size_t			 newno;
 };
-
-struct udiff_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
-static void
-udiff_add(struct udiff_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
 
 static struct udiff_line *
 udiff_split(const char *text, size_t len, size_t *n)
@@ -149,27 +132,27 @@ udiff_script(const struct udiff_line *a, size_t na,
 }
 
 static void
-udiff_line_out(struct udiff_buf *b, char op, const struct udiff_line *l)
+udiff_line_out(struct sbuf *b, char op, const struct udiff_line *l)
 {
-	udiff_add(b, &op, 1);
-	udiff_add(b, l->p, l->len);
-	udiff_add(b, "\n", 1);
+	sbuf_add(b, &op, 1);
+	sbuf_add(b, l->p, l->len);
+	sbuf_add(b, "\n", 1);
 	if (!l->nl)
-		udiff_add(b, "\\ No newline at end of file\n", 28);
+		sbuf_add(b, "\\ No newline at end of file\n", 28);
 }
 
 char *
 udiff(const char *old, size_t oldlen, const char *new, size_t newlen,
     const char *old_label, const char *new_label)
 {
-	struct udiff_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	struct udiff_line	*a, *c;
 	struct udiff_op		*ops;
 	size_t			 na, nc, nops, i, k, start, end, last;
 	size_t			 oldno, newno, os, ns, oc, nn;
 	char			 head[128], *s;
 
-	udiff_add(&b, "", 0);
+	sbuf_add(&b, "", 0);
 	a = udiff_split(old, oldlen, &na);
 	c = udiff_split(new, newlen, &nc);
 	ops = udiff_script(a, na, c, nc, &nops);
@@ -187,7 +170,7 @@ udiff(const char *old, size_t oldlen, const char *new, size_t newlen,
 		;
 	if (i < nops) {
 		xasprintf(&s, "--- %s\n+++ %s\n", old_label, new_label);
-		udiff_add(&b, s, strlen(s));
+		sbuf_add(&b, s, strlen(s));
 		free(s);
 	}
 	while (i < nops) {
@@ -214,7 +197,7 @@ udiff(const char *old, size_t oldlen, const char *new, size_t newlen,
 		}
 		snprintf(head, sizeof head, "@@ -%zu,%zu +%zu,%zu @@\n",
 		    oc == 0 ? os - 1 : os, oc, nn == 0 ? ns - 1 : ns, nn);
-		udiff_add(&b, head, strlen(head));
+		sbuf_add(&b, head, strlen(head));
 		for (k = start; k < end; k++)
 			udiff_line_out(&b, ops[k].op, ops[k].line);
 		for (i = end; i < nops && ops[i].op == ' '; i++)

@@ -60,7 +60,7 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c src/xmalloc.c ;;
-	jsonc)		echo src/jsonc.c src/appconf.c src/dotenv.c \
+	jsonc)		echo src/jsonc.c src/appconf.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
