@@ -15,7 +15,8 @@
  *
  * A write never leaves a half-written file: the text goes to a temporary
  * file beside the target, is synced, and renamed over it, after a last
- * check that the target still holds what was read.
+ * check that the target still holds what was read.  A symbolic link (a
+ * dotfile manager's) stays a link: the file it points to is replaced.
  */
 #include "config.h"
 
@@ -400,13 +401,26 @@ apps_write(const char *path, const char *text, size_t len,
     char **cause)
 {
 	struct stat	 now;
-	char		*tmp, *cur, *why;
+	char		*tmp, *cur, *why, *target = NULL;
 	size_t		 curlen;
 	int		 rc;
 
 	*cause = NULL;
-	if ((tmp = apps_temp(path, text, len, sb, cause)) == NULL)
+	/*
+	 * A link (a dotfile manager's) stays a link: the file it points to
+	 * is what is replaced.
+	 */
+	if (lstat(path, &now) == 0 && S_ISLNK(now.st_mode)) {
+		if ((target = realpath(path, NULL)) == NULL) {
+			xasprintf(cause, "%s: %s", path, strerror(errno));
+			return (-1);
+		}
+		path = target;
+	}
+	if ((tmp = apps_temp(path, text, len, sb, cause)) == NULL) {
+		free(target);
 		return (-1);
+	}
 	/* The last look before the rename. */
 	rc = apps_read(path, &cur, &curlen, &now, &why);
 	if (rc == -1) {
@@ -427,11 +441,13 @@ apps_write(const char *path, const char *text, size_t len,
 		goto fail;
 	}
 	free(tmp);
+	free(target);
 	return (0);
 
 fail:
 	unlink(tmp);
 	free(tmp);
+	free(target);
 	return (-1);
 }
 

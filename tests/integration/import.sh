@@ -88,6 +88,10 @@ cat >"$CURSOR" <<JSON
 }
 JSON
 cp "$CURSOR" "$T/cursor.orig"
+# Cursor's file is a dotfile manager's link: it must stay one.
+mkdir -p "$T/dotfiles"
+mv "$CURSOR" "$T/dotfiles/cursor-mcp.json"
+ln -s "$T/dotfiles/cursor-mcp.json" "$CURSOR"
 
 start_mcpd "$CFG"
 wait_ready keep
@@ -147,6 +151,8 @@ ctl install cursor --yes --config "$CFG" >"$T/install.out" 2>&1 ||
 	fail "install cursor exited $?: $(cat "$T/install.out")"
 cmp -s "$CURSOR.mcpd-backup" "$T/cursor.orig" || fail "the backup is not the original"
 grep -q '^  // Cursor.s servers$' "$CURSOR" || fail "install dropped the comment"
+[ -L "$CURSOR" ] && grep -q connect "$T/dotfiles/cursor-mcp.json" ||
+	fail "install replaced the link to Cursor's file instead of the file"
 strip_comments "$CURSOR" | jq -e --arg self "$SELF" --arg sock "$SOCK" '
 	.mcpServers.alpha == {"command": $self, "args": ["connect", "alpha-cursor", "-s", $sock]}
 	and .mcpServers.shared == {"command": $self, "args": ["connect", "shared", "-s", $sock]}
@@ -192,6 +198,7 @@ cp "$CURSOR.mcpd-installed" "$CURSOR"
 ctl uninstall cursor --yes >"$T/uninstall2.out" 2>&1 ||
 	fail "uninstall exited $?: $(cat "$T/uninstall2.out")"
 cmp "$CURSOR" "$T/cursor.orig" || fail "uninstall did not restore Cursor's file byte for byte"
+[ -L "$CURSOR" ] || fail "uninstall replaced the link to Cursor's file"
 [ ! -e "$CURSOR.mcpd-backup" ] && [ ! -e "$CURSOR.mcpd-installed" ] ||
 	fail "uninstall left its copies"
 
