@@ -1417,6 +1417,9 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 		    (long)s->pid);
 		worker_set_state(w, WORKER_READY, why);
 		free(why);
+		/* Ready since the first mcpd saw it so (status: state_ms). */
+		if (s->ready_ms > 0 && s->ready_ms <= w->state_since_ms)
+			w->state_since_ms = s->ready_ms;
 		router_adopt(w->router, s);
 		return (w);
 	}
