@@ -21,13 +21,14 @@
 #ifndef MCPD_REEXEC_H
 #define MCPD_REEXEC_H
 
+#include <signal.h>
+
 struct mcpd;
 
 /*
  * The signals a re-exec blocks across the execve, for the new process to
  * unblock once its handlers are in place (their default would kill it).
  */
-#include <signal.h>
 void	 reexec_signals(sigset_t *);
 /* At start: the command line to run again, and the binary's path. */
 void	 reexec_init(int argc, char **argv);
