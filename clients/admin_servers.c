@@ -79,12 +79,34 @@ admin_state_color(const struct ctl *ctl, const char *state)
 	return ("\033[36m");
 }
 
+/* An instance's clients: " client 4711 (code)", " clients 1, 2 (x)". */
+static void
+admin_attached(char *buf, size_t size, const cJSON *attached)
+{
+	const cJSON	*a;
+	const char	*name;
+	size_t		 len;
+	int		 n = cJSON_GetArraySize(attached);
+
+	len = (size_t)snprintf(buf, size, " %s", n == 1 ? "client" :
+	    n == 0 ? "no client" : "clients");
+	cJSON_ArrayForEach(a, attached) {
+		if (len >= size)
+			break;
+		name = out_str(a, "client");
+		len += (size_t)snprintf(buf + len, size - len, "%s %.0f%s%s%s",
+		    a != attached->child ? "," : "", out_num(a, "pid", 0),
+		    name != NULL ? " (" : "", name != NULL ? out_esc(name) :
+		    "", name != NULL ? ")" : "");
+	}
+}
+
 static void
 admin_print_table(const struct ctl *ctl, const cJSON *servers)
 {
 	const cJSON	*s;
-	const char	*state, *last;
-	char		 pid[24], uptime[24], detail[64];
+	const char	*state, *last, *share;
+	char		 pid[24], uptime[24], detail[160];
 	int		 namew = 4;
 	size_t		 len;
 
@@ -110,6 +132,17 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 		if (state != NULL && strcmp(state, "backoff") == 0)
 			snprintf(detail, sizeof detail, " (next try in %.1fs)",
 			    out_num(s, "next_restart_ms", 0) / 1000.0);
+		else if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s,
+		    "instances")) && (share = out_str(s, "share")) != NULL)
+			snprintf(detail, sizeof detail, " (%s: %d instance%s, "
+			    "at most %.0f)", out_esc(share),
+			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+			    s, "instances")), cJSON_GetArraySize(
+			    cJSON_GetObjectItemCaseSensitive(s, "instances")) ==
+			    1 ? "" : "s", out_num(s, "max_instances", 0));
+		else if (out_str(s, "instance_of") != NULL)
+			admin_attached(detail, sizeof detail,
+			    cJSON_GetObjectItemCaseSensitive(s, "attached"));
 		else if (state != NULL && strcmp(state, "idle") == 0)
 			snprintf(detail, sizeof detail, " (on demand: starts "
 			    "with its next client or request)");
@@ -258,6 +291,50 @@ admin_print_remote(const cJSON *servers)
 }
 
 /*
+ * The roots each server is given (configured, or its clients'), for
+ * those that have some or take their clients'.
+ */
+static void
+admin_print_roots(const cJSON *servers)
+{
+	const cJSON	*s, *roots, *r;
+	const char	*share;
+	int		 namew = 5, any = 0;
+	size_t		 len;
+
+	cJSON_ArrayForEach(s, servers) {
+		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
+		share = out_str(s, "share");
+		if (cJSON_GetArraySize(roots) == 0 && (share == NULL ||
+		    strcmp(share, "global") == 0))
+			continue;
+		any = 1;
+		len = strlen(out_esc(out_str(s, "name")));
+		if ((int)len > namew)
+			namew = (int)len;
+	}
+	if (!any)
+		return;
+	printf("\n%-*s  %s\n", namew, "ROOTS", "GIVEN TO THE SERVER");
+	cJSON_ArrayForEach(s, servers) {
+		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
+		share = out_str(s, "share");
+		if (cJSON_GetArraySize(roots) == 0 && (share == NULL ||
+		    strcmp(share, "global") == 0))
+			continue;
+		printf("%-*s ", namew, out_esc(out_str(s, "name")));
+		if (cJSON_IsNull(roots))
+			printf(" (asked of its client)");
+		else if (cJSON_GetArraySize(roots) == 0)
+			printf(" (none)");
+		cJSON_ArrayForEach(r, roots)
+			if (cJSON_IsString(r))
+				printf(" %s", out_esc(r->valuestring));
+		printf("\n");
+	}
+}
+
+/*
  * Under the tables, a line for each server waiting for a sign-in
  * ("login" in its status): what to run, and why.
  */
@@ -313,6 +390,8 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		admin_print_table(ctl, cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
 		admin_print_remote(cJSON_GetObjectItemCaseSensitive(result,
+		    "servers"));
+		admin_print_roots(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
 		admin_print_logins(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));

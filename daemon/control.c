@@ -21,6 +21,7 @@
 #include "control.h"
 #include "envelope.h"
 #include "group.h"
+#include "instance.h"
 #include "login.h"
 #include "logs.h"
 #include "log.h"
@@ -364,9 +365,11 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	const cJSON	*name, *info, *version;
 	const struct conf_group *g;
 	struct group_session *gs;
-	struct worker	*w;
+	struct worker	*w, *at;
+	struct attachment *att;
 	cJSON		*result, *init;
 	const char	*text;
+	char		*why;
 
 	name = cJSON_GetObjectItemCaseSensitive(params, "server");
 	if (!cJSON_IsString(name)) {
@@ -393,11 +396,28 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "unknown server or group: %s", name->valuestring);
 		return;
 	}
+	/* An instance is its clients' alone. */
+	if (worker_parent(w) != NULL) {
+		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
+		    "%s is an instance of %s, which its clients do not share: "
+		    "attach to %s", worker_name(w),
+		    worker_name(worker_parent(w)),
+		    worker_name(worker_parent(w)));
+		return;
+	}
+	/* Not shared globally: the client's instance (instance.h). */
+	if ((att = instance_attach(w, c, &why)) == NULL) {
+		client_send_error(c, id, MCPD_ERR_LIMIT, "%s", why);
+		free(why);
+		return;
+	}
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "server", worker_name(w));
+	if ((at = router_attachment_worker(att)) != w)
+		cJSON_AddStringToObject(result, "instance", worker_name(at));
 	cJSON_AddStringToObject(result, "state",
-	    worker_state_name(worker_state(w)));
-	text = worker_init_result_text(w);
+	    worker_state_name(worker_state(at)));
+	text = worker_init_result_text(at);
 	init = cJSON_Parse(text);
 	version = cJSON_GetObjectItemCaseSensitive(init, "protocolVersion");
 	info = cJSON_GetObjectItemCaseSensitive(init, "serverInfo");
@@ -414,8 +434,8 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	cJSON_Delete(init);
 	/* The reply goes out before anything the session sends. */
 	client_send_json(c, rpc_make_result(id, result));
-	client_attach(c, router_attach(worker_router(w), c));
-	worker_wanted(w, "a client attached");
+	client_attach(c, att);
+	worker_wanted(at, "a client attached");
 }
 
 static void

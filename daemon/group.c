@@ -47,6 +47,7 @@
 #include "filter.h"
 #include "gname.h"
 #include "group.h"
+#include "instance.h"
 #include "hmap.h"
 #include "idtab.h"
 #include "log.h"
@@ -366,9 +367,9 @@ group_link_usable(const struct group_session *gs, size_t link)
 {
 	struct worker	*w;
 
-	if (gs->links[link]->att == NULL ||
-	    (w = mcpd_find_worker(gs->mcpd, gs->links[link]->member)) == NULL)
+	if (gs->links[link]->att == NULL)
 		return (0);
+	w = router_attachment_worker(gs->links[link]->att);
 	return (worker_availability(w) != WORKER_AVAIL_REFUSE);
 }
 
@@ -1313,9 +1314,10 @@ group_init_result(struct group_session *gs, const char *asked)
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "protocolVersion", version);
 	for (i = 0; i < gs->nlinks; i++) {
-		if (gs->links[i]->gone || (w = mcpd_find_worker(gs->mcpd,
-		    gs->links[i]->member)) == NULL ||
-		    (init = cJSON_Parse(worker_init_result_text(w))) == NULL)
+		if (gs->links[i]->gone || gs->links[i]->att == NULL)
+			continue;
+		w = router_attachment_worker(gs->links[i]->att);
+		if ((init = cJSON_Parse(worker_init_result_text(w))) == NULL)
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(init, "instructions");
 		if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
@@ -1562,7 +1564,7 @@ group_link_add(struct group_session *gs, const char *member)
 	l->member = xstrdup(member);
 	if ((w = mcpd_find_worker(gs->mcpd, member)) != NULL &&
 	    !worker_removing(w))
-		l->att = router_attach_link(worker_router(w), l);
+		l->att = instance_attach_link(w, l, group_link_pid(l));
 	gs->links = xreallocarray(gs->links, gs->nlinks + 1,
 	    sizeof *gs->links);
 	gs->links[gs->nlinks++] = l;
@@ -1615,7 +1617,7 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 		} else if (l->att == NULL && (w = mcpd_find_worker(gs->mcpd,
 		    l->member)) != NULL && !worker_removing(w)) {
 			/* A server the file now defines. */
-			l->att = router_attach_link(worker_router(w), l);
+			l->att = instance_attach_link(w, l, group_link_pid(l));
 			changed = 1;
 		}
 	}

@@ -90,9 +90,10 @@ log_vevent(int priority, const char *message_id,
     const struct log_field *fields, size_t nfields, const char *fmt,
     va_list ap)
 {
-	struct iovec	 iov[LOG_MAX_FIELDS + 4];
-	char		*strs[LOG_MAX_FIELDS + 4];
+	struct iovec	 iov[LOG_MAX_FIELDS + 5];
+	char		*strs[LOG_MAX_FIELDS + 5];
 	char		*raw, *text;
+	const char	*hash;
 	size_t		 n = 0, i;
 
 	if (priority == LOG_DEBUG && !log_verbose && !log_journal)
@@ -114,6 +115,18 @@ log_vevent(int priority, const char *message_id,
 	for (i = 0; i < nfields && i < LOG_MAX_FIELDS; i++) {
 		if (fields[i].value == NULL)
 			continue;
+		/*
+		 * An instance (NAME#N) is logged as its server, NAME, with
+		 * MCPD_INSTANCE=NAME#N: MCPD_SERVER=NAME finds them all.
+		 */
+		if (strcmp(fields[i].name, MCPD_FIELD_SERVER) == 0 &&
+		    (hash = strchr(fields[i].value, '#')) != NULL) {
+			xasprintf(&strs[n++], "%s=%.*s", fields[i].name,
+			    (int)(hash - fields[i].value), fields[i].value);
+			xasprintf(&strs[n++], "%s=%s", MCPD_FIELD_INSTANCE,
+			    fields[i].value);
+			continue;
+		}
 		xasprintf(&strs[n++], "%s=%s", fields[i].name, fields[i].value);
 	}
 	for (i = 0; i < n; i++) {

@@ -46,7 +46,12 @@ reload_filters(struct worker *w, const struct conf_server *cs,
 	char		 names[64];
 	size_t		 k, len;
 
+	struct worker	*i;
+
 	changed = router_set_filters(worker_router(w), cs->filters);
+	for (i = worker_instance_next(w, NULL); i != NULL;
+	    i = worker_instance_next(w, i))
+		(void)router_set_filters(worker_router(i), cs->filters);
 	if (changed == 0)
 		return;
 	kinds = cJSON_AddArrayToObject(filters, worker_name(w));
@@ -130,12 +135,23 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	filters = cJSON_AddObjectToObject(report, "filters");
 	for (w = worker_first(mcpd); w != NULL; w = next) {
 		next = worker_next(w);
-		if (worker_removing(w))
+		/* Instances follow their template (worker_reconfigure). */
+		if (worker_removing(w) || worker_parent(w) != NULL)
 			continue;
 		if ((cs = conf_find(conf, worker_name(w))) == NULL) {
 			cJSON_AddItemToArray(removed,
 			    cJSON_CreateString(worker_name(w)));
 			worker_remove(w);
+		} else if (cs->share != worker_conf(w)->share) {
+			/*
+			 * Shared another way: another server altogether.  Its
+			 * clients are let go (a bridge attaches again).
+			 */
+			cJSON_AddItemToArray(changed,
+			    cJSON_CreateString(worker_name(w)));
+			cJSON_AddStringToObject(actions, worker_name(w),
+			    "replaced");
+			worker_remove(w);	/* made again below */
 		} else if (!conf_server_equal(worker_conf(w), cs)) {
 			cJSON_AddItemToArray(changed,
 			    cJSON_CreateString(worker_name(w)));
@@ -152,10 +168,16 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		cs = &conf->servers[i];
 		if (mcpd_find_worker(mcpd, cs->name) != NULL)
 			continue;
-		cJSON_AddItemToArray(added, cJSON_CreateString(cs->name));
-		cJSON_AddStringToObject(actions, cs->name, cs->disabled ?
-		    "added, disabled" : cs->start == CONF_START_ON_DEMAND ?
-		    "added, idle" : "started");
+		/* Not a server replaced above (its share changed). */
+		if (cJSON_GetObjectItemCaseSensitive(actions,
+		    cs->name) == NULL) {
+			cJSON_AddItemToArray(added,
+			    cJSON_CreateString(cs->name));
+			cJSON_AddStringToObject(actions, cs->name,
+			    cs->disabled ? "added, disabled" :
+			    cs->start == CONF_START_ON_DEMAND ?
+			    "added, idle" : "started");
+		}
 		(void)worker_new(mcpd, cs);
 	}
 	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==

@@ -146,7 +146,7 @@ router_peer_pause(struct attachment *a, int pause)
 		client_resume(a->client);
 }
 
-static pid_t
+pid_t
 router_peer_pid(const struct attachment *a)
 {
 	return (a->link != NULL ? group_link_pid(a->link) :
@@ -825,6 +825,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 		router_waiting_fail(r, wt, why);
 		free(why);
 	}
+	(void)router_roots_sweep(r, now);
 	router_arm_sweep(r);
 }
 
@@ -839,7 +840,8 @@ router_arm_sweep(struct router *r)
 
 	if (r->sweep_armed)
 		return;
-	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting))
+	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
+	    r->nroots_waiting == 0 && r->nroots_asking == 0)
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 	r->sweep_armed = 1;
@@ -848,6 +850,25 @@ router_arm_sweep(struct router *r)
 /*
  * Session events.
  */
+
+/* Another server, or another process of it: every list may differ. */
+static void
+router_tell_changed(struct attachment *a)
+{
+	static const char	*changed[] = {
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/tools/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/resources/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/prompts/list_changed\"}",
+	};
+	size_t			 i;
+
+	for (i = 0; i < nitems(changed); i++)
+		router_peer_queue(a, &(struct iovec){ (void *)changed[i],
+		    strlen(changed[i]) }, 1);
+}
 
 void
 router_session_ready(struct router *r, int first)
@@ -860,15 +881,6 @@ router_session_ready(struct router *r, int first)
 	struct hmap_iter	 it;
 	cJSON			*params;
 	char			*uri;
-	static const char	*changed[] = {
-		"{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/tools/list_changed\"}",
-		"{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/resources/list_changed\"}",
-		"{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/prompts/list_changed\"}",
-	};
-	size_t			 i;
 
 	/* A new process: the ids of the last one will never be answered. */
 	r->first_id = r->last_id = 0;
@@ -890,11 +902,8 @@ router_session_ready(struct router *r, int first)
 			router_internal_request(r, "logging/setLevel", params);
 		}
 		/* What it offers may have changed with it. */
-		TAILQ_FOREACH(a, &r->atts, entry) {
-			for (i = 0; i < nitems(changed); i++)
-				router_peer_queue(a, &(struct iovec){
-				    (void *)changed[i], strlen(changed[i]) }, 1);
-		}
+		TAILQ_FOREACH(a, &r->atts, entry)
+			router_tell_changed(a);
 	}
 	/* A group's lists gain this server's tools. */
 	TAILQ_FOREACH(a, &r->atts, entry)
@@ -929,6 +938,9 @@ router_session_down(struct router *r, const char *reason)
 	int			 n;
 
 	r->self_dropped_run = 0;
+	/* The next process asks for its roots afresh. */
+	router_roots_free(r);
+	r->roots_answered = 0;
 	TAILQ_FOREACH_SAFE(p, &r->by_start, start_entry, next) {
 		if (p->kind == ROUTER_PENDING_CLIENT) {
 			router_record(r, p, ROUTER_OUTCOME_FAILED, reason);
@@ -1007,7 +1019,11 @@ router_client_capabilities(const struct router *r)
 		cJSON_AddObjectToObject(caps, "sampling");
 	if (cs->client_caps & CONF_CAP_ELICITATION)
 		cJSON_AddObjectToObject(caps, "elicitation");
-	if ((cs->client_caps & CONF_CAP_ROOTS) && cs->nroots > 0)
+	/* Not shared globally: the roots are its clients', and change. */
+	if (cs->share != CONF_SHARE_GLOBAL)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+		    "listChanged", 1);
+	else if ((cs->client_caps & CONF_CAP_ROOTS) && cs->nroots > 0)
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
 		    "listChanged", 0);
 	return (caps);
@@ -1099,12 +1115,198 @@ router_detach(struct attachment *a, const char *reason)
 		router_internal_request(r, "resources/unsubscribe", params);
 		free(uri);
 	}
+	router_roots_forget(a);
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
 	router_set_upstream_level(r);
 	free(a->ids);
 	hmap_free(a->subs);
+	free(a->refused);
 	free(a);
+	if (r->natts == 0 && !r->freeing)
+		worker_unused(r->worker);
+}
+
+/*
+ * Moving a client to another instance of its server (instance.c), as
+ * one would detach it and attach it again without closing it: its
+ * requests in flight get an error (their server is not its server any
+ * more), requests of the server's at it are answered for it, its held
+ * requests, subscriptions and log level go along, and it is told that
+ * every list may have changed.
+ */
+void
+router_move(struct attachment *a, struct router *dst, const char *why)
+{
+	struct router		*src = a->router;
+	struct router_pending	*p;
+	struct router_waiting	*wt, *wnext;
+	struct router_down	*d;
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen;
+	cJSON			*params;
+	char			*uri;
+
+	if (src == dst)
+		return;
+	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
+		router_record(src, p, ROUTER_OUTCOME_CANCELLED, why);
+		router_client_error(a, p->id, p->id_len,
+		    MCPD_ERR_SERVER_UNAVAILABLE, "%s: this request was "
+		    "cancelled; send it again", why);
+		router_cancel_upstream(src, p, why);
+		router_pending_destroy(src, p);
+	}
+	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
+		if (worker_availability(src->worker) == WORKER_AVAIL_READY)
+			router_server_reply(src, d->server_id,
+			    d->server_id_len, NULL, RPC_INTERNAL_ERROR,
+			    "the client handling this request moved to "
+			    "another instance");
+		hmap_del_i64(src->downs, d->down_id);
+		hmap_del(src->downs_by_server, d->server_id,
+		    d->server_id_len);
+		TAILQ_REMOVE(&a->downs, d, att_entry);
+		free(d->server_id);
+		free(d);
+	}
+	TAILQ_FOREACH_SAFE(wt, &src->waiting, entry, wnext) {
+		if (wt->att != a)
+			continue;
+		TAILQ_REMOVE(&src->waiting, wt, entry);
+		src->nwaiting--;
+		TAILQ_INSERT_TAIL(&dst->waiting, wt, entry);
+		dst->nwaiting++;
+	}
+	hmap_iter_init(a->subs, &it);
+	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
+		uri = xstrndup(key, keylen);
+		if (router_sub_count(src, key, keylen, -1) == 0 &&
+		    worker_availability(src->worker) == WORKER_AVAIL_READY) {
+			params = cJSON_CreateObject();
+			cJSON_AddStringToObject(params, "uri", uri);
+			router_internal_request(src, "resources/unsubscribe",
+			    params);
+		}
+		if (router_sub_count(dst, key, keylen, 1) == 1 &&
+		    worker_availability(dst->worker) == WORKER_AVAIL_READY) {
+			params = cJSON_CreateObject();
+			cJSON_AddStringToObject(params, "uri", uri);
+			router_internal_request(dst, "resources/subscribe",
+			    params);
+		}
+		free(uri);
+	}
+	if (a->roots_ask != 0) {
+		src->nroots_asking--;
+		dst->nroots_asking++;
+	}
+	if (a->waits_turn) {
+		a->waits_turn = 0;
+		if (src->nwaiting_turn > 0)
+			src->nwaiting_turn--;
+	}
+	TAILQ_REMOVE(&src->atts, a, entry);
+	src->natts--;
+	TAILQ_INSERT_TAIL(&dst->atts, a, entry);
+	dst->natts++;
+	a->router = dst;
+	router_peer_pause(a, dst->paused);
+	router_set_upstream_level(src);
+	router_set_upstream_level(dst);
+	src->active_ms = dst->active_ms = clock_now_ms();
+	router_tell_changed(a);
+	router_arm_sweep(dst);
+	if (src->natts == 0 && !src->freeing)
+		worker_unused(src->worker);
+}
+
+/*
+ * Requests held only until the client's roots were known, re-handled in
+ * arrival order now that they are: forwarded if the server is ready,
+ * else they wait for it as any held request does.
+ */
+void
+router_replay_attachment(struct attachment *a)
+{
+	struct router		*r = a->router;
+	struct router_waiting	*wt, *next;
+	struct router_waiting_list mine;
+
+	if (a->roots_pending ||
+	    worker_availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	TAILQ_INIT(&mine);
+	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
+		if (wt->att != a)
+			continue;
+		TAILQ_REMOVE(&r->waiting, wt, entry);
+		TAILQ_INSERT_TAIL(&mine, wt, entry);
+	}
+	r->replaying = 1;
+	while ((wt = TAILQ_FIRST(&mine)) != NULL) {
+		TAILQ_REMOVE(&mine, wt, entry);
+		router_client_line(a, wt->line, wt->len);
+		router_waiting_release(r, wt, 0);
+	}
+	r->replaying = 0;
+}
+
+void
+router_roots_settled(struct attachment *a)
+{
+	a->roots_pending = 0;
+	router_replay_attachment(a);
+}
+
+/* No instance can serve the client: every request of its gets why. */
+void
+router_refuse(struct attachment *a, const char *why)
+{
+	struct router		*r = a->router;
+	struct router_waiting	*wt, *next;
+	struct envelope		 env;
+	size_t			 erroff;
+
+	free(a->refused);
+	a->refused = xstrdup(why);
+	a->roots_pending = 0;
+	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
+		if (wt->att != a)
+			continue;
+		if (envelope_scan(wt->line, wt->len, &env, &erroff) == 0 &&
+		    env.id.type != ENVELOPE_ABSENT)
+			router_client_error(a, router_text(wt->line, &env.id),
+			    env.id.len, MCPD_ERR_LIMIT, "%s", why);
+		router_waiting_free(r, wt);
+	}
+}
+
+struct worker *
+router_attachment_worker(const struct attachment *a)
+{
+	return (a->router->worker);
+}
+
+/* [{"pid": P, "client": clientInfo.name or null}, ...] */
+cJSON *
+router_attached_json(const struct router *r)
+{
+	struct attachment	*a;
+	cJSON			*list, *o;
+
+	list = cJSON_CreateArray();
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", (double)router_peer_pid(a));
+		if (a->client_name[0] != '\0')
+			cJSON_AddStringToObject(o, "client", a->client_name);
+		else
+			cJSON_AddNullToObject(o, "client");
+		cJSON_AddItemToArray(list, o);
+	}
+	return (list);
 }
 
 /*
@@ -1140,6 +1342,7 @@ router_free(struct router *r)
 	struct router_pending	*p;
 	struct router_waiting	*wt;
 
+	r->freeing = 1;
 	while ((a = TAILQ_FIRST(&r->atts)) != NULL) {
 		router_peer_detached(a, "server removed");
 		router_detach(a, "server removed");
@@ -1159,6 +1362,7 @@ router_free(struct router *r)
 	event_free(r->ev_sweep);
 	router_filter_clear(r);
 	router_handover_free(r);
+	router_roots_free(r);
 	free(r);
 }
 

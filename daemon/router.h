@@ -60,6 +60,21 @@ enum router_line {
 };
 enum router_line router_client_line(struct attachment *, const char *line,
 		    size_t len);
+/*
+ * A server not shared globally (instance.c, router_roots.c).  move: the
+ * client goes to another instance's router (why: for the errors of its
+ * requests in flight); settled: its roots are known and it stays, its
+ * held requests go on; refuse: no instance can serve it.
+ */
+void		 router_move(struct attachment *, struct router *,
+		    const char *why);
+void		 router_roots_settled(struct attachment *);
+void		 router_refuse(struct attachment *, const char *why);
+struct worker	*router_attachment_worker(const struct attachment *);
+/* The instance's roots are known or changed (worker_set_roots). */
+void		 router_roots_known(struct router *);
+/* Who is attached: [{"pid": P, "client": NAME or null}]. */
+cJSON		*router_attached_json(const struct router *);
 /* Requests of this client still in flight or held? */
 int		 router_attachment_busy(const struct attachment *);
 

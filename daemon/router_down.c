@@ -10,7 +10,6 @@
 
 #include <sys/queue.h>
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,54 +234,6 @@ router_pick_client(struct router *r, const char *method)
 	return (best);
 }
 
-/* "a%20b" -> "a b", for a root's display name. */
-static char *
-router_uri_decode(const char *s)
-{
-	char		*out, *o, hex[3] = { 0, 0, 0 };
-	unsigned int	 ch;
-
-	out = o = xmalloc(strlen(s) + 1);
-	for (; *s != '\0'; s++) {
-		if (s[0] == '%' && isxdigit((unsigned char)s[1]) &&
-		    isxdigit((unsigned char)s[2])) {
-			hex[0] = s[1];
-			hex[1] = s[2];
-			ch = (unsigned int)strtoul(hex, NULL, 16);
-			*o++ = ch != 0 ? (char)ch : '?';
-			s += 2;
-		} else
-			*o++ = *s;
-	}
-	*o = '\0';
-	return (out);
-}
-
-static cJSON *
-router_roots_result(struct router *r)
-{
-	const struct conf_server *cs = worker_conf(r->worker);
-	cJSON		*result, *roots, *root;
-	size_t		 i;
-	const char	*name;
-	char		*decoded;
-
-	result = cJSON_CreateObject();
-	roots = cJSON_AddArrayToObject(result, "roots");
-	for (i = 0; i < cs->nroots; i++) {
-		root = cJSON_CreateObject();
-		cJSON_AddStringToObject(root, "uri", cs->roots[i]);
-		name = strrchr(cs->roots[i], '/');
-		if (name != NULL && name[1] != '\0') {
-			decoded = router_uri_decode(name + 1);
-			cJSON_AddStringToObject(root, "name", decoded);
-			free(decoded);
-		}
-		cJSON_AddItemToArray(roots, root);
-	}
-	return (result);
-}
-
 static void
 router_server_request(struct router *r, const char *line, size_t len,
     const struct envelope *env)
@@ -302,11 +253,12 @@ router_server_request(struct router *r, const char *line, size_t len,
 		    0, NULL);
 		return;
 	}
+	/* Its instance's roots, or the configured ones (router_roots.c). */
 	if (strcmp(method, "roots/list") == 0 &&
-	    (worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
-	    worker_conf(r->worker)->nroots > 0) {
-		router_server_reply(r, id, env->id.len, router_roots_result(r),
-		    0, NULL);
+	    (worker_conf(r->worker)->share != CONF_SHARE_GLOBAL ||
+	    ((worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
+	    worker_conf(r->worker)->nroots > 0))) {
+		router_roots_server_request(r, id, env->id.len);
 		return;
 	}
 	if ((strcmp(method, "sampling/createMessage") != 0 &&

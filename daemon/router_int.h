@@ -8,6 +8,7 @@
 #define MCPD_ROUTER_INT_H
 
 #include <sys/queue.h>
+#include <sys/types.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -142,7 +143,20 @@ struct attachment {
 	int			 waits_turn;	/* paused for a fair share */
 	int			 cap_sampling;
 	int			 cap_elicitation;
+	int			 cap_roots;
 	uint64_t		 last_request_us;
+	/*
+	 * A server not shared globally (router_roots.c): the client's roots
+	 * are asked for (roots/list under the id "mcpd-roots-N"), and while
+	 * a per-roots client's are not known its requests are held, since
+	 * they decide which instance serves it.  refused: no instance can
+	 * (max_instances); every request gets this error.
+	 */
+	uint64_t		 roots_ask;	/* N asked; 0: none */
+	uint64_t		 roots_deadline_ms;
+	int			 roots_pending;
+	char			*refused;
+	char			 client_name[64]; /* clientInfo.name, or "" */
 	TAILQ_ENTRY(attachment)	 entry;
 };
 
@@ -198,6 +212,17 @@ struct router {
 	int64_t			 handover_id;	/* ids below: the last mcpd's */
 	uint64_t		 handover_replies; /* to those, dropped */
 
+	/*
+	 * The server's roots/list, held until its instance's roots are
+	 * known (router_roots.c); the clients asked for theirs.
+	 */
+	char			**roots_waiting;	/* server ids */
+	size_t			 nroots_waiting;
+	uint64_t		 roots_wait_deadline_ms;
+	size_t			 nroots_asking;
+	int			 roots_answered; /* this process had some */
+	int			 freeing;	/* router_free: no hooks */
+
 	/* What clients may see (router_filter.c); NULL: all of a kind. */
 	struct filter		*filters[FILTER_KINDS];
 	int			 filtered;	/* any of them set */
@@ -215,6 +240,8 @@ int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
+/* The attachment's peer's pid (a group's link: its client's). */
+pid_t		 router_peer_pid(const struct attachment *);
 /* A message to the attachment's peer, a client or a group's link. */
 void		 router_peer_queue(struct attachment *,
 		    const struct iovec *, int);
@@ -313,6 +340,28 @@ int		 router_filter_refuses(struct attachment *, const char *line,
 enum filter_result router_filter_reply(struct router *, const char *method,
 		    const char *line, const struct envelope *,
 		    struct envelope_edit *edit);
+
+/*
+ * router_roots.c
+ */
+
+/* The client's initialize: its roots, or the time to ask for them. */
+void		 router_roots_initialize(struct attachment *);
+/* notifications/initialized or roots/list_changed from the client. */
+void		 router_roots_ask(struct attachment *);
+/* A client's reply with id "mcpd-roots-N": 1 if it was one. */
+int		 router_roots_reply(struct attachment *, const char *line,
+		    const struct envelope *);
+/* The server asks for roots/list: answered or held. */
+void		 router_roots_server_request(struct router *, const char *id,
+		    size_t id_len);
+/* Deadlines of both (from the sweep); 1 while any is left. */
+int		 router_roots_sweep(struct router *, uint64_t now);
+/* A client leaves the router (detach, move). */
+void		 router_roots_forget(struct attachment *);
+void		 router_roots_free(struct router *);
+/* Requests held only while the client's roots were asked for, replayed. */
+void		 router_replay_attachment(struct attachment *);
 
 /*
  * router_handover.c

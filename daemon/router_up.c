@@ -86,7 +86,8 @@ router_initialize(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
 	const char	*cached;
-	cJSON		*msg = NULL, *caps;
+	cJSON		*msg = NULL, *caps, *info, *name;
+	size_t		 i;
 
 	/* Only the params, and only when small: never a tree of 16 MiB. */
 	if (env->params.type == ENVELOPE_OBJECT &&
@@ -99,11 +100,27 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		    "sampling") != NULL;
 		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
 		    "elicitation") != NULL;
+		a->cap_roots = cJSON_IsObject(
+		    cJSON_GetObjectItemCaseSensitive(caps, "roots"));
+		/* Who it is, for status: printable, short. */
+		info = cJSON_GetObjectItemCaseSensitive(msg, "clientInfo");
+		name = cJSON_GetObjectItemCaseSensitive(info, "name");
+		if (cJSON_IsString(name)) {
+			for (i = 0; name->valuestring[i] != '\0' &&
+			    i < sizeof a->client_name - 1; i++)
+				a->client_name[i] =
+				    name->valuestring[i] < 0x20 ||
+				    name->valuestring[i] == 0x7f ? '?' :
+				    name->valuestring[i];
+			a->client_name[i] = '\0';
+		}
 		cJSON_Delete(msg);
 	}
 	cached = worker_init_result_text(a->router->worker);
 	router_client_result(a, router_text(line, &env->id), env->id.len,
 	    cached, strlen(cached));
+	/* After the answer: this may move the client to an instance. */
+	router_roots_initialize(a);
 }
 
 /* Count subscribers of a uri; returns the new count. */
@@ -473,7 +490,8 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	}
 	switch ((kind = rpc_classify_envelope(line, &env, &invalid))) {
 	case RPC_KIND_RESPONSE:
-		router_client_response(a, line, len, &env);
+		if (!router_roots_reply(a, line, &env))
+			router_client_response(a, line, len, &env);
 		return (ROUTER_LINE_TAKEN);
 	case RPC_KIND_INVALID:
 		router_client_error(a, rpc_envelope_has_id(&env) ?
@@ -511,7 +529,9 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		switch (router_own_method(method, mlen)) {
 		case ROUTER_OWN_INITIALIZED:
 		case ROUTER_OWN_ROOTS_CHANGED:
-			return (ROUTER_LINE_TAKEN);	/* mcpd's own */
+			/* mcpd's own; it asks for roots if they matter. */
+			router_roots_ask(a);
+			return (ROUTER_LINE_TAKEN);
 		case ROUTER_OWN_CANCELLED:
 			router_client_cancelled(a, line, len, &env);
 			return (ROUTER_LINE_TAKEN);
@@ -541,6 +561,26 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		    MCPD_ERR_LIMIT, "mcpd's memory budget (memory_budget_bytes "
 		    "%zu) is used up; try again when clients have read their "
 		    "replies", r->mcpd->conf->memory_budget_bytes);
+		return (ROUTER_LINE_TAKEN);
+	}
+	if (a->refused != NULL) {
+		router_client_error(a, router_text(line, &env.id), env.id.len,
+		    MCPD_ERR_LIMIT, "%s", a->refused);
+		return (ROUTER_LINE_TAKEN);
+	}
+	/*
+	 * Not yet at its instance (a template's router), or its roots,
+	 * which choose the instance, are asked for: initialize is answered,
+	 * the rest waits.
+	 */
+	if ((a->roots_pending || worker_is_template(r->worker)) &&
+	    worker_availability(r->worker) != WORKER_AVAIL_REFUSE) {
+		if (router_own_method(method, mlen) == ROUTER_OWN_INITIALIZE &&
+		    worker_has_init(r->worker))
+			router_client_request_ready(a, line, len, &env, method,
+			    mlen);
+		else
+			router_hold(a, line, len, &env);
 		return (ROUTER_LINE_TAKEN);
 	}
 	switch (worker_availability(r->worker)) {

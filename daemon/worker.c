@@ -50,6 +50,7 @@
 #include "mcpd.h"
 #include "proto.h"
 #include "rlink.h"
+#include "roots.h"
 #include "router.h"
 #include "rpc.h"
 #include "transport.h"
@@ -114,6 +115,22 @@ struct worker {
 
 	struct logs		*logs;		/* its stderr */
 	struct rlink		*rlink;		/* a remote server's; or NULL */
+
+	/*
+	 * A server not shared globally (instance.c) is a template: it never
+	 * runs; its instances, workers of their own named NAME#N, do.  An
+	 * instance's roots are its client's (per-client) or its set's
+	 * (per-roots), unknown until its first client's are known; a
+	 * global server's are the configured ones.
+	 */
+	struct worker		*parent;	/* an instance's template */
+	uint32_t		 instance_no;
+	uint32_t		 instances_made; /* a template's, numbers them */
+	size_t			 ninstances;	/* a template's, alive now */
+	pid_t			 owner_pid;	/* per-client: made for it */
+	struct roots		 roots;
+	int			 roots_known;
+	struct event		*ev_unused;	/* an instance nobody uses */
 
 	uint64_t		 lines_in;
 	uint64_t		 nonjson_lines;
@@ -298,7 +315,9 @@ static void
 worker_idle_start(struct worker *w)
 {
 	w->busy_seen_ms = 0;
-	if (w->conf->idle_stop_s > 0)
+	/* An instance's idle_stop_s is how long it outlives its clients. */
+	if (w->conf->idle_stop_s > 0 && (w->parent == NULL ||
+	    w->conf->start == CONF_START_ON_DEMAND))
 		worker_evtimer_add_ms(w->ev_idle, worker_idle_stop_ms(w));
 	else
 		evtimer_del(w->ev_idle);
@@ -329,7 +348,8 @@ worker_idle_cb(evutil_socket_t fd, short events, void *arg)
 	struct worker	*w = arg;
 	uint64_t	 now = clock_now_ms(), limit, since;
 
-	if (w->state != WORKER_READY || w->conf->idle_stop_s == 0)
+	if (w->state != WORKER_READY || w->conf->idle_stop_s == 0 ||
+	    (w->parent != NULL && w->conf->start != CONF_START_ON_DEMAND))
 		return;
 	limit = worker_idle_stop_ms(w);
 	/* Input it has yet to read is work too (and may pause clients). */
@@ -392,6 +412,8 @@ worker_wake_cb(evutil_socket_t fd, short events, void *arg)
 void
 worker_wanted(struct worker *w, const char *why)
 {
+	if (worker_is_template(w))
+		return;
 	switch (w->state) {
 	case WORKER_IDLE:
 		w->wake_reason = why;
@@ -476,7 +498,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 		worker_idle_start(w);
 	} else if (worker_availability(w) == WORKER_AVAIL_REFUSE)
 		router_session_unavailable(w->router);
-	if (w->removing && !worker_running(w))
+	if (w->removing && !worker_running(w) && w->ninstances == 0)
 		event_active(w->ev_free, EV_TIMEOUT, 0);
 	mcpd_worker_changed(w->mcpd);
 }
@@ -618,6 +640,13 @@ worker_init_response(struct worker *w, cJSON *msg)
 	free(w->init_text);
 	w->init_result = cJSON_DetachItemViaPointer(msg, result);
 	w->init_text = rpc_print(w->init_result);
+	/* What the template answers clients with before they have one. */
+	if (w->parent != NULL) {
+		cJSON_Delete(w->parent->init_result);
+		free(w->parent->init_text);
+		w->parent->init_result = cJSON_Duplicate(w->init_result, 1);
+		w->parent->init_text = xstrdup(w->init_text);
+	}
 	worker_send_json(w, rpc_make_notification("notifications/initialized",
 	    NULL));
 
@@ -915,6 +944,7 @@ worker_begin_stop(struct worker *w, enum worker_after after)
 	    after == WORKER_AFTER_RESTART ? "restart requested" :
 	    after == WORKER_AFTER_IDLE ? "idle stop" :
 	    w->mcpd->shutting_down ? "mcpd is shutting down" :
+	    w->removing && w->parent != NULL ? "no client uses the instance" :
 	    "stop requested");
 	evtimer_del(w->ev_timer);
 	transport_close_input(w->tp);
@@ -1111,12 +1141,75 @@ worker_tp_ended(void *arg, int wstatus)
 }
 
 /*
+ * Templates (instance.c): a server not shared globally never runs; its
+ * state says whether clients may have instances (idle) or not (stopped),
+ * and the admin actions apply to every instance.
+ */
+int
+worker_is_template(const struct worker *w)
+{
+	return (w->parent == NULL && w->conf->share != CONF_SHARE_GLOBAL);
+}
+
+struct worker *
+worker_parent(const struct worker *w)
+{
+	return (w->parent);
+}
+
+struct worker *
+worker_instance_next(struct worker *tmpl, struct worker *prev)
+{
+	struct worker	*w;
+
+	w = prev != NULL ? TAILQ_NEXT(prev, entry) : TAILQ_NEXT(tmpl, entry);
+	for (; w != NULL; w = TAILQ_NEXT(w, entry)) {
+		if (w->parent == tmpl)
+			return (w);
+	}
+	return (NULL);
+}
+
+size_t
+worker_instances(const struct worker *tmpl)
+{
+	return (tmpl->ninstances);
+}
+
+static void
+worker_template_enable(struct worker *w)
+{
+	worker_set_state(w, WORKER_IDLE, w->conf->share ==
+	    CONF_SHARE_PER_CLIENT ? "per-client: each client gets an "
+	    "instance of its own" : "per-roots: each set of client roots "
+	    "gets an instance of its own");
+}
+
+static void
+worker_template_each(struct worker *w, void (*fn)(struct worker *))
+{
+	struct worker	*i, *next;
+
+	for (i = worker_instance_next(w, NULL); i != NULL; i = next) {
+		next = worker_instance_next(w, i);
+		if (!i->removing)
+			fn(i);
+	}
+}
+
+/*
  * Admin actions.
  */
 
 void
 worker_start(struct worker *w)
 {
+	if (worker_is_template(w)) {
+		if (w->state != WORKER_IDLE)
+			worker_template_enable(w);
+		worker_template_each(w, worker_start);
+		return;
+	}
 	switch (w->state) {
 	case WORKER_STOPPING:
 		if (w->after == WORKER_AFTER_STOP ||
@@ -1139,6 +1232,12 @@ worker_start(struct worker *w)
 void
 worker_stop(struct worker *w)
 {
+	if (worker_is_template(w)) {
+		worker_template_each(w, worker_stop);
+		worker_set_state(w, WORKER_STOPPED, w->mcpd->shutting_down ?
+		    "mcpd is shutting down" : "stop requested");
+		return;
+	}
 	switch (w->state) {
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
@@ -1166,6 +1265,12 @@ worker_stop(struct worker *w)
 void
 worker_restart(struct worker *w)
 {
+	if (worker_is_template(w)) {
+		if (w->state != WORKER_IDLE)
+			worker_template_enable(w);
+		worker_template_each(w, worker_restart);
+		return;
+	}
 	if (worker_running(w)) {
 		backoff_reset(&w->backoff);
 		worker_begin_stop(w, WORKER_AFTER_RESTART);
@@ -1177,6 +1282,10 @@ worker_restart(struct worker *w)
 static enum worker_reconf
 worker_enable(struct worker *w)
 {
+	if (worker_is_template(w)) {
+		worker_template_enable(w);
+		return (WORKER_RECONF_IDLE);
+	}
 	if (w->conf->start == CONF_START_ON_DEMAND) {
 		worker_set_state(w, WORKER_IDLE, "on demand: it starts with "
 		    "its first client");
@@ -1216,15 +1325,64 @@ worker_reconfigure_when(struct worker *w)
  * idle one stays idle unless it is no longer on demand.  A change of
  * start or idle_stop_s alone restarts nothing.
  */
+static enum worker_reconf
+worker_template_reconfigure(struct worker *w, int was_disabled,
+    int when_only)
+{
+	struct worker	*i, *next;
+
+	if (!when_only) {
+		/* Another server now: its instances' answers are stale. */
+		cJSON_Delete(w->init_result);
+		w->init_result = NULL;
+		free(w->init_text);
+		w->init_text = NULL;
+	}
+	for (i = worker_instance_next(w, NULL); i != NULL; i = next) {
+		next = worker_instance_next(w, i);
+		if (!i->removing)
+			(void)worker_reconfigure(i, w->conf);
+	}
+	if (w->conf->disabled) {
+		if (w->state == WORKER_STOPPED)
+			return (WORKER_RECONF_KEPT);
+		worker_stop(w);
+		return (WORKER_RECONF_STOPPED);
+	}
+	if (w->state == WORKER_STOPPED) {
+		if (!was_disabled)
+			return (WORKER_RECONF_KEPT);
+		return (worker_enable(w));
+	}
+	return (when_only ? WORKER_RECONF_UPDATED : WORKER_RECONF_RESTARTED);
+}
+
+/* A server that is not an instance is given the configured roots. */
+static void
+worker_set_conf_roots(struct worker *w)
+{
+	if (w->parent != NULL)
+		return;
+	roots_free(&w->roots);
+	roots_from_uris(&w->roots, w->conf->roots, w->conf->nroots);
+	w->roots_known = 1;
+}
+
 enum worker_reconf
 worker_reconfigure(struct worker *w, const struct conf_server *cs)
 {
 	int	 was_disabled = w->conf->disabled;
 	int	 when_only = conf_server_runs_same(w->conf, cs);
+	struct conf_server *old = w->conf;
 
-	conf_server_release(w->conf);
+	/* cs may be a template's own copy, w's when w is that template. */
 	w->conf = conf_server_dup(cs);
+	conf_server_release(old);
 	worker_set_rlink(w);
+	worker_set_conf_roots(w);
+	if (worker_is_template(w))
+		return (worker_template_reconfigure(w, was_disabled,
+		    when_only));
 	if (when_only)
 		return (worker_reconfigure_when(w));
 	if (cs->disabled) {
@@ -1263,8 +1421,10 @@ void
 worker_remove(struct worker *w)
 {
 	w->removing = 1;
+	if (worker_is_template(w))
+		worker_template_each(w, worker_remove);
 	worker_stop(w);
-	if (!worker_running(w))
+	if (!worker_running(w) && w->ninstances == 0)
 		event_active(w->ev_free, EV_TIMEOUT, 0);
 }
 
@@ -1279,9 +1439,15 @@ worker_free_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct worker	*w = arg;
 	struct mcpd	*mcpd = w->mcpd;
+	struct worker	*parent = w->parent;
 
+	if (w->ninstances > 0 || worker_running(w))
+		return;		/* a template outlives its instances */
 	log_info("%s: removed", w->name);
 	worker_free(w);
+	/* The last instance of a template being removed: now it can go. */
+	if (parent != NULL && parent->removing && parent->ninstances == 0)
+		event_active(parent->ev_free, EV_TIMEOUT, 0);
 	mcpd_worker_changed(mcpd);
 }
 
@@ -1296,14 +1462,46 @@ worker_kill_now(struct worker *w)
  * Lifetime and status.
  */
 
+static void
+worker_unused_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (w->removing || router_clients(w->router) > 0)
+		return;
+	log_info("%s: no client has used it for %u s: stopping the instance",
+	    w->name, w->conf->idle_stop_s);
+	worker_remove(w);
+}
+
+/*
+ * The router: no client is attached any more.  An instance goes, at once
+ * or after idle_stop_s (a reconnecting client finds it again); a client
+ * that attaches meanwhile keeps it.
+ */
+void
+worker_unused(struct worker *w)
+{
+	if (w->parent == NULL || w->removing)
+		return;
+	if (w->conf->idle_stop_s == 0 || w->mcpd->shutting_down) {
+		log_info("%s: its last client left: stopping the instance",
+		    w->name);
+		worker_remove(w);
+		return;
+	}
+	worker_evtimer_add_ms(w->ev_unused, worker_idle_stop_ms(w));
+}
+
 static struct worker *
-worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
+worker_make(struct mcpd *mcpd, const struct conf_server *cs,
+    const char *name, struct worker *after)
 {
 	struct worker	*w;
 
 	w = xcalloc(1, sizeof *w);
 	w->mcpd = mcpd;
-	w->name = xstrdup(cs->name);
+	w->name = xstrdup(name);
 	w->conf = conf_server_dup(cs);
 	w->state = WORKER_STOPPED;
 	w->state_since_ms = clock_now_ms();
@@ -1314,13 +1512,90 @@ worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	w->ev_wake = event_new(mcpd->base, -1, 0, worker_wake_cb, w);
 	w->ev_idle = evtimer_new(mcpd->base, worker_idle_cb, w);
+	w->ev_unused = evtimer_new(mcpd->base, worker_unused_cb, w);
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
 	w->router = router_new(mcpd, w);
 	worker_set_rlink(w);
-	TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
+	if (after != NULL)
+		TAILQ_INSERT_AFTER(&mcpd->workers, after, w, entry);
+	else
+		TAILQ_INSERT_TAIL(&mcpd->workers, w, entry);
 	return (w);
+}
+
+static struct worker *
+worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
+{
+	struct worker	*w;
+
+	w = worker_make(mcpd, cs, cs->name, NULL);
+	worker_set_conf_roots(w);
+	return (w);
+}
+
+/*
+ * A new instance of a template, listed after its last one, started at
+ * once.  roots: known already (a per-roots set), or NULL: its first
+ * client's, when they are known (worker_set_roots).
+ */
+struct worker *
+worker_new_instance(struct worker *tmpl, const struct roots *roots,
+    pid_t owner)
+{
+	struct worker	*w, *after = tmpl, *i;
+	char		*name;
+
+	for (i = worker_instance_next(tmpl, NULL); i != NULL;
+	    i = worker_instance_next(tmpl, i))
+		after = i;
+	xasprintf(&name, "%s#%u", tmpl->name, ++tmpl->instances_made);
+	w = worker_make(tmpl->mcpd, tmpl->conf, name, after);
+	free(name);
+	w->parent = tmpl;
+	w->instance_no = tmpl->instances_made;
+	w->owner_pid = owner;
+	tmpl->ninstances++;
+	if (roots != NULL) {
+		roots_copy(&w->roots, roots);
+		w->roots_known = 1;
+	}
+	if (owner > 0)
+		log_info("%s: a new instance of %s for the client of pid %ld",
+		    w->name, tmpl->name, (long)owner);
+	else
+		log_info("%s: a new instance of %s", w->name, tmpl->name);
+	worker_spawn(w);
+	return (w);
+}
+
+pid_t
+worker_owner_pid(const struct worker *w)
+{
+	return (w->owner_pid);
+}
+
+const struct roots *
+worker_roots(const struct worker *w)
+{
+	return (w->roots_known ? &w->roots : NULL);
+}
+
+/*
+ * An instance's roots are known, or changed: the server's roots/list
+ * waiting for them is answered, and a server that had them before is
+ * told they changed.
+ */
+void
+worker_set_roots(struct worker *w, const struct roots *roots)
+{
+	if (w->roots_known && strcmp(w->roots.result, roots->result) == 0)
+		return;
+	roots_free(&w->roots);
+	roots_copy(&w->roots, roots);
+	w->roots_known = 1;
+	router_roots_known(w->router);
 }
 
 struct worker *
@@ -1442,6 +1717,8 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 void
 worker_free(struct worker *w)
 {
+	struct worker	*i;
+
 	if (w->tp != NULL)
 		worker_session_end(w);
 	child_forget(w->name);
@@ -1456,6 +1733,14 @@ worker_free(struct worker *w)
 	event_free(w->ev_free);
 	event_free(w->ev_wake);
 	event_free(w->ev_idle);
+	event_free(w->ev_unused);
+	roots_free(&w->roots);
+	if (w->parent != NULL)
+		w->parent->ninstances--;
+	for (i = TAILQ_FIRST(&w->mcpd->workers); i != NULL;
+	    i = TAILQ_NEXT(i, entry))
+		if (i->parent == w)
+			i->parent = NULL;	/* at exit: in any order */
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
@@ -1495,6 +1780,34 @@ worker_login_json(const struct worker *w, cJSON *o)
 		    "more scope");
 	if (scope != NULL)
 		cJSON_AddStringToObject(login, "scope", scope);
+}
+
+/* How it is shared: its roots, its instances or its template, clients. */
+static void
+worker_share_json(const struct worker *w, cJSON *o)
+{
+	struct worker	*i;
+	cJSON		*names;
+
+	cJSON_AddStringToObject(o, "share", conf_share_name(w->conf->share));
+	if (w->roots_known)
+		cJSON_AddItemToObject(o, "roots", roots_uris_json(&w->roots));
+	else
+		cJSON_AddNullToObject(o, "roots");	/* asked for */
+	if (worker_is_template(w)) {
+		cJSON_AddNumberToObject(o, "max_instances",
+		    (double)w->conf->max_instances);
+		names = cJSON_AddArrayToObject(o, "instances");
+		for (i = worker_instance_next((struct worker *)w, NULL);
+		    i != NULL; i = worker_instance_next((struct worker *)w, i))
+			cJSON_AddItemToArray(names,
+			    cJSON_CreateString(i->name));
+	}
+	if (w->parent != NULL) {
+		cJSON_AddStringToObject(o, "instance_of", w->parent->name);
+		cJSON_AddItemToObject(o, "attached",
+		    router_attached_json(w->router));
+	}
 }
 
 cJSON *
@@ -1544,6 +1857,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddStringToObject(o, "start", conf_start_name(w->conf->start));
 	cJSON_AddNumberToObject(o, "idle_stop_s",
 	    (double)w->conf->idle_stop_s);
+	worker_share_json(w, o);
 
 	version = cJSON_GetObjectItemCaseSensitive(w->init_result,
 	    "protocolVersion");
@@ -1600,6 +1914,12 @@ int64_t
 worker_next_upstream_id(struct worker *w)
 {
 	return (w->next_upstream_id++);
+}
+
+int
+worker_has_init(const struct worker *w)
+{
+	return (w->init_text != NULL);
 }
 
 const char *

@@ -144,6 +144,33 @@ void		 worker_broken(struct worker *, const char *fmt, ...)
 void		 worker_violation(struct worker *, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Servers not shared globally ("share", instance.c).  The worker of the
+ * configured entry is a template: it never runs, its state is idle (its
+ * clients get instances) or stopped, admin actions apply to each of its
+ * instances, and it keeps the last initialize result one of them got.
+ * An instance is a worker of its own, NAME#N, listed after its template,
+ * with its own roots: given when it is made (a per-roots set) or its
+ * first client's, when known (worker_set_roots, which tells the server
+ * when they change).  An instance nobody uses any more goes, at once or
+ * idle_stop_s later (worker_unused, from the router).
+ */
+struct roots;
+int		 worker_is_template(const struct worker *);
+struct worker	*worker_parent(const struct worker *);
+struct worker	*worker_instance_next(struct worker *tmpl,
+		    struct worker *prev);
+size_t		 worker_instances(const struct worker *tmpl);
+struct worker	*worker_new_instance(struct worker *tmpl,
+		    const struct roots *, pid_t owner);
+pid_t		 worker_owner_pid(const struct worker *);
+/* The roots the server is given; NULL while an instance's are not known. */
+const struct roots *worker_roots(const struct worker *);
+void		 worker_set_roots(struct worker *, const struct roots *);
+void		 worker_unused(struct worker *);
+/* 1 once an initialize result is known (an instance's, for a template). */
+int		 worker_has_init(const struct worker *);
+
 /* Iterate over mcpd's workers (in configuration order). */
 struct worker	*worker_first(struct mcpd *);
 struct worker	*worker_next(struct worker *);

@@ -195,6 +195,12 @@ static const char *conf_start_names[] = {
 	[CONF_START_ON_DEMAND] = "on-demand",
 };
 
+static const char *conf_share_names[] = {
+	[CONF_SHARE_GLOBAL] = "global",
+	[CONF_SHARE_PER_CLIENT] = "per-client",
+	[CONF_SHARE_PER_ROOTS] = "per-roots",
+};
+
 /* Server keys that belong to other MCP clients: accepted without a word. */
 static const char *conf_foreign_keys[] = {
 	"autoApprove",
@@ -310,6 +316,48 @@ conf_start_name(enum conf_start start)
 	if ((size_t)start >= nitems(conf_start_names))
 		return ("unknown");
 	return (conf_start_names[start]);
+}
+
+const char *
+conf_share_name(enum conf_share share)
+{
+	if ((size_t)share >= nitems(conf_share_names))
+		return ("unknown");
+	return (conf_share_names[share]);
+}
+
+/* "share": how clients share the server. */
+static void
+conf_parse_share(struct conf_parse *cp, const char *path, const cJSON *item,
+    enum conf_share *share)
+{
+	size_t	 i;
+
+	if (cJSON_IsString(item)) {
+		for (i = 0; i < nitems(conf_share_names); i++) {
+			if (strcmp(item->valuestring, conf_share_names[i]) == 0) {
+				*share = i;
+				return;
+			}
+		}
+	}
+	conf_error(cp, path, "expected \"global\", \"per-client\" or "
+	    "\"per-roots\"");
+}
+
+/* "max_instances": how many instances a server not shared may have. */
+static void
+conf_parse_max_instances(struct conf_parse *cp, const char *path,
+    const cJSON *item, uint32_t *max)
+{
+	if (!cJSON_IsNumber(item) || item->valuedouble < 1 ||
+	    item->valuedouble > CONF_MAX_MAX_INSTANCES ||
+	    item->valuedouble != (double)(uint32_t)item->valuedouble) {
+		conf_error(cp, path, "expected a whole number from 1 to %d",
+		    CONF_MAX_MAX_INSTANCES);
+		return;
+	}
+	*max = (uint32_t)item->valuedouble;
 }
 
 static void
@@ -1100,6 +1148,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
 	uint32_t			 set = 0;
+	enum conf_share			 share = CONF_SHARE_GLOBAL;
+	uint32_t			 max_instances = 0;
 	int				 seen_command = 0, remote, kind;
 	enum conf_transport		 transport;
 	struct filter			*filters[FILTER_KINDS] = { NULL };
@@ -1166,6 +1216,11 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				rs.transport = transport;
 		} else if (strcmp(key, "roots") == 0)
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
+		else if (strcmp(key, "share") == 0)
+			conf_parse_share(cp, kpath, item, &share);
+		else if (strcmp(key, "max_instances") == 0)
+			conf_parse_max_instances(cp, kpath, item,
+			    &max_instances);
 		else if (strcmp(key, "envFile") == 0 && remote)
 			conf_warn(cp, kpath, "ignored on a remote server (url)");
 		else if (strcmp(key, "envFile") == 0)
@@ -1195,6 +1250,12 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		free(kpath);
 	}
 	conf_check_settings(cp, path, &s, set);
+	if (max_instances != 0 && share == CONF_SHARE_GLOBAL) {
+		xasprintf(&kpath, "%s.max_instances", path);
+		conf_error(cp, kpath, "only for a server whose share is "
+		    "\"per-client\" or \"per-roots\"");
+		free(kpath);
+	}
 	if (cp->diags->nerrors != nerrors)
 		goto fail;
 
@@ -1245,6 +1306,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
+	cs.share = share;
+	cs.max_instances = share == CONF_SHARE_GLOBAL ? 0 :
+	    max_instances != 0 ? max_instances : CONF_DEFAULT_MAX_INSTANCES;
 	memcpy(cs.filters, filters, sizeof cs.filters);
 	if (cs.headers == NULL) {
 		/* NULL-ended, also when empty (conf.h). */
@@ -1784,7 +1848,8 @@ int
 conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 {
 	return (conf_server_runs_same(a, b) && a->start == b->start &&
-	    a->idle_stop_s == b->idle_stop_s);
+	    a->idle_stop_s == b->idle_stop_s &&
+	    a->max_instances == b->max_instances);
 }
 
 int
@@ -1806,7 +1871,8 @@ conf_server_runs_same(const struct conf_server *a,
 		return (0);
 	if (a->cwd != NULL && strcmp(a->cwd, b->cwd) != 0)
 		return (0);
-	if (a->client_caps != b->client_caps || a->nroots != b->nroots)
+	if (a->client_caps != b->client_caps || a->nroots != b->nroots ||
+	    a->share != b->share)
 		return (0);
 	for (i = 0; i < a->nroots; i++) {
 		if (strcmp(a->roots[i], b->roots[i]) != 0)

@@ -76,6 +76,8 @@
 #define CONF_DEFAULT_CONNECT_TIMEOUT_MS		10000
 #define CONF_DEFAULT_IDLE_STOP_S		0	/* never */
 #define CONF_MAX_IDLE_STOP_S			31536000	/* a year */
+#define CONF_DEFAULT_MAX_INSTANCES		16
+#define CONF_MAX_MAX_INSTANCES			1024
 
 /*
  * A remote server runs as this program (mcpd-remote(1)): argv[0] of its
@@ -131,6 +133,19 @@ enum conf_restart {
 enum conf_start {
 	CONF_START_ALWAYS,		/* with mcpd, and always after */
 	CONF_START_ON_DEMAND,		/* with its first client */
+};
+
+/*
+ * How clients share a server ("share"): one process for all (global), a
+ * process of its own for each client (per-client), or one for each set
+ * of client roots (per-roots).  The last two run as instances, workers
+ * named NAME#N made and ended by daemon/instance.c, at most
+ * max_instances at a time.
+ */
+enum conf_share {
+	CONF_SHARE_GLOBAL,
+	CONF_SHARE_PER_CLIENT,
+	CONF_SHARE_PER_ROOTS,
 };
 
 /*
@@ -194,6 +209,8 @@ struct conf_server {
 	CONF_SETTINGS_MEMBERS
 	char		**roots;	/* file:// URIs; NULL-ended */
 	size_t		 nroots;
+	enum conf_share	 share;
+	uint32_t	 max_instances;	/* of a server not shared globally */
 	char		*path;		/* JSON path, "mcpServers.NAME" */
 
 	/* A remote server; stdio: transport 0, the rest NULL/empty. */
@@ -347,6 +364,8 @@ int		 conf_server_runs_same(const struct conf_server *,
 const char	*conf_restart_name(enum conf_restart);
 /* "always" or "on-demand". */
 const char	*conf_start_name(enum conf_start);
+/* "global", "per-client" or "per-roots". */
+const char	*conf_share_name(enum conf_share);
 /* "stdio", "auto", "http" or "sse" (the transport of status). */
 const char	*conf_transport_name(enum conf_transport);
 /* 1 if the server is remote (runs as mcpd-remote). */

@@ -104,6 +104,8 @@
 
 /* Journal fields (all carry the MCPD_ prefix). */
 #define MCPD_FIELD_SERVER		"MCPD_SERVER"
+/* An instance of a server not shared globally: "NAME#N" (MCPD_SERVER NAME). */
+#define MCPD_FIELD_INSTANCE		"MCPD_INSTANCE"
 #define MCPD_FIELD_STATE		"MCPD_STATE"
 #define MCPD_FIELD_PREV_STATE		"MCPD_PREV_STATE"
 #define MCPD_FIELD_REASON		"MCPD_REASON"

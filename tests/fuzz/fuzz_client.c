@@ -71,10 +71,12 @@
 #include "fuzz.h"
 #include "group.h"
 #include "hmap.h"
+#include "instance.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "router.h"
+#include "roots.h"
 #include "rpc.h"
 #include "util.h"
 #include "worker.h"
@@ -457,6 +459,40 @@ const char *
 worker_init_result_text(const struct worker *w)
 {
 	return (FUZZ_INIT_RESULT);
+}
+
+int
+worker_has_init(const struct worker *w)
+{
+	return (1);
+}
+
+int
+worker_is_template(const struct worker *w)
+{
+	return (0);
+}
+
+/* The configured roots, as worker.c gives a server shared globally. */
+const struct roots *
+worker_roots(const struct worker *w)
+{
+	static struct roots	 roots;
+
+	if (roots.result == NULL)
+		roots_from_uris(&roots, w->conf->roots, w->conf->nroots);
+	return (&roots);
+}
+
+void
+worker_unused(struct worker *w)
+{
+}
+
+void
+instance_client_roots(struct attachment *a, const struct roots *roots)
+{
+	router_roots_settled(a);
 }
 
 enum worker_avail

@@ -77,6 +77,7 @@
 #include "follow.h"
 #include "fuzz.h"
 #include "group.h"
+#include "instance.h"
 #include "log.h"
 #include "login.h"
 #include "logs.h"
@@ -509,6 +510,26 @@ void
 router_detach(struct attachment *a, const char *reason)
 {
 	free(a);
+}
+
+struct worker *
+router_attachment_worker(const struct attachment *a)
+{
+	return (a->w);
+}
+
+/* As instance.c for servers shared globally, all of the fuzzer's. */
+struct attachment *
+instance_attach(struct worker *w, struct client *c, char **why)
+{
+	*why = NULL;
+	return (router_attach(worker_router(w), c));
+}
+
+struct worker *
+worker_parent(const struct worker *w)
+{
+	return (NULL);
 }
 
 /* As router_up.c: requests for an mcpd/ method are the control plane's. */

@@ -485,6 +485,72 @@ START_TEST(test_start_and_idle_stop_errors)
 }
 END_TEST
 
+/*
+ * "share" and "max_instances": how clients share a server, and the cap on
+ * the instances of one that is not shared globally.
+ */
+START_TEST(test_share)
+{
+	struct conf			*conf, *other;
+	const struct conf_server	*a, *b, *c;
+
+	conf = parse_ok("{'mcpServers': {"
+	    "'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'share': 'per-client'},"
+	    "'c': {'command': 'c', 'share': 'per-roots', 'max_instances': 3,"
+	    "'roots': ['/w']}}}");
+	a = conf_find(conf, "a");
+	b = conf_find(conf, "b");
+	c = conf_find(conf, "c");
+	ck_assert_int_eq(a->share, CONF_SHARE_GLOBAL);
+	ck_assert_uint_eq(a->max_instances, 0);
+	ck_assert_int_eq(b->share, CONF_SHARE_PER_CLIENT);
+	ck_assert_uint_eq(b->max_instances, CONF_DEFAULT_MAX_INSTANCES);
+	ck_assert_int_eq(c->share, CONF_SHARE_PER_ROOTS);
+	ck_assert_uint_eq(c->max_instances, 3);
+	ck_assert_str_eq(conf_share_name(CONF_SHARE_PER_ROOTS), "per-roots");
+	ck_assert_str_eq(conf_share_name((enum conf_share)9), "unknown");
+
+	/* Another share is another server; another cap restarts nothing. */
+	other = parse_ok("{'mcpServers': {"
+	    "'a': {'command': 'a', 'share': 'per-client'},"
+	    "'b': {'command': 'b', 'share': 'per-client', 'max_instances': 9},"
+	    "'c': {'command': 'c', 'share': 'per-roots', 'max_instances': 3,"
+	    "'roots': ['/w']}}}");
+	ck_assert(!conf_server_runs_same(a, conf_find(other, "a")));
+	ck_assert(conf_server_runs_same(b, conf_find(other, "b")));
+	ck_assert(!conf_server_equal(b, conf_find(other, "b")));
+	ck_assert(conf_server_equal(c, conf_find(other, "c")));
+	conf_free(other);
+	conf_free(conf);
+}
+END_TEST
+
+START_TEST(test_share_errors)
+{
+	const char	*share = "mcpServers.x.share: expected \"global\", "
+			    "\"per-client\" or \"per-roots\"";
+	const char	*max = "mcpServers.x.max_instances: expected a whole "
+			    "number from 1 to 1024";
+
+	expect_server_error("{'command': 'c', 'share': 'per-user'}", share);
+	expect_server_error("{'command': 'c', 'share': 'Per-Client'}", share);
+	expect_server_error("{'command': 'c', 'share': true}", share);
+	expect_server_error("{'command': 'c', 'share': null}", share);
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances': 0}", max);
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances': 1025}", max);
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances': 2.5}", max);
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances': '4'}", max);
+	expect_server_error("{'command': 'c', 'max_instances': 4}",
+	    "mcpServers.x.max_instances: only for a server whose share is "
+	    "\"per-client\" or \"per-roots\"");
+}
+END_TEST
+
 START_TEST(test_top_level_not_object)
 {
 	expect_error("[]", "<config>: the top level must be a JSON object");
@@ -3040,6 +3106,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_mcpd_defaults);
 	tcase_add_test(tc, test_settings_limits_accepted);
 	tcase_add_test(tc, test_start_and_idle_stop);
+	tcase_add_test(tc, test_share);
 	tcase_add_test(tc, test_foreign_keys_silent);
 	suite_add_tcase(s, tc);
 
@@ -3075,6 +3142,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_cwd_errors);
 	tcase_add_test(tc, test_restart_errors);
 	tcase_add_test(tc, test_start_and_idle_stop_errors);
+	tcase_add_test(tc, test_share_errors);
 	tcase_add_test(tc, test_integer_errors);
 	tcase_add_test(tc, test_jitter_errors);
 	tcase_add_test(tc, test_bool_errors);

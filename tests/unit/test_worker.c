@@ -335,6 +335,17 @@ router_add_stats(const struct router *r, cJSON *stats)
 {
 }
 
+void
+router_roots_known(struct router *r)
+{
+}
+
+cJSON *
+router_attached_json(const struct router *r)
+{
+	return (cJSON_CreateArray());
+}
+
 /*
  * The rest of the daemon.
  */

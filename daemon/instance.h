@@ -1,0 +1,44 @@
+/*
+ * instance.h -- servers that are not shared globally ("share"): which
+ * instance serves a client, made when none fits (at most max_instances
+ * alive), and where a per-roots client goes once its roots are known or
+ * when they change.
+ *
+ *   per-client  each client its own instance, made when it attaches; a
+ *               client of the same pid finds an instance its earlier
+ *               connection left (within idle_stop_s).
+ *   per-roots   one instance per set of client roots.  A client waits
+ *               at the template (its initialize answered with the last
+ *               result an instance got) until its roots are known, then
+ *               joins the instance for them; without such a result yet,
+ *               it starts an instance whose roots become its own.  A
+ *               roots change moves it (router_move).
+ *   a group     a per-client member gets an instance for the group's
+ *               session; a per-roots one the instance of the configured
+ *               roots (a group does not ask its client for roots).
+ */
+#ifndef MCPD_INSTANCE_H
+#define MCPD_INSTANCE_H
+
+#include <sys/types.h>
+
+struct attachment;
+struct client;
+struct glink;
+struct roots;
+struct worker;
+
+/*
+ * A client attaches to the server of worker w: the attachment, or NULL
+ * with *why (malloc'd) when max_instances leaves no instance for it.
+ */
+struct attachment *instance_attach(struct worker *w, struct client *,
+		    char **why);
+/* A group's link to member w (owner: the group's client); NULL: none. */
+struct attachment *instance_attach_link(struct worker *w, struct glink *,
+		    pid_t owner);
+/* The client's roots are known (router_roots.c). */
+void		 instance_client_roots(struct attachment *,
+		    const struct roots *);
+
+#endif /* MCPD_INSTANCE_H */
