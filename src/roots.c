@@ -189,7 +189,7 @@ roots_check(const cJSON *root, size_t i, struct roots_entry *e)
 	/* The tree is ours: the name is cleaned where it lies. */
 	for (q = name->valuestring; *q != '\0'; q++) {
 		if (roots_is_control((unsigned char)*q))
-			;
+			*q = '?';
 	}
 	e->name = name->valuestring;
 	return (NULL);

@@ -6,7 +6,8 @@
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
-# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover and fuzz_jsonc.
+# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc and
+# fuzz_roots.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -62,6 +63,7 @@ sources() {
 	handover)	echo src/handover.c src/b64.c src/xmalloc.c ;;
 	jsonc)		echo src/jsonc.c src/appconf.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
+	roots)		echo src/roots.c src/sbuf.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
@@ -72,7 +74,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc}
+    filter handover jsonc roots}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.
