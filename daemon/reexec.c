@@ -346,6 +346,7 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	struct handover		 h;
 	struct conf_diags	 diags;
 	const struct handover_server *s;
+	struct worker		*w;
 	char			*text, *cause;
 	size_t			 len, i, j, adopted = 0;
 	cJSON			*report;
@@ -401,8 +402,16 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	}
 	for (j = 0; j < h.nservers; j++) {
 		s = &h.servers[j];
-		if (s->running && conf_find(mcpd->conf, s->name) == NULL)
-			reexec_drop(mcpd, s);
+		if (!s->running || conf_find(mcpd->conf, s->name) != NULL)
+			continue;
+		/* An instance goes on if its template does. */
+		if (s->instance_of != NULL &&
+		    (w = mcpd_find_worker(mcpd, s->instance_of)) != NULL &&
+		    worker_adopt_instance(w, s) != NULL) {
+			adopted++;
+			continue;
+		}
+		reexec_drop(mcpd, s);
 	}
 	{
 		struct log_field f[] = {

@@ -131,6 +131,7 @@ struct worker {
 	struct roots		 roots;
 	int			 roots_known;
 	struct event		*ev_unused;	/* an instance nobody uses */
+	uint64_t		 unused_ms;	/* for this long */
 
 	uint64_t		 lines_in;
 	uint64_t		 nonjson_lines;
@@ -1469,8 +1470,8 @@ worker_unused_cb(evutil_socket_t fd, short events, void *arg)
 
 	if (w->removing || router_clients(w->router) > 0)
 		return;
-	log_info("%s: no client has used it for %u s: stopping the instance",
-	    w->name, w->conf->idle_stop_s);
+	log_info("%s: no client for %.1f s: stopping the instance",
+	    w->name, (double)w->unused_ms / 1000.0);
 	worker_remove(w);
 }
 
@@ -1490,7 +1491,8 @@ worker_unused(struct worker *w)
 		worker_remove(w);
 		return;
 	}
-	worker_evtimer_add_ms(w->ev_unused, worker_idle_stop_ms(w));
+	w->unused_ms = worker_idle_stop_ms(w);
+	worker_evtimer_add_ms(w->ev_unused, w->unused_ms);
 }
 
 static struct worker *
@@ -1624,6 +1626,14 @@ worker_export(struct worker *w, struct handover_server *s)
 	s->nonjson_lines = w->nonjson_lines;
 	s->oversize = w->oversize;
 	s->violations = w->violations;
+	s->instances_made = w->instances_made;
+	if (w->parent != NULL) {
+		s->instance_of = xstrdup(w->parent->name);
+		s->instance_no = w->instance_no;
+		s->owner_pid = w->owner_pid;
+		if (w->roots_known)
+			s->roots = xstrdup(w->roots.result);
+	}
 	if (w->rlink != NULL)
 		s->remote = rlink_export(w->rlink);
 	if (w->state == WORKER_READY && w->init_text != NULL &&
@@ -1660,15 +1670,10 @@ worker_kill_unexported(struct worker *w, const struct handover_server *s)
 	}
 }
 
-struct worker *
-worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
-    const struct handover_server *s)
+/* What every adopted worker takes over: history, counters, stderr. */
+static void
+worker_adopt_history(struct worker *w, const struct handover_server *s)
 {
-	struct worker	*w;
-	char		*why;
-	size_t		 i;
-
-	w = worker_new_stopped(mcpd, cs);
 	w->spawns = s->spawns;
 	worker_set_reason(&w->last_exit, s->last_exit);
 	logs_adopt(w->logs, s);
@@ -1678,24 +1683,83 @@ worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 	w->violations = s->violations;
 	if (w->rlink != NULL)
 		rlink_adopt(w->rlink, s->remote);
+}
+
+/* A running server's process and session, ready without initialize. */
+static void
+worker_adopt_running(struct worker *w, const struct handover_server *s)
+{
+	char	*why;
+
+	w->tp = transport_adopt(w->mcpd, w->conf, &worker_transport_cb, w, s);
+	w->containment = transport_containment(w->tp);
+	w->spawned_ms = s->spawned_ms;
+	w->next_upstream_id = s->next_upstream_id;
+	w->init_text = xstrdup(s->init_result);
+	w->init_result = cJSON_Parse(s->init_result);
+	w->heard_ms = clock_now_ms();
+	/* Ready for the first time here: nothing to restore upstream. */
+	xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",
+	    (long)s->pid);
+	worker_set_state(w, WORKER_READY, why);
+	free(why);
+	/* Ready since the first mcpd saw it so (status: state_ms). */
+	if (s->ready_ms > 0 && s->ready_ms <= w->state_since_ms)
+		w->state_since_ms = s->ready_ms;
+	router_adopt(w->router, s);
+}
+
+/*
+ * A running instance of tmpl (s->instance_of), or NULL if it cannot be
+ * taken over (the caller ends it).  Nobody is attached yet: it waits
+ * ROUTER_HANDOVER_HOLD_MS for its clients to come back.
+ */
+struct worker *
+worker_adopt_instance(struct worker *tmpl, const struct handover_server *s)
+{
+	struct worker	*w, *after = tmpl, *i;
+	char		*name, *err = NULL;
+
+	xasprintf(&name, "%s#%llu", tmpl->name,
+	    (unsigned long long)s->instance_no);
+	if (!s->running || !worker_is_template(tmpl) ||
+	    strcmp(name, s->name) != 0 ||
+	    s->instance_no > tmpl->instances_made) {
+		free(name);
+		return (NULL);
+	}
+	free(name);
+	for (i = worker_instance_next(tmpl, NULL); i != NULL;
+	    i = worker_instance_next(tmpl, i))
+		after = i;
+	w = worker_make(tmpl->mcpd, tmpl->conf, s->name, after);
+	w->parent = tmpl;
+	w->instance_no = (uint32_t)s->instance_no;
+	w->owner_pid = s->owner_pid;
+	tmpl->ninstances++;
+	if (s->roots != NULL && roots_from_result(&w->roots, s->roots,
+	    strlen(s->roots), &err) == 0)
+		w->roots_known = 1;
+	free(err);
+	worker_adopt_history(w, s);
+	worker_adopt_running(w, s);
+	w->unused_ms = ROUTER_HANDOVER_HOLD_MS;
+	worker_evtimer_add_ms(w->ev_unused, w->unused_ms);
+	return (w);
+}
+
+struct worker *
+worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
+    const struct handover_server *s)
+{
+	struct worker	*w;
+	size_t		 i;
+
+	w = worker_new_stopped(mcpd, cs);
+	w->instances_made = (uint32_t)s->instances_made;
+	worker_adopt_history(w, s);
 	if (s->running) {
-		w->tp = transport_adopt(mcpd, w->conf, &worker_transport_cb, w,
-		    s);
-		w->containment = transport_containment(w->tp);
-		w->spawned_ms = s->spawned_ms;
-		w->next_upstream_id = s->next_upstream_id;
-		w->init_text = xstrdup(s->init_result);
-		w->init_result = cJSON_Parse(s->init_result);
-		w->heard_ms = clock_now_ms();
-		/* Ready for the first time here: nothing to restore upstream. */
-		xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",
-		    (long)s->pid);
-		worker_set_state(w, WORKER_READY, why);
-		free(why);
-		/* Ready since the first mcpd saw it so (status: state_ms). */
-		if (s->ready_ms > 0 && s->ready_ms <= w->state_since_ms)
-			w->state_since_ms = s->ready_ms;
-		router_adopt(w->router, s);
+		worker_adopt_running(w, s);
 		return (w);
 	}
 	for (i = 0; i < nitems(worker_state_names); i++) {

@@ -62,6 +62,9 @@ void		 worker_kill_unexported(struct worker *,
 		    const struct handover_server *);
 struct worker	*worker_adopt(struct mcpd *, const struct conf_server *,
 		    const struct handover_server *);
+/* A running instance of a template (worker_adopt'ed first); NULL: not. */
+struct worker	*worker_adopt_instance(struct worker *tmpl,
+		    const struct handover_server *);
 /* The one place workers are made: it starts unless the entry is disabled. */
 struct worker	*worker_new(struct mcpd *, const struct conf_server *);
 void		 worker_free(struct worker *);

@@ -18,6 +18,7 @@
 
 #include "b64.h"
 #include "handover.h"
+#include "roots.h"
 #include "xmalloc.h"
 
 #define HANDOVER_EXACT_MAX	9007199254740992.0	/* 2^53 */
@@ -51,6 +52,8 @@ handover_server_free(struct handover_server *s)
 	free(s->cgroup_leaf);
 	free(s->init_result);
 	free(s->remote);
+	free(s->instance_of);
+	free(s->roots);
 	for (i = 0; i < s->nsubs; i++)
 		free(s->subs[i]);
 	free(s->subs);
@@ -182,6 +185,15 @@ handover_server_json(const struct handover_server *s)
 	handover_put_num(o, "nonjson_lines", (double)s->nonjson_lines);
 	handover_put_num(o, "oversize", (double)s->oversize);
 	handover_put_num(o, "violations", (double)s->violations);
+	if (s->instances_made > 0)
+		handover_put_num(o, "instances_made",
+		    (double)s->instances_made);
+	if (s->instance_of != NULL) {
+		handover_put_str(o, "instance_of", s->instance_of);
+		handover_put_num(o, "instance_no", (double)s->instance_no);
+		handover_put_num(o, "owner_pid", s->owner_pid);
+		handover_put_str(o, "roots", s->roots);
+	}
 	lines = cJSON_AddArrayToObject(o, "stderr");
 	for (i = 0; i < s->nlines; i++) {
 		line = cJSON_CreateObject();
@@ -407,6 +419,31 @@ handover_parse_lines(struct handover_in *in, struct handover_server *s)
 	}
 }
 
+/* A template's count, or an instance's template, number, client, roots. */
+static void
+handover_parse_instance(struct handover_in *in, struct handover_server *s)
+{
+	struct roots	 roots;
+	char		*err = NULL;
+
+	s->instances_made = (uint64_t)handover_num(in, "instances_made", 0, 0,
+	    UINT32_MAX, 0);
+	if ((s->instance_of = handover_str(in, "instance_of", 0)) == NULL)
+		return;
+	s->instance_no = (uint64_t)handover_num(in, "instance_no", 1, 1,
+	    UINT32_MAX, 0);
+	s->owner_pid = (pid_t)handover_num(in, "owner_pid", 0, 0, INT32_MAX,
+	    0);
+	if ((s->roots = handover_str(in, "roots", 0)) == NULL)
+		return;
+	if (roots_from_result(&roots, s->roots, strlen(s->roots), &err) != 0) {
+		free(err);
+		handover_bad(in, "roots", "a roots/list result");
+		return;
+	}
+	roots_free(&roots);
+}
+
 static void
 handover_parse_server(struct handover_in *in, struct handover_server *s)
 {
@@ -430,6 +467,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->violations = (uint64_t)handover_num(in, "violations", 0, 0,
 	    HANDOVER_EXACT_MAX, 0);
 	s->remote = handover_str(in, "remote", 0);
+	handover_parse_instance(in, s);
 	if (!s->running)
 		return;
 	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);

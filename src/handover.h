@@ -54,6 +54,16 @@ struct handover_server {
 	uint64_t	 stderr_lines;		/* seen since configured */
 	/* Its stdout's counters (status: stats). */
 	uint64_t	 lines_in, nonjson_lines, oversize, violations;
+	/*
+	 * A server not shared globally: a template's count of instances
+	 * made; an instance's template, number, client (per-client) and
+	 * roots (a roots/list result, or NULL: not known yet).
+	 */
+	uint64_t	 instances_made;
+	char		*instance_of;		/* NULL: not an instance */
+	uint64_t	 instance_no;
+	pid_t		 owner_pid;		/* 0: none */
+	char		*roots;
 
 	/* When running. */
 	pid_t		 pid;			/* the server, its group */

@@ -35,6 +35,10 @@
 #      the configured roots.
 #  10  `mcpctl status` shows a line per instance naming its client's pid;
 #      `mcpctl logs ev#N` shows the instance's stderr.
+#  11  `mcpctl reexec` hands a per-client instance over: the bridge
+#      reconnects to the same instance, same process, same roots.
+#  12  a group with a per-client member: the group's session gets an
+#      instance of its own, apart from a direct client's.
 # Times and memory are printed as "# figure:" lines.
 #
 # node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
@@ -94,7 +98,8 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" \
 				max_instances: 1 },
 			evs: { command: ($fake | lit), share: "per-client",
 				idle_stop_s: 3 }
-		}
+		},
+		groups: { pg: { servers: ["evs"] } }
 	}') || hard_error "cannot build the configuration"
 write_config "$T/mcpd.json" "$config"
 
@@ -567,6 +572,34 @@ rss=$(vm_kib "$MCPD_PID" VmRSS) && note "figure: mcpd with 2 instances and 2 cli
 cl_close c8
 cl_close c9
 note "8: server-filesystem allowed c8 only $FA and c9 only $FB"
+
+# --- 11: a re-exec keeps a per-client instance for its client ------------------
+cl_start c10 ev --root file:///srv/c10
+roots_wait c10 '["file:///srv/c10"]' 10
+i10=$(inst_wait ev c10) || exit 1
+p10=$(ready_pid "$i10") || exit 1
+out=$(ctl reexec 2>&1) || fail "11: mcpctl reexec failed: $out"
+out=$(cl_ok c10 until-ok get-roots-list) || exit 1
+i10b=$(inst_wait ev c10) || exit 1
+[ "$i10b" = "$i10" ] ||
+	fail "11: after mcpctl reexec the bridge of c10 is on $i10b, not its instance $i10"
+[ "$(server_pid "$i10")" = "$p10" ] ||
+	fail "11: $i10 was pid $p10 before mcpctl reexec and is $(server_pid "$i10") after"
+why=$(roots_check c10 '["file:///srv/c10"]') || fail "11: after the re-exec: $why"
+cl_close c10
+note "11: $i10 (pid $p10) served c10 again after mcpctl reexec"
+
+# --- 12: a group's session gets its own instance of a per-client member -----------
+cl_start c11 pg
+cl_ok c11 tools >/dev/null
+cl_start c12 evs
+i11=$(inst_wait evs c11) || exit 1
+i12=$(inst_wait evs c12) || exit 1
+[ "$i11" != "$i12" ] ||
+	fail "12: the group's session and a direct client share $i11"
+cl_close c11
+cl_close c12
+note "12: group pg's session on $i11, a direct client on $i12"
 
 stop_mcpd TERM
 [ "$MCPD_STATUS" = 0 ] || fail "mcpd exited $MCPD_STATUS on SIGTERM"

@@ -74,6 +74,19 @@ sample(struct handover *h)
 	s->name = strdup("remote");
 	s->running = 0;
 	s->state = strdup("stopped");
+
+	/* A template and an instance of it (share per-client). */
+	s = handover_add_server(h);
+	s->name = strdup("tab");
+	s->state = strdup("idle");
+	s->instances_made = 4;
+	s = handover_add_server(h);
+	s->name = strdup("tab#4");
+	s->state = strdup("stopped");
+	s->instance_of = strdup("tab");
+	s->instance_no = 4;
+	s->owner_pid = 31075;
+	s->roots = strdup("{\"roots\":[{\"uri\":\"file:///w\",\"name\":\"w\"}]}");
 }
 
 START_TEST(test_handover_round_trip)
@@ -98,7 +111,13 @@ START_TEST(test_handover_round_trip)
 	ck_assert_uint_eq(back.nofile_max, 524288);
 	ck_assert_uint_eq(back.started_ms, 123456789);
 	ck_assert_uint_eq(back.reexecs, 2);
-	ck_assert_uint_eq(back.nservers, 2);
+	ck_assert_uint_eq(back.nservers, 4);
+	ck_assert_uint_eq(back.servers[2].instances_made, 4);
+	ck_assert_ptr_null(back.servers[2].instance_of);
+	ck_assert_str_eq(back.servers[3].instance_of, "tab");
+	ck_assert_uint_eq(back.servers[3].instance_no, 4);
+	ck_assert_int_eq(back.servers[3].owner_pid, 31075);
+	ck_assert_str_eq(back.servers[3].roots, h.servers[3].roots);
 	s = &back.servers[0];
 	ck_assert_str_eq(s->name, "fs");
 	ck_assert_int_eq(s->running, 1);
@@ -211,6 +230,15 @@ START_TEST(test_handover_refused)
 	    "\"running\":true,\"pid\":9,\"exit_pid\":9,\"containment\":1,"
 	    "\"in_fd\":5,\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":2,"
 	    "\"init_result\":\"{}\"}]}", "init_result");
+	/* An instance's roots are given to its server: they must be some. */
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a#1\",\"state\":\"x\","
+	    "\"instance_of\":\"a\",\"instance_no\":1,"
+	    "\"roots\":\"{\\\"roots\\\":[{\\\"uri\\\":\\\"http://x\\\"}]}\"}]}",
+	    "roots");
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a#1\",\"state\":\"x\","
+	    "\"instance_of\":\"a\",\"instance_no\":0}]}", "instance_no");
 	/* An id is written back to the server: it must be one. */
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
 	    "\"listen_fd\":3,\"servers\":[{\"name\":\"a\",\"state\":\"ready\","
