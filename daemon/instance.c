@@ -54,6 +54,20 @@ instance_for_roots(struct worker *tmpl, const struct roots *roots)
 	return (NULL);
 }
 
+/* A live instance, or NULL. */
+static struct worker *
+instance_any(struct worker *tmpl)
+{
+	struct worker	*i;
+
+	for (i = worker_instance_next(tmpl, NULL); i != NULL;
+	    i = worker_instance_next(tmpl, i)) {
+		if (!worker_removing(i))
+			return (i);
+	}
+	return (NULL);
+}
+
 /* An instance an earlier connection of this pid left, or NULL. */
 static struct worker *
 instance_left_by(struct worker *tmpl, pid_t pid)
@@ -99,10 +113,11 @@ instance_attach(struct worker *w, struct client *c, char **why)
 		return (router_attach(worker_router(w), c));
 	if (instance_room(w))
 		i = worker_new_instance(w, NULL, 0);
-	else if ((i = worker_instance_next(w, NULL)) == NULL) {
+	else if ((i = instance_any(w)) == NULL) {
 		*why = instance_full(w, "another client");
 		return (NULL);
 	}
+	/* At the cap: it moves if its roots are another's, or is refused. */
 	return (router_attach(worker_router(i), c));
 }
 

@@ -1318,14 +1318,6 @@ worker_reconfigure_when(struct worker *w)
 	return (WORKER_RECONF_UPDATED);
 }
 
-/*
- * Reload: the server's configuration changed.  A running server (or one
- * waiting to restart, or given up on) restarts with the new one, its
- * clients staying attached; a server now disabled stops; one stopped by
- * an admin stays stopped, unless it was disabled and no longer is; an
- * idle one stays idle unless it is no longer on demand.  A change of
- * start or idle_stop_s alone restarts nothing.
- */
 static enum worker_reconf
 worker_template_reconfigure(struct worker *w, int was_disabled,
     int when_only)
@@ -1369,6 +1361,14 @@ worker_set_conf_roots(struct worker *w)
 	w->roots_known = 1;
 }
 
+/*
+ * Reload: the server's configuration changed.  A running server (or one
+ * waiting to restart, or given up on) restarts with the new one, its
+ * clients staying attached; a server now disabled stops; one stopped by
+ * an admin stays stopped, unless it was disabled and no longer is; an
+ * idle one stays idle unless it is no longer on demand.  A change of
+ * start or idle_stop_s alone restarts nothing.
+ */
 enum worker_reconf
 worker_reconfigure(struct worker *w, const struct conf_server *cs)
 {

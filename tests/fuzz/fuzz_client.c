@@ -115,6 +115,13 @@ static const char *fuzz_confs[] = {
 	    "300,\"client_max_subscriptions\":2},"
 	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"request_timeout_ms\":1000}}}"),
+	/* Not shared globally: clients are asked for their roots. */
+	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"share\":\"per-client\",\"roots\":[\"/w\"],"
+	    "\"request_timeout_ms\":1000,\"init_timeout_ms\":500}}}"),
+	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
+	    "\"share\":\"per-roots\",\"request_timeout_ms\":1000,"
+	    "\"init_timeout_ms\":500}}}"),
 };
 #define FUZZ_NCONFS	nitems(fuzz_confs)
 
@@ -473,15 +480,22 @@ worker_is_template(const struct worker *w)
 	return (0);
 }
 
-/* The configured roots, as worker.c gives a server shared globally. */
+/*
+ * The configured roots, as worker.c gives a server shared globally, or
+ * the last client's (an instance's, as instance.c sets them).
+ */
+static struct roots	 fuzz_roots;
+static const struct conf_server *fuzz_roots_conf;
+
 const struct roots *
 worker_roots(const struct worker *w)
 {
-	static struct roots	 roots;
-
-	if (roots.result == NULL)
-		roots_from_uris(&roots, w->conf->roots, w->conf->nroots);
-	return (&roots);
+	if (fuzz_roots_conf != w->conf) {
+		roots_free(&fuzz_roots);
+		roots_from_uris(&fuzz_roots, w->conf->roots, w->conf->nroots);
+		fuzz_roots_conf = w->conf;
+	}
+	return (&fuzz_roots);
 }
 
 void
@@ -492,6 +506,10 @@ worker_unused(struct worker *w)
 void
 instance_client_roots(struct attachment *a, const struct roots *roots)
 {
+	(void)worker_roots(router_attachment_worker(a));
+	roots_free(&fuzz_roots);
+	roots_copy(&fuzz_roots, roots);
+	router_roots_known(F.router);
 	router_roots_settled(a);
 }
 
@@ -1348,6 +1366,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bag_free(&F.server_asked);
 	bag_free(&F.down_ids);
 	conf_free(F.conf);
+	fuzz_roots_conf = NULL;
 	conf_free(F.filter_conf);
 	F.filter_conf = NULL;
 	return (0);
