@@ -209,7 +209,15 @@ roots_from_result(struct roots *r, const char *text, size_t len, char **err)
 		*err = xstrdup("not JSON (it holds a NUL byte)");
 		return (-1);
 	}
-	json = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+	/* Only JSON's blanks after the value (cJSON skips any below 0x21). */
+	json = cJSON_ParseWithLengthOpts(copy, len, &end, 0);
+	if (json != NULL) {
+		end += strspn(end, " \t\r\n");
+		if (end != copy + len) {
+			cJSON_Delete(json);
+			json = NULL;
+		}
+	}
 	if (json == NULL) {
 		*err = xstrdup("not JSON");
 		goto fail;

@@ -159,9 +159,13 @@ free_lines(char **lines, size_t n)
 static void
 check_refusal(const char *err)
 {
-	static const char *const forms[] = { "not JSON", "result is not an "
-	    "object", "result has no roots array", "more than 256 roots",
-	    "roots[" };
+	static const char *const forms[] = {
+		"not JSON",
+		"result is not an object",
+		"result has no roots array",
+		"more than 256 roots",
+		"roots[",
+	};
 	size_t	 i;
 
 	FUZZ_CHECK(err != NULL && *err != '\0', "refused without a reason");
@@ -237,8 +241,9 @@ fuzz_result(const char *text, size_t len)
 	r.n = 7;
 	if (roots_from_result(&r, text, len, &err) == -1) {
 		check_refusal(err);
-		FUZZ_CHECK(r.result == NULL && strcmp(r.key, "untouched") == 0 &&
-		    r.n == 7, "a refusal changed the set");
+		FUZZ_CHECK(r.result == NULL &&
+		    strcmp(r.key, "untouched") == 0 && r.n == 7,
+		    "a refusal changed the set");
 		free(err);
 		return;
 	}

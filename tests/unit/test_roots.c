@@ -68,7 +68,8 @@ END_TEST
 /* Not NUL-terminated: only len bytes are read. */
 START_TEST(test_roots_result_len)
 {
-	const char	 text[] = "{\"roots\":[{\"uri\":\"file:///a\"}]}garbage";
+	const char	 text[] =
+	    "{\"roots\":[{\"uri\":\"file:///a\"}]}garbage";
 	struct roots	 r;
 	char		*err;
 
@@ -108,7 +109,8 @@ START_TEST(test_roots_result_backslash)
 
 	ck_assert_int_eq(parse(&r, text, &err), 0);
 	ck_assert_str_eq(r.key, "file:///a\\u0000\n");
-	ck_assert_str_eq(r.result, "{\"roots\":[{\"uri\":\"file:///a\\\\u0000\","
+	ck_assert_str_eq(r.result,
+	    "{\"roots\":[{\"uri\":\"file:///a\\\\u0000\","
 	    "\"name\":\"\\\\?\"}]}");
 	roots_free(&r);
 }
@@ -122,6 +124,8 @@ static const struct {
 	{ "roots", "not JSON" },
 	{ "{\"roots\":[]", "not JSON" },
 	{ "{\"roots\":[]} {}", "not JSON" },
+	{ "{\"roots\":[]}\x11", "not JSON" },
+	{ "{\"roots\":[]}\x7f", "not JSON" },
 	{ "{\"roots\":[{\"uri\":\"file:///\\ud800\"}]}", "not JSON" },
 	{ "[]", "result is not an object" },
 	{ "\"roots\"", "result is not an object" },
@@ -333,7 +337,8 @@ START_TEST(test_roots_from_uris)
 	    "{\"uri\":\"file:///srv/src/\"},"
 	    "{\"uri\":\"file:///\"},"
 	    "{\"uri\":\"file:///a/b%00c%2Fd%zz%4\",\"name\":\"b?c/d%zz%4\"},"
-	    "{\"uri\":\"file:///tmp/%C3%A9t%c3%a9\",\"name\":\"\xc3\xa9t\xc3\xa9\"}"
+	    "{\"uri\":\"file:///tmp/%C3%A9t%c3%a9\","
+	    "\"name\":\"\xc3\xa9t\xc3\xa9\"}"
 	    "]}");
 	ck_assert_str_eq(r.key, "file:///\nfile:///a/b%00c%2Fd%zz%4\n"
 	    "file:///home/u/My%20Project\nfile:///srv/src/\n"
