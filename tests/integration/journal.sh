@@ -134,7 +134,8 @@ write_config "$T/mcpd.json" <<JSON
       "backoff_min_ms": 200,
       "backoff_max_ms": 400,
       "backoff_jitter": 0.2
-    }
+    },
+    "tab": { "command": "$MCP_FAKE", "share": "per-client" }
   }
 }
 JSON
@@ -144,6 +145,8 @@ MCPD_LOG_TARGET=journal
 start_mcpd "$T/mcpd.json"
 wait_for 20 startlog_has "$STARTS" 4 ||
 	fail "crashy started $(startlog_count "$STARTS") times in 20 s, expected 4 (backoff 200-400 ms)"
+# An instance of a per-client server: its entries name the server and it.
+out=$(ctl tools tab 2>&1) || fail "mcpctl tools tab failed: $out"
 stop_mcpd TERM
 [ "$MCPD_STATUS" = 0 ] || fail "mcpd exited with status $MCPD_STATUS on SIGTERM"
 note "crashy started $(startlog_count "$STARTS") times; mcpd stopped"
@@ -205,6 +208,18 @@ note "states seen: $(jq -r "select($state_sel) | \"\(.MCPD_PREV_STATE)->\(.MCPD_
 n=$(journal_count "$stderr_sel and (.MESSAGE | tostring | contains(\"mcp-fake: started pid\"))")
 [ "$n" -ge 3 ] ||
 	fail "expected >= 3 MCPD_MID_STDERR entries for crashy with 'mcp-fake: started pid', got $n"
+
+# An instance's entries: MCPD_SERVER is its server's name, MCPD_INSTANCE
+# its own, for its state changes and its stderr alike.
+inst_sel='(.MCPD_SERVER == "tab" and .MCPD_INSTANCE == "tab#1")'
+n=$(journal_count "$inst_sel and .MESSAGE_ID == \"$MID_STATE\" and .MCPD_STATE == \"ready\"")
+[ "$n" -ge 1 ] ||
+	fail "no state entry of the instance tab#1 with MCPD_SERVER=tab and MCPD_INSTANCE=tab#1"
+n=$(journal_count "$inst_sel and .MESSAGE_ID == \"$MID_STDERR\"")
+[ "$n" -ge 1 ] || fail "no stderr entry of the instance tab#1 with MCPD_INSTANCE=tab#1"
+n=$(journal_count '(.MCPD_SERVER // "" | contains("#"))')
+[ "$n" -eq 0 ] || fail "$n entries with an instance's name in MCPD_SERVER"
+note "instance: $(journal_count "$inst_sel") entries with MCPD_SERVER=tab MCPD_INSTANCE=tab#1"
 
 # Every mcpd entry is readable by a human too.
 n=$(journal_count '.MCPD_SERVER != null and ((.MESSAGE // "") == "")')
