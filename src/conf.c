@@ -974,6 +974,17 @@ conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
 			free(epath);
 			continue;
 		}
+		for (i = 0; value[i] != '\0'; i++)
+			if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
+				break;
+		if (value[i] != '\0' && strncmp(value, "file://", 7) == 0) {
+			/* One root, one line of a roots key (roots.h). */
+			conf_error(cp, epath, "a file:// URI must not hold a "
+			    "control character (percent-encode it)");
+			free(value);
+			free(epath);
+			continue;
+		}
 		if (strncmp(value, "file://", 7) == 0)
 			uri = xstrdup(value);
 		else if (value[0] == '/') {

@@ -33,7 +33,8 @@ max_len() {
 
 dict() {
 	case $1 in
-	envelope | filter | jsonc) echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
+	envelope | filter | jsonc | roots | handover)
+			echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
 	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
 	conf)		echo "-dict=$top/tests/fuzz/dict/conf.dict" ;;

@@ -545,6 +545,9 @@ START_TEST(test_share_errors)
 	    "'max_instances': 2.5}", max);
 	expect_server_error("{'command': 'c', 'share': 'per-client', "
 	    "'max_instances': '4'}", max);
+	expect_server_error("{'command': 'c', 'roots': ['file:///a\\nb']}",
+	    "mcpServers.x.roots[0]: a file:// URI must not hold a control "
+	    "character (percent-encode it)");
 	expect_server_error("{'command': 'c', 'max_instances': 4}",
 	    "mcpServers.x.max_instances: only for a server whose share is "
 	    "\"per-client\" or \"per-roots\"");
