@@ -1066,18 +1066,59 @@ router_attach_link(struct router *r, struct glink *link)
 	return (router_attach_peer(r, NULL, link));
 }
 
+/* The server's requests at a client that leaves it: answered for it. */
+static void
+router_drop_downs(struct router *r, struct attachment *a, const char *why)
+{
+	struct router_down	*d;
+
+	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
+		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+			router_server_reply(r, d->server_id, d->server_id_len,
+			    NULL, RPC_INTERNAL_ERROR, why);
+		hmap_del_i64(r->downs, d->down_id);
+		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+		TAILQ_REMOVE(&a->downs, d, att_entry);
+		free(d->server_id);
+		free(d);
+	}
+}
+
+/*
+ * A client's subscriptions counted in (delta 1) or out (-1) of r: the
+ * server hears the first subscribe and the last unsubscribe, if ready.
+ */
+static void
+router_count_subs(struct router *r, struct attachment *a, int delta)
+{
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen;
+	uintptr_t		 count;
+	cJSON			*params;
+	char			*uri;
+
+	hmap_iter_init(a->subs, &it);
+	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
+		count = router_sub_count(r, key, keylen, delta);
+		if (count != (delta > 0 ? 1 : 0) ||
+		    worker_availability(r->worker) != WORKER_AVAIL_READY)
+			continue;
+		uri = xstrndup(key, keylen);
+		params = cJSON_CreateObject();
+		cJSON_AddStringToObject(params, "uri", uri);
+		router_internal_request(r, delta > 0 ? "resources/subscribe" :
+		    "resources/unsubscribe", params);
+		free(uri);
+	}
+}
+
 void
 router_detach(struct attachment *a, const char *reason)
 {
 	struct router		*r = a->router;
 	struct router_pending	*p;
 	struct router_waiting	*wt, *wnext;
-	struct router_down	*d;
-	struct hmap_iter	 it;
-	const void		*key;
-	size_t			 keylen;
-	cJSON			*params;
-	char			*uri;
 
 	/* Its requests: the server may stop working on them. */
 	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
@@ -1090,31 +1131,12 @@ router_detach(struct attachment *a, const char *reason)
 			router_waiting_free(r, wt);
 	}
 	/* Requests the server sent it: nobody will answer them now. */
-	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
-		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
-			router_server_reply(r, d->server_id, d->server_id_len,
-			    NULL, RPC_INTERNAL_ERROR, "the client handling "
-			    "this request disconnected");
-		hmap_del_i64(r->downs, d->down_id);
-		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-		TAILQ_REMOVE(&a->downs, d, att_entry);
-		free(d->server_id);
-		free(d);
-	}
+	router_drop_downs(r, a, "the client handling this request "
+	    "disconnected");
 	/* Its subscriptions (while they last, the server is not idle). */
 	if (hmap_count(a->subs) > 0)
 		r->active_ms = clock_now_ms();
-	hmap_iter_init(a->subs, &it);
-	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
-		if (router_sub_count(r, key, keylen, -1) > 0 ||
-		    worker_availability(r->worker) != WORKER_AVAIL_READY)
-			continue;
-		uri = xstrndup(key, keylen);
-		params = cJSON_CreateObject();
-		cJSON_AddStringToObject(params, "uri", uri);
-		router_internal_request(r, "resources/unsubscribe", params);
-		free(uri);
-	}
+	router_count_subs(r, a, -1);
 	router_roots_forget(a);
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
@@ -1141,12 +1163,6 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 	struct router		*src = a->router;
 	struct router_pending	*p;
 	struct router_waiting	*wt, *wnext;
-	struct router_down	*d;
-	struct hmap_iter	 it;
-	const void		*key;
-	size_t			 keylen;
-	cJSON			*params;
-	char			*uri;
 
 	if (src == dst)
 		return;
@@ -1158,19 +1174,8 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 		router_cancel_upstream(src, p, why);
 		router_pending_destroy(src, p);
 	}
-	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
-		if (worker_availability(src->worker) == WORKER_AVAIL_READY)
-			router_server_reply(src, d->server_id,
-			    d->server_id_len, NULL, RPC_INTERNAL_ERROR,
-			    "the client handling this request moved to "
-			    "another instance");
-		hmap_del_i64(src->downs, d->down_id);
-		hmap_del(src->downs_by_server, d->server_id,
-		    d->server_id_len);
-		TAILQ_REMOVE(&a->downs, d, att_entry);
-		free(d->server_id);
-		free(d);
-	}
+	router_drop_downs(src, a, "the client handling this request moved "
+	    "to another instance");
 	TAILQ_FOREACH_SAFE(wt, &src->waiting, entry, wnext) {
 		if (wt->att != a)
 			continue;
@@ -1179,25 +1184,8 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 		TAILQ_INSERT_TAIL(&dst->waiting, wt, entry);
 		dst->nwaiting++;
 	}
-	hmap_iter_init(a->subs, &it);
-	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
-		uri = xstrndup(key, keylen);
-		if (router_sub_count(src, key, keylen, -1) == 0 &&
-		    worker_availability(src->worker) == WORKER_AVAIL_READY) {
-			params = cJSON_CreateObject();
-			cJSON_AddStringToObject(params, "uri", uri);
-			router_internal_request(src, "resources/unsubscribe",
-			    params);
-		}
-		if (router_sub_count(dst, key, keylen, 1) == 1 &&
-		    worker_availability(dst->worker) == WORKER_AVAIL_READY) {
-			params = cJSON_CreateObject();
-			cJSON_AddStringToObject(params, "uri", uri);
-			router_internal_request(dst, "resources/subscribe",
-			    params);
-		}
-		free(uri);
-	}
+	router_count_subs(src, a, -1);
+	router_count_subs(dst, a, 1);
 	if (a->roots_ask != 0) {
 		src->nroots_asking--;
 		dst->nroots_asking++;

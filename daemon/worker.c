@@ -1799,6 +1799,9 @@ worker_free(struct worker *w)
 	event_free(w->ev_idle);
 	event_free(w->ev_unused);
 	roots_free(&w->roots);
+	/* A template's copy of its instances' initialize result. */
+	cJSON_Delete(w->init_result);
+	free(w->init_text);
 	if (w->parent != NULL)
 		w->parent->ninstances--;
 	for (i = TAILQ_FIRST(&w->mcpd->workers); i != NULL;
