@@ -104,7 +104,7 @@ admin_attached(char *buf, size_t size, const cJSON *attached)
 static void
 admin_print_table(const struct ctl *ctl, const cJSON *servers)
 {
-	const cJSON	*s;
+	const cJSON	*s, *instances;
 	const char	*state, *last, *share;
 	char		 pid[24], uptime[24], detail[160];
 	int		 namew = 4;
@@ -132,14 +132,14 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 		if (state != NULL && strcmp(state, "backoff") == 0)
 			snprintf(detail, sizeof detail, " (next try in %.1fs)",
 			    out_num(s, "next_restart_ms", 0) / 1000.0);
-		else if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s,
-		    "instances")) && (share = out_str(s, "share")) != NULL)
+		else if (cJSON_IsArray(instances =
+		    cJSON_GetObjectItemCaseSensitive(s, "instances")) &&
+		    (share = out_str(s, "share")) != NULL)
 			snprintf(detail, sizeof detail, " (%s: %d instance%s, "
 			    "at most %.0f)", out_esc(share),
-			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-			    s, "instances")), cJSON_GetArraySize(
-			    cJSON_GetObjectItemCaseSensitive(s, "instances")) ==
-			    1 ? "" : "s", out_num(s, "max_instances", 0));
+			    cJSON_GetArraySize(instances),
+			    cJSON_GetArraySize(instances) == 1 ? "" : "s",
+			    out_num(s, "max_instances", 0));
 		else if (out_str(s, "instance_of") != NULL)
 			admin_attached(detail, sizeof detail,
 			    cJSON_GetObjectItemCaseSensitive(s, "attached"));
@@ -294,19 +294,24 @@ admin_print_remote(const cJSON *servers)
  * The roots each server is given (configured, or its clients'), for
  * those that have some or take their clients'.
  */
+static int
+admin_shows_roots(const cJSON *s)
+{
+	const char	*share = out_str(s, "share");
+
+	return (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s,
+	    "roots")) > 0 || (share != NULL && strcmp(share, "global") != 0));
+}
+
 static void
 admin_print_roots(const cJSON *servers)
 {
 	const cJSON	*s, *roots, *r;
-	const char	*share;
 	int		 namew = 5, any = 0;
 	size_t		 len;
 
 	cJSON_ArrayForEach(s, servers) {
-		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
-		share = out_str(s, "share");
-		if (cJSON_GetArraySize(roots) == 0 && (share == NULL ||
-		    strcmp(share, "global") == 0))
+		if (!admin_shows_roots(s))
 			continue;
 		any = 1;
 		len = strlen(out_esc(out_str(s, "name")));
@@ -317,11 +322,9 @@ admin_print_roots(const cJSON *servers)
 		return;
 	printf("\n%-*s  %s\n", namew, "ROOTS", "GIVEN TO THE SERVER");
 	cJSON_ArrayForEach(s, servers) {
-		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
-		share = out_str(s, "share");
-		if (cJSON_GetArraySize(roots) == 0 && (share == NULL ||
-		    strcmp(share, "global") == 0))
+		if (!admin_shows_roots(s))
 			continue;
+		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
 		printf("%-*s ", namew, out_esc(out_str(s, "name")));
 		if (cJSON_IsNull(roots))
 			printf(" (asked of its client)");

@@ -39,6 +39,8 @@
 #      reconnects to the same instance, same process, same roots.
 #  12  a group with a per-client member: the group's session gets an
 #      instance of its own, apart from a direct client's.
+#  13  a reload that makes a per-client server global replaces it: its
+#      instance goes, its client is let go, the server runs as one.
 # Times and memory are printed as "# figure:" lines.
 #
 # node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
@@ -600,6 +602,26 @@ i12=$(inst_wait evs c12) || exit 1
 cl_close c11
 cl_close c12
 note "12: group pg's session on $i11, a direct client on $i12"
+
+# --- 13: a reload that changes share replaces the server ------------------------
+cl_start c13 evs
+i13=$(inst_wait evs c13) || exit 1
+write_config "$T/mcpd.json" "$(jq -c '.mcpServers.evs.share = "global" |
+	del(.mcpServers.evs.idle_stop_s)' <<<"$config")"
+out=$(ctl --json reload 2>&1) || fail "13: mcpctl reload failed: $out"
+[ "$(jq -r '.actions.evs' <<<"$out")" = replaced ] ||
+	fail "13: reload did not say evs was replaced: $out"
+gone_wait "$i13" "$(server_pid "$i13" || echo 0)" 15
+wait_for 20 server_is evs ready ||
+	fail "13: evs, now global, is not ready: $(entry evs)"
+[ "$(server_field evs share)" = global ] ||
+	fail "13: evs's share after the reload is $(server_field evs share)"
+# Its client was let go; the bridge attaches again, to the global server.
+out=$(cl_ok c13 until-ok echo '{"text":"again"}') || exit 1
+[ "$(instances evs)" = null ] ||
+	fail "13: evs, now global, still lists instances: $(instances evs)"
+cl_close c13
+note "13: reload replaced per-client evs ($i13 gone) by a global evs"
 
 stop_mcpd TERM
 [ "$MCPD_STATUS" = 0 ] || fail "mcpd exited $MCPD_STATUS on SIGTERM"
