@@ -204,10 +204,24 @@ control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	cJSON		*result;
 	int		 n;
 
+	struct worker	*i;
+	cJSON		*servers;
+	int		 k, named;
+
 	if ((n = control_servers(mcpd, c, id, params, 1, &v)) < 0)
 		return;
 	result = cJSON_CreateObject();
-	cJSON_AddItemToObject(result, "servers", control_servers_json(v, n));
+	/* A server named: its instances after it (all are listed anyway). */
+	named = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(params,
+	    "servers")) > 0;
+	servers = cJSON_CreateArray();
+	for (k = 0; k < n; k++) {
+		cJSON_AddItemToArray(servers, worker_status_json(v[k]));
+		for (i = named ? worker_instance_next(v[k], NULL) : NULL;
+		    i != NULL; i = worker_instance_next(v[k], i))
+			cJSON_AddItemToArray(servers, worker_status_json(i));
+	}
+	cJSON_AddItemToObject(result, "servers", servers);
 	cJSON_AddItemToObject(result, "groups", group_status_json(mcpd));
 	cJSON_AddItemToObject(result, "daemon", control_daemon_json(mcpd));
 	free(v);

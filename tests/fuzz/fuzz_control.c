@@ -532,6 +532,12 @@ worker_parent(const struct worker *w)
 	return (NULL);
 }
 
+struct worker *
+worker_instance_next(struct worker *tmpl, struct worker *prev)
+{
+	return (NULL);
+}
+
 /* As router_up.c: requests for an mcpd/ method are the control plane's. */
 static int
 router_hands_back(const char *line, size_t len)
