@@ -502,14 +502,14 @@ cgroup_wait_empty(const char *dir)
 }
 
 int
-cgroup_server_prepare(const struct conf_server *cs, char *dir,
-    size_t dirlen, char **cause)
+cgroup_server_prepare(const struct conf_server *cs, const char *name,
+    char *dir, size_t dirlen, char **cause)
 {
 	char	 leaf[CGROUP_LEAF_MAX], path[CGROUP_DIR_MAX + 16];
 	int	 fd, waited;
 
 	*cause = NULL;
-	cgroup_leaf_name(cs->name, leaf, sizeof leaf);
+	cgroup_leaf_name(name, leaf, sizeof leaf);
 	snprintf(dir, dirlen, "%s/%s", cgroup_root_dir, leaf);
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		xasprintf(cause, "cgroup %s: mkdir: %s", dir, strerror(errno));

@@ -50,8 +50,8 @@ void		 cgroup_leaf_name(const char *name, char *buf, size_t len);
  * an open (close-on-exec) descriptor of its cgroup.procs for the child to
  * write itself into, or -1 with a cause.
  */
-int		 cgroup_server_prepare(const struct conf_server *, char *dir,
-		    size_t dirlen, char **cause);
+int		 cgroup_server_prepare(const struct conf_server *,
+		    const char *name, char *dir, size_t dirlen, char **cause);
 /* SIGKILL everything in a server's cgroup (as cgroup_server_prepare named it). */
 void		 cgroup_server_kill(const char *dir);
 /* Kill what is left and remove the directory (best effort). */

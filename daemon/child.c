@@ -307,8 +307,8 @@ child_reaper(const struct conf_server *cs, const struct child_extra *extra,
 }
 
 int
-child_spawn(const struct conf_server *cs, const struct child_extra *extra,
-    struct child_proc *cp, char **cause)
+child_spawn(const struct conf_server *cs, const char *name,
+    const struct child_extra *extra, struct child_proc *cp, char **cause)
 {
 	static int	 warned_subreaper;
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
@@ -330,11 +330,11 @@ child_spawn(const struct conf_server *cs, const struct child_extra *extra,
 		goto fail;
 	}
 	if (cgroup_root() != NULL) {
-		if ((cgroup_fd = cgroup_server_prepare(cs, dir, sizeof dir,
-		    cause)) == -1)
+		if ((cgroup_fd = cgroup_server_prepare(cs, name, dir,
+		    sizeof dir, cause)) == -1)
 			goto fail;
 		cp->containment = CHILD_CONTAIN_CGROUP;
-		cgroup_leaf_name(cs->name, cp->cgroup_leaf,
+		cgroup_leaf_name(name, cp->cgroup_leaf,
 		    sizeof cp->cgroup_leaf);
 	} else
 		cp->containment = CHILD_CONTAIN_REAPER;

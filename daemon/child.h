@@ -57,8 +57,12 @@ struct child_extra {
 	const char	*env[CHILD_EXTRA_MAX + 1];	/* NULL-ended */
 };
 
-int	 child_spawn(const struct conf_server *, const struct child_extra *,
-	    struct child_proc *, char **cause);
+/*
+ * name: the worker's, which names its cgroup (an instance's, NAME#N, is
+ * not its configuration's).
+ */
+int	 child_spawn(const struct conf_server *, const char *name,
+	    const struct child_extra *, struct child_proc *, char **cause);
 /* Signal the whole process group (no-op for pid <= 0). */
 void	 child_signal_group(pid_t, int sig);
 /* SIGKILL the server and everything it started (group, cgroup). */

@@ -456,7 +456,7 @@ transport_settings_fd(const struct conf_server *cs,
 
 static int
 transport_spawn(struct mcpd *mcpd, struct transport *t,
-    const struct conf_server *cs, char **cause)
+    const struct conf_server *cs, const char *name, char **cause)
 {
 	struct conf_server	 remote;
 	struct conf_remote_extra rx;
@@ -467,7 +467,7 @@ transport_spawn(struct mcpd *mcpd, struct transport *t,
 
 	t->status_fd = -1;
 	if (cs->url == NULL)
-		return (child_spawn(cs, NULL, &t->proc, cause));
+		return (child_spawn(cs, name, NULL, &t->proc, cause));
 	memset(&rx, 0, sizeof rx);
 	token_file = paths_token_file(mcpd->token_dir, cs->name);
 	rx.token_file = conf_remote_signs_in(cs) ? token_file : NULL;
@@ -495,7 +495,7 @@ transport_spawn(struct mcpd *mcpd, struct transport *t,
 	argv[0] = (char *)transport_remote_program();
 	argv[1] = NULL;
 	remote.argv = argv;
-	rv = child_spawn(&remote, &extra, &t->proc, cause);
+	rv = child_spawn(&remote, name, &extra, &t->proc, cause);
 	close(status[1]);
 	close(settings);
 	if (rv != 0) {
@@ -539,12 +539,12 @@ transport_setup(struct mcpd *mcpd, struct transport *t,
 
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const struct transport_cb *cb, void *arg, char **cause)
+    const char *name, const struct transport_cb *cb, void *arg, char **cause)
 {
 	struct transport	*t;
 
 	t = xcalloc(1, sizeof *t);
-	if (transport_spawn(mcpd, t, cs, cause) != 0) {
+	if (transport_spawn(mcpd, t, cs, name, cause) != 0) {
 		free(t);
 		return (NULL);
 	}

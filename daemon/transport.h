@@ -58,8 +58,10 @@ struct transport_cb {
 	void	(*ended)(void *arg, int wstatus);
 };
 
+/* name: the worker's, for its cgroup (child_spawn). */
 struct transport *transport_start(struct mcpd *, const struct conf_server *,
-		    const struct transport_cb *, void *arg, char **cause);
+		    const char *name, const struct transport_cb *, void *arg,
+		    char **cause);
 /*
  * A re-exec: what the next mcpd needs of this transport (handover.h);
  * -1 if it cannot be handed over (its pipes are closing, or a half line

@@ -868,8 +868,8 @@ worker_spawn(struct worker *w)
 	w->next_restart_at_ms = 0;
 	worker_set_state(w, WORKER_STARTING, NULL);
 
-	if ((w->tp = transport_start(w->mcpd, w->conf, &worker_transport_cb,
-	    w, &cause)) == NULL) {
+	if ((w->tp = transport_start(w->mcpd, w->conf, w->name,
+	    &worker_transport_cb, w, &cause)) == NULL) {
 		worker_spawn_failed(w, cause);
 		free(cause);
 		return;

@@ -116,6 +116,10 @@ run() {
       "command": "$MCP_FAKE",
       "args": ["--escapee=$file"] $limits_json
     },
+    "tab": {
+      "command": "$MCP_FAKE", "share": "per-client", "idle_stop_s": 60
+      $limits_json
+    },
     "nofile": {
       "command": "/bin/sh",
       "args": ["-c", "ulimit -n >$T/$mode.nofile; exec \"\$0\"", "$MCP_FAKE"],
@@ -164,6 +168,22 @@ JSON
 		grep -qx "$MCPD_PID" "$CG/supervisor/cgroup.procs" ||
 			fail "mcpd is not in $CG/supervisor"
 		check_limits "$cgdir"
+
+		# Instances of a per-client server: a cgroup each, with its
+		# limits ("#" is "_23" in a cgroup's name); the second must not
+		# kill the first, which waits idle_stop_s for its client.
+		out=$(ctl tools tab 2>&1) || fail "$mode: mcpctl tools tab failed: $out"
+		pid=$(server_pid 'tab#1') || fail "$mode: no instance tab#1 after mcpctl tools tab"
+		out=$(ctl tools tab 2>&1) || fail "$mode: mcpctl tools tab failed: $out"
+		pid2=$(server_pid 'tab#2') || fail "$mode: no instance tab#2 after a second mcpctl tools tab"
+		pid_running "$pid" ||
+			fail "$mode: starting instance tab#2 ended instance tab#1 ($pid)"
+		grep -qx "$pid" "$CG/server-tab_231/cgroup.procs" ||
+			fail "instance tab#1 ($pid) is not in $CG/server-tab_231 ($(cat "/proc/$pid/cgroup"))"
+		grep -qx "$pid2" "$CG/server-tab_232/cgroup.procs" ||
+			fail "instance tab#2 ($pid2) is not in $CG/server-tab_232 ($(cat "/proc/$pid2/cgroup"))"
+		check_limits "$CG/server-tab_232"
+		note "$mode: instances tab#1 ($pid) and tab#2 ($pid2) in cgroups of their own, with their limits"
 	fi
 
 	# --- mcpctl stop ---------------------------------------------------------

@@ -85,7 +85,7 @@ static struct {
 
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const struct transport_cb *cb, void *arg, char **cause)
+    const char *name, const struct transport_cb *cb, void *arg, char **cause)
 {
 	struct transport	*t;
 
