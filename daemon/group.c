@@ -1564,7 +1564,7 @@ group_link_add(struct group_session *gs, const char *member)
 	l->member = xstrdup(member);
 	if ((w = mcpd_find_worker(gs->mcpd, member)) != NULL &&
 	    !worker_removing(w))
-		l->att = instance_attach_link(w, l, group_link_pid(l));
+		l->att = instance_attach_link(w, l);
 	gs->links = xreallocarray(gs->links, gs->nlinks + 1,
 	    sizeof *gs->links);
 	gs->links[gs->nlinks++] = l;
@@ -1617,7 +1617,7 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 		} else if (l->att == NULL && (w = mcpd_find_worker(gs->mcpd,
 		    l->member)) != NULL && !worker_removing(w)) {
 			/* A server the file now defines. */
-			l->att = instance_attach_link(w, l, group_link_pid(l));
+			l->att = instance_attach_link(w, l);
 			changed = 1;
 		}
 	}

@@ -68,16 +68,19 @@ instance_any(struct worker *tmpl)
 	return (NULL);
 }
 
-/* An instance an earlier connection of this pid left, or NULL. */
+/*
+ * An instance an earlier connection of this process left, or NULL.  The
+ * user too: a pid another user's process got since is not its owner.
+ */
 static struct worker *
-instance_left_by(struct worker *tmpl, pid_t pid)
+instance_left_by(struct worker *tmpl, pid_t pid, uid_t uid)
 {
 	struct worker	*i;
 
 	for (i = worker_instance_next(tmpl, NULL); i != NULL;
 	    i = worker_instance_next(tmpl, i)) {
 		if (!worker_removing(i) && worker_owner_pid(i) == pid &&
-		    worker_clients(i) == 0)
+		    worker_owner_uid(i) == uid && worker_clients(i) == 0)
 			return (i);
 	}
 	return (NULL);
@@ -94,7 +97,8 @@ instance_attach(struct worker *w, struct client *c, char **why)
 	if (!worker_is_template(w) || worker_state(w) != WORKER_IDLE)
 		return (router_attach(worker_router(w), c));
 	if (worker_conf(w)->share == CONF_SHARE_PER_CLIENT) {
-		if ((i = instance_left_by(w, client_pid(c))) != NULL) {
+		if ((i = instance_left_by(w, client_pid(c),
+		    client_uid(c))) != NULL) {
 			log_info("%s: the client of pid %ld is back",
 			    worker_name(i), (long)client_pid(c));
 			return (router_attach(worker_router(i), c));
@@ -105,14 +109,15 @@ instance_attach(struct worker *w, struct client *c, char **why)
 			*why = instance_full(w, what);
 			return (NULL);
 		}
-		i = worker_new_instance(w, NULL, client_pid(c));
+		i = worker_new_instance(w, NULL, client_pid(c),
+		    client_uid(c));
 		return (router_attach(worker_router(i), c));
 	}
 	/* per-roots: wait at the template for the roots, if it can answer. */
 	if (worker_has_init(w))
 		return (router_attach(worker_router(w), c));
 	if (instance_room(w))
-		i = worker_new_instance(w, NULL, 0);
+		i = worker_new_instance(w, NULL, 0, 0);
 	else if ((i = instance_any(w)) == NULL) {
 		*why = instance_full(w, "another client");
 		return (NULL);
@@ -122,7 +127,7 @@ instance_attach(struct worker *w, struct client *c, char **why)
 }
 
 struct attachment *
-instance_attach_link(struct worker *w, struct glink *l, pid_t owner)
+instance_attach_link(struct worker *w, struct glink *l)
 {
 	struct worker		*i;
 	const struct roots	*roots = worker_roots(w);
@@ -139,7 +144,7 @@ instance_attach_link(struct worker *w, struct glink *l, pid_t owner)
 			    worker_conf(w)->max_instances);
 			return (NULL);
 		}
-		i = worker_new_instance(w, roots, owner);
+		i = worker_new_instance(w, roots, 0, 0);
 	}
 	return (router_attach_link(worker_router(i), l));
 }
@@ -179,7 +184,7 @@ instance_client_roots(struct attachment *a, const struct roots *roots)
 			free(why);
 			return;
 		}
-		i = worker_new_instance(tmpl, roots, 0);
+		i = worker_new_instance(tmpl, roots, 0, 0);
 	}
 	xasprintf(&why, "moved to %s, the instance of %s for its roots",
 	    worker_name(i), worker_name(tmpl));

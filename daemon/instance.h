@@ -34,9 +34,8 @@ struct worker;
  */
 struct attachment *instance_attach(struct worker *w, struct client *,
 		    char **why);
-/* A group's link to member w (owner: the group's client); NULL: none. */
-struct attachment *instance_attach_link(struct worker *w, struct glink *,
-		    pid_t owner);
+/* A group's link to member w; NULL: none (max_instances). */
+struct attachment *instance_attach_link(struct worker *w, struct glink *);
 /* The client's roots are known (router_roots.c). */
 void		 instance_client_roots(struct attachment *,
 		    const struct roots *);

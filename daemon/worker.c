@@ -128,6 +128,7 @@ struct worker {
 	uint32_t		 instances_made; /* a template's, numbers them */
 	size_t			 ninstances;	/* a template's, alive now */
 	pid_t			 owner_pid;	/* per-client: made for it */
+	uid_t			 owner_uid;	/* and its user */
 	struct roots		 roots;
 	int			 roots_known;
 	struct event		*ev_unused;	/* an instance nobody uses */
@@ -1544,7 +1545,7 @@ worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
  */
 struct worker *
 worker_new_instance(struct worker *tmpl, const struct roots *roots,
-    pid_t owner)
+    pid_t owner, uid_t owner_uid)
 {
 	struct worker	*w, *after = tmpl, *i;
 	char		*name;
@@ -1558,6 +1559,7 @@ worker_new_instance(struct worker *tmpl, const struct roots *roots,
 	w->parent = tmpl;
 	w->instance_no = tmpl->instances_made;
 	w->owner_pid = owner;
+	w->owner_uid = owner_uid;
 	tmpl->ninstances++;
 	if (roots != NULL) {
 		roots_copy(&w->roots, roots);
@@ -1576,6 +1578,12 @@ pid_t
 worker_owner_pid(const struct worker *w)
 {
 	return (w->owner_pid);
+}
+
+uid_t
+worker_owner_uid(const struct worker *w)
+{
+	return (w->owner_uid);
 }
 
 const struct roots *
@@ -1631,6 +1639,7 @@ worker_export(struct worker *w, struct handover_server *s)
 		s->instance_of = xstrdup(w->parent->name);
 		s->instance_no = w->instance_no;
 		s->owner_pid = w->owner_pid;
+		s->owner_uid = w->owner_uid;
 		if (w->roots_known)
 			s->roots = xstrdup(w->roots.result);
 	}
@@ -1736,6 +1745,7 @@ worker_adopt_instance(struct worker *tmpl, const struct handover_server *s)
 	w->parent = tmpl;
 	w->instance_no = (uint32_t)s->instance_no;
 	w->owner_pid = s->owner_pid;
+	w->owner_uid = s->owner_uid;
 	tmpl->ninstances++;
 	if (s->roots != NULL && roots_from_result(&w->roots, s->roots,
 	    strlen(s->roots), &err) == 0)

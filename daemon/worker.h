@@ -164,9 +164,11 @@ struct worker	*worker_parent(const struct worker *);
 struct worker	*worker_instance_next(struct worker *tmpl,
 		    struct worker *prev);
 size_t		 worker_instances(const struct worker *tmpl);
+/* owner: the process (and its user) a per-client instance is for; 0. */
 struct worker	*worker_new_instance(struct worker *tmpl,
-		    const struct roots *, pid_t owner);
+		    const struct roots *, pid_t owner, uid_t owner_uid);
 pid_t		 worker_owner_pid(const struct worker *);
+uid_t		 worker_owner_uid(const struct worker *);
 /* The roots the server is given; NULL while an instance's are not known. */
 const struct roots *worker_roots(const struct worker *);
 void		 worker_set_roots(struct worker *, const struct roots *);

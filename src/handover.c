@@ -192,6 +192,7 @@ handover_server_json(const struct handover_server *s)
 		handover_put_str(o, "instance_of", s->instance_of);
 		handover_put_num(o, "instance_no", (double)s->instance_no);
 		handover_put_num(o, "owner_pid", s->owner_pid);
+		handover_put_num(o, "owner_uid", s->owner_uid);
 		handover_put_str(o, "roots", s->roots);
 	}
 	lines = cJSON_AddArrayToObject(o, "stderr");
@@ -433,6 +434,8 @@ handover_parse_instance(struct handover_in *in, struct handover_server *s)
 	s->instance_no = (uint64_t)handover_num(in, "instance_no", 1, 1,
 	    UINT32_MAX, 0);
 	s->owner_pid = (pid_t)handover_num(in, "owner_pid", 0, 0, INT32_MAX,
+	    0);
+	s->owner_uid = (uid_t)handover_num(in, "owner_uid", 0, 0, UINT32_MAX,
 	    0);
 	if ((s->roots = handover_str(in, "roots", 0)) == NULL)
 		return;

@@ -63,6 +63,7 @@ struct handover_server {
 	char		*instance_of;		/* NULL: not an instance */
 	uint64_t	 instance_no;
 	pid_t		 owner_pid;		/* 0: none */
+	uid_t		 owner_uid;
 	char		*roots;
 
 	/* When running. */

@@ -86,6 +86,7 @@ sample(struct handover *h)
 	s->instance_of = strdup("tab");
 	s->instance_no = 4;
 	s->owner_pid = 31075;
+	s->owner_uid = 1000;
 	s->roots = strdup("{\"roots\":[{\"uri\":\"file:///w\",\"name\":\"w\"}]}");
 }
 
@@ -117,6 +118,7 @@ START_TEST(test_handover_round_trip)
 	ck_assert_str_eq(back.servers[3].instance_of, "tab");
 	ck_assert_uint_eq(back.servers[3].instance_no, 4);
 	ck_assert_int_eq(back.servers[3].owner_pid, 31075);
+	ck_assert_uint_eq(back.servers[3].owner_uid, 1000);
 	ck_assert_str_eq(back.servers[3].roots, h.servers[3].roots);
 	s = &back.servers[0];
 	ck_assert_str_eq(s->name, "fs");
