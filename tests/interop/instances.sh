@@ -14,8 +14,8 @@
 #   2  per-roots: two clients with the same roots share one instance,
 #      a third with other roots gets another; each sees its own roots.
 #   3  a per-roots client whose roots change moves to the instance of its
-#      new roots, hears that the lists changed, sees the new roots, and
-#      the instance it left stops.
+#      new roots, hears that the lists changed, sees the new roots, keeps
+#      its resource subscription, and the instance it left stops.
 #   4  a per-client client whose roots change: its own instance is told
 #      and sees the new roots, on the same process.
 #   5  a per-client instance stops when its client leaves: at once with
@@ -494,6 +494,9 @@ note "2: c3 and c4 share $i3 (pid $p3), c5 is on $i5 (pid $p5)"
 
 # --- 3: a per-roots client changes its roots ----------------------------------------
 cl_ok c5 tools >/dev/null
+# Its subscription goes with it: the instance it joins is subscribed for it.
+SUB_URI=demo://resource/dynamic/text/1
+cl_ok c5 subscribe "$SUB_URI" >/dev/null
 lc=$(cl_ok c5 list-changed) || exit 1
 t=$(now_ms)
 ROOTS[c5]=${ROOTS[c3]}
@@ -514,7 +517,16 @@ note "figure: per-roots move: client c5 on the instance of its new roots $moved 
 for c in c3 c4; do
 	why=$(roots_check "$c" "${ROOTS[$c]}") || fail "3: $why"
 done
-note "3: client c5 moved from $i5 to $i3, which it now shares with c3 and c4"
+# server-everything's updates are a switch of the server's (off at start).
+for _ in 1 2; do
+	out=$(cl_ok c5 call toggle-subscriber-updates) || exit 1
+	jq -e '.text | test("^Started")' <<<"$out" >/dev/null && break
+done
+jq -e '.text | test("^Started")' <<<"$out" >/dev/null ||
+	fail "3: toggle-subscriber-updates on $i3 did not start updates: $out"
+out=$(cl c5 wait-update "$SUB_URI" 12000) ||
+	fail "3: client c5 subscribed to $SUB_URI before it moved and hears no updates on $i3: $out"
+note "3: client c5 moved from $i5 to $i3, which it now shares with c3 and c4; its subscription came along"
 
 # --- 9: a client without the roots capability -------------------------------------
 cl_start c6 evr --no-roots

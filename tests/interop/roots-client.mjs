@@ -27,6 +27,9 @@
 //   until-ok TOOL [JSON-ARGS]  call until a call succeeds (30 s at most):
 //                           as "call", plus "tries" and "ms"
 //   tools                   the names of the tools
+//   subscribe URI           subscribe to a resource
+//   wait-update URI MS      wait (at most MS) for one more
+//                           notifications/resources/updated for URI
 //   list-changed            how many */list_changed came: "n" in all and
 //                           "tools", "prompts", "resources"
 //   wait-list-changed N MS  wait (at most MS) until more than N came
@@ -43,6 +46,7 @@ import {
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { createInterface } from "node:readline";
@@ -94,6 +98,7 @@ if (!opts.withRoots && opts.roots.length > 0)
 
 const REQ = { timeout: 60000 };
 const changed = { tools: 0, prompts: 0, resources: 0 };
+const updates = new Map();
 let roots = opts.roots.map((uri) => ({ uri }));
 let rootsAsked = 0;
 let closed = false;
@@ -110,6 +115,9 @@ for (const [kind, schema] of [["tools", ToolListChangedNotificationSchema],
   ["prompts", PromptListChangedNotificationSchema],
   ["resources", ResourceListChangedNotificationSchema]])
   client.setNotificationHandler(schema, () => { changed[kind]++; });
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+  updates.set(n.params.uri, (updates.get(n.params.uri) || 0) + 1);
+});
 const transport = new StdioClientTransport({
   command,
   args,
@@ -179,6 +187,15 @@ async function run(words) {
         if (Date.now() - start > 30000) return { ...r, tries };
         await sleep(50);
       }
+    }
+    case "subscribe":
+      await client.subscribeResource({ uri: a }, REQ);
+      return { ok: true };
+    case "wait-update": {
+      const before = updates.get(a) || 0;
+      const n = await waitAbove(() => updates.get(a) || 0, before,
+        Number(b));
+      return { ok: n > before, n };
     }
     case "tools": {
       const r = await client.listTools({}, REQ);
