@@ -406,10 +406,7 @@ apps_write(const char *path, const char *text, size_t len,
 	int		 rc;
 
 	*cause = NULL;
-	/*
-	 * A link (a dotfile manager's) stays a link: the file it points to
-	 * is what is replaced.
-	 */
+	/* A link stays a link (see the top of this file). */
 	if (lstat(path, &now) == 0 && S_ISLNK(now.st_mode)) {
 		if ((target = realpath(path, NULL)) == NULL) {
 			xasprintf(cause, "%s: %s", path, strerror(errno));

@@ -825,7 +825,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 		router_waiting_fail(r, wt, why);
 		free(why);
 	}
-	(void)router_roots_sweep(r, now);
+	router_roots_sweep(r, now);
 	router_arm_sweep(r);
 }
 
@@ -963,11 +963,7 @@ router_session_down(struct router *r, const char *reason)
 		    (long long)d->down_id);
 		router_peer_queue(a, &(struct iovec){ text, (size_t)n },
 		    1);
-		hmap_del_i64(r->downs, d->down_id);
-		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-		TAILQ_REMOVE(&a->downs, d, att_entry);
-		free(d->server_id);
-		free(d);
+		router_down_free(r, d);
 	}
 	/* A group's lists lose this server's tools. */
 	TAILQ_FOREACH(a, &r->atts, entry)
@@ -1045,6 +1041,8 @@ router_attach_peer(struct router *r, struct client *c, struct glink *link)
 	hmap_key_init(&a->ids_key, hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
+	/* Decided once here, not for every request (router_up.c). */
+	a->at_template = worker_is_template(r->worker);
 	TAILQ_INIT(&a->inflight);
 	TAILQ_INIT(&a->downs);
 	TAILQ_INSERT_TAIL(&r->atts, a, entry);
@@ -1066,6 +1064,17 @@ router_attach_link(struct router *r, struct glink *link)
 	return (router_attach_peer(r, NULL, link));
 }
 
+/* A request of the server's at a client is done with, answered or not. */
+void
+router_down_free(struct router *r, struct router_down *d)
+{
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&d->att->downs, d, att_entry);
+	free(d->server_id);
+	free(d);
+}
+
 /* The server's requests at a client that leaves it: answered for it. */
 static void
 router_drop_downs(struct router *r, struct attachment *a, const char *why)
@@ -1076,11 +1085,7 @@ router_drop_downs(struct router *r, struct attachment *a, const char *why)
 		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
 			router_server_reply(r, d->server_id, d->server_id_len,
 			    NULL, RPC_INTERNAL_ERROR, why);
-		hmap_del_i64(r->downs, d->down_id);
-		hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-		TAILQ_REMOVE(&a->downs, d, att_entry);
-		free(d->server_id);
-		free(d);
+		router_down_free(r, d);
 	}
 }
 
@@ -1200,6 +1205,7 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 	TAILQ_INSERT_TAIL(&dst->atts, a, entry);
 	dst->natts++;
 	a->router = dst;
+	a->at_template = worker_is_template(dst->worker);
 	router_peer_pause(a, dst->paused);
 	router_set_upstream_level(src);
 	router_set_upstream_level(dst);

@@ -154,11 +154,7 @@ router_server_cancelled(struct router *r, const char *line, size_t len,
 	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
 	router_send_client(d->att, line, len, &edit, 1);
-	hmap_del_i64(r->downs, d->down_id);
-	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-	TAILQ_REMOVE(&d->att->downs, d, att_entry);
-	free(d->server_id);
-	free(d);
+	router_down_free(r, d);
 }
 
 static void

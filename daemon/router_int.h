@@ -155,6 +155,7 @@ struct attachment {
 	uint64_t		 roots_ask;	/* N asked; 0: none */
 	uint64_t		 roots_deadline_ms;
 	int			 roots_pending;
+	int			 at_template;	/* not at an instance yet */
 	char			*refused;
 	char			 client_name[64]; /* clientInfo.name, or "" */
 	TAILQ_ENTRY(attachment)	 entry;
@@ -274,6 +275,8 @@ void		 router_client_error(struct attachment *, const char *id,
 void		 router_server_reply(struct router *, const char *id,
 		    size_t id_len, cJSON *result, int code,
 		    const char *message);
+/* A request of the server's at a client: forgotten and freed. */
+void		 router_down_free(struct router *, struct router_down *);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
 
@@ -355,8 +358,8 @@ int		 router_roots_reply(struct attachment *, const char *line,
 /* The server asks for roots/list: answered or held. */
 void		 router_roots_server_request(struct router *, const char *id,
 		    size_t id_len);
-/* Deadlines of both (from the sweep); 1 while any is left. */
-int		 router_roots_sweep(struct router *, uint64_t now);
+/* Deadlines of both (from the sweep). */
+void		 router_roots_sweep(struct router *, uint64_t now);
 /* A client leaves the router (detach, move). */
 void		 router_roots_forget(struct attachment *);
 void		 router_roots_free(struct router *);

@@ -240,7 +240,7 @@ router_roots_known(struct router *r)
 		router_send_server(r, changed, sizeof changed - 1, NULL, 0);
 }
 
-int
+void
 router_roots_sweep(struct router *r, uint64_t now)
 {
 	struct attachment	*a, *next;
@@ -261,7 +261,6 @@ router_roots_sweep(struct router *r, uint64_t now)
 			router_roots_configured(a);
 		}
 	}
-	return (r->nroots_waiting > 0 || r->nroots_asking > 0);
 }
 
 void

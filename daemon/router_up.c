@@ -304,11 +304,7 @@ router_client_response(struct attachment *a, const char *line, size_t len,
 	edit.text = d->server_id;
 	edit.text_len = d->server_id_len;
 	router_send_server(r, line, len, &edit, 1);
-	hmap_del_i64(r->downs, d->down_id);
-	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-	TAILQ_REMOVE(&a->downs, d, att_entry);
-	free(d->server_id);
-	free(d);
+	router_down_free(r, d);
 }
 
 static void
@@ -573,7 +569,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	 * which choose the instance, are asked for: initialize is answered,
 	 * the rest waits.
 	 */
-	if ((a->roots_pending || worker_is_template(r->worker)) &&
+	if ((a->roots_pending || a->at_template) &&
 	    worker_availability(r->worker) != WORKER_AVAIL_REFUSE) {
 		if (router_own_method(method, mlen) == ROUTER_OWN_INITIALIZE &&
 		    worker_has_init(r->worker))

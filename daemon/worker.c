@@ -1543,9 +1543,10 @@ worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
  * once.  roots: known already (a per-roots set), or NULL: its first
  * client's, when they are known (worker_set_roots).
  */
-struct worker *
-worker_new_instance(struct worker *tmpl, const struct roots *roots,
-    pid_t owner, uid_t owner_uid)
+/* Instance number no of tmpl, listed after its last instance; not started. */
+static struct worker *
+worker_make_instance(struct worker *tmpl, uint32_t no, pid_t owner,
+    uid_t owner_uid)
 {
 	struct worker	*w, *after = tmpl, *i;
 	char		*name;
@@ -1553,14 +1554,25 @@ worker_new_instance(struct worker *tmpl, const struct roots *roots,
 	for (i = worker_instance_next(tmpl, NULL); i != NULL;
 	    i = worker_instance_next(tmpl, i))
 		after = i;
-	xasprintf(&name, "%s#%u", tmpl->name, ++tmpl->instances_made);
+	xasprintf(&name, "%s#%u", tmpl->name, no);
 	w = worker_make(tmpl->mcpd, tmpl->conf, name, after);
 	free(name);
 	w->parent = tmpl;
-	w->instance_no = tmpl->instances_made;
+	w->instance_no = no;
 	w->owner_pid = owner;
 	w->owner_uid = owner_uid;
 	tmpl->ninstances++;
+	return (w);
+}
+
+struct worker *
+worker_new_instance(struct worker *tmpl, const struct roots *roots,
+    pid_t owner, uid_t owner_uid)
+{
+	struct worker	*w;
+
+	w = worker_make_instance(tmpl, ++tmpl->instances_made, owner,
+	    owner_uid);
 	if (roots != NULL) {
 		roots_copy(&w->roots, roots);
 		w->roots_known = 1;
@@ -1726,27 +1738,19 @@ worker_adopt_running(struct worker *w, const struct handover_server *s)
 struct worker *
 worker_adopt_instance(struct worker *tmpl, const struct handover_server *s)
 {
-	struct worker	*w, *after = tmpl, *i;
+	struct worker	*w;
 	char		*name, *err = NULL;
+	int		 same;
 
 	xasprintf(&name, "%s#%llu", tmpl->name,
 	    (unsigned long long)s->instance_no);
-	if (!s->running || !worker_is_template(tmpl) ||
-	    strcmp(name, s->name) != 0 ||
-	    s->instance_no > tmpl->instances_made) {
-		free(name);
-		return (NULL);
-	}
+	same = strcmp(name, s->name) == 0;
 	free(name);
-	for (i = worker_instance_next(tmpl, NULL); i != NULL;
-	    i = worker_instance_next(tmpl, i))
-		after = i;
-	w = worker_make(tmpl->mcpd, tmpl->conf, s->name, after);
-	w->parent = tmpl;
-	w->instance_no = (uint32_t)s->instance_no;
-	w->owner_pid = s->owner_pid;
-	w->owner_uid = s->owner_uid;
-	tmpl->ninstances++;
+	if (!s->running || !worker_is_template(tmpl) || !same ||
+	    s->instance_no > tmpl->instances_made)
+		return (NULL);
+	w = worker_make_instance(tmpl, (uint32_t)s->instance_no, s->owner_pid,
+	    s->owner_uid);
 	if (s->roots != NULL && roots_from_result(&w->roots, s->roots,
 	    strlen(s->roots), &err) == 0)
 		w->roots_known = 1;

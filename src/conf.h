@@ -357,7 +357,7 @@ int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 /*
  * 1 if two servers differ at most in when the server runs (start and
- * idle_stop_s): a change that needs no restart.
+ * idle_stop_s) or in max_instances: a change that needs no restart.
  */
 int		 conf_server_runs_same(const struct conf_server *,
 		    const struct conf_server *);

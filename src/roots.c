@@ -11,12 +11,12 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "roots.h"
 #include "sbuf.h"
+#include "url.h"
 #include "xmalloc.h"
 
 #define ROOTS_SCHEME	"file://"
@@ -255,17 +255,14 @@ fail:
 static char *
 roots_uri_decode(const char *s)
 {
-	char		*out, *o, hex[3] = { 0, 0, 0 };
-	unsigned int	 ch;
+	char	*out, *o;
+	int	 hi, lo;
 
 	out = o = xmalloc(strlen(s) + 1);
 	for (; *s != '\0'; s++) {
-		if (s[0] == '%' && isxdigit((unsigned char)s[1]) &&
-		    isxdigit((unsigned char)s[2])) {
-			hex[0] = s[1];
-			hex[1] = s[2];
-			ch = (unsigned int)strtoul(hex, NULL, 16);
-			*o++ = ch != 0 ? (char)ch : '?';
+		if (s[0] == '%' && (hi = url_hex_value(s[1])) >= 0 &&
+		    (lo = url_hex_value(s[2])) >= 0) {
+			*o++ = hi == 0 && lo == 0 ? '?' : (char)(hi << 4 | lo);
 			s += 2;
 		} else
 			*o++ = *s;

@@ -45,7 +45,8 @@ sources() {
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
-			    src/handover.c src/b64.c src/roots.c src/sbuf.c \
+			    src/handover.c src/b64.c \
+			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
@@ -53,7 +54,7 @@ sources() {
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
 			    daemon/budget.c src/handover.c src/b64.c \
-			    src/roots.c src/sbuf.c \
+			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
@@ -62,11 +63,12 @@ sources() {
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
-	handover)	echo src/handover.c src/b64.c src/roots.c src/sbuf.c \
+	handover)	echo src/handover.c src/b64.c \
+			    src/roots.c src/sbuf.c src/url.c \
 			    src/xmalloc.c ;;
 	jsonc)		echo src/jsonc.c src/appconf.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
-	roots)		echo src/roots.c src/sbuf.c src/xmalloc.c ;;
+	roots)		echo src/roots.c src/sbuf.c src/url.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \

@@ -29,6 +29,7 @@
 
 #include "fuzz.h"
 #include "roots.h"
+#include "url.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -267,18 +268,6 @@ fuzz_result(const char *text, size_t len)
 	roots_free(&r);
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (c - 'A' + 10);
-	return (-1);
-}
-
 /* The name router_roots_result gave a configured uri, written anew. */
 static char *
 expected_name(const char *uri)
@@ -291,8 +280,8 @@ expected_name(const char *uri)
 		return (NULL);
 	out = o = xmalloc(strlen(s));
 	for (s++; *s != '\0'; s++) {
-		if (*s == '%' && (h = hexval(s[1])) >= 0 &&
-		    (l = hexval(s[2])) >= 0) {
+		if (*s == '%' && (h = url_hex_value(s[1])) >= 0 &&
+		    (l = url_hex_value(s[2])) >= 0) {
 			*o++ = h == 0 && l == 0 ? '?' : (char)(h * 16 + l);
 			s += 2;
 		} else

@@ -405,18 +405,19 @@ cl_start c13 evs
 cl_ok c13 call echo '{"text":"c13"}' >/dev/null
 i13=$(inst_wait evs c13) || exit 1
 p13=$(ready_pid "$i13") || exit 1
-cl_close c13
+# Timed from before the client begins to leave: mcpd's 3 s start when it
+# notices, later, so only a stop before 3 s is wrong, however slow the
+# machine (no bound above but the wait's).
 t=$(now_ms)
-sleep 1
-{ listed "$i13" && pid_running "$p13"; } ||
-	fail "5: with idle_stop_s 3, $i13 stopped within 1 s of its client leaving"
+cl_close c13
 # shellcheck disable=SC2016  # expanded by eval
-wait_for 8 eval '! listed "$i13"' ||
-	fail "5: with idle_stop_s 3, $i13 is still there 9 s after its client left: $(entry "$i13")"
+wait_for 15 eval '! listed "$i13"' ||
+	fail "5: with idle_stop_s 3, $i13 is still there 15 s after its client left: $(entry "$i13")"
 gap=$(($(now_ms) - t))
-[ "$gap" -ge 2500 ] || fail "5: with idle_stop_s 3, $i13 stopped after $gap ms"
+[ "$gap" -ge 3000 ] ||
+	fail "5: with idle_stop_s 3, $i13 stopped $gap ms after its client began to leave"
 wait_for 5 proc_dead "$p13" || fail "5: $i13's process outlived it: $(describe_pid "$p13")"
-note "figure: idle_stop_s 3: $i13 gone $gap ms after its client closed"
+note "figure: idle_stop_s 3: $i13 gone $gap ms after its client began to close"
 
 # --- 6: max_instances on a per-client server --------------------------------------
 cl_start c10 ev1
