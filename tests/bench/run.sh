@@ -382,9 +382,13 @@ bench_instructions() {
 		return
 	fi
 	rm -f "$out"
+	# The patterns also match the names link-time optimisation gives
+	# the callbacks (transport_out_cb.lto_priv.0).
 	WRAP=(valgrind -q --tool=callgrind --callgrind-out-file="$out"
-		--toggle-collect=client_read_cb --toggle-collect=transport_out_cb
-		--toggle-collect=outq_flush_cb --toggle-collect=outq_write_cb)
+		--toggle-collect='client_read_cb*'
+		--toggle-collect='transport_out_cb*'
+		--toggle-collect='outq_flush_cb*'
+		--toggle-collect='outq_write_cb*')
 	start_mcpd "{\"mcpServers\": {\"fast\": {\"command\": \"$FASTECHO\"}}}"
 	WRAP=()
 	load "instructions" --clients 1 --inflight 32 --method ping \
