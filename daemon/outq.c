@@ -365,6 +365,29 @@ outq_shared_release(const void *data, size_t len, void *arg)
 	}
 }
 
+static void
+outq_piece_release(const void *data, size_t len, void *arg)
+{
+	free(arg);
+}
+
+/*
+ * A small piece after a large one held by reference: added as a copy of
+ * its own.  evbuffer_add would size its new chain after the last one and
+ * take twice the large message for a few bytes.
+ */
+static void
+outq_add_piece(struct outq *q, const void *p, size_t len)
+{
+	char	*copy;
+
+	if (len == 0)
+		return;
+	copy = xmalloc(len);
+	memcpy(copy, p, len);
+	evbuffer_add_reference(q->buf, copy, len, outq_piece_release, copy);
+}
+
 void
 outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
@@ -388,9 +411,9 @@ outq_add_owned(struct outq *q, const struct iovec *iov, int iovcnt,
 			evbuffer_add_reference(q->buf, p, iov[i].iov_len,
 			    outq_shared_release, sh);
 		} else
-			evbuffer_add(q->buf, p, iov[i].iov_len);
+			outq_add_piece(q, p, iov[i].iov_len);
 	}
-	evbuffer_add(q->buf, "\n", 1);
+	evbuffer_add_reference(q->buf, "\n", 1, NULL, NULL);
 	outq_shared_release(NULL, 0, sh);
 	outq_buf_changed(q);
 	outq_count(q);
