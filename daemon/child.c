@@ -45,6 +45,14 @@ enum child_stage {
 /* One report: a stage, an errno, and for CHILD_STAGE_FORKED the server. */
 #define CHILD_REPORT_INTS	3
 
+/*
+ * The pipe a server writes its messages to: 256 KiB instead of the
+ * default 64 KiB, so a large result crosses in a quarter of the reads and
+ * wakeups.  The kernel refuses it (EPERM) when the user's pipes already
+ * hold pipe-user-pages-soft; the pipe then keeps its default size.
+ */
+#define CHILD_OUT_PIPE_BYTES	(256 * 1024)
+
 extern char **environ;
 
 static const char *
@@ -414,6 +422,7 @@ child_spawn(const struct conf_server *cs, const char *name,
 		close(cgroup_fd);
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(out[0], F_SETPIPE_SZ, CHILD_OUT_PIPE_BYTES);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	cp->pid = server;
 	cp->exit_pid = pid;

@@ -34,6 +34,7 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
+#include "envelope.h"
 #include "frame.h"
 #include "guard.h"
 #include "handover.h"
@@ -72,6 +73,7 @@ struct transport {
 	struct event		*ev_status;
 	struct frame		*status_frame;
 	const char		*current_line;	/* being delivered */
+	struct envelope_span	 current_plain;	/* its plain run (frame.h) */
 	int			 closed_by_owner; /* transport_close_input */
 	int			 reaped;	/* the process has exited */
 
@@ -220,6 +222,12 @@ transport_steal_line(struct transport *t, const char *line, size_t *size)
 	return (buf);
 }
 
+const struct envelope_span *
+transport_line_plain(const struct transport *t, const char *line)
+{
+	return (t->current_line == line ? &t->current_plain : NULL);
+}
+
 static void
 transport_out_frames(struct transport *t)
 {
@@ -230,6 +238,8 @@ transport_out_frames(struct transport *t)
 		switch (ev) {
 		case FRAME_LINE:
 			t->current_line = m.line;
+			t->current_plain.off = m.plain_off;
+			t->current_plain.len = m.plain_len;
 			t->cb->line(t->arg, m.line, m.len);
 			t->current_line = NULL;
 			break;

@@ -25,6 +25,7 @@
 
 struct conf_server;
 struct envelope_edit;
+struct envelope_span;
 struct iovec;
 struct mcpd;
 struct transport;
@@ -99,6 +100,12 @@ void		 transport_kill(struct transport *);
  */
 char		*transport_steal_line(struct transport *, const char *line,
 		    size_t *size);
+/*
+ * From inside `line': the run of plain bytes the framer saw in that line
+ * (see frame.h), or NULL if it is not the line being delivered.
+ */
+const struct envelope_span *transport_line_plain(const struct transport *,
+		    const char *line);
 pid_t		 transport_pid(const struct transport *);
 /* "cgroup", "reaper" or "process-group". */
 const char	*transport_containment(const struct transport *);

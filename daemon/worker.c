@@ -2107,11 +2107,19 @@ worker_stdin_queued(const struct worker *w)
 	return (w->tp != NULL ? transport_queued(w->tp) : 0);
 }
 
+/* While the router handles a stdout line: its plain run, if known. */
+const struct envelope_span *
+worker_line_plain(const struct worker *w, const char *line)
+{
+	return (w->tp != NULL ? transport_line_plain(w->tp, line) : NULL);
+}
+
 /*
  * While the router handles a stdout line: take the buffer holding it, so
  * a large reply reaches its client without a copy.  NULL if the line is
  * not the one the transport is delivering.
  */
+
 char *
 worker_steal_line(struct worker *w, const char *line, size_t *size)
 {

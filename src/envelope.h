@@ -93,6 +93,29 @@ int	envelope_scan(const char *line, size_t len, struct envelope *env,
 	    size_t *error_off);
 
 /*
+ * Bytes that may stand in a JSON string as they are: none of '"', '\\',
+ * control characters and bytes >= 0x80.  A span of them, by offset.
+ */
+struct envelope_span {
+	size_t	 off;
+	size_t	 len;
+};
+
+/*
+ * The same as envelope_scan, for a line where known (inside the line,
+ * else ignored) holds only plain bytes, which the scanner then does not
+ * read again inside a string: a reader that saw them while they were
+ * still in the cache spares a second pass over a large message.
+ */
+int	envelope_scan_plain(const char *line, size_t len,
+	    const struct envelope_span *known, struct envelope *env,
+	    size_t *error_off);
+
+/* How many bytes at the start, or at the end, of text are plain. */
+size_t	envelope_plain_prefix(const char *text, size_t len);
+size_t	envelope_plain_suffix(const char *text, size_t len);
+
+/*
  * Whether a STRING value, with escapes decoded, equals s.  False for any
  * other type and for strings holding lone surrogates.
  */

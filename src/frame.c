@@ -24,6 +24,12 @@
  *
  * The memory bound assumes the caller pulls events with frame_next until
  * FRAME_NONE before each read of at most FRAME_READ_CHUNK_BYTES.
+ *
+ * Large chunks of a line are also searched for runs of plain bytes (the
+ * bytes a JSON string holds as they are), while they are still in the
+ * cache: the message's scanner then skips the longest run instead of
+ * reading it again from memory.  A run is only ever cut short, never
+ * made longer than what was seen: small chunks end it.
  */
 
 #include "config.h"
@@ -32,6 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "envelope.h"
 #include "frame.h"
 #include "xmalloc.h"
 
@@ -83,6 +94,11 @@ struct frame {
 	size_t		 max_bytes;
 	size_t		 limit;		/* most the buffer grows to */
 	size_t		 examined;	/* bytes searched or moved */
+	/* Plain runs of the line in progress, as offsets from start. */
+	size_t		 run_off;	/* the run that ends at scan */
+	size_t		 run_len;
+	size_t		 best_off;	/* the longest run of the line */
+	size_t		 best_len;
 
 	int		 discard;
 	int		 garbage_due;	/* known garbage, not yet reported */
@@ -93,6 +109,45 @@ struct frame {
 	char		 head[FRAME_HEAD_BYTES];
 	struct frame_tok tok;
 };
+
+/*
+ * The first '\n' in [p, end), or NULL.  Most messages are short: their
+ * first 64 bytes are looked at in registers, without a call.
+ */
+static inline char *
+frame_find_nl(char *p, char *end)
+{
+#if defined(__SSE2__)
+	const __m128i	 nl = _mm_set1_epi8('\n');
+	int		 i, m;
+
+	for (i = 0; i < 4 && end - p >= 16; i++, p += 16) {
+		m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(
+		    (const __m128i *)(const void *)p), nl));
+		if (m != 0)
+			return (p + __builtin_ctz((unsigned)m));
+	}
+	if (p == end)
+		return (NULL);
+#endif
+	return (memchr(p, '\n', end - p));
+}
+
+static void
+frame_run_end(struct frame *f)
+{
+	if (f->run_len > f->best_len) {
+		f->best_off = f->run_off;
+		f->best_len = f->run_len;
+	}
+	f->run_len = 0;
+}
+
+static void
+frame_runs_reset(struct frame *f)
+{
+	f->run_len = f->best_len = 0;
+}
 
 static int
 frame_blank(unsigned char c)
@@ -344,6 +399,7 @@ frame_tok_feed(struct frame_tok *t, const char *p, size_t len)
 static void
 frame_discard_begin(struct frame *f)
 {
+	frame_runs_reset(f);
 	f->discard = 1;
 	f->garbage_due = 0;
 	f->garbage_sent = 0;
@@ -502,6 +558,49 @@ frame_push(struct frame *f, const void *buf, size_t len)
 	f->end += len;
 }
 
+/* The line of len bytes ended: its longest run, if long enough. */
+static void
+frame_line_runs(struct frame *f, struct frame_msg *msg, size_t len)
+{
+	frame_run_end(f);
+	if (f->best_len >= FRAME_PLAIN_CHUNK_BYTES &&
+	    f->best_off + f->best_len <= len) {
+		msg->plain_off = f->best_off;
+		msg->plain_len = f->best_len;
+	}
+	frame_runs_reset(f);
+}
+
+/*
+ * Search a large chunk [scan, end) for '\n' and for plain runs: the run
+ * that began before it goes on over the chunk's plain bytes, and a new
+ * one may begin after the last byte that needs attention.  Returns the
+ * newline, or NULL.
+ */
+static char *
+frame_scan_runs(struct frame *f)
+{
+	char	*p = f->buf + f->scan, *e = f->buf + f->end, *q, *nl, *stop;
+	size_t	 n, at = f->scan - f->start, tail;
+
+	n = envelope_plain_prefix(p, e - p);
+	if (f->run_len == 0 || f->run_off + f->run_len != at) {
+		frame_run_end(f);
+		f->run_off = at;
+	}
+	f->run_len += n;
+	if (n == (size_t)(e - p))
+		return (NULL);		/* a newline is not plain */
+	frame_run_end(f);
+	q = p + n;
+	nl = memchr(q, '\n', e - q);
+	stop = nl != NULL ? nl : e;
+	tail = envelope_plain_suffix(q, stop - q);
+	f->run_off = (size_t)(stop - f->buf) - f->start - tail;
+	f->run_len = tail;
+	return (nl);
+}
+
 enum frame_event
 frame_next(struct frame *f, struct frame_msg *msg)
 {
@@ -521,7 +620,14 @@ frame_next(struct frame *f, struct frame_msg *msg)
 
 		nl = NULL;
 		if (f->scan < f->end) {
-			nl = memchr(f->buf + f->scan, '\n', f->end - f->scan);
+			if (f->end - f->scan >= FRAME_PLAIN_CHUNK_BYTES)
+				nl = frame_scan_runs(f);
+			else {
+				nl = frame_find_nl(f->buf + f->scan,
+				    f->buf + f->end);
+				if (f->run_len != 0)
+					frame_run_end(f);
+			}
 			f->examined += nl != NULL ?
 			    (size_t)(nl - (f->buf + f->scan)) + 1 :
 			    f->end - f->scan;
@@ -549,6 +655,8 @@ frame_next(struct frame *f, struct frame_msg *msg)
 			continue;
 		}
 		f->start = f->scan = nl - f->buf + 1;
+		if ((f->run_len | f->best_len) != 0)
+			frame_line_runs(f, msg, len);
 		if (frame_all_blank(line, len))
 			continue;
 		msg->line = line;

@@ -46,7 +46,17 @@ struct frame_msg {
 	size_t		 head_len;
 	const char	*id;	/* OVERSIZE: JSON text of top-level "id" or NULL */
 	size_t		 id_len;
+	/*
+	 * FRAME_LINE: the longest run of plain bytes (envelope_span: no '"',
+	 * '\\', control character or byte >= 0x80) seen in the line while
+	 * it was read in chunks of at least FRAME_PLAIN_CHUNK_BYTES, and of
+	 * at least that length; offsets in the line.  0 / 0 for none.
+	 */
+	size_t		 plain_off;
+	size_t		 plain_len;
 };
+
+#define FRAME_PLAIN_CHUNK_BYTES	16384
 
 struct frame;
 

@@ -37,7 +37,7 @@ incs="-I$BUILD -I$top/src -I$top/daemon -I$top/tests/fuzz"
 # The code under test that each target links, besides its own file.
 sources() {
 	case $1 in
-	frame)		echo src/frame.c src/xmalloc.c ;;
+	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
 	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c src/dotenv.c \
 			    src/gname.c src/filter.c \

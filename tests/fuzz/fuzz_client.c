@@ -565,6 +565,13 @@ worker_stdin_queued(const struct worker *w)
 	return (w->stdin_high ? FUZZ_STDIN_HIGH_BYTES : 0);
 }
 
+/* worker.c: no plain run is known (fuzz_frame and fuzz_envelope try them). */
+const struct envelope_span *
+worker_line_plain(const struct worker *w, const char *line)
+{
+	return (NULL);
+}
+
 /* worker.c: the buffer of the stdout line being routed, taken once. */
 char *
 worker_steal_line(struct worker *w, const char *line, size_t *size)

@@ -868,6 +868,48 @@ ref_scan(const char *text, size_t len, size_t *error_off)
 	return (0);
 }
 
+static int
+plain_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x80 && c != '"' && c != '\\');
+}
+
+/*
+ * The plain spans: envelope_plain_prefix and _suffix against a byte loop,
+ * and a span of plain bytes chosen by the hash, which envelope_scan_plain
+ * must take without changing anything it says.
+ */
+static void
+check_plain(const char *text, size_t size, uint32_t hash, int rc,
+    size_t erroff, const struct envelope *env)
+{
+	struct envelope_span	 span;
+	struct envelope		 env2;
+	size_t			 n, err2 = 0;
+	int			 rc2;
+
+	for (n = 0; n < size && plain_byte(text[n]); n++)
+		;
+	FUZZ_CHECK(envelope_plain_prefix(text, size) == n, "plain prefix %zu, "
+	    "want %zu", envelope_plain_prefix(text, size), n);
+	for (n = 0; n < size && plain_byte(text[size - 1 - n]); n++)
+		;
+	FUZZ_CHECK(envelope_plain_suffix(text, size) == n, "plain suffix %zu, "
+	    "want %zu", envelope_plain_suffix(text, size), n);
+	if (size == 0)
+		return;
+	span.off = hash % size;
+	for (n = 0; span.off + n < size && plain_byte(text[span.off + n]); n++)
+		;
+	/* The whole run up to the next byte needing attention, or part. */
+	span.len = (hash >> 16) & 1 ? n : n / 2;
+	rc2 = envelope_scan_plain(text, size, &span, &env2, &err2);
+	FUZZ_CHECK(rc2 == rc && (rc == 0 || err2 == erroff) &&
+	    memcmp(env, &env2, sizeof env2) == 0, "a plain span [%zu, +%zu) "
+	    "changes the scan: %d at %zu, without it %d at %zu", span.off,
+	    span.len, rc2, err2, rc, erroff);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -884,6 +926,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_splice_rules(text, size, hash);
 
 	rc = envelope_scan(text, size, &env, &erroff);
+	check_plain(text, size, hash, rc, erroff, &env);
 	ref_rc = ref_scan(text, size, &ref_off);
 	FUZZ_CHECK(rc == ref_rc, "envelope_scan %s what a strict parser %s "
 	    "(at byte %zu)", rc == 0 ? "accepts" : "refuses",

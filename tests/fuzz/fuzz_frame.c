@@ -3,7 +3,9 @@
  *
  * Input: four header bytes, then the stream.
  *	bytes 0-1	max_bytes: (b0 | (b1 & 0x0f) << 8), 0..4095, so the
- *			limit and the garbage cap (4 x max) are reached
+ *			limit and the garbage cap (4 x max) are reached;
+ *			times 64 when bit 4 of b1 is set, so that lines long
+ *			enough for plain runs (frame.h) pass
  *	byte 2		chunking: bits 0-1 fixed size / small random / large
  *			random / all at once; bit 2 read through frame_space
  *			and frame_commit; bit 3 mix that with frame_push at
@@ -20,8 +22,9 @@
  * byte in discard mode (see the comment at the top of frame.c).
  *
  * Other invariants: a line holds no '\n', is not blank and has at most
- * max_bytes; after draining, at most max_bytes + 1 bytes are buffered and
- * the buffer is at most max_bytes + 1 + one read (or the largest push);
+ * max_bytes, and its plain run (if any) is plain; after draining, at
+ * most max_bytes + 1 bytes are buffered and the buffer is at most
+ * max_bytes + 1 + one read (or the largest push);
  * the bytes reported never exceed the bytes received; frame_examined
  * stays within twice the bytes received.
  */
@@ -367,6 +370,25 @@ chunker_next(struct chunker *c, size_t left)
 	return (n);
 }
 
+/* A line's plain run: inside it, long enough, and plain throughout. */
+static void
+check_plain_run(const struct frame_msg *m)
+{
+	const unsigned char	*p = (const unsigned char *)m->line;
+	size_t			 i;
+
+	if (m->plain_len == 0)
+		return;
+	FUZZ_CHECK(m->plain_len >= FRAME_PLAIN_CHUNK_BYTES &&
+	    m->plain_off <= m->len && m->plain_len <= m->len - m->plain_off,
+	    "plain run [%zu, +%zu) in a line of %zu", m->plain_off,
+	    m->plain_len, m->len);
+	for (i = m->plain_off; i < m->plain_off + m->plain_len; i++)
+		FUZZ_CHECK(p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' &&
+		    p[i] != '\\', "byte %zu of the plain run is 0x%02x", i,
+		    p[i]);
+}
+
 static void
 drain(struct frame *f, struct event_list *l, size_t max_bytes,
     struct chunker *ck)
@@ -388,6 +410,7 @@ drain(struct frame *f, struct event_list *l, size_t max_bytes,
 			    "line holds a newline");
 			FUZZ_CHECK(!all_blank((const unsigned char *)m.line,
 			    m.len), "blank line reported");
+			check_plain_run(&m);
 			e->text = fuzz_memdup(m.line, m.len);
 			e->len = m.len;
 			/* Now and then take the buffer, as the worker does. */
@@ -496,6 +519,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return (0);
 	max_bytes = data[0] | (size_t)(data[1] & 0x0f) << 8;
+	if (data[1] & 0x10)
+		max_bytes *= 64;
 	ck.mode = data[2];
 	ck.param = data[3];
 	ck.state = 0x9e3779b9u ^ (uint32_t)data[2] << 8 ^ data[3];

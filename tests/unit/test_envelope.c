@@ -877,6 +877,212 @@ START_TEST(test_envelope_top_keys)
 }
 END_TEST
 
+/*
+ * The opening {"jsonrpc":"2.0", and an "id" right after it are taken in
+ * one compare each: the same spans, errors and duplicates as the long
+ * way, whatever follows them.
+ */
+START_TEST(test_envelope_leading_members)
+{
+	static const struct {
+		const char	*m;
+		size_t		 fail;		/* 0: valid */
+	} cases[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":{}}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":{\"a\":[1]},\"result\":0}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":[],\"error\":{\"code\":1}}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":null}", 0 },
+		{ "{\"jsonrpc\":\"2.0\", \"id\": 7 ,\"method\":\"m\"}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\n\t\"id\":\n-0.5e3}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":1}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\" :1}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"idx\":1,\"id\":2}", 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"x\":1}", 0 },
+		/* Errors at the same byte as the long way. */
+		{ "{\"jsonrpc\":\"2.0\",}", 17 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":}", 22 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2}", 24 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"jsonrpc\":\"2.0\"}", 24 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"i\\u0064\":2}", 24 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":01}", 23 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1", AT_END },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":", AT_END },
+		{ "{\"jsonrpc\":\"2.0\",", AT_END },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1}x", 24 },
+	};
+	struct envelope	 env;
+	const char	*m;
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		m = cases[i].m;
+		if (cases[i].fail == 0) {
+			scan_ok(m, &env);
+			crosscheck(m, strlen(m), &env);
+		} else
+			fail_at(m, strlen(m), cases[i].fail);
+	}
+
+	m = cases[0].m;
+	scan_ok(m, &env);
+	assert_span(m, &env.jsonrpc, ENVELOPE_STRING, "\"2.0\"");
+	ck_assert_int_eq(env.jsonrpc.plain, 1);
+	assert_span(m, &env.id, ENVELOPE_NUMBER, "1");
+	assert_span(m, &env.method, ENVELOPE_STRING, "\"ping\"");
+	m = cases[2].m;
+	scan_ok(m, &env);
+	assert_span(m, &env.id, ENVELOPE_OBJECT, "{\"a\":[1]}");
+	assert_span(m, &env.result, ENVELOPE_NUMBER, "0");
+	m = cases[5].m;
+	scan_ok(m, &env);
+	assert_span(m, &env.id, ENVELOPE_NUMBER, "7");
+	m = cases[9].m;
+	scan_ok(m, &env);
+	assert_span(m, &env.id, ENVELOPE_NUMBER, "2");
+}
+END_TEST
+
+static int
+plain_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x80 && c != '"' && c != '\\');
+}
+
+/*
+ * envelope_plain_prefix and _suffix against a byte loop, over every
+ * length and position of one byte needing attention, in texts long
+ * enough for the 16- and 64-byte blocks and the AVX2 path.
+ */
+START_TEST(test_envelope_plain_prefix_suffix)
+{
+	static const unsigned char odd[] = { '"', '\\', 0x00, 0x1f,
+	    0x80, 0xc3, 0xff, '\n' };
+	unsigned char	*t;
+	size_t		 len, at, k, want, bad = 0;
+
+	t = xmalloc(2100);
+	for (len = 0; len <= 2100; len += (len < 200 ? 1 : 97)) {
+		memset(t, 'a', len);
+		ck_assert_uint_eq(envelope_plain_prefix((char *)t, len), len);
+		ck_assert_uint_eq(envelope_plain_suffix((char *)t, len), len);
+		for (at = 0; at < len; at += (len < 200 ? 1 : 13)) {
+			for (k = 0; k < sizeof odd; k++) {
+				memset(t, 'a', len);
+				t[at] = odd[k];
+				/* A second one later, for the suffix. */
+				if (at + 7 < len)
+					t[at + 7] = '"';
+				for (want = 0; want < len && plain_byte(t[want]);
+				    want++)
+					;
+				if (envelope_plain_prefix((char *)t, len) !=
+				    want)
+					bad++;
+				for (want = 0; want < len &&
+				    plain_byte(t[len - 1 - want]); want++)
+					;
+				if (envelope_plain_suffix((char *)t, len) !=
+				    want)
+					bad++;
+			}
+		}
+		/* One assertion per length: check records each one. */
+		ck_assert_msg(bad == 0, "%zu wrong spans at length %zu", bad,
+		    len);
+	}
+	free(t);
+}
+END_TEST
+
+/* tmpl with each "%s" replaced by pad. */
+static char *
+fill_in(const char *tmpl, const char *pad)
+{
+	const char	*p;
+	char		*out;
+	size_t		 n = 0, plen = strlen(pad);
+
+	out = xmalloc(strlen(tmpl) + 3 * plen + 1);
+	for (p = tmpl; *p != '\0'; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			memcpy(out + n, pad, plen);
+			n += plen;
+			p++;
+		} else
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	return (out);
+}
+
+/*
+ * A span known to be plain changes nothing the scanner says, wherever it
+ * lies in the line (in a string, a key, between tokens, across the end
+ * of a string): the same result, error offset and members.  A span
+ * outside the line is ignored.
+ */
+START_TEST(test_envelope_scan_plain)
+{
+	static const char *const lines[] = {
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"%s\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"%s\\n\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"\\u00e9%s\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"%s\x01\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"%s",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"%s\":1}}",
+		"{\"a\":[\"%s\",\"%s\"],\"id\":\"%s\"}",
+	};
+	struct envelope		 e1, e2;
+	struct envelope_span	 span;
+	char			*pad, *line;
+	size_t			 i, len, err1, err2, off, n, run, bad = 0;
+	int			 rc1, rc2;
+
+	pad = xmalloc(3000);
+	memset(pad, 'p', 2999);
+	pad[2999] = '\0';
+	for (i = 0; i < nitems(lines); i++) {
+		line = fill_in(lines[i], pad);
+		len = strlen(line);
+		rc1 = envelope_scan(line, len, &e1, &err1);
+		for (off = 0; off < len; off += off % 400 < 80 ? 1 : 37) {
+			for (run = 0; off + run < len &&
+			    plain_byte(line[off + run]); run++)
+				;
+			/* Some lengths, and the whole run up to the byte after. */
+			for (n = 0; n <= run; n = n == run ? n + 1 :
+			    (n + 1 + run / 5 < run ? n + 1 + run / 5 : run)) {
+				span.off = off;
+				span.len = n;
+				err2 = 12345;
+				rc2 = envelope_scan_plain(line, len, &span, &e2,
+				    &err2);
+				if (rc1 != rc2 || (rc1 != 0 && err1 != err2) ||
+				    memcmp(&e1, &e2, sizeof e1) != 0)
+					bad++;
+			}
+		}
+		ck_assert_msg(bad == 0, "line %zu: %zu spans change the scan",
+		    i, bad);
+		/* Outside the line, or past its end: ignored. */
+		span.off = len;
+		span.len = 1;
+		ck_assert_int_eq(envelope_scan_plain(line, len, &span, &e2,
+		    &err2), rc1);
+		span.off = SIZE_MAX;
+		span.len = 2;
+		ck_assert_int_eq(envelope_scan_plain(line, len, &span, &e2,
+		    &err2), rc1);
+		ck_assert_int_eq(envelope_scan_plain(line, len, NULL, &e2,
+		    &err2), rc1);
+		ck_assert(memcmp(&e1, &e2, sizeof e1) == 0);
+		free(line);
+	}
+	free(pad);
+}
+END_TEST
+
 /* Digits are skipped eight at a time: numbers ending at every position. */
 START_TEST(test_envelope_digit_runs)
 {
@@ -2594,6 +2800,9 @@ unit_suite(void)
 	tcase_add_test(tc, test_envelope_string_eq_paths);
 	tcase_add_test(tc, test_envelope_prefixes);
 	tcase_add_test(tc, test_envelope_top_keys);
+	tcase_add_test(tc, test_envelope_leading_members);
+	tcase_add_test(tc, test_envelope_plain_prefix_suffix);
+	tcase_add_test(tc, test_envelope_scan_plain);
 	tcase_add_test(tc, test_envelope_digit_runs);
 	tcase_add_test(tc, test_envelope_lone_surrogates);
 	tcase_add_test(tc, test_envelope_duplicates);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envelope.h"
 #include "frame.h"
 #include "unit.h"
 #include "xmalloc.h"
@@ -827,6 +828,190 @@ START_TEST(test_frame_big_line)
 }
 END_TEST
 
+/* A byte a JSON string may hold as it is (envelope.h), said again here. */
+static int
+plain_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x80 && c != '"' && c != '\\');
+}
+
+/*
+ * Feed text in chunks of chunk bytes (read into frame_space, as the
+ * daemon does); every line's plain run must be plain, inside the line and
+ * long enough, and the scanner must say the same with and without it.
+ * Returns the run of the last line.
+ */
+static void
+feed_runs(const char *text, size_t len, size_t chunk, size_t *lines,
+    size_t *off, size_t *run)
+{
+	struct frame		*f;
+	struct frame_msg	 m;
+	struct envelope		 e1, e2;
+	struct envelope_span	 span;
+	size_t			 at, n, avail, i, err1 = 0, err2 = 0;
+	char			*p;
+
+	*lines = *off = *run = 0;
+	f = frame_new(4 * MIB);
+	for (at = 0; at < len; at += n) {
+		n = len - at < chunk ? len - at : chunk;
+		p = frame_space(f, &avail);
+		if (n > avail)
+			n = avail;
+		memcpy(p, text + at, n);
+		frame_commit(f, n);
+		while (frame_next(f, &m) == FRAME_LINE) {
+			(*lines)++;
+			*off = m.plain_off;
+			*run = m.plain_len;
+			if (m.plain_len == 0)
+				continue;
+			ck_assert_uint_ge(m.plain_len, FRAME_PLAIN_CHUNK_BYTES);
+			ck_assert_uint_le(m.plain_off + m.plain_len, m.len);
+			/* One assertion: check writes a record for each. */
+			for (i = m.plain_off; i < m.plain_off + m.plain_len &&
+			    plain_byte(m.line[i]); i++)
+				;
+			ck_assert_msg(i == m.plain_off + m.plain_len,
+			    "byte %zu of the run is 0x%02x", i,
+			    (unsigned char)m.line[i]);
+			span.off = m.plain_off;
+			span.len = m.plain_len;
+			ck_assert_int_eq(envelope_scan(m.line, m.len, &e1, &err1),
+			    envelope_scan_plain(m.line, m.len, &span, &e2,
+			    &err2));
+			ck_assert_uint_eq(err1, err2);
+			ck_assert(memcmp(&e1, &e2, sizeof e1) == 0);
+		}
+	}
+	frame_free(f);
+}
+
+/* A reply whose result is one long string, then a short line. */
+static char *
+runs_message(size_t text, size_t *len, size_t *text_at)
+{
+	static const char	 head[] =
+	    "{\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"";
+	static const char	 tail[] = "\"}]},\"id\":7}\n{\"id\":8}\n";
+	char			*m;
+
+	*len = sizeof head - 1 + text + sizeof tail - 1;
+	m = xmalloc(*len);
+	memcpy(m, head, sizeof head - 1);
+	memset(m + sizeof head - 1, 'x', text);
+	memcpy(m + sizeof head - 1 + text, tail, sizeof tail - 1);
+	*text_at = sizeof head - 1;
+	return (m);
+}
+
+/*
+ * Large reads find a long string's text as a plain run, exactly; small
+ * reads report none (a run is only cut short, never guessed), and the
+ * next line does not inherit one.
+ */
+START_TEST(test_frame_plain_runs)
+{
+	char	*m;
+	size_t	 len, text_at, lines, off, run, text = 3 * MIB + 123;
+
+	m = runs_message(text, &len, &text_at);
+	feed_runs(m, len, FRAME_READ_CHUNK_BYTES, &lines, &off, &run);
+	ck_assert_uint_eq(lines, 2);
+	ck_assert_uint_eq(run, 0);		/* the short line after it */
+
+	/* Stop at the first line to see its run. */
+	feed_runs(m, len - strlen("{\"id\":8}\n"), FRAME_READ_CHUNK_BYTES,
+	    &lines, &off, &run);
+	ck_assert_uint_eq(lines, 1);
+	ck_assert_uint_eq(off, text_at);
+	/* Up to the last read, which is short: its bytes are not counted. */
+	ck_assert_uint_le(run, text);
+	ck_assert_uint_gt(run, text - FRAME_PLAIN_CHUNK_BYTES);
+
+	/* Reads of 1 KiB: no run at all. */
+	feed_runs(m, len, 1024, &lines, &off, &run);
+	ck_assert_uint_eq(lines, 2);
+	feed_runs(m, len - strlen("{\"id\":8}\n"), 1024, &lines, &off, &run);
+	ck_assert_uint_eq(run, 0);
+	free(m);
+}
+END_TEST
+
+/*
+ * Random lines of plain stretches and bytes needing attention (quotes,
+ * escapes, UTF-8, control characters, newlines), read in random chunk
+ * sizes: every run reported is right (feed_runs checks it), whatever the
+ * split.
+ */
+START_TEST(test_frame_plain_runs_random)
+{
+	static const char	 odd[] = "\"\\\xc3\xa9\x01\t\n{}[],:";
+	char			*text;
+	size_t			 cap = MIB, len, n, k, lines, off, run;
+	size_t			 reported = 0;
+	unsigned int		 seed = 12345, round;
+
+	text = xmalloc(cap);
+	for (round = 0; round < 16; round++) {
+		len = 0;
+		while (len < cap - 1) {
+			seed = seed * 1103515245 + 12345;
+			n = (seed >> 8) % (round % 2 ? 300000 : 5000);
+			if (n > cap - 1 - len)
+				n = cap - 1 - len;
+			memset(text + len, 'a' + round % 26, n);
+			len += n;
+			seed = seed * 1103515245 + 12345;
+			for (k = (seed >> 16) % 3; k > 0 && len < cap - 1; k--) {
+				seed = seed * 1103515245 + 12345;
+				text[len++] = odd[(seed >> 8) % (sizeof odd - 1)];
+			}
+		}
+		text[len++] = '\n';
+		seed = seed * 1103515245 + 12345;
+		feed_runs(text, len, 1 + (seed >> 8) % (2 *
+		    FRAME_READ_CHUNK_BYTES), &lines, &off, &run);
+		reported += run;
+		feed_runs(text, len, FRAME_READ_CHUNK_BYTES, &lines, &off,
+		    &run);
+		reported += run;
+	}
+	/* The check is not vacuous: long runs were found. */
+	ck_assert_uint_gt(reported, 0);
+	free(text);
+}
+END_TEST
+
+/* A line too long is discarded: the line after it has no run of its. */
+START_TEST(test_frame_plain_runs_discard)
+{
+	struct frame		*f;
+	struct frame_msg	 m;
+	char			*big;
+	size_t			 n = 256 * 1024, got = 0;
+	enum frame_event	 type;
+
+	big = xmalloc(n);
+	memset(big, 'y', n);
+	f = frame_new(64 * 1024);
+	frame_push(f, big, n);
+	frame_push(f, "\n{\"a\":1}\n", 9);
+	while ((type = frame_next(f, &m)) != FRAME_NONE) {
+		if (type != FRAME_LINE)
+			continue;
+		got++;
+		ck_assert_uint_eq(m.len, 7);
+		ck_assert_uint_eq(m.plain_len, 0);
+	}
+	ck_assert_uint_eq(got, 1);
+	frame_free(f);
+	free(big);
+}
+END_TEST
+
 START_TEST(test_frame_big_oversize_bytewise)
 {
 	struct frame		*f;
@@ -935,6 +1120,9 @@ unit_suite(void)
 	tcase_add_test(tc, test_frame_steal);
 	tcase_add_test(tc, test_frame_big_oversize_bytewise);
 	tcase_add_test(tc, test_frame_pending_handed_over);
+	tcase_add_test(tc, test_frame_plain_runs);
+	tcase_add_test(tc, test_frame_plain_runs_random);
+	tcase_add_test(tc, test_frame_plain_runs_discard);
 	suite_add_tcase(s, tc);
 
 	return (s);

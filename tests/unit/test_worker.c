@@ -226,6 +226,12 @@ transport_steal_line(struct transport *t, const char *line, size_t *size)
 	return (NULL);
 }
 
+const struct envelope_span *
+transport_line_plain(const struct transport *t, const char *line)
+{
+	return (NULL);
+}
+
 pid_t
 transport_pid(const struct transport *t)
 {
