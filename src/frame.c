@@ -693,6 +693,9 @@ frame_steal(struct frame *f, size_t *size)
 		cap = FRAME_INITIAL_BYTES;
 	if (cap > f->limit)
 		cap = f->limit;
+	/* A push larger than a read may leave more than the limit behind. */
+	if (cap < live)
+		cap = live;
 	fresh = xmalloc(cap);
 	memcpy(fresh, old + f->start, live);
 	f->examined += live;

@@ -24,7 +24,7 @@ targets=${*:-frame envelope conf client control sse httphdr remote tokens callba
 
 max_len() {
 	case $1 in
-	frame)		echo 20000 ;;
+	frame)		echo 70000 ;;
 	client)		echo 8192 ;;
 	remote)		echo 8192 ;;
 	*)		echo 4096 ;;
