@@ -19,6 +19,7 @@
 
 struct attachment;
 struct client;
+struct envelope_span;
 struct filter;
 struct glink;
 struct mcpd;
@@ -33,8 +34,9 @@ void		 router_free(struct router *);
 void		 router_session_ready(struct router *, int first);
 void		 router_session_down(struct router *, const char *reason);
 void		 router_session_unavailable(struct router *);
+/* A stdout line, with the plain run the framer saw in it (or NULL). */
 void		 router_server_line(struct router *, const char *line,
-		    size_t len);
+		    size_t len, const struct envelope_span *plain);
 void		 router_server_oversize(struct router *, size_t total,
 		    const char *id, size_t id_len);
 void		 router_stdin_drained(struct router *);

@@ -286,15 +286,12 @@ router_server_request(struct router *r, const char *line, size_t len,
 }
 
 void
-router_server_line(struct router *r, const char *line, size_t len)
+router_server_line(struct router *r, const char *line, size_t len,
+    const struct envelope_span *plain)
 {
-	static const struct envelope_span none;
-	const struct envelope_span	*plain;
-	struct envelope			 env;
-	size_t				 erroff;
+	struct envelope	 env;
+	size_t		 erroff;
 
-	if ((plain = worker_line_plain(r->worker, line)) == NULL)
-		plain = &none;
 	if (envelope_scan_plain(line, len, plain, &env, &erroff) != 0) {
 		worker_dropped_line(r->worker, line, len, erroff);
 		return;

@@ -34,7 +34,6 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
-#include "envelope.h"
 #include "frame.h"
 #include "guard.h"
 #include "handover.h"
@@ -73,7 +72,6 @@ struct transport {
 	struct event		*ev_status;
 	struct frame		*status_frame;
 	const char		*current_line;	/* being delivered */
-	struct envelope_span	 current_plain;	/* its plain run (frame.h) */
 	int			 closed_by_owner; /* transport_close_input */
 	int			 reaped;	/* the process has exited */
 
@@ -222,12 +220,6 @@ transport_steal_line(struct transport *t, const char *line, size_t *size)
 	return (buf);
 }
 
-const struct envelope_span *
-transport_line_plain(const struct transport *t, const char *line)
-{
-	return (t->current_line == line ? &t->current_plain : NULL);
-}
-
 static void
 transport_out_frames(struct transport *t)
 {
@@ -238,9 +230,7 @@ transport_out_frames(struct transport *t)
 		switch (ev) {
 		case FRAME_LINE:
 			t->current_line = m.line;
-			t->current_plain.off = m.plain_off;
-			t->current_plain.len = m.plain_len;
-			t->cb->line(t->arg, m.line, m.len);
+			t->cb->line(t->arg, m.line, m.len, &m.plain);
 			t->current_line = NULL;
 			break;
 		case FRAME_OVERSIZE:
@@ -526,6 +516,7 @@ transport_setup(struct mcpd *mcpd, struct transport *t,
 	t->cb = cb;
 	t->arg = arg;
 	t->out_frame = frame_new(cs->max_message_bytes);
+	frame_track_plain(t->out_frame);
 	t->err_frame = frame_new(TRANSPORT_STDERR_LINE_MAX_BYTES);
 	t->in = outq_new(mcpd, t->proc.in_fd, &transport_in_cb, t);
 	t->ev_out = event_new(mcpd->base, t->proc.out_fd,

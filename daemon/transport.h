@@ -31,8 +31,12 @@ struct mcpd;
 struct transport;
 
 struct transport_cb {
-	/* A line of stdout (without its newline). */
-	void	(*line)(void *arg, const char *line, size_t len);
+	/*
+	 * A line of stdout (without its newline), and the run of plain
+	 * bytes the framer saw in it (frame.h; length 0 for none).
+	 */
+	void	(*line)(void *arg, const char *line, size_t len,
+		    const struct envelope_span *plain);
 	/*
 	 * A message over max_message_bytes was discarded: its size, the id
 	 * found at its start (or NULL) and its first bytes.
@@ -100,12 +104,6 @@ void		 transport_kill(struct transport *);
  */
 char		*transport_steal_line(struct transport *, const char *line,
 		    size_t *size);
-/*
- * From inside `line': the run of plain bytes the framer saw in that line
- * (see frame.h), or NULL if it is not the line being delivered.
- */
-const struct envelope_span *transport_line_plain(const struct transport *,
-		    const char *line);
 pid_t		 transport_pid(const struct transport *);
 /* "cgroup", "reaper" or "process-group". */
 const char	*transport_containment(const struct transport *);

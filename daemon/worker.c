@@ -683,7 +683,8 @@ worker_dropped_line(struct worker *w, const char *line, size_t len,
  * never builds a tree.
  */
 static void
-worker_handle_line(void *arg, const char *line, size_t len)
+worker_handle_line(void *arg, const char *line, size_t len,
+    const struct envelope_span *plain)
 {
 	struct worker	*w = arg;
 	cJSON		*msg, *id;
@@ -715,7 +716,7 @@ worker_handle_line(void *arg, const char *line, size_t len)
 		}
 		cJSON_Delete(msg);
 	}
-	router_server_line(w->router, line, len);
+	router_server_line(w->router, line, len, plain);
 }
 
 /*
@@ -2105,13 +2106,6 @@ size_t
 worker_stdin_queued(const struct worker *w)
 {
 	return (w->tp != NULL ? transport_queued(w->tp) : 0);
-}
-
-/* While the router handles a stdout line: its plain run, if known. */
-const struct envelope_span *
-worker_line_plain(const struct worker *w, const char *line)
-{
-	return (w->tp != NULL ? transport_line_plain(w->tp, line) : NULL);
 }
 
 /*

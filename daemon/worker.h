@@ -29,7 +29,6 @@
 #include "conf.h"
 
 struct envelope_edit;
-struct envelope_span;
 struct iovec;
 struct logs;
 struct mcpd;
@@ -137,9 +136,6 @@ int		 worker_write_edit(struct worker *, const char *line,
 size_t		 worker_stdin_queued(const struct worker *);
 char		*worker_steal_line(struct worker *, const char *line,
 		    size_t *size);
-/* The plain run the framer saw in that line, or NULL (transport.h). */
-const struct envelope_span *worker_line_plain(const struct worker *,
-		    const char *line);
 /* A stdout line that is not one JSON object: dropped and counted. */
 void		 worker_dropped_line(struct worker *, const char *line,
 		    size_t len, size_t error_off);

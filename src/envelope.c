@@ -59,6 +59,13 @@ envelope_ws(const unsigned char *p, const unsigned char *end)
 	return (p);
 }
 
+/* A byte a string holds as it is (envelope.h); SSE2 asks the same. */
+static inline int
+envelope_plain_byte(unsigned char c)
+{
+	return (c >= ' ' && c < 0x80 && c != '"' && c != '\\');
+}
+
 /* Where the token after p begins: most messages are compact. */
 #define ENVELOPE_NEXT(p, end) \
 	((p) < (end) && *(p) > ' ' ? (p) : envelope_ws((p), (end)))
@@ -221,7 +228,7 @@ envelope_skip_plain(const unsigned char *start, const unsigned char *p,
 		p += 8;
 	}
 #endif
-	while (p < end && *p >= ' ' && *p < 0x80 && *p != '"' && *p != '\\')
+	while (p < end && envelope_plain_byte(*p))
 		p++;
 	return (p);
 }
@@ -253,8 +260,7 @@ envelope_plain_suffix(const char *text, size_t len)
 		e -= 16;
 	}
 #endif
-	while (e > start && e[-1] >= ' ' && e[-1] < 0x80 && e[-1] != '"' &&
-	    e[-1] != '\\')
+	while (e > start && envelope_plain_byte(e[-1]))
 		e--;
 	return (start + len - e);
 }
@@ -812,11 +818,11 @@ envelope_clear(struct envelope *env)
 #endif
 }
 
-/* {"jsonrpc":"2.0", as compact JSON writes it: its value's place. */
-#define ENVELOPE_PREFIX			"{\"jsonrpc\":\"2.0\","
-#define ENVELOPE_PREFIX_BYTES		(sizeof ENVELOPE_PREFIX - 1)
-#define ENVELOPE_PREFIX_VALUE_OFF	11
-#define ENVELOPE_PREFIX_VALUE_BYTES	5
+/* "jsonrpc":"2.0", as compact JSON writes it, and its value's place. */
+#define ENVELOPE_LEAD			"\"jsonrpc\":\"2.0\","
+#define ENVELOPE_LEAD_BYTES		(sizeof ENVELOPE_LEAD - 1)
+#define ENVELOPE_LEAD_VALUE_OFF		10
+#define ENVELOPE_LEAD_VALUE_BYTES	5
 #define ENVELOPE_ID_KEY			"\"id\":"
 #define ENVELOPE_ID_KEY_BYTES		(sizeof ENVELOPE_ID_KEY - 1)
 
@@ -845,22 +851,23 @@ envelope_scan_known(const char *line, size_t len,
 	if (p == end || *p != '{')
 		goto fail;
 	/*
-	 * Nearly every message starts with the same 17 bytes: the object
-	 * opened at depth 1 and its "jsonrpc" member, taken in one compare.
+	 * Nearly every message opens with {"jsonrpc":"2.0", and then "id":,
+	 * each taken in one compare.  The state set here is what open_object
+	 * sets for the top level (no slot, kind TOP), written out: going
+	 * through open_object costs 25 more instructions a message.
 	 */
-	if (end - p > (ptrdiff_t)ENVELOPE_PREFIX_BYTES &&
-	    memcmp(p, ENVELOPE_PREFIX, ENVELOPE_PREFIX_BYTES) == 0) {
+	if (end - p > (ptrdiff_t)ENVELOPE_LEAD_BYTES &&
+	    memcmp(p + 1, ENVELOPE_LEAD, ENVELOPE_LEAD_BYTES) == 0) {
 		depth = 1;
 		objects[0] = 1;
 		in_object = 1;
 		cur_ctx = ctx[1] = ENVELOPE_CTX_TOP;
 		open_slot[1] = NULL;
-		env->jsonrpc.off = p + ENVELOPE_PREFIX_VALUE_OFF - base;
-		env->jsonrpc.len = ENVELOPE_PREFIX_VALUE_BYTES;
+		env->jsonrpc.off = p + 1 + ENVELOPE_LEAD_VALUE_OFF - base;
+		env->jsonrpc.len = ENVELOPE_LEAD_VALUE_BYTES;
 		env->jsonrpc.type = ENVELOPE_STRING;
 		env->jsonrpc.plain = 1;
-		p = ENVELOPE_NEXT(p + ENVELOPE_PREFIX_BYTES, end);
-		/* And most go on with the id. */
+		p = ENVELOPE_NEXT(p + 1 + ENVELOPE_LEAD_BYTES, end);
 		if (end - p > (ptrdiff_t)ENVELOPE_ID_KEY_BYTES &&
 		    memcmp(p, ENVELOPE_ID_KEY, ENVELOPE_ID_KEY_BYTES) == 0) {
 			slot = &env->id;

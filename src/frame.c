@@ -25,11 +25,12 @@
  * The memory bound assumes the caller pulls events with frame_next until
  * FRAME_NONE before each read of at most FRAME_READ_CHUNK_BYTES.
  *
- * Large chunks of a line are also searched for runs of plain bytes (the
- * bytes a JSON string holds as they are), while they are still in the
- * cache: the message's scanner then skips the longest run instead of
- * reading it again from memory.  A run is only ever cut short, never
- * made longer than what was seen: small chunks end it.
+ * With frame_track_plain, large chunks of a line are also searched for
+ * runs of plain bytes (the bytes a JSON string holds as they are), while
+ * they are still in the cache: the message's scanner then skips the
+ * longest run instead of reading it again from memory.  A run is only
+ * ever cut short, never made longer than what was seen: small chunks end
+ * it.
  */
 
 #include "config.h"
@@ -42,7 +43,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "envelope.h"
 #include "frame.h"
 #include "xmalloc.h"
 
@@ -95,6 +95,7 @@ struct frame {
 	size_t		 limit;		/* most the buffer grows to */
 	size_t		 examined;	/* bytes searched or moved */
 	/* Plain runs of the line in progress, as offsets from start. */
+	int		 track_plain;
 	size_t		 run_off;	/* the run that ends at scan */
 	size_t		 run_len;
 	size_t		 best_off;	/* the longest run of the line */
@@ -524,6 +525,12 @@ frame_new(size_t max_bytes)
 }
 
 void
+frame_track_plain(struct frame *f)
+{
+	f->track_plain = 1;
+}
+
+void
 frame_free(struct frame *f)
 {
 	if (f == NULL)
@@ -565,8 +572,8 @@ frame_line_runs(struct frame *f, struct frame_msg *msg, size_t len)
 	frame_run_end(f);
 	if (f->best_len >= FRAME_PLAIN_CHUNK_BYTES &&
 	    f->best_off + f->best_len <= len) {
-		msg->plain_off = f->best_off;
-		msg->plain_len = f->best_len;
+		msg->plain.off = f->best_off;
+		msg->plain.len = f->best_len;
 	}
 	frame_runs_reset(f);
 }
@@ -620,7 +627,8 @@ frame_next(struct frame *f, struct frame_msg *msg)
 
 		nl = NULL;
 		if (f->scan < f->end) {
-			if (f->end - f->scan >= FRAME_PLAIN_CHUNK_BYTES)
+			if (f->track_plain &&
+			    f->end - f->scan >= FRAME_PLAIN_CHUNK_BYTES)
 				nl = frame_scan_runs(f);
 			else {
 				nl = frame_find_nl(f->buf + f->scan,

@@ -25,6 +25,8 @@
 
 #include <stddef.h>
 
+#include "envelope.h"
+
 #define FRAME_HEAD_BYTES	256	/* kept of an oversized message */
 #define FRAME_ID_MAX_BYTES	128	/* longest recoverable id text */
 #define FRAME_GARBAGE_FACTOR	4	/* discard this many x max, then garbage */
@@ -47,13 +49,12 @@ struct frame_msg {
 	const char	*id;	/* OVERSIZE: JSON text of top-level "id" or NULL */
 	size_t		 id_len;
 	/*
-	 * FRAME_LINE: the longest run of plain bytes (envelope_span: no '"',
-	 * '\\', control character or byte >= 0x80) seen in the line while
-	 * it was read in chunks of at least FRAME_PLAIN_CHUNK_BYTES, and of
-	 * at least that length; offsets in the line.  0 / 0 for none.
+	 * FRAME_LINE, with frame_track_plain: the longest run of plain bytes
+	 * (envelope.h) seen in the line while it was read in chunks of at
+	 * least FRAME_PLAIN_CHUNK_BYTES, and of at least that length; offsets
+	 * in the line.  Length 0 for none.
 	 */
-	size_t		 plain_off;
-	size_t		 plain_len;
+	struct envelope_span plain;
 };
 
 #define FRAME_PLAIN_CHUNK_BYTES	16384
@@ -62,6 +63,8 @@ struct frame;
 
 struct frame	*frame_new(size_t max_bytes);
 void		 frame_free(struct frame *);
+/* Report plain runs (frame_msg.plain) from now on: off by default. */
+void		 frame_track_plain(struct frame *);
 /* Room to read into; *avail is at least FRAME_READ_CHUNK_BYTES. */
 char		*frame_space(struct frame *, size_t *avail);
 void		 frame_commit(struct frame *, size_t n);

@@ -565,13 +565,6 @@ worker_stdin_queued(const struct worker *w)
 	return (w->stdin_high ? FUZZ_STDIN_HIGH_BYTES : 0);
 }
 
-/* worker.c: no plain run is known (fuzz_frame and fuzz_envelope try them). */
-const struct envelope_span *
-worker_line_plain(const struct worker *w, const char *line)
-{
-	return (NULL);
-}
-
 /* worker.c: the buffer of the stdout line being routed, taken once. */
 char *
 worker_steal_line(struct worker *w, const char *line, size_t *size)
@@ -1131,7 +1124,8 @@ server_line(const char *line, size_t len)
 	F.line_size = len + 64;
 	F.line_buf = xmalloc(F.line_size);
 	memcpy(F.line_buf, line, len);
-	router_server_line(F.router, F.line_buf, len);
+	/* No plain run: fuzz_frame and fuzz_envelope try those. */
+	router_server_line(F.router, F.line_buf, len, NULL);
 	free(F.line_buf);
 	F.line_buf = NULL;
 }

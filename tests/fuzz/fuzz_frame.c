@@ -5,7 +5,8 @@
  *	bytes 0-1	max_bytes: (b0 | (b1 & 0x0f) << 8), 0..4095, so the
  *			limit and the garbage cap (4 x max) are reached;
  *			times 64 when bit 4 of b1 is set, so that lines long
- *			enough for plain runs (frame.h) pass
+ *			enough for plain runs (frame.h) pass; bit 5 of b1
+ *			leaves frame_track_plain off
  *	byte 2		chunking: bits 0-1 fixed size / small random / large
  *			random / all at once; bit 2 read through frame_space
  *			and frame_commit; bit 3 mix that with frame_push at
@@ -332,6 +333,7 @@ struct chunker {
 	int		 mode;
 	size_t		 param;
 	size_t		 stolen_live;	/* bytes frame_steal had to copy */
+	int		 plain;		/* frame_track_plain was called */
 };
 
 static uint32_t
@@ -370,20 +372,24 @@ chunker_next(struct chunker *c, size_t left)
 	return (n);
 }
 
-/* A line's plain run: inside it, long enough, and plain throughout. */
+/*
+ * A line's plain run: none unless asked for, else inside the line, long
+ * enough, and plain throughout.
+ */
 static void
-check_plain_run(const struct frame_msg *m)
+check_plain_run(const struct frame_msg *m, int tracked)
 {
 	const unsigned char	*p = (const unsigned char *)m->line;
 	size_t			 i;
 
-	if (m->plain_len == 0)
+	if (m->plain.len == 0)
 		return;
-	FUZZ_CHECK(m->plain_len >= FRAME_PLAIN_CHUNK_BYTES &&
-	    m->plain_off <= m->len && m->plain_len <= m->len - m->plain_off,
-	    "plain run [%zu, +%zu) in a line of %zu", m->plain_off,
-	    m->plain_len, m->len);
-	for (i = m->plain_off; i < m->plain_off + m->plain_len; i++)
+	FUZZ_CHECK(tracked, "a plain run without frame_track_plain");
+	FUZZ_CHECK(m->plain.len >= FRAME_PLAIN_CHUNK_BYTES &&
+	    m->plain.off <= m->len && m->plain.len <= m->len - m->plain.off,
+	    "plain run [%zu, +%zu) in a line of %zu", m->plain.off,
+	    m->plain.len, m->len);
+	for (i = m->plain.off; i < m->plain.off + m->plain.len; i++)
 		FUZZ_CHECK(p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' &&
 		    p[i] != '\\', "byte %zu of the plain run is 0x%02x", i,
 		    p[i]);
@@ -410,7 +416,7 @@ drain(struct frame *f, struct event_list *l, size_t max_bytes,
 			    "line holds a newline");
 			FUZZ_CHECK(!all_blank((const unsigned char *)m.line,
 			    m.len), "blank line reported");
-			check_plain_run(&m);
+			check_plain_run(&m, ck->plain);
 			e->text = fuzz_memdup(m.line, m.len);
 			e->len = m.len;
 			/* Now and then take the buffer, as the worker does. */
@@ -530,6 +536,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 4;
 
 	f = frame_new(max_bytes);
+	ck.plain = !(data[1] & 0x20);
+	if (ck.plain)
+		frame_track_plain(f);
 	for (left = len; left > 0; left -= n, p += n) {
 		n = chunker_next(&ck, left);
 		use_space = (ck.mode & 4) != 0;

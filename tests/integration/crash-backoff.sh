@@ -15,7 +15,7 @@ SLACK_MS=150		# scheduling slack allowed above the curve
 # A sanitized build forks two AddressSanitizer processes (the reaper, the
 # server) and starts a sanitized fake per restart: hundreds of ms that
 # are the sanitizer's, not mcpd's backoff.
-if ldd "$MCPD" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPD"; then
 	SLACK_MS=1500
 fi
 

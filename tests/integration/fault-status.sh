@@ -68,7 +68,7 @@ read -r max median <<<"$(printf '%s\n' "${times[@]}" | sort -n |
 	awk '{ v[NR] = $1 } END { print v[NR], v[int((NR + 1) / 2)] }')"
 restarts=$(server_field loop1 restarts)
 note "$i x mcpctl status while 3 servers crash-loop: median $median ms, max $max ms (bars: median $MEDIAN_BAR_MS, max $MAX_BAR_MS ms); loop1 started $((starts1 - starts0)) times meanwhile, restarts $restarts"
-if ldd "$MCPCTL" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPCTL"; then
 	# Starting a sanitized process is itself slow: not mcpd's time.
 	note "mcpctl is built with AddressSanitizer: its times are not asserted"
 else

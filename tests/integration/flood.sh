@@ -52,7 +52,7 @@ shopt -s nocasematch
 	fail "last_exit '$reason' does not say protocol violation"
 shopt -u nocasematch
 
-if ldd "$MCPD" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPD"; then
 	note "mcpd is built with AddressSanitizer: memory bound not asserted"
 else
 	[ "$hwm" -lt "$BOUND_KIB" ] ||

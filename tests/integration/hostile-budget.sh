@@ -49,7 +49,7 @@ grep -m1 "memory budget" "$MCPD_LOG" | sed 's/^/# /'
 [ "$cut" -ge 10 ] || fail "only $cut of 20 clients were cut off: $(cat "$T"/noread.* | jq -sc .)"
 grep -q "memory_budget_bytes $BUDGET) is used up and this client has" "$MCPD_LOG" ||
 	fail "mcpd did not log why it cut the clients off"
-if ldd "$MCPD" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPD"; then
 	note "mcpd is built with AddressSanitizer: its memory is not asserted"
 else
 	[ "$growth" -le "$bar" ] || fail "VmHWM grew by $growth MiB, more than $bar"

@@ -46,7 +46,7 @@ hwm1=$(vm_kib "$MCPD_PID" VmHWM)
 note "$PAIRS request+cancel pairs in $(($(now_ms) - t0)) ms: $out; mcpd VmHWM $hwm0 -> $hwm1 KiB (+$(((hwm1 - hwm0) / 1024)) MiB, bar 16 MiB)"
 [ "$(jq .inflight_after <<<"$out")" = 0 ] || fail "requests left in flight after the pairs: $out"
 [ "$(jq .replies <<<"$out")" = 0 ] || fail "cancelled requests got replies: $out"
-if ldd "$MCPD" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPD"; then
 	note "mcpd is built with AddressSanitizer: its memory is not asserted"
 else
 	[ $((hwm1 - hwm0)) -lt 16384 ] || fail "VmHWM grew by $((hwm1 - hwm0)) KiB for cancelled requests"

@@ -14,7 +14,7 @@
 need_node
 
 VGLOG=
-if ldd "$MCPD" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+if sanitized "$MCPD"; then
 	note "mcpd is built with sanitizers: they watch its memory"
 elif command -v valgrind >/dev/null 2>&1; then
 	VGLOG=$T/valgrind.log

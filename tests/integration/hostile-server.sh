@@ -45,7 +45,7 @@ out=$(ctl call calm echo text=still-here) || fail "calm did not answer during th
 hwm1=$(vm_kib "$MCPD_PID" VmHWM)
 growth=$(((hwm1 - hwm0) / 1024))
 note "mcpd VmHWM $hwm0 -> $hwm1 KiB: +$growth MiB while two servers asked $FLOOD times each without reading (bar 24 MiB)"
-if ldd "$MCPD" 2>/dev/null | grep -q libasan; then
+if sanitized "$MCPD"; then
 	note "mcpd is built with AddressSanitizer: its memory is not asserted"
 else
 	[ "$growth" -lt 24 ] || fail "mcpd grew by $growth MiB"

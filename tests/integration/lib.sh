@@ -180,6 +180,12 @@ describe_pid() {
 	fi
 }
 
+# sanitized BINARY: BINARY is built with AddressSanitizer or UBSan (make
+# check-sanitizers), whose memory use and start-up time are not mcpd's.
+sanitized() {
+	ldd "$1" 2>/dev/null | grep -q 'libasan\|libubsan'
+}
+
 # vm_kib PID FIELD: a /proc/PID/status memory field (VmRSS, VmHWM) in KiB.
 vm_kib() {
 	awk -v f="$2:" '$1 == f { print $2; found = 1 } END { exit !found }' \

@@ -270,7 +270,7 @@ if ! command -v strace >/dev/null 2>&1; then
 	note "strace is not installed: the bind-time umask is not traced"
 	exit 0
 fi
-if ldd "$MCPD" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+if sanitized "$MCPD"; then
 	# LeakSanitizer refuses to run under ptrace.
 	note "mcpd is built with sanitizers: the bind-time umask is not traced"
 	exit 0

@@ -10,7 +10,7 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed"
-if ldd "$MCPD" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+if sanitized "$MCPD"; then
 	skip "mcpd is built with sanitizers"
 fi
 

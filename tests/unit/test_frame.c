@@ -848,12 +848,12 @@ feed_runs(const char *text, size_t len, size_t chunk, size_t *lines,
 	struct frame		*f;
 	struct frame_msg	 m;
 	struct envelope		 e1, e2;
-	struct envelope_span	 span;
 	size_t			 at, n, avail, i, err1 = 0, err2 = 0;
 	char			*p;
 
 	*lines = *off = *run = 0;
 	f = frame_new(4 * MIB);
+	frame_track_plain(f);
 	for (at = 0; at < len; at += n) {
 		n = len - at < chunk ? len - at : chunk;
 		p = frame_space(f, &avail);
@@ -863,23 +863,21 @@ feed_runs(const char *text, size_t len, size_t chunk, size_t *lines,
 		frame_commit(f, n);
 		while (frame_next(f, &m) == FRAME_LINE) {
 			(*lines)++;
-			*off = m.plain_off;
-			*run = m.plain_len;
-			if (m.plain_len == 0)
+			*off = m.plain.off;
+			*run = m.plain.len;
+			if (m.plain.len == 0)
 				continue;
-			ck_assert_uint_ge(m.plain_len, FRAME_PLAIN_CHUNK_BYTES);
-			ck_assert_uint_le(m.plain_off + m.plain_len, m.len);
+			ck_assert_uint_ge(m.plain.len, FRAME_PLAIN_CHUNK_BYTES);
+			ck_assert_uint_le(m.plain.off + m.plain.len, m.len);
 			/* One assertion: check writes a record for each. */
-			for (i = m.plain_off; i < m.plain_off + m.plain_len &&
+			for (i = m.plain.off; i < m.plain.off + m.plain.len &&
 			    plain_byte(m.line[i]); i++)
 				;
-			ck_assert_msg(i == m.plain_off + m.plain_len,
+			ck_assert_msg(i == m.plain.off + m.plain.len,
 			    "byte %zu of the run is 0x%02x", i,
 			    (unsigned char)m.line[i]);
-			span.off = m.plain_off;
-			span.len = m.plain_len;
 			ck_assert_int_eq(envelope_scan(m.line, m.len, &e1, &err1),
-			    envelope_scan_plain(m.line, m.len, &span, &e2,
+			    envelope_scan_plain(m.line, m.len, &m.plain, &e2,
 			    &err2));
 			ck_assert_uint_eq(err1, err2);
 			ck_assert(memcmp(&e1, &e2, sizeof e1) == 0);
@@ -914,8 +912,11 @@ runs_message(size_t text, size_t *len, size_t *text_at)
  */
 START_TEST(test_frame_plain_runs)
 {
-	char	*m;
-	size_t	 len, text_at, lines, off, run, text = 3 * MIB + 123;
+	struct frame		*f;
+	struct frame_msg	 msg;
+	char			*m;
+	size_t			 len, text_at, lines, off, run;
+	size_t			 text = 3 * MIB + 123;
 
 	m = runs_message(text, &len, &text_at);
 	feed_runs(m, len, FRAME_READ_CHUNK_BYTES, &lines, &off, &run);
@@ -930,6 +931,13 @@ START_TEST(test_frame_plain_runs)
 	/* Up to the last read, which is short: its bytes are not counted. */
 	ck_assert_uint_le(run, text);
 	ck_assert_uint_gt(run, text - FRAME_PLAIN_CHUNK_BYTES);
+
+	/* Not asked for: none. */
+	f = frame_new(4 * MIB);
+	frame_push(f, m, len);
+	while (frame_next(f, &msg) == FRAME_LINE)
+		ck_assert_uint_eq(msg.plain.len, 0);
+	frame_free(f);
 
 	/* Reads of 1 KiB: no run at all. */
 	feed_runs(m, len, 1024, &lines, &off, &run);
@@ -997,6 +1005,7 @@ START_TEST(test_frame_plain_runs_discard)
 	big = xmalloc(n);
 	memset(big, 'y', n);
 	f = frame_new(64 * 1024);
+	frame_track_plain(f);
 	frame_push(f, big, n);
 	frame_push(f, "\n{\"a\":1}\n", 9);
 	while ((type = frame_next(f, &m)) != FRAME_NONE) {
@@ -1004,7 +1013,7 @@ START_TEST(test_frame_plain_runs_discard)
 			continue;
 		got++;
 		ck_assert_uint_eq(m.len, 7);
-		ck_assert_uint_eq(m.plain_len, 0);
+		ck_assert_uint_eq(m.plain.len, 0);
 	}
 	ck_assert_uint_eq(got, 1);
 	frame_free(f);

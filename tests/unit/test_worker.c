@@ -226,12 +226,6 @@ transport_steal_line(struct transport *t, const char *line, size_t *size)
 	return (NULL);
 }
 
-const struct envelope_span *
-transport_line_plain(const struct transport *t, const char *line)
-{
-	return (NULL);
-}
-
 pid_t
 transport_pid(const struct transport *t)
 {
@@ -284,7 +278,8 @@ router_session_unavailable(struct router *r)
 }
 
 void
-router_server_line(struct router *r, const char *line, size_t len)
+router_server_line(struct router *r, const char *line, size_t len,
+    const struct envelope_span *plain)
 {
 	F.lines++;
 }
@@ -562,7 +557,7 @@ server_says(const char *line)
 {
 	ck_assert_ptr_nonnull(F.tp);
 	F.tp->cb->heard(F.tp->arg);
-	F.tp->cb->line(F.tp->arg, line, strlen(line));
+	F.tp->cb->line(F.tp->arg, line, strlen(line), NULL);
 }
 
 /* The server's process ends; the transport is freed in `ended'. */
