@@ -21,6 +21,9 @@ SOFT=256
 HARD=1024
 FLOOD=1100		# more connections than HARD
 LINE_MS=3000		# client_line_timeout_ms
+# A sanitized build is slow to let 300 connections in: the first would
+# time out before the last arrived.
+sanitized "$MCPD" && LINE_MS=8000
 SLACK_MS=1500
 CAP=20			# max_connections_per_uid, in the last part
 STATUS_MAX_MS=2000
