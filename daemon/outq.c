@@ -41,6 +41,7 @@ struct outq {
 	struct event		*ev_write;	/* the fd is full: wait */
 	struct event		*ev_flush;	/* write what the batch queued */
 	int			 flush_pending;
+	int			 waiting;	/* ev_write is added */
 	int			 stopped;
 	const struct outq_cb	*cb;
 	void			*arg;
@@ -147,8 +148,10 @@ outq_write(struct outq *q)
 		q->cb->failed(q->arg, errno);
 		return (-1);
 	}
-	if (outq_length(q) == 0)
+	if (outq_length(q) == 0 && q->waiting) {
 		event_del(q->ev_write);
+		q->waiting = 0;
+	}
 	q->cb->written(q->arg, outq_length(q));
 	return (q->stopped ? -1 : 0);
 }
@@ -166,17 +169,18 @@ outq_flush_cb(evutil_socket_t fd, short events, void *arg)
 	struct outq	*q = arg;
 
 	q->flush_pending = 0;
-	if (q->stopped || event_pending(q->ev_write, EV_WRITE, NULL))
+	if (q->stopped || q->waiting)
 		return;
-	if (outq_write(q) == 0 && outq_length(q) > 0)
+	if (outq_write(q) == 0 && outq_length(q) > 0) {
 		event_add(q->ev_write, NULL);
+		q->waiting = 1;
+	}
 }
 
 void
 outq_flush(struct outq *q)
 {
-	if (q->stopped || q->flush_pending ||
-	    event_pending(q->ev_write, EV_WRITE, NULL))
+	if (q->stopped || q->flush_pending || q->waiting)
 		return;
 	q->flush_pending = 1;
 	event_active(q->ev_flush, EV_TIMEOUT, 0);
@@ -223,6 +227,7 @@ outq_stop(struct outq *q)
 {
 	q->stopped = 1;
 	event_del(q->ev_write);
+	q->waiting = 0;
 	event_del(q->ev_flush);
 	q->flush_pending = 0;
 	evbuffer_drain(q->buf, evbuffer_get_length(q->buf));
