@@ -8,7 +8,13 @@
  * serves it alone, and each connection gets its own server process (ids
  * cannot be shared without parsing).
  *
- *	minrelay SOCKET COMMAND [ARG...]
+ *	minrelay [-H] SOCKET COMMAND [ARG...]
+ *
+ * With -H the relay holds what the server writes until a line is whole
+ * and only then writes it to the client, in a buffer kept from line to
+ * line.  That is the least any proxy pays that must see a reply's id
+ * before it knows whom the reply is for (mcpd must, and the id may come
+ * last): the floor for a large reply, where the plain relay streams it.
  *
  * Knowing which side to read without polling takes one fact per line:
  * whether the client's line is a request (a reply will come) and whether
@@ -57,9 +63,12 @@ struct minrelay_conn {
 	pid_t			 server_pid;
 	long			 owed;		/* replies the client waits for */
 	struct minrelay_line	 up, down;
+	char			*hold;		/* -H: the server's partial line */
+	size_t			 hold_len, hold_cap;
 };
 
 static char	**minrelay_argv;
+static int	  minrelay_hold_lines;
 
 static void
 minrelay_fatal(const char *what)
@@ -127,6 +136,41 @@ minrelay_lines(struct minrelay_conn *c, struct minrelay_line *l, int up,
 	}
 }
 
+/*
+ * -H: read the server into the hold buffer and write only whole lines.
+ * 0, or -1 when the server is gone or the client cannot be written.
+ */
+static int
+minrelay_hold_read(struct minrelay_conn *c)
+{
+	const char	*nl;
+	ssize_t		 n;
+	size_t		 whole;
+
+	if (c->hold_cap - c->hold_len < MINRELAY_BUF_BYTES) {
+		c->hold_cap = c->hold_cap == 0 ? 2 * MINRELAY_BUF_BYTES :
+		    2 * c->hold_cap;
+		if ((c->hold = realloc(c->hold, c->hold_cap)) == NULL)
+			minrelay_fatal("realloc");
+	}
+	while ((n = read(c->from_server_fd, c->hold + c->hold_len,
+	    c->hold_cap - c->hold_len)) == -1 && errno == EINTR)
+		;
+	if (n <= 0)
+		return (-1);
+	minrelay_lines(c, &c->down, 0, c->hold + c->hold_len, n);
+	nl = memrchr(c->hold + c->hold_len, '\n', n);
+	c->hold_len += n;
+	if (nl == NULL)
+		return (0);
+	whole = nl + 1 - c->hold;
+	if (minrelay_write_all(c->client_fd, c->hold, whole) != 0)
+		return (-1);
+	memmove(c->hold, c->hold + whole, c->hold_len - whole);
+	c->hold_len -= whole;
+	return (0);
+}
+
 static void *
 minrelay_conn_main(void *arg)
 {
@@ -139,6 +183,11 @@ minrelay_conn_main(void *arg)
 		minrelay_fatal("malloc");
 	for (;;) {
 		up = c->owed == 0 && c->to_server_fd != -1;
+		if (!up && minrelay_hold_lines) {
+			if (minrelay_hold_read(c) != 0)
+				break;
+			continue;
+		}
 		n = read(up ? c->client_fd : c->from_server_fd, buf,
 		    MINRELAY_BUF_BYTES);
 		if (n == -1 && errno == EINTR)
@@ -157,6 +206,7 @@ minrelay_conn_main(void *arg)
 			break;
 	}
 	free(buf);
+	free(c->hold);
 	shutdown(c->client_fd, SHUT_RDWR);
 	close(c->client_fd);
 	if (c->to_server_fd != -1)
@@ -232,8 +282,14 @@ main(int argc, char **argv)
 	pthread_t		 thread;
 	int			 listen_fd, fd;
 
+	if (argc > 1 && strcmp(argv[1], "-H") == 0) {
+		minrelay_hold_lines = 1;
+		argc--;
+		argv++;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: minrelay SOCKET COMMAND [ARG...]\n");
+		fprintf(stderr,
+		    "usage: minrelay [-H] SOCKET COMMAND [ARG...]\n");
 		return (2);
 	}
 	minrelay_argv = argv + 2;
