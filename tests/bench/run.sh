@@ -717,12 +717,21 @@ done
 	echo "total time $((($(now_ms) - START_MS) / 1000)) s;"\
 		"raw mcpload results: $RAW"
 } | tee -a "$RESULTS"
+# The parts after the table, unless BENCH_PARTS leaves them out.
+after_table() {
+	case " ${BENCH_PARTS:-$1} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 # Remote servers: mcpd-remote beside the npm proxies (see remote.sh).
-if [ -n "${MCPD_REMOTE:-}" ]; then
+if [ -n "${MCPD_REMOTE:-}" ] && after_table remote; then
 	bash "$(dirname "$0")/remote.sh" | tee -a "$RESULTS"
 fi
 # Peers: mcpd beside supergateway and mcp-proxy, same SDK client (peers.sh).
-bash "$(dirname "$0")/peers.sh" | tee -a "$RESULTS"
+if after_table peers; then
+	bash "$(dirname "$0")/peers.sh" | tee -a "$RESULTS"
+fi
 if [ "${#FAILED_CHECKS[@]}" -gt 0 ]; then
 	cp "$T/mcpload.log" "$RESULTS.log"
 	echo "mcpload's complaints kept in $RESULTS.log" | tee -a "$RESULTS"
