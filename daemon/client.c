@@ -103,6 +103,7 @@ struct client {
 	int			 closing;	/* close once flushed */
 	int			 spoke;		/* has completed a line */
 	int			 line_done;	/* completed one since the timer */
+	int			 line_armed;	/* ev_line is added */
 	int			 dead;
 	TAILQ_ENTRY(client)	 entry;
 };
@@ -135,6 +136,7 @@ struct client_pool {
 
 static void	client_lost(struct client *, const char *reason);
 static void	client_line_timer(struct client *);
+static void	client_line_disarm(struct client *);
 
 int
 client_is_admin(const struct client *c)
@@ -200,7 +202,7 @@ client_lost(struct client *c, const char *reason)
 	event_del(c->ev_read);
 	outq_stop(c->out);
 	event_del(c->ev_hup);
-	event_del(c->ev_line);
+	client_line_disarm(c);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
 	login_client_gone(c->mcpd, c->serial);
 }
@@ -409,18 +411,29 @@ client_line_timer(struct client *c)
 
 	if (c->line_done) {
 		c->line_done = 0;
-		event_del(c->ev_line);
+		client_line_disarm(c);
 	}
 	if (ms == 0 || c->dead || c->closing || c->paused || c->eof ||
 	    (c->spoke && !frame_partial(c->frame))) {
-		event_del(c->ev_line);
+		client_line_disarm(c);
 		return;
 	}
-	if (event_pending(c->ev_line, EV_TIMEOUT, NULL))
+	if (c->line_armed)
 		return;
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(c->ev_line, &tv);
+	c->line_armed = 1;
+}
+
+/* Stop the line timer; a flag, so that a line read costs no event_del. */
+static void
+client_line_disarm(struct client *c)
+{
+	if (c->line_armed) {
+		event_del(c->ev_line);
+		c->line_armed = 0;
+	}
 }
 
 /*
@@ -545,9 +558,10 @@ client_read(struct client *c, int fd)
 static void
 client_read_cb(evutil_socket_t fd, short events, void *arg)
 {
-	int	 batch = clock_batch_begin();
+	int	 batch = clock_batch_begin(), out = outq_batch_begin();
 
 	client_read(arg, fd);
+	outq_batch_end(out);
 	clock_batch_end(batch);
 }
 
@@ -815,6 +829,7 @@ client_line_cb(evutil_socket_t fd, short events, void *arg)
 	uint32_t	 ms = c->mcpd->conf->client_line_timeout_ms;
 	char		*why;
 
+	c->line_armed = 0;
 	if (!c->spoke)
 		xasprintf(&why, "no complete line in the %u ms since it "
 		    "connected (client_line_timeout_ms)", ms);
