@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include <sys/queue.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -40,8 +41,10 @@ struct outq {
 	struct evbuffer		*buf;
 	struct event		*ev_write;	/* the fd is full: wait */
 	struct event		*ev_flush;	/* write what the batch queued */
-	int			 flush_pending;
+	int			 flush_pending;	/* activated, or in outq_dirty */
+	int			 dirty;		/* in outq_dirty */
 	int			 waiting;	/* ev_write is added */
+	TAILQ_ENTRY(outq)	 dirty_entry;
 	int			 stopped;
 	const struct outq_cb	*cb;
 	void			*arg;
@@ -59,6 +62,10 @@ struct outq {
  */
 #define OUTQ_STAGE_BYTES	(16 * 1024)
 #define OUTQ_STAGE_MIN_BYTES	1024
+
+/* The queues to write at the end of the open batch (outq_batch_begin). */
+static TAILQ_HEAD(, outq)	outq_dirty = TAILQ_HEAD_INITIALIZER(outq_dirty);
+static int			outq_in_batch;
 
 /* A buffer queued by reference, freed when its last piece is written. */
 struct outq_shared {
@@ -164,10 +171,8 @@ outq_write_cb(evutil_socket_t fd, short events, void *arg)
 
 /* The batch is queued: write it, and poll only if the fd is full. */
 static void
-outq_flush_cb(evutil_socket_t fd, short events, void *arg)
+outq_flush_now(struct outq *q)
 {
-	struct outq	*q = arg;
-
 	q->flush_pending = 0;
 	if (q->stopped || q->waiting)
 		return;
@@ -177,13 +182,56 @@ outq_flush_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
+static void
+outq_flush_cb(evutil_socket_t fd, short events, void *arg)
+{
+	outq_flush_now(arg);
+}
+
+static void
+outq_undirty(struct outq *q)
+{
+	if (q->dirty) {
+		TAILQ_REMOVE(&outq_dirty, q, dirty_entry);
+		q->dirty = 0;
+	}
+}
+
 void
 outq_flush(struct outq *q)
 {
 	if (q->stopped || q->flush_pending || q->waiting)
 		return;
 	q->flush_pending = 1;
-	event_active(q->ev_flush, EV_TIMEOUT, 0);
+	if (outq_in_batch) {
+		TAILQ_INSERT_TAIL(&outq_dirty, q, dirty_entry);
+		q->dirty = 1;
+	} else
+		event_active(q->ev_flush, EV_TIMEOUT, 0);
+}
+
+int
+outq_batch_begin(void)
+{
+	if (outq_in_batch)
+		return (0);
+	outq_in_batch = 1;
+	return (1);
+}
+
+void
+outq_batch_end(int opened)
+{
+	struct outq	*q;
+
+	if (!opened)
+		return;
+	/* What the writes' callbacks queue goes the activated way. */
+	outq_in_batch = 0;
+	while ((q = TAILQ_FIRST(&outq_dirty)) != NULL) {
+		outq_undirty(q);
+		outq_flush_now(q);
+	}
 }
 
 void
@@ -214,6 +262,7 @@ outq_free(struct outq *q)
 {
 	if (q == NULL)
 		return;
+	outq_undirty(q);
 	event_free(q->ev_write);
 	event_free(q->ev_flush);
 	budget_sub(q->mcpd, q->counted);
@@ -229,6 +278,7 @@ outq_stop(struct outq *q)
 	event_del(q->ev_write);
 	q->waiting = 0;
 	event_del(q->ev_flush);
+	outq_undirty(q);
 	q->flush_pending = 0;
 	evbuffer_drain(q->buf, evbuffer_get_length(q->buf));
 	outq_buf_changed(q);

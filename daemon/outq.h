@@ -4,12 +4,13 @@
  * rest in an evbuffer) and go out in one write per batch.
  *
  * A message queued from a callback is not written at once: the write runs
- * from an event activated on the first queued message, which libevent
- * runs in the same loop turn after the callback that queued it, so a
- * batch of replies costs one writev and no extra epoll_wait.  Only a full
- * socket or pipe (EAGAIN) makes the queue wait for writability, and only
- * then does it cost an epoll_ctl.  The queue's memory counts against
- * mcpd's budget (budget.h).  Its owner sees every write through
+ * at the end of the batch that callback opened (outq_batch_begin), or
+ * else from an event activated on the first queued message, which
+ * libevent runs in the same loop turn after the callback that queued it,
+ * so a batch of replies costs one writev and no extra epoll_wait.  Only
+ * a full socket or pipe (EAGAIN) makes the queue wait for writability,
+ * and only then does it cost an epoll_ctl.  The queue's memory counts
+ * against mcpd's budget (budget.h).  Its owner sees every write through
  * `written' (with what is left) and a write error through `failed'; the
  * owner's limits and water marks are policy and stay with it.
  */
@@ -55,6 +56,16 @@ void		 outq_add_owned(struct outq *, const struct iovec *, int,
 size_t		 outq_length(const struct outq *);
 /* Write at the end of this batch (what outq_add does by itself). */
 void		 outq_flush(struct outq *);
+/*
+ * A callback that reads a batch of lines opens a batch around its work:
+ * the queues it adds to are then written in outq_batch_end, in the order
+ * first added to, rather than from an event activated for each, which
+ * costs more than the write's own work for one short message.  begin
+ * returns whether it opened the batch (not when one is open already);
+ * hand that to end.
+ */
+int		 outq_batch_begin(void);
+void		 outq_batch_end(int opened);
 /* Write now, in this call, what the socket takes. */
 void		 outq_write_now(struct outq *);
 /* Drop what is queued and write nothing more. */

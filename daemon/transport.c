@@ -291,11 +291,13 @@ transport_out_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct transport	*t = arg;
 	int			 batch = clock_batch_begin();
+	int			 out = outq_batch_begin();
 
 	if (transport_read_out(t, SIZE_MAX)) {
 		event_del(t->ev_out);
 		transport_ending(t, "stdout closed");
 	}
+	outq_batch_end(out);
 	clock_batch_end(batch);
 }
 
