@@ -280,8 +280,8 @@ verdict() {
 }
 
 # ratio_verdict RATIO OP BAR: the verdict on a ratio to a baseline.  The
-# ratio bars are the pinned ones (SPEC 5): unpinned, where the processes'
-# wakeups cross CPUs, a ratio is printed for information only.
+# ratio bars are judged pinned only: unpinned, where the processes'
+# wakeups cross CPUs, a ratio is printed for information.
 ratio_verdict() {
 	if [ "$MODE" != pinned ]; then
 		echo info
