@@ -33,7 +33,7 @@ struct transport;
 struct transport_cb {
 	/*
 	 * A line of stdout (without its newline), and the run of plain
-	 * bytes the framer saw in it (frame.h; length 0 for none).
+	 * bytes the framer saw in it (frame.h; length 0, or NULL, for none).
 	 */
 	void	(*line)(void *arg, const char *line, size_t len,
 		    const struct envelope_span *plain);
