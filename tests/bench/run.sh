@@ -206,7 +206,7 @@ start_relay() {
 stop_relay() {
 	[ -n "$RELAY_PID" ] && stop_pid "$RELAY_PID"
 	[ -n "$HOLD_PID" ] && stop_pid "$HOLD_PID"
-	RELAY_PID= HOLD_PID=
+	RELAY_PID='' HOLD_PID=''
 }
 
 # load LABEL ARGS...: run mcpload --json, keep its line in $RAW and in
@@ -238,6 +238,21 @@ load() {
 
 field() {
 	jq -r ".$1 // 0" <<<"$LOAD_JSON"
+}
+
+# switches_per_request LABEL ARGS...: load, and the context switches the
+# whole machine made during it (/proc/stat's ctxt) per request sent.
+# Pinned, every process of the run is on one CPU and the other one is
+# idle, so the count is the run's own: a proxy hop costs two switches per
+# round trip, and a wakeup that preempts a peer before it blocks costs
+# two more.
+SWITCHES=
+switches_per_request() {
+	local c0 c1
+	c0=$(awk '$1 == "ctxt" { print $2 }' /proc/stat)
+	load "$@"
+	c1=$(awk '$1 == "ctxt" { print $2 }' /proc/stat)
+	SWITCHES=$(calc "$(field sent) > 0 ? ($c1 - $c0) / $(field sent) : 0" 2)
 }
 
 # median VALUES...
@@ -312,6 +327,7 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
 	local b_p50=() b_p99=() g_p50=() g_p99=()
+	local d_cs=() r_cs=() m_cs=() b_cs=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
 	start_relay "$MCP_FAKE"
@@ -319,20 +335,27 @@ bench_latency() {
 		\"groups\": {\"one\": {\"servers\": [\"demo\"]}}}"
 	# Interleaved rounds, so drift on the machine hits all three alike.
 	for r in $(seq "$LATENCY_ROUNDS"); do
-		load "latency direct #$r" "${common[@]}" --stdio "$MCP_FAKE"
+		switches_per_request "latency direct #$r" "${common[@]}" \
+			--stdio "$MCP_FAKE"
 		d_p50+=("$(field p50_us)") d_p99+=("$(field p99_us)")
-		load "latency relay #$r" "${common[@]}" --relay-socket "$RELAY_SOCK"
+		d_cs+=("$SWITCHES")
+		switches_per_request "latency relay #$r" "${common[@]}" \
+			--relay-socket "$RELAY_SOCK"
 		r_p50+=("$(field p50_us)") r_p99+=("$(field p99_us)")
-		load "latency mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
+		r_cs+=("$SWITCHES")
+		switches_per_request "latency mcpd #$r" "${common[@]}" \
+			--socket "$SOCK" --server demo
 		m_p50+=("$(field p50_us)") m_p99+=("$(field p99_us)")
+		m_cs+=("$SWITCHES")
 		# The same server as the one member of a group.
 		load "latency group #$r" "${common[@]}" --socket "$SOCK" \
 			--server one --tool-prefix demo__
 		g_p50+=("$(field p50_us)") g_p99+=("$(field p99_us)")
 		# The whole client path: an MCP client launching the bridge.
-		load "latency bridge #$r" "${common[@]}" \
+		switches_per_request "latency bridge #$r" "${common[@]}" \
 			--stdio "$MCPCTL" -s "$SOCK" connect demo
 		b_p50+=("$(field p50_us)") b_p99+=("$(field p99_us)")
+		b_cs+=("$SWITCHES")
 	done
 	stop_mcpd
 	stop_relay
@@ -356,6 +379,9 @@ bench_latency() {
 	row "added latency p50, mcpd / relay" "$ratio" "<= $BAR_LATENCY_RATIO" \
 		"$(ratio_verdict "$ratio" "<=" "$BAR_LATENCY_RATIO")"
 	row "added latency p99, mcpd / relay" "$ratio99" "" info
+	row "switches per request, direct / relay / mcpd" \
+		"$(median "${d_cs[@]}") / $(median "${r_cs[@]}") / $(median "${m_cs[@]}")" \
+		"" info
 	local bp bq badd bratio
 	bp=$(median "${b_p50[@]}") bq=$(median "${b_p99[@]}")
 	badd=$(calc "$bp - $dp" 1)
@@ -365,6 +391,8 @@ bench_latency() {
 	row "added latency p50, bridge + mcpd / relay" "$bratio ($badd us)" \
 		"<= $BAR_BRIDGE_RATIO (floor 2)" \
 		"$(ratio_verdict "$bratio" "<=" "$BAR_BRIDGE_RATIO")"
+	row "switches per request, bridge + mcpd" \
+		"$(median "${b_cs[@]}")" "" info
 	local gp gq gadd gratio
 	gp=$(median "${g_p50[@]}") gq=$(median "${g_p99[@]}")
 	gadd=$(calc "$gp - $dp" 1)
