@@ -242,10 +242,10 @@ field() {
 
 # switches_per_request LABEL ARGS...: load, and the context switches the
 # whole machine made during it (/proc/stat's ctxt) per request sent.
-# Pinned, every process of the run is on one CPU and the other one is
+# Pinned, every process of the run is on one CPU and the other CPUs are
 # idle, so the count is the run's own: a proxy hop costs two switches per
 # round trip, and a wakeup that preempts a peer before it blocks costs
-# two more.
+# one more (the peer runs again only to block).
 SWITCHES=
 switches_per_request() {
 	local c0 c1
