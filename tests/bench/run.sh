@@ -294,6 +294,28 @@ verdict() {
 	if awk "BEGIN { exit !($1) }"; then echo PASS; else echo FAIL; fi
 }
 
+# spread "P..." "D..." ["B..."]: the lowest and highest of the ratios
+# round by round, P[i] / D[i], or with B the added (P[i] - B[i]) /
+# (D[i] - B[i]), as "LOW - HIGH": how far one round's verdict may lie from
+# the run's on this machine.  Rounds where a term is not positive are left
+# out; n/a if none is left.
+spread() {
+	awk -v p="$1" -v d="$2" -v b="${3:-}" 'BEGIN {
+		n = split(p, P, " "); split(d, D, " "); nb = split(b, B, " ")
+		for (i = 1; i <= n; i++) {
+			num = nb ? P[i] - B[i] : P[i]
+			den = nb ? D[i] - B[i] : D[i]
+			if (num <= 0 || den <= 0)
+				continue
+			r = num / den
+			if (!c || r < lo) lo = r
+			if (!c || r > hi) hi = r
+			c++
+		}
+		if (c) printf "%.2f - %.2f\n", lo, hi; else print "n/a"
+	}'
+}
+
 # ratio_verdict RATIO OP BAR: the verdict on a ratio to a baseline.  The
 # ratio bars are judged pinned only: unpinned, where the processes'
 # wakeups cross CPUs, a ratio is printed for information.
@@ -378,6 +400,8 @@ bench_latency() {
 	row "added latency p99, relay / mcpd" "$radd99 / $madd99 us" "" info
 	row "added latency p50, mcpd / relay" "$ratio" "<= $BAR_LATENCY_RATIO" \
 		"$(ratio_verdict "$ratio" "<=" "$BAR_LATENCY_RATIO")"
+	row "  round by round, lowest - highest" \
+		"$(spread "${m_p50[*]}" "${r_p50[*]}" "${d_p50[*]}")" "" info
 	row "added latency p99, mcpd / relay" "$ratio99" "" info
 	row "switches per request, direct / relay / mcpd" \
 		"$(median "${d_cs[@]}") / $(median "${r_cs[@]}") / $(median "${m_cs[@]}")" \
@@ -391,6 +415,8 @@ bench_latency() {
 	row "added latency p50, bridge + mcpd / relay" "$bratio ($badd us)" \
 		"<= $BAR_BRIDGE_RATIO (floor 2)" \
 		"$(ratio_verdict "$bratio" "<=" "$BAR_BRIDGE_RATIO")"
+	row "  round by round, lowest - highest" \
+		"$(spread "${b_p50[*]}" "${r_p50[*]}" "${d_p50[*]}")" "" info
 	row "switches per request, bridge + mcpd" \
 		"$(median "${b_cs[@]}")" "" info
 	local gp gq gadd gratio
@@ -569,6 +595,8 @@ bench_big() {
 		"$direct / $rb / $mb ms" "" info
 	row "16 MiB response, mcpd / relay" "$ratio" "<= $BAR_BIG_RATIO" \
 		"$(ratio_verdict "$ratio" "<=" "$BAR_BIG_RATIO")"
+	row "  round by round, lowest - highest" \
+		"$(spread "${mcpd[*]}" "${relay[*]}")" "" info
 	# The relay streams a reply; a proxy that must see the id first
 	# (written last here) holds it whole, and on a machine whose caches
 	# do not hold 16 MiB that costs more than streaming, whatever the
