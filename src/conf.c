@@ -813,9 +813,9 @@ conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
 			conf_error(cp, path, "expected a group name");
 			return (1);
 		}
+		/* The value is not echoed: diagnostics show paths only. */
 		if ((gr = getgrnam(item->valuestring)) == NULL) {
-			conf_error(cp, path, "no such group: %s",
-			    item->valuestring);
+			conf_error(cp, path, "no such group on this system");
 			return (1);
 		}
 		free(cp->conf->socket_group);

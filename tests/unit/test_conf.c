@@ -486,6 +486,27 @@ START_TEST(test_start_and_idle_stop_errors)
 END_TEST
 
 /*
+ * socket_group: a group of this system; like every string value, the
+ * name is not repeated in the diagnostic (it may hold any bytes).
+ */
+START_TEST(test_socket_group)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{'mcpd': {'socket_group': 'root'}}");
+	ck_assert_str_eq(conf->socket_group, "root");
+	ck_assert_uint_eq(conf->socket_gid, 0);
+	conf_free(conf);
+	expect_error("{'mcpd': {'socket_group': 'no-such-group-\\u001b[2J'}}",
+	    "mcpd.socket_group: no such group on this system");
+	expect_error("{'mcpd': {'socket_group': ''}}",
+	    "mcpd.socket_group: expected a group name");
+	expect_error("{'mcpd': {'socket_group': 0}}",
+	    "mcpd.socket_group: expected a group name");
+}
+END_TEST
+
+/*
  * "share" and "max_instances": how clients share a server, and the cap on
  * the instances of one that is not shared globally.
  */
@@ -3145,6 +3166,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_cwd_errors);
 	tcase_add_test(tc, test_restart_errors);
 	tcase_add_test(tc, test_start_and_idle_stop_errors);
+	tcase_add_test(tc, test_socket_group);
 	tcase_add_test(tc, test_share_errors);
 	tcase_add_test(tc, test_integer_errors);
 	tcase_add_test(tc, test_jitter_errors);
