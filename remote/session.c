@@ -408,13 +408,14 @@ session_send(struct rsession *s, struct rmsg *m)
 	if (m->init || (m->method != NULL && !m->request &&
 	    strcmp(m->method, "notifications/initialized") == 0))
 		s->gate = m;
+	/* The timeout covers the wait for a token too. */
+	session_arm_timeout(s, m);
 	if (s->r->oauth != NULL && session_auth_header(s) == NULL &&
 	    oauth_header_needed(s->r->oauth)) {
 		m->busy = 1;
 		oauth_get(s->r->oauth, 0, NULL, session_oauth_ready, m);
 		return;
 	}
-	session_arm_timeout(s, m);
 	m->busy = 1;
 	s->rt->ops->send(s->rt, m);
 }
