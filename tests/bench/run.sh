@@ -266,6 +266,17 @@ maximum() {
 	printf '%s\n' "$@" | sort -g | tail -1
 }
 
+# range VALUES...: "LOWEST - HIGHEST" of the VALUES that are numbers (n/a
+# ones left out), or n/a.  Under a ratio bar, given the ratio of each
+# round alone: how far one round lies from the run's verdict (medians of
+# the rounds) on this machine.
+range() {
+	printf '%s\n' "$@" | sort -g | awk '$1 != "n/a" {
+		if (!c++) lo = $1
+		hi = $1
+	} END { if (c) printf "%s - %s\n", lo, hi; else print "n/a" }'
+}
+
 # ---------------------------------------------------------------------------
 # The table.
 
@@ -292,28 +303,6 @@ BARS_FAILED=()
 # verdict OK_EXPR: PASS or FAIL from an awk condition.
 verdict() {
 	if awk "BEGIN { exit !($1) }"; then echo PASS; else echo FAIL; fi
-}
-
-# spread "P..." "D..." ["B..."]: the lowest and highest of the ratios
-# round by round, P[i] / D[i], or with B the added (P[i] - B[i]) /
-# (D[i] - B[i]), as "LOW - HIGH": how far one round's verdict may lie from
-# the run's on this machine.  Rounds where a term is not positive are left
-# out; n/a if none is left.
-spread() {
-	awk -v p="$1" -v d="$2" -v b="${3:-}" 'BEGIN {
-		n = split(p, P, " "); split(d, D, " "); nb = split(b, B, " ")
-		for (i = 1; i <= n; i++) {
-			num = nb ? P[i] - B[i] : P[i]
-			den = nb ? D[i] - B[i] : D[i]
-			if (num <= 0 || den <= 0)
-				continue
-			r = num / den
-			if (!c || r < lo) lo = r
-			if (!c || r > hi) hi = r
-			c++
-		}
-		if (c) printf "%.2f - %.2f\n", lo, hi; else print "n/a"
-	}'
 }
 
 # ratio_verdict RATIO OP BAR: the verdict on a ratio to a baseline.  The
@@ -349,7 +338,7 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
 	local b_p50=() b_p99=() g_p50=() g_p99=()
-	local d_cs=() r_cs=() m_cs=() b_cs=()
+	local d_cs=() r_cs=() m_cs=() b_cs=() m_each=() b_each=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
 	start_relay "$MCP_FAKE"
@@ -369,6 +358,8 @@ bench_latency() {
 			--socket "$SOCK" --server demo
 		m_p50+=("$(field p50_us)") m_p99+=("$(field p99_us)")
 		m_cs+=("$SWITCHES")
+		m_each+=("$(added_ratio "${m_p50[-1]}" "${d_p50[-1]}" \
+			"${r_p50[-1]}")")
 		# The same server as the one member of a group.
 		load "latency group #$r" "${common[@]}" --socket "$SOCK" \
 			--server one --tool-prefix demo__
@@ -378,6 +369,8 @@ bench_latency() {
 			--stdio "$MCPCTL" -s "$SOCK" connect demo
 		b_p50+=("$(field p50_us)") b_p99+=("$(field p99_us)")
 		b_cs+=("$SWITCHES")
+		b_each+=("$(added_ratio "${b_p50[-1]}" "${d_p50[-1]}" \
+			"${r_p50[-1]}")")
 	done
 	stop_mcpd
 	stop_relay
@@ -401,11 +394,13 @@ bench_latency() {
 	row "added latency p50, mcpd / relay" "$ratio" "<= $BAR_LATENCY_RATIO" \
 		"$(ratio_verdict "$ratio" "<=" "$BAR_LATENCY_RATIO")"
 	row "  round by round, lowest - highest" \
-		"$(spread "${m_p50[*]}" "${r_p50[*]}" "${d_p50[*]}")" "" info
+		"$(range "${m_each[@]}")" "" info
 	row "added latency p99, mcpd / relay" "$ratio99" "" info
+	local dcs rcs mcs
+	dcs=$(median "${d_cs[@]}") rcs=$(median "${r_cs[@]}")
+	mcs=$(median "${m_cs[@]}")
 	row "switches per request, direct / relay / mcpd" \
-		"$(median "${d_cs[@]}") / $(median "${r_cs[@]}") / $(median "${m_cs[@]}")" \
-		"" info
+		"$dcs / $rcs / $mcs" "" info
 	local bp bq badd bratio
 	bp=$(median "${b_p50[@]}") bq=$(median "${b_p99[@]}")
 	badd=$(calc "$bp - $dp" 1)
@@ -416,7 +411,7 @@ bench_latency() {
 		"<= $BAR_BRIDGE_RATIO (floor 2)" \
 		"$(ratio_verdict "$bratio" "<=" "$BAR_BRIDGE_RATIO")"
 	row "  round by round, lowest - highest" \
-		"$(spread "${b_p50[*]}" "${r_p50[*]}" "${d_p50[*]}")" "" info
+		"$(range "${b_each[@]}")" "" info
 	row "switches per request, bridge + mcpd" \
 		"$(median "${b_cs[@]}")" "" info
 	local gp gq gadd gratio
@@ -554,8 +549,14 @@ bench_throughput() {
 # ---------------------------------------------------------------------------
 # 3. One 16 MiB response end to end, and what it costs mcpd in memory.
 
+# big_ratio MCPD RELAY: one 16 MiB time over the relay's (999 without one).
+big_ratio() {
+	calc "$2 > 0 ? $1 / $2 : 999" 2
+}
+
 bench_big() {
-	local r common direct relay=() hold=() mcpd=() hwm0 hwm1 growth factor
+	local r common direct relay=() hold=() mcpd=() each=()
+	local hwm0 hwm1 growth factor
 	local ratio floor over rb hb mb rss0 rss1
 	common=(--clients 1 --inflight 1 --method big --size "$BIG_TEXT_BYTES"
 		--requests "$BIG_REQUESTS")
@@ -575,6 +576,7 @@ bench_big() {
 		hold+=("$(field p50_us)")
 		load "16 MiB mcpd #$r" "${common[@]}" --socket "$SOCK" --server demo
 		mcpd+=("$(field p50_us)")
+		each+=("$(big_ratio "${mcpd[-1]}" "${relay[-1]}")")
 	done
 	hwm1=$(vm_kib "$MCPD_PID" VmHWM)
 	# Does RSS come back once the large messages are gone?
@@ -588,7 +590,7 @@ bench_big() {
 	mb=$(calc "$(median "${mcpd[@]}") / 1000" 1)
 	growth=$(calc "($hwm1 - $hwm0) / 1024" 1)
 	factor=$(calc "($hwm1 - $hwm0) * 1024 / $BIG_MSG_BYTES" 2)
-	ratio=$(calc "$rb > 0 ? $mb / $rb : 999" 2)
+	ratio=$(big_ratio "$mb" "$rb")
 	floor=$(calc "$rb > 0 ? $hb / $rb : 999" 2)
 	over=$(calc "$hb > 0 ? $mb / $hb : 999" 2)
 	row "16 MiB response p50, direct / relay / mcpd" \
@@ -596,7 +598,7 @@ bench_big() {
 	row "16 MiB response, mcpd / relay" "$ratio" "<= $BAR_BIG_RATIO" \
 		"$(ratio_verdict "$ratio" "<=" "$BAR_BIG_RATIO")"
 	row "  round by round, lowest - highest" \
-		"$(spread "${mcpd[*]}" "${relay[*]}")" "" info
+		"$(range "${each[@]}")" "" info
 	# The relay streams a reply; a proxy that must see the id first
 	# (written last here) holds it whole, and on a machine whose caches
 	# do not hold 16 MiB that costs more than streaming, whatever the
