@@ -1,15 +1,22 @@
 # mcpd -- the front door.
 #
-#   make run      install missing build dependencies, build, run the demo
-#   make check    the same set-up, then every test: once as built, once
-#                 more with AddressSanitizer and UndefinedBehaviorSanitizer
-#   make deps     only install what the build needs (make deps-check: and
-#                 the tests); no other target installs anything, so when
-#                 something is missing `make` stops with configure's error
-#   make install  install (honours DESTDIR and PREFIX)
-#   make bench    benchmarks
-#   make fuzz     build the fuzzers (clang, libFuzzer), run each FUZZ_SECONDS
-#   make clean    remove the build directory
+#   make run          install missing build dependencies, build, run the demo
+#   make check        the same set-up, then every test: once as built, once
+#                     more with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make check-quick  the working loop: the unit tests and the integration
+#                     tests of the core (supervisor, router, bridge), as built
+#   make check-stress make check with a busy loop on every core beside it
+#   make deps         only install what the build needs (make deps-check: and
+#                     the tests); no other target installs anything, so when
+#                     something is missing `make` stops with configure's error
+#   make install      install (honours DESTDIR and PREFIX)
+#   make bench        benchmarks
+#   make fuzz         build the fuzzers (clang, libFuzzer), run each FUZZ_SECONDS
+#   make clean        remove the build directories
+#
+# Builds use every core and tests run side by side (TEST_JOBS at once; a
+# test that needs the machine to itself says so and runs alone, see
+# build-aux/test-timed).  JOBS=1 TEST_JOBS=1 does one thing at a time.
 #
 # The real build is autotools in $(BUILD); this file only prepares it.
 
@@ -18,13 +25,17 @@ ASAN_BUILD ?= build-asan
 PREFIX ?= /usr/local
 CONFIGURE_FLAGS ?=
 SRCDIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
+# -j for the builds below, unless make was given one (its jobserver rules).
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all run check check-plain check-sanitizers install bench chaos fuzz \
-	clean \
+.PHONY: all run check check-plain check-sanitizers check-quick check-stress \
+	check-build-plain check-build-sanitizers install bench chaos fuzz clean \
 	deps deps-check distclean
 
 all: $(BUILD)/Makefile
-	@$(MAKE) -C $(BUILD)
+	@$(MAKE) -C $(BUILD) $(PAR)
 
 deps:
 	@sh $(SRCDIR)/build-aux/install-deps build
@@ -44,6 +55,7 @@ $(BUILD)/Makefile: $(SRCDIR)/configure
 
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/Makefile
+	@$(MAKE) --no-print-directory -C $(BUILD) $(PAR) all
 	@$(MAKE) --no-print-directory -C $(BUILD) run
 
 # A build directory configured before check was installed (make run, then
@@ -52,15 +64,40 @@ stale_without_check = if grep -qx 'have_check = no' $(1)/Makefile \
 	    2>/dev/null && pkg-config --exists 'check >= 0.10'; then \
 	rm -f $(1)/Makefile; fi
 
+# Both trees are configured and built side by side first; then the two
+# passes of tests, one after the other (side by side, the timing tests of
+# one would feel the load of the other).
 check: deps-check
 	@$(call stale_without_check,$(BUILD)); \
 	$(call stale_without_check,$(ASAN_BUILD))
-	@$(MAKE) --no-print-directory check-plain check-sanitizers
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory -j2 check-build-plain check-build-sanitizers && \
+	echo "make check: both trees built in $$(( $$(date +%s) - start )) s" && \
+	status=0 && \
+	{ $(MAKE) --no-print-directory check-plain || status=1; } && \
+	{ $(MAKE) --no-print-directory check-sanitizers || status=1; } && \
+	echo "make check: $$(( $$(date +%s) - start )) s in all" && exit $$status
 
-check-plain: $(BUILD)/Makefile
-	@$(MAKE) -C $(BUILD)
-	@status=0; $(MAKE) -C $(BUILD) check || status=$$?; \
-	sh $(SRCDIR)/build-aux/summarize $(BUILD); exit $$status
+check-build-plain: $(BUILD)/Makefile
+	@$(MAKE) -C $(BUILD) $(PAR) check-programs
+
+check-build-sanitizers: $(ASAN_BUILD)/Makefile
+	@$(MAKE) -C $(ASAN_BUILD) $(PAR) check-programs
+
+check-plain: check-build-plain
+	@start=$$(date +%s); status=0; \
+	$(MAKE) -C $(BUILD) -j$(TEST_JOBS) check || status=$$?; \
+	sh $(SRCDIR)/build-aux/summarize $(BUILD) $$start; exit $$status
+
+# The working loop: unit tests and the core's integration tests, as built.
+check-quick: check-build-plain
+	@start=$$(date +%s); status=0; \
+	$(MAKE) -C $(BUILD) -j$(TEST_JOBS) check-quick || status=$$?; \
+	sh $(SRCDIR)/build-aux/summarize $(BUILD) $$start; exit $$status
+
+# The suite on a machine that has no core to spare: timing bugs show.
+check-stress:
+	@sh $(SRCDIR)/build-aux/cpu-hog $(MAKE) --no-print-directory check
 
 # The unit and integration suites again, built with ASan and UBSan; any
 # report from any process (mcpd, mcpctl, the test servers) fails the run.
@@ -69,14 +106,13 @@ $(ASAN_BUILD)/Makefile: $(SRCDIR)/configure
 	cd $(ASAN_BUILD) && $(SRCDIR)/configure --enable-sanitizers \
 	    CFLAGS="-O1 -g" $(CONFIGURE_FLAGS)
 
-check-sanitizers: $(ASAN_BUILD)/Makefile
-	@$(MAKE) -C $(ASAN_BUILD)
+check-sanitizers: check-build-sanitizers
 	@reports=$(abspath $(ASAN_BUILD))/sanitizer-reports; \
-	rm -rf $$reports; mkdir -p $$reports; status=0; \
+	rm -rf $$reports; mkdir -p $$reports; status=0; start=$$(date +%s); \
 	ASAN_OPTIONS=log_path=$$reports/asan:detect_leaks=1 \
 	UBSAN_OPTIONS=log_path=$$reports/ubsan:print_stacktrace=1 \
-	    $(MAKE) -C $(ASAN_BUILD) check || status=$$?; \
-	sh $(SRCDIR)/build-aux/summarize $(ASAN_BUILD); \
+	    $(MAKE) -C $(ASAN_BUILD) -j$(TEST_JOBS) check || status=$$?; \
+	sh $(SRCDIR)/build-aux/summarize $(ASAN_BUILD) $$start; \
 	if [ -n "$$(ls -A $$reports)" ]; then \
 		cat $$reports/*; \
 		echo "sanitizer reports: $$(ls $$reports | wc -l) (see above)"; \
@@ -86,7 +122,7 @@ check-sanitizers: $(ASAN_BUILD)/Makefile
 	fi; exit $$status
 
 install: all
-	@$(MAKE) -C $(BUILD) install
+	@$(MAKE) -C $(BUILD) $(PAR) install
 
 bench: all
 	@$(MAKE) -C $(BUILD) bench

@@ -217,6 +217,88 @@ startlog_has() {
 }
 
 # ---------------------------------------------------------------------------
+# Long-lived processes the test talks to (a bridge, a scripted client).
+#
+# spawn NAME CMD [ARGS...]: run CMD in the background with its stdin and
+# stdout on two fifos of $T, and set:
+#   NAME_PID  its pid ($!, which stays valid, and bash keeps its status
+#             for `wait`; a bash co-process's variables and fds are taken
+#             away as soon as it has ended, even before the next line)
+#   NAME_OUT  an fd of this shell reading its stdout (also in subshells)
+# CMD's stderr is the caller's (spawn NAME CMD 2>FILE).  Its stdin is held
+# open by a keeper process, not by an fd of this shell, so no process the
+# test starts later inherits a way to keep it open: spawn_close ends it,
+# and CMD sees the end of its input.  CMD carries this test's marker, so
+# the cleanup ends it whatever happens.
+#
+#   spawn_send NAME LINE...        write lines to its stdin
+#   spawn_read NAME TIMEOUT_S VAR  its next line into VAR; 1 at the end of
+#                                  its output or after TIMEOUT_S
+#   spawn_close NAME               end its stdin
+#   spawn_wait NAME TIMEOUT_S      wait until it has exited; its status in
+#                                  SPAWN_STATUS; 1 if it was still running
+spawn() {
+	local name=$1 dir=$T/spawn fd pid old=${1}_OUT
+	shift
+	# A name used again: the last one's output is closed, its stdin ended.
+	old=${!old:-}
+	[ -n "$old" ] && exec {old}<&-
+	spawn_close "$name"
+	mkdir -p "$dir" || hard_error "cannot create $dir"
+	rm -f "$dir/$name.in" "$dir/$name.out"
+	mkfifo "$dir/$name.in" "$dir/$name.out" || hard_error "mkfifo in $dir"
+	# Opened for reading and writing, a fifo's open never waits.
+	env MCPD_TEST_DIR="$T" sleep infinity <>"$dir/$name.in" >/dev/null 2>&1 &
+	printf -v "_SPAWN_KEEPER_$name" '%s' "$!"
+	_SPAWN_KEEPERS+=("$!")
+	env MCPD_TEST_DIR="$T" "$@" <"$dir/$name.in" >"$dir/$name.out" &
+	pid=$!
+	printf -v "${name}_PID" '%s' "$pid"
+	printf -v "_SPAWN_START_$name" '%s' "$(proc_starttime "$pid" 2>/dev/null)"
+	# Returns once CMD's side has opened its stdout.
+	exec {fd}<"$dir/$name.out"
+	printf -v "${name}_OUT" '%s' "$fd"
+}
+
+_SPAWN_KEEPERS=()
+
+spawn_send() {
+	local name=$1 keeper=_SPAWN_KEEPER_$1
+	shift
+	# Without the keeper, a fifo nobody reads would hold this open forever.
+	[ -n "${!keeper:-}" ] || hard_error "spawn_send: $name's stdin is closed"
+	printf '%s\n' "$@" >"$T/spawn/$name.in"
+}
+
+spawn_read() {
+	local _fd=${1}_OUT
+	IFS= read -r -t "$2" "$3" <&"${!_fd}"
+}
+
+spawn_close() {
+	local keeper=_SPAWN_KEEPER_$1
+	[ -n "${!keeper:-}" ] || return 0
+	kill -TERM "${!keeper}" 2>/dev/null
+	wait "${!keeper}" 2>/dev/null
+	printf -v "$keeper" '%s' ''
+}
+
+# _spawn_gone PID STARTTIME: it has exited (a zombie of this shell counts).
+_spawn_gone() {
+	local st
+	st=$(proc_state "$1") || return 0
+	[ -n "$2" ] && [ "$(proc_starttime "$1")" = "$2" ] || return 0
+	[ "$st" = Z ]
+}
+
+spawn_wait() {
+	local pid=${1}_PID start=_SPAWN_START_$1
+	wait_for "$2" _spawn_gone "${!pid}" "${!start}" || return 1
+	wait "${!pid}" 2>/dev/null
+	SPAWN_STATUS=$?
+}
+
+# ---------------------------------------------------------------------------
 # mcpd and mcpctl.
 
 ctl() {
@@ -303,6 +385,19 @@ server_pid() {
 	'' | *[!0-9]*) return 1 ;;
 	esac
 	echo "$pid"
+}
+
+# wait_inflight NAME N [TIMEOUT_S]: at least N requests of clients are in
+# flight on server NAME (sent to it, not yet answered).
+wait_inflight() {
+	wait_for "${3:-15}" _inflight_at_least "$1" "$2" ||
+		fail "server $1: $2 request(s) not in flight within ${3:-15} s (inflight $(server_field "$1" inflight))"
+}
+
+_inflight_at_least() {
+	local n
+	n=$(server_field "$1" inflight) || return 1
+	[ "$n" -ge "$2" ] 2>/dev/null
 }
 
 # wait_ready NAME [TIMEOUT_S]
@@ -443,6 +538,9 @@ _cleanup() {
 			fi
 		fi
 		wait "$p" 2>/dev/null
+	done
+	for p in "${_SPAWN_KEEPERS[@]}"; do
+		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	_kill_strays
 	for hook in "${CLEANUP_HOOKS[@]}"; do

@@ -77,16 +77,14 @@ fake_st=$(proc_starttime "$fake_pid")
 slow_pid=$(read_pidfile "$T/slow.pid") || fail "no pid file from slow"
 # An editor's session, open across the re-exec: a read, a subscription, a
 # log level.
-coproc B1 { "$MCPCTL" -s "$SOCK" connect fake 2>"$T/b1.err"; }
-b1_pid=$B1_PID
-exec {to_b1}>&"${B1[1]}" {from_b1}<&"${B1[0]}"
-printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+spawn B1 "$MCPCTL" -s "$SOCK" connect fake 2>"$T/b1.err"
+spawn_send B1 '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' "$READ_STATUS" \
 	'{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"fake://hello"}}' \
-	'{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"debug"}}' >&$to_b1
+	'{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"debug"}}'
 # The four replies, in whatever order they come.
 n=0
-while [ "$n" -lt 4 ] && IFS= read -r -t 20 line <&"$from_b1"; do
+while [ "$n" -lt 4 ] && spawn_read B1 30 line; do
 	printf '%s\n' "$line" >>"$T/s1.out"
 	jq -e 'has("id")' <<<"$line" >/dev/null 2>&1 && n=$((n + 1))
 done
@@ -125,9 +123,8 @@ grep -q "mcp-fake: started pid $fake_pid" "$T/logs.out" ||
 	fail "fake's stderr line count changed across the re-exec: $stderr_before -> $(ctl --json status fake | jq '.servers[0].stats.stderr_lines')"
 # The editor's session ends (its bridge may have ended with the old mcpd's
 # connection already).
-exec {to_b1}>&- {from_b1}<&-
-[ -n "${B1[1]:-}" ] && eval "exec ${B1[1]}>&-"
-wait_for 10 proc_dead "$b1_pid" || fail "the first session's mcpctl connect did not end"
+spawn_close B1
+spawn_wait B1 20 || fail "the first session's mcpctl connect did not end"
 
 session fake "$T/s2.out" "$READ_STATUS" \
 	'{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"fake://hello"}}' \

@@ -2,12 +2,12 @@
 # and ctl.sh (sourced, not run).
 #
 # Builds on mux-lib.sh (and so lib.sh; needs node).  rc_start runs
-# reload-client.mjs as a bash coprocess holding named connections to mcpd;
+# reload-client.mjs (spawn, lib.sh) holding named connections to mcpd;
 # `rc JSON` sends it one command and waits (bounded) for its one-line
 # answer, left in $RC_OUT.  The connections stay open between commands, so
 # a test can keep clients attached and requests in flight while it
-# reloads, kills or inspects mcpd.  Call rc only from the test's own shell
-# (not inside $(...)): the coprocess pipes do not exist in subshells.
+# reloads, kills or inspects mcpd.  Call rc from the test's own shell (not
+# inside $(...)): RC_OUT and the count of answers live there.
 
 # shellcheck shell=bash source=mux-lib.sh
 . "$TESTS_SRCDIR/integration/mux-lib.sh"
@@ -20,12 +20,7 @@ RC_N=0
 # rc_start: start the client on $SOCK.  It carries this test's marker in
 # its environment, so the cleanup kills it whatever happens.
 rc_start() {
-	coproc RC_PROC {
-		exec env MCPD_TEST_DIR="$T" "$NODE" "$RC_CLIENT" --sock "$SOCK" \
-			2>>"$T/reload-client.err"
-	}
-	RC_IN=${RC_PROC[1]}
-	RC_FROM=${RC_PROC[0]}
+	spawn RC_PROC "$NODE" "$RC_CLIENT" --sock "$SOCK" 2>>"$T/reload-client.err"
 }
 
 # rc JSON [TIMEOUT_S]: one command; its answer in RC_OUT.  Fails the test
@@ -34,9 +29,10 @@ rc_start() {
 rc() {
 	local line
 	RC_N=$((RC_N + 1))
-	{ printf '%s\n' "$1" >&"$RC_IN"; } 2>/dev/null ||
+	pid_running "$RC_PROC_PID" ||
 		fail "reload-client is gone (command $1): $(tail -5 "$T/reload-client.err" 2>/dev/null)"
-	IFS= read -r -t "${2:-30}" line <&"$RC_FROM" ||
+	spawn_send RC_PROC "$1"
+	spawn_read RC_PROC "${2:-30}" line ||
 		fail "reload-client did not answer within ${2:-30} s: $1; $(tail -5 "$T/reload-client.err" 2>/dev/null)"
 	RC_OUT=$line
 	[ "$(jq -r .n <<<"$line")" = "$RC_N" ] ||
@@ -72,8 +68,7 @@ rc_echo() {
 
 # rc_stop: end the client (its connections close).
 rc_stop() {
-	local pid=$RC_PROC_PID
 	rc '{"op":"quit"}'
-	wait_for 5 eval '! pid_running '"$pid" || fail "reload-client did not quit"
-	wait "$pid" 2>/dev/null
+	spawn_wait RC_PROC 20 || fail "reload-client did not quit"
+	spawn_close RC_PROC
 }

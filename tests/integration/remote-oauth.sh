@@ -134,16 +134,12 @@ no_token() {
 AS_CA=
 
 # --- mcpd-remote on its own, driven over stdio --------------------------------------
-MR_PID=
 MR_ID=0
-# mr_start NAME [ARGS...]: mcpd-remote ARGS $AS_URL as a coprocess.
+# mr_start NAME [ARGS...]: mcpd-remote ARGS $AS_URL (spawn, lib.sh).
 mr_start() {
 	MR_NAME=$1
 	shift
-	coproc MR { exec env MCPD_TEST_DIR="$T" "$MCPD_REMOTE" "$@" "$AS_URL" \
-		2>"$T/$MR_NAME.mr.err"; }
-	MR_IN=${MR[1]}
-	MR_OUT=${MR[0]}
+	spawn MR "$MCPD_REMOTE" "$@" "$AS_URL" 2>"$T/$MR_NAME.mr.err"
 	MR_ID=0
 }
 
@@ -152,15 +148,14 @@ mr_start() {
 mr_request() {
 	local line deadline left id
 	MR_ID=$((MR_ID + 1))
-	jq -cn --argjson id "$MR_ID" --arg m "$1" --argjson p "$2" \
-		'{jsonrpc: "2.0", id: $id, method: $m, params: $p}' >&"$MR_IN" ||
-		return 1
+	spawn_send MR "$(jq -cn --argjson id "$MR_ID" --arg m "$1" --argjson p "$2" \
+		'{jsonrpc: "2.0", id: $id, method: $m, params: $p}')" || return 1
 	deadline=$(($(now_ms) + 20000))
 	MR_REPLY=
 	while :; do
 		left=$(((deadline - $(now_ms)) / 1000))
 		[ "$left" -gt 0 ] || return 1
-		IFS= read -r -t "$left" line <&"$MR_OUT" || return 1
+		spawn_read MR "$left" line || return 1
 		id=$(jq -r '.id // empty' <<<"$line" 2>/dev/null)
 		if [ "$id" = "$MR_ID" ]; then
 			MR_REPLY=$line
@@ -170,7 +165,7 @@ mr_request() {
 }
 
 mr_notify() {
-	jq -cn --arg m "$1" '{jsonrpc: "2.0", method: $m}' >&"$MR_IN"
+	spawn_send MR "$(jq -cn --arg m "$1" '{jsonrpc: "2.0", method: $m}')"
 }
 
 # mr_initialize: the MCP handshake; fails the test unless it succeeds.
@@ -195,14 +190,12 @@ mr_call() {
 	MR_TEXT=$(jq -r '.result.content[0].text' <<<"$MR_REPLY")
 }
 
-# mr_stop: close its stdin; it must exit 0 within 10 s.
+# mr_stop: close its stdin; it must exit 0 within 20 s.
 mr_stop() {
-	local pid=$MR_PID
-	eval "exec ${MR_IN}>&-"
-	wait_for 10 eval '! pid_running '"$pid" ||
-		fail "$MR_NAME: mcpd-remote did not exit within 10 s of stdin's end"
-	wait "$pid"
-	MR_STATUS=$?
+	spawn_close MR
+	spawn_wait MR 20 ||
+		fail "$MR_NAME: mcpd-remote did not exit within 20 s of stdin's end"
+	MR_STATUS=$SPAWN_STATUS
 	[ "$MR_STATUS" = 0 ] ||
 		fail "$MR_NAME: mcpd-remote exited $MR_STATUS at stdin's end: $(tail -n 5 "$T/$MR_NAME.mr.err")"
 }
@@ -210,21 +203,19 @@ mr_stop() {
 # mr_refused NAME WHAT PATTERN [MCPD-REMOTE ARGS...]: the session cannot
 # start; stderr says PATTERN; the server got no credentials at all.
 mr_refused() {
-	local name=$1 what=$2 pattern=$3 pid status
+	local name=$1 what=$2 pattern=$3 status
 	shift 3
 	mr_start "$name" "$@"
-	pid=$MR_PID
 	if mr_request initialize '{"protocolVersion": "2025-11-25",
 		"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}' &&
 		jq -e .result <<<"$MR_REPLY" >/dev/null; then
 		fail "$what: initialize succeeded"
 	fi
 	note "$what: ${MR_REPLY:-no reply}"
-	eval "exec ${MR_IN}>&-"
-	wait_for 10 eval '! pid_running '"$pid" ||
-		fail "$what: mcpd-remote still runs 10 s after stdin's end"
-	wait "$pid"
-	status=$?
+	spawn_close MR
+	spawn_wait MR 20 ||
+		fail "$what: mcpd-remote still runs 20 s after stdin's end"
+	status=$SPAWN_STATUS
 	note "$what: exit $status; stderr: $(tr '\n' '|' <"$T/$name.mr.err" | head -c 600)"
 	# Authorization failed at initialize: the program ends, 77.
 	[ "$status" = 77 ] ||
@@ -351,16 +342,14 @@ mr_refused jwt-only "a server taking only private_key_jwt" "private_key_jwt" \
 as_start wrong-secret
 mr_start wrong-secret --oauth-client-id app \
 	--oauth-client-secret-file "$T/wrong-secret"
-pid=$MR_PID
 if mr_request initialize '{"protocolVersion": "2025-11-25",
 	"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}' &&
 	jq -e .result <<<"$MR_REPLY" >/dev/null; then
 	fail "a wrong secret: initialize succeeded"
 fi
-eval "exec ${MR_IN}>&-"
-wait_for 10 eval '! pid_running '"$pid" || fail "wrong secret: mcpd-remote did not exit"
-wait "$pid"
-status=$?
+spawn_close MR
+spawn_wait MR 20 || fail "wrong secret: mcpd-remote did not exit"
+status=$SPAWN_STATUS
 [ "$status" = 77 ] || fail "a wrong secret: mcpd-remote exited $status, not 77"
 grep -q invalid_client "$T/wrong-secret.mr.err" ||
 	fail "a wrong secret: stderr does not say invalid_client: $(cat "$T/wrong-secret.mr.err")"
@@ -436,18 +425,16 @@ esac
 
 # An unknown CA: refused before anything is sent, and said so.
 mr_refused_tls() {
-	local pid status
+	local status
 	mr_start tls-untrusted
-	pid=$MR_PID
 	mr_request initialize '{"protocolVersion": "2025-11-25",
 		"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}'
 	jq -e .result <<<"$MR_REPLY" >/dev/null 2>&1 &&
 		fail "TLS: a certificate of an unknown CA was accepted"
-	eval "exec ${MR_IN}>&-"
-	wait_for 10 eval '! pid_running '"$pid" ||
+	spawn_close MR
+	spawn_wait MR 20 ||
 		fail "TLS: mcpd-remote still runs after stdin's end"
-	wait "$pid"
-	status=$?
+	status=$SPAWN_STATUS
 	[ "$status" = 69 ] ||
 		fail "TLS: an untrusted certificate: exit $status, not 69"
 	grep -Eqi "certificate|SSL" "$T/tls-untrusted.mr.err" ||

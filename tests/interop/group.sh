@@ -137,14 +137,13 @@ note "a group session answers each bad line with its error and goes on"
 # alone comes; the session gets list_changed and lists the new members'
 # tools; the servers are not restarted.
 pid_paged=$(server_pid paged) || fail "paged has no pid"
-coproc BRIDGE { "$MCPCTL" -s "$SOCK" connect dev 2>"$T/bridge.err"; }
-exec {to_bridge}>&"${BRIDGE[1]}"
-printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+spawn BRIDGE "$MCPCTL" -s "$SOCK" connect dev 2>"$T/bridge.err"
+spawn_send BRIDGE '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-	'{"jsonrpc":"2.0","id":2,"method":"tools/list"}' >&$to_bridge
+	'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 read_reply() { # ID: the bridge's lines up to the reply with that id, to $T/bridge.out
 	local line
-	while IFS= read -r -t 20 line <&"${BRIDGE[0]}"; do
+	while spawn_read BRIDGE 30 line; do
 		printf '%s\n' "$line" >>"$T/bridge.out"
 		jq -e --argjson id "$1" '.id == $id' <<<"$line" >/dev/null 2>&1 && return 0
 	done
@@ -157,7 +156,7 @@ jq '.groups.dev.servers = ["everything", "memory", "filesystem", "alone"]' \
 	"$T/mcpd.json" >"$T/mcpd.json.new" && mv "$T/mcpd.json.new" "$T/mcpd.json" &&
 	chmod 600 "$T/mcpd.json" || hard_error "cannot edit the configuration"
 ctl reload >"$T/reload.out" 2>&1 || fail "mcpctl reload failed: $(cat "$T/reload.out")"
-printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/list"}' >&$to_bridge
+spawn_send BRIDGE '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
 : >"$T/bridge.out"
 read_reply 3
 grep -q 'notifications/tools/list_changed' "$T/bridge.out" ||
@@ -167,10 +166,10 @@ names=$(tail -n 1 "$T/bridge.out" | jq -c '[.result.tools[].name | select(starts
 	[ "$(jq 'map(select(startswith("paged__"))) | length' <<<"$names")" = 0 ] ||
 	fail "after the reload dev lists $names (want alone's 7 tools, none of paged)"
 [ "$(server_pid paged)" = "$pid_paged" ] || fail "the reload restarted paged"
-# The bridge ends when its stdin does: every copy of the pipe closed.
-exec {to_bridge}>&-
-eval "exec ${BRIDGE[1]}>&-"
-wait_for 10 proc_dead "$BRIDGE_PID" || fail "mcpctl connect dev did not exit at the end of its input"
+# The bridge ends when its stdin does.
+spawn_close BRIDGE
+spawn_wait BRIDGE 20 || fail "mcpctl connect dev did not exit at the end of its input"
+[ "$SPAWN_STATUS" = 0 ] || fail "mcpctl connect dev exited $SPAWN_STATUS at the end of its input: $(tail -c 500 "$T/bridge.err")"
 note "a reload moved dev's members under an attached session: list_changed, new tools, no restart"
 
 stop_mcpd
