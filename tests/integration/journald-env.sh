@@ -1,5 +1,6 @@
 #!/bin/bash
-# journald-env.sh -- a private, real systemd-journald for journal.sh.
+# journald-env.sh -- a private, real systemd-journald for journal.sh and
+# tests/systemd (run by them, not a test).
 #
 #   unshare --mount --propagation private bash journald-env.sh JOURNALD STATEDIR
 #
