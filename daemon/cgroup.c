@@ -3,7 +3,10 @@
  *
  * Invariants:
  * - cgroup_root_dir is set at most once, by cgroup_init, before the first
- *   fork; it names a directory on a cgroup2 file system that mcpd owns.
+ *   fork; it names a directory on a cgroup2 file system that mcpd owns,
+ *   and no other mcpd: one whose supervisor cgroup holds another process
+ *   is not used (a named one is refused, mcpd's own delegated cgroup is
+ *   left for a reaper per server).
  * - A server's cgroup is empty (cgroup.events: populated 0) whenever a new
  *   process is started in it: cgroup_server_prepare kills what is left and
  *   refuses to go on while anything remains.
@@ -309,25 +312,71 @@ cgroup_delegated(const char *dir)
 	return (0);
 }
 
+/* Whether mcpd already lives below root (a re-exec, or the guard's own). */
+static int
+cgroup_below(const char *own, const char *root)
+{
+	size_t	 len = strlen(root);
+
+	return (own != NULL && strncmp(own, root, len) == 0 && own[len] == '/');
+}
+
 /*
- * mcpd moves into R/supervisor (unless it already lives below R), then
- * the controllers R offers are enabled for the servers' cgroups.
+ * A process other than this one in R/supervisor: another mcpd (or its
+ * guard) runs its servers below R, and the cgroups of its servers, named
+ * as this mcpd's would be, are not this mcpd's to empty.  Its pid, or 0.
  */
+static long
+cgroup_other_supervisor(const char *root)
+{
+	char	 dir[CGROUP_DIR_MAX], *procs, *p, *end;
+	long	 pid, other = 0;
+
+	snprintf(dir, sizeof dir, "%s/%s", root, CGROUP_SUPERVISOR);
+	if ((procs = cgroup_read(dir, "cgroup.procs")) == NULL)
+		return (0);
+	for (p = procs; *p != '\0' && other == 0; p = end) {
+		pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0 && pid != (long)getpid())
+			other = pid;
+	}
+	free(procs);
+	return (other);
+}
+
+/*
+ * mcpd moves into R/supervisor (unless it already lives below R).  Two
+ * mcpds that start at once may both find it empty: once in, each looks
+ * again.  Returns the pid of another mcpd found there, or 0.
+ */
+static long
+cgroup_enter(const char *root, const char *own)
+{
+	char	 dir[CGROUP_DIR_MAX];
+	long	 other;
+
+	if (cgroup_below(own, root))
+		return (0);
+	if ((other = cgroup_other_supervisor(root)) != 0)
+		return (other);
+	snprintf(dir, sizeof dir, "%s/%s", root, CGROUP_SUPERVISOR);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		log_warnx("cgroup: mkdir %s: %s", dir, strerror(errno));
+	else if (cgroup_write(dir, "cgroup.procs", "0") != 0)
+		log_warnx("cgroup: moving mcpd into %s: %s", dir,
+		    strerror(errno));
+	return (cgroup_other_supervisor(root));
+}
+
+/* The controllers R offers, enabled for the servers' cgroups. */
 static void
-cgroup_setup(const char *root, const char *own)
+cgroup_setup(const char *root)
 {
 	char	 dir[CGROUP_DIR_MAX], *offered, done[64] = "";
-	size_t	 i, off, len = strlen(root);
+	size_t	 i, off;
 	int	 error;
-
-	if (own == NULL || strncmp(own, root, len) != 0 || own[len] != '/') {
-		snprintf(dir, sizeof dir, "%s/%s", root, CGROUP_SUPERVISOR);
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			log_warnx("cgroup: mkdir %s: %s", dir, strerror(errno));
-		else if (cgroup_write(dir, "cgroup.procs", "0") != 0)
-			log_warnx("cgroup: moving mcpd into %s: %s", dir,
-			    strerror(errno));
-	}
 
 	if ((offered = cgroup_read(root, "cgroup.controllers")) == NULL) {
 		log_warnx("cgroup: %s/cgroup.controllers: %s", root,
@@ -362,6 +411,8 @@ cgroup_init(const char *path, char **cause)
 {
 	struct statfs	 sfs;
 	char		*own, *why = NULL, *real;
+	int		 named = path != NULL;
+	long		 other;
 
 	*cause = NULL;
 	own = cgroup_own_dir(&why);
@@ -413,8 +464,22 @@ cgroup_init(const char *path, char **cause)
 		free(real);
 		goto fail;
 	}
+	if ((other = cgroup_enter(real, own)) != 0) {
+		if (named) {
+			xasprintf(cause, "cgroup %s: in use by another mcpd "
+			    "(pid %ld in %s/%s)", real, other, real,
+			    CGROUP_SUPERVISOR);
+			free(real);
+			goto fail;
+		}
+		log_info("containment: mcpd's cgroup %s is in use by another "
+		    "mcpd (pid %ld); a reaper process per server", real, other);
+		free(real);
+		free(own);
+		return (0);
+	}
 	cgroup_root_dir = real;
-	cgroup_setup(cgroup_root_dir, own);
+	cgroup_setup(cgroup_root_dir);
 	free(own);
 	return (0);
 

@@ -35,9 +35,11 @@
 /*
  * Choose the root: path if not NULL (created if missing), else mcpd's own
  * cgroup if it is delegated.  Moves mcpd into R/supervisor and enables the
- * memory, pids and cpu controllers R offers.  Returns -1 only when a named
- * path cannot be used; otherwise 0, and cgroup_root() says whether there
- * is containment.
+ * memory, pids and cpu controllers R offers.  A root whose supervisor
+ * cgroup holds another process belongs to another mcpd: its servers'
+ * cgroups have the same names.  Returns -1 when a named path cannot be
+ * used or is another mcpd's; otherwise 0, and cgroup_root() says whether
+ * there is containment.
  */
 int		 cgroup_init(const char *path, char **cause);
 /* The root directory, or NULL: no cgroup containment. */
