@@ -411,9 +411,60 @@ enum admin_goal {
 	ADMIN_GOAL_STOPPED,
 };
 
+/* What a server was before the action, to tell that it happened. */
+struct admin_before {
+	double	 pid;		/* a restart's old process; -2 otherwise */
+	double	 idle_stops;
+	double	 restarts;
+	char	*last_exit;
+};
+
+static double
+admin_idle_stops(const cJSON *s)
+{
+	return (out_num(cJSON_GetObjectItemCaseSensitive(s, "stats"),
+	    "idle_stops", 0));
+}
+
+/*
+ * An on-demand server may run and be idle again between two looks: it
+ * stopped for being idle, or its process was started again, or it ended.
+ */
+static int
+admin_ran_since(const cJSON *s, const struct admin_before *before)
+{
+	const char	*last = out_str(s, "last_exit");
+
+	return (admin_idle_stops(s) > before->idle_stops ||
+	    out_num(s, "restarts", 0) > before->restarts ||
+	    (last != NULL && (before->last_exit == NULL ||
+	    strcmp(last, before->last_exit) != 0)));
+}
+
+/* Idle again for being idle: it ran as asked. */
+static int
+admin_went_idle(const cJSON *s, const struct admin_before *before)
+{
+	const char	*state = out_str(s, "state");
+
+	return (state != NULL && strcmp(state, "idle") == 0 &&
+	    admin_idle_stops(s) > before->idle_stops);
+}
+
+static void
+admin_before_free(struct admin_before *before, int n)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		free(before[i].last_exit);
+	free(before);
+}
+
 /* Has this server reached a state where the action is decided? */
 static int
-admin_settled(const cJSON *s, enum admin_goal goal, double old_pid)
+admin_settled(const cJSON *s, enum admin_goal goal,
+    const struct admin_before *before)
 {
 	const char	*state = out_str(s, "state");
 
@@ -425,7 +476,13 @@ admin_settled(const cJSON *s, enum admin_goal goal, double old_pid)
 		return (strcmp(state, "stopped") == 0 ||
 		    strcmp(state, "failed") == 0);
 	if (strcmp(state, "ready") == 0)
-		return (out_num(s, "pid", -1) != old_pid);
+		return (out_num(s, "pid", -1) != before->pid);
+	/*
+	 * An on-demand server with a short idle_stop_s may be ready and idle
+	 * again between two looks: it did start.
+	 */
+	if (strcmp(state, "idle") == 0)
+		return (admin_ran_since(s, before));
 	return (strcmp(state, "backoff") == 0 ||
 	    strcmp(state, "failed") == 0 || strcmp(state, "stopped") == 0);
 }
@@ -435,8 +492,8 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
     int argc, char **argv)
 {
 	cJSON		*result, *servers, *s;
-	double		*old_pids;
-	int		 status, i, all_settled, rc = DIAG_EXIT_OK;
+	struct admin_before *before;
+	int		 status, i, all_settled, started, rc = DIAG_EXIT_OK;
 	uint64_t	 deadline;
 	const char	*state, *last, *reason;
 
@@ -445,12 +502,16 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	    argv), &status);
 	if (result == NULL)
 		return (status);
-	old_pids = xcalloc((size_t)argc, sizeof *old_pids);
+	before = xcalloc((size_t)argc, sizeof *before);
 	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
 	for (i = 0; i < argc; i++) {
 		s = cJSON_GetArrayItem(servers, i);
-		old_pids[i] = strcmp(method, MCPD_METHOD_RESTART) == 0 ?
+		before[i].pid = strcmp(method, MCPD_METHOD_RESTART) == 0 ?
 		    out_num(s, "pid", -1) : -2;
+		before[i].idle_stops = admin_idle_stops(s);
+		before[i].restarts = out_num(s, "restarts", 0);
+		before[i].last_exit = out_str(s, "last_exit") != NULL ?
+		    xstrdup(out_str(s, "last_exit")) : NULL;
 	}
 	cJSON_Delete(result);
 
@@ -462,7 +523,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 		all_settled = 1;
 		for (i = 0; i < argc; i++) {
 			s = cJSON_GetArrayItem(servers, i);
-			if (!admin_settled(s, goal, old_pids[i]))
+			if (!admin_settled(s, goal, &before[i]))
 				all_settled = 0;
 		}
 		if (all_settled)
@@ -478,16 +539,20 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 		result = admin_call(ctl, MCPD_METHOD_STATUS,
 		    admin_names_params(argc, argv), &status);
 	}
-	free(old_pids);
-	if (result == NULL)
+	if (result == NULL) {
+		admin_before_free(before, argc);
 		return (status);
+	}
 
 	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
 	if (ctl->json) {
 		cJSON_DeleteItemFromObjectCaseSensitive(result, "daemon");
 		admin_print_json(result, 0);
 	}
+	i = 0;
 	cJSON_ArrayForEach(s, servers) {
+		started = i < argc && admin_went_idle(s, &before[i]);
+		i++;
 		state = out_str(s, "state");
 		last = out_str(s, "last_exit");
 		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
@@ -501,7 +566,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 			    reason != NULL ? ")" : "");
 			rc = DIAG_EXIT_FAILED;
 		} else if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
-		    state != NULL && strcmp(state, "ready") != 0) {
+		    state != NULL && strcmp(state, "ready") != 0 && !started) {
 			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"),
 			    state, last != NULL ? ": " : "",
 			    last != NULL ? last : "");
@@ -511,6 +576,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 			    state != NULL ? out_esc(state) : "?");
 	}
 	cJSON_Delete(result);
+	admin_before_free(before, argc);
 	return (rc);
 }
 
