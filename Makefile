@@ -31,7 +31,8 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 
 .PHONY: all run check check-plain check-sanitizers check-quick check-stress \
-	check-build-plain check-build-sanitizers install bench chaos fuzz clean \
+	check-build-plain check-build-sanitizers check-npm install bench chaos \
+	fuzz clean \
 	deps deps-check distclean
 
 all: $(BUILD)/Makefile
@@ -71,12 +72,18 @@ check: deps-check
 	@$(call stale_without_check,$(BUILD)); \
 	$(call stale_without_check,$(ASAN_BUILD))
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory -j2 check-build-plain check-build-sanitizers && \
+	$(MAKE) --no-print-directory -j3 check-build-plain check-build-sanitizers \
+	    check-npm && \
 	echo "make check: both trees built in $$(( $$(date +%s) - start )) s" && \
 	status=0 && \
 	{ $(MAKE) --no-print-directory check-plain || status=1; } && \
 	{ $(MAKE) --no-print-directory check-sanitizers || status=1; } && \
 	echo "make check: $$(( $$(date +%s) - start )) s in all" && exit $$status
+
+# The pinned npm packages of the interop tests, fetched while the trees
+# build (the tests would each wait for the first to fetch them).
+check-npm:
+	@bash $(SRCDIR)/tests/interop/npm-deps.sh $(abspath $(BUILD)) >/dev/null
 
 check-build-plain: $(BUILD)/Makefile
 	@$(MAKE) -C $(BUILD) $(PAR) check-programs

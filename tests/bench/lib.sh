@@ -8,11 +8,11 @@
 #                         when it works, to prefix long-lived processes)
 #   bench_npm_deps TESTS BENCH_DIR FAIL FILE...
 #                         W and NM: tests/interop with its node_modules
-#                         (or a copy next to BENCH_DIR when the tree is
-#                         read-only, as interop.sh does), installed with
-#                         `npm ci` unless every FILE is there and newer
-#                         than the lockfile; FAIL MESSAGE is called on any
-#                         failure and must not return
+#                         (or a copy in the build tree when the tree is
+#                         read-only), installed by tests/interop/npm-deps.sh
+#                         unless every FILE is there and newer than the
+#                         lockfile; FAIL MESSAGE is called on any failure
+#                         and must not return
 #   now_ms                the wall clock in milliseconds
 
 bench_setup() {
@@ -45,47 +45,12 @@ bench_cleanup() {
 	rm -rf "$T"
 }
 
-bench_npm_current() {
-	local stamp=$NM/.package-lock.json f
-	[ -f "$stamp" ] || return 1
-	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
-	[ "$W/package.json" -nt "$stamp" ] && return 1
-	for f in "$@"; do
-		[ -f "$NM/$f" ] || return 1
-	done
-}
-
 bench_npm_deps() {
-	local tests=$1 bench_dir=$2 fail=$3 f npm
+	local tests=$1 bench_dir=$2 fail=$3
 	shift 3
-	W=$tests/interop
-	if [ ! -w "$W" ]; then
-		# Where interop.sh puts its copy of a read-only tree's (make
-		# clean removes it).
-		W=$bench_dir/../interop-deps
-		mkdir -p "$W" || "$fail" "cannot create $W"
-		for f in package.json package-lock.json; do
-			cmp -s "$tests/interop/$f" "$W/$f" ||
-				cp "$tests/interop/$f" "$W/$f" ||
-				"$fail" "cannot copy $f to $W"
-		done
-	fi
+	W=$(bash "$tests/interop/npm-deps.sh" "$bench_dir/../.." "$@") ||
+		"$fail" "the pinned npm packages could not be installed (tests/interop/npm-deps.sh)"
 	NM=$W/node_modules
-	if command -v flock >/dev/null 2>&1; then
-		exec 8<"$W/package-lock.json"
-		flock -w 600 8 || "$fail" "waited 600 s for another npm ci in $W"
-	fi
-	if ! bench_npm_current "$@"; then
-		npm=$(command -v npm) ||
-			"$fail" "npm is not installed and $NM is out of date"
-		echo "bench: npm ci in $W" >&2
-		(cd "$W" && timeout -k 10 600 "$npm" ci --no-audit --no-fund) \
-			</dev/null >&2 ||
-			"$fail" "npm ci failed in $W (is the registry reachable?)"
-		bench_npm_current "$@" ||
-			"$fail" "npm ci in $W did not install the pinned packages"
-	fi
-	exec 8<&-
 }
 
 now_ms() {
