@@ -159,7 +159,7 @@ MCPD_SOCKET=$ENV_SOCK "$MCPD" -c "$T/mcpd.json" --log-target stderr \
 env_pid=$!
 MCPD_PIDS+=("$env_pid")
 env_status() { MCPD_SOCKET=$ENV_SOCK timeout -k 5 30 "$MCPCTL" status >/dev/null 2>&1; }
-wait_for 15 env_status ||
+wait_for 30 env_status ||
 	fail "mcpd started with MCPD_SOCKET=$ENV_SOCK not reachable through MCPD_SOCKET: $(tail -5 "$T/env-mcpd.log")"
 [ -S "$ENV_SOCK" ] || fail "no socket at MCPD_SOCKET=$ENV_SOCK"
 LAST="env"
@@ -168,7 +168,7 @@ expect_rc 0 "MCPD_SOCKET mcpctl --json status"
 [ "$(jq -r .daemon.pid "$T/env.out")" = "$env_pid" ] ||
 	fail "MCPD_SOCKET reached daemon $(jq -r .daemon.pid "$T/env.out"), expected $env_pid"
 kill -TERM "$env_pid"
-wait_for 15 eval '! pid_running '"$env_pid" || fail "second mcpd did not exit on SIGTERM"
+wait_for 30 eval '! pid_running '"$env_pid" || fail "second mcpd did not exit on SIGTERM"
 wait "$env_pid"
 rc=$?
 _forget_mcpd "$env_pid"

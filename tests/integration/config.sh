@@ -195,7 +195,7 @@ export MCPD_TEST_HOST_ONLY=leak
 start_mcpd "$T/expand.json"
 wait_ready expanded
 pid=$(server_pid expanded) || fail "expanded has no pid"
-wait_for 5 eval '[ "$(read_pidfile "$T/from-env.pid")" = "$pid" ]' ||
+wait_for 30 eval '[ "$(read_pidfile "$T/from-env.pid")" = "$pid" ]' ||
 	fail "\${MCPD_TEST_PIDFILE} did not reach the server: no pid $pid in $T/from-env.pid"
 startlog_has "$T/default.starts" 1 ||
 	fail "\${MCPD_TEST_UNSET_VAR:-default} did not expand to the default ($T/default.starts missing)"

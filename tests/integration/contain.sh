@@ -34,7 +34,10 @@ cgroup_scratch() {
 	mnt=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 	[ -n "$mnt" ] && [ "$(stat -fc %T "$mnt" 2>/dev/null)" = cgroup2fs ] ||
 		return 1
-	CG=$mnt/mcpd-test.$$
+	# Named for this test's own directory (unique while it exists) and
+	# shell, so that tests side by side, or one left over by a test
+	# killed outright, never share one.
+	CG=$mnt/mcpd-test.$$.${T##*.}
 	mkdir "$CG" 2>/dev/null || { CG=; return 1; }
 	CLEANUP_HOOKS+=(cgroup_remove_scratch)
 }
@@ -49,7 +52,7 @@ cgroup_remove_scratch() {
 		if [ "$(awk '$1 == "populated" { print $2 }' "$d/cgroup.events")" = 1 ]; then
 			note "cleanup: processes left in $d: $(tr '\n' ' ' <"$d/cgroup.procs")"
 			echo 1 >"$d/cgroup.kill" 2>/dev/null
-			wait_for 2 eval '[ "$(awk '"'"'$1 == "populated" { print $2 }'"'"' "'"$d"'/cgroup.events")" = 0 ]'
+			wait_for 10 eval '[ "$(awk '"'"'$1 == "populated" { print $2 }'"'"' "'"$d"'/cgroup.events")" = 0 ]'
 		fi
 		rmdir "$d" 2>/dev/null || note "cleanup: cannot remove $d"
 	done
@@ -79,7 +82,7 @@ file_nonempty() {
 # is alive and in a session of its own, not the leader's.
 newest_escapee() {
 	local leader
-	wait_for 5 file_nonempty "$1" || fail "no escapee pid in $1"
+	wait_for 30 file_nonempty "$1" || fail "no escapee pid in $1"
 	ESC=$(tail -n 1 "$1")
 	leader=$(server_pid esc) || fail "esc has no pid"
 	pid_running "$ESC" || fail "escapee $ESC is not running"
@@ -188,7 +191,7 @@ JSON
 
 	# --- mcpctl stop ---------------------------------------------------------
 	ctl stop esc >/dev/null || fail "$mode: mcpctl stop esc failed"
-	wait_for 5 escapees_are "$file" 0 ||
+	wait_for 30 escapees_are "$file" 0 ||
 		fail "$mode: $(escapees "$file") escapee(s) survived mcpctl stop: $(describe_pid "$esc")"
 	note "$mode: mcpctl stop: escapee $esc gone"
 
@@ -203,7 +206,7 @@ JSON
 	newest_escapee "$file"
 	esc=$ESC
 	n=$(wc -l <"$file")
-	wait_for 5 escapees_are "$file" 1 ||
+	wait_for 30 escapees_are "$file" 1 ||
 		fail "$mode: $(escapees "$file") of $n escapees alive after 3 restarts, expected 1 (the current server's)"
 	note "$mode: after 3 restarts $(escapees "$file") of $n escapees alive (the current one)"
 	# The limits apply to every start, and a missing controller is
@@ -211,9 +214,9 @@ JSON
 	[ "$mode" = cgroup ] && check_limits "$CG/server-esc"
 
 	# --- mcpd exits on SIGTERM -------------------------------------------------------
-	stop_mcpd TERM 15
+	stop_mcpd TERM 30
 	[ "$MCPD_STATUS" = 0 ] || fail "$mode: mcpd exited $MCPD_STATUS after SIGTERM"
-	wait_for 5 escapees_are "$file" 0 ||
+	wait_for 30 escapees_are "$file" 0 ||
 		fail "$mode: escapee survived mcpd's SIGTERM exit: $(describe_pid "$esc")"
 	note "$mode: SIGTERM to mcpd: escapee $esc gone"
 	if [ "$mode" = cgroup ]; then
@@ -233,9 +236,9 @@ JSON
 	kill -KILL -- "-$MCPD_PID"
 	{ wait "$MCPD_PID"; } 2>/dev/null
 	_forget_mcpd "$MCPD_PID"
-	wait_for 5 escapees_are "$file" 0 ||
+	wait_for 30 escapees_are "$file" 0 ||
 		fail "$mode: escapee survived kill -9 of mcpd's process group: $(describe_pid "$esc")"
-	wait_for 5 proc_dead "$pid" || fail "$mode: server survived kill -9 of mcpd's group"
+	wait_for 30 proc_dead "$pid" || fail "$mode: server survived kill -9 of mcpd's group"
 	note "$mode: kill -9 -$MCPD_PID: server $pid and escapee $esc gone (guard $guard was in group $(proc_pgrp "$guard" 2>/dev/null || echo "-, already exited"))"
 }
 

@@ -139,9 +139,9 @@ grep -q 'logs NAME' "$T/help.out" || fail "mcpctl logs --help: $(cat "$T/help.ou
 start_mcpd "$CFG"
 wait_ready ok
 wait_ready "$LONG"
-wait_for 10 server_is crashy backoff || fail "crashy is $(server_field crashy state), expected backoff"
-wait_for 10 server_is broken failed || fail "broken is $(server_field broken state), expected failed"
-wait_for 10 server_is slow initializing || fail "slow is $(server_field slow state)"
+wait_for 30 server_is crashy backoff || fail "crashy is $(server_field crashy state), expected backoff"
+wait_for 30 server_is broken failed || fail "broken is $(server_field broken state), expected failed"
+wait_for 30 server_is slow initializing || fail "slow is $(server_field slow state)"
 server_is off stopped || fail "off is $(server_field off state)"
 rc_start
 rc "{\"op\":\"attach\",\"conn\":\"a\",\"server\":\"$LONG\"}"
@@ -149,9 +149,14 @@ rc "{\"op\":\"attach\",\"conn\":\"b\",\"server\":\"$LONG\"}"
 rc_tool send a 1 sleep '{"ms": 60000}'
 rc_tool send b 1 sleep '{"ms": 60000}'
 rc_tool send b 2 sleep '{"ms": 60000}'
-wait_for 5 eval '[ "$(server_field '"$LONG"' inflight)" = 3 ]' || fail "the 3 sleeps are not in flight"
-# Let uptimes pass a second so that they are not all "0s".
-sleep 1
+wait_for 30 eval '[ "$(server_field '"$LONG"' inflight)" = 3 ]' || fail "the 3 sleeps are not in flight"
+# Every running server up for a second at least, so that no uptime is "0s"
+# (check_table wants a duration).
+uptimes_past_1s() {
+	ctl --json status | jq -e '[.servers[] | select(.pid != null) | .uptime_ms >= 1000] | all' >/dev/null
+}
+wait_for 30 uptimes_past_1s ||
+	fail "uptimes not past 1 s: $(ctl --json status | jq -c '[.servers[] | {name, pid, uptime_ms}]')"
 
 # check_table TABLE JSON: the table shows the servers of the JSON status,
 # in its order, each value in its column.

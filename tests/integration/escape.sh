@@ -32,9 +32,9 @@ write_config "$CFG" <<JSON
 JSON
 start_mcpd "$CFG"
 wait_ready evil
-wait_for 10 eval '[ "$(server_field badproto restarts)" -ge 1 ] || server_is badproto backoff' ||
+wait_for 30 eval '[ "$(server_field badproto restarts)" -ge 1 ] || server_is badproto backoff' ||
 	fail "badproto was not refused: $(server_field badproto state)"
-wait_for 5 eval '[ "$(server_field evil stats | jq .stderr_lines)" -ge 4 ]' ||
+wait_for 30 eval '[ "$(server_field evil stats | jq .stderr_lines)" -ge 4 ]' ||
 	fail "evil's stderr did not arrive: $(server_field evil stats)"
 
 # clean FILE WHAT [ESC_OK]: no forged line, and no ESC byte (with ESC_OK,
@@ -59,7 +59,7 @@ shows() {
 # --- mcpd's own log ------------------------------------------------------------------------
 # The name goes into "initializing -> ready: initialized: NAME", the
 # protocol version into the reason badproto was killed, stderr line by line.
-wait_for 5 grep -aqF 'x1b[2J cleared' "$MCPD_LOG" || true
+wait_for 30 grep -aqF 'x1b[2J cleared' "$MCPD_LOG" || true
 clean "$MCPD_LOG" "mcpd's log"
 shows "$MCPD_LOG" "mcpd's log" 'initialized: evil\nmcpd: github: ready -> failed\n\x1b[2J'
 shows "$MCPD_LOG" "mcpd's log" 'unsupported protocol version "\nmcpd: github: ready -> failed\n\x1b[2J"'

@@ -7,8 +7,12 @@
 //          for a reply of --under, then --over (then --far) bytes of
 //          text, then echoes; what each of them received is checked.
 //   conns  --count connections at once, each attaching to --server and
-//          then idle: how many mcpd serves, and whether the rest are
-//          served once --release of them are closed.
+//          then idle: how many mcpd serves (answers their attach) and how
+//          many it closes, once it has done one or the other with each;
+//          then --ready FILE is written, the connections are held for
+//          --hold-ms and until --until FILE exists (if given), and
+//          --release of the served ones are closed: are any that were
+//          left waiting served then?
 //   rpc    one client attaches to --server and sends the lines of --send
 //          FILE; every reply and notification is kept raw.
 //   statuses  --count mcpd/status calls over one connection, timed.
@@ -26,6 +30,11 @@ import { performance } from 'node:perf_hooks';
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round1 = (x) => Math.round(x * 10) / 10;
+
+// How long an answer of mcpd's may take before something is wrong.  A
+// loaded machine can keep mcpd or this client from running for a while;
+// this only bounds a broken run.
+const PATIENCE_MS = 30000;
 
 class Usage extends Error {}
 class Abort extends Error {}
@@ -166,7 +175,7 @@ class Conn {
 	}
 
 	// The reply to id text idText (sent now or already), or null.
-	expect(idText, timeoutMs = 15000) {
+	expect(idText, timeoutMs = PATIENCE_MS) {
 		return new Promise((resolve) => {
 			const timer = setTimeout(() => {
 				this.waiters.delete(idText);
@@ -242,14 +251,16 @@ async function cmdLimit(o) {
 	if (bad.length > 0)
 		problems.push(`warm-up: ${bad.length} echoes wrong, first: ${show(bad[0])}`);
 
-	// B: a long sleep in flight under id 7 (the id A uses next).
-	const bSleep = toolCall(b, '7', 'sleep', { ms: o.sleepMs }, o.sleepMs + 10000);
+	// B: a long sleep in flight under id 7 (the id A uses next).  It must
+	// outlast A's calls below for the ids to collide: whether it did is
+	// reported (b_sleep_outlasted), a slow machine may not manage it.
+	const bSleep = toolCall(b, '7', 'sleep', { ms: o.sleepMs }, o.sleepMs + PATIENCE_MS);
 	const b8 = await toolCall(b, '8', 'echo', { text: 'B-8' });
 	if (text(b8) !== 'B-8')
 		problems.push(`B's echo under id 8 got ${show(b8)}`);
 
 	// A: just under the limit, id 7.
-	const under = await toolCall(a, '7', 'big', { bytes: o.under }, 20000);
+	const under = await toolCall(a, '7', 'big', { bytes: o.under });
 	out.under = { id: under?.id, line_bytes: under?.raw.length };
 	const ut = text(under);
 	if (under === null || under.msg?.error !== undefined || typeof ut !== 'string') {
@@ -265,7 +276,7 @@ async function cmdLimit(o) {
 
 	// A: just over the limit, id 7 again (the first one is answered).
 	const t0 = now();
-	const over = await toolCall(a, '7', 'big', { bytes: o.over }, 20000);
+	const over = await toolCall(a, '7', 'big', { bytes: o.over });
 	out.over = {
 		id: over?.id,
 		ms: round1(now() - t0),
@@ -279,8 +290,10 @@ async function cmdLimit(o) {
 		problems.push(`the request for ${o.over} bytes of text got no error: ${show(over)}`);
 
 	// Far over (a few times the limit): still the id, still an error.
+	let lastError = over;
 	if (o.far > 0) {
-		const far = await toolCall(a, '7', 'big', { bytes: o.far }, 20000);
+		const far = await toolCall(a, '7', 'big', { bytes: o.far });
+		lastError = far;
 		out.far = {
 			bytes: o.far,
 			id: far?.id,
@@ -300,10 +313,12 @@ async function cmdLimit(o) {
 	// B's sleep ends with its own result, not A's error.
 	const bs = await bSleep;
 	out.b_sleep = bs === null ? null : (text(bs) ?? bs.msg?.error ?? bs.raw);
+	out.b_sleep_outlasted = bs !== null && lastError !== null && bs.t > lastError.t;
 	if (text(bs) !== `slept ${o.sleepMs} ms`)
 		problems.push(`B's sleep under id 7 got ${show(bs)}`);
 
-	await sleep(300);	// anything late or twice shows up here
+	// A window, not a wait: anything late or twice shows up in it.
+	await sleep(300);
 	for (const [c, who] of [[a, 'A'], [b, 'B']]) {
 		for (const m of c.unexpected)
 			problems.push(`${who} got a reply nobody waited for: ${show(m)}`);
@@ -345,10 +360,12 @@ async function cmdConns(o) {
 	await Promise.all(connects);
 	const connected = conns.filter((c) => c.connected).length;
 
-	// Until no more are served for stableMs (mcpd pauses ~1 s at a time).
+	// Until mcpd has answered or closed every connection; one it leaves
+	// waiting is still waiting after maxWaitMs.
 	const deadline = now() + o.maxWaitMs;
-	while (answered < o.count && now() - lastAnswer < o.stableMs && now() < deadline)
-		await sleep(50);
+	while (conns.some((c) => c.connected && c.answer === undefined && !c.closed) &&
+	    now() < deadline)
+		await sleep(20);
 	const served = conns.filter((c) => c.answer !== undefined);
 	const out = {
 		count: o.count,
@@ -361,6 +378,19 @@ async function cmdConns(o) {
 	const badAttach = served.filter((c) => c.answer?.msg?.result === undefined);
 	if (badAttach.length > 0)
 		problems.push(`${badAttach.length} attaches failed, first: ${show(badAttach[0].answer)}`);
+
+	// Held, as long as the caller wants: a window for it to watch mcpd in
+	// (holdMs), or until it says so.
+	if (o.ready !== '')
+		fs.writeFileSync(o.ready, `${served.length}\n`);
+	await sleep(o.holdMs);
+	if (o.until !== '') {
+		const until = now() + o.holdMaxMs;
+		while (!fs.existsSync(o.until) && now() < until)
+			await sleep(20);
+		if (!fs.existsSync(o.until))
+			problems.push(`${o.until} did not appear within ${o.holdMaxMs} ms`);
+	}
 
 	// Close some that were served; the waiting ones should get in.
 	const release = served.slice(0, o.release);
@@ -415,6 +445,7 @@ async function cmdRpc(o) {
 		if (m === null)
 			problems.push(`no reply to id ${id} within ${o.timeoutMs} ms`);
 	}
+	// A window, not a wait: anything more that comes shows up in it.
 	await sleep(o.lingerMs);
 	for (const m of c.unexpected)
 		problems.push(`a reply nobody waited for: ${show(m)}`);
@@ -433,7 +464,7 @@ async function cmdStatuses(o) {
 	const times = [];
 	for (let i = 1; i <= o.count; i++) {
 		const t0 = now();
-		const r = await c.call(`"s-${i}"`, 'mcpd/status', undefined, 10000);
+		const r = await c.call(`"s-${i}"`, 'mcpd/status', undefined);
 		times.push(round1(now() - t0));
 		if (r === null || !Array.isArray(r.msg?.result?.servers))
 			problems.push(`status ${i}: ${show(r)}`);
@@ -454,8 +485,9 @@ async function cmdStatuses(o) {
 
 const COMMANDS = {
 	limit: [cmdLimit, { under: 0, over: 0, far: 0, warm: 110, sleepMs: 2000 }],
-	conns: [cmdConns, { count: 100, stableMs: 2500, maxWaitMs: 20000, release: 60, waitMs: 10000 }],
-	rpc: [cmdRpc, { send: '', timeoutMs: 10000, lingerMs: 300 }],
+	conns: [cmdConns, { count: 100, maxWaitMs: PATIENCE_MS, release: 60, waitMs: PATIENCE_MS,
+		ready: '', holdMs: 0, until: '', holdMaxMs: 60000 }],
+	rpc: [cmdRpc, { send: '', timeoutMs: PATIENCE_MS, lingerMs: 300 }],
 	statuses: [cmdStatuses, { count: 50, gapMs: 20 }],
 };
 

@@ -63,15 +63,16 @@ for ((i = 0; i < ${#expected[@]}; i += 2)); do
 	names+=("${expected[i]}")
 done
 
-# Sample status for a while: every answer prompt, every broken server
-# without a process, in backoff with a sensible countdown (or briefly
-# starting), with the right reason.
+# Sample status for a while (3 s, and at least MIN_SAMPLES answers): every
+# answer prompt, every broken server without a process, in backoff with a
+# sensible countdown (or briefly starting), with the right reason.
+MIN_SAMPLES=10
 declare -A first_restarts backoff_seen
 longest=$((MAX_MS * (100 + JITTER_PCT) / 100 + 50))
 samples=0
 max_status_ms=0
 deadline=$(($(now_ms) + 3000))
-while [ "$(now_ms)" -lt "$deadline" ]; do
+while [ "$(now_ms)" -lt "$deadline" ] || [ "$samples" -lt "$MIN_SAMPLES" ]; do
 	t=$(now_ms)
 	js=$(ctl --json status) || fail "mcpctl status failed"
 	ms=$(($(now_ms) - t))
@@ -109,19 +110,25 @@ done
 
 summary=
 for name in "${names[@]}"; do
-	restarts=$(server_field "$name" restarts)
-	[ "${backoff_seen[$name]:-0}" -ge $((samples / 2)) ] ||
+	# Mostly waiting: a start that fails takes a fork and an exec, the
+	# wait 100 to 400 ms; on a loaded machine the start takes longer, so
+	# only a server never or seldom in backoff fails this.
+	[ "${backoff_seen[$name]:-0}" -ge $(((samples + 3) / 4)) ] ||
 		fail "$name was seen in backoff only ${backoff_seen[$name]:-0} of $samples times"
-	# 3 s of attempts 100, 200, 400, 400 ... ms apart: at least 4 more.
-	[ "$restarts" -ge $((first_restarts[$name] + 4)) ] ||
-		fail "$name: restarts went from ${first_restarts[$name]} to $restarts in 3 s, expected at least 4 more"
-	summary="$summary $name:$restarts"
+	# The attempts go on: 100, 200, 400, 400 ... ms apart, 4 more take
+	# 1.1 s and a bit, or 30 s on a machine stalled for that long.
+	wait_for 30 eval '[ "$(server_field "$name" restarts)" -ge $((first_restarts[$name] + 4)) ]' ||
+		fail "$name: restarts went from ${first_restarts[$name]} to $(server_field "$name" restarts) in 30 s, expected at least 4 more"
+	summary="$summary $name:${backoff_seen[$name]:-0}:$(server_field "$name" restarts)"
 done
-note "status: $samples samples in 3 s, slowest answer $max_status_ms ms; restarts:$summary"
+note "status: $samples samples, slowest answer $max_status_ms ms; in backoff and restarts:$summary"
 for ((i = 0; i < ${#expected[@]}; i += 2)); do
 	note "${expected[i]}: last_exit '$(server_field "${expected[i]}" last_exit)'"
 done
-[ "$max_status_ms" -lt 1000 ] || fail "mcpctl status took $max_status_ms ms"
+# Every answer at once: an mcpd that blocks on its failing children
+# answers late or not at all (mcpctl gives up at 30 s); 5 s is far over
+# the few hundred ms a sanitized mcpctl takes on a loaded machine.
+[ "$max_status_ms" -lt 5000 ] || fail "mcpctl status took $max_status_ms ms"
 
 # Logged with the server's name, for the journal.
 grep -q "noperm: exec $T/not-executable: Permission denied" "$MCPD_LOG" ||
@@ -139,14 +146,17 @@ uptime=$(jq -r '.daemon.uptime_ms' <<<"$(status_json)")
 [ "$(server_field good restarts)" = 0 ] || fail "good restarted"
 out=$(ctl call good echo text=fine) || fail "mcpctl call good failed"
 [ "$out" = fine ] || fail "mcpctl call good returned '$out'"
-[ "$(mcpd_zombies)" = 0 ] || fail "mcpd has $(mcpd_zombies) zombie children"
+# The failing servers go on exiting: a child mcpd has not reaped yet is
+# a zombie for a moment.  Left unreaped, it stays one.
+wait_for 30 eval '[ "$(mcpd_zombies)" = 0 ]' ||
+	fail "mcpd has had zombie children for 30 s: $(mcpd_zombies) now"
 mcpd_running || fail "mcpd died"
 
 # The file becomes executable: the next attempt starts it (no restart of
 # mcpd needed).  Here a shell script that is no MCP server at all, so it
 # exits at once: what counts is that last_exit now says it exited.
 chmod 0755 "$T/not-executable"
-wait_for 5 eval 'case "$(server_field noperm last_exit)" in "exited with status 0") true ;; *) false ;; esac' ||
+wait_for 30 eval 'case "$(server_field noperm last_exit)" in "exited with status 0") true ;; *) false ;; esac' ||
 	fail "noperm still fails after chmod 0755: last_exit '$(server_field noperm last_exit)'"
 note "after chmod 0755: noperm last_exit '$(server_field noperm last_exit)'"
 exit 0

@@ -57,7 +57,8 @@ stand_in_json() {
 		'{command: $node, args: $args, env: {MCPD_TEST_DIR: $t}}'
 }
 
-# mcpd_zombies: children of mcpd that are zombies (nobody reaped them).
+# mcpd_zombies: children of mcpd that are zombies (not reaped yet): wait
+# for none, a child that has just exited is one for a moment.
 mcpd_zombies() {
 	local p n=0
 	for p in /proc/[0-9]*; do

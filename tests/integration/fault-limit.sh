@@ -47,6 +47,8 @@ note "under: $(jq -c .under "$T/limit.json")"
 note "over: $(jq -c .over "$T/limit.json")"
 note "far: $(jq -c .far "$T/limit.json")"
 note "B's sleep under the same id: $(jq -c .b_sleep "$T/limit.json")"
+[ "$(jq .b_sleep_outlasted "$T/limit.json")" = true ] ||
+	note "B's sleep of $SLEEP_MS ms ended before A's errors came (a slow machine): the ids did not collide this time"
 fclient_check "$T/limit.json" "max_message_bytes"
 
 # Exactly at the limit: intact, the id restored to the client's 7.
@@ -80,8 +82,11 @@ for case in over far; do
 	*) fail "$case: the error does not name the server: $msg" ;;
 	esac
 done
+# Answered at once (a few ms), not left to a timeout (mcpd's request
+# timeout is 60 s, the client's 30 s); 10 s is far over any stall of a
+# loaded machine.
 ms=$(jq -r '.over.ms | floor' "$T/limit.json")
-[ "$ms" -lt 2000 ] || fail "the -32012 error took $ms ms (a timeout instead of an answer?)"
+[ "$ms" -lt 10000 ] || fail "the -32012 error took $ms ms (a timeout instead of an answer?)"
 
 # The session goes on: same process, no restart, A's next call worked.
 [ "$(jq -r .echo_after "$T/limit.json")" = "A-9 after" ] ||

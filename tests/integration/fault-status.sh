@@ -99,7 +99,7 @@ last=$(server_field loop2 last_exit)
 [ "$last" = "exited with status 5" ] || fail "loop2 last_exit '$last', expected 'exited with status 5'"
 
 # --- half a line, then exit ----------------------------------------------------
-wait_ready half
+wait_ready half 30
 pid=$(server_pid half) || fail "no pid for half"
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"cut me in half"}}}' >"$T/half.in"
 fclient "$T/half.json" rpc --server half --send "$T/half.in"
@@ -115,7 +115,7 @@ n=$(jq '[.received[] | select(test("cut me"))] | length' "$T/half.json")
 [ "$n" = 0 ] || fail "the half line reached the client: $(jq -c .received "$T/half.json")"
 bad=$(jq '[.received[] | (try fromjson catch "bad") | select(. == "bad")] | length' "$T/half.json")
 [ "$bad" = 0 ] || fail "$bad lines the client got are not JSON: $(jq -c .received "$T/half.json")"
-wait_for 10 eval '[ "$(server_field half restarts)" -ge 1 ] 2>/dev/null' ||
+wait_for 30 eval '[ "$(server_field half restarts)" -ge 1 ] 2>/dev/null' ||
 	fail "half was not restarted (restarts $(server_field half restarts))"
 last=$(server_field half last_exit)
 [ "$last" = "exited with status 3" ] || fail "half last_exit '$last', expected 'exited with status 3'"
@@ -123,7 +123,7 @@ dropped=$(server_field half stats | jq .dropped_lines)
 [ "$dropped" -ge 1 ] || fail "the half line was not counted as dropped (dropped_lines $dropped)"
 grep -q 'half: protocol violation (not-json): dropped a stdout line of .* bytes' "$MCPD_LOG" ||
 	fail "the dropped half line is not in mcpd's log"
-wait_ready half
+wait_ready half 30
 [ "$(server_pid half)" != "$pid" ] || fail "half has the same pid after its exit"
 note "half: last_exit '$last', restarts $(server_field half restarts), dropped_lines $dropped"
 # The next process works for the same kind of client (ping is answered by
@@ -135,7 +135,7 @@ fclient_check "$T/ping.json" "ping after the restart"
 	fail "ping after the restart got $(jq -c .replies "$T/ping.json")"
 
 # --- CRLF -------------------------------------------------------------------------
-wait_ready crlf
+wait_ready crlf 30
 cat >"$T/crlf.in" <<'EOF'
 {"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"line one"},"_meta":{"progressToken":"tok-1"}}}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"line two"}}}

@@ -25,6 +25,9 @@ restarts=$(server_field noisy restarts)
 [ "$restarts" = 0 ] || fail "noisy needed $restarts restarts to reach ready"
 
 # Ready, same pid, no restart, for the whole period; sampled every 200 ms.
+# A window: mcpd has read the garbage by the time the server is ready;
+# were it to act on it after all (a kill, a restart after 200 ms), 4 s of
+# samples would show it.
 samples=0
 deadline=$(($(now_ms) + HOLD_S * 1000))
 while [ "$(now_ms)" -lt "$deadline" ]; do

@@ -28,16 +28,31 @@ write_config "$T/mcpd.json" <<JSON
 }
 JSON
 start_mcpd "$T/mcpd.json"
-wait_ready demo
+wait_ready demo 30
 hwm0=$(vm_kib "$MCPD_PID" VmHWM)
 
+# ready_count PATTERN: how many clients have said they are ready.
+ready_count() {
+	local f n=0
+	for f in $1; do
+		[ -e "$f" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # --- readers that do not read ------------------------------------------------------
+# None reads its reply before every one of them has had what mcpd gives
+# it (the start of its reply, a refusal, or the close): a client of a
+# loaded machine that comes late must still find the others holding.
 pids=()
 for i in $(seq 20); do
-	timeout -k 5 60 "$NODE" "$T/hostile-clients.mjs" "$SOCK" demo noread "$BIG" 6000 \
+	env MCPD_TEST_DIR="$T" timeout -k 5 150 "$NODE" "$T/hostile-clients.mjs" "$SOCK" demo noread "$BIG" "$T/noread-go" \
 		>"$T/noread.$i" 2>&1 &
 	pids+=($!)
 done
+wait_for 90 eval '[ "$(ready_count "$T/noread-go.ready.*")" = 20 ]' ||
+	fail "only $(ready_count "$T/noread-go.ready.*") of 20 clients heard from mcpd about their 15 MiB request"
+touch "$T/noread-go"
 wait "${pids[@]}"
 hwm1=$(vm_kib "$MCPD_PID" VmHWM)
 cut=$(cat "$T"/noread.* | jq -s '[.[] | select(.closed)] | length')
@@ -54,17 +69,23 @@ if sanitized "$MCPD"; then
 else
 	[ "$growth" -le "$bar" ] || fail "VmHWM grew by $growth MiB, more than $bar"
 fi
-wait_for 10 eval '[ "$(status_json | jq .daemon.memory_budget_used)" -lt 1048576 ]' ||
+wait_for 30 eval '[ "$(status_json | jq .daemon.memory_budget_used)" -lt 1048576 ]' ||
 	fail "the budget is still $(status_json | jq .daemon.memory_budget_used) bytes used after the clients left"
 note "budget used after they left: $(status_json | jq .daemon.memory_budget_used) bytes"
 
 # --- held requests -------------------------------------------------------------------
+# Every client holds on to its request until all have been held or
+# refused.
+mkdir "$T/held" || hard_error "cannot create $T/held"
 pids=()
 for i in $(seq 8); do
-	timeout -k 5 60 "$NODE" "$T/hostile-clients.mjs" "$SOCK" slow held 1 $((8 * 1024 * 1024)) \
+	env MCPD_TEST_DIR="$T" timeout -k 5 150 "$NODE" "$T/hostile-clients.mjs" "$SOCK" slow held 1 $((8 * 1024 * 1024)) "$T/held" \
 		>"$T/held.$i" 2>&1 &
 	pids+=($!)
 done
+wait_for 90 eval '[ "$(ready_count "$T/held/ready.*")" = 8 ]' ||
+	fail "only $(ready_count "$T/held/ready.*") of 8 clients had their 8 MiB request held or refused"
+touch "$T/held/go"
 wait "${pids[@]}"
 refused=$(cat "$T"/held.* | jq -s '[.[] | select(.codes["-32015"] != null)] | length')
 note "8 clients x 8 MiB held for a starting server: $refused refused: $(cat "$T"/held.* | jq -rs '[.[].message | select(. != null)][0]')"
@@ -75,7 +96,7 @@ note "8 clients x 8 MiB held for a starting server: $refused refused: $(cat "$T"
 [ "$refused" -ge 2 ] || fail "only $refused of 8 were refused with the budget at 48 MiB: $(cat "$T"/held.* | jq -sc .)"
 cat "$T"/held.* | jq -rs '[.[].message | select(. != null)][0]' | grep -q memory_budget_bytes ||
 	fail "the refusal does not name memory_budget_bytes"
-wait_for 10 eval '[ "$(status_json | jq .daemon.memory_budget_used)" -lt 1048576 ]' ||
+wait_for 30 eval '[ "$(status_json | jq .daemon.memory_budget_used)" -lt 1048576 ]' ||
 	fail "the budget is still $(status_json | jq .daemon.memory_budget_used) bytes used after the held requests' clients left"
 mcpd_running || fail "mcpd died"
 exit 0

@@ -5,26 +5,38 @@
 //   pairs N        N requests each followed by its cancellation
 //   inflight N     N requests at once, none answered by the server
 //   subscribe N    N resources/subscribe with distinct 4 KiB URIs
-//   held N BYTES   N requests of BYTES each while the server starts
+//   held N BYTES [DIR]  N requests of BYTES each while the server starts;
+//                  with DIR, once mcpd has held or refused them all, say
+//                  so (DIR/ready.PID) and hold on until DIR/go exists
 //   longid         a request whose id is 2000 bytes
-//   noread BYTES MS  ask for a reply of BYTES, read nothing for MS, then
-//                  read: was the connection closed, and how much came?
+//   noread BYTES GO  ask for a reply of BYTES; once mcpd has begun to
+//                  send it (one chunk is read), has refused, or has
+//                  closed, say so (GO.ready.PID) and read nothing more
+//                  until the file GO exists; then read until the reply or
+//                  the close: was the connection closed, and how much
+//                  came?
+import fs from 'node:fs';
 import net from 'node:net';
 
-const [sock, server, scenario, arg1, arg2] = process.argv.slice(2);
+const [sock, server, scenario, arg1, arg2, arg3] = process.argv.slice(2);
 const c = net.connect(sock);
-let buf = '', received = 0, ended = false;
+let received = 0, ended = false;
+const closed = new Promise((r) => c.once('close', r));
 c.on('data', (d) => { received += d.length; });
 c.on('end', () => { ended = true; });
 c.on('error', () => {});
 const waiters = new Map();	// id text -> resolve
 const replies = [];
+// Lines are cut from the chunks as they come: a reply of many MiB is
+// joined once, not searched again for each chunk.
+const parts = [];
 c.on('data', (d) => {
-	buf += d;
-	let i;
-	while ((i = buf.indexOf('\n')) >= 0) {
-		const line = buf.slice(0, i);
-		buf = buf.slice(i + 1);
+	let start = 0, i;
+	while ((i = d.indexOf(10, start)) >= 0) {
+		parts.push(d.subarray(start, i));
+		const line = Buffer.concat(parts).toString();
+		parts.length = 0;
+		start = i + 1;
 		const m = JSON.parse(line);
 		if (m.id === undefined)
 			continue;
@@ -35,12 +47,24 @@ c.on('data', (d) => {
 			w(m);
 		}
 	}
+	if (start < d.length)
+		parts.push(d.subarray(start));
 });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// until(FILE): resolves once FILE exists (a barrier the test lifts).
+const until = async (file) => {
+	while (!fs.existsSync(file))
+		await sleep(20);
+};
+// Resolves once written, or once the connection is gone (mcpd may close
+// it while a long line is being written).
 const send = (obj) => new Promise((r) => {
 	if (c.write(JSON.stringify(obj) + '\n'))
 		r();
-	else
+	else {
 		c.once('drain', r);
+		closed.then(r);
+	}
 });
 const call = async (id, method, params) => {
 	const p = new Promise((r) => waiters.set(JSON.stringify(id), r));
@@ -91,26 +115,39 @@ if (scenario === 'pairs') {
 	out.message = all.find((m) => m.error)?.error.message ?? null;
 } else if (scenario === 'held') {
 	const pad = 'y'.repeat(Number(arg2));
-	const got = [];
 	for (let i = 1; i <= n; i++)
-		got.push(call(i, 'tools/call', { name: 'echo', arguments: { text: pad } }));
-	// Held requests are answered only when the server is ready or fails.
-	// Hold long enough that every client of a batch started on a loaded
-	// machine (node takes a while) is there while the first still holds.
-	const first = await Promise.race([Promise.all(got), new Promise((r) => setTimeout(r, 8000))]);
-	out.codes = codes(replies.filter((m) => m.id !== 'att'));
+		await send({ jsonrpc: '2.0', id: i, method: 'tools/call',
+		    params: { name: 'echo', arguments: { text: pad } } });
+	// Held requests are answered only when the server is ready or fails;
+	// refused ones at once.  mcpd answers this after every line before it
+	// was held or refused (unless it closes the connection).
+	await Promise.race([call('done', 'mcpd/status', { servers: [server] }), closed]);
+	out.closed = ended;
+	out.codes = codes(replies.filter((m) => m.id !== 'att' && m.id !== 'done'));
 	out.message = replies.find((m) => m.error)?.error.message ?? null;
+	if (arg3 !== undefined) {
+		// Still holding them while the other clients come.
+		fs.writeFileSync(`${arg3}/ready.${process.pid}`, '');
+		await until(`${arg3}/go`);
+	}
 } else if (scenario === 'noread') {
 	await send({ jsonrpc: '2.0', id: 'big', method: 'tools/call',
 	    params: { name: 'big', arguments: { bytes: n } } });
-	c.pause();
-	await new Promise((r) => setTimeout(r, Number(arg2)));
+	// One chunk (64 KiB at most) says that mcpd has begun to send or has
+	// refused; then nothing more is read until GO.
+	await Promise.race([closed, new Promise((r) => c.once('data', () => {
+		c.pause();
+		r();
+	}))]);
+	fs.writeFileSync(`${arg2}.ready.${process.pid}`, '');
+	await until(arg2);
 	const before = received;
 	c.resume();
-	await new Promise((r) => {
-		c.once('close', r);
-		setTimeout(r, 3000);
-	});
+	// Until the reply or the close; 60 s is only a safety net.
+	await Promise.race([closed, sleep(60000), (async () => {
+		while (!replies.some((m) => m.id === 'big'))
+			await sleep(20);
+	})()]);
 	out.closed = ended;
 	out.bytes = received - before;
 	out.got_reply = replies.some((m) => m.id === 'big');

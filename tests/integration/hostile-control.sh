@@ -25,11 +25,11 @@ write_config "$T/mcpd.json" <<JSON
 { "mcpServers": { "demo": { "command": "$MCP_FAKE" } } }
 JSON
 start_mcpd "$T/mcpd.json"
-wait_ready demo
+wait_ready demo 30
 
 # raw IN OUT [EXPECT]: send IN's lines on one connection, replies to OUT.
 raw() {
-	timeout -k 5 60 "$NODE" "$T/rawlines.mjs" "$SOCK" "$1" "$2" ${3:+"$3"} ||
+	timeout -k 5 120 "$NODE" "$T/rawlines.mjs" "$SOCK" "$1" "$2" ${3:+"$3"} ||
 		fail "rawlines.mjs $1 failed"
 }
 # reply OUT N FILTER: jq FILTER on the Nth reply's parsed line.

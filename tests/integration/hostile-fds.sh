@@ -22,11 +22,18 @@ HARD=1024
 FLOOD=1100		# more connections than HARD
 LINE_MS=3000		# client_line_timeout_ms
 # A sanitized build is slow to let 300 connections in: the first would
-# time out before the last arrived.
+# time out before the client has seen mcpd take the last.
 sanitized "$MCPD" && LINE_MS=8000
-SLACK_MS=1500
+# Idle connections are closed LINE_MS after they connected, not much
+# later: SLACK_MS covers a loaded machine (mcpd's accept and its timer
+# late, the client late to see the close); a close left to some other
+# check, or never made, shows as far more.
+SLACK_MS=3000
 CAP=20			# max_connections_per_uid, in the last part
-STATUS_MAX_MS=2000
+# `mcpctl status` under the flood works at once: well under mcpctl's own
+# 30 s timeout, far over a slow start of a sanitized mcpctl on a loaded
+# machine.
+STATUS_MAX_MS=5000
 
 AS_OTHER=()
 GROUP_JSON=
@@ -79,10 +86,13 @@ hold() {
 		--sock "$SOCK" "$@" >"$out" 2>"$out.err" &
 }
 
-# held OUT PID: wait for a hold to end; its summary must be there.
+# held OUT PID: wait for a hold to end; its summary must be there, and
+# its probe must have seen mcpd deal with every connection.
 held() {
 	wait "$2"
 	jq -e . "$1" >/dev/null 2>&1 || { cat "$1.err" >&2; fail "hostile-fds.mjs hold gave no summary ($1)"; }
+	[ "$(jq .settled "$1")" = true ] ||
+		fail "mcpd did not deal with the connections of $1 within 30 s: $(jq -c . "$1")"
 }
 
 config 0
@@ -100,14 +110,14 @@ if [ ${#AS_OTHER[@]} -gt 0 ]; then
 	hold "$T/flood.json" as-other --count "$FLOOD" --mode spoke \
 		--ready "$PUB/flood.ready" --until "$T/release" --hold-ms 60000
 	FLOOD_PID=$!
-	wait_for 30 test -s "$PUB/flood.ready" || fail "the flood of $FLOOD connections did not get going"
+	wait_for 60 test -s "$PUB/flood.ready" || fail "the flood of $FLOOD connections did not get going"
 	fds=$(find "/proc/$MCPD_PID/fd" -mindepth 1 | wc -l)
 	ms=$(elapsed_ms ctl status) || fail "mcpctl status failed while $(cat "$PUB/flood.ready") connections of uid nobody were open"
 	note "flood: $(cat "$PUB/flood.ready") connections of uid nobody held, mcpd has $fds of $HARD descriptors open; mcpctl status took $ms ms"
 	[ "$ms" -lt "$STATUS_MAX_MS" ] || fail "mcpctl status took $ms ms under the flood"
 	t0=$(now_ms)
 	ctl restart demo >/dev/null || fail "mcpctl restart failed under the flood"
-	wait_for 15 eval 'server_is demo ready && [ "$(server_pid demo)" != "$pid" ]' ||
+	wait_for 30 eval 'server_is demo ready && [ "$(server_pid demo)" != "$pid" ]' ||
 		fail "demo did not come back after a restart under the flood (state $(server_field demo state), last_exit $(server_field demo last_exit))"
 	note "mcpctl restart under the flood: ready again with a new pid after $(($(now_ms) - t0)) ms"
 	out=$(ctl call demo echo text=still) || fail "mcpctl call failed under the flood"
@@ -115,7 +125,7 @@ if [ ${#AS_OTHER[@]} -gt 0 ]; then
 	grep -q "demo: pipe: Too many open files" "$MCPD_LOG" && fail "a server start ran out of descriptors"
 	touch "$T/release"
 	held "$T/flood.json" "$FLOOD_PID"
-	note "$(jq -r '"flood: \(.connected) of \(.count) connected, \(.replies) answered and kept, \(.refused) refused with an error line (\(.refused_messages[0] // "none"))"' "$T/flood.json")"
+	note "$(jq -r '"flood: \(.connected) of \(.count) connected (\(.connect_retries) connects tried again, the backlog full), \(.replies) answered and kept, \(.refused) refused with an error line (\(.refused_messages[0] // "none"))"' "$T/flood.json")"
 	[ "$(jq .refused "$T/flood.json")" -gt 0 ] || fail "no connection was refused: the flood did not reach the reserve"
 	[ "$(jq .replies "$T/flood.json")" -gt $((HARD / 2)) ] ||
 		fail "only $(jq .replies "$T/flood.json") connections were served (limit $HARD)"
@@ -123,21 +133,25 @@ if [ ${#AS_OTHER[@]} -gt 0 ]; then
 		fail "the refusal does not say why: $(jq -c .refused_messages "$T/flood.json")"
 	grep -q "refused connection from pid .* (uid 65534): mcpd has .* file descriptors in use" "$MCPD_LOG" ||
 		fail "the refusals were not logged"
-	wait_for 10 eval '[ "$(ctl --json status | jq .daemon.connections)" -le 1 ]' ||
+	wait_for 30 eval '[ "$(ctl --json status | jq .daemon.connections)" -le 1 ]' ||
 		fail "the flood's connections are still counted"
 else
 	note "not root: the flood by another uid is skipped"
 fi
 
 # --- 2. Sending nothing, or half a line: closed after client_line_timeout_ms.
+# The spoke ones are held for a window of twice the timeout (and the
+# slack) after their line: long enough to see that they are never closed.
 for mode in idle partial spoke; do
-	hold "$T/$mode.json" --count 100 --mode "$mode" --hold-ms $((LINE_MS * 2 + SLACK_MS))
+	rm -f "$PUB/$mode.ready"
+	hold "$T/$mode.json" --count 100 --mode "$mode" --hold-ms $((LINE_MS * 2 + SLACK_MS)) \
+		--ready "$PUB/$mode.ready"
 	eval "${mode}_pid=\$!"
 done
-wait_for 10 eval '[ "$(ctl --json status | jq .daemon.connections)" -ge 300 ]' ||
+wait_for 60 eval 'test -s "$PUB/idle.ready" && test -s "$PUB/partial.ready" && test -s "$PUB/spoke.ready"' ||
 	fail "the 300 connections did not get in"
 ms=$(elapsed_ms ctl status) || fail "mcpctl status failed with 300 connections open"
-note "300 connections open: mcpctl status took $ms ms"
+note "$(ctl --json status | jq .daemon.connections) connections open: mcpctl status took $ms ms"
 for mode in idle partial spoke; do
 	eval "held \"\$T/\$mode.json\" \$${mode}_pid"
 	note "$mode: $(jq -r '"\(.connected) connected, \(.closed_later) closed by mcpd after \(.closed_later_min_ms)-\(.closed_later_max_ms) ms, \(.still_open) still open after '"$((LINE_MS * 2 + SLACK_MS))"' ms"' "$T/$mode.json")"
@@ -145,7 +159,9 @@ done
 for mode in idle partial; do
 	J=$T/$mode.json
 	[ "$(jq .closed_later "$J")" = 100 ] || fail "$mode: $(jq .closed_later "$J") of 100 connections closed, $(jq .still_open "$J") still open"
-	[ "$(jq .closed_later_min_ms "$J")" -ge $((LINE_MS - 500)) ] ||
+	# Timed from before mcpd's timer started (the connect, the write):
+	# never under the timeout but for a tick of libevent's coarse clock.
+	[ "$(jq .closed_later_min_ms "$J")" -ge $((LINE_MS - 100)) ] ||
 		fail "$mode: closed after $(jq .closed_later_min_ms "$J") ms, before client_line_timeout_ms ($LINE_MS)"
 	[ "$(jq .closed_later_max_ms "$J")" -le $((LINE_MS + SLACK_MS)) ] ||
 		fail "$mode: the last closed after $(jq .closed_later_max_ms "$J") ms, client_line_timeout_ms is $LINE_MS"
@@ -162,8 +178,13 @@ jq -r '.closed_later_messages[0]' "$T/partial.json" | grep -q "^-32600: a line l
 # A line a second in full, the others counted.
 grep -Eq "(no complete line in the $LINE_MS ms since it connected|a line left unfinished \(.* bytes\) for $LINE_MS ms) \(client_line_timeout_ms\); disconnecting" "$MCPD_LOG" ||
 	fail "closing idle connections was not logged"
-logged=$(grep -c "client_line_timeout_ms); disconnecting" "$MCPD_LOG")
-counted=$(awk '/more connections closed: client_line_timeout_ms/ { n += $2 } END { print n + 0 }' "$MCPD_LOG")
+# The count of the others is logged by a once-a-second timer.
+closes_logged() {
+	logged=$(grep -c "client_line_timeout_ms); disconnecting" "$MCPD_LOG")
+	counted=$(awk '/more connections closed: client_line_timeout_ms/ { n += $2 } END { print n + 0 }' "$MCPD_LOG")
+	[ $((logged + counted)) -ge 200 ]
+}
+wait_for 30 closes_logged
 note "log: $logged lines about the timeout, and $counted more closes counted"
 [ $((logged + counted)) = 200 ] || fail "$logged + $counted closes logged, expected 200"
 
@@ -189,7 +210,7 @@ fi
 mcpd_running || fail "mcpd died"
 
 # --- 4. The server gets the soft limit mcpd started with.
-wait_for 5 test -s "$T/demo.nofile" || fail "the server did not record its limit"
+wait_for 30 test -s "$T/demo.nofile" || fail "the server did not record its limit"
 server_limit=$(tail -n 1 "$T/demo.nofile")
 note "the server runs with a soft RLIMIT_NOFILE of $server_limit"
 [ "$server_limit" = "$SOFT" ] ||

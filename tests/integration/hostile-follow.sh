@@ -41,9 +41,11 @@ for s in demo other gone; do
 	wait_ready "$s" 60
 done
 
-# follow.mjs OUT REQUESTS...: send each request (a JSON line), wait for as
-# many replies, then either close at once (--close) or keep reading until
-# the socket ends or --until TEXT arrives; every line received to OUT.
+# follow.mjs OUT MODE UNTIL REQUESTS...: send each request (a JSON line),
+# wait for as many replies, then either close at once (MODE close) or keep
+# reading (MODE keep; OUT.ready says the replies came) until the socket
+# ends or a line with UNTIL arrives (- for none); every line received to
+# OUT.  It gives up after 120 s, which the test reports.
 cat >"$T/follow.mjs" <<'EOF'
 import net from 'node:net';
 import fs from 'node:fs';
@@ -56,7 +58,7 @@ const done = (why) => {
 	c.destroy();
 	process.exit(0);
 };
-setTimeout(() => done('timeout'), 60000);
+setTimeout(() => done('timeout'), 120000);
 c.on('connect', () => c.write(reqs.join('\n') + '\n'));
 c.on('data', (d) => {
 	buf += d;
@@ -72,7 +74,7 @@ c.on('data', (d) => {
 		if (mode === 'keep' && until !== '-' && line.includes(until))
 			done('until');
 	}
-	if (replies === reqs.length && mode === 'keep' && until !== '-')
+	if (replies === reqs.length && mode === 'keep')
 		fs.writeFileSync(out + '.ready', '');
 });
 c.on('close', () => done('eof'));
@@ -82,24 +84,26 @@ follow_req() {
 }
 
 # B keeps following demo until it sees the line written last.
-timeout -k 5 90 "$NODE" "$T/follow.mjs" "$SOCK" "$T/b.json" keep \
+env MCPD_TEST_DIR="$T" timeout -k 5 150 "$NODE" "$T/follow.mjs" "$SOCK" "$T/b.json" keep \
 	'stderr line 3 of 3' "$(follow_req 1 demo)" &
 B=$!
 # C follows the server the reload removes.
-timeout -k 5 90 "$NODE" "$T/follow.mjs" "$SOCK" "$T/c.json" keep - \
+env MCPD_TEST_DIR="$T" timeout -k 5 150 "$NODE" "$T/follow.mjs" "$SOCK" "$T/c.json" keep - \
 	"$(follow_req 1 gone)" &
 C=$!
-wait_for 30 test -e "$T/b.json.ready" || fail "B's follow was not answered"
+wait_for 60 test -e "$T/b.json.ready" || fail "B's follow was not answered"
+# C's too, before the reload removes what it follows.
+wait_for 60 test -e "$T/c.json.ready" || fail "C's follow was not answered"
 
 # A follows demo twice, other and gone, and closes.
-timeout -k 5 60 "$NODE" "$T/follow.mjs" "$SOCK" "$T/a.json" close - \
+timeout -k 5 150 "$NODE" "$T/follow.mjs" "$SOCK" "$T/a.json" close - \
 	"$(follow_req 1 demo)" "$(follow_req 2 demo)" "$(follow_req 3 other)" \
 	"$(follow_req 4 gone)" || fail "connection A failed"
 [ "$(jq -r .why "$T/a.json")" = closed ] || fail "A: $(cat "$T/a.json")"
 n=$(jq '[.lines[] | fromjson | select(.result.server != null)] | length' "$T/a.json")
 [ "$n" = 4 ] || fail "A got $n answers to its 4 follows: $(cat "$T/a.json")"
 # B, C and the status call itself: A's close has been seen.
-wait_for 10 eval '[ "$(status_json | jq .daemon.connections)" = 3 ]' ||
+wait_for 30 eval '[ "$(status_json | jq .daemon.connections)" = 3 ]' ||
 	fail "mcpd did not notice A's close: $(status_json | jq -c .daemon)"
 
 # Every server writes to stderr after A is gone.

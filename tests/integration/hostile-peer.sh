@@ -55,9 +55,10 @@ note "uid nobody, $GROUP only by setpriv --groups: status allowed, restart denie
 
 chmod 0755 "$RUN"
 chmod 0666 "$SOCK"
-timeout -k 5 30 "${as_stranger[@]}" "$NODE" "$PUB/hostile-fds.mjs" peek \
+# --wait-ms only bounds a broken run: the refusal closes it at once.
+timeout -k 5 90 "${as_stranger[@]}" "$NODE" "$PUB/hostile-fds.mjs" peek \
 	--sock "$SOCK" --send '{"jsonrpc":"2.0","id":1,"method":"mcpd/status"}' \
-	--wait-ms 5000 >"$T/peek.json" 2>"$T/peek.err" ||
+	--wait-ms 20000 >"$T/peek.json" 2>"$T/peek.err" ||
 	{ cat "$T/peek.err" >&2; fail "hostile-fds.mjs peek failed"; }
 note "stranger (uid daemon) was told: $(jq -c '.lines' "$T/peek.json"); closed after $(jq .close_ms "$T/peek.json") ms"
 [ "$(jq .closed "$T/peek.json")" = true ] || fail "the stranger's connection was not closed"

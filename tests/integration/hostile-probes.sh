@@ -23,7 +23,7 @@ write_config "$T/mcpd.json" <<JSON
   "mcpServers": { "demo": { "command": "$MCP_FAKE" } } }
 JSON
 start_mcpd "$T/mcpd.json"
-wait_ready demo
+wait_ready demo 30
 
 # --- malformed lines ---------------------------------------------------------------
 deep=$(printf '%*s' 100000 '' | tr ' ' '[')
@@ -41,7 +41,7 @@ deep=$(printf '%*s' 100000 '' | tr ' ' '[')
 } >"$T/bad.in"
 unset deep
 t0=$(now_ms)
-timeout -k 5 60 "$NODE" "$T/rawlines.mjs" "$SOCK" "$T/bad.in" "$T/bad.out" || fail "rawlines.mjs failed"
+timeout -k 5 120 "$NODE" "$T/rawlines.mjs" "$SOCK" "$T/bad.in" "$T/bad.out" || fail "rawlines.mjs failed"
 ms=$(($(now_ms) - t0))
 n=$(jq '.replies | length' "$T/bad.out")
 note "10 lines, 7 malformed, answered in $ms ms: $(jq -r '[.replies[2:9][] | .line | fromjson | .error.code] | join(" ")' "$T/bad.out")"
@@ -140,9 +140,10 @@ c.on('data', (d) => {
 			dup++;
 			continue;
 		}
-		if (m.result)
-			ok++;
-		else
+		if (m.result) {
+			if (ok++ === 0)
+				fs.writeFileSync(stopFile + '.started', '');
+		} else
 			errors++;
 		setTimeout(next, 2);
 	}
@@ -150,9 +151,10 @@ c.on('data', (d) => {
 setInterval(() => { if (fs.existsSync(stopFile) && pending.size === 0) next(); }, 50);
 setTimeout(() => { console.log(JSON.stringify({ calls: id, ok, errors, duplicates: dup, stuck: pending.size })); process.exit(0); }, 120000);
 JS
-timeout -k 5 150 "$NODE" "$T/loop.mjs" "$SOCK" "$T/stop" >"$T/loop.json" &
+env MCPD_TEST_DIR="$T" timeout -k 5 150 "$NODE" "$T/loop.mjs" "$SOCK" "$T/stop" >"$T/loop.json" &
 loop=$!
-sleep 0.5
+# The storm begins once the client's calls are answered.
+wait_for 30 test -e "$T/stop.started" || fail "the client calling echo in a loop got no answer"
 for i in $(seq 30); do
 	ctl restart demo >/dev/null 2>&1
 	mcpd_running || fail "mcpd died during the restart storm"
@@ -162,6 +164,6 @@ wait "$loop"
 note "30 restarts while a client called echo in a loop: $(cat "$T/loop.json")"
 jq -e '.duplicates == 0 and (.stuck // 0) == 0 and .ok > 0 and (.ok + .errors) == .calls' "$T/loop.json" >/dev/null ||
 	fail "calls during the restart storm: $(cat "$T/loop.json")"
-wait_ready demo
+wait_ready demo 30
 out=$(ctl call demo echo text=end) || fail "demo does not answer after the storm: $out"
 exit 0

@@ -28,7 +28,7 @@ write_config "$T/mcpd.json" <<JSON
 }
 JSON
 start_mcpd "$T/mcpd.json"
-wait_ready calm
+wait_ready calm 30
 hwm0=$(vm_kib "$MCPD_PID" VmHWM)
 # mcpctl start reports what became of them: soon, backoff.
 ctl start pings asks >/dev/null 2>&1
@@ -61,7 +61,7 @@ need_node
 	printf '{"jsonrpc":"2.0","id":"echo","method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}\n' "$(head -c "$BIG" /dev/zero | tr '\0' y)"
 } >"$T/big.in"
 t0=$(now_ms)
-timeout -k 5 60 "$NODE" "$T/rawlines.mjs" "$SOCK" "$T/big.in" "$T/big.out" || fail "rawlines.mjs failed"
+timeout -k 5 120 "$NODE" "$T/rawlines.mjs" "$SOCK" "$T/big.in" "$T/big.out" || fail "rawlines.mjs failed"
 ms=$(($(now_ms) - t0))
 n=$(jq '[.replies[] | select(.id == "\"big\"" or .id == "\"echo\"") | select(.line | test("\"result\""))] | length' "$T/big.out")
 note "an 8 MiB reply written while an 8 MiB request waited in the server's stdin: $n of 2 answered in $ms ms"

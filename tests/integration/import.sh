@@ -16,6 +16,10 @@
 # sessions (the official SDK client) reach the one copy of the server
 # they share.
 
+# npm ci may be slow (remote_setup, below), and another test's may hold
+# the lock meanwhile.
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
+
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
@@ -163,13 +167,16 @@ grep -q '"alpha": {' "$DESKTOP" && ! grep -q connect "$DESKTOP" ||
 	fail "install cursor touched Claude Desktop's file"
 
 # The app runs its entry: command and args, MCP on stdio, through mcpd.
+# Its stdin stays open until the call's answer is out, as an app's does.
 mapfile -t argv < <(strip_comments "$CURSOR" | jq -r '.mcpServers.shared | .command, .args[]')
+: >"$T/app.out"
+# shellcheck disable=SC2094  # the left side polls what the right one writes
 {
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"app","version":"1"}}}'
 	printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 	printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"through mcpd"}}}'
-	sleep 2
-} | timeout -k 5 20 "${argv[@]}" >"$T/app.out" 2>"$T/app.err"
+	wait_for 30 grep -Eq '"id": ?2[,}]' "$T/app.out"
+} | timeout -k 5 60 "${argv[@]}" >"$T/app.out" 2>"$T/app.err"
 jq -e 'select(.id == 2) | .result.content[0].text == "through mcpd"' "$T/app.out" >/dev/null ||
 	fail "the app's entry did not answer through mcpd: $(cat "$T/app.out" "$T/app.err")"
 [ "$(startlog_count "$T/shared.starts")" = 1 ] ||
@@ -205,17 +212,20 @@ cmp "$CURSOR" "$T/cursor.orig" || fail "uninstall did not restore Cursor's file 
 # --- a file changed between the diff and the answer ---------------------------
 cp "$DESKTOP" "$T/desktop.orig"
 mkfifo "$T/answer"
+# The answer's side stays open until mcpctl is done (script(1) ends the
+# session when its input ends).
 (
-	wait_for 15 grep -q 'Point' "$T/tty.out" || exit 1
+	wait_for 60 grep -q 'Point' "$T/tty.out" || exit 1
 	printf '\n' >>"$DESKTOP"
 	cp "$DESKTOP" "$T/desktop.changed"
 	printf 'y\n'
-	sleep 1
+	wait_for 90 test -e "$T/tty.done"
 ) >"$T/answer" &
 answerer=$!
-timeout -k 5 30 script -qfec "'$MCPCTL' -s '$SOCK' install claude-desktop --config '$CFG'" \
+timeout -k 5 60 script -qfec "'$MCPCTL' -s '$SOCK' install claude-desktop --config '$CFG'" \
 	"$T/tty.out" <"$T/answer" >/dev/null 2>&1
 rc=$?
+touch "$T/tty.done"
 wait "$answerer" || fail "the question never came: $(cat "$T/tty.out")"
 [ "$rc" = 1 ] || fail "install of a file changed meanwhile exited $rc: $(cat "$T/tty.out")"
 grep -q 'changed since it was read; nothing written' "$T/tty.out" ||

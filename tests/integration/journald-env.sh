@@ -1,21 +1,22 @@
 #!/bin/bash
 # journald-env.sh -- a private, real systemd-journald for journal.sh and
-# tests/systemd (run by them, not a test).
+# tests/systemd (run by them through ../systemd/journald-lib.sh, not a test).
 #
 #   unshare --mount --propagation private bash journald-env.sh JOURNALD STATEDIR
 #
-# Runs as root in a new mount namespace.  It mounts fresh tmpfs file systems
-# over the journal's directories (/run/systemd/journal, /run/log/journal
-# and /var/log/journal when it exists), so nothing reaches the host's
-# journal, points journald at a configuration of its own (volatile storage,
-# no kernel log, no forwarding, no rate limit), starts JOURNALD and then
-# stays alive as the anchor of the namespace until it receives SIGTERM,
-# when it stops journald and exits.  Other processes join the namespace
-# with `nsenter -t THIS_PID -m`.
+# Runs as root in a new mount namespace.  It mounts a fresh, empty tmpfs
+# over /run, and tmpfs file systems over the journal's directories there
+# (/run/systemd/journal, /run/log/journal) and over /var/log/journal when
+# it exists, so nothing reaches the host's journal and nothing is made on
+# the host: any number of these run side by side (journal.sh beside
+# catalog.sh under `make -j check`) without seeing each other.  It points
+# journald at a configuration of its own (volatile storage, no kernel log,
+# no forwarding, no rate limit), starts JOURNALD and then stays alive as
+# the anchor of the namespace until it receives SIGTERM, when it stops
+# journald and exits.  Other processes join the namespace with
+# `nsenter -t THIS_PID -m`.
 #
 # STATEDIR receives:
-#   created-dirs  directories that had to be made on the host file system
-#                 (one per line, outermost first) for the caller to remove
 #   journald.log  journald's own messages
 #   journald.pid  its pid
 #   ready         once journald listens on /run/systemd/journal/socket
@@ -31,23 +32,13 @@ failed() {
 	exit 1
 }
 
-# mkdir_recorded DIR: create DIR and its missing parents, recording each.
-mkdir_recorded() {
-	local d=$1 missing=()
-	while [ ! -d "$d" ]; do
-		missing=("$d" "${missing[@]}")
-		d=$(dirname "$d")
-	done
-	for d in "${missing[@]}"; do
-		mkdir "$d" || failed "mkdir $d failed"
-		echo "$d" >>"$dir/created-dirs"
-	done
-}
-
-: >"$dir/created-dirs"
+# A /run of our own: the mount points below are made in it, not on the
+# host, and no other journald's socket is in sight.
+mount -t tmpfs -o mode=0755,size=16m mcpd-test-run /run ||
+	failed "cannot mount a tmpfs over /run"
 for d in /run/systemd/journal /run/log/journal /var/log/journal; do
 	if [ "$d" != /var/log/journal ]; then
-		mkdir_recorded "$d"
+		mkdir -p "$d" || failed "mkdir $d failed"
 	fi
 	[ -d "$d" ] || continue
 	mount -t tmpfs -o mode=0755,size=64m "mcpd-test-journal" "$d" ||
@@ -100,14 +91,14 @@ stop_journald() {
 }
 trap stop_journald TERM INT HUP
 
-for _ in $(seq 200); do
+for _ in $(seq 900); do
 	[ -S "$socket" ] && break
 	kill -0 "$jpid" 2>/dev/null || failed "journald exited at start-up (see journald.log)"
 	sleep 0.05
 done
 [ -S "$socket" ] || {
 	kill -KILL "$jpid" 2>/dev/null
-	failed "journald did not create $socket within 10 s"
+	failed "journald did not create $socket within 45 s"
 }
 touch "$dir/ready"
 

@@ -319,14 +319,14 @@ start_mcpd() {
 		</dev/null >>"$MCPD_LOG" 2>&1 &
 	MCPD_PID=$!
 	MCPD_PIDS+=("$MCPD_PID")
-	deadline=$(($(now_ms) + 15000))
+	deadline=$(($(now_ms) + 30000))
 	until ctl status >/dev/null 2>&1; do
 		if ! mcpd_running; then
 			wait "$MCPD_PID"
 			fail "mcpd exited with status $? during start-up"
 		fi
 		[ "$(now_ms)" -lt "$deadline" ] ||
-			fail "mcpd did not answer 'mcpctl status' on $SOCK within 15 s"
+			fail "mcpd did not answer 'mcpctl status' on $SOCK within 30 s"
 		sleep 0.05
 	done
 }
@@ -390,8 +390,8 @@ server_pid() {
 # wait_inflight NAME N [TIMEOUT_S]: at least N requests of clients are in
 # flight on server NAME (sent to it, not yet answered).
 wait_inflight() {
-	wait_for "${3:-15}" _inflight_at_least "$1" "$2" ||
-		fail "server $1: $2 request(s) not in flight within ${3:-15} s (inflight $(server_field "$1" inflight))"
+	wait_for "${3:-30}" _inflight_at_least "$1" "$2" ||
+		fail "server $1: $2 request(s) not in flight within ${3:-30} s (inflight $(server_field "$1" inflight))"
 }
 
 _inflight_at_least() {
@@ -402,8 +402,8 @@ _inflight_at_least() {
 
 # wait_ready NAME [TIMEOUT_S]
 wait_ready() {
-	wait_for "${2:-15}" server_is "$1" ready ||
-		fail "server $1 not ready within ${2:-15} s (state $(server_field "$1" state), last_exit $(server_field "$1" last_exit))"
+	wait_for "${2:-30}" server_is "$1" ready ||
+		fail "server $1 not ready within ${2:-30} s (state $(server_field "$1" state), last_exit $(server_field "$1" last_exit))"
 }
 
 # ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ JSON
 start_mcpd "$CFG"
 wait_ready bin
 LINES=$((1 + NOISE + 2))
-wait_for 5 eval '[ "$(server_field bin stats | jq .stderr_lines)" -ge '"$LINES"' ]' ||
+wait_for 30 eval '[ "$(server_field bin stats | jq .stderr_lines)" -ge '"$LINES"' ]' ||
 	fail "bin's stderr did not all arrive: $(server_field bin stats)"
 
 # check_json FILE WHAT: every line of FILE is valid UTF-8 and a JSON value
@@ -88,15 +88,15 @@ MCPD_TEST_DIR=$T "$NODE" "$T/follow.mjs" "$SOCK" bin "$T/raw.out" 2>"$T/raw.err"
 RAW_PID=$!
 MCPD_TEST_DIR=$T "$MCPCTL" -s "$SOCK" --json logs -f bin -n 1 >"$T/f.out" 2>"$T/f.err" </dev/null &
 F_PID=$!
-wait_for 5 eval '[ -s "$T/raw.out" ] && [ -s "$T/f.out" ]' ||
-	fail "the followers got nothing within 5 s: $(cat "$T/raw.err" "$T/f.err")"
+wait_for 30 eval '[ -s "$T/raw.out" ] && [ -s "$T/f.out" ]' ||
+	fail "the followers got nothing within 30 s: $(cat "$T/raw.err" "$T/f.err")"
 check_json "$T/raw.out" "mcpd/logs"
 [ "$(head -1 "$T/raw.out" | jq -r '.result.lines[1].text')" = "$WANT" ] ||
 	fail "mcpd/logs sent the bad line as: $(head -1 "$T/raw.out" | od -c | head -8)"
 
 # A restart: the new process writes the same lines, as notifications.
 ctl restart bin >/dev/null 2>&1 || fail "mcpctl restart bin failed"
-wait_for 5 eval '[ "$(grep -c "plain line" "$T/raw.out")" = 2 ] && [ "$(grep -c "plain line" "$T/f.out")" = 2 ]' ||
+wait_for 30 eval '[ "$(grep -c "plain line" "$T/raw.out")" = 2 ] && [ "$(grep -c "plain line" "$T/f.out")" = 2 ]' ||
 	fail "the followers did not get the restarted server's lines: $(tail -3 "$T/raw.out"; tail -3 "$T/f.out")"
 for f in raw f; do
 	check_json "$T/$f.out" "followed lines ($f)"

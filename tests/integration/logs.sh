@@ -23,7 +23,7 @@ wait_ready noisy
 wait_ready quiet
 PID=$(server_pid noisy) || fail "noisy has no pid"
 # "mcp-fake: started pid N" and the noise lines.
-wait_for 5 eval '[ "$(jq -r .stats.stderr_lines <<<"$(ctl --json status noisy | jq ".servers[0]")")" -ge $((NOISE + 1)) ]' ||
+wait_for 30 eval '[ "$(jq -r .stats.stderr_lines <<<"$(ctl --json status noisy | jq ".servers[0]")")" -ge $((NOISE + 1)) ]' ||
 	fail "noisy's stderr lines did not all arrive: $(server_field noisy stats)"
 
 # run NAME ARGS...: mcpctl ARGS, stdout and stderr in $T/NAME.out and
@@ -132,8 +132,8 @@ follow f2 --json noisy -n 1
 F2=$FOLLOW_PID
 follow fq quiet -n 1
 FQ=$FOLLOW_PID
-wait_for 5 eval '[ -s "$T/f1.out" ] && [ -s "$T/f2.out" ] && [ -s "$T/fq.out" ]' ||
-	fail "the followers printed nothing within 5 s: $(cat "$T/f1.err" "$T/f2.err" "$T/fq.err")"
+wait_for 30 eval '[ -s "$T/f1.out" ] && [ -s "$T/f2.out" ] && [ -s "$T/fq.out" ]' ||
+	fail "the followers printed nothing within 30 s: $(cat "$T/f1.err" "$T/f2.err" "$T/fq.err")"
 [ "$(sed -E "s/$TS_RE//" "$T/f1.out")" = "noise line $NOISE" ] || fail "mcpctl logs -f noisy -n 1 began with: $(cat "$T/f1.out")"
 [ "$(jq -r .seq "$T/f2.out")" = "$last_seq" ] || fail "mcpctl --json logs -f noisy -n 1 began with: $(cat "$T/f2.out")"
 
@@ -147,8 +147,8 @@ has_lines() {
 	shift
 	for l; do grep -qF -- "$l" "$f" || return 1; done
 }
-wait_for 5 has_lines "$T/f1.out" "mcp-fake: stderr line 1 of 3" "mcp-fake: stderr line 2 of 3" "mcp-fake: stderr line 3 of 3" ||
-	fail "the follower did not show the 3 new lines within 5 s: $(cat "$T/f1.out")"
+wait_for 30 has_lines "$T/f1.out" "mcp-fake: stderr line 1 of 3" "mcp-fake: stderr line 2 of 3" "mcp-fake: stderr line 3 of 3" ||
+	fail "the follower did not show the 3 new lines within 30 s: $(cat "$T/f1.out")"
 ms=$(( $(now_ms) - t0 ))
 note "mcpctl logs -f: 3 new stderr lines shown $ms ms after the tool call was sent"
 [ "$(wc -l <"$T/f1.out")" = 4 ] || fail "the follower printed $(wc -l <"$T/f1.out") lines, expected 1 + 3: $(cat "$T/f1.out")"
@@ -159,11 +159,11 @@ ctl restart noisy >/dev/null 2>&1 || fail "mcpctl restart noisy failed"
 NEWPID=$(server_pid noisy) || fail "noisy has no pid after the restart"
 [ "$NEWPID" != "$PID" ] || fail "restart kept pid $PID"
 t0=$(now_ms)
-wait_for 5 has_lines "$T/f1.out" "mcp-fake: started pid $NEWPID" "noise line $NOISE" ||
-	fail "the follower did not show the restarted server's lines within 5 s: $(tail -5 "$T/f1.out")"
+wait_for 30 has_lines "$T/f1.out" "mcp-fake: started pid $NEWPID" "noise line $NOISE" ||
+	fail "the follower did not show the restarted server's lines within 30 s: $(tail -5 "$T/f1.out")"
 note "mcpctl logs -f: the restarted server (pid $NEWPID) shown within $(( $(now_ms) - t0 )) ms of ready"
 want=$((1 + 3 + 1 + NOISE))
-wait_for 5 eval '[ "$(wc -l <"$T/f1.out")" -ge '"$want"' ]'
+wait_for 30 eval '[ "$(wc -l <"$T/f1.out")" -ge '"$want"' ]'
 [ "$(wc -l <"$T/f1.out")" = "$want" ] || fail "the follower printed $(wc -l <"$T/f1.out") lines, expected $want"
 {
 	echo "noise line $NOISE"
@@ -175,7 +175,7 @@ sed -E "s/$TS_RE//" "$T/f1.out" | cmp -s - "$T/f1.want" ||
 	fail "the follower's lines differ: $(sed -E "s/$TS_RE//" "$T/f1.out" | diff "$T/f1.want" - | head)"
 
 # The JSON follower: the same lines, one object each, seq without gaps.
-wait_for 5 eval '[ "$(wc -l <"$T/f2.out")" -ge '"$want"' ]' ||
+wait_for 30 eval '[ "$(wc -l <"$T/f2.out")" -ge '"$want"' ]' ||
 	fail "the --json follower printed $(wc -l <"$T/f2.out") lines, expected $want"
 jq -e . "$T/f2.out" >/dev/null 2>&1 || fail "mcpctl --json logs -f printed something that is not JSON: $(head -c 500 "$T/f2.out")"
 [ "$(jq -r .text "$T/f2.out")" = "$(cat "$T/f1.want")" ] || fail "the --json follower's texts differ: $(jq -r .text "$T/f2.out" | head -5)"
@@ -193,8 +193,8 @@ write_config "$CFG" <<JSON
 JSON
 ctl reload >"$T/reload.out" 2>&1 || fail "mcpctl reload failed: $(cat "$T/reload.out")"
 t0=$(now_ms)
-wait_for 5 eval '! pid_running '"$F1"' && ! pid_running '"$F2" ||
-	fail "mcpctl logs -f noisy still running 5 s after noisy was removed"
+wait_for 30 eval '! pid_running '"$F1"' && ! pid_running '"$F2" ||
+	fail "mcpctl logs -f noisy still running 30 s after noisy was removed"
 wait "$F1"
 rc1=$?
 wait "$F2"
@@ -209,7 +209,7 @@ run gone logs noisy
 
 # mcpd going away ends a follower too.
 stop_mcpd TERM
-wait_for 5 eval '! pid_running '"$FQ" || fail "mcpctl logs -f quiet still running 5 s after mcpd exited"
+wait_for 30 eval '! pid_running '"$FQ" || fail "mcpctl logs -f quiet still running 30 s after mcpd exited"
 wait "$FQ"
 note "the follower of quiet exited $? when mcpd stopped: $(tr '\n' '|' <"$T/fq.err")"
 exit 0

@@ -26,8 +26,11 @@ note "$(jv "$T/bad.json" '"the other client meanwhile: \(.good_calls) echo calls
 mux_check "$T/bad.json" "bad input"
 [ "$(jv "$T/bad.json" .good_failed)" = 0 ] || fail "the other client's calls failed"
 [ "$(jv "$T/bad.json" .good_calls)" -ge 10 ] || fail "the other client made only $(jv "$T/bad.json" .good_calls) calls"
-[ "$(jv "$T/bad.json" '.good_latency_ms.max | floor')" -lt 1000 ] ||
-	fail "the other client waited up to $(jv "$T/bad.json" .good_latency_ms.max) ms for an echo"
+# Its echo takes a few ms; under load, or while this same node process
+# builds and writes the 17 MiB line, a few hundred.  An mcpd busy with the
+# bad client for seconds, or blocked by it, shows here.
+[ "$(jv "$T/bad.json" '.good_latency_ms.max | floor')" -lt 3000 ] ||
+	fail "the other client waited up to $(jv "$T/bad.json" .good_latency_ms.max) ms for an echo, expected < 3000 ms"
 
 [ "$(server_pid demo)" = "$pid" ] || fail "the server was restarted"
 server_is demo ready || fail "demo is $(server_field demo state)"

@@ -48,7 +48,7 @@ mux_check "$T/progress.json" "progress tokens"
 	fail "$(jv "$T/progress.json" .progress_notes) progress notifications, expected $(jv "$T/progress.json" .expected_notes)"
 
 # Nothing left behind, nothing restarted, nothing the server found odd.
-wait_for 3 eval '[ "$(server_field demo inflight)" = 0 ]' ||
+wait_for 30 eval '[ "$(server_field demo inflight)" = 0 ]' ||
 	fail "inflight is $(server_field demo inflight) after every reply came"
 [ "$(server_pid demo)" = "$pid" ] || fail "the server was restarted"
 js=$(status_json) || fail "mcpctl status failed"

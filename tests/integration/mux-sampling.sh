@@ -35,11 +35,13 @@ note "roots/list: $(jv "$T/s.json" '.roots | "after \(.ms) ms, id \(.id): \(.res
 note "ping: $(jv "$T/s.json" '.ping | "after \(.ms) ms, id \(.id): \(.response | del(.jsonrpc) | tojson)"')"
 mux_check "$T/s.json" "server-to-client requests"
 
-# Nobody could answer: an error, at once.
+# Nobody could answer: an error, at once (tens of ms; held for a client,
+# it would wait for ever or for the call's 30 s; the bound leaves a loaded
+# machine seconds).
 [ "$(jv "$T/s.json" '.nobody.response.error.code')" != null ] ||
 	fail "with no capable client in a call the server got $(jv "$T/s.json" '.nobody.response | tojson')"
-[ "$(jv "$T/s.json" '.nobody.ms')" -lt 500 ] ||
-	fail "the server waited $(jv "$T/s.json" .nobody.ms) ms for its error"
+[ "$(jv "$T/s.json" '.nobody.ms')" -lt 3000 ] ||
+	fail "the server waited $(jv "$T/s.json" .nobody.ms) ms for its error, expected at once (< 3000 ms)"
 
 # The capable client hung up without answering "srv-4": the server was told.
 d=$(jq -c 'select(.dir == "in" and .msg.id == "srv-4")' "$STUB_LOG")

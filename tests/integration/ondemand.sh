@@ -49,7 +49,7 @@ marked_running() {
 
 write_config "$T/empty.json" '{"mcpServers": {}}'
 start_mcpd "$T/empty.json"
-sleep 0.3
+# RSS is printed, not asserted: no need to wait for it to settle.
 RSS_NONE=$(vm_kib "$MCPD_PID" VmRSS) || fail "no VmRSS for mcpd"
 CHILDREN_NONE=$(children "$MCPD_PID")
 stop_mcpd TERM
@@ -68,7 +68,7 @@ config() {
     "lazy": { "command": "$MCP_FAKE", "idle_stop_s": $1,
               "args": ["--pidfile=$T/lazy.pid", "--startlog=$T/lazy.starts"] },
     "crashy": { "command": "$MCP_FAKE",
-                "args": ["--exit-after-ms=600", "--startlog=$T/crashy.starts"] },
+                "args": ["--exit-after-ms=3000", "--startlog=$T/crashy.starts"] },
     "other": { "command": "$MCP_FAKE", "start": "$2",
                "args": ["--startlog=$T/other.starts"] }
     $extra
@@ -78,7 +78,6 @@ JSON
 }
 config 1 on-demand
 start_mcpd "$T/mcpd.json"
-sleep 0.3
 RSS_IDLE=$(vm_kib "$MCPD_PID" VmRSS) || fail "no VmRSS for mcpd"
 note "mcpd VmRSS: $RSS_IDLE KiB with 50 on-demand servers, none running" \
 	"($RSS_NONE KiB with no servers)"
@@ -107,7 +106,7 @@ t_done=$(now_ms)
 	fail "lazy started $(startlog_count "$T/lazy.starts") times for one call"
 pid=$(read_pidfile "$T/lazy.pid") || fail "no pid file from lazy"
 st=$(proc_starttime "$pid")
-wait_for 5 server_is lazy idle || fail "lazy is not idle 5 s after its call"
+wait_for 30 server_is lazy idle || fail "lazy is not idle 30 s after its call"
 t_idle=$(now_ms)
 note "lazy idle $((t_idle - t_done)) ms after its call (idle_stop_s 1)"
 # From before the call was sent: its end, where the idle time starts, is
@@ -116,7 +115,7 @@ note "lazy idle $((t_idle - t_done)) ms after its call (idle_stop_s 1)"
 	fail "lazy went idle $((t_idle - t_sent)) ms after its call was sent, before idle_stop_s"
 # No upper bound beyond wait_for's: how soon a loaded machine gets there
 # is not what this tests.
-wait_for 3 proc_dead "$pid" "$st" ||
+wait_for 20 proc_dead "$pid" "$st" ||
 	fail "lazy's process is still there after its idle stop: $(describe_pid "$pid")"
 [ "$(server_field lazy pid)" = null ] || fail "idle lazy has a pid"
 [ "$(marked_running)" = 0 ] || fail "a server process runs while all are idle"
@@ -125,7 +124,7 @@ out=$(ctl tools lazy 2>&1) || fail "mcpctl tools lazy failed: $out"
 grep -q echo <<<"$out" || fail "mcpctl tools lazy lists no echo: $out"
 [ "$(startlog_count "$T/lazy.starts")" = 2 ] ||
 	fail "lazy started $(startlog_count "$T/lazy.starts") times, not 2"
-wait_for 5 server_is lazy idle || fail "lazy is not idle after mcpctl tools"
+wait_for 30 server_is lazy idle || fail "lazy is not idle after mcpctl tools"
 
 # --- 3. An attached editor ------------------------------------------------------
 
@@ -160,9 +159,9 @@ bridge_call() {
 		fail "$2 through mcpctl connect: $REPLY_LINE"
 }
 
-bridge_call 1 initialize '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"editor","version":"1"}}' 10
+bridge_call 1 initialize '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"editor","version":"1"}}' 30
 bridge_send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-bridge_call 2 tools/call '{"name":"echo","arguments":{"text":"attached"}}' 10
+bridge_call 2 tools/call '{"name":"echo","arguments":{"text":"attached"}}' 30
 [ "$(jq -r '.result.content[0].text' <<<"$REPLY_LINE")" = attached ] ||
 	fail "echo through mcpctl connect: $REPLY_LINE"
 [ "$(server_field lazy clients)" = 1 ] || fail "the editor is not attached"
@@ -170,40 +169,47 @@ pid=$(read_pidfile "$T/lazy.pid")
 st=$(proc_starttime "$pid")
 
 # Attached all day, but doing nothing: idle, and the editor stays.
-wait_for 5 server_is lazy idle || fail "an attached client kept lazy running"
-wait_for 3 proc_dead "$pid" "$st" || fail "lazy's process outlived its idle stop"
+wait_for 30 server_is lazy idle || fail "an attached client kept lazy running"
+wait_for 20 proc_dead "$pid" "$st" || fail "lazy's process outlived its idle stop"
 [ "$(server_field lazy clients)" = 1 ] || fail "the idle stop detached the editor"
 starts=$(startlog_count "$T/lazy.starts")
-bridge_call 3 tools/call '{"name":"echo","arguments":{"text":"again"}}' 10
+bridge_call 3 tools/call '{"name":"echo","arguments":{"text":"again"}}' 30
 [ "$(jq -r '.result.content[0].text' <<<"$REPLY_LINE")" = again ] ||
 	fail "echo after the idle stop: $REPLY_LINE"
 [ "$(startlog_count "$T/lazy.starts")" = $((starts + 1)) ] ||
 	fail "the editor's request did not start lazy again"
 note "the editor's request after the idle stop started lazy and was answered"
 
-# A subscription keeps it running.
+# A subscription keeps it running.  (lazy may have gone idle again since
+# the last reply, if this shell was slow: its pid is the one that answers
+# the subscribe.)
+bridge_call 4 resources/subscribe '{"uri":"fake://status"}' 30
 pid=$(read_pidfile "$T/lazy.pid")
-bridge_call 4 resources/subscribe '{"uri":"fake://status"}' 10
+# A window, not a wait: without the subscription lazy would be idle 1 s
+# (idle_stop_s) after the reply; 2.5 s leaves it time to show.
 sleep 2.5
 server_is lazy ready || fail "lazy went $(server_field lazy state) with a subscription"
 [ "$(read_pidfile "$T/lazy.pid")" = "$pid" ] || fail "lazy restarted while subscribed"
 t_sent=$(now_ms)
-bridge_call 5 resources/unsubscribe '{"uri":"fake://status"}' 10
+bridge_call 5 resources/unsubscribe '{"uri":"fake://status"}' 30
 t_done=$(now_ms)
-wait_for 5 server_is lazy idle || fail "lazy is not idle after the unsubscribe"
+wait_for 30 server_is lazy idle || fail "lazy is not idle after the unsubscribe"
 t_idle=$(now_ms)
 note "with a subscription lazy ran 2.5 s; idle $((t_idle - t_done)) ms after the unsubscribe"
 [ $((t_idle - t_sent)) -ge 1000 ] ||
 	fail "lazy went idle $((t_idle - t_sent)) ms after the unsubscribe was sent"
 
-# So does a request in flight: a sleep of 2.5 s is answered.
-bridge_send '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":2500}}}'
-wait_for 5 server_is lazy ready || fail "the sleep did not start lazy"
-sleep 1.8
+# So does a request in flight: a sleep of 5 s is answered.
+bridge_send '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":5000}}}'
+wait_inflight lazy 1 30
+# A window, not a wait: 2 s is twice idle_stop_s, and the sleep still runs
+# at its end unless this shell lost 3 s on the way (and even then it ended
+# less than idle_stop_s ago unless it lost 4).
+sleep 2
 server_is lazy ready || fail "lazy went $(server_field lazy state) with a request in flight"
-bridge_reply 6 10
+bridge_reply 6 30
 jq -e 'has("result")' <<<"$REPLY_LINE" >/dev/null || fail "the sleep: $REPLY_LINE"
-wait_for 5 server_is lazy idle || fail "lazy is not idle after the sleep"
+wait_for 30 server_is lazy idle || fail "lazy is not idle after the sleep"
 
 # What the editor saw: replies without an error, and no request from mcpd.
 bad=$(jq -c 'select(has("error") or .method == "initialize" or
@@ -216,20 +222,22 @@ spawn_wait BRIDGE 20 || fail "mcpctl connect lazy did not exit at the end of its
 # --- 4. Exits: idle with nobody attached, backoff with a client ----------------
 
 out=$(ctl call crashy echo text=x 2>&1) || fail "call crashy: $out"
-wait_for 5 server_is crashy idle || fail "crashy is not idle after it exited"
-sleep 0.5
+wait_for 30 server_is crashy idle || fail "crashy is not idle after it exited"
+# A window, not a wait: a restart would come after the backoff, at most
+# 200 ms after the exit; 1 s leaves it time to show.
+sleep 1
 [ "$(startlog_count "$T/crashy.starts")" = 1 ] ||
 	fail "crashy was restarted with nobody attached"
 note "crashy: $(server_field crashy last_exit); idle, not restarted"
 
 spawn CRASHY "$MCPCTL" -s "$SOCK" connect crashy 2>/dev/null
-wait_for 10 startlog_has "$T/crashy.starts" 3 ||
+wait_for 30 startlog_has "$T/crashy.starts" 3 ||
 	fail "crashy was not restarted with a client attached ($(startlog_count "$T/crashy.starts") starts)"
 grep -q 'crashy: restarting in' "$MCPD_LOG" ||
 	fail "no restart with backoff for crashy with a client attached"
 spawn_close CRASHY
 spawn_wait CRASHY 20 || fail "mcpctl connect crashy did not exit at the end of its input"
-wait_for 5 server_is crashy idle || fail "crashy is not idle once its client left"
+wait_for 30 server_is crashy idle || fail "crashy is not idle once its client left"
 
 # --- 5. Admin stop and start ---------------------------------------------------
 
@@ -241,13 +249,22 @@ if out=$(ctl call lazy echo text=x 2>&1); then
 fi
 grep -q 'is stopped' <<<"$out" || fail "the refusal does not say it is stopped: $out"
 [ "$(startlog_count "$T/lazy.starts")" = "$starts" ] || fail "a request started a stopped server"
+# mcpctl start returns once lazy is ready (it fails otherwise); a second
+# later it may be idle again, so its start log says that it ran.
 ctl start lazy >/dev/null || fail "mcpctl start lazy failed"
-server_is lazy ready || fail "lazy is $(server_field lazy state) after mcpctl start"
-wait_for 5 server_is lazy idle || fail "no idle stop after mcpctl start"
+[ "$(startlog_count "$T/lazy.starts")" = $((starts + 1)) ] ||
+	fail "mcpctl start did not run lazy ($(startlog_count "$T/lazy.starts") starts, $starts before)"
+wait_for 30 server_is lazy idle || fail "no idle stop after mcpctl start"
 
 # --- 6. Reload -----------------------------------------------------------------
 
-ctl start lazy >/dev/null || fail "mcpctl start lazy failed"
+# An editor's subscription holds lazy running across the reload: with
+# idle_stop_s 1, a slow shell could otherwise see it stop between its
+# start and the reload.
+spawn BRIDGE "$MCPCTL" -s "$SOCK" connect lazy 2>"$T/bridge.err"
+bridge_call 11 initialize '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"editor","version":"1"}}' 30
+bridge_send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+bridge_call 12 resources/subscribe '{"uri":"fake://status"}' 30
 pid=$(server_pid lazy) || fail "lazy has no pid"
 config 0 always
 report=$(ctl --json reload) || fail "mcpctl reload failed: $report"
@@ -255,13 +272,18 @@ report=$(ctl --json reload) || fail "mcpctl reload failed: $report"
 	fail "reload of idle_stop_s: $(jq -c .actions <<<"$report")"
 [ "$(jq -r '.actions.other' <<<"$report")" = started ] ||
 	fail "reload of start: $(jq -c .actions <<<"$report")"
-sleep 1.5
+bridge_call 13 resources/unsubscribe '{"uri":"fake://status"}' 30
+# A window, not a wait: had the reload not taken effect, lazy would be idle
+# 1 s (idle_stop_s) after the unsubscribe; 2 s leaves it time to show.
+sleep 2
 server_is lazy ready || fail "lazy is $(server_field lazy state) with idle_stop_s 0"
 [ "$(server_pid lazy)" = "$pid" ] || fail "the reload restarted lazy"
-wait_ready other
+wait_ready other 30
 config 1 always
 ctl reload >/dev/null || fail "mcpctl reload failed"
-wait_for 3 server_is lazy idle || fail "lazy did not go idle once idle_stop_s was 1 again"
+wait_for 30 server_is lazy idle || fail "lazy did not go idle once idle_stop_s was 1 again"
+spawn_close BRIDGE
+spawn_wait BRIDGE 20 || fail "mcpctl connect lazy did not exit at the end of its input"
 
 # --- 7. Journal and metrics ------------------------------------------------------
 
@@ -279,4 +301,28 @@ note "lazy: $n idle stops, $(awk '$1 == "mcpd_server_on_demand_starts_total{serv
 stop_mcpd TERM
 [ "$MCPD_STATUS" = 0 ] || fail "mcpd exited with status $MCPD_STATUS"
 [ "$(marked_running)" = 0 ] || fail "a server outlived mcpd"
+
+# --- 8. mcpctl start of a server that is idle again at once ----------------------
+# An on-demand server that ends right after its handshake, with nobody
+# attached, is idle again before mcpctl looks: mcpctl start says so at
+# once, instead of waiting 60 s for a state it will never see.
+write_config "$T/quick.json" <<JSON
+{
+  "mcpServers": {
+    "quick": { "command": "$MCP_FAKE", "start": "on-demand",
+               "args": ["--exit-after-init=0", "--startlog=$T/quick.starts"] }
+  }
+}
+JSON
+start_mcpd "$T/quick.json"
+t=$(now_ms)
+out=$(ctl start quick 2>&1)
+rc=$?
+took=$(($(now_ms) - t))
+[ "$rc" = 1 ] || fail "mcpctl start of a server that ends at once: exit $rc after $took ms: $out"
+grep -q '^mcpctl: quick: idle: exited with status 0$' <<<"$out" ||
+	fail "mcpctl start of a server that ends at once said: $out"
+[ "$(startlog_count "$T/quick.starts")" = 1 ] || fail "quick started $(startlog_count "$T/quick.starts") times"
+note "mcpctl start of a server that ends at once: exit $rc after $took ms: $out"
+stop_mcpd TERM
 exit 0

@@ -3,8 +3,9 @@
 // back: a JSON array of {line, id} where id is the raw text of the reply's
 // top-level "id" (byte for byte, as rawjson.mjs reads it) or null, plus
 // whether the connection was closed.  Waits for EXPECT replies (default:
-// one per line), for the close, or 20 s.  Only Node's built-in modules
-// and rawjson.mjs are used.
+// one per line), for the close, or 100 s (a safety net: the caller's
+// checks say what was missing).  Only Node's built-in modules and
+// rawjson.mjs are used.
 import fs from 'node:fs';
 import net from 'node:net';
 import { rawMembers } from './rawjson.mjs';
@@ -24,7 +25,7 @@ function finish(why) {
 	process.exit(0);
 }
 const c = net.connect(sock);
-setTimeout(() => finish('timeout'), 20000);
+setTimeout(() => finish('timeout'), 100000);
 c.on('connect', async () => {
 	for (const l of lines) {
 		// latin1 round-trips every byte, so invalid UTF-8 goes out as is.

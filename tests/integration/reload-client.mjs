@@ -35,6 +35,9 @@ import { performance } from 'node:perf_hooks';
 
 const now = () => performance.now();
 const round1 = (x) => Math.round(x * 10) / 10;
+// Waits for what should come (attach, default reply waits): generous, they
+// end when it comes; a loaded machine or the sanitizer build is slow.
+const WAIT_MS = 30000;
 
 // The raw text of the top-level "id" member of a JSON object's text.
 function rawId(s) {
@@ -191,7 +194,7 @@ function conn(name) {
 
 async function attach(c, server) {
 	c.request('"attach"', 'mcpd/attach', { server });
-	const a = await c.waitReply('"attach"', 10000);
+	const a = await c.waitReply('"attach"', WAIT_MS);
 	if (a.reply?.result === undefined)
 		throw new Error(`mcpd/attach ${server}: ${a.raw ?? 'no reply'}`);
 	c.request('"init"', 'initialize', {
@@ -199,7 +202,7 @@ async function attach(c, server) {
 		capabilities: {},
 		clientInfo: { name: `reload-client-${c.name}`, version: '1.0' },
 	});
-	const i = await c.waitReply('"init"', 10000);
+	const i = await c.waitReply('"init"', WAIT_MS);
 	if (typeof i.reply?.result?.protocolVersion !== 'string')
 		throw new Error(`initialize: ${i.raw ?? 'no reply'}`);
 	c.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
@@ -222,18 +225,18 @@ async function run(cmd) {
 		conn(cmd.conn).request(cmd.id, cmd.method, cmd.params);
 		return {};
 	case 'wait':
-		return conn(cmd.conn).waitReply(cmd.id, cmd.timeout ?? 10000);
+		return conn(cmd.conn).waitReply(cmd.id, cmd.timeout ?? WAIT_MS);
 	case 'call': {
 		const c = conn(cmd.conn);
 		c.request(cmd.id, cmd.method, cmd.params);
-		return c.waitReply(cmd.id, cmd.timeout ?? 10000);
+		return c.waitReply(cmd.id, cmd.timeout ?? WAIT_MS);
 	}
 	case 'replies':
 		return { replies: conn(cmd.conn).log.filter((m) => m.id === cmd.id).map((m) => m.msg) };
 	case 'closed': {
 		const c = conn(cmd.conn);
 		const t0 = now();
-		await c.until(() => c.closed, cmd.timeout ?? 10000);
+		await c.until(() => c.closed, cmd.timeout ?? WAIT_MS);
 		return { closed: c.closed, ms: round1((c.closedAt ?? now()) - t0) };
 	}
 	case 'state': {
@@ -244,7 +247,7 @@ async function run(cmd) {
 	case 'close': {
 		const c = conn(cmd.conn);
 		c.sock.end();
-		await c.until(() => c.closed, 5000);
+		await c.until(() => c.closed, WAIT_MS);
 		return { closed: c.closed };
 	}
 	case 'quit':

@@ -24,16 +24,16 @@ rc_start() {
 }
 
 # rc JSON [TIMEOUT_S]: one command; its answer in RC_OUT.  Fails the test
-# if the client died, did not answer within TIMEOUT_S (default 30) or
-# answered ok:false.
+# if the client died, did not answer within TIMEOUT_S (default 60: the
+# client's own waits are 30 s) or answered ok:false.
 rc() {
 	local line
 	RC_N=$((RC_N + 1))
 	pid_running "$RC_PROC_PID" ||
 		fail "reload-client is gone (command $1): $(tail -5 "$T/reload-client.err" 2>/dev/null)"
 	spawn_send RC_PROC "$1"
-	spawn_read RC_PROC "${2:-30}" line ||
-		fail "reload-client did not answer within ${2:-30} s: $1; $(tail -5 "$T/reload-client.err" 2>/dev/null)"
+	spawn_read RC_PROC "${2:-60}" line ||
+		fail "reload-client did not answer within ${2:-60} s: $1; $(tail -5 "$T/reload-client.err" 2>/dev/null)"
 	RC_OUT=$line
 	[ "$(jq -r .n <<<"$line")" = "$RC_N" ] ||
 		hard_error "reload-client answered out of order: $line"
@@ -52,9 +52,10 @@ tool_json() {
 		"$(jq -nc --arg i "$1" '$i')" "$2" "$3"
 }
 
-# rc_tool OP CONN ID NAME ARGS [TIMEOUT_MS]: send or call one tool.
+# rc_tool OP CONN ID NAME ARGS [TIMEOUT_MS]: send or call one tool (a call
+# waits TIMEOUT_MS, 30 s by default, for the reply).
 rc_tool() {
-	local op=$1 conn=$2 id=$3 name=$4 args=$5 tmo=${6:-10000}
+	local op=$1 conn=$2 id=$3 name=$4 args=$5 tmo=${6:-30000}
 	rc "{\"op\":\"$op\",\"conn\":\"$conn\",$(tool_json "$id" "$name" "$args"),\"timeout\":$tmo}" \
 		$((tmo / 1000 + 10))
 }
@@ -69,6 +70,6 @@ rc_echo() {
 # rc_stop: end the client (its connections close).
 rc_stop() {
 	rc '{"op":"quit"}'
-	spawn_wait RC_PROC 20 || fail "reload-client did not quit"
+	spawn_wait RC_PROC 30 || fail "reload-client did not quit"
 	spawn_close RC_PROC
 }

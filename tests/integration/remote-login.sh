@@ -44,7 +44,9 @@
 # Needs node (18 or later), curl, and the SDK from tests/interop's
 # node_modules (tests/remote/lib.sh runs `npm ci` when they are missing).
 
-TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300}
+# npm ci may be slow, and another test's may hold the lock meanwhile; the
+# checks take a minute or two on a loaded machine.
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -64,7 +66,9 @@ MODULES=$W/node_modules
 SERVER_JS=$TESTS_SRCDIR/remote/oauth-server.mjs
 [ -f "$SERVER_JS" ] || hard_error "$SERVER_JS is missing"
 
-LOGIN_TIMEOUT_S=60
+# mcpctl login's whole life; the waits below are for conditions and
+# generous (a loaded machine starts many node and mcpd-remote processes).
+LOGIN_TIMEOUT_S=120
 TOKDIR=$T/tokens
 SECRET='conf-s3cr:e%t+DO-NOT-SHOW'
 (umask 077 && printf '%s\n' "$SECRET" >"$T/secret") ||
@@ -89,9 +93,9 @@ as_launch() {
 as_ready() {
 	local out=$T/as-$1.out
 	# (jq -e succeeds on an empty file: look for the line itself.)
-	wait_for 30 grep -q '"port"' "$out" || {
+	wait_for 60 grep -q '"port"' "$out" || {
 		cat "$T/as-$1.err" >&2
-		hard_error "oauth-server.mjs $1 did not start within 30 s"
+		hard_error "oauth-server.mjs $1 did not start within 60 s"
 	}
 	AS_URL[$1]=$(jq -r .url "$out")
 	AS_BASE[$1]=${AS_URL[$1]%/mcp}
@@ -249,19 +253,19 @@ login_start() {
 		<"$LOGIN_TAG.fifo" >"$LOGIN_TAG.out" 2>"$LOGIN_TAG.err" &
 	LOGIN_PID=$!
 	exec 7>"$LOGIN_TAG.fifo"
-	wait_for 20 _login_url_or_exit ||
-		fail "mcpctl login $name printed no URL within 20 s: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+	wait_for 30 _login_url_or_exit ||
+		fail "mcpctl login $name printed no URL within 30 s: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
 	LOGIN_URL=$(_login_url)
 }
 
-# login_wait: mcpctl login must exit within 30 s; its status in
+# login_wait: mcpctl login must exit within 60 s; its status in
 # LOGIN_STATUS.
 login_wait() {
-	if ! wait_for 30 eval '! pid_running '"$LOGIN_PID"; then
+	if ! wait_for 60 eval '! pid_running '"$LOGIN_PID"; then
 		kill -TERM "$LOGIN_PID" 2>/dev/null
 		wait "$LOGIN_PID" 2>/dev/null
 		exec 7>&-
-		fail "mcpctl login $LOGIN_NAME did not exit within 30 s: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+		fail "mcpctl login $LOGIN_NAME did not exit within 60 s: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
 	fi
 	wait "$LOGIN_PID"
 	LOGIN_STATUS=$?
@@ -286,13 +290,13 @@ login_check_url() {
 # browse: curl follows the authorization URL to mcpctl's listener; the
 # last status in BROWSE_CODE.
 browse() {
-	BROWSE_CODE=$(curl -sS -L --max-time 20 -o "$LOGIN_TAG.page" \
+	BROWSE_CODE=$(curl -sS -L --max-time 60 -o "$LOGIN_TAG.page" \
 		-w '%{http_code}' "$LOGIN_URL" 2>"$LOGIN_TAG.curl")
 }
 
 # redirect_of URL: where the authorization server sends the browser.
 redirect_of() {
-	curl -sS --max-time 20 -o /dev/null -w '%{redirect_url}' "$1"
+	curl -sS --max-time 60 -o /dev/null -w '%{redirect_url}' "$1"
 }
 
 # login_ok NAME [browser|paste] [ARGS...]: a whole sign-in that must
@@ -348,15 +352,17 @@ call_ok() {
 	CALL_OUT=$(cat "$T/call.out")
 }
 
-# call_needs_login NAME WHAT: a call is refused within 5 s, naming
-# `mcpctl login NAME`.
+# call_needs_login NAME WHAT: a call is refused at once, naming `mcpctl
+# login NAME`.  At once: within 10 s, which a loaded machine keeps (it
+# takes milliseconds) and a call held for the server instead would not
+# (the 30 s of its start-up timeout, or ctl's own 30 s).
 call_needs_login() {
 	local t0 ms
 	t0=$(now_ms)
 	ctl call "$1" echo text=hi >"$T/call.out" 2>"$T/call.err" &&
 		fail "$2: a call of $1 succeeded: $(cat "$T/call.out")"
 	ms=$(($(now_ms) - t0))
-	[ "$ms" -lt 5000 ] || fail "$2: the refused call took $ms ms"
+	[ "$ms" -lt 10000 ] || fail "$2: the refused call took $ms ms"
 	grep -qF "mcpctl login $1" "$T/call.err" ||
 		fail "$2: the call's error does not say 'mcpctl login $1': $(cat "$T/call.err")"
 	note "$2: call refused in $ms ms: $(head -c 300 "$T/call.err")"
@@ -380,7 +386,7 @@ check_needs_login() {
 # check_signed_in NAME: ready, signed in, no login pending.
 check_signed_in() {
 	local j
-	wait_ready "$1" 30
+	wait_ready "$1" 60
 	j=$(srv "$1")
 	jq -e '.state == "ready" and .remote.signed_in == true and
 		(.remote.auth == "ok" or .remote.auth == null) and
@@ -395,14 +401,16 @@ run_mcpd
 
 # --- a) 401 without oauth: needs-login, then login with dynamic registration --------
 for s in $ALL_SERVERS; do
-	wait_for 30 is_needs_login "$s" ||
-		fail "$s is not needs-login within 30 s: $(srv "$s")"
+	wait_for 60 is_needs_login "$s" ||
+		fail "$s is not needs-login within 60 s: $(srv "$s")"
 done
 check_needs_login dyn
 note "needs-login: $(srv_jq dyn -c '{state, login, remote}')"
 call_needs_login dyn "before login"
 restarts=$(srv_jq dyn .restarts)
 probes=$(as_stats dyn .unauthorized)
+# A window, not a wait: a server restarted while it needs a login would
+# be back within the 1 s (+20 %) of the default backoff, and knock again.
 sleep 2
 if [ "$(srv_jq dyn .restarts)" != "$restarts" ] ||
 	! server_is dyn needs-login; then
@@ -422,7 +430,7 @@ port=$(sed -nE 's/.*redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2F.*/\1/p'
 [ -n "$port" ] || fail "no loopback redirect port in $LOGIN_URL"
 exec 8<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect to mcpctl's listener"
 printf 'GET /callback?code=stuck' >&8
-other=$(curl -sS --max-time 20 -o /dev/null -w '%{http_code}' \
+other=$(curl -sS --max-time 60 -o /dev/null -w '%{http_code}' \
 	"http://127.0.0.1:$port/favicon.ico")
 [ "$other" = 404 ] || fail "the listener answered /favicon.ico with HTTP $other"
 browse
@@ -547,20 +555,26 @@ esac
 forged=$(sed -E 's/([?&]state=)[^&]*/\1forged-by-an-attacker/' <<<"$redirect")
 # The browser is told it was ignored; mcpctl says so and goes on waiting
 # for this sign-in's own redirect, with nothing redeemed meanwhile.
-forged_code=$(curl -sS --max-time 20 -o "$LOGIN_TAG.page" -w '%{http_code}' \
+forged_code=$(curl -sS --max-time 60 -o "$LOGIN_TAG.page" -w '%{http_code}' \
 	"$forged" 2>"$LOGIN_TAG.curl")
 [ "$forged_code" = 400 ] ||
 	fail "st: the listener answered a forged redirect with HTTP $forged_code: $(head -c 300 "$LOGIN_TAG.page")"
+# mcpctl answers the browser first, then says it on stderr.
+wait_for 30 grep -q "ignored a redirect.*state is not" "$LOGIN_TAG.err" ||
+	fail "st: mcpctl said nothing of the forged redirect's state: $(cat "$LOGIN_TAG.err")"
+# A window, not a wait: mcpctl has handled the redirect; had it taken it
+# for this sign-in, it would be ending now.
 sleep 0.5
 pid_running "$LOGIN_PID" ||
 	fail "st: mcpctl login ended on a forged redirect: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
-grep -q "state" "$LOGIN_TAG.err" ||
-	fail "st: mcpctl said nothing of the forged redirect's state: $(cat "$LOGIN_TAG.err")"
 [ "$(as_stats dyn .grant_requests.authorization_code)" = "$codes_before" ] ||
 	fail "the code of a redirect with a changed state was redeemed"
 [ ! -e "$TOKDIR/st.json" ] || fail "a token file for st after a forged redirect"
 # Pasted too: refused the same way, still waiting.
 (printf '%s\n' "$forged" >&7) 2>/dev/null
+wait_for 30 grep -q "another sign-in.*still waiting" "$LOGIN_TAG.err" ||
+	fail "st: mcpctl said nothing of the pasted forged redirect: $(cat "$LOGIN_TAG.err")"
+# A window, as above.
 sleep 0.5
 pid_running "$LOGIN_PID" ||
 	fail "st: mcpctl login ended on a pasted forged redirect: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
@@ -588,11 +602,13 @@ check_signed_in rot
 [ "$(srv_jq rot .remote.refresh)" = true ] ||
 	fail "rot: status says no refresh token is held: $(srv rot)"
 n=0
-t_end=$(($(now_ms) + 20000))
+# Two refreshes take 6 s; the bound is for a loaded machine.  The pause
+# spreads the calls over the tokens' lives.
+t_end=$(($(now_ms) + 60000))
 while [ "$(as_stats rot .refresh_grants)" -lt 2 ] ||
 	[ "$n" -lt 8 ]; do
 	[ "$(now_ms)" -lt "$t_end" ] ||
-		fail "rot: $(as_stats rot .refresh_grants) refreshes in 20 s of 3 s tokens"
+		fail "rot: $(as_stats rot .refresh_grants) refreshes in 60 s of 3 s tokens"
 	n=$((n + 1))
 	call_ok rot echo "text=call $n"
 	[ "$CALL_OUT" = "call $n" ] || fail "rot: call $n echoed '$CALL_OUT'"
@@ -626,10 +642,10 @@ proc_snapshot
 
 # --- h) the refresh token expires: needs-login, then a new login ---------------------
 as_post rot /admin/expire-refresh
-t_end=$(($(now_ms) + 20000))
+t_end=$(($(now_ms) + 60000))
 until server_is rot needs-login; do
 	[ "$(now_ms)" -lt "$t_end" ] ||
-		fail "rot: not needs-login 20 s after its refresh token expired: $(srv rot)"
+		fail "rot: not needs-login 60 s after its refresh token expired: $(srv rot)"
 	ctl call rot echo text=x >/dev/null 2>&1
 	sleep 0.5
 done
@@ -676,10 +692,10 @@ proc_snapshot
 # rot's refresh token is rotated once more first: the restarted mcpd must
 # have kept the newest one (the one before it would now be a reuse).
 r0=$(as_stats rot .refresh_grants)
-t_end=$(($(now_ms) + 15000))
+t_end=$(($(now_ms) + 60000))
 until [ "$(as_stats rot .refresh_grants)" -gt "$r0" ]; do
 	[ "$(now_ms)" -lt "$t_end" ] ||
-		fail "rot: no refresh in 15 s of 3 s tokens since its new login"
+		fail "rot: no refresh in 60 s of 3 s tokens since its new login"
 	call_ok rot echo text=rotate
 	sleep 0.5
 done
@@ -692,7 +708,7 @@ for s in dyn pub cimd post basic scch scnone rot; do
 	check_signed_in "$s"
 done
 for s in st nos256 deny; do
-	wait_for 30 is_needs_login "$s" ||
+	wait_for 60 is_needs_login "$s" ||
 		fail "$s after the restart: $(srv "$s")"
 done
 call_ok dyn whoami
@@ -720,7 +736,7 @@ note "logout: $(tr '\n' '|' <"$T/logout.out" | head -c 300)"
 [ "$(as_stats dyn .revoke_failures)" = 0 ] ||
 	fail "logout: the revocation was refused"
 [ ! -e "$TOKDIR/dyn.json" ] || fail "logout: $TOKDIR/dyn.json is still there"
-wait_for 10 is_needs_login dyn || fail "dyn after the logout: $(srv dyn)"
+wait_for 30 is_needs_login dyn || fail "dyn after the logout: $(srv dyn)"
 check_needs_login dyn
 call_needs_login dyn "after logout"
 call_ok pub whoami

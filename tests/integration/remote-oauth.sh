@@ -9,7 +9,7 @@
 #   resource_metadata, the authorization server's metadata) and a token
 #   fetched with client_secret_basic, the secret form-encoded (it holds
 #   ':', '%', '+', '&' and a space); whoami says which client it is;
-# - with 4 s tokens, calls over 11 s all succeed, several tokens are
+# - with 3 s tokens, calls over 13 s all succeed, several tokens are
 #   fetched, and the server sees no more than one 401 after the first
 #   (tokens are refreshed before they expire, not after a refusal);
 # - after the server revokes every token, the next call still succeeds
@@ -34,7 +34,8 @@
 # Needs node (18 or later), openssl, and the SDK from tests/interop's
 # node_modules (tests/remote/lib.sh runs `npm ci` when they are missing).
 
-TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-600}
+# npm ci may be slow, and another test's may hold the lock meanwhile.
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -90,9 +91,9 @@ as_start() {
 		</dev/null >"$out" 2>"$T/$name.as.err" &
 	AS_PID=$!
 	# (jq -e succeeds on an empty file: look for the line itself.)
-	wait_for 30 grep -q '"port"' "$out" || {
+	wait_for 60 grep -q '"port"' "$out" || {
 		cat "$T/$name.as.err" >&2
-		hard_error "oauth-server.mjs $name did not start within 30 s"
+		hard_error "oauth-server.mjs $name did not start within 60 s"
 	}
 	AS_URL=$(jq -r .url "$out")
 	AS_BASE=${AS_URL%/mcp}
@@ -144,16 +145,18 @@ mr_start() {
 }
 
 # mr_request METHOD PARAMS: send a request; its response in MR_REPLY
-# (fails if none came within 20 s).
+# (fails if none came within MR_TIMEOUT_S: a wait, generous for a loaded
+# machine; a refusal comes at once).
+MR_TIMEOUT_S=30
 mr_request() {
 	local line deadline left id
 	MR_ID=$((MR_ID + 1))
 	spawn_send MR "$(jq -cn --argjson id "$MR_ID" --arg m "$1" --argjson p "$2" \
 		'{jsonrpc: "2.0", id: $id, method: $m, params: $p}')" || return 1
-	deadline=$(($(now_ms) + 20000))
+	deadline=$(($(now_ms) + MR_TIMEOUT_S * 1000))
 	MR_REPLY=
 	while :; do
-		left=$(((deadline - $(now_ms)) / 1000))
+		left=$(((deadline - $(now_ms) + 999) / 1000))
 		[ "$left" -gt 0 ] || return 1
 		spawn_read MR "$left" line || return 1
 		id=$(jq -r '.id // empty' <<<"$line" 2>/dev/null)
@@ -173,7 +176,7 @@ mr_initialize() {
 	mr_request initialize '{"protocolVersion": "2025-11-25",
 		"capabilities": {}, "clientInfo": {"name": "remote-oauth",
 		"version": "1"}}' ||
-		fail "$MR_NAME: no answer to initialize within 20 s: $(tail -n 5 "$T/$MR_NAME.mr.err")"
+		fail "$MR_NAME: no answer to initialize within $MR_TIMEOUT_S s: $(tail -n 5 "$T/$MR_NAME.mr.err")"
 	jq -e .result.protocolVersion <<<"$MR_REPLY" >/dev/null ||
 		fail "$MR_NAME: initialize failed: $MR_REPLY; stderr: $(tail -n 5 "$T/$MR_NAME.mr.err")"
 	mr_notify notifications/initialized
@@ -190,11 +193,11 @@ mr_call() {
 	MR_TEXT=$(jq -r '.result.content[0].text' <<<"$MR_REPLY")
 }
 
-# mr_stop: close its stdin; it must exit 0 within 20 s.
+# mr_stop: close its stdin; it must exit 0 within 30 s.
 mr_stop() {
 	spawn_close MR
-	spawn_wait MR 20 ||
-		fail "$MR_NAME: mcpd-remote did not exit within 20 s of stdin's end"
+	spawn_wait MR 30 ||
+		fail "$MR_NAME: mcpd-remote did not exit within 30 s of stdin's end"
 	MR_STATUS=$SPAWN_STATUS
 	[ "$MR_STATUS" = 0 ] ||
 		fail "$MR_NAME: mcpd-remote exited $MR_STATUS at stdin's end: $(tail -n 5 "$T/$MR_NAME.mr.err")"
@@ -213,8 +216,8 @@ mr_refused() {
 	fi
 	note "$what: ${MR_REPLY:-no reply}"
 	spawn_close MR
-	spawn_wait MR 20 ||
-		fail "$what: mcpd-remote still runs 20 s after stdin's end"
+	spawn_wait MR 30 ||
+		fail "$what: mcpd-remote still runs 30 s after stdin's end"
 	status=$SPAWN_STATUS
 	note "$what: exit $status; stderr: $(tr '\n' '|' <"$T/$name.mr.err" | head -c 600)"
 	# Authorization failed at initialize: the program ends, 77.
@@ -227,7 +230,8 @@ mr_refused() {
 }
 
 # --- 1. discovery and client_secret_basic, refresh, revocation ------------------------
-as_start main --token-ttl 4 --scopes "mcp:tools mcp:read"
+# 3 s tokens, honoured 2 s longer (see below).
+as_start main --token-ttl 3 --token-grace 2 --scopes "mcp:tools mcp:read"
 mr_start basic --oauth-client-id app --oauth-client-secret-file "$T/secret"
 mr_initialize
 mr_call whoami '{}' || fail "whoami failed: $MR_REPLY"
@@ -243,9 +247,18 @@ mr_call whoami '{}' || fail "whoami failed: $MR_REPLY"
 first_401=$(as_stats .unauthorized)
 note "discovery: $(as_stats -c .), 401s so far $first_401"
 
-# Calls over 11 s, tokens of 4 s: refreshed ahead of expiry.
+# Calls over 13 s, tokens of 3 s: refreshed ahead of expiry.  mcpd-remote
+# refreshes once 90 % of a token's life is gone, at its next request, and
+# until then sends the token it holds: on a loaded machine that request
+# may reach the server over 300 ms later, after the token expired.  So
+# the server honours its tokens 2 s past expires_in, as servers allow for
+# clock skew: a refresh ahead of expiry then never meets a 401 short of a
+# 2.3 s stall, while a client that waits for the refusal meets one every
+# 5 s: twice in these 13 s (the first within 5 s, the second 5 s after
+# the token fetched then).  The pause between calls spreads them over
+# the time; its length does not matter.
 n=0
-t_end=$(($(now_ms) + 11000))
+t_end=$(($(now_ms) + 13000))
 while [ "$(now_ms)" -lt "$t_end" ]; do
 	n=$((n + 1))
 	mr_call echo "$(jq -cn --arg t "call $n" '{text: $t}')" ||
@@ -255,12 +268,15 @@ while [ "$(now_ms)" -lt "$t_end" ]; do
 done
 issued=$(as_stats .tokens_issued)
 late_401=$(($(as_stats .unauthorized) - first_401))
-note "$n calls over 11 s: $issued tokens, $late_401 more 401s, uses $(as_stats -c .bearer_uses)"
-[ "$issued" -ge 3 ] || fail "only $issued tokens in 11 s of 4 s tokens"
+note "$n calls over 13 s: $issued tokens, $late_401 more 401s ($(as_stats .expired_presented) for expired tokens), uses $(as_stats -c .bearer_uses)"
+[ "$issued" -ge 3 ] || fail "only $issued tokens in 13 s of 3 s tokens"
 [ "$late_401" -le 1 ] ||
 	fail "$late_401 401s across expiries: tokens were not refreshed ahead"
-[ "$(as_stats .metadata_requests)" -le 3 ] ||
-	fail "discovery was not kept: $(as_stats .metadata_requests) metadata requests"
+# Discovery is kept: its 2 requests, and 2 more for the 401 allowed above
+# (a 401 has the authorization server checked again); a discovery per
+# refresh would add 2 for each refresh (2 or more, as checked above).
+[ "$(as_stats .metadata_requests)" -le $((3 + 2 * late_401)) ] ||
+	fail "discovery was not kept: $(as_stats .metadata_requests) metadata requests with $late_401 late 401s"
 
 # Revoked: a 401, one fresh token, the call succeeds.
 before=$(as_stats .tokens_issued)
@@ -348,7 +364,7 @@ if mr_request initialize '{"protocolVersion": "2025-11-25",
 	fail "a wrong secret: initialize succeeded"
 fi
 spawn_close MR
-spawn_wait MR 20 || fail "wrong secret: mcpd-remote did not exit"
+spawn_wait MR 30 || fail "wrong secret: mcpd-remote did not exit within 30 s"
 status=$SPAWN_STATUS
 [ "$status" = 77 ] || fail "a wrong secret: mcpd-remote exited $status, not 77"
 grep -q invalid_client "$T/wrong-secret.mr.err" ||
@@ -362,11 +378,13 @@ write_config "$T/mcpd.json" "$(jq -n --arg url "$AS_URL" --arg s "$T/secret" \
 	--arg w "$T/wrong-secret" '{mcpServers: {
 		r: {url: $url, oauth: {client_id: "app", client_secret_file: $s}},
 		bad: {url: $url, oauth: {client_id: "app", client_secret_file: $w}}}}')"
-PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd.json"
-wait_ready r 30
+PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd.json" \
+	--token-dir "$T/tokens"
+wait_ready r 60
 ctl call r whoami >"$T/call.out" 2>"$T/call.err" ||
 	fail "mcpctl call r whoami failed: $(cat "$T/call.err")"
 grep -qx app "$T/call.out" || fail "whoami through mcpd: $(cat "$T/call.out")"
+# Ten calls spread over more than 5 s (the pauses), so across an expiry.
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	ctl call r echo text="through $i" >"$T/call.out" 2>"$T/call.err" ||
 		fail "call $i through mcpd across expiries failed: $(cat "$T/call.err")"
@@ -432,8 +450,8 @@ mr_refused_tls() {
 	jq -e .result <<<"$MR_REPLY" >/dev/null 2>&1 &&
 		fail "TLS: a certificate of an unknown CA was accepted"
 	spawn_close MR
-	spawn_wait MR 20 ||
-		fail "TLS: mcpd-remote still runs after stdin's end"
+	spawn_wait MR 30 ||
+		fail "TLS: mcpd-remote still runs 30 s after stdin's end"
 	status=$SPAWN_STATUS
 	[ "$status" = 69 ] ||
 		fail "TLS: an untrusted certificate: exit $status, not 69"
@@ -456,8 +474,9 @@ write_config "$T/mcpd-tls.json" "$(jq -n --arg url "$AS_URL" --arg s "$T/secret"
 	--arg ca "$T/ca.pem" '{mcpServers: {
 		t: {url: $url, ca_file: $ca,
 		    oauth: {client_id: "app", client_secret_file: $s}}}}')"
-PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd-tls.json"
-wait_ready t 30
+PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$T/mcpd-tls.json" \
+	--token-dir "$T/tokens"
+wait_ready t 60
 ctl call t whoami >"$T/call.out" 2>"$T/call.err" ||
 	fail "TLS through mcpd: whoami failed: $(cat "$T/call.err")"
 grep -qx app "$T/call.out" || fail "TLS through mcpd: whoami says $(cat "$T/call.out")"

@@ -108,8 +108,8 @@ smode=$(stat -c %a "$SOCK")
 note "started under umask 000: directory $dmode, socket $smode"
 [ "$dmode" = 700 ] || fail "socket directory mode $dmode, expected 700"
 [ "$smode" = 600 ] || fail "socket mode $smode, expected 600"
-wait_ready vault
-wait_ready plain
+wait_ready vault 30
+wait_ready plain 30
 
 # --- the server gets them, nothing else shows them -------------------------------
 pid=$(server_pid vault) || fail "no pid for vault"
@@ -172,7 +172,7 @@ grep -q 'MCPD_TEST_UNSET_VAR' "$T/reload.out" ||
 config "$SECRET3"
 ctl reload >"$T/reload.out" 2>&1 || fail "mcpctl reload failed: $(cat "$T/reload.out")"
 no_secret "mcpctl reload (rotation)" "$T/reload.out"
-wait_for 15 eval '[ "$(server_pid vault 2>/dev/null)" != "$pid" ] && server_is vault ready' ||
+wait_for 30 eval '[ "$(server_pid vault 2>/dev/null)" != "$pid" ] && server_is vault ready' ||
 	fail "vault did not restart with the new secret"
 pid=$(server_pid vault)
 environ_has "$pid" "API_TOKEN=$SECRET3" || fail "the restarted server has no API_TOKEN=$SECRET3"
@@ -189,12 +189,12 @@ no_secret "mcpd's log" "$MCPD_LOG"
 config "$SECRET3" '[]' "$IN_ARGV"
 ctl reload >"$T/reload.out" 2>&1 || fail "mcpctl reload adding hidden and missing failed: $(cat "$T/reload.out")"
 no_secret "mcpctl reload (secrets in argv)" "$T/reload.out"
-wait_ready hidden
+wait_ready hidden 30
 hpid=$(server_pid hidden) || fail "no pid for hidden"
 args=$(tr '\0' ' ' <"/proc/$hpid/cmdline")
 [ "$args" = "$T/$SECRET4/mcp-fake --pidfile=$T/hidden.pid --startlog=$T/$SECRET6.starts " ] ||
 	fail "hidden runs with argv '$args', not the expanded command and args"
-wait_for 10 eval '[ "$(server_field missing last_exit 2>/dev/null)" != null ]' ||
+wait_for 30 eval '[ "$(server_field missing last_exit 2>/dev/null)" != null ]' ||
 	fail "missing has no last_exit: its exec did not fail?"
 ctl status >"$T/status.out" 2>&1 || fail "mcpctl status failed"
 ctl --json status >"$T/status.json" 2>&1 || fail "mcpctl --json status failed"
@@ -214,7 +214,7 @@ jq -r '.servers[0].last_exit' "$T/status-missing.json" | grep -qF 'exec ${MCPD_T
 note "hidden: command $(jq -r '.servers[0].command' "$T/status-hidden.json"); missing: command $(jq -r '.servers[0].command' "$T/status-missing.json"), last_exit $(jq -r '.servers[0].last_exit' "$T/status-missing.json")"
 
 # --- a second mcpd on the same socket --------------------------------------------------
-timeout -k 5 20 "$MCPD" -c "$CFG" -s "$SOCK" --log-target stderr \
+timeout -k 5 60 "$MCPD" -c "$CFG" -s "$SOCK" --log-target stderr \
 	</dev/null >"$T/second.out" 2>&1
 rc=$?
 note "second mcpd: exit $rc: $(tr '\n' ' ' <"$T/second.out" | head -c 300)"
@@ -228,16 +228,17 @@ out=$(ctl call vault echo text=still) || fail "the first mcpd stopped serving"
 [ "$(server_pid vault)" = "$pid" ] || fail "vault changed when the second mcpd tried"
 
 # --- a stale socket from a SIGKILLed mcpd ------------------------------------------
+vstart=$(proc_starttime "$pid")
 stop_mcpd KILL
 [ -S "$SOCK" ] || fail "no socket file left by the SIGKILLed mcpd (nothing to test)"
-wait_for 10 proc_dead "$pid" || fail "vault (pid $pid) outlived the SIGKILLed mcpd"
+wait_for 30 proc_dead "$pid" "$vstart" || fail "vault (pid $pid) outlived the SIGKILLed mcpd"
 ctl status >/dev/null 2>&1 && fail "something still answers on the dead mcpd's socket"
 umask 000
 start_mcpd "$CFG"
 umask 077
 grep -q "removing stale socket $SOCK" "$MCPD_LOG" || fail "the stale socket was not logged as removed"
 [ "$(stat -c %a "$SOCK")" = 600 ] || fail "the new socket's mode is $(stat -c %a "$SOCK"), expected 600"
-wait_ready vault
+wait_ready vault 30
 note "stale socket replaced; the new mcpd serves (socket $(stat -c %a "$SOCK"))"
 no_secret "mcpd's log" "$MCPD_LOG"
 stop_mcpd
@@ -245,7 +246,7 @@ stop_mcpd
 # --- places mcpd must not use -------------------------------------------------------
 # A file that is not a socket is never removed to make room.
 printf 'precious\n' >"$T/not-a-socket"
-timeout -k 5 20 "$MCPD" -c "$CFG" -s "$T/not-a-socket" --log-target stderr \
+timeout -k 5 60 "$MCPD" -c "$CFG" -s "$T/not-a-socket" --log-target stderr \
 	</dev/null >"$T/refuse.out" 2>&1
 rc=$?
 [ "$rc" = 1 ] || fail "mcpd on a regular file as socket path exited $rc, expected 1"
@@ -256,7 +257,7 @@ grep -q "$T/not-a-socket exists and is not a socket" "$T/refuse.out" ||
 # the socket for their own.
 mkdir "$T/open-dir"
 chmod 0777 "$T/open-dir"
-timeout -k 5 20 "$MCPD" -c "$CFG" -s "$T/open-dir/mcpd.sock" --log-target stderr \
+timeout -k 5 60 "$MCPD" -c "$CFG" -s "$T/open-dir/mcpd.sock" --log-target stderr \
 	</dev/null >"$T/refuse.out" 2>&1
 rc=$?
 [ "$rc" = 1 ] || fail "mcpd in a world-writable directory exited $rc, expected 1"
@@ -286,7 +287,7 @@ SOCK2=$RUN2/mcpd.sock
 	-e trace=$TRACE "$MCPD" -c "$CFG" -s "$SOCK2" --log-target stderr \
 	</dev/null >>"$T/traced.log" 2>&1) &
 STRACE_PID=$!
-wait_for 20 eval 'timeout 5 "$MCPCTL" -s "$SOCK2" status >/dev/null 2>&1' ||
+wait_for 60 eval 'timeout 20 "$MCPCTL" -s "$SOCK2" status >/dev/null 2>&1' ||
 	fail "mcpd under strace did not answer on $SOCK2 ($(tail -3 "$T/traced.log"))"
 traced=$(awk '{ print $1 }' "/proc/$STRACE_PID/task/$STRACE_PID/children" 2>/dev/null)
 [ -n "$traced" ] || fail "cannot find the traced mcpd"
@@ -294,7 +295,7 @@ note "traced: directory $(stat -c %a "$RUN2"), socket $(stat -c %a "$SOCK2")"
 [ "$(stat -c %a "$RUN2")" = 700 ] && [ "$(stat -c %a "$SOCK2")" = 600 ] ||
 	fail "traced mcpd: directory $(stat -c %a "$RUN2"), socket $(stat -c %a "$SOCK2")"
 kill -TERM "$traced"
-wait_for 20 eval '! kill -0 '"$STRACE_PID"' 2>/dev/null' || fail "the traced mcpd did not exit"
+wait_for 30 eval '! pid_running '"$STRACE_PID" || fail "the traced mcpd did not exit"
 wait "$STRACE_PID"
 
 # Every mode the directory and socket ever had, from the trace.

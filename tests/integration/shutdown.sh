@@ -42,7 +42,7 @@ for s in plain parent stubborn; do
 	STARTS+=("$(proc_starttime "$pid")")
 	WHAT+=("server $s")
 done
-wait_for 5 read_pidfile "$T/parent.gc.pid" >/dev/null || fail "no grandchild pidfile"
+wait_for 30 read_pidfile "$T/parent.gc.pid" >/dev/null || fail "no grandchild pidfile"
 gc=$(read_pidfile "$T/parent.gc.pid")
 pid_running "$gc" || fail "grandchild $gc not running"
 PIDS+=("$gc")
@@ -55,12 +55,17 @@ stop_mcpd TERM 15
 ms=$(($(now_ms) - t0))
 note "mcpd exited with status $MCPD_STATUS $ms ms after SIGTERM (stop_timeout_ms $STOP_TIMEOUT_MS, one server needs SIGKILL)"
 [ "$MCPD_STATUS" = 0 ] || fail "mcpd exited with status $MCPD_STATUS after SIGTERM, expected 0"
-[ "$ms" -lt $((STOP_TIMEOUT_MS + 1500)) ] ||
-	fail "mcpd took $ms ms to exit, expected < $((STOP_TIMEOUT_MS + 1500)) ms"
+# The stubborn server's SIGKILL comes at stop_timeout_ms.  Up to 3 s late
+# on a loaded machine (mcpd's and this shell's turns), and still below the
+# 5000 ms default that an ignored stop_timeout_ms would give.
+[ "$ms" -lt $((STOP_TIMEOUT_MS + 3000)) ] ||
+	fail "mcpd took $ms ms to exit, expected < $((STOP_TIMEOUT_MS + 3000)) ms (the default stop timeout would be 5000)"
 [ "$ms" -ge $((STOP_TIMEOUT_MS * 9 / 10)) ] ||
 	fail "mcpd exited after $ms ms, before the SIGKILL deadline of the stubborn server"
 
-# Nothing survives: check at once, then again a moment later.
+# Nothing survives: check at once (mcpd exits only once its servers and
+# their groups are gone), then again after a window of half a second, in
+# which nothing may come back.
 for round in 1 2; do
 	for i in "${!PIDS[@]}"; do
 		proc_dead "${PIDS[$i]}" "${STARTS[$i]}" ||
@@ -94,7 +99,7 @@ timeout -k 5 30 "$MCPD" -c "$T/mcpd.json" -s "$SOCK" --log-target stderr \
 	</dev/null >"$T/second.log" 2>&1 &
 second=$!
 MCPD_PIDS+=("$second")
-wait_for 10 eval '! pid_running '"$second" || fail "a second mcpd on a live socket keeps running"
+wait_for 30 eval '! pid_running '"$second" || fail "a second mcpd on a live socket keeps running"
 wait "$second"
 rc=$?
 _forget_mcpd "$second"
@@ -114,7 +119,7 @@ for s in plain parent stubborn; do
 	PIDS+=("$pid")
 	STARTS+=("$(proc_starttime "$pid")")
 done
-wait_for 5 read_pidfile "$T/parent.gc.pid" >/dev/null || fail "no grandchild pidfile"
+wait_for 30 read_pidfile "$T/parent.gc.pid" >/dev/null || fail "no grandchild pidfile"
 gc=$(read_pidfile "$T/parent.gc.pid")
 gc_st=$(proc_starttime "$gc")
 kill -KILL "$MCPD_PID"
@@ -122,12 +127,12 @@ kill -KILL "$MCPD_PID"
 _forget_mcpd "$MCPD_PID"
 t0=$(now_ms)
 for i in "${!PIDS[@]}"; do
-	wait_for 3 proc_dead "${PIDS[$i]}" "${STARTS[$i]}" ||
+	wait_for 20 proc_dead "${PIDS[$i]}" "${STARTS[$i]}" ||
 		fail "server pid ${PIDS[$i]} survived SIGKILL of mcpd: $(describe_pid "${PIDS[$i]}")"
 done
 note "SIGKILL to mcpd: its 3 servers gone after $(($(now_ms) - t0)) ms"
 # mcpd's guard process kills the servers' process groups when mcpd dies.
-wait_for 3 proc_dead "$gc" "$gc_st" ||
+wait_for 20 proc_dead "$gc" "$gc_st" ||
 	fail "the grandchild survived SIGKILL of mcpd: $(describe_pid "$gc")"
 note "SIGKILL to mcpd: the grandchild is gone too, after $(($(now_ms) - t0)) ms"
 

@@ -14,7 +14,9 @@
 #      stand-in receives no byte.
 #   C  without XDG_RUNTIME_DIR, the default socket is below the victim's
 #      home: a squatter holding /tmp/mcpd-UID (the old default) receives
-#      nothing, and the victim's own mcpd starts and answers there.
+#      nothing, and the victim's own mcpd starts and answers there.  That
+#      name is the machine's, not this test's: part C runs in a mount
+#      namespace whose /tmp is its own (where one can be made).
 #   D  mcpd refuses a socket directory that exists and belongs to another
 #      user, or that others can write to (even with the sticky bit).
 #   E  an mcpd of another ordinary user that shares its socket with a
@@ -82,13 +84,16 @@ kill_squatters() {
 }
 CLEANUP_HOOKS+=(kill_squatters)
 
+# Part C runs its commands with this prefix (see there).
+C_NS=()
+
 # squat PATH LOG: the squatter listens on PATH (in a directory it can
 # write to) and logs to LOG.
 squat() {
-	"${_MCPD_GUARD[@]}" "${as_squatter[@]}" "$NODE" "$T/squat.js" "$1" "$2" \
+	"${C_NS[@]}" "${_MCPD_GUARD[@]}" "${as_squatter[@]}" "$NODE" "$T/squat.js" "$1" "$2" \
 		</dev/null >>"$T/squat.out" 2>&1 &
 	SQUAT_PIDS+=($!)
-	wait_for 10 grep -q listening "$2" 2>/dev/null ||
+	wait_for 30 grep -q listening "$2" 2>/dev/null ||
 		fail "the stand-in did not listen on $1: $(cat "$T/squat.out")"
 }
 
@@ -101,7 +106,7 @@ received() {
 victim() {
 	local name=$1
 	shift
-	timeout -k 5 30 "${as_victim[@]}" env -u MCPD_SOCKET -u XDG_RUNTIME_DIR \
+	timeout -k 5 30 "${C_NS[@]}" "${as_victim[@]}" env -u MCPD_SOCKET -u XDG_RUNTIME_DIR \
 		-u XDG_CACHE_HOME HOME="$T/vhome" "$@" \
 		>"$T/$name.out" 2>"$T/$name.err" </dev/null
 	RC=$?
@@ -150,14 +155,53 @@ note "B: $(head -n 1 "$T/b.err")"
 
 # --- C: the default socket without XDG_RUNTIME_DIR ----------------------------
 
+# /tmp/mcpd-UID would be shared with every other test and user of the
+# machine.  A mount namespace gets a /tmp of its own (a tmpfs), with $T
+# bound at its own path inside it when it lies below /tmp; its holder
+# process keeps it while part C runs in it (C_NS).
+C_HOLDER=
+stop_c_holder() {
+	[ -n "$C_HOLDER" ] || return 0
+	kill -TERM "$C_HOLDER" 2>/dev/null
+	wait "$C_HOLDER" 2>/dev/null
+	C_HOLDER=
+}
+CLEANUP_HOOKS+=(stop_c_holder)
+case $T in
+/tmp/*) rel=${T#/tmp/} ;;
+*) rel= ;;
+esac
+# shellcheck disable=SC2016
+setpriv --pdeathsig TERM unshare --mount --propagation private sh -c '
+	T=$1 rel=$2
+	mkdir "$T/ns-tmp" &&
+		mount -t tmpfs -o mode=1777,size=4m mcpd-test-tmp "$T/ns-tmp" || exit 1
+	if [ -n "$rel" ]; then
+		mkdir -p "$T/ns-tmp/$rel" && mount --bind "$T" "$T/ns-tmp/$rel" || exit 1
+	fi
+	mount --move "$T/ns-tmp" /tmp || exit 1
+	touch "$T/ns-tmp.ready"
+	exec sleep infinity' - "$T" "$rel" </dev/null >"$T/ns-tmp.log" 2>&1 &
+C_HOLDER=$!
+if wait_for 30 eval '[ -e "$T/ns-tmp.ready" ] || ! pid_running "$C_HOLDER"' &&
+	[ -e "$T/ns-tmp.ready" ] &&
+	nsenter -t "$C_HOLDER" -m -- sh -c '[ -d "$1" ] && [ ! -e "$2" ]' - "$T/vhome" "/tmp/mcpd-$VUID"; then
+	C_NS=(nsenter -t "$C_HOLDER" -m --)
+	note "C: in a mount namespace with a /tmp of its own (held by pid $C_HOLDER)"
+else
+	note "C: no mount namespace with a private /tmp here ($(head -c 300 "$T/ns-tmp.log")); using the host's /tmp"
+	stop_c_holder
+fi
 OLD=/tmp/mcpd-$VUID
-if [ -e "$OLD" ]; then
+if [ ${#C_NS[@]} = 0 ] && [ -e "$OLD" ]; then
 	note "C: $OLD exists already; not squatting it"
 else
-	remove_old() { rm -rf "$OLD"; }
-	mkdir "$OLD" && chown "$SQUATTER" "$OLD" && chmod 0755 "$OLD" ||
+	if [ ${#C_NS[@]} = 0 ]; then
+		remove_old() { rm -rf "$OLD"; }
+		CLEANUP_HOOKS+=(remove_old)
+	fi
+	"${C_NS[@]}" sh -c 'mkdir "$1" && chown "$2" "$1" && chmod 0755 "$1"' - "$OLD" "$SQUATTER" ||
 		hard_error "cannot make $OLD"
-	CLEANUP_HOOKS+=(remove_old)
 	squat "$OLD/mcpd.sock" "$T/sq/c.log"
 fi
 victim c "$MCPCTL" status
@@ -168,7 +212,7 @@ grep -qF "cannot connect to mcpd at $want:" "$T/c.err" ||
 got=$(received "$T/sq/c.log")
 [ -z "$got" ] || fail "C: the stand-in on $OLD was reached: $got"
 
-"${_MCPD_GUARD[@]}" "${as_victim[@]}" env -u MCPD_SOCKET -u XDG_RUNTIME_DIR \
+"${C_NS[@]}" "${_MCPD_GUARD[@]}" "${as_victim[@]}" env -u MCPD_SOCKET -u XDG_RUNTIME_DIR \
 	-u XDG_CACHE_HOME HOME="$T/vhome" "$MCPD" -c "$T/v.json" \
 	--log-target stderr </dev/null >>"$MCPD_LOG" 2>&1 &
 MCPD_PID=$!
@@ -176,7 +220,7 @@ MCPD_PIDS+=("$MCPD_PID")
 victim_status() {
 	victim c "$MCPCTL" --json status && [ "$RC" = 0 ]
 }
-if ! wait_for 15 victim_status; then
+if ! wait_for 30 victim_status; then
 	mcpd_running || fail "C: the victim's mcpd did not start: $(tail -n 3 "$MCPD_LOG")"
 	fail "C: the victim's mcpd did not answer on its default socket: $(cat "$T/c.err")"
 fi
@@ -190,6 +234,7 @@ got=$(received "$T/sq/c.log")
 note "C: with $OLD squatted, the victim's mcpd and mcpctl meet at $want"
 stop_mcpd
 [ "$MCPD_STATUS" = 0 ] || fail "C: the victim's mcpd exited $MCPD_STATUS on SIGTERM"
+C_NS=()
 
 # --- D: mcpd and directories it must not use ----------------------------------
 
@@ -229,7 +274,7 @@ SHARED=$T/share/run/mcpd.sock
 	--log-target stderr </dev/null >>"$MCPD_LOG" 2>&1 &
 MCPD_PID=$!
 MCPD_PIDS+=("$MCPD_PID")
-wait_for 15 test -S "$SHARED" || fail "E: $SQUATTER's mcpd did not create $SHARED"
+wait_for 30 test -S "$SHARED" || fail "E: $SQUATTER's mcpd did not create $SHARED"
 [ "$(stat -c '%a %G' "$SHARED")" = "660 $VGROUP" ] ||
 	fail "E: $SHARED is $(stat -c '%a %G' "$SHARED"), expected 660 $VGROUP"
 victim e "$MCPCTL" -s "$SHARED" status

@@ -24,7 +24,7 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 fi
 TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}	# npm ci may be slow; the checks are not
 READY_TIMEOUT_S=${READY_TIMEOUT_S:-90}
-CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-60}
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"

@@ -19,7 +19,7 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 	exit 99
 fi
 TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}	# npm ci may be slow; the checks are not
-CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-90}
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-180}
 READY_TIMEOUT_S=${READY_TIMEOUT_S:-90}
 
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -117,7 +117,7 @@ bad=$T/bad.in
 	printf '%s\n' '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"still here"}}}'
 	printf '%s\n' '{"jsonrpc":"2.0","id":11,"method":"ping"}'
 } >"$bad"
-"$MCPCTL" -s "$SOCK" connect dev <"$bad" >"$T/bad.out" 2>"$T/bad.err" ||
+timeout -k 5 60 "$MCPCTL" -s "$SOCK" connect dev <"$bad" >"$T/bad.out" 2>"$T/bad.err" ||
 	fail "mcpctl connect dev with bad input failed: $(cat "$T/bad.err")"
 code_of() { jq -r --argjson id "$1" 'select(.id == $id) | .error.code // "result"' "$T/bad.out"; }
 [ "$(code_of 1)" = result ] || fail "initialize: $(code_of 1)"
@@ -143,7 +143,7 @@ spawn_send BRIDGE '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"prot
 	'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 read_reply() { # ID: the bridge's lines up to the reply with that id, to $T/bridge.out
 	local line
-	while spawn_read BRIDGE 30 line; do
+	while spawn_read BRIDGE 60 line; do
 		printf '%s\n' "$line" >>"$T/bridge.out"
 		jq -e --argjson id "$1" '.id == $id' <<<"$line" >/dev/null 2>&1 && return 0
 	done
@@ -168,7 +168,7 @@ names=$(tail -n 1 "$T/bridge.out" | jq -c '[.result.tools[].name | select(starts
 [ "$(server_pid paged)" = "$pid_paged" ] || fail "the reload restarted paged"
 # The bridge ends when its stdin does.
 spawn_close BRIDGE
-spawn_wait BRIDGE 20 || fail "mcpctl connect dev did not exit at the end of its input"
+spawn_wait BRIDGE 30 || fail "mcpctl connect dev did not exit within 30 s of the end of its input"
 [ "$SPAWN_STATUS" = 0 ] || fail "mcpctl connect dev exited $SPAWN_STATUS at the end of its input: $(tail -c 500 "$T/bridge.err")"
 note "a reload moved dev's members under an attached session: list_changed, new tools, no restart"
 

@@ -10,9 +10,9 @@
 # restart or a protocol violation, every bridge must have exited, and mcpd
 # must stop them all on SIGTERM.
 #
-# node_modules are installed here with `npm ci` when missing or older than
-# package-lock.json (from the npm registry); if this directory is not
-# writable, into tests/interop-deps under the directory the test runs in.
+# node_modules are installed by npm-deps.sh (here, from package-lock.json,
+# when missing or older than it; if this directory is not writable, into
+# tests/interop-deps under the directory the test runs in).
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
 # error (such as npm ci failing).  By hand, from the top of the source
@@ -27,9 +27,9 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 fi
 # npm ci may take minutes on a slow network; the checks take seconds.
 TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
-NPM_TIMEOUT_S=${NPM_TIMEOUT_S:-600}
+export NPM_TIMEOUT_S=${NPM_TIMEOUT_S:-600}
 READY_TIMEOUT_S=${READY_TIMEOUT_S:-90}
-CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-60}
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -54,57 +54,18 @@ note "node: $NODE $node_version"
 
 # --- node_modules ------------------------------------------------------------------
 SRC=$TESTS_SRCDIR/interop
-for f in package.json package-lock.json sdk-client.mjs; do
-	[ -f "$SRC/$f" ] || hard_error "$SRC/$f is missing"
-done
-if [ -w "$SRC" ]; then
-	W=$SRC
-else
-	# A read-only source tree (make distcheck): a copy in the build tree.
-	W=$PWD/tests/interop-deps
-	mkdir -p "$W" || hard_error "cannot create $W"
-	for f in package.json package-lock.json sdk-client.mjs; do
-		cmp -s "$SRC/$f" "$W/$f" || cp "$SRC/$f" "$W/$f" ||
-			hard_error "cannot copy $f to $W"
-	done
-fi
-
-SERVER_PKGS=(server-everything server-memory server-filesystem)
-deps_current() {
-	local stamp=$W/node_modules/.package-lock.json p
-	[ -f "$stamp" ] || return 1
-	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
-	[ "$W/package.json" -nt "$stamp" ] && return 1
-	[ -f "$W/node_modules/@modelcontextprotocol/sdk/package.json" ] || return 1
-	for p in "${SERVER_PKGS[@]}"; do
-		[ -f "$W/node_modules/@modelcontextprotocol/$p/dist/index.js" ] || return 1
-	done
-	return 0
+[ -f "$SRC/sdk-client.mjs" ] || hard_error "$SRC/sdk-client.mjs is missing"
+W=$(bash "$SRC/npm-deps.sh" "$PWD" 2>"$T/npm.log") || {
+	cat "$T/npm.log" >&2
+	hard_error "the pinned npm packages could not be installed (npm-deps.sh)"
 }
-
-# One installer at a time (two builds may share this source tree).
-if command -v flock >/dev/null 2>&1; then
-	exec 8<"$W/package-lock.json"
-	flock -w "$NPM_TIMEOUT_S" 8 ||
-		hard_error "waited $NPM_TIMEOUT_S s for another npm ci in $W"
-fi
-if ! deps_current; then
-	NPM=$(command -v npm) ||
-		hard_error "npm is not installed and $W/node_modules is missing or out of date"
-	note "npm ci in $W ($("$NPM" --version 2>/dev/null))"
-	t=$(now_ms)
-	if ! (cd "$W" && timeout -k 10 "$NPM_TIMEOUT_S" "$NPM" ci --no-audit --no-fund) \
-		</dev/null >"$T/npm.log" 2>&1; then
-		echo "--- npm ci output ---" >&2
-		tail -n 40 "$T/npm.log" >&2
-		hard_error "npm ci failed in $W"
-	fi
-	deps_current || hard_error "npm ci in $W did not install the pinned packages"
-	note "npm ci: $(($(now_ms) - t)) ms"
-fi
-exec 8<&-
+grep '^npm-deps:' "$T/npm.log" | sed 's/^/# /'
+# The client beside a link to node_modules, so that its imports resolve
+# wherever the packages are.
+cp "$SRC/sdk-client.mjs" "$T/" && ln -s "$W/node_modules" "$T/node_modules" ||
+	hard_error "cannot set up the client in $T"
 MODS=$W/node_modules/@modelcontextprotocol
-for p in sdk "${SERVER_PKGS[@]}"; do
+for p in sdk server-everything server-memory server-filesystem; do
 	note "$p $(jq -r .version "$MODS/$p/package.json")"
 done
 
@@ -199,7 +160,7 @@ done
 # own timeout can interrupt the wait.
 t=$(now_ms)
 MCPD_TEST_DIR=$T MCPCTL=$MCPCTL "${_MCPD_GUARD[@]}" \
-	timeout -k 5 $((CLIENT_TIMEOUT_S + 30)) "$NODE" "$W/sdk-client.mjs" \
+	timeout -k 5 $((CLIENT_TIMEOUT_S + 30)) "$NODE" "$T/sdk-client.mjs" \
 	--socket "$SOCK" --server everything --memory memory \
 	--filesystem "filesystem:$FILES/hello.txt:$FILE_TEXT" \
 	--timeout-s "$CLIENT_TIMEOUT_S" </dev/null >"$T/client.out" 2>&1 &
@@ -244,9 +205,9 @@ note "everything: $(jq -c '.servers[0].stats.requests' <<<"$js")"
 
 # Every bridge exits once its client has closed stdin, and mcpd forgets
 # its clients.
-wait_for 10 no_bridges ||
+wait_for 30 no_bridges ||
 	fail "$(bridges) mcpctl connect process(es) still running after the client exited"
-wait_for 10 clients_zero ||
+wait_for 30 clients_zero ||
 	fail "mcpd still counts clients after they all left: $(ctl --json status | jq -c '[.servers[] | {name, clients}]')"
 
 # mcpd stops every server on SIGTERM and leaves nothing behind.

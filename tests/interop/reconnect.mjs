@@ -119,7 +119,8 @@ async function run(words) {
     }
     case "await": {
       const r = await pending.get(a);
-      await sleep(200);	// a second answer would come by now
+      // A window, not a wait: a second answer would come with the first.
+      await sleep(200);
       return { ...r, settled: counted.get(a) };
     }
     case "until-ok": {

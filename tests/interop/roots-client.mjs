@@ -184,7 +184,7 @@ async function run(words) {
       for (let tries = 1; ; tries++) {
         const r = await call(a, json(b));
         if (r.ok) return { ...r, tries, ms: Date.now() - start };
-        if (Date.now() - start > 30000) return { ...r, tries };
+        if (Date.now() - start > 60000) return { ...r, tries };
         await sleep(50);
       }
     }

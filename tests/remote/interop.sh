@@ -27,8 +27,8 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 	exit 99
 fi
 TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}	# npm ci may be slow; the checks are not
-CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-60}
-READY_TIMEOUT_S=${READY_TIMEOUT_S:-30}
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
+READY_TIMEOUT_S=${READY_TIMEOUT_S:-60}
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -56,7 +56,9 @@ config=$(jq -n --arg url "$WRITTEN" --arg type "$TRANSPORT" '{
 	mcpServers: { ev: { url: $url, type: $type } }
 }') || hard_error "cannot build the configuration"
 write_config_raw "$T/mcpd.json" "$config"
-start_mcpd "$T/mcpd.json"
+# Its own token directory: mcpd-remote reads a url entry's sign-in there
+# (the default is shared by everything on the machine).
+start_mcpd "$T/mcpd.json" --token-dir "$T/tokens"
 t=$(now_ms)
 remote_wait_ready ev "$READY_TIMEOUT_S"
 note "ev ready $(($(now_ms) - t)) ms after mcpd answered"
@@ -116,13 +118,13 @@ esac
 	fail "ev: $timedout requests timed out and $failed failed in mcpd"
 note "ev: $(jq -c '.servers[0].stats.requests' <<<"$js")"
 
-wait_for 10 no_marked "$MCPCTL" ||
+wait_for 30 no_marked "$MCPCTL" ||
 	fail "mcpctl connect process(es) still running after the client exited: $(marked_pids "$MCPCTL" | tr '\n' ' ')"
 # shellcheck disable=SC2317  # called through wait_for
 ev_clients_zero() {
 	[ "$(server_field ev clients)" = 0 ]
 }
-wait_for 10 ev_clients_zero ||
+wait_for 30 ev_clients_zero ||
 	fail "mcpd still counts $(server_field ev clients) client(s) of ev after they all left"
 
 # terminations: sessions server-everything saw DELETEd (Streamable HTTP).
@@ -140,7 +142,7 @@ stop_mcpd TERM 20
 proc_dead "$PID0" || fail "mcpd-remote left running after mcpd exited: $(describe_pid "$PID0")"
 note "mcpd and mcpd-remote stopped $(($(now_ms) - t)) ms after SIGTERM"
 if [ "$TRANSPORT" = http ]; then
-	wait_for 5 terminations_are 1 ||
+	wait_for 30 terminations_are 1 ||
 		fail "mcpd-remote did not DELETE its session when mcpd stopped it"
 fi
 leaks "mcpd's log" "$MCPD_LOG"
@@ -172,11 +174,11 @@ if [ "$rc" != 0 ]; then
 	grep -v "Received MCP POST request" "$HTTP_LOG" | tail -n 30 >&2
 	fail "the SDK client failed with mcpd-remote standalone (exit $rc): $(grep -c '^not ok' "$T/standalone.out") check(s) failed"
 fi
-wait_for 10 no_marked "$MCPD_REMOTE" ||
+wait_for 30 no_marked "$MCPD_REMOTE" ||
 	fail "mcpd-remote still running after its client exited: $(marked_pids "$MCPD_REMOTE" | tr '\n' ' ')"
 if [ "$TRANSPORT" = http ]; then
 	# Two clients, two sessions, each DELETEd when its stdin closed.
-	wait_for 5 terminations_are $((before + 2)) ||
+	wait_for 30 terminations_are $((before + 2)) ||
 		fail "$(($(terminations) - before)) of 2 standalone sessions DELETEd after their clients left"
 fi
 pid_running "$HTTP_PID" || fail "the $REMOTE_KIND server died during the run"

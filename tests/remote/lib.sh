@@ -7,9 +7,9 @@
 # port of 127.0.0.1.  mcpd runs it as a config entry with a "url", that is
 # through mcpd-remote; or mcpd-remote runs on its own as a stdio server.
 #
-# remote_setup finds Node.js (or skips), installs the pinned packages of
-# tests/interop with `npm ci` exactly as interop.sh does (same directory,
-# same lock, same freshness test) and copies the test clients into $T next
+# remote_setup finds Node.js (or skips), has the pinned packages of
+# tests/interop installed (tests/interop/npm-deps.sh, as interop.sh does)
+# and copies the test clients into $T next
 # to a link to node_modules, so their imports resolve wherever the source
 # tree is.  http_start runs an HTTP server on a free port (server-everything
 # cannot be asked for port 0, so a random high port is tried, and another
@@ -17,7 +17,9 @@
 # MCPD_TEST_DIR=$T, so the cleanup of lib.sh finds it whatever happens.
 
 NPM_TIMEOUT_S=${NPM_TIMEOUT_S:-600}
-HTTP_START_TIMEOUT_S=${HTTP_START_TIMEOUT_S:-20}
+# Waits for conditions (free when things work): a loaded machine starts
+# node slowly.
+HTTP_START_TIMEOUT_S=${HTTP_START_TIMEOUT_S:-60}
 
 HTTP_PID=
 HTTP_PORT=
@@ -76,53 +78,15 @@ remote_setup() {
 	[ -f "$src" ] || hard_error "$TESTS_SRCDIR/interop/sdk-client.mjs is missing"
 }
 
-# _remote_npm: npm ci in tests/interop (or its copy) unless node_modules
-# is current; the same rules and lock as interop.sh.
+# _remote_npm: W, the directory of the pinned packages, installed by
+# tests/interop/npm-deps.sh if need be.
 _remote_npm() {
-	local src=$TESTS_SRCDIR/interop f npm t
-	for f in package.json package-lock.json; do
-		[ -f "$src/$f" ] || hard_error "$src/$f is missing"
-	done
-	if [ -w "$src" ]; then
-		W=$src
-	else
-		W=$PWD/tests/interop-deps
-		mkdir -p "$W" || hard_error "cannot create $W"
-		for f in package.json package-lock.json sdk-client.mjs; do
-			cmp -s "$src/$f" "$W/$f" || cp "$src/$f" "$W/$f" ||
-				hard_error "cannot copy $f to $W"
-		done
-	fi
-	if command -v flock >/dev/null 2>&1; then
-		exec 8<"$W/package-lock.json"
-		flock -w "$NPM_TIMEOUT_S" 8 ||
-			hard_error "waited $NPM_TIMEOUT_S s for another npm ci in $W"
-	fi
-	if ! _remote_deps_current; then
-		npm=$(command -v npm) ||
-			hard_error "npm is not installed and $W/node_modules is missing or out of date"
-		note "npm ci in $W ($("$npm" --version 2>/dev/null))"
-		t=$(now_ms)
-		if ! (cd "$W" && timeout -k 10 "$NPM_TIMEOUT_S" "$npm" ci --no-audit --no-fund) \
-			</dev/null >"$T/npm.log" 2>&1; then
-			echo "--- npm ci output ---" >&2
-			tail -n 40 "$T/npm.log" >&2
-			hard_error "npm ci failed in $W"
-		fi
-		_remote_deps_current ||
-			hard_error "npm ci in $W did not install the pinned packages"
-		note "npm ci: $(($(now_ms) - t)) ms"
-	fi
-	exec 8<&-
-}
-
-_remote_deps_current() {
-	local stamp=$W/node_modules/.package-lock.json
-	[ -f "$stamp" ] || return 1
-	[ "$W/package-lock.json" -nt "$stamp" ] && return 1
-	[ "$W/package.json" -nt "$stamp" ] && return 1
-	[ -f "$W/node_modules/@modelcontextprotocol/sdk/package.json" ] || return 1
-	[ -f "$W/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]
+	W=$(NPM_TIMEOUT_S=$NPM_TIMEOUT_S bash "$TESTS_SRCDIR/interop/npm-deps.sh" \
+		"$PWD" 2>"$T/npm.log") || {
+		cat "$T/npm.log" >&2
+		hard_error "the pinned npm packages could not be installed (npm-deps.sh)"
+	}
+	grep '^npm-deps:' "$T/npm.log" | sed 's/^/# /'
 }
 
 # _port_taken PORT: something listens on TCP PORT.
@@ -130,12 +94,50 @@ _port_taken() {
 	ss -Htln "sport = :$1" 2>/dev/null | grep -q .
 }
 
+# _random_port: a port below the kernel's ephemeral range, so that no
+# server another test starts on port 0 and no outgoing connection can be
+# given it while this test restarts its server there; other tests that
+# pick at random too are the only rivals (see http_start).
+_random_port() {
+	local lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null
+	case "$lo" in
+	'' | *[!0-9]*) lo=32768 ;;
+	esac
+	if [ "$lo" -gt 21024 ]; then
+		echo $((20000 + RANDOM % (lo - 20000)))
+	else
+		echo $((20000 + RANDOM % 40000))
+	fi
+}
+
+# _pid_listens PID PORT: process PID itself holds a socket listening on
+# TCP PORT (its sockets' inodes against /proc/net/tcp and tcp6).
+_pid_listens() {
+	local inodes
+	inodes=$(find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null |
+		sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')
+	[ -n "${inodes// /}" ] || return 1
+	awk -v port="$(printf '%04X' "$2")" -v inodes="$inodes" '
+		BEGIN { n = split(inodes, a, " "); for (i = 1; i <= n; i++) mine[a[i]] = 1 }
+		FNR > 1 && $4 == "0A" && toupper(substr($2, index($2, ":") + 1)) == port &&
+			($10 in mine) { found = 1 }
+		END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# _http_started: the server listens on its port itself (not another
+# test's server that picked the same port), or it has exited.
+# shellcheck disable=SC2317  # called through wait_for
+_http_started() {
+	_pid_listens "$HTTP_PID" "$HTTP_PORT" || ! pid_running "$HTTP_PID"
+}
+
 # _http_listening: the server answers HTTP on its port (any status).
 # shellcheck disable=SC2317  # called through wait_for
 _http_listening() {
 	local code
 	pid_running "$HTTP_PID" || return 1
-	code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' \
+	code=$(curl -s -o /dev/null -m 5 -w '%{http_code}' \
 		"http://127.0.0.1:$HTTP_PORT/" 2>/dev/null)
 	[ -n "$code" ] && [ "$code" != 000 ]
 }
@@ -144,6 +146,8 @@ _http_listening() {
 # on PORT, or on a free random port; sets HTTP_PID and HTTP_PORT, logs to
 # $T/http-N.log (HTTP_LOG).  With PORT given, the port must be free again
 # within the start-up time (the server that had it was just killed).
+# Tests running side by side may pick the same random port: the loser's
+# server exits with EADDRINUSE and another port is tried.
 http_start() {
 	local kind=$1 want=${2:-} tries=0 port
 	while :; do
@@ -154,7 +158,7 @@ http_start() {
 			wait_for "$HTTP_START_TIMEOUT_S" eval '! _port_taken '"$port" ||
 				fail "port $port still taken $HTTP_START_TIMEOUT_S s after its server was killed"
 		else
-			port=$((20000 + RANDOM % 40000))
+			port=$(_random_port)
 			_port_taken "$port" && continue
 		fi
 		HTTP_STARTS=$((HTTP_STARTS + 1))
@@ -164,13 +168,15 @@ http_start() {
 			</dev/null >"$HTTP_LOG" 2>&1 &
 		HTTP_PID=$!
 		echo "$HTTP_PID" >"$T/http.pid"
-		if wait_for "$HTTP_START_TIMEOUT_S" _http_listening; then
-			# Ours, not another process that took the port meanwhile.
-			pid_running "$HTTP_PID" && return 0
-		fi
+		wait_for "$HTTP_START_TIMEOUT_S" _http_started
 		if pid_running "$HTTP_PID"; then
-			cat "$HTTP_LOG" >&2
-			fail "the $kind server did not answer on port $port within $HTTP_START_TIMEOUT_S s"
+			if ! _pid_listens "$HTTP_PID" "$port"; then
+				cat "$HTTP_LOG" >&2
+				fail "the $kind server did not listen on port $port within $HTTP_START_TIMEOUT_S s"
+			fi
+			wait_for "$HTTP_START_TIMEOUT_S" _http_listening ||
+				fail "the $kind server said it listens on port $port but does not answer there"
+			return 0
 		fi
 		wait "$HTTP_PID" 2>/dev/null
 		if [ -n "$want" ] || ! grep -q 'EADDRINUSE\|already in use' "$HTTP_LOG"; then
@@ -186,8 +192,8 @@ http_kill() {
 	local pid=$HTTP_PID
 	[ -n "$pid" ] || return 0
 	kill -s "${1:-KILL}" "$pid" 2>/dev/null
-	wait_for 10 eval '! pid_running '"$pid" ||
-		fail "the HTTP server $pid did not exit within 10 s"
+	wait_for 30 eval '! pid_running '"$pid" ||
+		fail "the HTTP server $pid did not exit within 30 s"
 	wait "$pid" 2>/dev/null
 	HTTP_PID=
 }

@@ -27,6 +27,10 @@
 //                        private_key_jwt,none); "none-listed": enforce
 //                        those but leave the list out of the metadata
 //   --token-ttl S        access token lifetime in seconds (default 3600)
+//   --token-grace S      an access token is still accepted S seconds
+//                        after that lifetime (default 0), as resource
+//                        servers allow for clock skew; expires_in says
+//                        the lifetime alone
 //   --refresh-ttl S      refresh token lifetime (default: no expiry)
 //   --no-refresh         no refresh tokens, no refresh_token grant
 //   --scopes "A B"       scopes_supported (default "mcp:tools"; "" leaves
@@ -122,7 +126,7 @@ const opts = {
 	port: 0, modules: null, clients: new Map(), jwtClients: new Map(),
 	publicClients: [], redirectUris: null,
 	methods: AUTH_METHODS.slice(),
-	listMethods: true, ttl: 3600, refreshTtl: 0, refresh: true,
+	listMethods: true, ttl: 3600, grace: 0, refreshTtl: 0, refresh: true,
 	scopes: ['mcp:tools'], challengeScope: null, adminScope: 'mcp:admin',
 	stepUpNeededOnly: false, deny: false, pkce: ['S256'],
 	listPkce: true, cimd: true, dcr: true, dcrAuth: null,
@@ -181,6 +185,7 @@ const opts = {
 			break;
 		}
 		case '--token-ttl': opts.ttl = Number(want()); break;
+		case '--token-grace': opts.grace = Number(want()); break;
 		case '--refresh-ttl': opts.refreshTtl = seconds(want()); break;
 		case '--no-refresh': opts.refresh = false; break;
 		case '--scopes':
@@ -231,6 +236,8 @@ if (!opts.modules)
 	usage('--modules DIR is required');
 if (!(opts.ttl > 0))
 	usage('--token-ttl must be positive');
+if (!(opts.grace >= 0))
+	usage('--token-grace must be zero or positive');
 if (opts.issuerPath !== '' && !/^\/[A-Za-z0-9_\/-]*[A-Za-z0-9_-]$/.test(
     opts.issuerPath))
 	usage('--issuer-path must look like /as');
@@ -256,7 +263,9 @@ const { z } = await import(pathToFileURL(path.join(opts.modules,
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_FORM_BYTES = 64 * 1024;
 const MAX_CIMD_BYTES = 64 * 1024;
-const CIMD_TIMEOUT_MS = 5000;
+// Generous: the document is this process's own, and takes milliseconds
+// unless the machine is loaded.
+const CIMD_TIMEOUT_MS = 30000;
 const CODE_TTL_MS = 60 * 1000;
 
 let base = '';			// http://127.0.0.1:PORT, once listening
@@ -316,6 +325,8 @@ const stats = {
 	code_reuse: 0,			// a used code presented again
 	grants_revoked: 0,
 	unauthorized: 0,		// 401s of /mcp
+	expired_presented: 0,		// of them, for a token out of its
+					// lifetime and grace
 	insufficient_scope: 0,		// 403s of /mcp (step-up)
 	bearer_uses: [],
 	revocations: 0,			// POST /admin/revoke
@@ -1312,7 +1323,9 @@ async function mcpRequest(req, res) {
 	const authz = req.headers.authorization ?? '';
 	const m = /^Bearer ([A-Za-z0-9._~+\/-]+=*)$/i.exec(authz);
 	const t = m ? tokens.get(m[1]) : undefined;
-	if (t === undefined || t.expires <= Date.now()) {
+	if (t === undefined || t.expires + opts.grace * 1000 <= Date.now()) {
+		if (t !== undefined)
+			stats.expired_presented++;
 		challenge(res, m !== null);
 		return;
 	}

@@ -6,14 +6,16 @@
 //   node proxy.mjs
 //
 // Prints {"port"} as one JSON line on start; GET /proxy-stats (origin
-// form: asked of the proxy itself) answers {"relayed": N}.
+// form: asked of the proxy itself) answers {"relayed": N, "by_query":
+// {QUERY: N}}, QUERY the relayed URLs' query string ("" if none).
 import http from 'node:http';
 
 let relayed = 0;
+const byQuery = {};
 const server = http.createServer((req, res) => {
 	if (req.url === '/proxy-stats') {
 		res.writeHead(200, { 'Content-Type': 'application/json' });
-		res.end(JSON.stringify({ relayed }));
+		res.end(JSON.stringify({ relayed, by_query: byQuery }));
 		return;
 	}
 	let target;
@@ -25,6 +27,7 @@ const server = http.createServer((req, res) => {
 		return;
 	}
 	relayed++;
+	byQuery[target.search] = (byQuery[target.search] ?? 0) + 1;
 	const up = http.request({
 		host: target.hostname, port: target.port,
 		path: target.pathname + target.search, method: req.method,

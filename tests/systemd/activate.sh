@@ -43,8 +43,8 @@ start_activated() {
 		</dev/null >>"$MCPD_LOG" 2>&1 &
 	MCPD_PID=$!
 	MCPD_PIDS+=("$MCPD_PID")
-	wait_for 10 test -S "$sock" ||
-		fail "systemd-socket-activate did not create $sock within 10 s"
+	wait_for 30 test -S "$sock" ||
+		fail "systemd-socket-activate did not create $sock within 30 s"
 }
 
 # daemon_field FIELD: from `mcpctl --json status` on $SOCK.
@@ -147,26 +147,37 @@ kill_c_mcpds() {
 	wait "$HOLDER" 2>/dev/null
 }
 CLEANUP_HOOKS=(kill_c_mcpds "${CLEANUP_HOOKS[@]}")
-wait_for 10 test -S "$SOCK" || fail "C: systemd-socket-activate did not create $SOCK"
+wait_for 30 test -S "$SOCK" || fail "C: systemd-socket-activate did not create $SOCK"
 inode=$(inode_of "$SOCK")
 ctl status >/dev/null || fail "C: the first mcpd did not answer"
 pid1=$(read_pidfile "$T/c1.pid") || fail "C: no pid for the first mcpd"
 MCPD_PID=$pid1
 wait_ready alpha
 kill -TERM "$pid1"
-wait_for 20 test -e "$T/c1.status" || fail "C: the first mcpd did not exit within 20 s of SIGTERM"
+wait_for 30 test -e "$T/c1.status" || fail "C: the first mcpd did not exit within 30 s of SIGTERM"
 [ "$(cat "$T/c1.status")" = 0 ] || fail "C: the first mcpd exited with status $(cat "$T/c1.status")"
 [ -S "$SOCK" ] && [ "$(inode_of "$SOCK")" = "$inode" ] ||
 	fail "C: the socket file was removed or replaced by the first mcpd"
 
-# Nobody accepts now: a client must wait, not be refused.
+# Nobody accepts now: a client must wait, not be refused.  Its connection
+# shows in /proc/net/unix as one more socket on $SOCK still connecting
+# (state 02): in the backlog, where the next mcpd will find it.
+pending() {
+	awk -v p="$SOCK" '$8 == p && $6 == "02"' /proc/net/unix | grep -c .
+}
+pending0=$(pending)
 timeout -k 5 30 "$MCPCTL" -s "$SOCK" --json status >"$T/during.json" 2>"$T/during.err" &
 client=$!
-sleep 0.5
-if ! kill -0 "$client" 2>/dev/null; then
+client_ended() {
 	wait "$client"
 	fail "C: with no mcpd running, a client ended (status $?) instead of waiting: $(cat "$T/during.err")"
-fi
+}
+wait_for 30 eval '[ "$(pending)" -gt "$pending0" ] || ! pid_running "$client"' ||
+	fail "C: the client neither connected nor ended within 30 s"
+pid_running "$client" || client_ended
+# A window: connected, it also keeps waiting for an answer (1 s).
+sleep 1
+pid_running "$client" || client_ended
 touch "$T/go2"
 wait "$client"
 rc=$?
@@ -176,7 +187,7 @@ pid2=$(read_pidfile "$T/c2.pid") || fail "C: no pid for the second mcpd"
 	fail "C: the waiting client was answered by pid $(jq -r .daemon.pid "$T/during.json"), expected the second mcpd $pid2"
 MCPD_PID=$pid2
 kill -TERM "$pid2"
-wait_for 20 test -e "$T/c2.status" || fail "C: the second mcpd did not exit within 20 s of SIGTERM"
+wait_for 30 test -e "$T/c2.status" || fail "C: the second mcpd did not exit within 30 s of SIGTERM"
 [ "$(cat "$T/c2.status")" = 0 ] || fail "C: the second mcpd exited with status $(cat "$T/c2.status")"
 MCPD_PID=
 note "C: a client that connected between two mcpds on one socket waited and was served by the second ($pid1 -> $pid2)"

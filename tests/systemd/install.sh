@@ -24,7 +24,11 @@
 
 SRC=$TESTS_SRCDIR/..
 D=$T/root
-MAKE_CMD=("${MAKE:-make}" -C "$abs_top_builddir")
+# -o Makefile: the build directory is shared with the make that runs the
+# tests and with the tests beside this one; were its Makefile older than
+# Makefile.in, this make must not regenerate it there (and print
+# config.status's messages into make_var's answer).
+MAKE_CMD=("${MAKE:-make}" -C "$abs_top_builddir" -o Makefile)
 
 # make_quiet TARGET...: run make in the build directory, on its own (not
 # as part of the make that runs the tests), output in $T/make.log.

@@ -1,17 +1,12 @@
-# journald-lib.sh -- a private systemd-journald for the tests in this
-# directory (sourced after ../integration/lib.sh, not run).
+# journald-lib.sh -- a private systemd-journald for journal.sh and the
+# tests in this directory (sourced after ../integration/lib.sh, not run).
 #
-# The harness of tests/integration/journal.sh, reused as it is:
 # ../integration/journald-env.sh, run in a mount namespace of its own,
-# mounts tmpfs over the journal's directories and runs the real
-# systemd-journald there; other processes join the namespace with nsenter
-# (in_ns).  Nothing reaches the host's journal.
-#
-# One difference: the namespace gets a fresh, empty /run first, so the
-# mount points journald-env.sh creates (/run/systemd/journal, /run/log/
-# journal) are made in that tmpfs, never on the host.  Two harnesses (this
-# and journal.sh's, under `make -j check`) then never see or remove each
-# other's directories, and the host's /run is not touched at all.
+# mounts a fresh /run and tmpfs over the journal's directories and runs the
+# real systemd-journald there; other processes join the namespace with
+# nsenter (in_ns).  Nothing reaches the host's journal, nothing is made on
+# the host, and two of these (journal.sh and catalog.sh, under `make -j
+# check`) never see each other's journal or directories.
 #
 #   journald_can_run || skip "$JOURNALD_WHY"
 #   journald_start
@@ -50,6 +45,13 @@ journald_can_run() {
 		JOURNALD_WHY="cannot create a mount namespace here"
 		return 1
 	fi
+	# The namespace gets a /run of its own, which would hide the test's.
+	case $T/ in
+	/run/*)
+		JOURNALD_WHY="the test directory $T is below /run (set TMPDIR elsewhere)"
+		return 1
+		;;
+	esac
 }
 
 journald_stop() {
@@ -59,8 +61,6 @@ journald_stop() {
 		wait "$JD_HOLDER" 2>/dev/null
 		JD_HOLDER=
 	fi
-	# $JD/created-dirs lists directories made inside the namespace's own
-	# /run: nothing to remove on the host.
 }
 CLEANUP_HOOKS+=(journald_stop)
 
@@ -68,13 +68,11 @@ journald_start() {
 	mkdir -p "$JD" || hard_error "mkdir $JD"
 	# The anchor dies with this shell even if the shell is killed outright.
 	setpriv --pdeathsig TERM unshare --mount --propagation private \
-		bash -c 'mount -t tmpfs -o mode=0755,size=16m mcpd-test-run /run &&
-			exec bash "$@"' - \
-		"$TESTS_SRCDIR/integration/journald-env.sh" "$JOURNALD" "$JD" \
+		bash "$TESTS_SRCDIR/integration/journald-env.sh" "$JOURNALD" "$JD" \
 		</dev/null >>"$JD/env.log" 2>&1 &
 	JD_HOLDER=$!
-	wait_for 20 eval '[ -e "$JD/ready" ] || [ -e "$JD/failed" ]' ||
-		hard_error "the private journald did not come up within 20 s"
+	wait_for 60 eval '[ -e "$JD/ready" ] || [ -e "$JD/failed" ]' ||
+		hard_error "the private journald did not come up within 60 s"
 	if [ -e "$JD/failed" ]; then
 		cat "$JD/env.log" "$JD/journald.log" >&2 2>/dev/null
 		hard_error "private journald: $(cat "$JD/failed")"

@@ -39,12 +39,20 @@ MCPD_DIR=$(dirname "$MCPD")
 
 # As root, systemd-analyze writes /run/systemd/systemd-units-load (the
 # manager's stamp of when units were loaded) even when it only verifies
-# files.  Run it in a mount namespace with a private /run/systemd so that
-# the host is left alone.
+# files, and makes /run/systemd for it if need be.  Run it in a mount
+# namespace with a private /run/systemd (or, where there is none, a
+# private /run) so that the host, and the tests beside this one, are left
+# alone.
 SA=(systemd-analyze)
-if [ "$(id -u)" = 0 ] && [ -d /run/systemd ] &&
-	unshare --mount --propagation private true 2>/dev/null; then
-	SA=(unshare --mount --propagation private sh -c 'mount -t tmpfs -o mode=0755,size=1m mcpd-test-run-systemd /run/systemd && exec "$@"' - systemd-analyze)
+if [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
+	if [ -d /run/systemd ]; then
+		SA=(unshare --mount --propagation private sh -c 'mount -t tmpfs -o mode=0755,size=1m mcpd-test-run-systemd /run/systemd && exec "$@"' - systemd-analyze)
+	else
+		case $T/ in
+		/run/*) note "no /run/systemd, and $T is below /run: systemd-analyze may make /run/systemd" ;;
+		*) SA=(unshare --mount --propagation private sh -c 'mount -t tmpfs -o mode=0755,size=1m mcpd-test-run /run && exec "$@"' - systemd-analyze) ;;
+		esac
+	fi
 fi
 
 shopt -s extglob
