@@ -2,15 +2,19 @@
 # big-reply.sh -- 16 MiB results through mcpd, their id written last (so
 # mcpd must hold each whole): every reply reaches its client intact, a
 # small request beside them is answered, and mcpd's address space grows
-# by less than two messages (a few bytes queued after a large message
-# held by reference once took a second buffer of twice its size: three
-# messages in all).
+# by less than two and a half messages (a few bytes queued after a large
+# message held by reference once took a second buffer of twice its size:
+# three and a half messages in all, 57604 KiB).  The heap holds about one
+# and a half (the framer's buffer doubles from 8 to 16 MiB); on a
+# loaded machine it once reached two (33048 KiB), where a freed message's
+# place in the heap did not fit the next one: the heap's layout, which
+# depends on timing, not a copy.
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 TEXT_BYTES=$((16 * 1024 * 1024 - 100))	# the line fits max_message_bytes
-BOUND_KIB=$((2 * 16 * 1024))			# two messages
+BOUND_KIB=$((5 * 16 * 1024 / 2))	# two and a half messages
 
 write_config "$T/mcpd.json" <<JSON
 {
@@ -43,7 +47,7 @@ if sanitized "$MCPD"; then
 	note "mcpd is built with AddressSanitizer: address space not asserted"
 else
 	[ "$growth" -le "$BOUND_KIB" ] ||
-		fail "mcpd's address space grew by $growth KiB for 16 MiB messages (bound $BOUND_KIB KiB: two messages)"
+		fail "mcpd's address space grew by $growth KiB for 16 MiB messages (bound $BOUND_KIB KiB: two and a half messages)"
 fi
 mcpd_running || fail "mcpd died"
 exit 0
