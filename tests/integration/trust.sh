@@ -156,9 +156,11 @@ note "B: $(head -n 1 "$T/b.err")"
 # --- C: the default socket without XDG_RUNTIME_DIR ----------------------------
 
 # /tmp/mcpd-UID would be shared with every other test and user of the
-# machine.  A mount namespace gets a /tmp of its own (a tmpfs), with $T
-# bound at its own path inside it when it lies below /tmp; its holder
-# process keeps it while part C runs in it (C_NS).
+# machine.  A mount namespace gets a /tmp of its own (a tmpfs), with what
+# the test uses from the host's /tmp bound at its own path inside it ($T,
+# and the build and source trees when they lie below /tmp, as a fresh
+# clone in /tmp does); its holder process keeps it while part C runs in
+# it (C_NS).
 C_HOLDER=
 stop_c_holder() {
 	[ -n "$C_HOLDER" ] || return 0
@@ -167,21 +169,30 @@ stop_c_holder() {
 	C_HOLDER=
 }
 CLEANUP_HOOKS+=(stop_c_holder)
-case $T in
-/tmp/*) rel=${T#/tmp/} ;;
-*) rel= ;;
-esac
+# The top directories below /tmp of everything the test runs or reads.
+keep=()
+for p in "$T" "$MCPD" "$MCPCTL" "$MCP_FAKE" "$TESTS_SRCDIR" "$PWD" \
+	"${abs_top_builddir:-/}"; do
+	p=$(realpath -m "$p")
+	case $p in
+	/tmp/?*) p=${p#/tmp/}; p=${p%%/*} ;;
+	*) continue ;;
+	esac
+	case " ${keep[*]} " in *" $p "*) ;; *) keep+=("$p") ;; esac
+done
 # shellcheck disable=SC2016
 setpriv --pdeathsig TERM unshare --mount --propagation private sh -c '
-	T=$1 rel=$2
+	T=$1
+	shift
 	mkdir "$T/ns-tmp" &&
 		mount -t tmpfs -o mode=1777,size=4m mcpd-test-tmp "$T/ns-tmp" || exit 1
-	if [ -n "$rel" ]; then
-		mkdir -p "$T/ns-tmp/$rel" && mount --bind "$T" "$T/ns-tmp/$rel" || exit 1
-	fi
+	for rel; do
+		mkdir -p "$T/ns-tmp/$rel" &&
+			mount --bind "/tmp/$rel" "$T/ns-tmp/$rel" || exit 1
+	done
 	mount --move "$T/ns-tmp" /tmp || exit 1
 	touch "$T/ns-tmp.ready"
-	exec sleep infinity' - "$T" "$rel" </dev/null >"$T/ns-tmp.log" 2>&1 &
+	exec sleep infinity' - "$T" "${keep[@]}" </dev/null >"$T/ns-tmp.log" 2>&1 &
 C_HOLDER=$!
 if wait_for 30 eval '[ -e "$T/ns-tmp.ready" ] || ! pid_running "$C_HOLDER"' &&
 	[ -e "$T/ns-tmp.ready" ] &&
