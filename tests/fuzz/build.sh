@@ -53,7 +53,8 @@ sources() {
 			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/filter.c ;;
-	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
+	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
+			    daemon/logs.c \
 			    daemon/budget.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \

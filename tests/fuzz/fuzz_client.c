@@ -89,6 +89,7 @@ const char	*fuzz_target_name = "client";
 #define FUZZ_START_MS		1000000
 #define FUZZ_MAX_STEP_MS	1000000000ULL
 #define FUZZ_PAD_BYTES		(270 * 1024)	/* $Z: a large message */
+#define FUZZ_MEMBER_UID		65534	/* a client that is not an admin */
 #define FUZZ_INIT_RESULT \
 	"{\"protocolVersion\":\"" MCPD_MCP_VERSION "\",\"capabilities\":" \
 	"{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true}}," \
@@ -768,6 +769,19 @@ client_pid(const struct client *c)
 	return ((pid_t)(1000 + c->serial));
 }
 
+/* Every other client is not an admin (a member of socket_group). */
+uid_t
+client_uid(const struct client *c)
+{
+	return (c->serial % 2 == 0 ? FUZZ_MEMBER_UID : 0);
+}
+
+int
+client_is_admin(const struct client *c)
+{
+	return (client_uid(c) == 0);
+}
+
 /* No group session attaches here: a link's peer never runs. */
 void
 group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
@@ -783,6 +797,12 @@ group_link_pause(struct glink *l, int pause)
 
 pid_t
 group_link_pid(const struct glink *l)
+{
+	abort();
+}
+
+uid_t
+group_link_uid(const struct glink *l)
 {
 	abort();
 }
