@@ -68,7 +68,7 @@ jq -e --arg n "$RINST" 'first(.servers[] | select(.name == $n)) |
 	fail "1: root's instance $RINST, as the member sees it: $(jq -c --arg n "$RINST" '.servers[] | select(.name == $n)' <<<"$out")"
 jq -e --arg n "$MINST" --argjson p "$MPID" --argjson u "$MEMBER_UID" '
 	first(.servers[] | select(.name == $n)) |
-	.roots == ["file:///srv/shared/member-project"] and
+	.roots == ["file:///srv/shared/member-project"] and .uid == $u and
 	(.attached | map({pid, uid, client})) ==
 	[{pid: $p, uid: $u, client: "memberapp"}]' <<<"$out" >/dev/null ||
 	fail "1: the member's own instance $MINST, as it sees it: $(jq -c --arg n "$MINST" '.servers[] | select(.name == $n)' <<<"$out")"
@@ -91,9 +91,8 @@ jq -e --arg r "$RINST" --arg m "$MINST" --argjson rp "$RPID" \
 	(first(.servers[] | select(.name == $r)) | .uid == 0 and
 		(.attached | map({pid, uid, client})) ==
 		[{pid: $rp, uid: 0, client: "rootapp"}]) and
-	(first(.servers[] | select(.name == $m)) |
-		(.attached | map({pid, uid})) == [{pid: $mp, uid: $mu}])' \
-	<<<"$out" >/dev/null ||
+	(first(.servers[] | select(.name == $m)) | .uid == $mu and
+		(.attached | map(.pid)) == [$mp])' <<<"$out" >/dev/null ||
 	fail "2: root does not see both clients: $out"
 note "2: as root: $RINST for bridge $RPID (uid 0), $MINST for bridge $MPID (uid $MEMBER_UID)"
 
