@@ -89,6 +89,15 @@ allowed() {
 	fail "client $1: its server allows no directory after 60 s: $out"
 }
 
+# given NAME WANT WHAT: client NAME's server allows WANT alone (WHAT:
+# which roots, for the message).
+given() {
+	local dirs
+	dirs=$(allowed "$1") || exit 1
+	[ "$dirs" = "$2" ] ||
+		fail "$3 gave its server the directories $(tr '\n' ' ' <<<"$dirs")(expected $2 alone)"
+}
+
 # read_file NAME PATH: the text of the server's answer to read_text_file.
 read_file() {
 	local out
@@ -117,13 +126,11 @@ start_mcpd "$T/mcpd.json"
 # 1: a root-only directory.
 member_spawn m1 fs
 member_session m1 "$(jq -cn --arg s "file://$SECRET" '[$s]')"
-dirs=$(allowed m1)
-[ "$dirs" = "$PUB" ] ||
-	fail "A1: the member's roots/list answer file://$SECRET gave its server the directories $(tr '\n' ' ' <<<"$dirs")(expected the configured $PUB)"
+given m1 "$PUB" "A1: the member's roots/list answer file://$SECRET"
 refused m1 "$SECRET/adv-secret.txt"
 wait_for 30 grep -q "fs.*roots of the client of pid $(bridge_pid m1) (uid $MEMBER_UID) refused" "$MCPD_LOG" ||
 	fail "A1: the refused root was not logged"
-note "A1: member asked for file://$SECRET; its server allows $dirs; the secret file is refused"
+note "A1: member asked for file://$SECRET; its server allows $PUB; the secret file is refused"
 
 # 2: spellings of the way out, and a directory member_roots allows.
 member_spawn m2 fs
@@ -132,9 +139,7 @@ member_session m2 "$(jq -cn --arg t "$TR" --arg p "$PROJ" '[
 	"file://localhost\($t)/shared/proj/../../secret/",
 	"file://\($t)/shared%2F..%2Fsecret",
 	"file://localhost\($p)/./"]')"
-dirs=$(allowed m2)
-[ "$dirs" = "$PROJ" ] ||
-	fail "A2: the member's four roots gave its server $(tr '\n' ' ' <<<"$dirs")(expected $PROJ alone)"
+given m2 "$PROJ" "A2: the member's four roots"
 refused m2 "$SECRET/adv-secret.txt"
 text=$(read_file m2 "$PROJ/proj.txt")
 [ "$text" = "shared project" ] || fail "A2: the member cannot read $PROJ/proj.txt: $text"
@@ -142,14 +147,12 @@ inst=$(status_json | jq -r --argjson p "$(bridge_pid m2)" '
 	first(.servers[] | select(any(.attached[]?; .pid == $p)))')
 [ "$(jq -c .roots <<<"$inst")" = "$(jq -cn --arg p "file://$PROJ" '[$p]')" ] ||
 	fail "A2: the member's instance has the roots $(jq -c .roots <<<"$inst"), not the plain file://$PROJ"
-note "A2: of four roots, the member's server was given $dirs"
+note "A2: of four roots, the member's server was given $PROJ"
 
 # 3: an administrator's own roots are its own.
 admin_spawn r1 fs
 member_session r1 "$(jq -cn --arg s "file://$SECRET" '[$s]')"
-dirs=$(allowed r1)
-[ "$dirs" = "$SECRET" ] ||
-	fail "A3: root's roots/list answer file://$SECRET gave its server $(tr '\n' ' ' <<<"$dirs")"
+given r1 "$SECRET" "A3: root's roots/list answer file://$SECRET"
 text=$(read_file r1 "$SECRET/adv-secret.txt")
 [ "$text" = "root-only content" ] ||
 	fail "A3: root cannot read its own root's file: $text"
@@ -183,11 +186,9 @@ wait_for 30 ctl status >/dev/null 2>&1 ||
 	fail "B: mcpd as daemon did not answer on $SOCK: $(tail -n 5 "$MCPD_LOG")"
 member_spawn m3 fs MCPCTL_TRUST_USER=daemon
 member_session m3 "$(jq -cn --arg s "file://$DSTATE" '[$s]')"
-dirs=$(allowed m3)
-[ "$dirs" = "$DPUB" ] ||
-	fail "B: under mcpd as uid $DUID, the member's file://$DSTATE gave its server $(tr '\n' ' ' <<<"$dirs")(expected the configured $DPUB)"
+given m3 "$DPUB" "B: under mcpd as uid $DUID, the member's file://$DSTATE"
 refused m3 "$DSTATE/token.txt"
-note "B: mcpd as uid $DUID: member asked for mcpd's own file://$DSTATE; its server allows $dirs; the token is refused"
+note "B: mcpd as uid $DUID: member asked for mcpd's own file://$DSTATE; its server allows $DPUB; the token is refused"
 spawn_close m3
 stop_mcpd
 exit 0
