@@ -42,10 +42,9 @@ held() {
 # settled SERVER N: N of the member's bridges to SERVER ended and the rest
 # are attached to instances.
 settled() {
-	local gone=0 i pid
+	local gone=0 i
 	for i in 1 2 3 4; do
-		pid=$(bridge_pid "$1m$i")
-		pid_running "$pid" || gone=$((gone + 1))
+		bridge_gone "$1m$i" && gone=$((gone + 1))
 	done
 	[ "$gone" = "$2" ] &&
 		[ "$(status_json | jq --arg s "$1" '[.servers[] |

@@ -102,3 +102,9 @@ bridge_pid() {
 	local v=${1}_PID
 	echo "${!v}"
 }
+
+# bridge_gone NAME: the client's bridge has exited (its pid not reused).
+bridge_gone() {
+	local start=_SPAWN_START_$1
+	_spawn_gone "$(bridge_pid "$1")" "${!start}"
+}
