@@ -41,6 +41,7 @@ held() {
 
 # settled SERVER N: N of the member's bridges to SERVER ended and the rest
 # are attached to instances.
+# shellcheck disable=SC2317  # called through wait_for
 settled() {
 	local gone=0 i
 	for i in 1 2 3 4; do
@@ -99,5 +100,5 @@ for i in 1 2 3 4; do
 	spawn_close "pcm$i"
 	spawn_close "pc4m$i"
 done
-stop_mcpd
+stop_mcpd TERM
 exit 0

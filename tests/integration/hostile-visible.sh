@@ -30,6 +30,7 @@ JSON
 start_mcpd "$T/mcpd.json"
 
 # instance_of PID: root's view of the instance a bridge is attached to.
+# shellcheck disable=SC2317  # called through wait_for
 instance_of() {
 	status_json | jq -ce --argjson p "$1" '
 		first(.servers[] | select(any(.attached[]?; .pid == $p)))'
@@ -39,6 +40,7 @@ admin_spawn rootapp pr
 member_session rootapp "[\"$PRIVATE\"]"
 member_spawn memberapp pr
 member_session memberapp '["file:///srv/shared/member-project"]'
+ri='' mi=''
 RPID=$(bridge_pid rootapp)
 MPID=$(bridge_pid memberapp)
 # shellcheck disable=SC2016  # expanded by eval
@@ -97,6 +99,7 @@ jq -e --arg r "$RINST" --arg m "$MINST" --argjson rp "$RPID" \
 note "2: as root: $RINST for bridge $RPID (uid 0), $MINST for bridge $MPID (uid $MEMBER_UID)"
 
 # --- 3: server stderr ----------------------------------------------------------
+# shellcheck disable=SC2016  # expanded by eval
 wait_for 30 eval 'ctl logs "$RINST" | grep -q "noise line"' ||
 	fail "3: root cannot read $RINST's stderr: $(ctl logs "$RINST" 2>&1)"
 out=$("${as_member[@]}" "$MCPCTL" -s "$SOCK" logs "$RINST" 2>&1)
@@ -109,5 +112,5 @@ note "3: the member's mcpctl logs: $out"
 
 spawn_close rootapp
 spawn_close memberapp
-stop_mcpd
+stop_mcpd TERM
 exit 0

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # member-lib.sh -- helpers for the tests of what another local user can do
 # through mcpd (hostile-roots.sh, hostile-visible.sh, hostile-instances.sh;
 # sourced, not run).
@@ -17,7 +18,10 @@
 command -v setpriv >/dev/null 2>&1 || skip "setpriv is not installed"
 getent group nogroup >/dev/null || skip "no group 'nogroup'"
 getent passwd nobody >/dev/null || skip "no user nobody"
+# For the tests that source this file.
+# shellcheck disable=SC2034
 MEMBER_UID=$(id -u nobody)
+# shellcheck disable=SC2034
 MEMBER_GID=$(getent group nogroup | cut -d: -f3)
 as_member=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 "${as_member[@]}" test -x "$MCPCTL" ||
