@@ -326,7 +326,9 @@ admin_print_roots(const cJSON *servers)
 			continue;
 		roots = cJSON_GetObjectItemCaseSensitive(s, "roots");
 		printf("%-*s ", namew, out_esc(out_str(s, "name")));
-		if (cJSON_IsNull(roots))
+		if (roots == NULL)
+			printf(" (another user's: not shown)");
+		else if (cJSON_IsNull(roots))
 			printf(" (asked of its client)");
 		else if (cJSON_GetArraySize(roots) == 0)
 			printf(" (none)");

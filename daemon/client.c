@@ -144,6 +144,12 @@ client_is_admin(const struct client *c)
 	return (c->admin);
 }
 
+int
+client_uid_is_admin(uid_t uid)
+{
+	return (uid == getuid() || uid == 0);
+}
+
 uid_t
 client_uid(const struct client *c)
 {
@@ -869,7 +875,7 @@ client_accept(struct mcpd *mcpd, int fd)
 		return;
 	}
 	client_pool(mcpd);
-	admin = cred.uid == getuid() || cred.uid == 0;
+	admin = client_uid_is_admin(cred.uid);
 	if (!admin && !client_in_group(mcpd->conf, fd, &cred)) {
 		why = client_access_denied(mcpd, cred.uid);
 		client_log_cut(mcpd, CLIENT_CUT_ACCESS, cred.pid, cred.uid,

@@ -33,6 +33,7 @@
 #include "router.h"
 #include "rpc.h"
 #include "util.h"
+#include "visible.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -74,7 +75,7 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_VERSION, 0, control_version },
 	{ MCPD_METHOD_ATTACH, 0, control_attach },
 	{ MCPD_METHOD_RELOAD, 1, control_reload },
-	{ MCPD_METHOD_LOGS, 0, control_logs },
+	{ MCPD_METHOD_LOGS, 1, control_logs },	/* stderr: visible.h */
 	{ MCPD_METHOD_METRICS, 0, control_metrics },
 	{ MCPD_METHOD_LOGIN, 1, login_begin },
 	{ MCPD_METHOD_LOGIN_COMPLETE, 1, login_complete },
@@ -157,14 +158,14 @@ control_servers(struct mcpd *mcpd, struct client *c, const cJSON *id,
 }
 
 static cJSON *
-control_servers_json(struct worker **v, int n)
+control_servers_json(struct worker **v, int n, const struct client *c)
 {
 	cJSON	*servers;
 	int	 i;
 
 	servers = cJSON_CreateArray();
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(servers, worker_status_json(v[i]));
+		cJSON_AddItemToArray(servers, visible_server_json(v[i], c));
 	return (servers);
 }
 
@@ -216,10 +217,11 @@ control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	    "servers")) > 0;
 	servers = cJSON_CreateArray();
 	for (k = 0; k < n; k++) {
-		cJSON_AddItemToArray(servers, worker_status_json(v[k]));
+		cJSON_AddItemToArray(servers, visible_server_json(v[k], c));
 		for (i = named ? worker_instance_next(v[k], NULL) : NULL;
 		    i != NULL; i = worker_instance_next(v[k], i))
-			cJSON_AddItemToArray(servers, worker_status_json(i));
+			cJSON_AddItemToArray(servers,
+			    visible_server_json(i, c));
 	}
 	cJSON_AddItemToObject(result, "servers", servers);
 	cJSON_AddItemToObject(result, "groups", group_status_json(mcpd));
@@ -241,7 +243,8 @@ control_act(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	for (i = 0; i < n; i++)
 		action(v[i]);
 	result = cJSON_CreateObject();
-	cJSON_AddItemToObject(result, "servers", control_servers_json(v, n));
+	cJSON_AddItemToObject(result, "servers",
+	    control_servers_json(v, n, c));
 	free(v);
 	client_send_json(c, rpc_make_result(id, result));
 }

@@ -881,6 +881,12 @@ group_link_pid(const struct glink *l)
 	return (client_pid(l->gs->client));
 }
 
+uid_t
+group_link_uid(const struct glink *l)
+{
+	return (client_uid(l->gs->client));
+}
+
 uint64_t
 group_link_serial(const struct glink *l)
 {

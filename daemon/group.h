@@ -47,6 +47,7 @@ int		 group_session_busy(const struct group_session *);
 void		 group_link_deliver(struct glink *, const struct iovec *, int);
 void		 group_link_pause(struct glink *, int pause);
 pid_t		 group_link_pid(const struct glink *);
+uid_t		 group_link_uid(const struct glink *);
 uint64_t	 group_link_serial(const struct glink *);
 void		 group_link_detached(struct glink *, const char *reason);
 /* The member's session came up for the first time, or went down. */

@@ -1,8 +1,15 @@
 /*
  * instance.c -- servers that are not shared globally (instance.h): the
- * choice of an instance for a client, and the cap on how many there are.
+ * choice of an instance for a client, and the caps on how many there are.
  * The instances themselves are workers (worker.c), each with its own
  * router; this file only decides which one a client talks to.
+ *
+ * Instances are shared out as connections and descriptors are (client.c):
+ * each is charged to the user whose client made it (a group's link: the
+ * group's client), a user who is not an administrator may hold at most
+ * max_instances_per_uid of a server's, and the last of max_instances are
+ * kept for administrators (mcpd's user and root), so that other users of
+ * the socket cannot take every instance from the owner.
  */
 #include "config.h"
 
@@ -13,6 +20,7 @@
 
 #include "client.h"
 #include "conf.h"
+#include "group.h"
 #include "instance.h"
 #include "log.h"
 #include "roots.h"
@@ -32,10 +40,56 @@ instance_full(const struct worker *tmpl, const char *what)
 	return (why);
 }
 
-static int
-instance_room(const struct worker *tmpl)
+/* Instances kept for administrators: max_instances over this, rounded up. */
+#define INSTANCE_ADMIN_RESERVE_DIVISOR	8
+
+/* How many of tmpl's instances are charged to uid. */
+static size_t
+instance_count_of(struct worker *tmpl, uid_t uid)
 {
-	return (worker_instances(tmpl) < worker_conf(tmpl)->max_instances);
+	struct worker	*i;
+	size_t		 n = 0;
+
+	for (i = worker_instance_next(tmpl, NULL); i != NULL;
+	    i = worker_instance_next(tmpl, i))
+		n += worker_owner_uid(i) == uid;
+	return (n);
+}
+
+/*
+ * Why no new instance of tmpl can be made for a client of uid (what: for
+ * the message), or NULL if one can.  The message is the client's own: it
+ * names no other client.
+ */
+static char *
+instance_refusal(struct worker *tmpl, uid_t uid, const char *what)
+{
+	const struct conf_server *cs = worker_conf(tmpl);
+	size_t			 n = worker_instances(tmpl), mine, reserve;
+	char			*why;
+
+	if (n >= cs->max_instances)
+		return (instance_full(tmpl, what));
+	if (client_uid_is_admin(uid))
+		return (NULL);
+	reserve = (cs->max_instances + INSTANCE_ADMIN_RESERVE_DIVISOR - 1) /
+	    INSTANCE_ADMIN_RESERVE_DIVISOR;
+	if (n + reserve >= cs->max_instances) {
+		xasprintf(&why, "server %s has %zu instance%s, and the last "
+		    "%zu of its max_instances (%u) are kept for mcpd's user "
+		    "and root: none can be made for %s", worker_name(tmpl), n,
+		    n == 1 ? "" : "s", reserve, cs->max_instances, what);
+		return (why);
+	}
+	if ((mine = instance_count_of(tmpl, uid)) >=
+	    cs->max_instances_per_uid) {
+		xasprintf(&why, "uid %lu has %zu instance%s of server %s, "
+		    "the most its max_instances_per_uid allows: none more can "
+		    "be made for %s", (unsigned long)uid, mine,
+		    mine == 1 ? "" : "s", worker_name(tmpl), what);
+		return (why);
+	}
+	return (NULL);
 }
 
 /* The live instance whose roots are these, or NULL. */
@@ -90,7 +144,7 @@ struct attachment *
 instance_attach(struct worker *w, struct client *c, char **why)
 {
 	struct worker	*i;
-	char		 what[64];
+	char		 what[64], *full;
 
 	*why = NULL;
 	/* A stopped template's router refuses, with the reason. */
@@ -103,12 +157,10 @@ instance_attach(struct worker *w, struct client *c, char **why)
 			    worker_name(i), (long)client_pid(c));
 			return (router_attach(worker_router(i), c));
 		}
-		if (!instance_room(w)) {
-			snprintf(what, sizeof what, "another client (pid %ld)",
-			    (long)client_pid(c));
-			*why = instance_full(w, what);
+		snprintf(what, sizeof what, "this client (pid %ld)",
+		    (long)client_pid(c));
+		if ((*why = instance_refusal(w, client_uid(c), what)) != NULL)
 			return (NULL);
-		}
 		i = worker_new_instance(w, NULL, client_pid(c),
 		    client_uid(c));
 		return (router_attach(worker_router(i), c));
@@ -116,12 +168,14 @@ instance_attach(struct worker *w, struct client *c, char **why)
 	/* per-roots: wait at the template for the roots, if it can answer. */
 	if (worker_has_init(w))
 		return (router_attach(worker_router(w), c));
-	if (instance_room(w))
-		i = worker_new_instance(w, NULL, 0, 0);
+	if ((full = instance_refusal(w, client_uid(c),
+	    "this client")) == NULL)
+		i = worker_new_instance(w, NULL, 0, client_uid(c));
 	else if ((i = instance_any(w)) == NULL) {
-		*why = instance_full(w, "another client");
+		*why = full;
 		return (NULL);
 	}
+	free(full);
 	/* At the cap: it moves if its roots are another's, or is refused. */
 	return (router_attach(worker_router(i), c));
 }
@@ -131,6 +185,8 @@ instance_attach_link(struct worker *w, struct glink *l)
 {
 	struct worker		*i;
 	const struct roots	*roots = worker_roots(w);
+	uid_t			 uid = group_link_uid(l);
+	char			*why;
 
 	if (!worker_is_template(w) || worker_state(w) != WORKER_IDLE)
 		return (router_attach_link(worker_router(w), l));
@@ -138,13 +194,13 @@ instance_attach_link(struct worker *w, struct glink *l)
 	if (worker_conf(w)->share == CONF_SHARE_PER_ROOTS)
 		i = instance_for_roots(w, roots);
 	if (i == NULL) {
-		if (!instance_room(w)) {
-			log_warnx("%s: max_instances (%u) reached: a group's "
-			    "session goes without it", worker_name(w),
-			    worker_conf(w)->max_instances);
+		if ((why = instance_refusal(w, uid, "a group's session")) !=
+		    NULL) {
+			log_warnx("%s; the session goes without it", why);
+			free(why);
 			return (NULL);
 		}
-		i = worker_new_instance(w, roots, 0, 0);
+		i = worker_new_instance(w, roots, 0, uid);
 	}
 	return (router_attach_link(worker_router(i), l));
 }
@@ -154,6 +210,7 @@ instance_client_roots(struct attachment *a, const struct roots *roots)
 {
 	struct worker		*w = router_attachment_worker(a), *tmpl, *i;
 	const struct roots	*have;
+	uid_t			 uid = router_attachment_uid(a);
 	char			*why;
 
 	tmpl = worker_is_template(w) ? w : worker_parent(w);
@@ -171,20 +228,20 @@ instance_client_roots(struct attachment *a, const struct roots *roots)
 		return;
 	}
 	if ((i = instance_for_roots(tmpl, roots)) == NULL && w != tmpl &&
-	    worker_clients(w) == 1) {
+	    worker_clients(w) == 1 && worker_owner_uid(w) == uid) {
 		/* Its instance serves it alone: the instance takes them. */
 		worker_set_roots(w, roots);
 		router_roots_settled(a);
 		return;
 	}
 	if (i == NULL) {
-		if (!instance_room(tmpl)) {
-			why = instance_full(tmpl, "the roots of this client");
+		if ((why = instance_refusal(tmpl, uid,
+		    "the roots of this client")) != NULL) {
 			router_refuse(a, why);
 			free(why);
 			return;
 		}
-		i = worker_new_instance(tmpl, roots, 0, 0);
+		i = worker_new_instance(tmpl, roots, 0, uid);
 	}
 	xasprintf(&why, "moved to %s, the instance of %s for its roots",
 	    worker_name(i), worker_name(tmpl));

@@ -16,6 +16,10 @@
  *   a group     a per-client member gets an instance for the group's
  *               session; a per-roots one the instance of the configured
  *               roots (a group does not ask its client for roots).
+ *
+ * An instance is charged to the user of the client it was made for; one
+ * that is not an administrator has at most max_instances_per_uid, and the
+ * last of max_instances are kept for administrators (instance.c).
  */
 #ifndef MCPD_INSTANCE_H
 #define MCPD_INSTANCE_H
@@ -30,11 +34,12 @@ struct worker;
 
 /*
  * A client attaches to the server of worker w: the attachment, or NULL
- * with *why (malloc'd) when max_instances leaves no instance for it.
+ * with *why (malloc'd, naming that client alone) when the caps leave no
+ * instance for it.
  */
 struct attachment *instance_attach(struct worker *w, struct client *,
 		    char **why);
-/* A group's link to member w; NULL: none (max_instances). */
+/* A group's link to member w; NULL: none (the caps, logged). */
 struct attachment *instance_attach_link(struct worker *w, struct glink *);
 /* The client's roots are known (router_roots.c). */
 void		 instance_client_roots(struct attachment *,

@@ -153,6 +153,13 @@ router_peer_pid(const struct attachment *a)
 	    client_pid(a->client));
 }
 
+uid_t
+router_attachment_uid(const struct attachment *a)
+{
+	return (a->link != NULL ? group_link_uid(a->link) :
+	    client_uid(a->client));
+}
+
 static uint64_t
 router_peer_serial(const struct attachment *a)
 {
@@ -1283,7 +1290,7 @@ router_attachment_worker(const struct attachment *a)
 	return (a->router->worker);
 }
 
-/* [{"pid": P, "client": clientInfo.name or null}, ...] */
+/* [{"pid": P, "uid": U, "client": clientInfo.name or null}, ...] */
 cJSON *
 router_attached_json(const struct router *r)
 {
@@ -1294,6 +1301,8 @@ router_attached_json(const struct router *r)
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "pid", (double)router_peer_pid(a));
+		cJSON_AddNumberToObject(o, "uid",
+		    (double)router_attachment_uid(a));
 		if (a->client_name[0] != '\0')
 			cJSON_AddStringToObject(o, "client", a->client_name);
 		else

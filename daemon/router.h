@@ -12,6 +12,8 @@
 #ifndef MCPD_ROUTER_H
 #define MCPD_ROUTER_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,9 +75,11 @@ void		 router_move(struct attachment *, struct router *,
 void		 router_roots_settled(struct attachment *);
 void		 router_refuse(struct attachment *, const char *why);
 struct worker	*router_attachment_worker(const struct attachment *);
+/* The user of the client (a group's link: of the group's client). */
+uid_t		 router_attachment_uid(const struct attachment *);
 /* The instance's roots are known or changed (worker_set_roots). */
 void		 router_roots_known(struct router *);
-/* Who is attached: [{"pid": P, "client": NAME or null}]. */
+/* Who is attached: [{"pid": P, "uid": U, "client": NAME or null}]. */
 cJSON		*router_attached_json(const struct router *);
 /* Requests of this client still in flight or held? */
 int		 router_attachment_busy(const struct attachment *);

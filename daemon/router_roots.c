@@ -16,6 +16,11 @@
  *   init_timeout_ms, and at most ROUTER_ROOTS_WAITING_MAX are held.
  * - Servers shared globally see today's behaviour: the configured roots,
  *   and the clients' roots notifications are not passed on.
+ * - A client that is not an administrator (mcpd's user or root) never
+ *   widens what a server reaches: of its roots only those that are one
+ *   of the configured roots or lie within the server's member_roots are
+ *   kept (roots_narrow, by path); if that leaves none of the roots it
+ *   gave, it is given the configured roots.
  */
 #include "config.h"
 
@@ -23,6 +28,7 @@
 #include <sys/uio.h>
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +36,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "client.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
@@ -46,6 +53,7 @@
 
 #define ROUTER_ROOTS_ID_PREFIX		"mcpd-roots-"
 #define ROUTER_ROOTS_WAITING_MAX	16
+#define ROUTER_ROOTS_WARN_MS		1000	/* one warning a second */
 
 /* Numbers mcpd's requests to clients, across every router. */
 static uint64_t	router_roots_serial;
@@ -113,16 +121,77 @@ router_roots_forget(struct attachment *a)
 	}
 }
 
+/*
+ * A warning a client's answer caused (why: its own text, escaped here):
+ * at most one a second, so that a client that changes its roots in a
+ * loop cannot flood the log; the next one counts those left out.
+ */
+static void
+router_roots_log(struct attachment *a, const char *why, const char *fmt, ...)
+{
+	static uint64_t	 logged_ms, unlogged;
+	uint64_t	 now = clock_now_ms();
+	va_list		 ap;
+	char		*what, *safe;
+
+	if (logged_ms != 0 && now - logged_ms < ROUTER_ROOTS_WARN_MS) {
+		unlogged++;
+		return;
+	}
+	va_start(ap, fmt);
+	xvasprintf(&what, fmt, ap);
+	va_end(ap);
+	safe = esc_text(why, strlen(why), 0);
+	if (unlogged > 0)
+		log_warnx("%s: %s: %s (and %" PRIu64 " such warnings about "
+		    "clients' roots in the last second, not logged)",
+		    worker_name(a->router->worker), what, safe, unlogged);
+	else
+		log_warnx("%s: %s: %s", worker_name(a->router->worker), what,
+		    safe);
+	logged_ms = now;
+	unlogged = 0;
+	free(safe);
+	free(what);
+}
+
 static void
 router_roots_warn(struct attachment *a, const char *why)
 {
-	char	*safe;
+	router_roots_log(a, why, "the roots of the client of pid %ld are "
+	    "given the configured roots", (long)router_peer_pid(a));
+}
 
-	safe = esc_text(why, strlen(why), 0);
-	log_warnx("%s: the roots of the client of pid %ld: %s; it is given "
-	    "the configured roots", worker_name(a->router->worker),
-	    (long)router_peer_pid(a), safe);
-	free(safe);
+/*
+ * The roots a client answered with, kept as they are for an administrator
+ * and narrowed for anyone else (see the top of the file).
+ */
+static void
+router_roots_take(struct attachment *a, const struct roots *roots)
+{
+	const struct conf_server *cs = worker_conf(a->router->worker);
+	struct roots		 kept;
+	char			*refused;
+	size_t			 n;
+
+	if (client_is_admin(a->client)) {
+		instance_client_roots(a, roots);
+		return;
+	}
+	n = roots_narrow(&kept, roots, cs->roots, cs->nroots,
+	    cs->member_roots, cs->nmember_roots, &refused);
+	if (n > 0)
+		router_roots_log(a, refused, "%zu of the %zu roots of the "
+		    "client of pid %ld (uid %lu) refused, as it is not an "
+		    "administrator; the first", n, roots->n,
+		    (long)router_peer_pid(a),
+		    (unsigned long)client_uid(a->client));
+	if (n > 0 && kept.n == 0)
+		router_roots_configured(a);
+	else
+		instance_client_roots(a, &kept);
+	roots_free(&kept);
+	free(refused);
 }
 
 int
@@ -151,7 +220,7 @@ router_roots_reply(struct attachment *a, const char *line,
 		    env->result.len);
 	else if (roots_from_result(&roots, router_text(line, &env->result),
 	    env->result.len, &err) == 0) {
-		instance_client_roots(a, &roots);
+		router_roots_take(a, &roots);
 		roots_free(&roots);
 		return (1);
 	}

@@ -1864,7 +1864,7 @@ worker_login_json(const struct worker *w, cJSON *o)
 		cJSON_AddStringToObject(login, "scope", scope);
 }
 
-/* How it is shared: its roots, its instances or its template, clients. */
+/* How it is shared: its roots, its instances or its template. */
 static void
 worker_share_json(const struct worker *w, cJSON *o)
 {
@@ -1885,11 +1885,9 @@ worker_share_json(const struct worker *w, cJSON *o)
 			cJSON_AddItemToArray(names,
 			    cJSON_CreateString(i->name));
 	}
-	if (w->parent != NULL) {
+	/* Who uses an instance is visible.c's to say. */
+	if (w->parent != NULL)
 		cJSON_AddStringToObject(o, "instance_of", w->parent->name);
-		cJSON_AddItemToObject(o, "attached",
-		    router_attached_json(w->router));
-	}
 }
 
 cJSON *

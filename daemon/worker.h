@@ -104,6 +104,7 @@ int		 worker_removing(const struct worker *);
 /* Shutdown: SIGKILL the process group now (second signal to mcpd). */
 void		 worker_kill_now(struct worker *);
 
+/* Its status, naming no client (visible.h adds who uses an instance). */
 cJSON		*worker_status_json(const struct worker *);
 /* Clients attached to it now. */
 size_t		 worker_clients(const struct worker *);

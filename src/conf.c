@@ -40,6 +40,7 @@
 #include "conf_int.h"
 #include "dotenv.h"
 #include "filter.h"
+#include "roots.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -195,12 +196,6 @@ static const char *conf_start_names[] = {
 	[CONF_START_ON_DEMAND] = "on-demand",
 };
 
-static const char *conf_share_names[] = {
-	[CONF_SHARE_GLOBAL] = "global",
-	[CONF_SHARE_PER_CLIENT] = "per-client",
-	[CONF_SHARE_PER_ROOTS] = "per-roots",
-};
-
 /* Server keys that belong to other MCP clients: accepted without a word. */
 static const char *conf_foreign_keys[] = {
 	"autoApprove",
@@ -316,48 +311,6 @@ conf_start_name(enum conf_start start)
 	if ((size_t)start >= nitems(conf_start_names))
 		return ("unknown");
 	return (conf_start_names[start]);
-}
-
-const char *
-conf_share_name(enum conf_share share)
-{
-	if ((size_t)share >= nitems(conf_share_names))
-		return ("unknown");
-	return (conf_share_names[share]);
-}
-
-/* "share": how clients share the server. */
-static void
-conf_parse_share(struct conf_parse *cp, const char *path, const cJSON *item,
-    enum conf_share *share)
-{
-	size_t	 i;
-
-	if (cJSON_IsString(item)) {
-		for (i = 0; i < nitems(conf_share_names); i++) {
-			if (strcmp(item->valuestring, conf_share_names[i]) == 0) {
-				*share = i;
-				return;
-			}
-		}
-	}
-	conf_error(cp, path, "expected \"global\", \"per-client\" or "
-	    "\"per-roots\"");
-}
-
-/* "max_instances": how many instances a server not shared may have. */
-static void
-conf_parse_max_instances(struct conf_parse *cp, const char *path,
-    const cJSON *item, uint32_t *max)
-{
-	if (!cJSON_IsNumber(item) || item->valuedouble < 1 ||
-	    item->valuedouble > CONF_MAX_MAX_INSTANCES ||
-	    item->valuedouble != (double)(uint32_t)item->valuedouble) {
-		conf_error(cp, path, "expected a whole number from 1 to %d",
-		    CONF_MAX_MAX_INSTANCES);
-		return;
-	}
-	*max = (uint32_t)item->valuedouble;
 }
 
 static void
@@ -950,17 +903,16 @@ conf_parse_env(struct conf_parse *cp, const char *path, const cJSON *object,
 
 /*
  * "roots": directories the server may work in, as absolute paths or
- * file:// URIs; mcpd answers the server's roots/list with them.
+ * file:// URIs; mcpd answers the server's roots/list with them.  Also
+ * "member_roots" (conf_share.c).
  */
-static void
+void
 conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
     char ***out, size_t *nout)
 {
-	static const char	 hex[] = "0123456789ABCDEF";
 	const cJSON		*item;
 	char			*epath, *value, *uri;
-	size_t			 index = 0, i, n;
-	unsigned char		 ch;
+	size_t			 index = 0, i;
 
 	if (!cJSON_IsArray(array)) {
 		conf_error(cp, path, "expected an array of absolute paths or "
@@ -987,26 +939,9 @@ conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
 		}
 		if (strncmp(value, "file://", 7) == 0)
 			uri = xstrdup(value);
-		else if (value[0] == '/') {
-			/* Percent-encode what may not appear in a URI path. */
-			n = strlen(value);
-			uri = xmalloc(7 + 3 * n + 1);
-			memcpy(uri, "file://", 7);
-			for (i = 0, n = 7; value[i] != '\0'; i++) {
-				ch = (unsigned char)value[i];
-				if ((ch >= 'A' && ch <= 'Z') ||
-				    (ch >= 'a' && ch <= 'z') ||
-				    (ch >= '0' && ch <= '9') ||
-				    strchr("/-._~", ch) != NULL)
-					uri[n++] = (char)ch;
-				else {
-					uri[n++] = '%';
-					uri[n++] = hex[ch >> 4];
-					uri[n++] = hex[ch & 15];
-				}
-			}
-			uri[n] = '\0';
-		} else {
+		else if (value[0] == '/')
+			uri = roots_path_uri(value);
+		else {
 			conf_error(cp, epath, "expected an absolute path or a "
 			    "file:// URI");
 			free(value);
@@ -1159,8 +1094,6 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	size_t				 nroots = 0;
 	size_t				 nerrors = cp->diags->nerrors;
 	uint32_t			 set = 0;
-	enum conf_share			 share = CONF_SHARE_GLOBAL;
-	uint32_t			 max_instances = 0;
 	int				 seen_command = 0, remote, kind;
 	enum conf_transport		 transport;
 	struct filter			*filters[FILTER_KINDS] = { NULL };
@@ -1189,6 +1122,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		else if (conf_parse_stdio_key(cp, kpath, item, remote))
 			;
 		else if (conf_remote_key(cp, kpath, item, remote, &rs))
+			;
+		else if (conf_share_key(cp, kpath, item, &rs))
 			;
 		else if (strcmp(key, "command") == 0) {
 			seen_command = 1;
@@ -1227,11 +1162,6 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 				rs.transport = transport;
 		} else if (strcmp(key, "roots") == 0)
 			conf_parse_roots(cp, kpath, item, &roots, &nroots);
-		else if (strcmp(key, "share") == 0)
-			conf_parse_share(cp, kpath, item, &share);
-		else if (strcmp(key, "max_instances") == 0)
-			conf_parse_max_instances(cp, kpath, item,
-			    &max_instances);
 		else if (strcmp(key, "envFile") == 0 && remote)
 			conf_warn(cp, kpath, "ignored on a remote server (url)");
 		else if (strcmp(key, "envFile") == 0)
@@ -1261,12 +1191,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		free(kpath);
 	}
 	conf_check_settings(cp, path, &s, set);
-	if (max_instances != 0 && share == CONF_SHARE_GLOBAL) {
-		xasprintf(&kpath, "%s.max_instances", path);
-		conf_error(cp, kpath, "only for a server whose share is "
-		    "\"per-client\" or \"per-roots\"");
-		free(kpath);
-	}
+	conf_share_finish(cp, path, object, &rs);
 	if (cp->diags->nerrors != nerrors)
 		goto fail;
 
@@ -1317,9 +1242,6 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
-	cs.share = share;
-	cs.max_instances = share == CONF_SHARE_GLOBAL ? 0 :
-	    max_instances != 0 ? max_instances : CONF_DEFAULT_MAX_INSTANCES;
 	memcpy(cs.filters, filters, sizeof cs.filters);
 	if (cs.headers == NULL) {
 		/* NULL-ended, also when empty (conf.h). */
@@ -1349,6 +1271,7 @@ fail:
 		free(roots[i]);
 	free(roots);
 	conf_remote_clear(&rs);
+	conf_share_clear(&rs);
 }
 
 /* Collect one shape's servers. */
@@ -1740,6 +1663,7 @@ conf_server_free(struct conf_server *cs)
 	for (i = 0; i < FILTER_KINDS; i++)
 		filter_free(cs->filters[i]);
 	conf_remote_clear(cs);
+	conf_share_clear(cs);
 }
 
 static char **
@@ -1775,6 +1699,7 @@ conf_server_dup(const struct conf_server *cs)
 	for (i = 0; i < FILTER_KINDS; i++)
 		copy->filters[i] = filter_dup(cs->filters[i]);
 	conf_remote_copy(copy, cs);
+	conf_share_copy(copy, cs);
 	return (copy);
 }
 
@@ -1859,8 +1784,7 @@ int
 conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 {
 	return (conf_server_runs_same(a, b) && a->start == b->start &&
-	    a->idle_stop_s == b->idle_stop_s &&
-	    a->max_instances == b->max_instances);
+	    a->idle_stop_s == b->idle_stop_s && conf_share_equal(a, b));
 }
 
 int

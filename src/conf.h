@@ -78,6 +78,8 @@
 #define CONF_MAX_IDLE_STOP_S			31536000	/* a year */
 #define CONF_DEFAULT_MAX_INSTANCES		16
 #define CONF_MAX_MAX_INSTANCES			1024
+/* max_instances_per_uid by default: max_instances over this, rounded up. */
+#define CONF_INSTANCES_PER_UID_DIVISOR		4
 
 /*
  * A remote server runs as this program (mcpd-remote(1)): argv[0] of its
@@ -209,8 +211,19 @@ struct conf_server {
 	CONF_SETTINGS_MEMBERS
 	char		**roots;	/* file:// URIs; NULL-ended */
 	size_t		 nroots;
+	/*
+	 * A server not shared globally (src/conf_share.c): at most
+	 * max_instances at once, at most max_instances_per_uid of them for
+	 * the clients of one user who is not an administrator (mcpd's user
+	 * or root); such a client's roots are each one of roots or lie
+	 * within one of member_roots (file:// URIs, NULL-ended; roots.h
+	 * roots_narrow).  0 and none on a server shared globally.
+	 */
 	enum conf_share	 share;
-	uint32_t	 max_instances;	/* of a server not shared globally */
+	uint32_t	 max_instances;
+	uint32_t	 max_instances_per_uid;
+	char		**member_roots;
+	size_t		 nmember_roots;
 	char		*path;		/* JSON path, "mcpServers.NAME" */
 
 	/* A remote server; stdio: transport 0, the rest NULL/empty. */
@@ -357,7 +370,8 @@ int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 /*
  * 1 if two servers differ at most in when the server runs (start and
- * idle_stop_s) or in max_instances: a change that needs no restart.
+ * idle_stop_s) or in the limits of its instances (max_instances,
+ * max_instances_per_uid, member_roots): a change that needs no restart.
  */
 int		 conf_server_runs_same(const struct conf_server *,
 		    const struct conf_server *);

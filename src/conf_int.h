@@ -1,6 +1,6 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_file.c,
- * conf_remote.c) share, and nobody else.
+ * conf_remote.c, conf_share.c) share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -80,6 +80,30 @@ void		 conf_remote_copy(struct conf_server *,
 /* Two lists of n strings hold the same ones, in any order. */
 int		 conf_set_equal(char *const *, char *const *, size_t n);
 int		 conf_remote_equal(const struct conf_server *,
+		    const struct conf_server *);
+
+/*
+ * "roots" and "member_roots": absolute paths or file:// URIs, appended to
+ * *out as file:// URIs.
+ */
+void		 conf_parse_roots(struct conf_parse *, const char *path,
+		    const cJSON *array, char ***out, size_t *nout);
+
+/*
+ * conf_share.c: how clients share a server.  A key of its own (share,
+ * max_instances, max_instances_per_uid, member_roots) is parsed into cs
+ * (0 if it is not such a key); after every key, conf_share_finish checks
+ * them together and sets the defaults.  The last three free, copy and
+ * compare them.
+ */
+int		 conf_share_key(struct conf_parse *, const char *path,
+		    const cJSON *item, struct conf_server *cs);
+void		 conf_share_finish(struct conf_parse *, const char *path,
+		    const cJSON *object, struct conf_server *cs);
+void		 conf_share_clear(struct conf_server *);
+void		 conf_share_copy(struct conf_server *,
+		    const struct conf_server *);
+int		 conf_share_equal(const struct conf_server *,
 		    const struct conf_server *);
 
 /* Filters (filter.h): a key's kind or -1; errors as conf_error's. */

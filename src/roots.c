@@ -8,11 +8,16 @@
  * then counts as the control character it is.  The work is linear in the
  * text, plus one sort of at most ROOTS_MAX uris, which also finds the
  * duplicates.
+ *
+ * A client that may only narrow what a server reaches has its roots
+ * compared by the paths they name (roots_narrow), after decoding and
+ * dot segments, so that no spelling of a directory passes for another.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "roots.h"
 #include "sbuf.h"
@@ -332,4 +337,219 @@ roots_uris_json(const struct roots *r)
 		free(uri);
 	}
 	return (array);
+}
+
+/*
+ * Narrowing: a root compared by the path it names, not by its text, so
+ * that "file://localhost/srv/a/../b", "FILE:///srv/%62" and "file:///srv/b/"
+ * are the one directory /srv/b.  A name comparison only: what a server
+ * makes of a symbolic link below a root is the server's (mcpd.json(5)).
+ */
+
+#define ROOTS_LOCALHOST		"localhost"
+
+char *
+roots_uri_path(const char *uri, const char **why)
+{
+	const char	*host, *p;
+	char		*out;
+	size_t		 len = 0, seg, hostlen;
+	int		 hi, lo;
+	unsigned char	 ch;
+
+	if (strncasecmp(uri, ROOTS_SCHEME, strlen(ROOTS_SCHEME)) != 0) {
+		*why = "not a file:// URI";
+		return (NULL);
+	}
+	host = uri + strlen(ROOTS_SCHEME);
+	hostlen = strcspn(host, "/");
+	if (host[hostlen] != '/') {
+		*why = "no path";
+		return (NULL);
+	}
+	if (hostlen != 0 && (hostlen != strlen(ROOTS_LOCALHOST) ||
+	    strncasecmp(host, ROOTS_LOCALHOST, hostlen) != 0)) {
+		*why = "a host other than localhost";
+		return (NULL);
+	}
+	p = host + hostlen;
+	if (strpbrk(p, "?#") != NULL) {
+		*why = "a query or a fragment";
+		return (NULL);
+	}
+	/* Decoded, a path is never longer than its text. */
+	out = xmalloc(strlen(p) + 2);
+	while (*p != '\0') {
+		p++;				/* the '/' */
+		seg = len;
+		out[len++] = '/';
+		for (; *p != '\0' && *p != '/'; p++) {
+			ch = (unsigned char)*p;
+			if (ch == '%') {
+				if ((hi = url_hex_value(p[1])) < 0 ||
+				    (lo = url_hex_value(p[2])) < 0) {
+					*why = "a '%' that encodes no byte";
+					goto fail;
+				}
+				ch = (unsigned char)(hi << 4 | lo);
+				p += 2;
+				if (ch == '/' || ch == '\0') {
+					*why = "an encoded '/' or NUL";
+					goto fail;
+				}
+			}
+			if (ch == '\\') {
+				*why = "a backslash";
+				goto fail;
+			}
+			out[len++] = (char)ch;
+		}
+		out[len] = '\0';
+		if (len - seg == 1 || strcmp(out + seg, "/.") == 0)
+			len = seg;		/* "//" or "/." */
+		else if (strcmp(out + seg, "/..") == 0) {
+			len = seg;
+			while (len > 0 && out[--len] != '/')
+				;
+		}
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return (out);
+
+fail:
+	free(out);
+	return (NULL);
+}
+
+char *
+roots_path_uri(const char *path)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	char			*uri;
+	size_t			 n;
+	unsigned char		 ch;
+
+	uri = xmalloc(strlen(ROOTS_SCHEME) + 3 * strlen(path) + 1);
+	n = strlen(ROOTS_SCHEME);
+	memcpy(uri, ROOTS_SCHEME, n);
+	for (; *path != '\0'; path++) {
+		ch = (unsigned char)*path;
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= '0' && ch <= '9') || strchr("/-._~", ch) != NULL)
+			uri[n++] = (char)ch;
+		else {
+			uri[n++] = '%';
+			uri[n++] = hex[ch >> 4];
+			uri[n++] = hex[ch & 15];
+		}
+	}
+	uri[n] = '\0';
+	return (uri);
+}
+
+int
+roots_path_within(const char *path, const char *base)
+{
+	size_t	 n = strlen(base);
+
+	if (strcmp(base, "/") == 0)
+		return (*path == '/');
+	return (strncmp(path, base, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/'));
+}
+
+/* The paths of uris (NULL where one names none), for roots_narrow. */
+static char **
+roots_paths(char *const *uris, size_t n)
+{
+	char		**paths;
+	const char	 *why;
+	size_t		  i;
+
+	paths = xreallocarray(NULL, n > 0 ? n : 1, sizeof *paths);
+	for (i = 0; i < n; i++)
+		paths[i] = roots_uri_path(uris[i], &why);
+	return (paths);
+}
+
+static void
+roots_paths_free(char **paths, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+/* The uri a root keeps, or NULL with *why: see roots_narrow. */
+static char *
+roots_allowed(const char *uri, char *const *configured, char **cpaths,
+    size_t nconfigured, char **wpaths, size_t nwithin, const char **why)
+{
+	char	*path, *kept = NULL;
+	size_t	 i;
+
+	if ((path = roots_uri_path(uri, why)) == NULL)
+		return (NULL);
+	for (i = 0; i < nconfigured && kept == NULL; i++) {
+		if (cpaths[i] != NULL && strcmp(path, cpaths[i]) == 0)
+			kept = xstrdup(configured[i]);
+	}
+	for (i = 0; i < nwithin && kept == NULL; i++) {
+		if (wpaths[i] != NULL && roots_path_within(path, wpaths[i]))
+			kept = roots_path_uri(path);
+	}
+	if (kept == NULL)
+		*why = "neither one of the server's roots nor within its "
+		    "member_roots";
+	free(path);
+	return (kept);
+}
+
+size_t
+roots_narrow(struct roots *out, const struct roots *in,
+    char *const *configured, size_t nconfigured, char *const *within,
+    size_t nwithin, char **refused)
+{
+	struct roots_entry	*e;
+	cJSON			*json;
+	const cJSON		*root, *uri, *name;
+	char			**cpaths, **wpaths;
+	const char		*why;
+	size_t			 n = 0, nrefused = 0, i;
+
+	*refused = NULL;
+	json = cJSON_Parse(in->result != NULL ? in->result : "{}");
+	cpaths = roots_paths(configured, nconfigured);
+	wpaths = roots_paths(within, nwithin);
+	e = xreallocarray(NULL, in->n > 0 ? in->n : 1, sizeof *e);
+	cJSON_ArrayForEach(root, cJSON_GetObjectItemCaseSensitive(json,
+	    "roots")) {
+		uri = cJSON_GetObjectItemCaseSensitive(root, "uri");
+		name = cJSON_GetObjectItemCaseSensitive(root, "name");
+		if (!cJSON_IsString(uri) || n == in->n)
+			continue;	/* not a set roots.c made */
+		e[n].uri = roots_allowed(uri->valuestring, configured, cpaths,
+		    nconfigured, wpaths, nwithin, &why);
+		if (e[n].uri == NULL) {
+			if (nrefused++ == 0)
+				xasprintf(refused, "%s: %s", uri->valuestring,
+				    why);
+			continue;
+		}
+		e[n].name = cJSON_IsString(name) ? name->valuestring : NULL;
+		e[n].index = n;
+		n++;
+	}
+	roots_build(out, e, n);
+	for (i = 0; i < n; i++)
+		free((char *)e[i].uri);
+	free(e);
+	roots_paths_free(cpaths, nconfigured);
+	roots_paths_free(wpaths, nwithin);
+	cJSON_Delete(json);
+	return (nrefused);
 }

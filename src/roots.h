@@ -72,4 +72,39 @@ void	 roots_free(struct roots *);
 /* The uris as a cJSON array of strings, sorted (for status output). */
 cJSON	*roots_uris_json(const struct roots *);
 
+/*
+ * The path a file:// URI names, compared as RFC 3986 section 6 compares:
+ * the scheme's case ignored, an empty host or "localhost" (any case),
+ * percent-encoding decoded, "." and ".." segments resolved (".." at "/"
+ * stays there), repeated '/' read as one, no '/' at the end but for "/"
+ * itself.  NULL, with *why (static text) saying what is wrong, for
+ * another scheme or host, a query or fragment, a '%' that encodes
+ * nothing, an encoded '/' (%2F) or NUL (%00), or a backslash (raw or
+ * %5C), which some servers would read as a separator.
+ */
+char	*roots_uri_path(const char *uri, const char **why);
+
+/*
+ * The file:// URI of an absolute path: A-Z a-z 0-9 - . _ ~ and '/' as
+ * they are, every other byte percent-encoded (upper case).
+ */
+char	*roots_path_uri(const char *path);
+
+/* Whether a path (roots_uri_path) is base or lies below it. */
+int	 roots_path_within(const char *path, const char *base);
+
+/*
+ * The roots a caller may choose when it may only narrow what a server
+ * reaches (a client that is not an administrator): of the set in, in its
+ * order with its names, each root that is one of the configured uris
+ * (same path; kept as configured) or lies within one of the uris of
+ * within (kept as roots_path_uri writes its path, so that the server
+ * sees no dot segment, host or encoding the check did not).  *out is a
+ * new set, empty if none is left.  Returns how many roots were refused;
+ * with some, *refused (malloc'd) names the first and why, for a log.
+ */
+size_t	 roots_narrow(struct roots *out, const struct roots *in,
+	    char *const *configured, size_t nconfigured,
+	    char *const *within, size_t nwithin, char **refused);
+
 #endif /* MCPD_ROOTS_H */

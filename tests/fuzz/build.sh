@@ -39,9 +39,10 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c src/dotenv.c \
-			    src/gname.c src/filter.c \
-			    src/envelope.c src/xmalloc.c ;;
+	conf)		echo src/conf.c src/conf_remote.c src/conf_share.c \
+			    src/conf_group.c src/dotenv.c \
+			    src/gname.c src/filter.c src/roots.c src/sbuf.c \
+			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
@@ -50,14 +51,15 @@ sources() {
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
-			    src/conf_group.c src/gname.c \
+			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/filter.c ;;
-	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
+	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
+			    daemon/logs.c \
 			    daemon/budget.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
-			    src/conf_group.c src/gname.c \
+			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;

@@ -13,9 +13,11 @@
  * fired by hand.
  *
  * The input is lines.  The first sets the scene: attachments ('1'-'3'),
- * configuration variant (byte % 6: short timeouts, roots, no client
- * capabilities, defaults, small output limits, small per-client caps)
- * and worker state ('R'eady, 'W'aiting for a start, 'X' refusing).
+ * configuration variant (byte % 8: short timeouts, roots, no client
+ * capabilities, defaults, small output limits, small per-client caps,
+ * per-client with member_roots, per-roots) and worker state ('R'eady,
+ * 'W'aiting for a start, 'X' refusing).  Clients of an even serial are
+ * not admins: the roots they answer roots/list with are narrowed.
  * Each further line is an event:
  *
  *	1JSON 2JSON 3JSON	a line from attachment 1, 2 or 3
@@ -35,7 +37,8 @@
  *
  * In JSON lines "$U" is the newest upstream request id written to the
  * server ("$U1" the one before, up to "$U9"), "$D" the newest id of a
- * server request this client received, so replies can be written, and
+ * server request this client received, so replies can be written, "$R"
+ * the id of mcpd's newest roots/list to this client (a string), and
  * "$Z" 270 KiB of 'x', for large messages.  Client output counts against
  * the configured limits until 'F'; lines of one peer form a batch, and
  * clients that died in it are freed (detached) after it.
@@ -47,9 +50,11 @@
  * answer requests it sent; every reply a client receives carries an id
  * that client sent and that was awaiting its answer (or null, for an
  * error about an unreadable line); progress and cancellations reach only
- * the client they belong to; nothing reaches a detached client; and when
- * the server finally goes away and time runs out, every request a client
- * still connected made has had exactly one answer, unless it cancelled it.
+ * the client they belong to; nothing reaches a detached client; the roots
+ * a client that is not an admin is given are each a configured root or
+ * within member_roots, by the path they name; and when the server
+ * finally goes away and time runs out, every request a client still
+ * connected made has had exactly one answer, unless it cancelled it.
  */
 #include "config.h"
 
@@ -89,6 +94,9 @@ const char	*fuzz_target_name = "client";
 #define FUZZ_START_MS		1000000
 #define FUZZ_MAX_STEP_MS	1000000000ULL
 #define FUZZ_PAD_BYTES		(270 * 1024)	/* $Z: a large message */
+#define FUZZ_MEMBER_UID		65534	/* a client that is not an admin */
+#define FUZZ_ROOTS_ID_PREFIX	"mcpd-roots-"	/* router_roots.c's ids */
+#define FUZZ_ROOTS_ID_BYTES	64	/* "$R" expands to less than this */
 #define FUZZ_INIT_RESULT \
 	"{\"protocolVersion\":\"" MCPD_MCP_VERSION "\",\"capabilities\":" \
 	"{\"tools\":{\"listChanged\":true},\"resources\":{\"subscribe\":true}}," \
@@ -115,9 +123,13 @@ static const char *fuzz_confs[] = {
 	    "300,\"client_max_subscriptions\":2},"
 	    "\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"request_timeout_ms\":1000}}}"),
-	/* Not shared globally: clients are asked for their roots. */
+	/*
+	 * Not shared globally: clients are asked for their roots, and
+	 * those of a client that is not an admin are narrowed.
+	 */
 	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"share\":\"per-client\",\"roots\":[\"/w\"],"
+	    "\"member_roots\":[\"/srv/a b\",\"file:///p/\"],"
 	    "\"request_timeout_ms\":1000,\"init_timeout_ms\":500}}}"),
 	("{\"mcpServers\":{\"fuzz\":{\"command\":\"fuzz-server\","
 	    "\"share\":\"per-roots\",\"request_timeout_ms\":1000,"
@@ -196,6 +208,7 @@ struct client {
 	struct bag		 tokens;	/* progress tokens it chose */
 	struct bag		 downs;		/* server requests it got */
 	long long		 last_down;
+	char			*roots_id;	/* mcpd's roots/list, JSON */
 	char			**held;		/* lines unread while paused */
 	size_t			*held_len;
 	size_t			 nheld;
@@ -363,7 +376,14 @@ client_receives(struct client *c, const char *text, size_t len)
 	if (method != NULL) {
 		FUZZ_CHECK(cJSON_IsString(method), "message to a client with "
 		    "a non-string method: %s", text);
-		if (id != NULL) {
+		if (id != NULL && cJSON_IsString(id) &&
+		    strcmp(method->valuestring, "roots/list") == 0 &&
+		    strncmp(id->valuestring, FUZZ_ROOTS_ID_PREFIX,
+		    strlen(FUZZ_ROOTS_ID_PREFIX)) == 0) {
+			/* mcpd's own question (router_roots.c). */
+			free(c->roots_id);
+			c->roots_id = xstrdup(idtext);
+		} else if (id != NULL) {
 			/* A server request, under an id of mcpd's. */
 			FUZZ_CHECK(is_integer(id), "server request to a client "
 			    "with id other than a positive integer: %s", text);
@@ -503,9 +523,50 @@ worker_unused(struct worker *w)
 {
 }
 
+/*
+ * A client that is not an admin has only roots that are configured ones
+ * or lie within member_roots, by the paths they name.
+ */
+static void
+check_member_roots(const struct conf_server *cs, const struct roots *roots)
+{
+	cJSON		*list;
+	const cJSON	*uri;
+	const char	*why;
+	char		*path, *base;
+	size_t		 i;
+	int		 ok;
+
+	list = roots_uris_json(roots);
+	cJSON_ArrayForEach(uri, list) {
+		path = roots_uri_path(uri->valuestring, &why);
+		FUZZ_CHECK(path != NULL, "a member given %s (%s)",
+		    uri->valuestring, why);
+		ok = 0;
+		for (i = 0; i < cs->nroots && !ok; i++) {
+			if ((base = roots_uri_path(cs->roots[i], &why)) != NULL)
+				ok = strcmp(base, path) == 0;
+			free(base);
+		}
+		for (i = 0; i < cs->nmember_roots && !ok; i++) {
+			if ((base = roots_uri_path(cs->member_roots[i],
+			    &why)) != NULL)
+				ok = roots_path_within(path, base);
+			free(base);
+		}
+		FUZZ_CHECK(ok, "a member given %s, outside what it may have",
+		    uri->valuestring);
+		free(path);
+	}
+	cJSON_Delete(list);
+}
+
 void
 instance_client_roots(struct attachment *a, const struct roots *roots)
 {
+	if (router_attachment_uid(a) != 0)
+		check_member_roots(worker_conf(router_attachment_worker(a)),
+		    roots);
 	(void)worker_roots(router_attachment_worker(a));
 	roots_free(&fuzz_roots);
 	roots_copy(&fuzz_roots, roots);
@@ -768,6 +829,19 @@ client_pid(const struct client *c)
 	return ((pid_t)(1000 + c->serial));
 }
 
+/* Every other client is not an admin (a member of socket_group). */
+uid_t
+client_uid(const struct client *c)
+{
+	return (c->serial % 2 == 0 ? FUZZ_MEMBER_UID : 0);
+}
+
+int
+client_is_admin(const struct client *c)
+{
+	return (client_uid(c) == 0);
+}
+
 /* No group session attaches here: a link's peer never runs. */
 void
 group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
@@ -783,6 +857,12 @@ group_link_pause(struct glink *l, int pause)
 
 pid_t
 group_link_pid(const struct glink *l)
+{
+	abort();
+}
+
+uid_t
+group_link_uid(const struct glink *l)
 {
 	abort();
 }
@@ -900,6 +980,7 @@ client_free(struct client *c)
 	bag_free(&c->cancelled);
 	bag_free(&c->tokens);
 	bag_free(&c->downs);
+	free(c->roots_id);
 	for (i = 0; i < c->nheld; i++)
 		free(c->held[i]);
 	free(c->held);
@@ -1008,12 +1089,15 @@ static char *
 expand(const char *in, size_t len, const struct client *c, size_t *out_len)
 {
 	char	*out;
-	size_t	 i, o = 0, k;
+	size_t	 i, o = 0, k, r;
 	long long v;
 
-	for (i = 0, k = 0; i + 1 < len; i++)
+	for (i = 0, k = 0, r = 0; i + 1 < len; i++) {
 		k += in[i] == '$' && in[i + 1] == 'Z';
-	out = xmalloc(len * 10 + k * FUZZ_PAD_BYTES + 1);
+		r += in[i] == '$' && in[i + 1] == 'R';
+	}
+	out = xmalloc(len * 10 + k * FUZZ_PAD_BYTES +
+	    r * FUZZ_ROOTS_ID_BYTES + 1);
 	for (i = 0; i < len; i++) {
 		if (in[i] == '$' && i + 1 < len && in[i + 1] == 'Z') {
 			i++;
@@ -1033,6 +1117,11 @@ expand(const char *in, size_t len, const struct client *c, size_t *out_len)
 			i++;
 			o += sprintf(out + o, "%lld",
 			    c != NULL ? c->last_down : 0LL);
+		} else if (in[i] == '$' && i + 1 < len && in[i + 1] == 'R') {
+			i++;
+			o += (size_t)snprintf(out + o, FUZZ_ROOTS_ID_BYTES,
+			    "%s", c != NULL && c->roots_id != NULL ?
+			    c->roots_id : "0");
 		} else
 			out[o++] = in[i];
 	}

@@ -236,6 +236,23 @@ check_server(const struct conf *conf, size_t index, int secret_in_file)
 	for (i = 0; i < cs->nroots; i++)
 		FUZZ_CHECK(starts_with(cs->roots[i], "file://"),
 		    "%s: root %zu is not a file:// URI", cs->name, i);
+	FUZZ_CHECK(cs->member_roots != NULL &&
+	    cs->member_roots[cs->nmember_roots] == NULL,
+	    "%s: member_roots not NULL-terminated", cs->name);
+	for (i = 0; i < cs->nmember_roots; i++)
+		FUZZ_CHECK(starts_with(cs->member_roots[i], "file://"),
+		    "%s: member root %zu is not a file:// URI", cs->name, i);
+	if (cs->share == CONF_SHARE_GLOBAL)
+		FUZZ_CHECK(cs->max_instances == 0 &&
+		    cs->max_instances_per_uid == 0 && cs->nmember_roots == 0,
+		    "%s: instance limits on a server shared globally",
+		    cs->name);
+	else
+		FUZZ_CHECK(cs->max_instances >= 1 &&
+		    cs->max_instances_per_uid >= 1 &&
+		    cs->max_instances_per_uid <= cs->max_instances,
+		    "%s: %u instances, %u per uid", cs->name,
+		    cs->max_instances, cs->max_instances_per_uid);
 	FUZZ_CHECK(cs->cwd == NULL || cs->cwd[0] == '/',
 	    "%s: relative cwd", cs->name);
 	FUZZ_CHECK(cs->restart == CONF_RESTART_ALWAYS ||

@@ -96,6 +96,7 @@ const char	*fuzz_target_name = "control";
 #define FUZZ_CONNS		4
 #define FUZZ_WORKERS		4
 #define FUZZ_NOT_ADMIN		3	/* this connection is not an admin */
+#define FUZZ_MEMBER_UID		65534	/* and its user */
 #define FUZZ_MAX_PADS		2
 #define FUZZ_BURST_LINES	600	/* logs.c's journal takes 500 at once */
 #define FUZZ_MAX_BURSTS		4
@@ -324,6 +325,12 @@ client_is_admin(const struct client *c)
 	return (c->admin);
 }
 
+uid_t
+client_uid(const struct client *c)
+{
+	return (c->admin ? 0 : FUZZ_MEMBER_UID);
+}
+
 struct attachment *
 client_attachment(const struct client *c)
 {
@@ -530,6 +537,19 @@ struct worker *
 worker_parent(const struct worker *w)
 {
 	return (NULL);
+}
+
+/* No instances here: visible.c's rule for them is never asked. */
+uid_t
+worker_owner_uid(const struct worker *w)
+{
+	abort();
+}
+
+cJSON *
+router_attached_json(const struct router *r)
+{
+	abort();
 }
 
 struct worker *
@@ -963,6 +983,9 @@ note_follow(struct client *c, const char *line, const struct envelope *env)
 	name = fuzz_json_member(params, "server");
 	follow = fuzz_json_member(params, "follow");
 	result = fuzz_json_member(c->reply, "result");
+	/* Server stderr is for administrators (visible.h). */
+	FUZZ_CHECK(result == NULL || c->admin, "mcpd/logs answered a "
+	    "connection that is not an admin");
 	if (result != NULL) {
 		server = fuzz_json_member(result, "server");
 		FUZZ_CHECK(cJSON_IsString(name) && cJSON_IsString(server) &&

@@ -3,8 +3,11 @@
  * whatever a client could answer roots/list with, and on whatever the
  * configuration could list.
  *
- * The first byte picks the input's meaning: even, the rest is a client's
- * roots/list result; odd, it is configured uris, one a line.
+ * The first byte picks the input's meaning: 2 modulo 4, the rest is
+ * configured roots (a line, tab-separated uris), member_roots (a line
+ * the same) and a client's roots/list result, which roots_narrow
+ * narrows; otherwise even, the rest is a client's roots/list result;
+ * odd, it is configured uris, one a line.
  *
  * Invariants:
  * - roots_from_result returns 0 or -1; -1 gives a message of a known
@@ -20,7 +23,15 @@
  *   is equal; roots_uris_json lists the key's uris;
  * - configured uris give a set of their distinct uris, named as
  *   router_roots_result named them; if they would pass as a client's,
- *   the result reads back to the same key.
+ *   the result reads back to the same key;
+ * - roots_uri_path gives an absolute path without empty, "." or ".."
+ *   segments, NUL or backslash, ending in '/' only if it is "/", that
+ *   roots_path_uri writes as a uri naming it again;
+ * - roots_narrow keeps at most the roots it was given less those it
+ *   refused (two spellings of one path are one root), in their order,
+ *   each a configured uri as written or roots_path_uri of a path within
+ *   a member root; it counts the others, and names the first exactly
+ *   when there is one.
  */
 #include "config.h"
 
@@ -369,12 +380,143 @@ fuzz_uris(const char *text, size_t len)
 		free(uris[i]);
 }
 
+/* A path roots_uri_path gave, as it promises. */
+static void
+check_path(const char *uri, const char *path)
+{
+	const char	*why;
+	char		*again, *back;
+
+	FUZZ_CHECK(path[0] == '/', "%s: the path %s is not absolute", uri,
+	    path);
+	FUZZ_CHECK(strcmp(path, "/") == 0 || (path[strlen(path) - 1] != '/' &&
+	    strstr(path, "//") == NULL && strstr(path, "/./") == NULL &&
+	    strstr(path, "/../") == NULL && (strlen(path) < 2 ||
+	    strcmp(path + strlen(path) - 2, "/.") != 0) && (strlen(path) < 3 ||
+	    strcmp(path + strlen(path) - 3, "/..") != 0)),
+	    "%s: the path %s is not resolved", uri, path);
+	FUZZ_CHECK(strchr(path, '\\') == NULL, "%s: a backslash in %s", uri,
+	    path);
+	again = roots_path_uri(path);
+	back = roots_uri_path(again, &why);
+	FUZZ_CHECK(back != NULL && strcmp(back, path) == 0, "%s: %s does not "
+	    "name %s again", uri, again, path);
+	free(back);
+	free(again);
+}
+
+/* Tab-separated uris of one line (the configuration's: no NUL). */
+static size_t
+split_uris(const char *p, const char *end, char **uris, size_t max)
+{
+	const char	*tab;
+	size_t		 n = 0;
+
+	while (p < end && n < max) {
+		if ((tab = memchr(p, '\t', (size_t)(end - p))) == NULL)
+			tab = end;
+		if (tab > p && memchr(p, '\0', (size_t)(tab - p)) == NULL)
+			uris[n++] = xstrndup(p, (size_t)(tab - p));
+		p = tab + 1;
+	}
+	return (n);
+}
+
+/* Whether a kept root is one roots_narrow may keep, and how it is kept. */
+static int
+narrow_allowed(const char *kept, char **configured, size_t nc,
+    char **within, size_t nw)
+{
+	const char	*why;
+	char		*path, *base;
+	size_t		 i;
+	int		 ok = 0;
+
+	for (i = 0; i < nc && !ok; i++)
+		ok = strcmp(kept, configured[i]) == 0;
+	if (ok)
+		return (1);
+	if ((path = roots_uri_path(kept, &why)) == NULL)
+		return (0);
+	base = roots_path_uri(path);
+	ok = strcmp(base, kept) == 0;
+	free(base);
+	for (i = 0; i < nw && ok; i++) {
+		if ((base = roots_uri_path(within[i], &why)) != NULL &&
+		    roots_path_within(path, base)) {
+			free(base);
+			break;
+		}
+		free(base);
+	}
+	ok = ok && i < nw;
+	free(path);
+	return (ok);
+}
+
+static void
+fuzz_narrow(const char *text, size_t len)
+{
+	struct roots	 in, out;
+	cJSON		*json, *kept;
+	const cJSON	*root, *uri, *k;
+	const char	*end = text + len, *nl, *why;
+	char		*configured[8], *within[8], *err, *refused, *path;
+	size_t		 nc, nw, nrefused, i;
+
+	if ((nl = memchr(text, '\n', len)) == NULL)
+		return;
+	nc = split_uris(text, nl, configured, nitems(configured));
+	text = nl + 1;
+	if ((nl = memchr(text, '\n', (size_t)(end - text))) == NULL)
+		nl = end;
+	nw = split_uris(text, nl, within, nitems(within));
+	text = nl < end ? nl + 1 : end;
+	if (roots_from_result(&in, text, (size_t)(end - text), &err) == 0) {
+		/* Every uri a client may give: its path as promised. */
+		json = fuzz_json_parse(in.result, strlen(in.result));
+		cJSON_ArrayForEach(root, fuzz_json_member(json, "roots")) {
+			uri = fuzz_json_member(root, "uri");
+			if ((path = roots_uri_path(uri->valuestring,
+			    &why)) != NULL)
+				check_path(uri->valuestring, path);
+			free(path);
+		}
+		nrefused = roots_narrow(&out, &in, configured, nc, within, nw,
+		    &refused);
+		FUZZ_CHECK((refused != NULL) == (nrefused > 0),
+		    "%zu refused, message %s", nrefused, refused);
+		/* Two spellings of one path are kept once. */
+		FUZZ_CHECK(out.n + nrefused <= in.n && (nrefused > 0 ||
+		    out.n > 0 || in.n == 0), "%zu of %zu kept, %zu refused",
+		    out.n, in.n, nrefused);
+		kept = fuzz_json_parse(out.result, strlen(out.result));
+		cJSON_ArrayForEach(k, fuzz_json_member(kept, "roots")) {
+			uri = fuzz_json_member(k, "uri");
+			FUZZ_CHECK(narrow_allowed(uri->valuestring, configured,
+			    nc, within, nw), "kept %s", uri->valuestring);
+		}
+		cJSON_Delete(kept);
+		cJSON_Delete(json);
+		free(refused);
+		roots_free(&out);
+		roots_free(&in);
+	} else
+		free(err);
+	for (i = 0; i < nc; i++)
+		free(configured[i]);
+	for (i = 0; i < nw; i++)
+		free(within[i]);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return (0);
-	if ((data[0] & 1) == 0)
+	if ((data[0] & 3) == 2)
+		fuzz_narrow((const char *)data + 1, size - 1);
+	else if ((data[0] & 1) == 0)
 		fuzz_result((const char *)data + 1, size - 1);
 	else
 		fuzz_uris((const char *)data + 1, size - 1);

@@ -4,7 +4,8 @@
 # By default the socket's directory is 0700 and the socket 0600: only
 # mcpd's own uid (and root) get in.  With "socket_group", members of that
 # group may connect and use sessions and status, but not administer
-# (start, stop, restart, reload, reexec: -32013), and the directory and socket
+# (start, stop, restart, reload, reexec: -32013) nor read servers' stderr
+# (logs: -32013), and the directory and socket
 # are 0750 and 0660, owned by the group.  Peers of any other uid are
 # refused by SO_PEERCRED even when file permissions would let them in.
 # Needs root (to run clients as other users).
@@ -62,11 +63,14 @@ grep -q "permission denied" <<<"$out" || fail "no 'permission denied' in: $out"
 [ "$(server_pid demo)" = "$pid" ] || fail "the server was restarted anyway"
 out=$("${as_member[@]}" "$MCPCTL" -s "$SOCK" reload 2>&1) &&
 	fail "a member reloaded the configuration: $out"
+out=$("${as_member[@]}" "$MCPCTL" -s "$SOCK" logs demo 2>&1) &&
+	fail "a member read a server's stderr: $out"
+grep -q "permission denied" <<<"$out" || fail "mcpctl logs as a member: $out"
 out=$("${as_member[@]}" "$MCPCTL" -s "$SOCK" reexec 2>&1) &&
 	fail "a member re-executed mcpd: $out"
 grep -q "permission denied" <<<"$out" || fail "mcpctl reexec as a member: $out"
 [ "$(status_json | jq .daemon.reexecs)" = 0 ] || fail "mcpd re-executed for a member"
-note "member: status and sessions allowed; restart, reload and reexec denied"
+note "member: status and sessions allowed; restart, reload, reexec and logs denied"
 
 # A stranger passes the file permissions (opened up by hand here) and is
 # still refused at the socket.

@@ -507,8 +507,9 @@ START_TEST(test_socket_group)
 END_TEST
 
 /*
- * "share" and "max_instances": how clients share a server, and the cap on
- * the instances of one that is not shared globally.
+ * "share", "max_instances", "max_instances_per_uid" and "member_roots":
+ * how clients share a server, the caps on the instances of one that is
+ * not shared globally, and where its other users' roots may lie.
  */
 START_TEST(test_share)
 {
@@ -525,10 +526,16 @@ START_TEST(test_share)
 	c = conf_find(conf, "c");
 	ck_assert_int_eq(a->share, CONF_SHARE_GLOBAL);
 	ck_assert_uint_eq(a->max_instances, 0);
+	ck_assert_uint_eq(a->max_instances_per_uid, 0);
+	ck_assert_uint_eq(a->nmember_roots, 0);
+	ck_assert_ptr_null(a->member_roots[0]);
 	ck_assert_int_eq(b->share, CONF_SHARE_PER_CLIENT);
 	ck_assert_uint_eq(b->max_instances, CONF_DEFAULT_MAX_INSTANCES);
+	/* A quarter of max_instances, rounded up. */
+	ck_assert_uint_eq(b->max_instances_per_uid, 4);
 	ck_assert_int_eq(c->share, CONF_SHARE_PER_ROOTS);
 	ck_assert_uint_eq(c->max_instances, 3);
+	ck_assert_uint_eq(c->max_instances_per_uid, 1);
 	ck_assert_str_eq(conf_share_name(CONF_SHARE_PER_ROOTS), "per-roots");
 	ck_assert_str_eq(conf_share_name((enum conf_share)9), "unknown");
 
@@ -541,6 +548,32 @@ START_TEST(test_share)
 	ck_assert(!conf_server_runs_same(a, conf_find(other, "a")));
 	ck_assert(conf_server_runs_same(b, conf_find(other, "b")));
 	ck_assert(!conf_server_equal(b, conf_find(other, "b")));
+	ck_assert(conf_server_equal(c, conf_find(other, "c")));
+	conf_free(other);
+
+	/* The caps and member_roots change nothing that runs. */
+	other = parse_ok("{'mcpServers': {"
+	    "'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'share': 'per-client',"
+	    "'max_instances_per_uid': 16},"
+	    "'c': {'command': 'c', 'share': 'per-roots', 'max_instances': 3,"
+	    "'roots': ['/w'], 'member_roots': ['/srv/a b', 'file:///p']}}}");
+	ck_assert_uint_eq(conf_find(other, "b")->max_instances_per_uid, 16);
+	ck_assert_uint_eq(conf_find(other, "c")->nmember_roots, 2);
+	ck_assert_str_eq(conf_find(other, "c")->member_roots[0],
+	    "file:///srv/a%20b");
+	ck_assert_str_eq(conf_find(other, "c")->member_roots[1], "file:///p");
+	ck_assert_ptr_null(conf_find(other, "c")->member_roots[2]);
+	ck_assert(conf_server_runs_same(b, conf_find(other, "b")));
+	ck_assert(!conf_server_equal(b, conf_find(other, "b")));
+	ck_assert(conf_server_runs_same(c, conf_find(other, "c")));
+	ck_assert(!conf_server_equal(c, conf_find(other, "c")));
+	conf_free(conf);
+	conf = other;
+	c = conf_find(conf, "c");
+	other = parse_ok("{'mcpServers': {"
+	    "'c': {'command': 'c', 'share': 'per-roots', 'max_instances': 3,"
+	    "'roots': ['/w'], 'member_roots': ['file:///p', '/srv/a b']}}}");
 	ck_assert(conf_server_equal(c, conf_find(other, "c")));
 	conf_free(other);
 	conf_free(conf);
@@ -572,6 +605,24 @@ START_TEST(test_share_errors)
 	expect_server_error("{'command': 'c', 'max_instances': 4}",
 	    "mcpServers.x.max_instances: only for a server whose share is "
 	    "\"per-client\" or \"per-roots\"");
+	expect_server_error("{'command': 'c', 'max_instances_per_uid': 4}",
+	    "mcpServers.x.max_instances_per_uid: only for a server whose "
+	    "share is \"per-client\" or \"per-roots\"");
+	expect_server_error("{'command': 'c', 'member_roots': ['/p']}",
+	    "mcpServers.x.member_roots: only for a server whose share is "
+	    "\"per-client\" or \"per-roots\"");
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances': 4, 'max_instances_per_uid': 5}",
+	    "mcpServers.x.max_instances_per_uid: more than max_instances (4)");
+	expect_server_error("{'command': 'c', 'share': 'per-client', "
+	    "'max_instances_per_uid': 0}", "mcpServers.x.max_instances_per_uid: "
+	    "expected a whole number from 1 to 1024");
+	expect_server_error("{'command': 'c', 'share': 'per-roots', "
+	    "'member_roots': ['p']}", "mcpServers.x.member_roots[0]: expected "
+	    "an absolute path or a file:// URI");
+	expect_server_error("{'command': 'c', 'share': 'per-roots', "
+	    "'member_roots': '/p'}", "mcpServers.x.member_roots: expected an "
+	    "array of absolute paths or file:// URIs");
 }
 END_TEST
 

@@ -3,7 +3,8 @@
  * (src/roots.c): what is kept of a client's roots/list result and in
  * which order, every refusal and its message, the limits at and past
  * their bound, the names the configured roots get, and when two sets are
- * the same.
+ * the same; the path a root names, and the roots a client that may only
+ * narrow keeps.
  */
 #include "config.h"
 
@@ -454,6 +455,157 @@ START_TEST(test_roots_uris_json)
 }
 END_TEST
 
+/* Every spelling of one directory names one path; what is not a path. */
+START_TEST(test_roots_uri_path)
+{
+	static const struct {
+		const char	*uri;
+		const char	*path;		/* NULL: refused */
+		const char	*why;
+	} cases[] = {
+		{ "file:///etc", "/etc", NULL },
+		{ "file:///etc/", "/etc", NULL },
+		{ "file:///", "/", NULL },
+		{ "file://", NULL, "no path" },
+		{ "file://localhost/etc", "/etc", NULL },
+		{ "file://LocalHost/etc", "/etc", NULL },
+		{ "FILE:///etc", "/etc", NULL },
+		{ "File://localhost/etc", "/etc", NULL },
+		{ "file:///%65tc/shadow", "/etc/shadow", NULL },
+		{ "file:///tmp/../etc/shadow", "/etc/shadow", NULL },
+		{ "file:///tmp/%2E%2e/etc", "/etc", NULL },
+		{ "file:///../../etc", "/etc", NULL },
+		{ "file:///srv/./a//b/.", "/srv/a/b", NULL },
+		{ "file:///srv/a/..", "/srv", NULL },
+		{ "file:///srv/..", "/", NULL },
+		{ "file:///srv/...", "/srv/...", NULL },
+		{ "file:///srv/.a/..b", "/srv/.a/..b", NULL },
+		{ "file:///My%20Project", "/My Project", NULL },
+		{ "file:///a%0Ab", "/a\nb", NULL },
+		{ "file://example.com/etc", NULL,
+		    "a host other than localhost" },
+		{ "file://localhost:80/etc", NULL,
+		    "a host other than localhost" },
+		{ "file://user@localhost/etc", NULL,
+		    "a host other than localhost" },
+		{ "file://%6Cocalhost/etc", NULL,
+		    "a host other than localhost" },
+		{ "file:///etc?x", NULL, "a query or a fragment" },
+		{ "file:///etc#x", NULL, "a query or a fragment" },
+		{ "file:///tmp%2F..%2Fetc", NULL, "an encoded '/' or NUL" },
+		{ "file:///tmp%2f", NULL, "an encoded '/' or NUL" },
+		{ "file:///etc%00", NULL, "an encoded '/' or NUL" },
+		{ "file:///tmp\\..\\etc", NULL, "a backslash" },
+		{ "file:///tmp%5C..%5cetc", NULL, "a backslash" },
+		{ "file:///a%zz", NULL, "a '%' that encodes no byte" },
+		{ "file:///a%4", NULL, "a '%' that encodes no byte" },
+		{ "file:///a%", NULL, "a '%' that encodes no byte" },
+		{ "http:///etc", NULL, "not a file:// URI" },
+		{ "file:/etc", NULL, "not a file:// URI" },
+	};
+	const char	*why;
+	char		*path;
+	size_t		 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		why = NULL;
+		path = roots_uri_path(cases[i].uri, &why);
+		if (cases[i].path == NULL) {
+			ck_assert_msg(path == NULL, "%s: %s", cases[i].uri,
+			    path);
+			ck_assert_str_eq(why, cases[i].why);
+		} else {
+			ck_assert_msg(path != NULL, "%s: %s", cases[i].uri,
+			    why);
+			ck_assert_str_eq(path, cases[i].path);
+		}
+		free(path);
+	}
+}
+END_TEST
+
+START_TEST(test_roots_path_uri)
+{
+	const char	*why;
+	char		*uri, *path;
+
+	uri = roots_path_uri("/srv/My Project/\xc3\xa9-._~%?#\\");
+	ck_assert_str_eq(uri,
+	    "file:///srv/My%20Project/%C3%A9-._~%25%3F%23%5C");
+	free(uri);
+	/* Back to the path, but for the backslash a path may hold. */
+	uri = roots_path_uri("/a b/%/\n");
+	path = roots_uri_path(uri, &why);
+	ck_assert_str_eq(path, "/a b/%/\n");
+	free(path);
+	free(uri);
+}
+END_TEST
+
+START_TEST(test_roots_path_within)
+{
+	ck_assert(roots_path_within("/srv/p", "/srv/p"));
+	ck_assert(roots_path_within("/srv/p/a/b", "/srv/p"));
+	ck_assert(!roots_path_within("/srv/pp", "/srv/p"));
+	ck_assert(!roots_path_within("/srv", "/srv/p"));
+	ck_assert(!roots_path_within("/etc", "/srv/p"));
+	ck_assert(roots_path_within("/etc", "/"));
+	ck_assert(roots_path_within("/", "/"));
+}
+END_TEST
+
+/* A member's roots: configured ones kept as written, others by path. */
+START_TEST(test_roots_narrow)
+{
+	char *const	 configured[] = { "file:///srv/Pub%6cic", "file:///w" };
+	char *const	 within[] = { "file:///home/shared/", "file:///bad%" };
+	struct roots	 in, out;
+	char		*err, *refused;
+
+	ck_assert_int_eq(parse(&in, "{\"roots\":["
+	    "{\"uri\":\"file:///root\",\"name\":\"r\"},"
+	    "{\"uri\":\"file:///srv/Public/\",\"name\":\"pub\"},"
+	    "{\"uri\":\"file:///home/shared/p/../q\",\"name\":\"q\"},"
+	    "{\"uri\":\"file://localhost/home/shared/a%20b\"},"
+	    "{\"uri\":\"file:///home/shared/../../root\"},"
+	    "{\"uri\":\"file:///home/sharedx\"},"
+	    "{\"uri\":\"file:///w/sub\"},"
+	    "{\"uri\":\"file:///home/shared%2F..%2F..%2Froot\"},"
+	    "{\"uri\":\"file:///home/shared/q\",\"name\":\"again\"}"
+	    "]}", &err), 0);
+	ck_assert_uint_eq(roots_narrow(&out, &in, configured,
+	    nitems(configured), within, nitems(within), &refused), 5);
+	ck_assert_str_eq(refused, "file:///root: neither one of the "
+	    "server's roots nor within its member_roots");
+	free(refused);
+	ck_assert_str_eq(out.result, "{\"roots\":["
+	    "{\"uri\":\"file:///srv/Pub%6cic\",\"name\":\"pub\"},"
+	    "{\"uri\":\"file:///home/shared/q\",\"name\":\"q\"},"
+	    "{\"uri\":\"file:///home/shared/a%20b\"}]}");
+	ck_assert_uint_eq(out.n, 3);
+	roots_free(&out);
+
+	/* Nothing configured: nothing a member may choose. */
+	ck_assert_uint_eq(roots_narrow(&out, &in, NULL, 0, NULL, 0,
+	    &refused), 9);
+	ck_assert_uint_eq(out.n, 0);
+	ck_assert_str_eq(out.result, "{\"roots\":[]}");
+	free(refused);
+	roots_free(&out);
+	roots_free(&in);
+
+	/* Everything allowed: none refused, no message. */
+	ck_assert_int_eq(parse(&in, "{\"roots\":[{\"uri\":\"file:///w\"}]}",
+	    &err), 0);
+	ck_assert_uint_eq(roots_narrow(&out, &in, configured,
+	    nitems(configured), NULL, 0, &refused), 0);
+	ck_assert_ptr_null(refused);
+	ck_assert(roots_equal(&out, &in));
+	roots_free(&out);
+	roots_free(&in);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -475,6 +627,10 @@ unit_suite(void)
 	tcase_add_test(tc, test_roots_equal);
 	tcase_add_test(tc, test_roots_copy_free);
 	tcase_add_test(tc, test_roots_uris_json);
+	tcase_add_test(tc, test_roots_uri_path);
+	tcase_add_test(tc, test_roots_path_uri);
+	tcase_add_test(tc, test_roots_path_within);
+	tcase_add_test(tc, test_roots_narrow);
 	suite_add_tcase(s, tc);
 	return (s);
 }

@@ -1,0 +1,60 @@
+/*
+ * visible.c -- what one local user may see of another's (visible.h).
+ *
+ * The status of a server comes whole from worker_status_json, which
+ * names no client; what identifies clients (an instance's attached
+ * connections, the user it is charged to, the roots they chose) is
+ * added here, and for a caller who is not an administrator only where it
+ * is its own.  A roots key that is absent means "not yours to see".
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include "client.h"
+#include "router.h"
+#include "visible.h"
+#include "worker.h"
+
+/* Drops the entries of attached (router_attached_json) not of uid. */
+static int
+visible_own_attached(cJSON *attached, uid_t uid)
+{
+	cJSON		*a, *next;
+	const cJSON	*auid;
+	int		 own = 0;
+
+	for (a = attached != NULL ? attached->child : NULL; a != NULL;
+	    a = next) {
+		next = a->next;
+		auid = cJSON_GetObjectItemCaseSensitive(a, "uid");
+		if (cJSON_IsNumber(auid) && auid->valuedouble == (double)uid)
+			own = 1;
+		else
+			cJSON_Delete(cJSON_DetachItemViaPointer(attached, a));
+	}
+	return (own);
+}
+
+cJSON *
+visible_server_json(const struct worker *w, const struct client *viewer)
+{
+	cJSON	*o, *attached;
+	int	 admin = client_is_admin(viewer), owner, uses;
+
+	o = worker_status_json(w);
+	if (worker_parent(w) == NULL)
+		return (o);	/* its roots are the configuration's */
+	attached = router_attached_json(worker_router(w));
+	owner = admin || worker_owner_uid(w) == client_uid(viewer);
+	uses = admin || visible_own_attached(attached, client_uid(viewer));
+	cJSON_AddItemToObject(o, "attached", attached);
+	/* Whom it is charged to: another user's uid is an identity. */
+	if (owner)
+		cJSON_AddNumberToObject(o, "uid",
+		    (double)worker_owner_uid(w));
+	/* Roots a client of the viewer gave, or were given for it. */
+	if (!owner && !uses)
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "roots");
+	return (o);
+}
