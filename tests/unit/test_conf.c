@@ -755,6 +755,17 @@ START_TEST(test_groups)
 	ck_assert_ptr_null(conf_find_group(conf, "a"));
 	conf_free(conf);
 
+	/* What a session may hold. */
+	conf = parse_ok("{}");
+	ck_assert_uint_eq(conf->client_max_group_bytes, 32 * 1024 * 1024);
+	conf_free(conf);
+	conf = parse_ok("{'mcpd': {'client_max_group_bytes': 2097152}}");
+	ck_assert_uint_eq(conf->client_max_group_bytes, 2097152);
+	conf_free(conf);
+	expect_error("{'mcpd': {'client_max_group_bytes': 1000}}",
+	    "mcpd.client_max_group_bytes: expected an integer between "
+	    "1048576 and 4294967296");
+
 	/* Without servers, "all" is an empty group. */
 	conf = parse_ok("{}");
 	ck_assert_uint_eq(conf->ngroups, 1);
