@@ -16,6 +16,11 @@
  * past them fails the whole list with -32015 rather than leave a member
  * out unsaid.  So do the tables of names, URIs and templates: what does
  * not fit is left out of the list, and logged.
+ *
+ * A group's filter sees every spelling of a tool's or prompt's name, the
+ * name given out and the member's own among them (gname_spellings), in
+ * the lists and in calls alike; a call names a tool the session listed,
+ * or one it would list under exactly that name.
  */
 #include "config.h"
 
@@ -145,9 +150,22 @@ static int
 group_filter_allows(const struct group_session *gs, int kind, size_t link,
     const char *own, char exposed[GNAME_MAX + 1])
 {
-	gname_make(gs->links[link]->member, gs->sep, own, exposed);
-	return (filter_allows(gs->filters[group_lists[kind].filter],
-	    exposed));
+	const struct filter	*f = gs->filters[group_lists[kind].filter];
+	struct gname_spellings	 sp;
+	int			 ok;
+
+	if (f == NULL) {
+		if (exposed != NULL)
+			gname_make(gs->links[link]->member, gs->sep, own,
+			    exposed);
+		return (1);
+	}
+	gname_spellings(&sp, gs->links[link]->member, gs->sep, own);
+	ok = filter_allows_any(f, sp.v, sp.n);
+	if (exposed != NULL)
+		memcpy(exposed, sp.listed, sizeof sp.listed);
+	gname_spellings_free(&sp);
+	return (ok);
 }
 
 const char *
@@ -155,24 +173,29 @@ group_find_name(struct group_session *gs, int kind, const char *name,
     size_t *link)
 {
 	const struct group_name	*gn;
-	const char		*rest;
-	size_t			 i;
+	const char		*own = NULL, *rest;
+	size_t			 i, l = 0;
 
-	if (!filter_allows(gs->filters[group_lists[kind].filter], name))
-		return (NULL);
 	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
-		*link = gn->link;
-		return (gn->name);
-	}
-	/* Not listed in this session: MEMBER SEP NAME as is. */
-	for (i = 0; i < gs->nlinks; i++) {
-		if (!gs->links[i]->gone && gname_split(name,
-		    gs->links[i]->member, gs->sep, &rest)) {
-			*link = i;
-			return (rest);
+		l = gn->link;
+		own = gn->name;
+	} else {
+		/*
+		 * Not listed in this session: only a name the list would
+		 * give out as it is, MEMBER SEP NAME within the rules.
+		 */
+		for (i = 0; i < gs->nlinks && own == NULL; i++) {
+			if (!gs->links[i]->gone && gname_plain_split(name,
+			    gs->links[i]->member, gs->sep, &rest)) {
+				l = i;
+				own = rest;
+			}
 		}
 	}
-	return (NULL);
+	if (own == NULL || !group_filter_allows(gs, kind, l, own, NULL))
+		return (NULL);
+	*link = l;
+	return (own);
 }
 
 ssize_t

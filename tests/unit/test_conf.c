@@ -755,9 +755,11 @@ START_TEST(test_groups)
 	ck_assert_ptr_null(conf_find_group(conf, "a"));
 	conf_free(conf);
 
-	/* What a session may hold. */
-	conf = parse_ok("{}");
+	/* What a session may hold; a separator with a dot. */
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
+	    "{'g': {'servers': ['a'], 'separator': '.'}}}");
 	ck_assert_uint_eq(conf->client_max_group_bytes, 32 * 1024 * 1024);
+	ck_assert_str_eq(conf_find_group(conf, "g")->separator, ".");
 	conf_free(conf);
 	conf = parse_ok("{'mcpd': {'client_max_group_bytes': 2097152}}");
 	ck_assert_uint_eq(conf->client_max_group_bytes, 2097152);
@@ -829,10 +831,10 @@ START_TEST(test_group_errors)
 	    "groups.g.servers[2]: the same server as [0]");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
 	    "'separator': ''}}}",
-	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ . -");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
-	    "'separator': '.'}}}",
-	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	    "'separator': '/'}}}",
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ . -");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a']}, "
 	    "'g': {'servers': ['b']}}}",
 	    "groups: duplicate group name \"g\"");
