@@ -102,12 +102,12 @@ summary() {
 
 # codes NAME CODE: how many requests of NAME's clients got CODE.
 codes() {
-	summary "$1" | jq --arg c "$2" '[.[].codes[$c] // 0] | add'
+	summary "$1" | jq --arg c "$2" '[.[].codes[$c] // 0] | add // 0'
 }
 
 # held NAME: requests of NAME's clients neither answered nor cut off.
 held() {
-	summary "$1" | jq '[.[] | select(.closed | not) | .sent - .replies] | add'
+	summary "$1" | jq '[.[] | select(.closed | not) | .sent - .replies] | add // 0'
 }
 
 # check_refusals NAME WHAT: some were refused naming the limit, or their
