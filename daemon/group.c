@@ -292,30 +292,35 @@ group_op_new(struct group_session *gs, enum group_op_kind kind,
 	op = xcalloc(1, sizeof *op);
 	TAILQ_INSERT_TAIL(&gs->ops, op, entry);
 	op->kind = kind;
-	op->mem = sizeof *op;
+	group_budget_op_add(gs, op, sizeof *op);
 	if (id != NULL) {
 		op->id = xmalloc(id_len + 1);
 		memcpy(op->id, id, id_len);
 		op->id[id_len] = '\0';
 		op->id_len = id_len;
 		hmap_put(gs->op_ids, op->id, op->id_len, op);
-		op->mem += id_len + 1 + GROUP_ENTRY_BYTES;
+		group_budget_op_add(gs, op, id_len + 1 + GROUP_ENTRY_BYTES);
 	}
-	group_budget_add(gs, op->mem);
 	return (op);
 }
 
-/* A resource request kept to try on the next member is let go. */
+/*
+ * The resource request op keeps to try on the next member, taken out of
+ * it (the caller frees it), or NULL.
+ */
+static char *
+group_op_take_line(struct group_session *gs, struct group_op *op,
+    size_t *len)
+{
+	return (group_budget_op_take(gs, op, &op->line, &op->len, len));
+}
+
 static void
 group_op_drop_line(struct group_session *gs, struct group_op *op)
 {
-	if (op->line == NULL)
-		return;
-	group_budget_sub(gs, op->len);
-	op->mem -= op->len;
-	free(op->line);
-	op->line = NULL;
-	op->len = 0;
+	size_t	 len;
+
+	free(group_op_take_line(gs, op, &len));
 }
 
 void
@@ -435,8 +440,7 @@ group_op_regid(struct group_session *gs, struct group_op *op, int64_t gid)
 	group_op_drop_line(gs, op);
 	op->line = line;
 	op->len = len;
-	op->mem += len;
-	group_budget_add(gs, len);
+	group_budget_op_add(gs, op, len);
 	op->gid = gid;
 	return (0);
 }
@@ -469,12 +473,7 @@ group_resource_next(struct group_session *gs, struct group_op *op)
 			    op->len);
 			return (0);
 		}
-		line = op->line;
-		len = op->len;
-		op->line = NULL;
-		op->len = 0;
-		op->mem -= len;
-		group_budget_sub(gs, len);
+		line = group_op_take_line(gs, op, &len);
 		router_client_line(gs->links[i]->att, line, len);
 		free(line);
 		return (0);
@@ -981,10 +980,8 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	edit.len = env->id.len;
 	edit.text = gid;
 	edit.text_len = envelope_print_int64(op->gid, gid);
-	if ((op->line = group_splice(line, len, &edit, 1, &op->len)) != NULL) {
-		op->mem += op->len;
-		group_budget_add(gs, op->len);
-	}
+	if ((op->line = group_splice(line, len, &edit, 1, &op->len)) != NULL)
+		group_budget_op_add(gs, op, op->len);
 	if (group_resource_next(gs, op) == -1) {
 		group_error(gs, op->id, op->id_len, RPC_RESOURCE_NOT_FOUND,
 		    "resource not found in group %s", gs->name);

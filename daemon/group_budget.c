@@ -55,6 +55,34 @@ group_budget_sub(struct group_session *gs, size_t n)
 	budget_sub(gs->mcpd, n);
 }
 
+void
+group_budget_op_add(struct group_session *gs, struct group_op *op, size_t n)
+{
+	op->mem += n;
+	group_budget_add(gs, n);
+}
+
+static void
+group_budget_op_sub(struct group_session *gs, struct group_op *op, size_t n)
+{
+	op->mem -= n < op->mem ? n : op->mem;
+	group_budget_sub(gs, n);
+}
+
+char *
+group_budget_op_take(struct group_session *gs, struct group_op *op,
+    char **text, size_t *text_len, size_t *len)
+{
+	char	*taken = *text;
+
+	*len = *text_len;
+	if (taken != NULL)
+		group_budget_op_sub(gs, op, *text_len);
+	*text = NULL;
+	*text_len = 0;
+	return (taken);
+}
+
 int
 group_budget_exhausted(const struct group_session *gs)
 {
@@ -81,6 +109,17 @@ group_budget_refuses(const struct group_session *gs, size_t n)
 		    used < conf->memory_budget_bytes ?
 		    conf->memory_budget_bytes - used : 0, gs->name, gs->mem);
 	return (why);
+}
+
+int
+group_budget_fits(const struct group_session *gs, size_t n)
+{
+	char	*why;
+
+	if ((why = group_budget_refuses(gs, n)) == NULL)
+		return (1);
+	free(why);
+	return (0);
 }
 
 void

@@ -197,12 +197,23 @@ ssize_t	group_route_uri(struct group_session *, const char *uri,
 /* group_budget.c: what the session holds, counted and bounded. */
 void	group_budget_add(struct group_session *, size_t);
 void	group_budget_sub(struct group_session *, size_t);
+/* The same for what one op holds (op->mem, let go with op). */
+void	group_budget_op_add(struct group_session *, struct group_op *,
+	    size_t);
+/*
+ * Take a buffer op holds (*text, *text_len bytes) out of it and out of
+ * the count; the caller frees what is returned (NULL: none), of *len.
+ */
+char	*group_budget_op_take(struct group_session *, struct group_op *,
+	    char **text, size_t *text_len, size_t *len);
 /*
  * May the session hold n more bytes?  NULL if so, else why not (malloc'd,
  * naming the limit): client_max_group_bytes, or memory_budget_bytes that
  * n would pass while the session holds more than its share.
  */
 char	*group_budget_refuses(const struct group_session *, size_t n);
+/* The same, when nobody is told why. */
+int	group_budget_fits(const struct group_session *, size_t n);
 /* Is mcpd's budget used up?  Then a new request is refused. */
 int	group_budget_exhausted(const struct group_session *);
 /* The session is gone: what it still had counted leaves the budget. */

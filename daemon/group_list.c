@@ -258,7 +258,6 @@ group_list_uri(struct group_session *gs, size_t link, const char *uri,
 {
 	uintptr_t	 v;
 	size_t		 len = strlen(uri);
-	char		*why;
 
 	v = (uintptr_t)hmap_get(gs->uris, uri, len);
 	if (v == 0) {
@@ -268,9 +267,7 @@ group_list_uri(struct group_session *gs, size_t link, const char *uri,
 		 */
 		if (len >= GROUP_URI_MAX)
 			return;
-		if ((why = group_budget_refuses(gs, group_uri_bytes(len))) !=
-		    NULL) {
-			free(why);
+		if (!group_budget_fits(gs, group_uri_bytes(len))) {
 			(*unkept)++;
 			return;
 		}
@@ -288,15 +285,8 @@ static void
 group_list_template(struct group_session *gs, struct glink *l,
     const char *t, size_t *unkept)
 {
-	char	*why;
-
-	if (l->ntemplates >= GROUP_TEMPLATES_MAX) {
-		(*unkept)++;
-		return;
-	}
-	if ((why = group_budget_refuses(gs, group_template_bytes(t))) !=
-	    NULL) {
-		free(why);
+	if (l->ntemplates >= GROUP_TEMPLATES_MAX ||
+	    !group_budget_fits(gs, group_template_bytes(t))) {
 		(*unkept)++;
 		return;
 	}
@@ -371,18 +361,21 @@ group_list_part(struct group_session *gs, enum group_list list, size_t link,
 	}
 }
 
+/* A member's page, taken out of op (the caller frees it), or NULL. */
+static char *
+group_part_take(struct group_session *gs, struct group_op *op, size_t link,
+    size_t *len)
+{
+	return (group_budget_op_take(gs, op, &op->parts[link].text,
+	    &op->parts[link].len, len));
+}
+
 void
 group_part_clear(struct group_session *gs, struct group_op *op, size_t link)
 {
-	struct group_part	*p = &op->parts[link];
+	size_t	 len;
 
-	if (p->text == NULL)
-		return;
-	group_budget_sub(gs, p->len);
-	op->mem -= p->len;
-	free(p->text);
-	p->text = NULL;
-	p->len = 0;
+	free(group_part_take(gs, op, link, &len));
 }
 
 void
@@ -411,8 +404,7 @@ group_list_reply(struct group_session *gs, struct group_op *op, size_t link,
 		memcpy(op->parts[link].text, line + env->result.off,
 		    env->result.len);
 		op->parts[link].len = env->result.len;
-		op->mem += env->result.len;
-		group_budget_add(gs, env->result.len);
+		group_budget_op_add(gs, op, env->result.len);
 	}
 	group_op_part_done(gs, op);
 }
@@ -431,14 +423,9 @@ group_list_done(struct group_session *gs, struct group_op *op)
 	cursors = cJSON_CreateObject();
 	/* In group order, whatever order the replies came in. */
 	for (i = 0; i < op->nparts; i++) {
-		if ((text = op->parts[i].text) == NULL)
+		/* Out of the count first: the names take its place. */
+		if ((text = group_part_take(gs, op, i, &len)) == NULL)
 			continue;
-		/* Let go of in the count first: the names take its place. */
-		len = op->parts[i].len;
-		op->parts[i].text = NULL;
-		op->parts[i].len = 0;
-		op->mem -= len;
-		group_budget_sub(gs, len);
 		if ((part = cJSON_ParseWithLength(text, len)) != NULL) {
 			group_list_part(gs, op->list, i, part, merged,
 			    cursors);
@@ -552,8 +539,7 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 	op->list = list;
 	op->parts = xcalloc(gs->nlinks + 1, sizeof *op->parts);
 	op->nparts = gs->nlinks;
-	op->mem += gs->nlinks * sizeof *op->parts;
-	group_budget_add(gs, gs->nlinks * sizeof *op->parts);
+	group_budget_op_add(gs, op, gs->nlinks * sizeof *op->parts);
 	op->waiting = 1;	/* until every request is out */
 	for (i = 0; i < gs->nlinks; i++) {
 		if (cursors != NULL) {
