@@ -20,7 +20,8 @@
  * restarts still work when others hold every other descriptor.  A refused
  * peer gets one JSON-RPC error line (id null) saying why before the close.
  * Once a second (client_cron_cb) the soft output limit is checked for
- * every client, so one that nothing more is queued for is still cut off.
+ * every client, so one that nothing more is queued for is still cut off,
+ * and so is what a group session holds while the memory budget is used up.
  *
  * A connection that follows servers' stderr (mcpctl logs -f) only keeps
  * the set of their serials: logs.c fills it and queues the lines, through
@@ -641,6 +642,8 @@ client_cron_cb(evutil_socket_t fd, short events, void *arg)
 	TAILQ_FOREACH(c, &mcpd->clients, entry) {
 		if (!c->dead && c->soft_since_ms != 0)
 			client_check_limits(c);
+		if (!c->dead && c->group != NULL)
+			group_check_limits(c->group);
 	}
 	client_count_fds(mcpd);
 	for (i = 0; i < CLIENT_CUT_COUNT; i++) {

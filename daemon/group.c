@@ -11,21 +11,20 @@
  * two members' requests never share an id; the client's answer goes back
  * to that member under the id the member's router gave it.
  *
- * Lists.  A list request goes to every member that is up or starting; the
- * result is the union, in group order, tools and prompts renamed (the
- * names given out are remembered, so calls find their member and
- * original name even when the name had to be shortened).  A member's own
- * pages continue under the group's cursor: base64url of a JSON object
- * {"member index": "member cursor", ...} of the members with more pages.
- * A member that fails or is down contributes nothing.
+ * Lists are fanned out and merged in group_list.c, which also keeps the
+ * names the session gave out.
  *
  * Resources keep their URIs.  A read (subscribe, unsubscribe) goes to the
  * member that listed the URI, else to the first whose template matches,
- * else to each member in turn while they answer that it is not theirs.
+ * else to each member in turn while they answer that it is not theirs;
+ * the request is kept for that only while a member is left to try.
  *
  * Bounds: requests in flight per session are capped by
  * client_max_inflight; list replies larger than RPC_PARSE_MAX_BYTES count
- * as failed; the name tables hold what the lists held.
+ * as failed; everything the session holds is counted in mcpd's memory
+ * budget and bounded by client_max_group_bytes (group_budget.c); while
+ * the budget is used up, new requests are refused with -32015 as a
+ * direct client's are.
  */
 #include "config.h"
 
@@ -40,13 +39,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "b64.h"
 #include "client.h"
 #include "conf.h"
 #include "envelope.h"
 #include "filter.h"
-#include "gname.h"
 #include "group.h"
+#include "group_int.h"
 #include "instance.h"
 #include "hmap.h"
 #include "idtab.h"
@@ -55,41 +53,15 @@
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
-#include "url.h"
 #include "util.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define GROUP_URI_MAX		4096	/* as the router's */
 #define GROUP_NAME_MAX		4096	/* a tool's or prompt's, in a call */
-/* In gs->uris, beside the member: a second member's claim was logged. */
-#define GROUP_URI_LOGGED	((uintptr_t)1 << (sizeof (uintptr_t) * 8 - 1))
 #define GROUP_ID_MAX_BYTES	1024
 /* Calls are parsed to rename: a bound on the tree built for that. */
 #define GROUP_PARSE_MAX_BYTES	(16 * 1024 * 1024)
 #define GROUP_DOWNS_MAX		4096	/* members' requests to the client */
-#define GROUP_TEMPLATES_MAX	4096	/* per member */
-
-enum group_list {
-	GROUP_LIST_TOOLS,
-	GROUP_LIST_PROMPTS,
-	GROUP_LIST_RESOURCES,
-	GROUP_LIST_TEMPLATES,
-	GROUP_LIST_COUNT
-};
-
-static const struct {
-	const char	*method;
-	const char	*key;		/* the array in the result */
-	const char	*field;		/* an entry's name or uri */
-	enum filter_kind filter;	/* the group's filter that narrows it */
-} group_lists[GROUP_LIST_COUNT] = {
-	{ "tools/list", "tools", "name", FILTER_TOOLS },
-	{ "prompts/list", "prompts", "name", FILTER_PROMPTS },
-	{ "resources/list", "resources", "uri", FILTER_RESOURCES },
-	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
-	    FILTER_RESOURCES },
-};
 
 static const char *group_changed[] = {
 	"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}",
@@ -97,90 +69,6 @@ static const char *group_changed[] = {
 	    "\"notifications/prompts/list_changed\"}",
 	"{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/resources/list_changed\"}",
-};
-
-struct glink {
-	struct group_session	*gs;
-	size_t			 index;
-	char			*member;	/* the server's name */
-	struct attachment	*att;		/* NULL: not attached */
-	int			 paused;
-	int			 gone;		/* removed from the group */
-	char			**templates;	/* resource templates listed */
-	size_t			 ntemplates;
-};
-
-/* A name the session gave out: which member, and the member's name. */
-struct group_name {
-	size_t		 link;
-	char		*name;
-};
-
-enum group_op_kind {
-	GROUP_OP_LIST,
-	GROUP_OP_LEVEL,
-	GROUP_OP_RESOURCE,	/* tried member after member on -32002 */
-	GROUP_OP_QUIET,		/* initialize on a link: reply dropped */
-};
-
-/* A client request answered by the session from its members' replies. */
-struct group_op {
-	TAILQ_ENTRY(group_op)	 entry;		/* gs->ops */
-	enum group_op_kind	 kind;
-	char			*id;		/* the client's, raw JSON */
-	size_t			 id_len;
-	size_t			 waiting;	/* replies still to come */
-	enum group_list		 list;
-	cJSON			**results;	/* LIST: per member, or NULL */
-	size_t			 nresults;
-	cJSON			*items;		/* LIST: merged entries */
-	cJSON			*cursors;	/* LIST: members with more */
-	int			 ok;		/* LEVEL: a member took it */
-	char			*line;		/* RESOURCE: the request */
-	size_t			 len;
-	size_t			 next;		/* RESOURCE: next member */
-	ssize_t			 first;		/* RESOURCE: tried first */
-	char			*last_error;	/* RESOURCE: raw error */
-};
-
-/* A request the session passed to a member under a gid. */
-struct group_sent {
-	TAILQ_ENTRY(group_sent)	 entry;		/* gs->pending */
-	int64_t			 gid;
-	size_t			 link;
-	char			*id;		/* the client's; NULL: op's */
-	size_t			 id_len;
-	struct group_op		*op;
-};
-
-/* A member's request passed to the client under a session number. */
-struct group_down {
-	int64_t			 did;
-	size_t			 link;
-	char			*id;		/* the member router's id */
-	size_t			 id_len;
-};
-
-struct group_session {
-	struct mcpd		*mcpd;
-	struct client		*client;
-	char			*name;
-	char			*sep;
-	struct filter		*filters[FILTER_KINDS];	/* the group's */
-	struct glink		**links;	/* never reordered */
-	size_t			 nlinks;
-	struct idtab		*reqs;		/* gid -> group_req */
-	struct hmap		*by_client;	/* client id -> group_sent */
-	struct hmap		*op_ids;	/* client id -> group_op */
-	struct hmap		*downs;		/* did -> group_down */
-	struct hmap		*names[2];	/* tools, prompts */
-	struct hmap		*uris;		/* uri -> link index + 1 */
-	int64_t			 next_gid;
-	int64_t			 next_did;
-	size_t			 npaused;
-	TAILQ_HEAD(, group_sent)	 pending;	/* sent, not answered */
-	TAILQ_HEAD(, group_op)	 ops;
-	TAILQ_ENTRY(group_session) entry;
 };
 
 /* Per group name: what status and metrics count. */
@@ -198,10 +86,7 @@ struct group_registry {
 };
 
 static void	group_op_done(struct group_session *, struct group_op *);
-static void	group_op_free(struct group_session *, struct group_op *);
 static void	group_count(struct group_session *);
-static void	group_list_part(struct group_session *, struct group_op *,
-		    size_t, const cJSON *);
 
 /*
  * Output to the client.
@@ -236,19 +121,14 @@ group_reply_raw(struct group_session *gs, const char *id, size_t id_len,
 	client_queue_iov(gs->client, iov, (int)nitems(iov));
 }
 
-static void
+void
 group_result(struct group_session *gs, const char *id, size_t id_len,
     const char *result)
 {
 	group_reply_raw(gs, id, id_len, "result", result, strlen(result));
 }
 
-static void
-group_error(struct group_session *gs, const char *id, size_t id_len,
-    int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static void
+void
 group_error(struct group_session *gs, const char *id, size_t id_len,
     int code, const char *fmt, ...)
 {
@@ -273,6 +153,14 @@ group_error(struct group_session *gs, const char *id, size_t id_len,
  * Requests to members.
  */
 
+/* What a request sent holds, in the budget. */
+static size_t
+group_sent_bytes(const struct group_sent *q)
+{
+	return (sizeof *q + GROUP_ENTRY_BYTES +
+	    (q->id != NULL ? q->id_len + 1 + GROUP_ENTRY_BYTES : 0));
+}
+
 static struct group_sent *
 group_sent_new(struct group_session *gs, size_t link, const char *id,
     size_t id_len, struct group_op *op)
@@ -292,18 +180,45 @@ group_sent_new(struct group_session *gs, size_t link, const char *id,
 	}
 	idtab_put(gs->reqs, q->gid, q);
 	TAILQ_INSERT_TAIL(&gs->pending, q, entry);
+	group_budget_add(gs, group_sent_bytes(q));
 	return (q);
 }
 
 static void
 group_sent_free(struct group_session *gs, struct group_sent *q)
 {
+	group_budget_sub(gs, group_sent_bytes(q));
 	idtab_del(gs->reqs, q->gid);
 	TAILQ_REMOVE(&gs->pending, q, entry);
 	if (q->id != NULL)
 		hmap_del(gs->by_client, q->id, q->id_len);
 	free(q->id);
 	free(q);
+}
+
+/*
+ * line[0, len) with the edits applied (sorted), in one buffer (malloc'd,
+ * *total bytes), or NULL if they do not fit it.
+ */
+static char *
+group_splice(const char *line, size_t len, const struct envelope_edit *edits,
+    size_t nedits, size_t *total)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(4)];
+	size_t		 n, i;
+	char		*buf, *p;
+
+	if ((n = envelope_splice(line, len, edits, nedits, iov,
+	    nitems(iov))) == 0)
+		return (NULL);
+	for (*total = 0, i = 0; i < n; i++)
+		*total += iov[i].iov_len;
+	p = buf = xmalloc(*total);
+	for (i = 0; i < n; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	return (buf);
 }
 
 /*
@@ -316,29 +231,19 @@ group_forward(struct group_session *gs, size_t link, const char *line,
     size_t len, const struct envelope_edit *edits, size_t nedits)
 {
 	struct glink	*l = gs->links[link];
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(4)];
-	size_t		 n, i, total = 0;
-	char		*buf, *p;
+	size_t		 total;
+	char		*buf;
 
-	if (l->att == NULL)
+	if (l->att == NULL ||
+	    (buf = group_splice(line, len, edits, nedits, &total)) == NULL)
 		return (-1);
-	if ((n = envelope_splice(line, len, edits, nedits, iov,
-	    nitems(iov))) == 0)
-		return (-1);
-	for (i = 0; i < n; i++)
-		total += iov[i].iov_len;
-	p = buf = xmalloc(total);
-	for (i = 0; i < n; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
 	router_client_line(l->att, buf, total);
 	free(buf);
 	return (0);
 }
 
 /* A request of the session's own to a member; params taken. */
-static void
+void
 group_own_request(struct group_session *gs, size_t link, struct group_op *op,
     const char *method, cJSON *params)
 {
@@ -362,7 +267,7 @@ group_own_request(struct group_session *gs, size_t link, struct group_op *op,
 }
 
 /* A member is worth asking: up, or starting (the request waits). */
-static int
+int
 group_link_usable(const struct group_session *gs, size_t link)
 {
 	struct worker	*w;
@@ -378,7 +283,7 @@ group_link_usable(const struct group_session *gs, size_t link)
  * Ops: requests the session answers from its members' replies.
  */
 
-static struct group_op *
+struct group_op *
 group_op_new(struct group_session *gs, enum group_op_kind kind,
     const char *id, size_t id_len)
 {
@@ -387,35 +292,77 @@ group_op_new(struct group_session *gs, enum group_op_kind kind,
 	op = xcalloc(1, sizeof *op);
 	TAILQ_INSERT_TAIL(&gs->ops, op, entry);
 	op->kind = kind;
+	group_budget_op_add(gs, op, sizeof *op);
 	if (id != NULL) {
 		op->id = xmalloc(id_len + 1);
 		memcpy(op->id, id, id_len);
 		op->id[id_len] = '\0';
 		op->id_len = id_len;
 		hmap_put(gs->op_ids, op->id, op->id_len, op);
+		group_budget_op_add(gs, op, id_len + 1 + GROUP_ENTRY_BYTES);
 	}
 	return (op);
 }
 
+/*
+ * The resource request op keeps to try on the next member, taken out of
+ * it (the caller frees it), or NULL.
+ */
+static char *
+group_op_take_line(struct group_session *gs, struct group_op *op,
+    size_t *len)
+{
+	return (group_budget_op_take(gs, op, &op->line, &op->len, len));
+}
+
 static void
+group_op_drop_line(struct group_session *gs, struct group_op *op)
+{
+	size_t	 len;
+
+	free(group_op_take_line(gs, op, &len));
+}
+
+void
 group_op_free(struct group_session *gs, struct group_op *op)
 {
+	size_t	 i;
+
 	TAILQ_REMOVE(&gs->ops, op, entry);
 	if (op->id != NULL)
 		hmap_del(gs->op_ids, op->id, op->id_len);
-	while (op->nresults > 0)
-		cJSON_Delete(op->results[--op->nresults]);
-	free(op->results);
+	for (i = 0; i < op->nparts; i++)
+		free(op->parts[i].text);
+	free(op->parts);
 	free(op->id);
-	cJSON_Delete(op->items);
-	cJSON_Delete(op->cursors);
 	free(op->line);
-	free(op->last_error);
+	group_budget_sub(gs, op->mem);
 	free(op);
 }
 
+void
+group_op_fail(struct group_session *gs, struct group_op *op, int code,
+    const char *message)
+{
+	size_t	 i;
+
+	if (op->failed)
+		return;
+	op->failed = 1;
+	if (op->id != NULL) {
+		group_error(gs, op->id, op->id_len, code, "%s", message);
+		/* The client may use the id again. */
+		hmap_del(gs->op_ids, op->id, op->id_len);
+		free(op->id);
+		op->id = NULL;
+	}
+	for (i = 0; i < op->nparts; i++)
+		group_part_clear(gs, op, i);
+	group_op_drop_line(gs, op);
+}
+
 /* One reply of a fan-out came (or will never come). */
-static void
+void
 group_op_part_done(struct group_session *gs, struct group_op *op)
 {
 	if (op->waiting > 0 && --op->waiting == 0)
@@ -425,31 +372,9 @@ group_op_part_done(struct group_session *gs, struct group_op *op)
 static void
 group_op_done(struct group_session *gs, struct group_op *op)
 {
-	cJSON	*result;
-	char	*json, *cursor, *text;
-	size_t	 i;
-
 	switch (op->kind) {
 	case GROUP_OP_LIST:
-		/* In group order, whatever order the replies came in. */
-		for (i = 0; i < op->nresults; i++)
-			if (op->results[i] != NULL)
-				group_list_part(gs, op, i, op->results[i]);
-		result = cJSON_CreateObject();
-		cJSON_AddItemToObject(result, group_lists[op->list].key,
-		    op->items);
-		op->items = NULL;
-		if (op->cursors->child != NULL &&
-		    (json = cJSON_PrintUnformatted(op->cursors)) != NULL) {
-			cursor = b64url_encode(json, strlen(json));
-			cJSON_AddStringToObject(result, "nextCursor", cursor);
-			free(cursor);
-			free(json);
-		}
-		text = rpc_print(result);
-		cJSON_Delete(result);
-		group_result(gs, op->id, op->id_len, text);
-		free(text);
+		group_list_done(gs, op);
 		break;
 	case GROUP_OP_LEVEL:
 		if (op->ok)
@@ -464,154 +389,6 @@ group_op_done(struct group_session *gs, struct group_op *op)
 		break;
 	}
 	group_op_free(gs, op);
-}
-
-/* The names a list gave out. */
-static void
-group_names_free(struct hmap *m)
-{
-	struct hmap_iter	 it;
-	void			*value;
-
-	if (m == NULL)
-		return;
-	hmap_iter_init(m, &it);
-	while (hmap_iter_next(&it, NULL, NULL, &value)) {
-		free(((struct group_name *)value)->name);
-		free(value);
-	}
-	hmap_free(m);
-}
-
-/* A first page forgets the names given out before. */
-static void
-group_names_reset(struct hmap **m)
-{
-	group_names_free(*m);
-	*m = hmap_new(hmap_random_seed());
-}
-
-static void
-group_link_templates_clear(struct glink *l)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->ntemplates; i++)
-		free(l->templates[i]);
-	free(l->templates);
-	l->templates = NULL;
-	l->ntemplates = 0;
-}
-
-/* Take one member's page into a list op. */
-static void
-group_list_part(struct group_session *gs, struct group_op *op, size_t link,
-    const cJSON *result)
-{
-	const cJSON		*items, *e, *field, *next;
-	struct glink		*l = gs->links[link];
-	struct group_name	*gn;
-	struct hmap		*names = NULL;
-	char			 exposed[GNAME_MAX + 1], key[24];
-	cJSON			*copy;
-	uintptr_t		 v;
-	size_t			 flen, clashes = 0;
-
-	items = cJSON_GetObjectItemCaseSensitive(result,
-	    group_lists[op->list].key);
-	if (!cJSON_IsArray(items)) {
-		log_warnx("group %s: %s of %s has no %s array; left out",
-		    gs->name, group_lists[op->list].method, l->member,
-		    group_lists[op->list].key);
-		return;
-	}
-	if (op->list == GROUP_LIST_TOOLS || op->list == GROUP_LIST_PROMPTS)
-		names = gs->names[op->list];
-	cJSON_ArrayForEach(e, items) {
-		field = cJSON_GetObjectItemCaseSensitive(e,
-		    group_lists[op->list].field);
-		if (!cJSON_IsObject(e) || !cJSON_IsString(field))
-			continue;
-		flen = strlen(field->valuestring);
-		if (names != NULL)
-			gname_make(l->member, gs->sep, field->valuestring,
-			    exposed);
-		if (!filter_allows(gs->filters[group_lists[op->list].filter],
-		    names != NULL ? exposed : field->valuestring))
-			continue;
-		copy = cJSON_Duplicate(e, 1);
-		if (names != NULL) {
-			gn = hmap_get(names, exposed, strlen(exposed));
-			if (gn != NULL && (gn->link != link ||
-			    strcmp(gn->name, field->valuestring) != 0)) {
-				/* One line a page, however many. */
-				if (clashes++ == 0)
-					log_warnx("group %s: %s of %s would be "
-					    "named %s like another; left out",
-					    gs->name, field->valuestring,
-					    l->member, exposed);
-				cJSON_Delete(copy);
-				continue;
-			}
-			if (gn == NULL) {
-				gn = xcalloc(1, sizeof *gn);
-				gn->link = link;
-				gn->name = xstrdup(field->valuestring);
-				hmap_put(names, exposed, strlen(exposed), gn);
-			}
-			cJSON_ReplaceItemInObjectCaseSensitive(copy,
-			    group_lists[op->list].field,
-			    cJSON_CreateString(exposed));
-		} else if (op->list == GROUP_LIST_RESOURCES) {
-			/* The first member in group order keeps a URI. */
-			v = (uintptr_t)hmap_get(gs->uris, field->valuestring,
-			    flen);
-			if (v == 0)
-				hmap_put(gs->uris, field->valuestring, flen,
-				    (void *)(uintptr_t)(link + 1));
-			else if ((v & GROUP_URI_LOGGED) == 0 &&
-			    (v & ~GROUP_URI_LOGGED) != link + 1) {
-				log_info("group %s: %s lists %s too; it goes "
-				    "to %s, first in the group", gs->name,
-				    l->member, field->valuestring,
-				    gs->links[v - 1]->member);
-				hmap_put(gs->uris, field->valuestring, flen,
-				    (void *)(v | GROUP_URI_LOGGED));
-			}
-		} else if (op->list == GROUP_LIST_TEMPLATES &&
-		    l->ntemplates < GROUP_TEMPLATES_MAX) {
-			l->templates = xreallocarray(l->templates,
-			    l->ntemplates + 1, sizeof *l->templates);
-			l->templates[l->ntemplates++] =
-			    xstrdup(field->valuestring);
-		}
-		cJSON_AddItemToArray(op->items, copy);
-	}
-	if (clashes > 1)
-		log_warnx("group %s: %zu more names of %s clashed and were "
-		    "left out", gs->name, clashes - 1, l->member);
-	next = cJSON_GetObjectItemCaseSensitive(result, "nextCursor");
-	if (cJSON_IsString(next) && next->valuestring[0] != '\0') {
-		snprintf(key, sizeof key, "%zu", link);
-		cJSON_AddStringToObject(op->cursors, key, next->valuestring);
-	}
-}
-
-/* Which member a resource URI goes to first, or -1: try them all. */
-static ssize_t
-group_route_uri(struct group_session *gs, const char *uri, size_t len)
-{
-	uintptr_t	 v;
-	size_t		 i, j;
-
-	if ((v = (uintptr_t)hmap_get(gs->uris, uri, len)) != 0)
-		return ((ssize_t)((v & ~GROUP_URI_LOGGED) - 1));
-	for (i = 0; i < gs->nlinks; i++)
-		for (j = 0; j < gs->links[i]->ntemplates; j++)
-			if (url_template_match(gs->links[i]->templates[j],
-			    uri))
-				return ((ssize_t)i);
-	return (-1);
 }
 
 /* Pass a member's reply on to the client under the client's id. */
@@ -631,31 +408,77 @@ group_pass_reply(struct group_session *gs, const char *id, size_t id_len,
 		client_queue_iov(gs->client, iov, (int)n);
 }
 
-/* Send op's resource request to the next member not tried; -1: none. */
+/* Is a member after index from left to try, attached now? */
+static int
+group_resource_more(const struct group_session *gs, size_t from)
+{
+	size_t	 i;
+
+	for (i = from; i < gs->nlinks; i++)
+		if (gs->links[i]->att != NULL)
+			return (1);
+	return (0);
+}
+
+/* op's request is to go under gid now (ids are never used twice). */
+static int
+group_op_regid(struct group_session *gs, struct group_op *op, int64_t gid)
+{
+	struct envelope		 env;
+	struct envelope_edit	 edit;
+	char			 text[ENVELOPE_INT64_BYTES], *line;
+	size_t			 erroff, len;
+
+	if (envelope_scan(op->line, op->len, &env, &erroff) != 0)
+		return (-1);
+	edit.off = env.id.off;
+	edit.len = env.id.len;
+	edit.text = text;
+	edit.text_len = envelope_print_int64(gid, text);
+	if ((line = group_splice(op->line, op->len, &edit, 1, &len)) == NULL)
+		return (-1);
+	group_op_drop_line(gs, op);
+	op->line = line;
+	op->len = len;
+	group_budget_op_add(gs, op, len);
+	op->gid = gid;
+	return (0);
+}
+
+/*
+ * Send op's resource request to the next member not tried; -1: none.  It
+ * goes as op keeps it, under a fresh gid each time; it is let go when it
+ * goes to the last member left, as nothing will need it again.  The
+ * member's router may answer at once, so op is not touched after the
+ * request is out (the answer may have freed it).
+ */
 static int
 group_resource_next(struct group_session *gs, struct group_op *op)
 {
 	struct group_sent	*q;
-	struct envelope		 env;
-	struct envelope_edit	 edit;
-	char			 gid[ENVELOPE_INT64_BYTES];
-	size_t			 erroff, i;
+	char			*line;
+	size_t			 i, len;
 
-	for (i = op->next; i < gs->nlinks; i++) {
-		if ((ssize_t)i == op->first || !group_link_usable(gs, i))
+	for (i = op->next; op->line != NULL && i < gs->nlinks; i++) {
+		if (!group_link_usable(gs, i))
 			continue;
 		op->next = i + 1;
-		if (envelope_scan(op->line, op->len, &env, &erroff) != 0)
-			return (-1);
 		q = group_sent_new(gs, i, NULL, 0, op);
-		edit.off = env.id.off;
-		edit.len = env.id.len;
-		edit.text = gid;
-		edit.text_len = envelope_print_int64(q->gid, gid);
-		if (group_forward(gs, i, op->line, op->len, &edit, 1) == 0)
+		if (q->gid != op->gid && group_op_regid(gs, op, q->gid) != 0) {
+			group_sent_free(gs, q);
+			break;
+		}
+		if (group_resource_more(gs, i + 1)) {
+			router_client_line(gs->links[i]->att, op->line,
+			    op->len);
 			return (0);
-		group_sent_free(gs, q);
+		}
+		line = group_op_take_line(gs, op, &len);
+		router_client_line(gs->links[i]->att, line, len);
+		free(line);
+		return (0);
 	}
+	group_op_drop_line(gs, op);
 	return (-1);
 }
 
@@ -686,34 +509,26 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
 {
 	struct group_op	*op = q->op;
 	size_t		 link = q->link;
-	cJSON		*result;
 
 	group_sent_free(gs, q);
 	if (op == NULL)
 		return;
 	switch (op->kind) {
 	case GROUP_OP_LIST:
-		if (env->result.type == ENVELOPE_OBJECT &&
-		    env->result.len <= RPC_PARSE_MAX_BYTES &&
-		    (result = cJSON_ParseWithLength(line + env->result.off,
-		    env->result.len)) != NULL) {
-			cJSON_Delete(op->results[link]);
-			op->results[link] = result;
-		} else
-			log_warnx("group %s: %s failed on %s; left out",
-			    gs->name, group_lists[op->list].method,
-			    gs->links[link]->member);
-		break;
+		group_list_reply(gs, op, link, line, env);
+		return;
 	case GROUP_OP_LEVEL:
 		if (env->result.type != ENVELOPE_ABSENT)
 			op->ok = 1;
 		break;
 	case GROUP_OP_RESOURCE:
 		/* Not found there: the next member, if any is left. */
-		if (group_not_found(line, env) &&
+		if (!op->failed && group_not_found(line, env) &&
 		    group_resource_next(gs, op) == 0)
 			return;
-		group_pass_reply(gs, op->id, op->id_len, line, len, env);
+		if (!op->failed)
+			group_pass_reply(gs, op->id, op->id_len, line, len,
+			    env);
 		group_op_free(gs, op);
 		return;
 	case GROUP_OP_QUIET:
@@ -742,6 +557,22 @@ group_member_refuse(struct group_session *gs, size_t link, const char *id,
 	free(text);
 }
 
+/* What a member's request waiting for the client holds, in the budget. */
+static size_t
+group_down_bytes(const struct group_down *d)
+{
+	return (sizeof *d + d->id_len + 1 + GROUP_ENTRY_BYTES);
+}
+
+static void
+group_down_free(struct group_session *gs, struct group_down *d)
+{
+	hmap_del_i64(gs->downs, d->did);
+	group_budget_sub(gs, group_down_bytes(d));
+	free(d->id);
+	free(d);
+}
+
 /* A request a member sends the client: numbered by the session. */
 static void
 group_member_request(struct group_session *gs, size_t link, const char *line,
@@ -768,6 +599,7 @@ group_member_request(struct group_session *gs, size_t link, const char *line,
 	d->id = xstrndup(line + env->id.off, env->id.len);
 	d->id_len = env->id.len;
 	hmap_put_i64(gs->downs, d->did, d);
+	group_budget_add(gs, group_down_bytes(d));
 	edit.off = env->id.off;
 	edit.len = env->id.len;
 	edit.text = did;
@@ -809,9 +641,7 @@ group_member_cancelled(struct group_session *gs, size_t link,
 		if ((n = envelope_splice(line, len, &edit, 1, iov,
 		    nitems(iov))) > 0)
 			client_queue_iov(gs->client, iov, (int)n);
-		hmap_del_i64(gs->downs, d->did);
-		free(d->id);
-		free(d);
+		group_down_free(gs, d);
 		return;
 	}
 }
@@ -918,11 +748,8 @@ group_link_detached(struct glink *l, const char *reason)
 	hmap_iter_init(gs->downs, &it);
 	while (hmap_iter_next(&it, NULL, NULL, &value)) {
 		d = value;
-		if (d->link != l->index)
-			continue;
-		hmap_del_i64(gs->downs, d->did);
-		free(d->id);
-		free(d);
+		if (d->link == l->index)
+			group_down_free(gs, d);
 	}
 	if (l->paused)
 		group_link_pause(l, 0);
@@ -942,6 +769,8 @@ group_link_detached(struct glink *l, const char *reason)
 			continue;
 		if (op->kind != GROUP_OP_RESOURCE)
 			group_op_part_done(gs, op);
+		else if (op->failed)
+			group_op_free(gs, op);
 		else if (group_resource_next(gs, op) == -1) {
 			group_error(gs, op->id, op->id_len,
 			    RPC_RESOURCE_NOT_FOUND, "resource not found in "
@@ -963,132 +792,6 @@ group_link_session(struct glink *l, int up)
 /*
  * From the client.
  */
-
-/*
- * A cursor this session gave out: members' indexes (in decimal) to their
- * own cursors, at least one.
- */
-static int
-group_cursor_valid(const struct group_session *gs, const cJSON *cursors)
-{
-	const cJSON	*c;
-	char		*end;
-	unsigned long	 i;
-
-	if (!cJSON_IsObject(cursors) || cursors->child == NULL)
-		return (0);
-	cJSON_ArrayForEach(c, cursors) {
-		i = strtoul(c->string, &end, 10);
-		if (!cJSON_IsString(c) || c->string[0] < '0' ||
-		    c->string[0] > '9' || *end != '\0' || i >= gs->nlinks)
-			return (0);
-	}
-	return (1);
-}
-
-/* Fan a list request out to every member that is up or starting. */
-static void
-group_list(struct group_session *gs, enum group_list list, const char *line,
-    const struct envelope *env)
-{
-	struct group_op	*op;
-	cJSON		*params, *cursors = NULL, *c;
-	const cJSON	*e;
-	unsigned char	*json;
-	char		*cursor = NULL, key[24];
-	size_t		 i, n;
-
-	if (env->params.type == ENVELOPE_OBJECT &&
-	    env->params.len <= RPC_PARSE_MAX_BYTES &&
-	    (params = cJSON_ParseWithLength(line + env->params.off,
-	    env->params.len)) != NULL) {
-		e = cJSON_GetObjectItemCaseSensitive(params, "cursor");
-		if (cJSON_IsString(e))
-			cursor = xstrdup(e->valuestring);
-		cJSON_Delete(params);
-	}
-	if (cursor != NULL) {
-		json = strlen(cursor) <= RPC_PARSE_MAX_BYTES ?
-		    b64url_decode(cursor, strlen(cursor), &n) : NULL;
-		if (json != NULL)
-			cursors = cJSON_ParseWithLength((char *)json, n);
-		free(json);
-		free(cursor);
-		if (!group_cursor_valid(gs, cursors)) {
-			cJSON_Delete(cursors);
-			group_error(gs, line + env->id.off, env->id.len,
-			    RPC_INVALID_PARAMS, "invalid params: not a cursor "
-			    "this group gave out");
-			return;
-		}
-	} else if (list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS)
-		group_names_reset(&gs->names[list]);
-	else if (list == GROUP_LIST_RESOURCES) {
-		/* What a member listed before may be gone: forget it. */
-		hmap_free(gs->uris);
-		gs->uris = hmap_new(hmap_random_seed());
-	} else if (list == GROUP_LIST_TEMPLATES) {
-		for (i = 0; i < gs->nlinks; i++)
-			group_link_templates_clear(gs->links[i]);
-	}
-
-	op = group_op_new(gs, GROUP_OP_LIST, line + env->id.off, env->id.len);
-	op->list = list;
-	op->results = xcalloc(gs->nlinks + 1, sizeof *op->results);
-	op->nresults = gs->nlinks;
-	op->items = cJSON_CreateArray();
-	op->cursors = cJSON_CreateObject();
-	op->waiting = 1;	/* until every request is out */
-	for (i = 0; i < gs->nlinks; i++) {
-		if (cursors != NULL) {
-			snprintf(key, sizeof key, "%zu", i);
-			c = cJSON_GetObjectItemCaseSensitive(cursors, key);
-			if (!cJSON_IsString(c))
-				continue;
-		} else
-			c = NULL;
-		if (!group_link_usable(gs, i))
-			continue;
-		params = cJSON_CreateObject();
-		if (c != NULL)
-			cJSON_AddStringToObject(params, "cursor",
-			    c->valuestring);
-		op->waiting++;
-		group_own_request(gs, i, op, group_lists[list].method,
-		    params);
-	}
-	cJSON_Delete(cursors);
-	group_op_part_done(gs, op);
-}
-
-/*
- * The member and its own name for a name the group gave out (kind: tools
- * or prompts); NULL if no member offers it.
- */
-static const char *
-group_find_name(struct group_session *gs, int kind, const char *name,
-    size_t *link)
-{
-	const struct group_name	*gn;
-	const char		*rest;
-	size_t			 i;
-
-	if (!filter_allows(gs->filters[group_lists[kind].filter], name))
-		return (NULL);
-	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
-		*link = gn->link;
-		return (gn->name);
-	}
-	/* Not listed in this session: MEMBER SEP NAME as is. */
-	for (i = 0; i < gs->nlinks; i++) {
-		if (!gs->links[i]->gone && gname_split(name,
-		    gs->links[i]->member, gs->sep, &rest)) {
-			*link = i;
-			return (rest);
-		}
-	}
-	return (NULL);
-}
 
 /* A client's request its member cannot take (not attached): answered. */
 static void
@@ -1227,8 +930,9 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	struct group_op		*op;
 	struct group_sent	*q;
 	struct envelope_edit	 edit;
-	char			*uri, gid[ENVELOPE_INT64_BYTES];
+	char			*uri, *why, gid[ENVELOPE_INT64_BYTES];
 	ssize_t			 link;
+	size_t			 i, attached = 0;
 	int			 n;
 
 	uri = xmalloc(GROUP_URI_MAX);
@@ -1259,12 +963,31 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 			return;
 		group_sent_free(gs, q);
 	}
-	/* Nobody listed it: each member in group order, while not found. */
+	/*
+	 * Nobody listed it: each member in group order, while not found.  The
+	 * request is kept for that, within what the session may hold.
+	 */
+	for (i = 0; i < gs->nlinks; i++)
+		if (gs->links[i]->att != NULL)
+			attached++;
+	if (attached > 1 && (why = group_budget_refuses(gs, len)) != NULL) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    MCPD_ERR_LIMIT, "a resource no server of group %s listed "
+		    "is tried on each in turn, which keeps the request of %zu "
+		    "bytes: %s", gs->name, len, why);
+		free(why);
+		return;
+	}
 	op = group_op_new(gs, GROUP_OP_RESOURCE, line + env->id.off,
 	    env->id.len);
-	op->line = xstrndup(line, len);
-	op->len = len;
-	op->first = -1;
+	/* Under the gid its first member will get: one copy, the one kept. */
+	op->gid = gs->next_gid + 1;
+	edit.off = env->id.off;
+	edit.len = env->id.len;
+	edit.text = gid;
+	edit.text_len = envelope_print_int64(op->gid, gid);
+	if ((op->line = group_splice(line, len, &edit, 1, &op->len)) != NULL)
+		group_budget_op_add(gs, op, op->len);
 	if (group_resource_next(gs, op) == -1) {
 		group_error(gs, op->id, op->id_len, RPC_RESOURCE_NOT_FOUND,
 		    "resource not found in group %s", gs->name);
@@ -1432,8 +1155,7 @@ group_client_response(struct group_session *gs, const char *line,
 	edit.text = d->id;
 	edit.text_len = d->id_len;
 	group_forward(gs, d->link, line, len, &edit, 1);
-	free(d->id);
-	free(d);
+	group_down_free(gs, d);
 }
 
 enum router_line
@@ -1489,6 +1211,13 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 		group_error(gs, id, env.id.len, RPC_INVALID_REQUEST,
 		    "invalid request: this id is already in use by a request "
 		    "in flight");
+		return (ROUTER_LINE_TAKEN);
+	}
+	if (group_budget_exhausted(gs)) {
+		group_error(gs, id, env.id.len, MCPD_ERR_LIMIT, "mcpd's memory "
+		    "budget (memory_budget_bytes %zu) is used up; try again "
+		    "when clients have read their replies",
+		    gs->mcpd->conf->memory_budget_bytes);
 		return (ROUTER_LINE_TAKEN);
 	}
 	if (hmap_count(gs->by_client) + hmap_count(gs->op_ids) >=
@@ -1600,8 +1329,8 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 	if (strcmp(gs->sep, g->separator) != 0) {
 		free(gs->sep);
 		gs->sep = xstrdup(g->separator);
-		group_names_reset(&gs->names[GROUP_LIST_TOOLS]);
-		group_names_reset(&gs->names[GROUP_LIST_PROMPTS]);
+		group_names_reset(gs, GROUP_LIST_TOOLS);
+		group_names_reset(gs, GROUP_LIST_PROMPTS);
 		changed = 1;
 	}
 	for (i = 0; i < gs->nlinks; i++) {
@@ -1680,9 +1409,9 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	gs->by_client = hmap_new(hmap_random_seed());
 	gs->op_ids = hmap_new(hmap_random_seed());
 	gs->downs = hmap_new(hmap_random_seed());
-	group_names_reset(&gs->names[GROUP_LIST_TOOLS]);
-	group_names_reset(&gs->names[GROUP_LIST_PROMPTS]);
-	gs->uris = hmap_new(hmap_random_seed());
+	group_names_reset(gs, GROUP_LIST_TOOLS);
+	group_names_reset(gs, GROUP_LIST_PROMPTS);
+	group_uris_reset(gs);
 	TAILQ_INIT(&gs->pending);
 	TAILQ_INIT(&gs->ops);
 	for (i = 0; i < FILTER_KINDS; i++)
@@ -1726,7 +1455,7 @@ group_detach(struct group_session *gs, const char *reason)
 	for (i = 0; i < gs->nlinks; i++) {
 		if (gs->links[i]->att != NULL)
 			router_detach(gs->links[i]->att, reason);
-		group_link_templates_clear(gs->links[i]);
+		group_link_templates_clear(gs, gs->links[i]);
 		free(gs->links[i]->member);
 		free(gs->links[i]);
 	}
@@ -1736,17 +1465,16 @@ group_detach(struct group_session *gs, const char *reason)
 	while ((op = TAILQ_FIRST(&gs->ops)) != NULL)
 		group_op_free(gs, op);
 	hmap_iter_init(gs->downs, &it);
-	while (hmap_iter_next(&it, NULL, NULL, &value)) {
-		free(((struct group_down *)value)->id);
-		free(value);
-	}
+	while (hmap_iter_next(&it, NULL, NULL, &value))
+		group_down_free(gs, value);
 	hmap_free(gs->downs);
 	hmap_free(gs->by_client);
 	hmap_free(gs->op_ids);
 	idtab_free(gs->reqs);
-	group_names_free(gs->names[GROUP_LIST_TOOLS]);
-	group_names_free(gs->names[GROUP_LIST_PROMPTS]);
-	hmap_free(gs->uris);
+	group_names_free(gs, GROUP_LIST_TOOLS);
+	group_names_free(gs, GROUP_LIST_PROMPTS);
+	group_uris_free(gs);
+	group_budget_end(gs);
 	TAILQ_REMOVE(&gs->mcpd->groups->sessions, gs, entry);
 	group_stat(gs->mcpd, gs->name)->sessions--;
 	for (i = 0; i < FILTER_KINDS; i++)

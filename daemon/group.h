@@ -10,7 +10,8 @@
  * MEMBER SEP NAME, see gname.h), routes calls, reads and completions to
  * the member that offers them, fans logging/setLevel out, and numbers the
  * requests it passes to members and those members pass to the client, so
- * that ids never clash between members.
+ * that ids never clash between members.  What it holds for its client is
+ * counted in mcpd's memory budget and bounded by client_max_group_bytes.
  */
 #ifndef MCPD_GROUP_H
 #define MCPD_GROUP_H
@@ -42,6 +43,12 @@ enum router_line group_client_line(struct group_session *, const char *line,
 void		 group_detach(struct group_session *, const char *reason);
 /* Requests of the client still in flight? */
 int		 group_session_busy(const struct group_session *);
+/*
+ * Once a second (client.c's cron): while mcpd's memory budget is used up,
+ * a session holding more than its share lets go of what it holds for its
+ * requests, and answers them with -32015 (group_budget.c).
+ */
+void		 group_check_limits(struct group_session *);
 
 /* From a member's router, for a link (router.c's peer functions). */
 void		 group_link_deliver(struct glink *, const struct iovec *, int);

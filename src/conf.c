@@ -179,6 +179,9 @@ static const struct conf_daemon_setting conf_daemon_table[] = {
 	{ "client_max_held_bytes", CONF_KIND_SIZE, 0,
 	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
 	  offsetof(struct conf, client_max_held_bytes) },
+	{ "client_max_group_bytes", CONF_KIND_SIZE,
+	  CONF_MIN_CLIENT_MAX_GROUP_BYTES, CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
+	  offsetof(struct conf, client_max_group_bytes) },
 	{ "client_max_subscriptions", CONF_KIND_U32, 0, UINT32_MAX,
 	  offsetof(struct conf, client_max_subscriptions) },
 	{ "memory_budget_bytes", CONF_KIND_SIZE, CONF_MIN_MEMORY_BUDGET_BYTES,
@@ -1611,6 +1614,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.conf->max_connections_per_uid = CONF_DEFAULT_MAX_CONNECTIONS_PER_UID;
 	cp.conf->client_max_inflight = CONF_DEFAULT_CLIENT_MAX_INFLIGHT;
 	cp.conf->client_max_held_bytes = CONF_DEFAULT_CLIENT_MAX_HELD_BYTES;
+	cp.conf->client_max_group_bytes = CONF_DEFAULT_CLIENT_MAX_GROUP_BYTES;
 	cp.conf->client_max_subscriptions =
 	    CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS;
 	cp.conf->memory_budget_bytes = CONF_DEFAULT_MEMORY_BUDGET_BYTES;

@@ -64,6 +64,9 @@
 #define CONF_DEFAULT_MAX_CONNECTIONS_PER_UID	256
 #define CONF_DEFAULT_CLIENT_MAX_INFLIGHT	4096
 #define CONF_DEFAULT_CLIENT_MAX_HELD_BYTES	(32 * 1024 * 1024)
+#define CONF_DEFAULT_CLIENT_MAX_GROUP_BYTES	(32 * 1024 * 1024)
+/* A group session must hold one list page of a member (RPC_PARSE_MAX_BYTES). */
+#define CONF_MIN_CLIENT_MAX_GROUP_BYTES		(1024 * 1024)
 #define CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS	4096
 #define CONF_DEFAULT_MEMORY_BUDGET_BYTES	(256 * 1024 * 1024)
 #define CONF_MIN_MEMORY_BUDGET_BYTES		(16 * 1024 * 1024)
@@ -288,6 +291,7 @@ struct conf {
 	/* What one client may have mcpd hold for it. */
 	uint32_t		 client_max_inflight;	/* requests, per server */
 	size_t			 client_max_held_bytes;	/* while one starts */
+	size_t			 client_max_group_bytes; /* a group session */
 	uint32_t		 client_max_subscriptions; /* per server */
 	/* Everything queued for peers, all together (see budget.h). */
 	size_t			 memory_budget_bytes;

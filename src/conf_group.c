@@ -8,7 +8,8 @@
  *
  * A group's "tools", "prompts" and "resources" filters (filter.h) narrow
  * further what its members' own filters let through; tools and prompts
- * are matched by the names the group gives them, resources by URI.
+ * are matched by every spelling of their names (gname.h), resources by
+ * URI.
  *
  * A group's name follows the rules of a server's and shares their
  * namespace: a group named like a server is an error, except for "all",
@@ -161,8 +162,8 @@ conf_group_separator(struct conf_parse *cp, const char *path,
 	if (!cJSON_IsString(item) || (len = strlen(item->valuestring)) == 0 ||
 	    len > CONF_GROUP_SEP_MAX || strspn(item->valuestring,
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_-") != len) {
-		conf_error(cp, path, "expected 1 to %d of A-Z a-z 0-9 _ -",
+	    "0123456789_.-") != len) {
+		conf_error(cp, path, "expected 1 to %d of A-Z a-z 0-9 _ . -",
 		    CONF_GROUP_SEP_MAX);
 		return (-1);
 	}

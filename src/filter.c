@@ -300,6 +300,27 @@ filter_allows(const struct filter *f, const char *name)
 	return (0);
 }
 
+int
+filter_allows_any(const struct filter *f, const char *const *names,
+    size_t n)
+{
+	size_t	 i, j;
+
+	if (f == NULL)
+		return (1);
+	for (i = 0; i < f->ndeny; i++)
+		for (j = 0; j < n; j++)
+			if (filter_glob(f->deny[i], names[j]))
+				return (0);
+	if (!f->has_allow)
+		return (1);
+	for (i = 0; i < f->nallow; i++)
+		for (j = 0; j < n; j++)
+			if (filter_glob(f->allow[i], names[j]))
+				return (1);
+	return (0);
+}
+
 /*
  * Configuration.
  */

@@ -96,6 +96,13 @@ int		 filter_equal(const struct filter *, const struct filter *);
 int		 filter_glob(const char *pattern, const char *name);
 /* 1 if name passes f; a NULL filter lets everything pass. */
 int		 filter_allows(const struct filter *f, const char *name);
+/*
+ * 1 if a thing known by several names (n of them) passes f: no deny
+ * pattern matches any of them and, if allow is given, one of its patterns
+ * matches one of them.  A group's tools are (gname.h).
+ */
+int		 filter_allows_any(const struct filter *f,
+		    const char *const *names, size_t n);
 
 /*
  * Narrow a list result given as the JSON text of its result object.

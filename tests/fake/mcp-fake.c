@@ -32,6 +32,11 @@
  *                              keep reading stdin)
  *   --tools-page=N             tools/list in pages of N tools, the cursor
  *                              being the index of the next one
+ *   --extra-tools=N            offer N more tools, tool-1 ... tool-N, each
+ *                              with a description of some 300 bytes
+ *   --tool=NAME                offer one more tool named NAME (any bytes;
+ *                              given up to 16 times): a call writes
+ *                              "called NAME" to stderr and answers it
  *   --slow-ms=N                take N ms over each request, and read
  *                              stdin 4 KiB at a time (a slow reader)
  *   --split-ms=N               write each message in two halves, N ms
@@ -95,6 +100,9 @@
 #define STDERR_MAX_LINES	10000000LL
 #define FLOOD_MAX_REQUESTS	100000000LL
 #define EXIT_AFTER_MAX_MS	(24LL * 60 * 60 * 1000)
+#define EXTRA_TOOLS_MAX		100000
+#define NAMED_TOOLS_MAX		16
+#define EXTRA_TOOL_DESC_BYTES	300
 
 #define RPC_PARSE_ERROR		(-32700)
 #define RPC_INVALID_REQUEST	(-32600)
@@ -140,6 +148,9 @@ struct fake {
 	long long	 flood_requests;
 	int		 hang_after_init;
 	long		 tools_page;		/* tools per page; 0: one page */
+	long long	 extra_tools;		/* tool-1 ... tool-N */
+	const char	*named_tools[NAMED_TOOLS_MAX];
+	size_t		 nnamed_tools;
 	long long	 slow_ms;
 	long long	 split_ms;	/* between a message's two halves */
 	const char	*flood_method;
@@ -297,6 +308,8 @@ static const struct fake_resource fake_resources[] = {
 "  --flood-method=NAME        their method (ping)\n" \
 "  --hang-after-init          answer initialize, then nothing more\n" \
 "  --tools-page=N             tools/list in pages of N tools (cursors)\n" \
+"  --extra-tools=N            offer N more tools, tool-1 ... tool-N\n" \
+"  --tool=NAME                offer a tool named NAME (up to 16 times)\n" \
 "  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
 "  --split-ms=N               write each message in two halves, N ms apart\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
@@ -1302,14 +1315,57 @@ fake_empty(struct fake *f, struct fake_msg *m, cJSON *params)
 	fake_reply(f, m, cJSON_CreateObject());
 }
 
+/* The fixed tools, then --tool's, then --extra-tools'. */
+static size_t
+fake_tools_count(const struct fake *f)
+{
+	return (sizeof fake_tools / sizeof *fake_tools + f->nnamed_tools +
+	    (size_t)f->extra_tools);
+}
+
+static void	fake_extra_name(size_t, char [32]);
+
+static cJSON *
+fake_tool_entry(const struct fake *f, size_t i)
+{
+	const size_t	 nfixed = sizeof fake_tools / sizeof *fake_tools;
+	cJSON		*tool;
+	char		 name[32], desc[EXTRA_TOOL_DESC_BYTES + 1];
+
+	tool = cJSON_CreateObject();
+	if (i < nfixed) {
+		cJSON_AddStringToObject(tool, "name", fake_tools[i].name);
+		cJSON_AddStringToObject(tool, "description",
+		    fake_tools[i].description);
+		cJSON_AddItemToObject(tool, "inputSchema",
+		    cJSON_Parse(fake_tools[i].schema));
+		return (tool);
+	}
+	if (i - nfixed < f->nnamed_tools) {
+		cJSON_AddStringToObject(tool, "name",
+		    f->named_tools[i - nfixed]);
+		cJSON_AddStringToObject(tool, "description",
+		    "A tool named on the command line: says it was called.");
+	} else {
+		fake_extra_name(i - nfixed - f->nnamed_tools, name);
+		cJSON_AddStringToObject(tool, "name", name);
+		memset(desc, 'd', EXTRA_TOOL_DESC_BYTES);
+		desc[EXTRA_TOOL_DESC_BYTES] = '\0';
+		memcpy(desc, "Generated tool ", 15);
+		cJSON_AddStringToObject(tool, "description", desc);
+	}
+	cJSON_AddItemToObject(tool, "inputSchema",
+	    cJSON_Parse("{\"type\":\"object\"}"));
+	return (tool);
+}
+
 static void
 fake_tools_list(struct fake *f, struct fake_msg *m, cJSON *params)
 {
-	const struct fake_tool	*t;
 	const cJSON		*cursor;
-	cJSON			*result, *tools, *tool;
-	size_t			 i, first = 0;
-	size_t			 end = sizeof fake_tools / sizeof *fake_tools;
+	cJSON			*result, *tools;
+	size_t			 i, first = 0, total = fake_tools_count(f);
+	size_t			 end = total;
 	char			 next[24], *stop;
 
 	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
@@ -1324,23 +1380,36 @@ fake_tools_list(struct fake *f, struct fake_msg *m, cJSON *params)
 	}
 	if (f->tools_page > 0 && first + (size_t)f->tools_page < end)
 		end = first + (size_t)f->tools_page;
-	/* end is now this page's end; the list's is sizeof fake_tools. */
+	/* end is now this page's end; the list's is total. */
 	result = cJSON_CreateObject();
 	tools = cJSON_AddArrayToObject(result, "tools");
-	if (end < sizeof fake_tools / sizeof *fake_tools) {
+	if (end < total) {
 		snprintf(next, sizeof next, "%zu", end);
 		cJSON_AddStringToObject(result, "nextCursor", next);
 	}
-	for (i = first; i < end; i++) {
-		t = &fake_tools[i];
-		tool = cJSON_CreateObject();
-		cJSON_AddStringToObject(tool, "name", t->name);
-		cJSON_AddStringToObject(tool, "description", t->description);
-		cJSON_AddItemToObject(tool, "inputSchema",
-		    cJSON_Parse(t->schema));
-		cJSON_AddItemToArray(tools, tool);
-	}
+	for (i = first; i < end; i++)
+		cJSON_AddItemToArray(tools, fake_tool_entry(f, i));
 	fake_reply(f, m, result);
+}
+
+/* A tool of --tool or --extra-tools called: it says so. */
+static void
+fake_tool_named(struct fake *f, struct fake_msg *m, const char *name)
+{
+	char	*text;
+
+	text = fake_malloc(strlen(name) + sizeof "called ");
+	sprintf(text, "called %s", name);
+	fprintf(stderr, "%s\n", text);
+	fake_reply(f, m, fake_text_result(text, 0));
+	free(text);
+}
+
+/* The name of extra tool i (from 0) in buf. */
+static void
+fake_extra_name(size_t i, char buf[32])
+{
+	snprintf(buf, 32, "tool-%zu", i + 1);
 }
 
 static void
@@ -1348,6 +1417,7 @@ fake_tools_call(struct fake *f, struct fake_msg *m, cJSON *params)
 {
 	const struct fake_tool	*t;
 	cJSON			*name, *args, *empty = NULL, *data;
+	char			 extra[32], *stop;
 	size_t			 i;
 
 	name = cJSON_GetObjectItemCaseSensitive(params, "name");
@@ -1367,6 +1437,21 @@ fake_tools_call(struct fake *f, struct fake_msg *m, cJSON *params)
 		t->fn(f, m, args);
 		cJSON_Delete(empty);
 		return;
+	}
+	for (i = 0; i < f->nnamed_tools; i++)
+		if (strcmp(name->valuestring, f->named_tools[i]) == 0) {
+			fake_tool_named(f, m, name->valuestring);
+			return;
+		}
+	if (strncmp(name->valuestring, "tool-", 5) == 0) {
+		i = strtoul(name->valuestring + 5, &stop, 10);
+		if (*stop == '\0' && i >= 1 && i <= (size_t)f->extra_tools) {
+			fake_extra_name(i - 1, extra);
+			if (strcmp(extra, name->valuestring) == 0) {
+				fake_tool_named(f, m, name->valuestring);
+				return;
+			}
+		}
 	}
 	data = cJSON_CreateObject();
 	cJSON_AddStringToObject(data, "name", name->valuestring);
@@ -1614,6 +1699,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_FLOOD_METHOD,
 		OPT_HANG_AFTER_INIT,
 		OPT_TOOLS_PAGE,
+		OPT_EXTRA_TOOLS,
+		OPT_TOOL,
 		OPT_SLOW_MS,
 		OPT_SPLIT_MS,
 		OPT_HANG_CLOSING_STDIN,
@@ -1647,6 +1734,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "flood-method", required_argument, NULL, OPT_FLOOD_METHOD },
 		{ "hang-after-init", no_argument, NULL, OPT_HANG_AFTER_INIT },
 		{ "tools-page", required_argument, NULL, OPT_TOOLS_PAGE },
+		{ "extra-tools", required_argument, NULL, OPT_EXTRA_TOOLS },
+		{ "tool", required_argument, NULL, OPT_TOOL },
 		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
 		{ "split-ms", required_argument, NULL, OPT_SPLIT_MS },
 		{ "hang-closing-stdin", no_argument, NULL,
@@ -1733,6 +1822,18 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		case OPT_TOOLS_PAGE:
 			f->tools_page = fake_flag_number("tools-page", optarg, 1,
 			    100);
+			break;
+		case OPT_EXTRA_TOOLS:
+			f->extra_tools = fake_flag_number("extra-tools", optarg,
+			    0, EXTRA_TOOLS_MAX);
+			break;
+		case OPT_TOOL:
+			if (f->nnamed_tools == NAMED_TOOLS_MAX) {
+				fprintf(stderr, FAKE_NAME ": --tool: at most %d\n",
+				    NAMED_TOOLS_MAX);
+				fake_usage(stderr, 2);
+			}
+			f->named_tools[f->nnamed_tools++] = optarg;
 			break;
 		case OPT_SLOW_MS:
 			f->slow_ms = fake_flag_number("slow-ms", optarg, 0,

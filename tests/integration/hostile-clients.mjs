@@ -9,6 +9,11 @@
 //                  with DIR, once mcpd has held or refused them all, say
 //                  so (DIR/ready.PID) and hold on until DIR/go exists
 //   longid         a request whose id is 2000 bytes
+//   reads N BYTES DIR  N resources/read of BYTES each (URIs nobody
+//                  lists, so a group tries its members in turn); once
+//                  mcpd has taken or refused them all, say so
+//                  (DIR/ready.PID) and hold on until DIR/go exists
+//   lists N DIR    N tools/list at once; then as reads
 //   noread BYTES GO  ask for a reply of BYTES; once mcpd has begun to
 //                  send it (one chunk is read), has refused, or has
 //                  closed, say so (GO.ready.PID) and read nothing more
@@ -20,8 +25,11 @@ import net from 'node:net';
 
 const [sock, server, scenario, arg1, arg2, arg3] = process.argv.slice(2);
 const c = net.connect(sock);
-let received = 0, ended = false;
-const closed = new Promise((r) => c.once('close', r));
+let received = 0, ended = false, gone = false;
+const closed = new Promise((r) => c.once('close', () => {
+	gone = true;
+	r();
+}));
 c.on('data', (d) => { received += d.length; });
 c.on('end', () => { ended = true; });
 c.on('error', () => {});
@@ -153,6 +161,29 @@ if (scenario === 'pairs') {
 	out.got_reply = replies.some((m) => m.id === 'big');
 	console.log(JSON.stringify(out));
 	process.exit(0);
+} else if (scenario === 'reads' || scenario === 'lists') {
+	const dir = scenario === 'reads' ? arg3 : arg2;
+	const pad = scenario === 'reads' ? 'z'.repeat(Number(arg2)) : '';
+	for (let i = 1; i <= n && !ended; i++) {
+		if (scenario === 'reads')
+			await send({ jsonrpc: '2.0', id: i, method: 'resources/read',
+			    params: { uri: `nowhere://r/${i}`, pad } });
+		else
+			await send({ jsonrpc: '2.0', id: i, method: 'tools/list' });
+	}
+	// Answered after every line before it was taken or refused (unless
+	// mcpd closes the connection).
+	await Promise.race([call('done', 'mcpd/status', {}), closed]);
+	fs.writeFileSync(`${dir}/ready.${process.pid}`, '');
+	await until(`${dir}/go`);
+	const got = replies.filter((m) => typeof m.id === 'number');
+	// Closed by mcpd, with an end or a reset (it had unread input).
+	out.closed = ended || gone;
+	out.sent = n;
+	out.replies = got.length;
+	out.codes = codes(got);
+	out.message = got.find((m) => m.error?.code === -32015)?.error.message ?? null;
+	out.last_message = [...got].reverse().find((m) => m.error?.code === -32015)?.error.message ?? null;
 } else if (scenario === 'longid') {
 	const m = await call('i'.repeat(2000), 'tools/call', { name: 'echo', arguments: { text: 'x' } });
 	out.code = m.error?.code ?? null;

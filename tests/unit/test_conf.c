@@ -806,6 +806,19 @@ START_TEST(test_groups)
 	ck_assert_ptr_null(conf_find_group(conf, "a"));
 	conf_free(conf);
 
+	/* What a session may hold; a separator with a dot. */
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'x'}}, 'groups': "
+	    "{'g': {'servers': ['a'], 'separator': '.'}}}");
+	ck_assert_uint_eq(conf->client_max_group_bytes, 32 * 1024 * 1024);
+	ck_assert_str_eq(conf_find_group(conf, "g")->separator, ".");
+	conf_free(conf);
+	conf = parse_ok("{'mcpd': {'client_max_group_bytes': 2097152}}");
+	ck_assert_uint_eq(conf->client_max_group_bytes, 2097152);
+	conf_free(conf);
+	expect_error("{'mcpd': {'client_max_group_bytes': 1000}}",
+	    "mcpd.client_max_group_bytes: expected an integer between "
+	    "1048576 and 4294967296");
+
 	/* Without servers, "all" is an empty group. */
 	conf = parse_ok("{}");
 	ck_assert_uint_eq(conf->ngroups, 1);
@@ -869,10 +882,10 @@ START_TEST(test_group_errors)
 	    "groups.g.servers[2]: the same server as [0]");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
 	    "'separator': ''}}}",
-	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ . -");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a'], "
-	    "'separator': '.'}}}",
-	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ -");
+	    "'separator': '/'}}}",
+	    "groups.g.separator: expected 1 to 8 of A-Z a-z 0-9 _ . -");
 	expect_error("{" S ", 'groups': {'g': {'servers': ['a']}, "
 	    "'g': {'servers': ['b']}}}",
 	    "groups: duplicate group name \"g\"");

@@ -283,6 +283,33 @@ START_TEST(test_allow_deny)
 }
 END_TEST
 
+/* A thing with several names: denied by any, allowed by one. */
+START_TEST(test_allows_any)
+{
+	static const char *const names[] = { "fs__files.delete",
+	    "files.delete", "fs__files_delete-0459047b" };
+	struct filter	*f;
+
+	f = make("{'deny': ['fs__files_delete*']}");
+	ck_assert(!filter_allows_any(f, names, 3));
+	ck_assert(filter_allows_any(f, names, 2));
+	filter_free(f);
+	f = make("{'deny': ['files.delete']}");
+	ck_assert(!filter_allows_any(f, names, 3));
+	ck_assert(filter_allows_any(f, names, 1));
+	filter_free(f);
+	f = make("{'allow': ['files.*']}");
+	ck_assert(filter_allows_any(f, names, 3));
+	ck_assert(!filter_allows_any(f, names, 1));
+	filter_free(f);
+	f = make("{'allow': ['*'], 'deny': ['*-0459047b']}");
+	ck_assert(!filter_allows_any(f, names, 3));
+	filter_free(f);
+	ck_assert(filter_allows_any(NULL, names, 3));
+	ck_assert(filter_allows_any(NULL, names, 0));
+}
+END_TEST
+
 START_TEST(test_parse_errors)
 {
 	refused("[]", "f: expected an object with \"allow\" and/or \"deny\" "
@@ -629,6 +656,7 @@ unit_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rules");
 	tcase_add_test(tc, test_allow_deny);
+	tcase_add_test(tc, test_allows_any);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_dup_equal);
 	tcase_add_test(tc, test_methods);

@@ -1,0 +1,222 @@
+/*
+ * group_int.h -- a group session's insides, shared by its three files and
+ * by nothing else: group.c (the session: ids, calls, resources, links),
+ * group_list.c (lists fanned out and merged, the names given out) and
+ * group_budget.c (what the session holds, counted and bounded).
+ * Everything outside uses group.h.
+ *
+ * Every byte a session holds for its client beyond its fixed part (the
+ * requests it has out, the requests it keeps to try on another member,
+ * members' list pages waiting for the others, the names, URIs and
+ * templates it gave out) is counted in gs->mem and in mcpd's one memory
+ * budget, by whoever allocates it, through group_budget_add and
+ * group_budget_sub.
+ */
+#ifndef MCPD_GROUP_INT_H
+#define MCPD_GROUP_INT_H
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "filter.h"
+
+struct attachment;
+struct client;
+struct envelope;
+struct hmap;
+struct idtab;
+struct mcpd;
+
+/*
+ * What a table entry costs beside its key and its value (the slot, the
+ * allocator's header): counted with every entry.
+ */
+#define GROUP_ENTRY_BYTES	64
+#define GROUP_URI_MAX		4096	/* as the router's */
+
+enum group_list {
+	GROUP_LIST_TOOLS,
+	GROUP_LIST_PROMPTS,
+	GROUP_LIST_RESOURCES,
+	GROUP_LIST_TEMPLATES,
+	GROUP_LIST_COUNT
+};
+
+struct group_list_kind {
+	const char	*method;
+	const char	*key;		/* the array in the result */
+	const char	*field;		/* an entry's name or uri */
+	enum filter_kind filter;	/* the group's filter that narrows it */
+};
+extern const struct group_list_kind group_lists[GROUP_LIST_COUNT];
+
+struct glink {
+	struct group_session	*gs;
+	size_t			 index;
+	char			*member;	/* the server's name */
+	struct attachment	*att;		/* NULL: not attached */
+	int			 paused;
+	int			 gone;		/* removed from the group */
+	char			**templates;	/* resource templates listed */
+	size_t			 ntemplates;
+};
+
+/* A name the session gave out: which member, and the member's name. */
+struct group_name {
+	size_t		 link;
+	char		*name;
+};
+
+enum group_op_kind {
+	GROUP_OP_LIST,
+	GROUP_OP_LEVEL,
+	GROUP_OP_RESOURCE,	/* tried member after member on -32002 */
+	GROUP_OP_QUIET,		/* initialize on a link: reply dropped */
+};
+
+/* A member's page of a list, as it sent it, until every member has. */
+struct group_part {
+	char		*text;		/* the result object; NULL: none */
+	size_t		 len;
+};
+
+/* A client request answered by the session from its members' replies. */
+struct group_op {
+	TAILQ_ENTRY(group_op)	 entry;		/* gs->ops */
+	enum group_op_kind	 kind;
+	char			*id;		/* the client's, raw JSON */
+	size_t			 id_len;
+	size_t			 waiting;	/* replies still to come */
+	size_t			 mem;		/* counted in gs->mem */
+	enum group_list		 list;
+	struct group_part	*parts;		/* LIST: per member */
+	size_t			 nparts;
+	int			 ok;		/* LEVEL: a member took it */
+	char			*line;		/* RESOURCE: the request under
+						   gid, while a member is left
+						   to try */
+	size_t			 len;
+	int64_t			 gid;		/* RESOURCE: the last sent */
+	size_t			 next;		/* RESOURCE: next member */
+	int			 failed;	/* answered with an error; what
+						   it held let go */
+};
+
+/* A request the session passed to a member under a gid. */
+struct group_sent {
+	TAILQ_ENTRY(group_sent)	 entry;		/* gs->pending */
+	int64_t			 gid;
+	size_t			 link;
+	char			*id;		/* the client's; NULL: op's */
+	size_t			 id_len;
+	struct group_op		*op;		/* NULL: nobody waits */
+};
+
+/* A member's request passed to the client under a session number. */
+struct group_down {
+	int64_t			 did;
+	size_t			 link;
+	char			*id;		/* the member router's id */
+	size_t			 id_len;
+};
+
+struct group_session {
+	struct mcpd		*mcpd;
+	struct client		*client;
+	char			*name;
+	char			*sep;
+	struct filter		*filters[FILTER_KINDS];	/* the group's */
+	struct glink		**links;	/* never reordered */
+	size_t			 nlinks;
+	struct idtab		*reqs;		/* gid -> group_req */
+	struct hmap		*by_client;	/* client id -> group_sent */
+	struct hmap		*op_ids;	/* client id -> group_op */
+	struct hmap		*downs;		/* did -> group_down */
+	struct hmap		*names[2];	/* tools, prompts */
+	struct hmap		*uris;		/* uri -> link index + 1 */
+	int64_t			 next_gid;
+	int64_t			 next_did;
+	size_t			 npaused;
+	size_t			 mem;		/* held, in the budget */
+	uint64_t		 budget_logged_ms; /* group_budget_check */
+	TAILQ_HEAD(, group_sent)	 pending;	/* sent, not answered */
+	TAILQ_HEAD(, group_op)	 ops;
+	TAILQ_ENTRY(group_session) entry;
+};
+
+/* group.c */
+void	group_result(struct group_session *, const char *id, size_t id_len,
+	    const char *result);
+void	group_error(struct group_session *, const char *id, size_t id_len,
+	    int code, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+void	group_own_request(struct group_session *, size_t link,
+	    struct group_op *, const char *method, cJSON *params);
+int	group_link_usable(const struct group_session *, size_t link);
+struct group_op *group_op_new(struct group_session *, enum group_op_kind,
+	    const char *id, size_t id_len);
+void	group_op_free(struct group_session *, struct group_op *);
+void	group_op_part_done(struct group_session *, struct group_op *);
+/*
+ * Answer op's client with an error now and let go of what op holds; op
+ * itself stays until its members' replies (then dropped) are in.
+ */
+void	group_op_fail(struct group_session *, struct group_op *, int code,
+	    const char *message);
+
+/* group_list.c: lists fanned out and merged; the names given out. */
+void	group_list(struct group_session *, enum group_list,
+	    const char *line, const struct envelope *);
+/* A member's reply to a list op's request. */
+void	group_list_reply(struct group_session *, struct group_op *,
+	    size_t link, const char *line, const struct envelope *);
+void	group_list_done(struct group_session *, struct group_op *);
+void	group_part_clear(struct group_session *, struct group_op *,
+	    size_t link);
+void	group_names_reset(struct group_session *, int kind);
+void	group_names_free(struct group_session *, int kind);
+void	group_uris_reset(struct group_session *);
+void	group_uris_free(struct group_session *);
+void	group_link_templates_clear(struct group_session *, struct glink *);
+/*
+ * The member and its own name for a name the group gives out (kind:
+ * tools or prompts); NULL if no member offers it under that name, or the
+ * group's filter hides it.
+ */
+const char *group_find_name(struct group_session *, int kind,
+	    const char *name, size_t *link);
+/* Which member a resource URI goes to first, or -1: try them all. */
+ssize_t	group_route_uri(struct group_session *, const char *uri,
+	    size_t len);
+
+/* group_budget.c: what the session holds, counted and bounded. */
+void	group_budget_add(struct group_session *, size_t);
+void	group_budget_sub(struct group_session *, size_t);
+/* The same for what one op holds (op->mem, let go with op). */
+void	group_budget_op_add(struct group_session *, struct group_op *,
+	    size_t);
+/*
+ * Take a buffer op holds (*text, *text_len bytes) out of it and out of
+ * the count; the caller frees what is returned (NULL: none), of *len.
+ */
+char	*group_budget_op_take(struct group_session *, struct group_op *,
+	    char **text, size_t *text_len, size_t *len);
+/*
+ * May the session hold n more bytes?  NULL if so, else why not (malloc'd,
+ * naming the limit): client_max_group_bytes, or memory_budget_bytes that
+ * n would pass while the session holds more than its share.
+ */
+char	*group_budget_refuses(const struct group_session *, size_t n);
+/* The same, when nobody is told why. */
+int	group_budget_fits(const struct group_session *, size_t n);
+/* Is mcpd's budget used up?  Then a new request is refused. */
+int	group_budget_exhausted(const struct group_session *);
+/* The session is gone: what it still had counted leaves the budget. */
+void	group_budget_end(struct group_session *);
+
+#endif /* MCPD_GROUP_INT_H */

@@ -1,0 +1,564 @@
+/*
+ * group_list.c -- a group session's lists: a list request fanned out to
+ * the members, their pages merged, and the names the session gave out.
+ *
+ * A list request goes to every member that is up or starting; the result
+ * is the union, in group order, tools and prompts renamed (gname.h).  The
+ * names given out are remembered, so calls find their member and original
+ * name even when the name had to be shortened.  A member's own pages
+ * continue under the group's cursor: base64url of a JSON object {"member
+ * index": "member cursor", ...} of the members with more pages.  A member
+ * that fails or is down contributes nothing.
+ *
+ * A member's page waits for the others as the text it came in (a tree is
+ * built only to merge, once all have come), and is counted in the
+ * session's holdings (group_budget.c): a page that would take the session
+ * past them fails the whole list with -32015 rather than leave a member
+ * out unsaid.  So do the tables of names, URIs and templates: what does
+ * not fit is left out of the list, and logged.
+ *
+ * A group's filter sees every spelling of a tool's or prompt's name, the
+ * name given out and the member's own among them (gname_spellings), in
+ * the lists and in calls alike; a call names a tool the session listed,
+ * or one it would list under exactly that name.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "b64.h"
+#include "envelope.h"
+#include "filter.h"
+#include "gname.h"
+#include "group_int.h"
+#include "hmap.h"
+#include "log.h"
+#include "proto.h"
+#include "rpc.h"
+#include "url.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* In gs->uris, beside the member: a second member's claim was logged. */
+#define GROUP_URI_LOGGED	((uintptr_t)1 << (sizeof (uintptr_t) * 8 - 1))
+#define GROUP_TEMPLATES_MAX	4096	/* per member */
+
+const struct group_list_kind group_lists[GROUP_LIST_COUNT] = {
+	{ "tools/list", "tools", "name", FILTER_TOOLS },
+	{ "prompts/list", "prompts", "name", FILTER_PROMPTS },
+	{ "resources/list", "resources", "uri", FILTER_RESOURCES },
+	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
+	    FILTER_RESOURCES },
+};
+
+/* What one entry of each table holds. */
+static size_t
+group_name_bytes(size_t keylen, const char *name)
+{
+	return (sizeof (struct group_name) + strlen(name) + 1 + keylen +
+	    GROUP_ENTRY_BYTES);
+}
+
+static size_t
+group_uri_bytes(size_t keylen)
+{
+	return (keylen + GROUP_ENTRY_BYTES);
+}
+
+static size_t
+group_template_bytes(const char *t)
+{
+	return (strlen(t) + 1 + sizeof (char *));
+}
+
+/* The names a list gave out. */
+void
+group_names_free(struct group_session *gs, int kind)
+{
+	struct hmap_iter	 it;
+	struct group_name	*gn;
+	size_t			 keylen;
+	void			*value;
+
+	if (gs->names[kind] == NULL)
+		return;
+	hmap_iter_init(gs->names[kind], &it);
+	while (hmap_iter_next(&it, NULL, &keylen, &value)) {
+		gn = value;
+		group_budget_sub(gs, group_name_bytes(keylen, gn->name));
+		free(gn->name);
+		free(gn);
+	}
+	hmap_free(gs->names[kind]);
+	gs->names[kind] = NULL;
+}
+
+/* A first page forgets the names given out before. */
+void
+group_names_reset(struct group_session *gs, int kind)
+{
+	group_names_free(gs, kind);
+	gs->names[kind] = hmap_new(hmap_random_seed());
+}
+
+void
+group_uris_free(struct group_session *gs)
+{
+	struct hmap_iter	 it;
+	size_t			 keylen;
+
+	if (gs->uris == NULL)
+		return;
+	hmap_iter_init(gs->uris, &it);
+	while (hmap_iter_next(&it, NULL, &keylen, NULL))
+		group_budget_sub(gs, group_uri_bytes(keylen));
+	hmap_free(gs->uris);
+	gs->uris = NULL;
+}
+
+/* What a member listed before may be gone: forget it. */
+void
+group_uris_reset(struct group_session *gs)
+{
+	group_uris_free(gs);
+	gs->uris = hmap_new(hmap_random_seed());
+}
+
+void
+group_link_templates_clear(struct group_session *gs, struct glink *l)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->ntemplates; i++) {
+		group_budget_sub(gs, group_template_bytes(l->templates[i]));
+		free(l->templates[i]);
+	}
+	free(l->templates);
+	l->templates = NULL;
+	l->ntemplates = 0;
+}
+
+/* Does the group's filter let a member's tool or prompt through? */
+static int
+group_filter_allows(const struct group_session *gs, int kind, size_t link,
+    const char *own, char exposed[GNAME_MAX + 1])
+{
+	const struct filter	*f = gs->filters[group_lists[kind].filter];
+	struct gname_spellings	 sp;
+	int			 ok;
+
+	if (f == NULL) {
+		if (exposed != NULL)
+			gname_make(gs->links[link]->member, gs->sep, own,
+			    exposed);
+		return (1);
+	}
+	gname_spellings(&sp, gs->links[link]->member, gs->sep, own);
+	ok = filter_allows_any(f, sp.v, sp.n);
+	if (exposed != NULL)
+		memcpy(exposed, sp.listed, sizeof sp.listed);
+	gname_spellings_free(&sp);
+	return (ok);
+}
+
+const char *
+group_find_name(struct group_session *gs, int kind, const char *name,
+    size_t *link)
+{
+	const struct group_name	*gn;
+	const char		*own = NULL, *rest;
+	size_t			 i, l = 0;
+
+	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
+		l = gn->link;
+		own = gn->name;
+	} else {
+		/*
+		 * Not listed in this session: only a name the list would
+		 * give out as it is, MEMBER SEP NAME within the rules.
+		 */
+		for (i = 0; i < gs->nlinks && own == NULL; i++) {
+			if (!gs->links[i]->gone && gname_plain_split(name,
+			    gs->links[i]->member, gs->sep, &rest)) {
+				l = i;
+				own = rest;
+			}
+		}
+	}
+	if (own == NULL || !group_filter_allows(gs, kind, l, own, NULL))
+		return (NULL);
+	*link = l;
+	return (own);
+}
+
+ssize_t
+group_route_uri(struct group_session *gs, const char *uri, size_t len)
+{
+	uintptr_t	 v;
+	size_t		 i, j;
+
+	if ((v = (uintptr_t)hmap_get(gs->uris, uri, len)) != 0)
+		return ((ssize_t)((v & ~GROUP_URI_LOGGED) - 1));
+	for (i = 0; i < gs->nlinks; i++)
+		for (j = 0; j < gs->links[i]->ntemplates; j++)
+			if (url_template_match(gs->links[i]->templates[j],
+			    uri))
+				return ((ssize_t)i);
+	return (-1);
+}
+
+/* Remember the name given out for a member's entry; 0, or -1: left out. */
+static int
+group_list_name(struct group_session *gs, int kind, size_t link,
+    const char *own, const char *exposed, size_t *clashes, size_t *unkept)
+{
+	struct group_name	*gn;
+	size_t			 elen = strlen(exposed), bytes;
+	char			*why;
+
+	gn = hmap_get(gs->names[kind], exposed, elen);
+	if (gn != NULL && (gn->link != link || strcmp(gn->name, own) != 0)) {
+		/* One line a page, however many. */
+		if ((*clashes)++ == 0)
+			log_warnx("group %s: %s of %s would be named %s like "
+			    "another; left out", gs->name, own,
+			    gs->links[link]->member, exposed);
+		return (-1);
+	}
+	if (gn != NULL)
+		return (0);
+	bytes = group_name_bytes(elen, own);
+	if ((why = group_budget_refuses(gs, bytes)) != NULL) {
+		if ((*unkept)++ == 0)
+			log_warnx("group %s: %s of %s left out of %s: %s",
+			    gs->name, own, gs->links[link]->member,
+			    group_lists[kind].method, why);
+		free(why);
+		return (-1);
+	}
+	gn = xcalloc(1, sizeof *gn);
+	gn->link = link;
+	gn->name = xstrdup(own);
+	hmap_put(gs->names[kind], exposed, elen, gn);
+	group_budget_add(gs, bytes);
+	return (0);
+}
+
+/* The first member in group order keeps a URI. */
+static void
+group_list_uri(struct group_session *gs, size_t link, const char *uri,
+    size_t *unkept)
+{
+	uintptr_t	 v;
+	size_t		 len = strlen(uri);
+
+	v = (uintptr_t)hmap_get(gs->uris, uri, len);
+	if (v == 0) {
+		/*
+		 * Not kept, a read tries the members in turn (and one longer
+		 * than GROUP_URI_MAX is not read through a group at all).
+		 */
+		if (len >= GROUP_URI_MAX)
+			return;
+		if (!group_budget_fits(gs, group_uri_bytes(len))) {
+			(*unkept)++;
+			return;
+		}
+		hmap_put(gs->uris, uri, len, (void *)(uintptr_t)(link + 1));
+		group_budget_add(gs, group_uri_bytes(len));
+	} else if ((v & GROUP_URI_LOGGED) == 0 && v != link + 1) {
+		log_info("group %s: %s lists %s too; it goes to %s, first in "
+		    "the group", gs->name, gs->links[link]->member, uri,
+		    gs->links[v - 1]->member);
+		hmap_put(gs->uris, uri, len, (void *)(v | GROUP_URI_LOGGED));
+	}
+}
+
+static void
+group_list_template(struct group_session *gs, struct glink *l,
+    const char *t, size_t *unkept)
+{
+	if (l->ntemplates >= GROUP_TEMPLATES_MAX ||
+	    !group_budget_fits(gs, group_template_bytes(t))) {
+		(*unkept)++;
+		return;
+	}
+	l->templates = xreallocarray(l->templates, l->ntemplates + 1,
+	    sizeof *l->templates);
+	l->templates[l->ntemplates++] = xstrdup(t);
+	group_budget_add(gs, group_template_bytes(t));
+}
+
+/* Take one member's page into the merged items and cursors. */
+static void
+group_list_part(struct group_session *gs, enum group_list list, size_t link,
+    const cJSON *result, cJSON *merged, cJSON *cursors)
+{
+	const cJSON	*items, *e, *field, *next;
+	struct glink	*l = gs->links[link];
+	char		 exposed[GNAME_MAX + 1], key[24];
+	const char	*own;
+	cJSON		*copy;
+	size_t		 clashes = 0, unkept = 0;
+	int		 named;
+
+	items = cJSON_GetObjectItemCaseSensitive(result, group_lists[list].key);
+	if (!cJSON_IsArray(items)) {
+		log_warnx("group %s: %s of %s has no %s array; left out",
+		    gs->name, group_lists[list].method, l->member,
+		    group_lists[list].key);
+		return;
+	}
+	named = list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS;
+	cJSON_ArrayForEach(e, items) {
+		field = cJSON_GetObjectItemCaseSensitive(e,
+		    group_lists[list].field);
+		if (!cJSON_IsObject(e) || !cJSON_IsString(field))
+			continue;
+		own = field->valuestring;
+		if (named) {
+			if (!group_filter_allows(gs, list, link, own, exposed) ||
+			    group_list_name(gs, list, link, own, exposed,
+			    &clashes, &unkept) == -1)
+				continue;
+		} else if (!filter_allows(gs->filters[group_lists[list].filter],
+		    own))
+			continue;
+		else if (list == GROUP_LIST_RESOURCES)
+			group_list_uri(gs, link, own, &unkept);
+		else
+			group_list_template(gs, l, own, &unkept);
+		copy = cJSON_Duplicate(e, 1);
+		if (named)
+			cJSON_ReplaceItemInObjectCaseSensitive(copy,
+			    group_lists[list].field,
+			    cJSON_CreateString(exposed));
+		cJSON_AddItemToArray(merged, copy);
+	}
+	if (clashes > 1)
+		log_warnx("group %s: %zu more names of %s clashed and were "
+		    "left out", gs->name, clashes - 1, l->member);
+	if (named && unkept > 1)
+		log_warnx("group %s: %zu more names of %s left out of %s, the "
+		    "session holding %zu bytes", gs->name, unkept - 1,
+		    l->member, group_lists[list].method, gs->mem);
+	else if (!named && unkept > 0)
+		log_warnx("group %s: %zu entries of %s's %s not remembered, "
+		    "the session holding %zu bytes (or %d templates): a read "
+		    "tries each server in turn", gs->name, unkept, l->member,
+		    group_lists[list].method, gs->mem, GROUP_TEMPLATES_MAX);
+	next = cJSON_GetObjectItemCaseSensitive(result, "nextCursor");
+	if (cJSON_IsString(next) && next->valuestring[0] != '\0') {
+		snprintf(key, sizeof key, "%zu", link);
+		cJSON_AddStringToObject(cursors, key, next->valuestring);
+	}
+}
+
+/* A member's page, taken out of op (the caller frees it), or NULL. */
+static char *
+group_part_take(struct group_session *gs, struct group_op *op, size_t link,
+    size_t *len)
+{
+	return (group_budget_op_take(gs, op, &op->parts[link].text,
+	    &op->parts[link].len, len));
+}
+
+void
+group_part_clear(struct group_session *gs, struct group_op *op, size_t link)
+{
+	size_t	 len;
+
+	free(group_part_take(gs, op, link, &len));
+}
+
+void
+group_list_reply(struct group_session *gs, struct group_op *op, size_t link,
+    const char *line, const struct envelope *env)
+{
+	char	*why, *message;
+
+	if (op->failed) {
+		/* Answered already: the page is not wanted. */
+	} else if (env->result.type != ENVELOPE_OBJECT ||
+	    env->result.len > RPC_PARSE_MAX_BYTES)
+		log_warnx("group %s: %s failed on %s; left out", gs->name,
+		    group_lists[op->list].method, gs->links[link]->member);
+	else if ((why = group_budget_refuses(gs, env->result.len)) != NULL) {
+		xasprintf(&message, "%s: the page of %s (%zu bytes) cannot "
+		    "wait for the other servers of the group: %s",
+		    group_lists[op->list].method, gs->links[link]->member,
+		    env->result.len, why);
+		group_op_fail(gs, op, MCPD_ERR_LIMIT, message);
+		free(message);
+		free(why);
+	} else {
+		group_part_clear(gs, op, link);
+		op->parts[link].text = xmalloc(env->result.len);
+		memcpy(op->parts[link].text, line + env->result.off,
+		    env->result.len);
+		op->parts[link].len = env->result.len;
+		group_budget_op_add(gs, op, env->result.len);
+	}
+	group_op_part_done(gs, op);
+}
+
+void
+group_list_done(struct group_session *gs, struct group_op *op)
+{
+	cJSON	*result, *merged, *cursors, *part;
+	char	*json, *cursor, *text;
+	size_t	 i, len;
+
+	if (op->failed)
+		return;
+	result = cJSON_CreateObject();
+	merged = cJSON_AddArrayToObject(result, group_lists[op->list].key);
+	cursors = cJSON_CreateObject();
+	/* In group order, whatever order the replies came in. */
+	for (i = 0; i < op->nparts; i++) {
+		/* Out of the count first: the names take its place. */
+		if ((text = group_part_take(gs, op, i, &len)) == NULL)
+			continue;
+		if ((part = cJSON_ParseWithLength(text, len)) != NULL) {
+			group_list_part(gs, op->list, i, part, merged,
+			    cursors);
+			cJSON_Delete(part);
+		} else
+			log_warnx("group %s: %s of %s is not JSON; left out",
+			    gs->name, group_lists[op->list].method,
+			    gs->links[i]->member);
+		free(text);
+	}
+	if (cursors->child != NULL &&
+	    (json = cJSON_PrintUnformatted(cursors)) != NULL) {
+		cursor = b64url_encode(json, strlen(json));
+		cJSON_AddStringToObject(result, "nextCursor", cursor);
+		free(cursor);
+		free(json);
+	}
+	cJSON_Delete(cursors);
+	text = rpc_print(result);
+	cJSON_Delete(result);
+	group_result(gs, op->id, op->id_len, text);
+	free(text);
+}
+
+/*
+ * A cursor this session gave out: members' indexes (in decimal) to their
+ * own cursors, at least one.
+ */
+static int
+group_cursor_valid(const struct group_session *gs, const cJSON *cursors)
+{
+	const cJSON	*c;
+	char		*end;
+	unsigned long	 i;
+
+	if (!cJSON_IsObject(cursors) || cursors->child == NULL)
+		return (0);
+	cJSON_ArrayForEach(c, cursors) {
+		i = strtoul(c->string, &end, 10);
+		if (!cJSON_IsString(c) || c->string[0] < '0' ||
+		    c->string[0] > '9' || *end != '\0' || i >= gs->nlinks)
+			return (0);
+	}
+	return (1);
+}
+
+/* The cursors of the members to ask, or NULL for a first page; -1: bad. */
+static int
+group_list_cursors(const char *line, const struct envelope *env,
+    const struct group_session *gs, cJSON **out)
+{
+	cJSON		*params, *cursors = NULL;
+	const cJSON	*e;
+	unsigned char	*json;
+	char		*cursor = NULL;
+	size_t		 n;
+
+	*out = NULL;
+	if (env->params.type == ENVELOPE_OBJECT &&
+	    env->params.len <= RPC_PARSE_MAX_BYTES &&
+	    (params = cJSON_ParseWithLength(line + env->params.off,
+	    env->params.len)) != NULL) {
+		e = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+		if (cJSON_IsString(e))
+			cursor = xstrdup(e->valuestring);
+		cJSON_Delete(params);
+	}
+	if (cursor == NULL)
+		return (0);
+	json = strlen(cursor) <= RPC_PARSE_MAX_BYTES ?
+	    b64url_decode(cursor, strlen(cursor), &n) : NULL;
+	if (json != NULL)
+		cursors = cJSON_ParseWithLength((char *)json, n);
+	free(json);
+	free(cursor);
+	if (!group_cursor_valid(gs, cursors)) {
+		cJSON_Delete(cursors);
+		return (-1);
+	}
+	*out = cursors;
+	return (0);
+}
+
+/* Fan a list request out to every member that is up or starting. */
+void
+group_list(struct group_session *gs, enum group_list list, const char *line,
+    const struct envelope *env)
+{
+	struct group_op	*op;
+	cJSON		*params, *cursors, *c;
+	char		 key[24];
+	size_t		 i;
+
+	if (group_list_cursors(line, env, gs, &cursors) == -1) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "invalid params: not a cursor this "
+		    "group gave out");
+		return;
+	}
+	if (cursors == NULL) {
+		if (list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS)
+			group_names_reset(gs, list);
+		else if (list == GROUP_LIST_RESOURCES)
+			group_uris_reset(gs);
+		else
+			for (i = 0; i < gs->nlinks; i++)
+				group_link_templates_clear(gs, gs->links[i]);
+	}
+
+	op = group_op_new(gs, GROUP_OP_LIST, line + env->id.off, env->id.len);
+	op->list = list;
+	op->parts = xcalloc(gs->nlinks + 1, sizeof *op->parts);
+	op->nparts = gs->nlinks;
+	group_budget_op_add(gs, op, gs->nlinks * sizeof *op->parts);
+	op->waiting = 1;	/* until every request is out */
+	for (i = 0; i < gs->nlinks; i++) {
+		if (cursors != NULL) {
+			snprintf(key, sizeof key, "%zu", i);
+			c = cJSON_GetObjectItemCaseSensitive(cursors, key);
+			if (!cJSON_IsString(c))
+				continue;
+		} else
+			c = NULL;
+		if (!group_link_usable(gs, i))
+			continue;
+		params = cJSON_CreateObject();
+		if (c != NULL)
+			cJSON_AddStringToObject(params, "cursor",
+			    c->valuestring);
+		op->waiting++;
+		group_own_request(gs, i, op, group_lists[list].method,
+		    params);
+	}
+	cJSON_Delete(cursors);
+	group_op_part_done(gs, op);
+}
