@@ -53,7 +53,7 @@ sources() {
 			    src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/follow.c daemon/logs.c \
-			    daemon/budget.c src/handover.c src/b64.c \
+			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
