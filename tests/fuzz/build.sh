@@ -73,6 +73,7 @@ sources() {
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
+			    src/backoff.c \
 			    src/envelope.c src/hmap.c src/esc.c src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
