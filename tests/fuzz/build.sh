@@ -71,9 +71,9 @@ sources() {
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
-			    remote/streamable.c remote/legacy.c \
+			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
-			    src/backoff.c \
+			    src/backoff.c src/ratelim.c \
 			    src/envelope.c src/hmap.c src/esc.c src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
@@ -86,7 +86,9 @@ for t in $targets; do
 	# mcpd-remote's headers only for its target.
 	xincs=
 	if [ "$t" = remote ]; then
-		xincs="-I$top/remote"
+		# The caps of remote/flow.h, small (as in Makefile.am).
+		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
+		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	fi
