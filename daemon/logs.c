@@ -30,6 +30,7 @@
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "ratelim.h"
 #include "ring.h"
 #include "rpc.h"
 #include "util.h"
@@ -40,14 +41,16 @@
 #define LOGS_RATE_PER_S		100	/* lines to the journal */
 #define LOGS_BURST_LINES	500
 
+static const struct ratelim_policy logs_journal_rate = {
+	LOGS_RATE_PER_S, LOGS_BURST_LINES
+};
+
 struct logs {
 	struct mcpd	*mcpd;
 	char		*name;
 	uint64_t	 serial;	/* followers know the server by it */
 	struct ring	*ring;
-	double		 tokens;	/* journal rate limit */
-	uint64_t	 tokens_ms;
-	uint64_t	 suppressed;	/* not logged since the last one */
+	struct ratelim	 journal;	/* lines not logged are counted */
 	uint64_t	 count;		/* lines seen */
 };
 
@@ -128,8 +131,7 @@ logs_new(struct mcpd *mcpd, const char *name, uint64_t serial)
 	l->name = xstrdup(name);
 	l->serial = serial;
 	l->ring = ring_new(LOGS_RING_BYTES, LOGS_RING_LINES);
-	l->tokens = LOGS_BURST_LINES;
-	l->tokens_ms = clock_now_ms();
+	ratelim_init(&l->journal, &logs_journal_rate, clock_now_ms());
 	return (l);
 }
 
@@ -201,22 +203,6 @@ logs_publish(struct logs *l, uint64_t seq)
 	free(text);
 }
 
-static int
-logs_journal_allowed(struct logs *l)
-{
-	uint64_t	 now = clock_now_ms();
-	double		 burst = LOGS_BURST_LINES;
-
-	l->tokens += (double)(now - l->tokens_ms) * LOGS_RATE_PER_S / 1000.0;
-	if (l->tokens > burst)
-		l->tokens = burst;
-	l->tokens_ms = now;
-	if (l->tokens < 1.0)
-		return (0);
-	l->tokens -= 1.0;
-	return (1);
-}
-
 void
 logs_line(struct logs *l, const char *line, size_t len, size_t total)
 {
@@ -224,6 +210,7 @@ logs_line(struct logs *l, const char *line, size_t len, size_t total)
 		{ MCPD_FIELD_SERVER, l->name },
 	};
 	char		 count[32], *text;
+	uint64_t	 suppressed;
 	struct log_field fs[] = {
 		{ MCPD_FIELD_SERVER, l->name },
 		{ MCPD_FIELD_SUPPRESSED, count },
@@ -233,18 +220,14 @@ logs_line(struct logs *l, const char *line, size_t len, size_t total)
 	ring_push(l->ring, line, len, clock_realtime_us());
 	if (l->mcpd->logs_pool != NULL)
 		logs_publish(l, ring_next_seq(l->ring) - 1);
-	if (!logs_journal_allowed(l)) {
-		l->suppressed++;
+	if (!ratelim_allow(&l->journal, &logs_journal_rate, clock_now_ms()))
 		return;
-	}
-	if (l->suppressed > 0) {
+	if ((suppressed = ratelim_take_suppressed(&l->journal)) > 0) {
 		snprintf(count, sizeof count, "%llu",
-		    (unsigned long long)l->suppressed);
+		    (unsigned long long)suppressed);
 		log_event(LOG_WARNING, MCPD_MID_STDERR, fs, nitems(fs),
 		    "%s: %llu stderr lines not logged (rate limit); see "
-		    "mcpctl logs", l->name,
-		    (unsigned long long)l->suppressed);
-		l->suppressed = 0;
+		    "mcpctl logs", l->name, (unsigned long long)suppressed);
 	}
 	/* The whole line, a NUL included, escaped (log.c escapes again). */
 	text = esc_text(line, len, ESC_KEEP_TAB);

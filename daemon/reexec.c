@@ -10,6 +10,12 @@
  *   restart by the usual policy.
  * - Only what the state names crosses the execve: everything else of
  *   mcpd's is close-on-exec (clients, the event loop, the journal).
+ * - The new process takes over within REEXEC_TAKEOVER_S or dies: an alarm
+ *   crosses the execve, and only a new mcpd that has taken over clears
+ *   it.  A binary that hangs before (a broken build, a lock it waits on)
+ *   would otherwise leave the servers unsupervised for as long as it
+ *   hangs; killed by SIGALRM, it closes the guard's pipe, the guard ends
+ *   the servers, and systemd starts mcpd afresh, as after any crash.
  */
 #include "config.h"
 
@@ -44,6 +50,7 @@
 #include "xmalloc.h"
 
 #define REEXEC_OPTION	"--reexec-state"
+#define REEXEC_TAKEOVER_S	20
 
 extern char	**environ;
 
@@ -257,8 +264,9 @@ reexec_now(struct mcpd *mcpd, char **cause)
 		};
 		log_event(LOG_NOTICE, MCPD_MID_REEXEC, f, nitems(f),
 		    "re-executing %s: %zu server%s handed over running, "
-		    "%zu in all", reexec_exe, handed, handed == 1 ? "" : "s",
-		    h.nservers);
+		    "%zu in all; it has %d s to take over", reexec_exe,
+		    handed, handed == 1 ? "" : "s", h.nservers,
+		    REEXEC_TAKEOVER_S);
 	}
 	sdnotify_reexecuting(mcpd, reexec_exe);
 	handover_free(&h);
@@ -268,9 +276,13 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	 */
 	reexec_signals(&blocked);
 	sigprocmask(SIG_BLOCK, &blocked, &saved);
+	/* Its default action, whatever mcpd's parent left: it must kill. */
+	signal(SIGALRM, SIG_DFL);
+	alarm(REEXEC_TAKEOVER_S);
 	execve(reexec_exe, argv, environ);
 
 	error = errno;
+	alarm(0);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	free(argv);
 	reexec_restore(&fds);
@@ -427,4 +439,6 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	/* What changed on disk meanwhile applies as a reload would. */
 	reload_config(mcpd, &report);
 	cJSON_Delete(report);
+	/* Taken over: the old process's deadline is met. */
+	alarm(0);
 }

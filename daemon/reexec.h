@@ -16,7 +16,9 @@
  *
  * The new process, given state it cannot read (another version, or
  * malformed), logs why and exits: its servers end with it, as with any
- * exit of mcpd.
+ * exit of mcpd.  One that has not taken over 20 seconds after the execve
+ * (a binary that hangs) is killed by an alarm set before it, with the
+ * same end.
  */
 #ifndef MCPD_REEXEC_H
 #define MCPD_REEXEC_H

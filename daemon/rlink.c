@@ -1,5 +1,12 @@
 /*
  * rlink.c -- what mcpd knows of a remote server from its worker (rlink.h).
+ *
+ * The worker's events reach the journal through a token bucket per kind
+ * of event (session, stream resumed, authorization, step-up): a remote
+ * server can make its worker report as often as it likes, and a storm of
+ * one kind must neither flood the journal nor hide another kind.  What a
+ * bucket refuses is counted, and the count logged before the next event
+ * of that kind that passes; status always shows the latest.
  */
 #include "config.h"
 
@@ -9,9 +16,11 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "clock.h"
 #include "esc.h"
 #include "log.h"
 #include "proto.h"
+#include "ratelim.h"
 #include "rlink.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -20,6 +29,25 @@
 #define RLINK_VERSION		1
 #define RLINK_CODES		600
 #define RLINK_TEXT_MAX		256	/* of a reason kept or logged */
+/* Journal entries of one kind: a burst, then six a minute. */
+#define RLINK_EVENTS_BURST	20
+#define RLINK_EVENTS_PER_MIN	6
+
+enum rlink_kind {
+	RLINK_KIND_SESSION,
+	RLINK_KIND_RESUME,
+	RLINK_KIND_AUTH,
+	RLINK_KIND_STEP_UP,
+	RLINK_KINDS
+};
+
+static const char *const rlink_kind_names[RLINK_KINDS] = {
+	"session", "stream resumption", "authorization", "step-up"
+};
+
+static const struct ratelim_policy rlink_journal_rate = {
+	RLINK_EVENTS_PER_MIN / 60.0, RLINK_EVENTS_BURST
+};
 
 struct rlink {
 	char		*server;
@@ -38,15 +66,20 @@ struct rlink {
 	/* HTTP responses: of processes that ended, and of the one now. */
 	unsigned long	 done[RLINK_CODES];
 	unsigned long	 now[RLINK_CODES];
+	struct ratelim	 journal[RLINK_KINDS];
 };
 
 struct rlink *
 rlink_new(const char *server)
 {
 	struct rlink	*rl;
+	uint64_t	 now = clock_now_ms();
+	size_t		 i;
 
 	rl = xcalloc(1, sizeof *rl);
 	rl->server = xstrdup(server);
+	for (i = 0; i < RLINK_KINDS; i++)
+		ratelim_init(&rl->journal[i], &rlink_journal_rate, now);
 	return (rl);
 }
 
@@ -78,21 +111,35 @@ rlink_word(char *slot, size_t size, const cJSON *v)
 	memcpy(slot, v->valuestring, strlen(v->valuestring) + 1);
 }
 
-static void __attribute__((format(printf, 4, 5)))
-rlink_event(struct rlink *rl, int priority, const char *event,
-    const char *fmt, ...)
+static void __attribute__((format(printf, 5, 6)))
+rlink_event(struct rlink *rl, enum rlink_kind kind, int priority,
+    const char *event, const char *fmt, ...)
 {
+	char			 count[32];
 	struct log_field	 f[] = {
 		{ MCPD_FIELD_SERVER, rl->server },
 		{ MCPD_FIELD_REMOTE_EVENT, event },
+		{ MCPD_FIELD_SUPPRESSED, count },
 	};
 	va_list			 ap;
 	char			*text;
+	uint64_t		 suppressed;
 
+	if (!ratelim_allow(&rl->journal[kind], &rlink_journal_rate,
+	    clock_now_ms()))
+		return;
+	if ((suppressed = ratelim_take_suppressed(&rl->journal[kind])) > 0) {
+		snprintf(count, sizeof count, "%llu",
+		    (unsigned long long)suppressed);
+		log_event(LOG_WARNING, MCPD_MID_REMOTE, f, nitems(f),
+		    "%s: %llu %s events of the remote not logged (rate "
+		    "limit); mcpctl status shows the latest", rl->server,
+		    (unsigned long long)suppressed, rlink_kind_names[kind]);
+	}
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	log_event(priority, MCPD_MID_REMOTE, f, nitems(f), "%s: %s",
+	log_event(priority, MCPD_MID_REMOTE, f, nitems(f) - 1, "%s: %s",
 	    rl->server, text);
 	free(text);
 }
@@ -147,9 +194,9 @@ rlink_step_up_line(struct rlink *rl, const cJSON *msg)
 	free(rl->step_up_reason);
 	rl->step_up_reason = rlink_text(cJSON_GetObjectItemCaseSensitive(msg,
 	    "reason"));
-	rlink_event(rl, LOG_WARNING, "auth-step-up", "a request needs the "
-	    "scope \"%s\": sign in again with `mcpctl login %s`", scope,
-	    rl->server);
+	rlink_event(rl, RLINK_KIND_STEP_UP, LOG_WARNING, "auth-step-up",
+	    "a request needs the scope \"%s\": sign in again with `mcpctl "
+	    "login %s`", scope, rl->server);
 }
 
 void
@@ -174,14 +221,15 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 		rlink_word(rl->protocol, sizeof rl->protocol,
 		    cJSON_GetObjectItemCaseSensitive(msg, "protocol"));
 		if (strcmp(rl->session, "closed") != 0)
-			rlink_event(rl, strcmp(rl->session, "lost") == 0 ?
+			rlink_event(rl, RLINK_KIND_SESSION,
+			    strcmp(rl->session, "lost") == 0 ?
 			    LOG_WARNING : LOG_INFO, rl->session,
 			    "remote session %s%s%s", rl->session,
 			    rl->protocol[0] != '\0' ? ", protocol " : "",
 			    rl->protocol);
 	} else if (strcmp(ev->valuestring, "resume") == 0) {
-		rlink_event(rl, LOG_INFO, "resumed", "resumed an SSE stream "
-		    "(Last-Event-ID)");
+		rlink_event(rl, RLINK_KIND_RESUME, LOG_INFO, "resumed",
+		    "resumed an SSE stream (Last-Event-ID)");
 	} else if (strcmp(ev->valuestring, "http") == 0) {
 		v = cJSON_GetObjectItemCaseSensitive(msg, "status");
 		if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
@@ -212,12 +260,14 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 			    strnlen(v->valuestring, RLINK_TEXT_MAX), 0);
 		reason = rl->auth_reason;
 		if (strcmp(rl->auth, "ok") == 0)
-			rlink_event(rl, LOG_INFO, "token", "authorized (%s)",
+			rlink_event(rl, RLINK_KIND_AUTH, LOG_INFO, "token",
+			    "authorized (%s)",
 			    rl->signed_in ? "signed in" : "token fetched");
 		else {
 			snprintf(status, sizeof status, "auth-%s", rl->auth);
-			rlink_event(rl, LOG_WARNING, status, "authorization: "
-			    "%s", reason != NULL ? reason : rl->auth);
+			rlink_event(rl, RLINK_KIND_AUTH, LOG_WARNING, status,
+			    "authorization: %s", reason != NULL ? reason :
+			    rl->auth);
 		}
 	}
 out:

@@ -5,7 +5,8 @@
  * transport in use, the session established, lost or recovered, streams
  * resumed, failed HTTP requests and counts by status, and authorization.
  * rlink keeps the latest of each for status and metrics, across the
- * worker's restarts, and puts the events in the journal.  Lines are
+ * worker's restarts, and puts the events in the journal, rate limited
+ * for each kind of event.  Lines are
  * untrusted: anything malformed or unknown is ignored.
  */
 #ifndef MCPD_RLINK_H

@@ -31,6 +31,12 @@
 /* Response headers kept per request, all together. */
 #define HTTP_MAX_HEADER_BYTES	(64 * 1024)
 #define HTTP_MAX_HEADERS	100
+/*
+ * Connections open at once, a backstop: the session's caps (flow.h) keep
+ * the requests in flight well below it; past it, libcurl makes a request
+ * wait for a connection rather than open another.
+ */
+#define HTTP_MAX_CONNECTIONS	128
 
 struct http_req {
 	struct http		*http;
@@ -261,6 +267,8 @@ http_new(struct event_base *base, const struct http_opts *opts, char **err)
 	curl_multi_setopt(http->multi, CURLMOPT_SOCKETDATA, http);
 	curl_multi_setopt(http->multi, CURLMOPT_TIMERFUNCTION, http_timer_cb);
 	curl_multi_setopt(http->multi, CURLMOPT_TIMERDATA, http);
+	curl_multi_setopt(http->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+	    (long)HTTP_MAX_CONNECTIONS);
 	return (http);
 }
 

@@ -9,6 +9,8 @@
  * CA), honours https_proxy / no_proxy from the environment, never follows
  * redirects and never sends credentials anywhere but where its headers
  * say.  Response headers are kept (bounded) so callbacks can read them.
+ * A bounded number of connections is open at once (HTTP_MAX_CONNECTIONS);
+ * past it, a request waits for one.
  */
 #ifndef MCPD_HTTP_H
 #define MCPD_HTTP_H

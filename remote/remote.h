@@ -61,6 +61,8 @@ struct rmsg {
 	int			 retried;	/* after a lost session */
 	int			 auth_retried;	/* after a 401 */
 	int			 streaming;	/* an SSE response is open */
+	int			 slot;		/* enum flow_pool held (flow.h) */
+	int			 waiting;	/* held, waiting for a slot */
 	uint64_t		 deadline_ms;	/* of retries (429/503, no
 						   connection) */
 	unsigned int		 attempts;	/* connection retries */

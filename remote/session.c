@@ -9,6 +9,12 @@
  * the request it refused is sent again once (it was not processed); a new
  * session that differs in protocol version or capabilities ends the
  * program, since the local side's view of the server would be stale.
+ *
+ * What goes to the remote at once is capped, and what waits for its turn
+ * is bounded (flow.h): a message over the bound is refused as it arrives.
+ * Every message has a timeout, a notification or a response too: the
+ * remote must accept it (202) within request_timeout_ms, or it is dropped
+ * and its slot given back.
  */
 #include "config.h"
 
@@ -24,6 +30,7 @@
 #include "clock.h"
 #include "envelope.h"
 #include "esc.h"
+#include "flow.h"
 #include "hmap.h"
 #include "httphdr.h"
 #include "oauth.h"
@@ -72,6 +79,9 @@ struct rsession {
 	struct rmsg		*gate;
 	int			 releasing;
 	int			 release_again;
+	/* The cap on what is in flight; a freed slot lets a waiter go. */
+	struct flow		 flow;
+	struct event		*flow_ev;
 	/* From the first initialize. */
 	char			*init_params;	/* raw JSON text */
 	cJSON			*init_result;
@@ -101,6 +111,17 @@ struct rsession {
 static void	session_send(struct rsession *, struct rmsg *);
 static void	session_fatal_later(struct rsession *, int, const char *);
 static void	session_maybe_free(struct rsession *, struct rmsg *);
+static void	session_release_held(struct rsession *);
+
+/*
+ * A slot came free and a message waits for it: sent from an event, not
+ * from inside the transport's callback that freed the slot.
+ */
+static void
+session_flow_fire(evutil_socket_t fd, short what, void *arg)
+{
+	session_release_held(arg);
+}
 
 struct rsession *
 session_new(struct remote *r)
@@ -113,6 +134,8 @@ session_new(struct remote *r)
 	s->subs = hmap_new(hmap_random_seed());
 	s->internal_tag = hmap_random_seed();
 	TAILQ_INIT(&s->all);
+	flow_init(&s->flow);
+	s->flow_ev = evtimer_new(r->base, session_flow_fire, s);
 	if (r->conf->transport == RCONF_SSE)
 		s->rt = legacy_new(r);
 	else
@@ -149,6 +172,7 @@ session_free(struct rsession *s)
 	}
 	if (s->fatal_ev != NULL)
 		event_free(s->fatal_ev);
+	event_free(s->flow_ev);
 	free(s->fatal_text);
 	while (s->nstep_ups > 0)
 		free(s->step_ups[--s->nstep_ups]);
@@ -203,7 +227,9 @@ session_must_hold(const struct rsession *s, const struct rmsg *m)
 	if (s->state == SESSION_RECOVERING && m != s->recover_init &&
 	    m != s->gate)
 		return (1);
-	return (s->gate != NULL && m != s->gate);
+	if (s->gate != NULL && m != s->gate)
+		return (1);
+	return (!flow_may_go(&s->flow, m));
 }
 
 /* Send what may go now, in order; restarts as the list may change. */
@@ -247,6 +273,8 @@ session_maybe_free(struct rsession *s, struct rmsg *m)
 		return;
 	session_unpend(s, m);
 	TAILQ_REMOVE(&s->all, m, entry);
+	if (flow_done(&s->flow, m))
+		event_active(s->flow_ev, EV_TIMEOUT, 0);
 	rmsg_free(m);
 	if (s->gate == m) {
 		s->gate = NULL;
@@ -277,16 +305,30 @@ session_reply_error(struct rsession *s, struct rmsg *m, int code,
 	free(msg);
 }
 
+/* Stop what the transport, or OAuth, does for m; no outcome follows. */
+static void
+session_stop(struct rsession *s, struct rmsg *m)
+{
+	if (!m->busy)
+		return;
+	if (s->r->oauth != NULL)
+		oauth_cancel(s->r->oauth, m);
+	s->rt->ops->cancel(s->rt, m);
+	m->busy = 0;
+	m->streaming = 0;
+}
+
 /*
- * A message's one timer: the request timeout while it waits for its
- * response headers, or the delay before a 429/503 retry (deadline_ms set,
- * not busy).
+ * A message's one timer: the timeout while it waits to be sent, for its
+ * response headers or to be accepted, or the delay before a 429/503 retry
+ * (deadline_ms set, not busy).
  */
 static void
 session_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
 	struct rmsg	*m = arg;
 	struct rsession	*s = m->session;
+	char		*flow;
 
 	if (!m->busy && !m->held && !m->answered && m->deadline_ms != 0) {
 		session_send(s, m);
@@ -294,15 +336,18 @@ session_timer_fired(evutil_socket_t fd, short what, void *arg)
 	}
 	if (m->answered)
 		return;
-	if (m->busy) {
-		/* With the transport, or waiting for a token. */
-		if (s->r->oauth != NULL)
-			oauth_cancel(s->r->oauth, m);
-		s->rt->ops->cancel(s->rt, m);
-		m->busy = 0;
+	session_stop(s, m);
+	m->held = 0;
+	if (m->request)
+		session_reply_error(s, m, RPC_REQUEST_TIMEOUT,
+		    "the remote server did not answer in time");
+	else {
+		flow = flow_describe(&s->flow);
+		flow_note(&s->flow, "the remote did not accept %s within %u "
+		    "ms: dropped (%s)", m->method != NULL ? "a notification" :
+		    "a response", s->r->conf->request_timeout_ms, flow);
+		free(flow);
 	}
-	session_reply_error(s, m, RPC_REQUEST_TIMEOUT,
-	    "the remote server did not answer in time");
 	session_maybe_free(s, m);
 }
 
@@ -344,12 +389,14 @@ session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
 
 /*
  * A request's timeout runs from its arrival, held or not (a held request
- * gets its answer too); a retry after 429/503 starts it again.
+ * gets its answer too); a retry after 429/503 starts it again.  A
+ * notification's or a response's runs from when it is sent or held: the
+ * remote must accept it in that time, or it is dropped.
  */
 static void
 session_arm_timeout(struct rsession *s, struct rmsg *m)
 {
-	if (m->request && s->r->conf->request_timeout_ms > 0 &&
+	if (s->r->conf->request_timeout_ms > 0 &&
 	    (m->timer == NULL || !evtimer_pending(m->timer, NULL)))
 		session_arm(s, m, s->r->conf->request_timeout_ms);
 }
@@ -402,9 +449,11 @@ session_send(struct rsession *s, struct rmsg *m)
 {
 	if (session_must_hold(s, m)) {
 		m->held = 1;
+		flow_wait(&s->flow, m);
 		session_arm_timeout(s, m);
 		return;
 	}
+	flow_go(&s->flow, m);
 	if (m->init || (m->method != NULL && !m->request &&
 	    strcmp(m->method, "notifications/initialized") == 0))
 		s->gate = m;
@@ -453,10 +502,31 @@ session_cancel(struct rsession *s, const char *id)
 	m->cancelled = 1;
 	m->answered = 1;
 	session_unpend(s, m);
-	if (m->busy && m->streaming) {
-		s->rt->ops->cancel(s->rt, m);
-		m->busy = 0;
-	}
+	/* Its slot is given back now, not when a slow remote answers. */
+	session_stop(s, m);
+	m->held = 0;
+	session_maybe_free(s, m);
+}
+
+/*
+ * Too much is in flight and waits already: a new request is refused at
+ * once, anything else dropped.
+ */
+static void
+session_overflow(struct rsession *s, struct rmsg *m)
+{
+	char	*flow, *text;
+
+	flow = flow_describe(&s->flow);
+	xasprintf(&text, "mcpd-remote: the remote server is not keeping up "
+	    "(%s): refused", flow);
+	flow_note(&s->flow, "the remote server is not keeping up: %s (%s)",
+	    m->request ? "refused a request" : m->method != NULL ?
+	    "dropped a notification" : "dropped a response to one of its "
+	    "requests", flow);
+	session_reply_error(s, m, MCPD_ERR_LIMIT, text);
+	free(text);
+	free(flow);
 	session_maybe_free(s, m);
 }
 
@@ -544,6 +614,10 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 		copy = session_raw(line, &env.p_request_id);
 		session_cancel(s, copy);
 		free(copy);
+	}
+	if (session_must_hold(s, m) && !flow_may_wait(&s->flow, m)) {
+		session_overflow(s, m);
+		return;
 	}
 	session_send(s, m);
 }
@@ -861,9 +935,10 @@ session_head(struct rsession *s, struct rmsg *m, int streaming)
 	m->streaming = streaming;
 	/*
 	 * An SSE response is alive: progress may take its time.  (Busy, the
-	 * timer is the request's timeout, not a retry's delay.)
+	 * timer is the request's timeout, not a retry's delay.)  Anything
+	 * else must still be accepted in time: a stream is no answer to it.
 	 */
-	if (streaming && m->timer != NULL)
+	if (streaming && m->request && m->timer != NULL)
 		evtimer_del(m->timer);
 }
 
@@ -1128,12 +1203,7 @@ session_drop_all(struct rsession *s, int error, const char *text)
 	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, entry);
 		m->held = 0;
-		if (m->busy) {
-			if (s->r->oauth != NULL)
-				oauth_cancel(s->r->oauth, m);
-			s->rt->ops->cancel(s->rt, m);
-			m->busy = 0;
-		}
+		session_stop(s, m);
 		if (text != NULL)
 			session_reply_error(s, m, error, text);
 		else

@@ -11,6 +11,13 @@
  * events ids.  After initialization a GET opens the server's own stream
  * (405: the server has none); it is reopened, with Last-Event-ID, when it
  * ends.  On close the session is DELETEd.
+ *
+ * A stream is never reopened sooner than SH_RETRY_FLOOR_MS, whatever the
+ * server's "retry" says, and a stream that keeps ending before it has
+ * lasted SH_STREAM_STABLE_MS is reopened later each time (the restart
+ * curve of backoff.h, up to SH_RETRY_MAX_MS): a server cannot make the
+ * worker poll it, or report resumptions, more than about once a second,
+ * nor for long.
  */
 #include "config.h"
 
@@ -25,6 +32,8 @@
 
 #include <event2/event.h>
 
+#include "backoff.h"
+#include "clock.h"
 #include "http.h"
 #include "httphdr.h"
 #include "proto.h"
@@ -39,8 +48,9 @@
 #define SH_ERROR_BODY_BYTES	4096	/* kept of a failure's body */
 #define SH_MAX_RESUMES		8	/* per response stream, in a row */
 #define SH_SESSION_ID_MAX	1024
-#define SH_RETRY_MIN_MS		500
-#define SH_RETRY_MAX_MS		30000
+#define SH_RETRY_FLOOR_MS	1000	/* the least wait before a reopen */
+#define SH_RETRY_MAX_MS		30000	/* of the backoff (a server may ask more) */
+#define SH_STREAM_STABLE_MS	10000	/* a stream this old ended normally */
 #define SH_DELETE_TIMEOUT_MS	3000
 
 struct sh;
@@ -61,6 +71,7 @@ struct sh_x {
 	struct sse		*sse;
 	char			*last_id;	/* of this stream's events */
 	uint64_t		 retry_ms;	/* the server's, 0 if none */
+	struct backoff		 reopen;	/* streams ended early in a row */
 	int			 resumes;
 	int			 got_event;
 	struct event		*timer;		/* before a resumption */
@@ -74,10 +85,16 @@ struct sh {
 	struct sh_xs		 xs;
 	struct sh_x		*get;		/* the server's stream */
 	int			 get_refused;	/* said once */
-	uint64_t		 get_backoff_ms;
 	struct http_req		*del;
 	void			(*close_done)(struct remote *);
 	struct event		*close_ev;
+};
+
+static const struct backoff_policy sh_reopen_policy = {
+	.min_ms = SH_RETRY_FLOOR_MS,
+	.max_ms = SH_RETRY_MAX_MS,
+	.jitter = 0.2,
+	.reset_ms = SH_STREAM_STABLE_MS,
 };
 
 static void	sh_x_start(struct sh_x *, const char *last_event_id);
@@ -100,6 +117,7 @@ sh_x_free(struct sh_x *x)
 		event_free(x->timer);
 	if (x->sse != NULL)
 		sse_free(x->sse);
+	backoff_free(&x->reopen);
 	if (sh->get == x)
 		sh->get = NULL;
 	TAILQ_REMOVE(&sh->xs, x, entry);
@@ -215,10 +233,10 @@ sh_head(void *arg, struct http_req *req)
 		x->kind = SH_SSE;
 		x->sse = sse_new(sh->rt.r->conf->max_message_bytes,
 		    &sh_sse_cb, x);
+		/* How long it lasts decides the wait before a reopen. */
+		backoff_ready(&x->reopen, clock_now_ms());
 		if (x->m != NULL)
 			session_head(sh_session(sh), x->m, 1);
-		else if (sh->get == x)
-			sh->get_backoff_ms = 0;
 	} else if (x->status == 202 || x->status == 204) {
 		x->kind = SH_NONE;
 		if (x->m != NULL)
@@ -318,12 +336,25 @@ sh_resume_fire(evutil_socket_t fd, short what, void *arg)
 	sh_x_start(x, x->last_id);
 }
 
-/* Resume a response stream (or the GET stream) after the retry time. */
+/*
+ * Resume a response stream (or reopen the GET stream): after the
+ * server's retry time, but never sooner than the floor, and later each
+ * time while streams end early.
+ */
 static void
-sh_resume_later(struct sh_x *x, uint64_t ms)
+sh_resume_later(struct sh_x *x)
 {
 	struct timeval	tv;
+	int64_t		backoff;
+	uint64_t	ms;
 
+	backoff = backoff_fail(&x->reopen, &sh_reopen_policy, clock_now_ms(),
+	    (double)random() / ((double)RAND_MAX + 1.0));
+	ms = backoff > 0 ? (uint64_t)backoff : SH_RETRY_FLOOR_MS;
+	if (ms < x->retry_ms)
+		ms = x->retry_ms;
+	if (ms < SH_RETRY_FLOOR_MS)
+		ms = SH_RETRY_FLOOR_MS;
 	if (x->timer == NULL)
 		x->timer = evtimer_new(x->sh->rt.r->base, sh_resume_fire, x);
 	tv.tv_sec = ms / 1000;
@@ -335,7 +366,6 @@ static void
 sh_get_done(struct sh_x *x, enum http_end end, const char *error)
 {
 	struct sh	*sh = x->sh;
-	uint64_t	 ms;
 
 	if (x->status == 405 || x->status == 409) {
 		/* No server stream, or one already open: fine. */
@@ -359,14 +389,6 @@ sh_get_done(struct sh_x *x, enum http_end end, const char *error)
 		return;
 	}
 	/* The stream ended: open it again, resuming where it stopped. */
-	ms = x->retry_ms;
-	if (ms == 0) {
-		ms = sh->get_backoff_ms == 0 ? SH_RETRY_MIN_MS :
-		    sh->get_backoff_ms * 2;
-		if (ms > SH_RETRY_MAX_MS)
-			ms = SH_RETRY_MAX_MS;
-		sh->get_backoff_ms = ms;
-	}
 	if (x->sse != NULL) {
 		sse_free(x->sse);
 		x->sse = NULL;
@@ -374,7 +396,7 @@ sh_get_done(struct sh_x *x, enum http_end end, const char *error)
 	x->req = NULL;
 	if (x->last_id != NULL)
 		rstatus_resume("get");
-	sh_resume_later(x, ms);
+	sh_resume_later(x);
 }
 
 static void
@@ -521,8 +543,7 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		x->sse = NULL;
 		rstatus_resume("post");
 		session_resuming(s, m);
-		sh_resume_later(x, x->retry_ms > 0 ? x->retry_ms :
-		    SH_RETRY_MIN_MS);
+		sh_resume_later(x);
 		return;
 	}
 	if (end != HTTP_DONE)
@@ -577,6 +598,7 @@ sh_x_new(struct sh *sh, struct rmsg *m)
 	x = xcalloc(1, sizeof *x);
 	x->sh = sh;
 	x->m = m;
+	backoff_init(&x->reopen);
 	TAILQ_INSERT_TAIL(&sh->xs, x, entry);
 	return (x);
 }

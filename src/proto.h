@@ -83,7 +83,10 @@
 #define MCPD_ERR_MESSAGE_TOO_LARGE	-32012
 #define MCPD_ERR_ACCESS_DENIED		-32013
 #define MCPD_ERR_CONFIG_INVALID		-32014
-/* A limit of mcpd's: a per-client cap or the memory budget. */
+/*
+ * A limit of mcpd's: a per-client cap or the memory budget; or of
+ * mcpd-remote's, on what is in flight to a remote (remote/flow.h).
+ */
 #define MCPD_ERR_LIMIT			-32015
 /* mcpd-remote: the remote failed a request (HTTP status, network, stream). */
 #define MCPD_ERR_REMOTE			-32016

@@ -55,7 +55,7 @@ sources() {
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
 			    daemon/logs.c \
-			    daemon/budget.c src/handover.c src/b64.c \
+			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
@@ -73,8 +73,9 @@ sources() {
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
-			    remote/streamable.c remote/legacy.c \
+			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
+			    src/backoff.c src/ratelim.c \
 			    src/envelope.c src/hmap.c src/esc.c src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
@@ -87,7 +88,9 @@ for t in $targets; do
 	# mcpd-remote's headers only for its target.
 	xincs=
 	if [ "$t" = remote ]; then
-		xincs="-I$top/remote"
+		# The caps of remote/flow.h, small (as in Makefile.am).
+		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
+		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	fi

@@ -52,7 +52,9 @@
  * mcpd-remote rebuilt no request before notifications/initialized); no
  * secret in a log line;
  * the memory held (the fake layer's requests, and the whole heap) stays
- * under a bound linear in the input.
+ * under a bound linear in the input; no more of the client's messages
+ * are POSTed at once than the caps of remote/flow.h allow (made small
+ * here, see Makefile.am).
  */
 #include "config.h"
 
@@ -67,6 +69,7 @@
 #include <event2/event.h>
 
 #include "envelope.h"
+#include "flow.h"
 #include "fuzz.h"
 #include "http.h"
 #include "rconf.h"
@@ -292,6 +295,39 @@ fz_hung_answered(void)
 		    fz_streaming(fz.reqs[i].id), "request %s got no answer "
 		    "while the remote hung (no timeout)", fz.reqs[i].id);
 	}
+}
+
+/*
+ * The cap on what goes to the remote at once (remote/flow.h): POSTs of
+ * the client's messages, mcpd-remote's own (ids "mcpd-remote-...") and
+ * the one notifications/initialized of a rebuilt session aside.
+ */
+static void
+fz_check_flow(void)
+{
+	struct http_req	*req;
+	struct envelope	 env;
+	const char	*body;
+	size_t		 i, n, len, erroff, posts = 0;
+	static const char own[] = "\"mcpd-remote-";
+
+	n = fake_http_count('P');
+	for (i = 0; i < n; i++) {
+		req = fake_http_pick('P', i);
+		if (strcmp(fake_http_method(req), "POST") != 0)
+			continue;
+		body = fake_http_body(req, &len);
+		if (envelope_scan(body, len, &env, &erroff) == 0 &&
+		    env.id.type == ENVELOPE_STRING &&
+		    env.id.len >= sizeof own - 1 &&
+		    memcmp(body + env.id.off, own, sizeof own - 1) == 0)
+			continue;
+		posts++;
+	}
+	FUZZ_CHECK(posts <= FLOW_REQUESTS_INFLIGHT_MAX +
+	    FLOW_OTHERS_INFLIGHT_MAX + 1, "%zu POSTs open to the remote at "
+	    "once (the caps are %d and %d)", posts,
+	    FLOW_REQUESTS_INFLIGHT_MAX, FLOW_OTHERS_INFLIGHT_MAX);
 }
 
 static void
@@ -659,6 +695,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_settle();
 		fz.steps++;
 		fz_check_memory();
+		fz_check_flow();
 		p = nl + 1;
 	}
 	/* The remote hangs: only timers move things now. */

@@ -21,6 +21,10 @@
 #   5. A new binary that refuses the state (here mcpd given state of
 #      another version): it logs why and exits, mcpctl reexec says mcpd
 #      exited, and the servers end with it (the guard kills them).
+#   6. A new binary that hangs (here sleep): the alarm set before the
+#      execve kills it 20 s after, and the servers end with it, rather
+#      than run unsupervised for as long as it hangs (before: sleep ran
+#      on, for 600 s here, with the servers unsupervised).
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -264,3 +268,33 @@ wait_for 30 proc_dead "$fake_pid" "$fake_st" ||
 wait "$MCPD_PID" 2>/dev/null
 _forget_mcpd "$MCPD_PID"
 note "a refused state: mcpd exited with a log line, its servers with it"
+
+# --- 6. A new binary that hangs ----------------------------------------------------------
+
+cp "$REAL_MCPD" "$T/mcpd" || hard_error "cannot copy $REAL_MCPD"
+start_mcpd "$T/mcpd.json"
+wait_ready fake 30
+fake_pid=$(read_pidfile "$T/fake.pid") || fail "no pid file from fake"
+fake_st=$(proc_starttime "$fake_pid")
+cat >"$T/mcpd.new" <<SH
+#!/bin/bash
+exec sleep 600
+SH
+chmod 755 "$T/mcpd.new"
+mv "$T/mcpd.new" "$T/mcpd"
+t=$(now_ms)
+ctl reexec >"$T/reexec6.out" 2>&1 &&
+	fail "mcpctl reexec succeeded into a binary that hangs: $(cat "$T/reexec6.out")"
+# The alarm comes 20 s after the execve; generous beyond that.
+wait_for 60 eval '! mcpd_running' ||
+	fail "the hanging binary still runs $(($(now_ms) - t)) ms after the re-exec: $(describe_pid "$MCPD_PID")"
+el=$(($(now_ms) - t))
+wait "$MCPD_PID" 2>/dev/null
+st=$?
+_forget_mcpd "$MCPD_PID"
+[ "$st" = $((128 + 14)) ] || fail "the hanging binary exited with status $st, not by SIGALRM"
+wait_for 30 proc_dead "$fake_pid" "$fake_st" ||
+	fail "fake outlived the binary that hung: $(describe_pid "$fake_pid")"
+grep -q "it has 20 s to take over" "$MCPD_LOG" ||
+	fail "the re-exec's log line does not say how long the new binary has"
+note "a binary that hangs: killed by SIGALRM $el ms after the re-exec (bar 20 s), its servers with it; mcpctl said: $(head -c 200 "$T/reexec6.out")"
