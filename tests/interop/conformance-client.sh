@@ -1,6 +1,6 @@
 #!/bin/bash
-# conformance-client.sh -- the client under test that the MCP conformance
-# suite (@modelcontextprotocol/conformance) runs for one of its
+# conformance-client.sh -- not a test: the client under test that the MCP
+# conformance suite (@modelcontextprotocol/conformance) runs for one of its
 # authorization scenarios: mcpd, with the scenario's server as a remote
 # entry, signed in with `mcpctl login` and a scripted browser, then a
 # tool called through mcpd.  Run by tests/interop/conformance-auth.sh,
