@@ -18,9 +18,10 @@
 #   auth/scope-retry-limit the server refuses every token: two sign-ins,
 #                          the suite's bound is three.
 #
-# Needs node (18 or later; the suite asks for 22, conformance-node.mjs
-# lets it run its client scenarios on older ones), curl, and the pinned
-# packages (npm ci when missing).
+# Needs node (the suite asks for 22; conformance-node.mjs lets it run its
+# client scenarios on 18.19 or 20.6 and later, which have module.register,
+# and the test is skipped on older ones), curl, and the pinned packages
+# (npm ci when missing).
 
 # npm ci may be slow, and another test's may hold the lock meanwhile; the
 # scenarios take a minute or two on a loaded machine.
@@ -41,6 +42,11 @@ W=$(NPM_TIMEOUT_S=$NPM_TIMEOUT_S bash "$TESTS_SRCDIR/interop/npm-deps.sh" \
 	hard_error "the conformance suite could not be installed (npm-deps.sh)"
 }
 SUITE=$W/node_modules/@modelcontextprotocol/conformance
+# The suite needs fs.globSync (Node.js 22), or module.register for the
+# shim (18.19, 20.6); a node with neither cannot load it at all.
+"$NODE" -e 'process.exit(typeof require("fs").globSync === "function" ||
+	typeof require("module").register === "function" ? 0 : 1)' ||
+	skip "node $("$NODE" --version) cannot load the conformance suite (it needs 22, or 18.19 or 20.6 and later with the shim)"
 note "conformance suite $(jq -r .version "$SUITE/package.json")"
 
 # The suite runs the client command split at spaces: a copy in $T.

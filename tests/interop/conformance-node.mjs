@@ -9,7 +9,7 @@
 // says what is missing.  Nothing else is changed, and on Node.js 22 or
 // later nothing at all.
 import fs from 'node:fs';
-import { register } from 'node:module';
+import * as nodeModule from 'node:module';
 
 if (typeof fs.globSync !== 'function') {
 	const shim = 'data:text/javascript,' + encodeURIComponent(
@@ -27,5 +27,8 @@ if (typeof fs.globSync !== 'function') {
 		"    return { url: " + JSON.stringify(shim) + ", shortCircuit: true };\n" +
 		"  return next(specifier, context);\n" +
 		"}\n");
-	register(hooks);
+	if (typeof nodeModule.register !== 'function')
+		throw new Error('Node.js ' + process.version + ' can load the ' +
+		    'conformance suite neither as it is (22) nor shimmed (18.19, 20.6)');
+	nodeModule.register(hooks);
 }
