@@ -11,7 +11,9 @@
  *   vscode          $XDG_CONFIG_HOME/Code/User/mcp.json and
  *                   ./.vscode/mcp.json ("servers", "inputs")
  * $XDG_CONFIG_HOME defaults to ~/.config.  A project's file (in the
- * current directory) that is the user's file too is read once.
+ * current directory) that is the user's file too is read once.  A file
+ * of the current directory, or one given by path that is none of the
+ * user's files above, came with a project (appconf.h: in_project).
  *
  * A write never leaves a half-written file: the text goes to a temporary
  * file beside the target, is synced, and renamed over it, after a last
@@ -38,20 +40,37 @@
 #include "apps.h"
 #include "diag.h"
 #include "jsonc.h"
+#include "util.h"
 #include "xmalloc.h"
 
-static const char *apps_list[] = {
-	"claude-desktop", "claude-code", "cursor", "vscode"
+/* Where each app keeps its servers (see the top). */
+static const struct apps_place {
+	const char		*app;
+	int			 under_config;	/* user: $XDG_CONFIG_HOME/..., */
+	const char		*user;		/* else ~/... */
+	const char		*project;	/* ./..., or NULL */
+	enum appconf_shape	 user_shape;
+	enum appconf_shape	 project_shape;
+	enum appconf_syntax	 syntax;
+} apps_places[] = {
+	{ "claude-desktop", 1, "Claude/claude_desktop_config.json", NULL,
+	    APPCONF_MCPSERVERS, APPCONF_MCPSERVERS, APPCONF_SYNTAX_NONE },
+	/* ~/.claude.json holds the user's and each project's local scope. */
+	{ "claude-code", 0, ".claude.json", ".mcp.json",
+	    APPCONF_CLAUDE_JSON, APPCONF_MCPSERVERS, APPCONF_SYNTAX_MCPD },
+	{ "cursor", 0, ".cursor/mcp.json", ".cursor/mcp.json",
+	    APPCONF_MCPSERVERS, APPCONF_MCPSERVERS, APPCONF_SYNTAX_VSCODE },
+	{ "vscode", 1, "Code/User/mcp.json", ".vscode/mcp.json",
+	    APPCONF_SERVERS, APPCONF_SERVERS, APPCONF_SYNTAX_VSCODE },
 };
-#define APPS_N	(sizeof apps_list / sizeof apps_list[0])
 
 int
 apps_known(const char *name)
 {
 	size_t	 i;
 
-	for (i = 0; i < APPS_N; i++) {
-		if (strcmp(apps_list[i], name) == 0)
+	for (i = 0; i < nitems(apps_places); i++) {
+		if (strcmp(apps_places[i].app, name) == 0)
 			return (1);
 	}
 	return (0);
@@ -168,7 +187,7 @@ apps_label(const char *path)
 static int
 apps_add(struct apps_files *files, const char *app, const char *path,
     enum appconf_shape shape, enum appconf_syntax syntax,
-    const char *workspace, const char *project)
+    const char *workspace, const char *project, int in_project)
 {
 	struct apps_file	*af;
 	struct stat		 sb;
@@ -207,57 +226,67 @@ apps_add(struct apps_files *files, const char *app, const char *path,
 	af->f.syntax = syntax;
 	af->f.workspace = af->workspace;
 	af->f.project = project;
+	af->f.in_project = in_project;
 	return (0);
 }
 
-static int
-apps_find_one(const char *app, struct apps_files *files, const char *cwd)
+/* The user's own file of an app (malloc'd). */
+static char *
+apps_user_file(const struct apps_place *pl)
 {
 	char	*conf, *path;
-	int	 rc = 0;
 
-	conf = apps_config_dir();
-	if (strcmp(app, "claude-desktop") == 0) {
-		xasprintf(&path, "%s/Claude/claude_desktop_config.json", conf);
-		rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
-		    APPCONF_SYNTAX_NONE, NULL, NULL);
-		free(path);
-	} else if (strcmp(app, "claude-code") == 0) {
-		xasprintf(&path, "%s/.claude.json", apps_home());
-		rc |= apps_add(files, app, path, APPCONF_CLAUDE_JSON,
-		    APPCONF_SYNTAX_MCPD, cwd, cwd);
-		free(path);
-		if (cwd != NULL) {
-			xasprintf(&path, "%s/.mcp.json", cwd);
-			rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
-			    APPCONF_SYNTAX_MCPD, cwd, NULL);
-			free(path);
-		}
-	} else if (strcmp(app, "cursor") == 0) {
-		xasprintf(&path, "%s/.cursor/mcp.json", apps_home());
-		rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
-		    APPCONF_SYNTAX_VSCODE, NULL, NULL);
-		free(path);
-		if (cwd != NULL) {
-			xasprintf(&path, "%s/.cursor/mcp.json", cwd);
-			rc |= apps_add(files, app, path, APPCONF_MCPSERVERS,
-			    APPCONF_SYNTAX_VSCODE, cwd, NULL);
-			free(path);
-		}
-	} else if (strcmp(app, "vscode") == 0) {
-		xasprintf(&path, "%s/Code/User/mcp.json", conf);
-		rc |= apps_add(files, app, path, APPCONF_SERVERS,
-		    APPCONF_SYNTAX_VSCODE, NULL, NULL);
-		free(path);
-		if (cwd != NULL) {
-			xasprintf(&path, "%s/.vscode/mcp.json", cwd);
-			rc |= apps_add(files, app, path, APPCONF_SERVERS,
-			    APPCONF_SYNTAX_VSCODE, cwd, NULL);
-			free(path);
-		}
+	if (!pl->under_config) {
+		xasprintf(&path, "%s/%s", apps_home(), pl->user);
+		return (path);
 	}
+	conf = apps_config_dir();
+	xasprintf(&path, "%s/%s", conf, pl->user);
 	free(conf);
+	return (path);
+}
+
+static int
+apps_find_one(const struct apps_place *pl, struct apps_files *files,
+    const char *cwd)
+{
+	const char	*scope_of;
+	char		*path;
+	int		 rc;
+
+	path = apps_user_file(pl);
+	scope_of = pl->user_shape == APPCONF_CLAUDE_JSON ? cwd : NULL;
+	rc = apps_add(files, pl->app, path, pl->user_shape, pl->syntax,
+	    scope_of, scope_of, 0);
+	free(path);
+	if (pl->project != NULL && cwd != NULL) {
+		xasprintf(&path, "%s/%s", cwd, pl->project);
+		rc |= apps_add(files, pl->app, path, pl->project_shape,
+		    pl->syntax, cwd, NULL, 1);
+		free(path);
+	}
 	return (rc == 0 ? 0 : -1);
+}
+
+/*
+ * 1 if sb is one of the user's own files of an app (not a project's):
+ * what a file named by path must be to count as the user's.
+ */
+static int
+apps_users_own(const struct stat *sb)
+{
+	struct stat	 own;
+	char		*path;
+	size_t		 i;
+	int		 found = 0;
+
+	for (i = 0; i < nitems(apps_places) && !found; i++) {
+		path = apps_user_file(&apps_places[i]);
+		found = stat(path, &own) == 0 && own.st_dev == sb->st_dev &&
+		    own.st_ino == sb->st_ino;
+		free(path);
+	}
+	return (found);
 }
 
 /* The current directory: its projects' files.  Kept for the files. */
@@ -272,9 +301,9 @@ apps_find(const char *app, struct apps_files *files)
 
 	if (apps_cwd == NULL && getcwd(buf, sizeof buf) != NULL)
 		apps_cwd = xstrdup(buf);
-	for (i = 0; i < APPS_N; i++) {
-		if (app == NULL || strcmp(app, apps_list[i]) == 0)
-			rc |= apps_find_one(apps_list[i], files, apps_cwd);
+	for (i = 0; i < nitems(apps_places); i++) {
+		if (app == NULL || strcmp(app, apps_places[i].app) == 0)
+			rc |= apps_find_one(&apps_places[i], files, apps_cwd);
 	}
 	return (rc);
 }
@@ -293,7 +322,7 @@ apps_add_path(const char *path, struct apps_files *files)
 	else
 		abs = xstrdup(path);
 	if (apps_add(files, "file", abs, APPCONF_MCPSERVERS,
-	    APPCONF_SYNTAX_MCPD, NULL, NULL) == -1) {
+	    APPCONF_SYNTAX_MCPD, NULL, NULL, 1) == -1) {
 		free(abs);
 		return (-1);
 	}
@@ -303,6 +332,7 @@ apps_add_path(const char *path, struct apps_files *files)
 		return (-1);
 	}
 	af = &files->v[n];
+	af->f.in_project = !apps_users_own(&af->sb);
 	if ((root = jsonc_parse(af->text, af->len, &cause)) == NULL) {
 		free(cause);
 		return (0);	/* appconf_read says why */

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "admin.h"
 #include "appconf.h"
 #include "apps.h"
@@ -50,9 +52,15 @@ import_report(const struct appconf_list *list)
 			if (e->renamed)
 				printf("added as %s (renamed: mcpd has another "
 				    "server of that name, or the name is not "
-				    "one mcpd takes)\n", out_esc(e->mcpd_name));
+				    "one mcpd takes)", out_esc(e->mcpd_name));
 			else
-				printf("added\n");
+				printf("added");
+			/* Held back by the import: the notes say why. */
+			if (!e->was_disabled && cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(e->server,
+			    "disabled")))
+				printf(", disabled until you check it (below)");
+			printf("\n");
 			break;
 		case APPCONF_SAME:
 			if (strcmp(e->name, e->mcpd_name) == 0)

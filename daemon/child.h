@@ -22,9 +22,10 @@
 
 #include "cgroup.h"
 #include "conf.h"
+#include "confvar.h"
 
-#define CHILD_ENV_PASS \
-	{ "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", NULL }
+/* mcpd's own variables every server gets (confvar.h, for import). */
+#define CHILD_ENV_PASS		CONFVAR_PASSED
 #define CHILD_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
 
 enum child_containment {

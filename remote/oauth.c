@@ -8,6 +8,14 @@
  * discovery are kept for the life of the process; a failed discovery is
  * tried again on the next oauth_get.
  *
+ * A server without protected resource metadata (404 at both well-known
+ * URLs, none named by its challenge) is one of MCP 2025-03-26: its
+ * authorization server is at its origin, the path dropped.  The metadata
+ * is looked for there (RFC 8414, with MCP-Protocol-Version: 2025-03-26),
+ * its issuer accepted if it has that origin, since no resource metadata
+ * named another; without metadata the default endpoints /authorize,
+ * /token and /register at the origin are used, as 2025-03-26 says.
+ *
  * Promises:
  * - one fetch at a time: oauth_get during a fetch only queues its caller,
  *   and every queued caller hears the one result;
@@ -74,6 +82,9 @@
 #define OAUTH_LOCK_RETRY_MS	100
 #define OAUTH_LOCK_WAIT_MS	(OAUTH_TIMEOUT_MS + 10000)
 
+/* The MCP version whose servers have no protected resource metadata. */
+#define OAUTH_LEGACY_VERSION	"2025-03-26"
+
 #define OAUTH_JWT_BEARER \
 	"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -118,6 +129,9 @@ struct oauth {
 
 	/* Discovery, kept once it succeeded. */
 	int			 discovered;
+	int			 wellknown;	/* cand: RFC 9728's URLs */
+	int			 legacy;	/* 2025-03-26: no PRM */
+	int			 defaults;	/* ... nor AS metadata */
 	char			*issuer;
 	char			*token_url;
 	int			 methods_listed;
@@ -184,6 +198,8 @@ static void	oauth_prm_cb(void *, struct http_req *, enum http_end,
 static void	oauth_asm_cb(void *, struct http_req *, enum http_end,
 		    const char *, const char *, size_t);
 static void	oauth_fetch_cand(struct oauth *, http_fetch_fn);
+static void	oauth_start_legacy(struct oauth *);
+static int	oauth_same_issuer(struct oauth *, const char *, char **);
 static void	oauth_token_request(struct oauth *);
 static void	oauth_lock_cb(evutil_socket_t, short, void *);
 
@@ -811,8 +827,12 @@ oauth_fetch_cand(struct oauth *o, http_fetch_fn cb)
 {
 	static const char *const headers[] = { "Accept: application/json",
 	    NULL };
+	/* 2025-03-26: so that the server may answer for that version. */
+	static const char *const legacy[] = { "Accept: application/json",
+	    "MCP-Protocol-Version: " OAUTH_LEGACY_VERSION, NULL };
 
-	oauth_fetch(o, "GET", o->cand[o->icand], headers, NULL, 0, cb);
+	oauth_fetch(o, "GET", o->cand[o->icand], o->legacy ? legacy : headers,
+	    NULL, 0, cb);
 }
 
 /* The common start of every fetch callback: 0 if it should go on. */
@@ -898,6 +918,8 @@ oauth_start_discovery(struct oauth *o, const char *resource_metadata)
 
 	o->step = OAUTH_PRM;
 	oauth_clear_cands(o);
+	o->legacy = o->defaults = 0;
+	o->wellknown = resource_metadata == NULL;
 	if (resource_metadata != NULL) {
 		if (oauth_url_allowed(o, "resource_metadata URL",
 		    resource_metadata, &reason) != 0) {
@@ -943,9 +965,13 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 		oauth_fetch_cand(o, oauth_prm_cb);
 		goto out;
 	}
+	if (status == 404 && o->wellknown) {
+		oauth_start_legacy(o);
+		goto out;
+	}
 	if (status != 200) {
-		xasprintf(&reason, "protected resource metadata %s: HTTP %ld",
-		    shown, status);
+		xasprintf(&reason, "protected resource metadata (HTTP %ld at "
+		    "%s)", status, shown);
 		goto fail;
 	}
 	if ((json = oauth_parse_object(body, len)) == NULL) {
@@ -959,7 +985,10 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 		    "\"resource\"", shown);
 		goto fail;
 	}
-	if (!url_resource_matches(resource, o->server_url)) {
+	/* At the root well-known URL the origin names it too (url.h). */
+	if (!url_resource_matches(resource, o->server_url) &&
+	    !(o->wellknown && o->icand + 1 == o->ncand &&
+	    url_resource_is_origin(resource, o->server_url))) {
 		quoted = oauth_quote(o, resource);
 		free(shown);
 		shown = oauth_show_url(o, o->server_url);
@@ -977,20 +1006,9 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 		goto fail;
 	}
 	if (oauth_url_allowed(o, "authorization server", first->valuestring,
-	    &reason) != 0)
+	    &reason) != 0 ||
+	    oauth_same_issuer(o, first->valuestring, &reason) != 0)
 		goto fail;
-	/* A sign-in's tokens never go to another authorization server. */
-	if (o->code && o->goal == OAUTH_GOAL_TOKEN && o->tok.issuer != NULL &&
-	    strcmp(first->valuestring, o->tok.issuer) != 0) {
-		quoted = oauth_quote(o, first->valuestring);
-		free(shown);
-		shown = oauth_quote(o, o->tok.issuer);
-		xasprintf(&reason, "the server now names the authorization "
-		    "server \"%s\", not \"%s\" that issued the sign-in's "
-		    "tokens: sign in again", quoted, shown);
-		o->needs_login = 1;
-		goto fail;
-	}
 	free(o->issuer);
 	o->issuer = xstrdup(first->valuestring);
 	free(o->scopes_supported);
@@ -1080,6 +1098,91 @@ oauth_asm_more(struct oauth *o, const cJSON *json, char **reason)
 	return (0);
 }
 
+/* A sign-in's tokens never go to another authorization server. */
+static int
+oauth_same_issuer(struct oauth *o, const char *issuer, char **reason)
+{
+	char	*now, *was;
+
+	if (!o->code || o->goal != OAUTH_GOAL_TOKEN || o->tok.issuer == NULL ||
+	    strcmp(issuer, o->tok.issuer) == 0)
+		return (0);
+	now = oauth_quote(o, issuer);
+	was = oauth_quote(o, o->tok.issuer);
+	xasprintf(reason, "the server now names the authorization server "
+	    "\"%s\", not \"%s\" that issued the sign-in's tokens: sign in "
+	    "again", now, was);
+	free(now);
+	free(was);
+	o->needs_login = 1;
+	return (-1);
+}
+
+/*
+ * MCP 2025-03-26 (see the top): the authorization server at the server's
+ * origin, its metadata at the well-known URLs there.
+ */
+static void
+oauth_start_legacy(struct oauth *o)
+{
+	char	*reason = NULL;
+
+	oauth_clear_cands(o);
+	o->legacy = 1;
+	o->step = OAUTH_ASM;
+	free(o->scopes_supported);
+	o->scopes_supported = NULL;
+	free(o->issuer);
+	if ((o->issuer = url_origin(o->server_url)) == NULL) {
+		oauth_finish(o, "the server URL is not a valid http(s) URL");
+		return;
+	}
+	if (oauth_url_allowed(o, "authorization server", o->issuer,
+	    &reason) != 0) {
+		oauth_finish(o, reason);
+		free(reason);
+		return;
+	}
+	o->ncand = url_asm_candidates(o->issuer, o->cand);
+	oauth_fetch_cand(o, oauth_asm_cb);
+}
+
+/*
+ * 2025-03-26 without metadata: the default endpoints at the origin.
+ * Nothing is listed, so PKCE is S256, which OAuth 2.1 makes mandatory
+ * for the server to implement.
+ */
+static void
+oauth_legacy_defaults(struct oauth *o)
+{
+	free(o->authorization_endpoint);
+	free(o->token_url);
+	free(o->registration_endpoint);
+	free(o->revocation_endpoint);
+	free(o->methods_text);
+	xasprintf(&o->authorization_endpoint, "%s/authorize", o->issuer);
+	xasprintf(&o->token_url, "%s/token", o->issuer);
+	xasprintf(&o->registration_endpoint, "%s/register", o->issuer);
+	o->revocation_endpoint = NULL;
+	o->methods_text = NULL;
+	o->methods_listed = o->method_basic = o->method_post = 0;
+	o->method_jwt = o->method_none = 0;
+	o->pkce_listed = o->pkce_s256 = o->cimd = 0;
+	o->defaults = 1;
+}
+
+/* Discovery is done: the token, or signin.c's next step. */
+static void
+oauth_discovered(struct oauth *o)
+{
+	o->discovered = 1;
+	oauth_clear_cands(o);
+	if (o->goal == OAUTH_GOAL_DISCOVER)
+		oauth_finish(o, NULL);
+	else
+		oauth_token_request(o);
+}
+
 static void
 oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
     const char *error, const char *body, size_t len)
@@ -1105,6 +1208,13 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 		oauth_fetch_cand(o, oauth_asm_cb);
 		goto out;
 	}
+	if (status == 404 && o->legacy) {
+		if (oauth_same_issuer(o, o->issuer, &reason) != 0)
+			goto fail;
+		oauth_legacy_defaults(o);
+		oauth_discovered(o);
+		goto out;
+	}
 	if (status == 404) {
 		free(shown);
 		shown = oauth_show_url(o, o->issuer);
@@ -1124,13 +1234,22 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 		goto fail;
 	}
 	issuer = oauth_json_string(json, "issuer");
-	if (issuer == NULL || strcmp(issuer, o->issuer) != 0) {
+	if (o->legacy && issuer != NULL &&
+	    url_same_origin(issuer, o->server_url)) {
+		/* 2025-03-26: any issuer of the origin asked (see above). */
+		free(o->issuer);
+		o->issuer = xstrdup(issuer);
+		if (oauth_same_issuer(o, issuer, &reason) != 0)
+			goto fail;
+	} else if (issuer == NULL || strcmp(issuer, o->issuer) != 0) {
 		quoted = oauth_quote(o, issuer != NULL ? issuer : "(none)");
 		free(shown);
 		shown = oauth_quote(o, o->issuer);
 		xasprintf(&reason, "refusing the authorization server metadata: "
-		    "its issuer \"%s\" is not \"%s\", the authorization server "
-		    "the resource names", quoted, shown);
+		    "its issuer \"%s\" is not %s\"%s\", the authorization "
+		    "server %s", quoted, o->legacy ? "at the origin of " : "",
+		    shown, o->legacy ? "of a server without protected "
+		    "resource metadata (MCP 2025-03-26)" : "the resource names");
 		goto fail;
 	}
 	token_url = oauth_json_string(json, "token_endpoint");
@@ -1178,12 +1297,7 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 	}
 	if (oauth_asm_more(o, json, &reason) != 0)
 		goto fail;
-	o->discovered = 1;
-	oauth_clear_cands(o);
-	if (o->goal == OAUTH_GOAL_DISCOVER)
-		oauth_finish(o, NULL);
-	else
-		oauth_token_request(o);
+	oauth_discovered(o);
 	goto out;
 
 fail:
@@ -1805,6 +1919,7 @@ oauth_meta(const struct oauth *o)
 	m->resource = o->resource;
 	m->pkce_listed = o->pkce_listed;
 	m->pkce_s256 = o->pkce_s256;
+	m->defaults = o->defaults;
 	m->cimd = o->cimd;
 	m->methods_listed = o->methods_listed;
 	m->method_none = o->method_none;

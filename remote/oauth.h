@@ -7,10 +7,13 @@
  * Discovery, on the first 401: the WWW-Authenticate resource_metadata
  * URL, else the RFC 9728 well-known URLs (url.h) -> the protected
  * resource metadata, whose "resource" must name the server (RFC 9728
- * section 3.3) -> its first authorization server -> RFC 8414 / OpenID
- * metadata in the path-aware order, whose "issuer" must be the one asked
- * for (RFC 8414 section 3.3) -> token_endpoint.  A configured token_url
- * skips all of that.  Then grant_type=client_credentials with resource
+ * section 3.3; at the root well-known URL its origin does) -> its first
+ * authorization server -> RFC 8414 / OpenID metadata in the path-aware
+ * order, whose "issuer" must be the one asked for (RFC 8414 section 3.3)
+ * -> token_endpoint.  A server with no protected resource metadata is
+ * one of MCP 2025-03-26: the metadata at its origin, whose issuer must
+ * have that origin, else the default endpoints there.  A configured
+ * token_url skips all of that.  Then grant_type=client_credentials with resource
  * (RFC 8707) and scope (configured, else the challenge's, else the
  * metadata's scopes_supported), authenticated by client_secret_basic,
  * client_secret_post or private_key_jwt, as configured and as the
@@ -115,6 +118,7 @@ struct oauth_meta {
 	const char	*resource;
 	int		 pkce_listed;	/* code_challenge_methods_supported */
 	int		 pkce_s256;	/* ... holds "S256" */
+	int		 defaults;	/* no metadata: 2025-03-26's endpoints */
 	int		 cimd;		/* client_id_metadata_document_supported */
 	int		 methods_listed;
 	int		 method_none, method_basic, method_post;

@@ -362,8 +362,11 @@ signin_discovered(void *arg, int result, const char *reason)
 		    "authorization_endpoint");
 		return;
 	}
-	/* MCP authorization 2025-11-25: PKCE S256, confirmed in metadata. */
-	if (!meta->pkce_s256) {
+	/*
+	 * MCP authorization 2025-11-25: PKCE S256, confirmed in metadata;
+	 * 2025-03-26's default endpoints have none to confirm it (oauth.c).
+	 */
+	if (!meta->pkce_s256 && !meta->defaults) {
 		signin_fail(si, "the authorization server does not list S256 "
 		    "in code_challenge_methods_supported%s; signing in "
 		    "without PKCE is refused", meta->pkce_listed ? "" :

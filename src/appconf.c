@@ -18,12 +18,21 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "confvar.h"
 #include "sbuf.h"
 #include "jsonc.h"
 #include "xmalloc.h"
 
 #define APPCONF_NAME_MAX_LEN	64	/* CONF_NAME_MAX_LEN */
 #define APPCONF_MAX_RENAMES	1000
+/* A name quoted in a note: no longer than this. */
+#define APPCONF_QUOTE_MAX_LEN	64
+
+/* What a note on a project's entry adds when it is imported disabled. */
+#define APPCONF_PROJECT_HELD \
+	"; a project's file gets none of mcpd's secrets unasked: imported " \
+	"disabled, remove \"disabled\" in mcpd.json once you trust the " \
+	"project"
 
 
 static void
@@ -35,27 +44,66 @@ appconf_note(char ***notes, size_t *n, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*s;
+	size_t	 i;
 
 	va_start(ap, fmt);
 	xvasprintf(&s, fmt, ap);
 	va_end(ap);
+	/* Said once for an entry (a variable used twice, say). */
+	for (i = 0; i < *n; i++) {
+		if (strcmp((*notes)[i], s) == 0) {
+			free(s);
+			return;
+		}
+	}
 	*notes = xreallocarray(*notes, *n + 1, sizeof **notes);
 	(*notes)[(*n)++] = s;
 }
 
-static int
-appconf_valid_variable(const char *s, size_t len)
+/*
+ * A reference to mcpd's environment or credentials in a string of an
+ * app's entry, in mcpd's form (see appconf.h): said, and held back from a
+ * project's entry.  Invalid names are left to the configuration's check.
+ */
+static void
+appconf_reference(const struct appconf_file *f,
+    const struct confvar_piece *p, const char *where, char ***notes,
+    size_t *nnotes, int *disable)
 {
-	size_t	 i;
+	const char	*held = f->in_project ? APPCONF_PROJECT_HELD : "";
+	int		 n = (int)(p->name_len > APPCONF_QUOTE_MAX_LEN ?
+			    APPCONF_QUOTE_MAX_LEN : p->name_len);
 
-	for (i = 0; i < len; i++) {
-		if (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= 'a' && s[i] <= 'z') ||
-		    (i > 0 && s[i] >= '0' && s[i] <= '9'))
-			continue;
-		return (0);
-	}
-	return (len > 0);
+	if (p->kind == CONFVAR_CREDENTIAL) {
+		if (!confvar_valid_credential(p->name, p->name_len))
+			return;
+		appconf_note(notes, nnotes, "%s: ${credential:%.*s} is mcpd's "
+		    "systemd credential \"%.*s\" (LoadCredential= of its "
+		    "unit), not the app's%s", where, n, p->name, n, p->name,
+		    held);
+	} else if (p->kind == CONFVAR_VARIABLE) {
+		if (!confvar_valid_variable(p->name, p->name_len) ||
+		    confvar_passed(p->name, p->name_len))
+			return;
+		appconf_note(notes, nnotes, "%s: ${%.*s} is read from mcpd's "
+		    "environment, not the app's%s", where, n, p->name,
+		    f->in_project ? held : ": give mcpd that variable (its "
+		    "unit's Environment= or EnvironmentFile=)");
+	} else
+		return;
+	if (f->in_project)
+		*disable = 1;
+}
+
+/* Each reference of a string already in mcpd's form. */
+static void
+appconf_references(const struct appconf_file *f, const char *in,
+    const char *where, char ***notes, size_t *nnotes, int *disable)
+{
+	struct confvar_piece	 p;
+
+	while (confvar_next(&in, &p))
+		appconf_reference(f, &p, where, notes, nnotes, disable);
 }
 
 /* A literal for mcpd: every '$' doubled. */
@@ -101,10 +149,11 @@ appconf_string(const struct appconf_file *f, const char *in,
 {
 	struct sbuf	 b = { NULL, 0, 0 };
 	const char		*s, *end, *name, *slash;
-	size_t			 nlen;
+	size_t			 nlen, start;
 
 	sbuf_add(&b, "", 0);
 	if (f->syntax == APPCONF_SYNTAX_MCPD) {
+		appconf_references(f, in, where, notes, nnotes, disable);
 		sbuf_adds(&b, in);
 		return (b.p);
 	}
@@ -122,10 +171,13 @@ appconf_string(const struct appconf_file *f, const char *in,
 		name = s + 2;
 		nlen = end - name;
 		if (nlen > 4 && strncmp(name, "env:", 4) == 0 &&
-		    appconf_valid_variable(name + 4, nlen - 4)) {
+		    confvar_valid_variable(name + 4, nlen - 4)) {
+			start = b.len;
 			sbuf_adds(&b, "${");
 			sbuf_add(&b, name + 4, nlen - 4);
 			sbuf_adds(&b, "}");
+			appconf_references(f, b.p + start, where, notes,
+			    nnotes, disable);
 		} else if (nlen == 8 && strncmp(name, "userHome", 8) == 0)
 			sbuf_adds(&b, "${HOME}");
 		else if ((nlen == 13 && strncmp(name, "pathSeparator",
@@ -291,6 +343,15 @@ appconf_convert(const struct appconf_file *f, const cJSON *entry,
 			else
 				cJSON_AddItemToObject(out, key,
 				    cJSON_CreateString(p));
+			/* mcpd reads it as itself: it may name mcpd's files. */
+			if (p != NULL && f->in_project &&
+			    strcmp(key, "envFile") == 0) {
+				appconf_note(notes, nnotes, "envFile: mcpd "
+				    "reads this file into the server's "
+				    "environment, as its own user%s",
+				    APPCONF_PROJECT_HELD);
+				*disable = 1;
+			}
 			free(p);
 			free(v);
 		} else if (strcmp(key, "url") == 0 && cJSON_IsString(item)) {

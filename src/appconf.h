@@ -17,6 +17,16 @@
  * note saying it needs a value.  A literal '$' is written "$$" for mcpd.
  * Claude Code's "${VAR}" and "${VAR:-default}" are mcpd's own and stay.
  *
+ * What mcpd expands comes from mcpd, not from the app: a "${VAR}" (other
+ * than the variables every server gets, CONFVAR_PASSED) is read from
+ * mcpd's environment and a "${credential:NAME}" is mcpd's systemd
+ * credential, whatever the app meant by them.  Each such reference gets a
+ * note naming it.  A project's file (in_project: it came with the
+ * project, a repository anyone may have written) does not hand its
+ * server mcpd's secrets unasked: an entry with such a reference, or with
+ * an envFile (which mcpd reads as its own user), is imported disabled,
+ * and the note says so.
+ *
  * Two entries are the same server when their command, args, env, envFile,
  * cwd, url, type and headers are equal (appconf_same_server), whatever
  * their names, their "disabled" and mcpd's own settings.
@@ -53,6 +63,7 @@ struct appconf_file {
 	enum appconf_syntax	 syntax;
 	const char		*workspace;	/* a project's directory, or NULL */
 	const char		*project;	/* CLAUDE_JSON: projects' key */
+	int			 in_project;	/* came with a project (above) */
 };
 
 enum appconf_status {

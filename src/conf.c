@@ -38,6 +38,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "confvar.h"
 #include "dotenv.h"
 #include "filter.h"
 #include "roots.h"
@@ -396,24 +397,6 @@ conf_valid_name(const char *name)
 	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
 }
 
-static int
-conf_valid_variable(const char *name, size_t len)
-{
-	size_t	 i;
-	char	 c;
-
-	for (i = 0; i < len; i++) {
-		c = name[i];
-		if (c == '_' || (c >= 'A' && c <= 'Z') ||
-		    (c >= 'a' && c <= 'z'))
-			continue;
-		if (i > 0 && c >= '0' && c <= '9')
-			continue;
-		return (0);
-	}
-	return (len > 0);
-}
-
 /*
  * A file the configuration names, through cp->readfile_fn: its text
  * (wipe it), or NULL after reporting why at path, what naming it.
@@ -437,17 +420,6 @@ conf_read_named(struct conf_parse *cp, const char *path, const char *what,
 	return (text);
 }
 
-/* A systemd credential's name: what LoadCredential= may give a file. */
-static int
-conf_valid_credential(const char *name, size_t len)
-{
-	if (len == 0 || len > 255 || (len == 1 && name[0] == '.') ||
-	    (len == 2 && name[0] == '.' && name[1] == '.'))
-		return (0);
-	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789._-@") >= len);
-}
-
 /*
  * "${credential:NAME}": the file NAME in $CREDENTIALS_DIRECTORY, where
  * systemd's LoadCredential= and LoadCredentialEncrypted= put a unit's
@@ -463,7 +435,7 @@ conf_expand_credential(struct conf_parse *cp, const char *path,
 	size_t		 len, read_len;
 	int		 rc = -1;
 
-	if (!conf_valid_credential(name, nlen)) {
+	if (!confvar_valid_credential(name, nlen)) {
 		conf_error(cp, path, "invalid credential name in "
 		    "\"${credential:}\": use letters, digits, '.', '_', '-' "
 		    "and '@'");
@@ -509,66 +481,56 @@ conf_expand_credential(struct conf_parse *cp, const char *path,
 static char *
 conf_expand(struct conf_parse *cp, const char *path, const char *in)
 {
-	struct conf_buf	 b = { NULL, 0, 0 };
-	const char	*s, *inner, *end, *sep, *value;
-	char		*name;
-	size_t		 span, nlen;
-	int		 failed = 0;
+	struct conf_buf		 b = { NULL, 0, 0 };
+	struct confvar_piece	 p;
+	const char		*s, *value;
+	char			*name;
+	int			 failed = 0;
 
 	conf_buf_add(&b, "", 0);
 	s = in;
-	while (*s != '\0') {
-		if (*s != '$') {
-			span = strcspn(s, "$");
-			conf_buf_add(&b, s, span);
-			s += span;
-			continue;
-		}
-		if (s[1] != '{') {
-			conf_buf_add(&b, "$", 1);
-			s += (s[1] == '$') ? 2 : 1;
-			continue;
-		}
-		inner = s + 2;
-		if ((end = strchr(inner, '}')) == NULL) {
+	while (confvar_next(&s, &p)) {
+		switch (p.kind) {
+		case CONFVAR_TEXT:
+			conf_buf_add(&b, p.text, p.text_len);
+			break;
+		case CONFVAR_UNTERMINATED:
 			conf_error(cp, path, "unterminated \"${\" (no closing "
 			    "\"}\")");
 			failed = 1;
 			break;
-		}
-		if (strncmp(inner, "credential:", 11) == 0) {
-			if (conf_expand_credential(cp, path, inner + 11,
-			    end - (inner + 11), &b) == -1)
+		case CONFVAR_CREDENTIAL:
+			if (conf_expand_credential(cp, path, p.name,
+			    p.name_len, &b) == -1)
 				failed = 1;
-			s = end + 1;
-			continue;
-		}
-		for (sep = inner; sep < end; sep++) {
-			if (sep[0] == ':' && sep[1] == '-')
+			break;
+		case CONFVAR_VARIABLE:
+			if (p.name_len == 0) {
+				conf_error(cp, path, "empty variable name in "
+				    "\"${}\"");
+				failed = 1;
 				break;
-		}
-		nlen = sep - inner;
-		if (nlen == 0) {
-			conf_error(cp, path, "empty variable name in \"${}\"");
-			failed = 1;
-		} else if (!conf_valid_variable(inner, nlen)) {
-			conf_error(cp, path, "invalid variable name in "
-			    "\"${}\": use letters, digits and '_'");
-			failed = 1;
-		} else {
-			name = xstrndup(inner, nlen);
+			}
+			if (!confvar_valid_variable(p.name, p.name_len)) {
+				conf_error(cp, path, "invalid variable name in "
+				    "\"${}\": use letters, digits and '_'");
+				failed = 1;
+				break;
+			}
+			name = xstrndup(p.name, p.name_len);
 			value = cp->getenv_fn(name, cp->getenv_arg);
-			if (value != NULL && (*value != '\0' || sep == end))
+			if (value != NULL && (*value != '\0' ||
+			    !p.has_default))
 				conf_buf_add(&b, value, strlen(value));
-			else if (sep != end)
-				conf_buf_add(&b, sep + 2, end - (sep + 2));
+			else if (p.has_default)
+				conf_buf_add(&b, p.text, p.text_len);
 			else {
 				conf_error(cp, path, "${%s} is not set", name);
 				failed = 1;
 			}
 			free(name);
+			break;
 		}
-		s = end + 1;
 	}
 	if (failed) {
 		free(b.p);

@@ -707,6 +707,33 @@ url_resource_matches(const char *resource, const char *server_url)
 }
 
 char *
+url_origin(const char *url)
+{
+	struct url	 u;
+	struct url_buf	 b = { NULL, 0, 0 };
+	const char	*err;
+
+	if (url_parse(url, &u, &err) == -1)
+		return (NULL);
+	format_origin(&b, &u, 0);
+	url_clear(&u);
+	return (buf_take(&b));
+}
+
+int
+url_resource_is_origin(const char *resource, const char *server_url)
+{
+	char	*origin;
+	int	 same;
+
+	if ((origin = url_origin(server_url)) == NULL)
+		return (0);
+	same = url_resource_matches(resource, origin);
+	free(origin);
+	return (same);
+}
+
+char *
 url_canonical_resource(const char *server_url)
 {
 	int	 frag;

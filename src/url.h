@@ -41,6 +41,15 @@ int	 url_same_origin(const char *, const char *);
  */
 int	 url_resource_matches(const char *resource, const char *server_url);
 /*
+ * 1 if resource is the origin of the server URL (an empty path or "/",
+ * no query, fragment or userinfo): what protected resource metadata at
+ * the root well-known URL names, since the origin is the identifier its
+ * URL was made from (RFC 9728 section 3.3).
+ */
+int	 url_resource_is_origin(const char *resource, const char *server_url);
+/* scheme://host[:port] of an http(s) URL, normalised; NULL if bad. */
+char	*url_origin(const char *url);
+/*
  * The server URL with its fragment dropped, normalised: the "resource"
  * parameter of RFC 8707 and the default for comparisons.  NULL if bad.
  */

@@ -39,7 +39,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
-	conf)		echo src/conf.c src/conf_remote.c src/conf_share.c \
+	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
 			    src/gname.c src/filter.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
@@ -50,7 +50,7 @@ sources() {
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
@@ -58,7 +58,7 @@ sources() {
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
+			    src/metrics.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/filter.c ;;
 	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
@@ -68,7 +68,7 @@ sources() {
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/xmalloc.c ;;
-	jsonc)		echo src/jsonc.c src/appconf.c src/sbuf.c src/dotenv.c \
+	jsonc)		echo src/jsonc.c src/appconf.c src/confvar.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;

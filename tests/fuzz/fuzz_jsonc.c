@@ -16,6 +16,9 @@
  *   into an empty file is an object whose "mcpServers" holds exactly the
  *   entries it says are new, under valid, distinct names, and merging
  *   them again changes nothing;
+ * - an entry of a project's file that would take mcpd's secrets (a
+ *   "${credential:...}", a "${VAR}" beyond those every server gets, an
+ *   envFile) is disabled;
  * - dotenv_parse gives KEY=VALUE entries with distinct, valid keys, or
  *   an error naming a line, never the text.
  */
@@ -28,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "confvar.h"
 #include "dotenv.h"
 #include "fuzz.h"
 #include "jsonc.h"
@@ -121,6 +125,33 @@ valid_name(const char *s)
 	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
 }
 
+/* A string, or any string below v, refers to mcpd's secrets. */
+static int
+takes_secrets(const cJSON *v)
+{
+	struct confvar_piece	 p;
+	const cJSON		*item;
+	const char		*s;
+
+	if (cJSON_IsString(v)) {
+		s = v->valuestring;
+		while (confvar_next(&s, &p)) {
+			if ((p.kind == CONFVAR_CREDENTIAL &&
+			    confvar_valid_credential(p.name, p.name_len)) ||
+			    (p.kind == CONFVAR_VARIABLE &&
+			    confvar_valid_variable(p.name, p.name_len) &&
+			    !confvar_passed(p.name, p.name_len)))
+				return (1);
+		}
+		return (0);
+	}
+	cJSON_ArrayForEach(item, v) {
+		if (takes_secrets(item))
+			return (1);
+	}
+	return (0);
+}
+
 static void
 fuzz_app(unsigned char mode, const char *text, size_t len)
 {
@@ -137,10 +168,19 @@ fuzz_app(unsigned char mode, const char *text, size_t len)
 	f.syntax = (mode / 3) % 3;
 	f.workspace = (mode & 0x10) ? "/work/p $x" : NULL;
 	f.project = "/work/p";
+	f.in_project = (mode & 0x20) != 0;
 	if (appconf_read(&f, text, len, &l, &cause) == -1) {
 		FUZZ_CHECK(cause != NULL, "refused without a reason");
 		free(cause);
 		return;
+	}
+	for (i = 0; f.in_project && i < l.n; i++) {
+		if (l.v[i].server == NULL || (!takes_secrets(l.v[i].server) &&
+		    !cJSON_HasObjectItem(l.v[i].server, "envFile")))
+			continue;
+		FUZZ_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    l.v[i].server, "disabled")), "a project's entry takes "
+		    "mcpd's secrets and is not disabled");
 	}
 	FUZZ_CHECK(appconf_merge("", 0, &l, &out, &outlen, &cause) == 0,
 	    "merge into nothing failed: %s", cause);

@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "jsonc.h"
 #include "unit.h"
+#include "xmalloc.h"
 
 #define S(lit)	(lit), sizeof (lit) - 1
 
@@ -29,17 +30,19 @@ static const struct appconf_file cursor = {
 	"cursor", "cursor", APPCONF_MCPSERVERS, APPCONF_SYNTAX_VSCODE,
 	NULL, NULL
 };
+/* A project's .vscode/mcp.json. */
 static const struct appconf_file vscode = {
 	"vscode", "vscode", APPCONF_SERVERS, APPCONF_SYNTAX_VSCODE,
-	"/work/proj", NULL
+	"/work/proj", NULL, 1
 };
 static const struct appconf_file claude_json = {
 	"claude-code", "claude", APPCONF_CLAUDE_JSON, APPCONF_SYNTAX_MCPD,
 	"/work/proj", "/work/proj"
 };
+/* A project's .mcp.json. */
 static const struct appconf_file mcp_json = {
 	"claude-code", "mcp", APPCONF_MCPSERVERS, APPCONF_SYNTAX_MCPD,
-	"/work/proj", NULL
+	"/work/proj", NULL, 1
 };
 
 static char *
@@ -159,11 +162,17 @@ START_TEST(test_appconf_vscode)
 	    "(the app prompts for input \"perplexity-key\")"));
 	assert_entry(&l, 1, "github", "{\"type\":\"http\",\"url\":"
 	    "\"https://api.githubcopilot.com/mcp/\"}");
-	/* ${workspaceFolder} is the project's directory; envFile kept. */
+	/*
+	 * ${workspaceFolder} is the project's directory; envFile kept, but
+	 * mcpd reads it: a project's entry with one is held back.
+	 */
 	assert_entry(&l, 2, "db", "{\"command\":\"uv\",\"args\":[\"run\","
 	    "\"db-mcp\",\"--path\",\"/work/proj/data // not a comment\"],"
-	    "\"envFile\":\"/work/proj/.env\"}");
+	    "\"envFile\":\"/work/proj/.env\",\"disabled\":true}");
 	ck_assert(has_note(&l.v[2], "\"dev\""));
+	ck_assert(has_note(&l.v[2], "envFile: mcpd reads this file into the "
+	    "server's environment, as its own user; a project's file gets "
+	    "none of mcpd's secrets unasked: imported disabled"));
 	ck_assert_str_eq(l.v[2].keys[0], "servers");
 	appconf_list_free(&l);
 }
@@ -200,10 +209,19 @@ START_TEST(test_appconf_claude_code)
 	    "\"https://mcp.sentry.dev/mcp\"}");
 	ck_assert_uint_eq(l.v[1].nkeys, 4);
 	ck_assert_str_eq(l.v[1].keys[1], "/work/proj");
-	/* Claude Code's ${VAR:-default} is mcpd's: kept as it is. */
+	/*
+	 * Claude Code's ${VAR:-default} is mcpd's: kept as it is, but read
+	 * from mcpd's environment, which a project's entry does not get
+	 * unasked.
+	 */
 	assert_entry(&l, 2, "api", "{\"type\":\"http\",\"url\":"
 	    "\"${API_BASE_URL:-https://api.example.com}/mcp\",\"headers\":"
-	    "{\"Authorization\":\"Bearer ${API_KEY}\"}}");
+	    "{\"Authorization\":\"Bearer ${API_KEY}\"},\"disabled\":true}");
+	ck_assert(has_note(&l.v[2], "url: ${API_BASE_URL} is read from mcpd's "
+	    "environment, not the app's; a project's file"));
+	ck_assert(has_note(&l.v[2], "headers.Authorization: ${API_KEY} is "
+	    "read from mcpd's environment"));
+	ck_assert_int_eq(l.v[2].was_disabled, 0);
 	appconf_list_free(&l);
 }
 END_TEST
@@ -228,6 +246,108 @@ START_TEST(test_appconf_through_mcpd_skipped)
 	    &cause), -1);
 	ck_assert_str_eq(cause, "line 1, column 17: invalid JSON");
 	free(cause);
+}
+END_TEST
+
+/*
+ * Issue 28, case 9: a project's .mcp.json asks for mcpd's credential and
+ * environment.  The references stay as written (mcpd's own syntax), each
+ * is said, and the entry is imported disabled; the same entry in the
+ * user's own file is said and not held back.  The variables every server
+ * gets anyway are neither.
+ */
+START_TEST(test_appconf_project_secrets)
+{
+	static const struct appconf_file user = {
+		"claude-code", "user", APPCONF_MCPSERVERS, APPCONF_SYNTAX_MCPD,
+		NULL, NULL, 0
+	};
+	const char	 text[] = "{\"mcpServers\": {\"gh\": {"
+	    "\"command\": \"${HOME}/bin/gh-mcp\","
+	    "\"args\": [\"--token=${GITHUB_TOKEN}\"],"
+	    "\"env\": {\"X\": \"${credential:github}\","
+	    "\"Y\": \"${GITHUB_TOKEN}\", \"Z\": \"${USER:-me}\","
+	    "\"P\": \"$${NOT_A_VARIABLE}\"}}}}";
+	const char	 want[] = "{\"command\":\"${HOME}/bin/gh-mcp\","
+	    "\"args\":[\"--token=${GITHUB_TOKEN}\"],\"env\":{\"X\":"
+	    "\"${credential:github}\",\"Y\":\"${GITHUB_TOKEN}\",\"Z\":"
+	    "\"${USER:-me}\",\"P\":\"$${NOT_A_VARIABLE}\"}";
+	struct appconf_list	 l = { NULL, 0 };
+	struct appconf_entry	*e;
+	char			*cause, *wanted;
+	size_t			 i;
+
+	ck_assert_int_eq(appconf_read(&mcp_json, S(text), &l, &cause), 0);
+	ck_assert_int_eq(appconf_read(&user, S(text), &l, &cause), 0);
+	ck_assert_uint_eq(l.n, 2);
+	xasprintf(&wanted, "%s,\"disabled\":true}", want);
+	assert_entry(&l, 0, "gh", wanted);
+	free(wanted);
+	xasprintf(&wanted, "%s}", want);
+	assert_entry(&l, 1, "gh", wanted);
+	free(wanted);
+	for (i = 0; i < 2; i++) {
+		e = &l.v[i];
+		ck_assert(has_note(e, "env.X: ${credential:github} is mcpd's "
+		    "systemd credential \"github\" (LoadCredential= of its "
+		    "unit), not the app's"));
+		ck_assert(has_note(e, "env.Y: ${GITHUB_TOKEN} is read from "
+		    "mcpd's environment, not the app's"));
+		ck_assert(has_note(e, "args: ${GITHUB_TOKEN} is read from "
+		    "mcpd's environment"));
+		/* Every server gets HOME and USER; "$$" is no reference. */
+		ck_assert(!has_note(e, "HOME"));
+		ck_assert(!has_note(e, "USER"));
+		ck_assert(!has_note(e, "NOT_A_VARIABLE"));
+		ck_assert_uint_eq(e->nnotes, 3);
+	}
+	ck_assert(has_note(&l.v[0], "imported disabled"));
+	ck_assert(!has_note(&l.v[1], "imported disabled"));
+	ck_assert(has_note(&l.v[1], "give mcpd that variable"));
+	appconf_list_free(&l);
+}
+END_TEST
+
+/*
+ * The same from a project's VS Code and Cursor files: ${env:VAR} is
+ * mcpd's ${VAR}, held back; a form mcpd has that the app does not
+ * (${credential:...}) is an unknown variable there, held back as before.
+ */
+START_TEST(test_appconf_project_secrets_vscode)
+{
+	static const struct appconf_file user = {
+		"cursor", "user", APPCONF_MCPSERVERS, APPCONF_SYNTAX_VSCODE,
+		NULL, NULL, 0
+	};
+	const char	 text[] = "{\"mcpServers\": {\"gh\": {"
+	    "\"command\": \"gh-mcp\", \"env\": {"
+	    "\"Y\": \"${env:GITHUB_TOKEN}\", \"H\": \"${userHome}/x\"}},"
+	    "\"c\": {\"command\": \"c\", \"env\": {\"X\": "
+	    "\"${credential:github}\"}}}}";
+	struct appconf_file	 project = user;
+	struct appconf_list	 l = { NULL, 0 };
+	char			*cause;
+
+	project.workspace = "/work/proj";
+	project.in_project = 1;
+	ck_assert_int_eq(appconf_read(&project, S(text), &l, &cause), 0);
+	ck_assert_int_eq(appconf_read(&user, S(text), &l, &cause), 0);
+	ck_assert_uint_eq(l.n, 4);
+	assert_entry(&l, 0, "gh", "{\"command\":\"gh-mcp\",\"env\":{\"Y\":"
+	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"},\"disabled\":true}");
+	ck_assert(has_note(&l.v[0], "env.Y: ${GITHUB_TOKEN} is read from "
+	    "mcpd's environment, not the app's; a project's file"));
+	ck_assert_uint_eq(l.v[0].nnotes, 1);
+	assert_entry(&l, 2, "gh", "{\"command\":\"gh-mcp\",\"env\":{\"Y\":"
+	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"}}");
+	ck_assert(has_note(&l.v[2], "env.Y: ${GITHUB_TOKEN} is read from "
+	    "mcpd's environment, not the app's: give mcpd that variable"));
+	/* Not Cursor's form: a value mcpd cannot know, in either file. */
+	assert_entry(&l, 1, "c", "{\"command\":\"c\",\"env\":{\"X\":"
+	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true}");
+	assert_entry(&l, 3, "c", "{\"command\":\"c\",\"env\":{\"X\":"
+	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true}");
+	appconf_list_free(&l);
 }
 END_TEST
 
@@ -424,6 +544,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_appconf_vscode_user_workspace_unknown);
 	tcase_add_test(tc, test_appconf_claude_code);
 	tcase_add_test(tc, test_appconf_through_mcpd_skipped);
+	tcase_add_test(tc, test_appconf_project_secrets);
+	tcase_add_test(tc, test_appconf_project_secrets_vscode);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("merge");
 	tcase_add_test(tc, test_appconf_merge_empty);

@@ -391,6 +391,51 @@ START_TEST(test_url_resource)
 }
 END_TEST
 
+/*
+ * Metadata at the root well-known URL may name the server's origin
+ * (RFC 9728 section 3.3; the MCP conformance suite's auth/metadata-var2),
+ * and nothing wider or elsewhere.
+ */
+START_TEST(test_url_resource_origin)
+{
+	const char	*server = "https://mcp.example.com/tenant/mcp";
+	char		*o;
+
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com",
+	    server), 1);
+	ck_assert_int_eq(url_resource_is_origin("HTTPS://MCP.example.com:443/",
+	    server), 1);
+	ck_assert_int_eq(url_resource_is_origin("http://localhost:8080",
+	    "http://localhost:8080/mcp"), 1);
+	/* The server URL itself is not its origin: url_resource_matches. */
+	ck_assert_int_eq(url_resource_is_origin(server, server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com/tenant",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://evil.example.com",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("http://mcp.example.com",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com:8443",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com/?a",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://u@mcp.example.com",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com#x",
+	    server), 0);
+	ck_assert_int_eq(url_resource_is_origin("https://mcp.example.com",
+	    "not a url"), 0);
+
+	o = url_origin("HTTP://u:p@LocalHost:80/mcp?x#y");
+	ck_assert_str_eq(o, "http://localhost");
+	free(o);
+	o = url_origin("https://[::1]:8443/a/b");
+	ck_assert_str_eq(o, "https://[::1]:8443");
+	free(o);
+	ck_assert_ptr_null(url_origin("ftp://example.com/"));
+}
+END_TEST
+
 static void
 assert_candidates(size_t n, char **got, size_t want_n, const char *const *want)
 {
@@ -511,6 +556,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_url_resolve_redirects);
 	tcase_add_test(tc, test_url_same_origin);
 	tcase_add_test(tc, test_url_resource);
+	tcase_add_test(tc, test_url_resource_origin);
 	tcase_add_test(tc, test_url_prm_candidates);
 	tcase_add_test(tc, test_url_asm_candidates);
 	tcase_add_test(tc, test_url_template_match);
