@@ -77,6 +77,10 @@ enum group_list {
 	GROUP_LIST_TEMPLATES,
 	GROUP_LIST_COUNT
 };
+/* A list is judged by its filter as the same filter_list. */
+_Static_assert((int)GROUP_LIST_TEMPLATES == (int)FILTER_LIST_TEMPLATES &&
+    (int)GROUP_LIST_RESOURCES == (int)FILTER_LIST_RESOURCES,
+    "group_list and filter_list differ");
 
 static const struct {
 	const char	*method;
@@ -536,8 +540,10 @@ group_list_part(struct group_session *gs, struct group_op *op, size_t link,
 		if (names != NULL)
 			gname_make(l->member, gs->sep, field->valuestring,
 			    exposed);
-		if (!filter_allows(gs->filters[group_lists[op->list].filter],
-		    names != NULL ? exposed : field->valuestring))
+		if (!filter_allows_entry(
+		    gs->filters[group_lists[op->list].filter],
+		    (enum filter_list)op->list, names != NULL ? exposed :
+		    field->valuestring))
 			continue;
 		copy = cJSON_Duplicate(e, 1);
 		if (names != NULL) {
@@ -1191,8 +1197,9 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 			    cJSON_CreateString(rest));
 	} else if (cJSON_IsString(type) && strcmp(type->valuestring,
 	    "ref/resource") == 0 && cJSON_IsString(uri)) {
-		if ((found = group_route_uri(gs, uri->valuestring,
-		    strlen(uri->valuestring))) >= 0) {
+		if (filter_allows_template(gs->filters[FILTER_RESOURCES],
+		    uri->valuestring) && (found = group_route_uri(gs,
+		    uri->valuestring, strlen(uri->valuestring))) >= 0) {
 			link = (size_t)found;
 			rest = uri->valuestring;
 		}
@@ -1234,7 +1241,7 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		free(uri);
 		return;
 	}
-	if (!filter_allows(gs->filters[FILTER_RESOURCES], uri)) {
+	if (!filter_allows_uri(gs->filters[FILTER_RESOURCES], uri)) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
 		free(uri);
