@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "url.h"
 #include "urinorm.h"
 #include "xmalloc.h"
 
@@ -33,18 +34,6 @@ static const struct {
 };
 
 static const char urinorm_bad_pct[] = "a '%' not followed by two hex digits";
-
-static int
-urinorm_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (c - 'A' + 10);
-	return (-1);
-}
 
 static int
 urinorm_alpha(int c)
@@ -70,6 +59,18 @@ static int
 urinorm_lower(int c)
 {
 	return (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+}
+
+/* The byte "%XX" at p (a NUL-terminated string) encodes, or -1. */
+static int
+urinorm_pct_byte(const char *p)
+{
+	int	 hi, lo;
+
+	if ((hi = url_hex_value((unsigned char)p[1])) == -1 ||
+	    (lo = url_hex_value((unsigned char)p[2])) == -1)
+		return (-1);
+	return (hi << 4 | lo);
 }
 
 /* The length of a scheme and its ':' at the start of s, or 0. */
@@ -117,7 +118,7 @@ urinorm_pct(const char *src, size_t len, int fold, char *out)
 {
 	static const char	 hex[] = "0123456789ABCDEF";
 	size_t			 i, o = 0;
-	int			 hi, lo, c;
+	int			 c;
 
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)src[i];
@@ -125,18 +126,16 @@ urinorm_pct(const char *src, size_t len, int fold, char *out)
 			out[o++] = (char)(fold ? urinorm_lower(c) : c);
 			continue;
 		}
-		if (len - i < 3 || (hi = urinorm_hex((unsigned char)src[i +
-		    1])) == -1 || (lo = urinorm_hex((unsigned char)src[i +
-		    2])) == -1)
+		/* Within the span: "%4?x" is not "%4?". */
+		if (len - i < 3 || (c = urinorm_pct_byte(src + i)) == -1)
 			return (-1);
-		c = hi << 4 | lo;
 		i += 2;
 		if (urinorm_unreserved(c))
 			out[o++] = (char)(fold ? urinorm_lower(c) : c);
 		else {
 			out[o++] = '%';
-			out[o++] = hex[hi];
-			out[o++] = hex[lo];
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 0xf];
 		}
 	}
 	return ((ssize_t)o);
@@ -305,7 +304,7 @@ urinorm_file(const char *rest, char *out, const char **why)
 	const char	*path = rest, *a;
 	size_t		 alen, o, i;
 	ssize_t		 n;
-	int		 hi, lo, c;
+	int		 c;
 
 	if (rest[0] == '/' && rest[1] == '/') {
 		a = rest + 2;
@@ -341,13 +340,10 @@ urinorm_file(const char *rest, char *out, const char **why)
 	for (i = 0; path[i] != '\0'; i++) {
 		c = (unsigned char)path[i];
 		if (c == '%') {
-			if ((hi = urinorm_hex((unsigned char)path[i + 1])) ==
-			    -1 || (lo = urinorm_hex((unsigned char)path[i +
-			    2])) == -1) {
+			if ((c = urinorm_pct_byte(path + i)) == -1) {
 				*why = urinorm_bad_pct;
 				return (-1);
 			}
-			c = hi << 4 | lo;
 			i += 2;
 			if (c == '\0') {
 				*why = "an encoded NUL (%00)";
@@ -486,7 +482,7 @@ urinorm_pattern_plain_error(const char *pattern)
 {
 	const char	*p, *rest, *a;
 	size_t		 plain = strcspn(pattern, "*?[\\"), slen, i, n, alen;
-	int		 special, file, c, hi, lo, whole;
+	int		 special, file, c, whole;
 	char		 scheme[8];
 
 	if ((slen = urinorm_scheme_len(pattern, plain)) == 0)
@@ -508,10 +504,8 @@ urinorm_pattern_plain_error(const char *pattern)
 			p++;
 			continue;
 		}
-		if (*p != '%' || (hi = urinorm_hex((unsigned char)p[1])) ==
-		    -1 || (lo = urinorm_hex((unsigned char)p[2])) == -1)
+		if (*p != '%' || (c = urinorm_pct_byte(p)) == -1)
 			continue;
-		c = hi << 4 | lo;
 		/* A space stays encoded only where it ends the path. */
 		if (file && !(c == '%' || c == '?' || c == '#' || c < 0x20 ||
 		    c == 0x7f || (c == ' ' && (p[3] == '\0' ||

@@ -40,7 +40,7 @@ sources() {
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c ;;
 	conf)		echo src/conf.c src/conf_remote.c src/conf_group.c src/dotenv.c \
-			    src/gname.c src/filter.c src/urinorm.c \
+			    src/gname.c src/filter.c src/urinorm.c src/url.c \
 			    src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
@@ -59,9 +59,9 @@ sources() {
 			    src/metrics.c src/xmalloc.c src/conf.c src/conf_remote.c src/dotenv.c \
 			    src/conf_group.c src/gname.c \
 			    src/filter.c src/urinorm.c ;;
-	filter)		echo src/filter.c src/urinorm.c src/envelope.c \
-			    src/xmalloc.c ;;
-	urinorm)	echo src/urinorm.c src/xmalloc.c ;;
+	filter)		echo src/filter.c src/urinorm.c src/url.c \
+			    src/envelope.c src/xmalloc.c ;;
+	urinorm)	echo src/urinorm.c src/url.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;

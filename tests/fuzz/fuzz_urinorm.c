@@ -22,23 +22,12 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "url.h"
 #include "urinorm.h"
 #include "util.h"
 #include "xmalloc.h"
 
 const char	*fuzz_target_name = "urinorm";
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (c - 'A' + 10);
-	return (-1);
-}
 
 /* Percent-decode s[0, len) into out (room for len + 1); its length. */
 static size_t
@@ -48,10 +37,10 @@ decode(const char *s, size_t len, char *out)
 
 	for (i = 0; i < len; i++) {
 		if (s[i] == '%' && i + 2 < len &&
-		    hexval((unsigned char)s[i + 1]) != -1 &&
-		    hexval((unsigned char)s[i + 2]) != -1) {
-			out[o++] = (char)(hexval((unsigned char)s[i + 1]) << 4 |
-			    hexval((unsigned char)s[i + 2]));
+		    url_hex_value((unsigned char)s[i + 1]) != -1 &&
+		    url_hex_value((unsigned char)s[i + 2]) != -1) {
+			out[o++] = (char)(url_hex_value((unsigned char)s[i + 1]) << 4 |
+			    url_hex_value((unsigned char)s[i + 2]));
 			i += 2;
 		} else
 			out[o++] = s[i];
