@@ -307,7 +307,8 @@ filter_allows(const struct filter *f, const char *name)
 /*
  * The entry name of a list judged by f; norm has room for its normal
  * form (strlen(name) + URINORM_GROWTH_BYTES + 1 bytes) when list names
- * URIs or templates.  -1 (with *why) for a URI without a normal form.
+ * URIs or templates, else it may be NULL.  -1 (with *why) for a URI
+ * without a normal form.
  */
 static int
 filter_judge(const struct filter *f, enum filter_list list, const char *name,
@@ -339,8 +340,8 @@ filter_judge_alloc(const struct filter *f, enum filter_list list,
 	char	*norm;
 	int	 rc;
 
-	if (f == NULL)
-		return (1);
+	if (f == NULL || filter_list_kind(list) != FILTER_RESOURCES)
+		return (filter_allows(f, name));
 	norm = xmalloc(strlen(name) + URINORM_GROWTH_BYTES + 1);
 	rc = filter_judge(f, list, name, norm, why);
 	free(norm);
@@ -712,10 +713,11 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	if (array == NULL || array_end - array < 2 || array_end[-1] != ']')
 		return (FILTER_BAD);
 
-	/* At most the text, a name at most as long, and its normal form. */
+	/* At most the text, a name at most as long, and a URI's normal form. */
 	buf = xmalloc(len + 1);
 	name = xmalloc(len + 1);
-	norm = xmalloc(len + URINORM_GROWTH_BYTES + 1);
+	norm = filter_list_kind(list) == FILTER_RESOURCES ?
+	    xmalloc(len + URINORM_GROWTH_BYTES + 1) : NULL;
 	o = (size_t)(array + 1 - text);
 	memcpy(buf, text, o);
 	elem = filter_ws(array + 1, array_end - 1);

@@ -28,7 +28,8 @@
  * the C locale, in time O(pattern x name) whatever the input.
  *
  * The list functions take a server's reply, which is untrusted: they never
- * read outside it, use memory at most three times its size, and answer
+ * read outside it, use memory at most twice its size (three times for
+ * resources, whose URIs are normalised), and answer
  * FILTER_BAD for anything that is not the expected shape.  An entry that
  * cannot be judged (not an object, no string name, a name holding
  * "\u0000" or a lone surrogate, a repeated name member) is removed.
