@@ -900,8 +900,9 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 			    cJSON_CreateString(rest));
 	} else if (cJSON_IsString(type) && strcmp(type->valuestring,
 	    "ref/resource") == 0 && cJSON_IsString(uri)) {
-		if ((found = group_route_uri(gs, uri->valuestring,
-		    strlen(uri->valuestring))) >= 0) {
+		if (filter_allows_template(gs->filters[FILTER_RESOURCES],
+		    uri->valuestring) && (found = group_route_uri(gs,
+		    uri->valuestring, strlen(uri->valuestring))) >= 0) {
 			link = (size_t)found;
 			rest = uri->valuestring;
 		}
@@ -944,7 +945,7 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		free(uri);
 		return;
 	}
-	if (!filter_allows(gs->filters[FILTER_RESOURCES], uri)) {
+	if (!filter_allows_uri(gs->filters[FILTER_RESOURCES], uri)) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
 		free(uri);

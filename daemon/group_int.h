@@ -46,6 +46,10 @@ enum group_list {
 	GROUP_LIST_TEMPLATES,
 	GROUP_LIST_COUNT
 };
+/* A list is judged by its filter as the same filter_list. */
+_Static_assert((int)GROUP_LIST_TEMPLATES == (int)FILTER_LIST_TEMPLATES &&
+    (int)GROUP_LIST_RESOURCES == (int)FILTER_LIST_RESOURCES,
+    "group_list and filter_list differ");
 
 struct group_list_kind {
 	const char	*method;

@@ -328,8 +328,9 @@ group_list_part(struct group_session *gs, enum group_list list, size_t link,
 			    group_list_name(gs, list, link, own, exposed,
 			    &clashes, &unkept) == -1)
 				continue;
-		} else if (!filter_allows(gs->filters[group_lists[list].filter],
-		    own))
+		} else if (!filter_allows_entry(
+		    gs->filters[group_lists[list].filter],
+		    (enum filter_list)list, own))
 			continue;
 		else if (list == GROUP_LIST_RESOURCES)
 			group_list_uri(gs, link, own, &unkept);

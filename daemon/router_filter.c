@@ -1,8 +1,9 @@
 /*
  * router_filter.c -- what a server's filters (filter.h) hide from every
  * client of its session: entries of the list replies are removed, and
- * calls, gets, reads and subscriptions of hidden names are refused by mcpd
- * without reaching the server.
+ * calls, gets, reads, subscriptions and completions of hidden names are
+ * refused by mcpd without reaching the server.  URIs are judged in their
+ * normal form (urinorm.h), and one without is refused too.
  *
  * Invariants:
  * - The router's filters are its own copies, taken from the worker's
@@ -119,6 +120,72 @@ router_filter_quote_len(const char *name)
 	return ((int)len);
 }
 
+/* Refuse a request for name, which a filter hides (quoted, cut). */
+static void
+router_filter_refuse(struct attachment *a, const char *line,
+    const struct envelope *env, int code, const char *what,
+    const char *name)
+{
+	int	 shown = router_filter_quote_len(name);
+
+	if (code == RPC_RESOURCE_NOT_FOUND)
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, code, "resource not found: %.*s%s", shown,
+		    name, name[shown] != '\0' ? "..." : "");
+	else
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, code, "unknown %s: %.*s%s", what, shown, name,
+		    name[shown] != '\0' ? "..." : "");
+}
+
+/*
+ * completion/complete: the prompt or resource template its ref names is
+ * judged as prompts/get and the template lists are, so that a hidden one
+ * tells nothing of its arguments' values.
+ */
+static int
+router_filter_complete(struct attachment *a, const char *line,
+    const struct envelope *env)
+{
+	struct router	*r = a->router;
+	enum filter_ref	 ref = FILTER_REF_BAD;
+	const char	*what = NULL;
+	char		*name = NULL;
+	int		 pass = 1;
+
+	if (r->filters[FILTER_PROMPTS] == NULL &&
+	    r->filters[FILTER_RESOURCES] == NULL)
+		return (0);
+	if (env->params.type == ENVELOPE_OBJECT)
+		ref = filter_complete_ref(router_text(line, &env->params),
+		    env->params.len, &name);
+	switch (ref) {
+	case FILTER_REF_OTHER:
+		return (0);
+	case FILTER_REF_BAD:
+		/* What cannot be judged is refused. */
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "invalid params: ref must "
+		    "be a ref/prompt with a string name or a ref/resource "
+		    "with a string uri (without \\u0000), each member once");
+		return (1);
+	case FILTER_REF_PROMPT:
+		what = "prompt";
+		pass = filter_allows(r->filters[FILTER_PROMPTS], name);
+		break;
+	case FILTER_REF_RESOURCE:
+		what = "resource template";
+		pass = filter_allows_template(r->filters[FILTER_RESOURCES],
+		    name);
+		break;
+	}
+	if (!pass)
+		router_filter_refuse(a, line, env, RPC_INVALID_PARAMS, what,
+		    name);
+	free(name);
+	return (!pass);
+}
+
 int
 router_filter_refuses(struct attachment *a, const char *line,
     const struct envelope *env, const char *method)
@@ -126,10 +193,10 @@ router_filter_refuses(struct attachment *a, const char *line,
 	struct router			*r = a->router;
 	const struct envelope_value	*v;
 	const char			*id = router_text(line, &env->id);
-	const char			*what, *member;
+	const char			*what, *member, *why;
 	enum filter_kind		 kind;
 	char				*name;
-	int				 code, shown;
+	int				 pass, shown;
 
 	if (strcmp(method, "tools/call") == 0) {
 		kind = FILTER_TOOLS;
@@ -141,7 +208,9 @@ router_filter_refuses(struct attachment *a, const char *line,
 	    strcmp(method, "resources/subscribe") == 0) {
 		kind = FILTER_RESOURCES;
 		what = "resource";
-	} else
+	} else if (strcmp(method, "completion/complete") == 0)
+		return (router_filter_complete(a, line, env));
+	else
 		return (0);
 	if (r->filters[kind] == NULL)
 		return (0);
@@ -158,24 +227,24 @@ router_filter_refuses(struct attachment *a, const char *line,
 		free(name);
 		return (1);
 	}
-	if (filter_allows(r->filters[kind], name)) {
+	if (kind != FILTER_RESOURCES)
+		pass = filter_allows(r->filters[kind], name);
+	else if ((pass = filter_check_uri(r->filters[kind], name,
+	    &why)) == -1) {
+		shown = router_filter_quote_len(name);
+		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
+		    "invalid params: uri %.*s%s is refused by this server's "
+		    "resource filter, which compares URIs in their normal "
+		    "form: it has %s", shown, name, name[shown] != '\0' ?
+		    "..." : "", why);
 		free(name);
-		return (0);
+		return (1);
 	}
-	shown = router_filter_quote_len(name);
-	if (kind == FILTER_RESOURCES) {
-		code = RPC_RESOURCE_NOT_FOUND;
-		router_client_error(a, id, env->id.len, code, "resource not "
-		    "found: %.*s%s", shown, name, name[shown] != '\0' ?
-		    "..." : "");
-	} else {
-		code = RPC_INVALID_PARAMS;
-		router_client_error(a, id, env->id.len, code, "unknown %s: "
-		    "%.*s%s", what, shown, name, name[shown] != '\0' ?
-		    "..." : "");
-	}
+	if (!pass)
+		router_filter_refuse(a, line, env, kind == FILTER_RESOURCES ?
+		    RPC_RESOURCE_NOT_FOUND : RPC_INVALID_PARAMS, what, name);
 	free(name);
-	return (1);
+	return (!pass);
 }
 
 enum filter_result

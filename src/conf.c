@@ -1132,8 +1132,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		else if (strcmp(key, "envFile") == 0)
 			conf_parse_env_file(cp, kpath, item, &file_env);
 		else if ((kind = conf_filter_kind(key)) != -1)
-			(void)filter_parse(item, kpath, conf_filter_error, cp,
-			    &filters[kind]);
+			(void)filter_parse(item, (enum filter_kind)kind, kpath,
+			    conf_filter_error, cp, &filters[kind]);
 		else if (!remote && strcmp(key, "connect_timeout_ms") == 0)
 			conf_warn(cp, kpath, "only for a remote server (url), "
 			    "ignored");

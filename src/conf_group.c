@@ -212,8 +212,8 @@ conf_group_one(struct conf_parse *cp, const cJSON *object)
 			if (conf_group_separator(cp, kpath, item, g) == -1)
 				ok = 0;
 		} else if ((kind = conf_filter_kind(item->string)) != -1) {
-			if (filter_parse(item, kpath, conf_filter_error, cp,
-			    &g->filters[kind]) == -1)
+			if (filter_parse(item, (enum filter_kind)kind, kpath,
+			    conf_filter_error, cp, &g->filters[kind]) == -1)
 				ok = 0;
 		} else
 			conf_warn(cp, kpath, "unknown key, ignored");

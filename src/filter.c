@@ -11,6 +11,9 @@
  * no allocation); the walk that follows can then take the text for valid
  * JSON, but still never steps past its end.  Entries are judged where they
  * lie and the kept ones copied once, so nothing is parsed into a tree.
+ *
+ * URIs are judged in their normal form (urinorm.h), written into a buffer
+ * the caller holds: a list costs one, however many entries it has.
  */
 #include "config.h"
 
@@ -22,6 +25,7 @@
 
 #include "envelope.h"
 #include "filter.h"
+#include "urinorm.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -322,6 +326,84 @@ filter_allows_any(const struct filter *f, const char *const *names,
 }
 
 /*
+ * The entry name of a list judged by f; norm has room for its normal
+ * form (strlen(name) + URINORM_GROWTH_BYTES + 1 bytes) when list names
+ * URIs or templates, else it may be NULL.  -1 (with *why) for a URI
+ * without a normal form.
+ */
+static int
+filter_judge(const struct filter *f, enum filter_list list, const char *name,
+    char *norm, const char **why)
+{
+	const char	*ignored;
+
+	switch (list) {
+	case FILTER_LIST_RESOURCES:
+		if (urinorm(name, norm, why) == -1)
+			return (-1);
+		return (filter_allows(f, norm));
+	case FILTER_LIST_TEMPLATES:
+		/* A template without a normal form is judged as written. */
+		if (!filter_allows(f, name))
+			return (0);
+		return (urinorm(name, norm, &ignored) == -1 ||
+		    filter_allows(f, norm));
+	default:
+		return (filter_allows(f, name));
+	}
+}
+
+/* filter_judge with a buffer of its own. */
+static int
+filter_judge_alloc(const struct filter *f, enum filter_list list,
+    const char *name, const char **why)
+{
+	char	*norm;
+	int	 rc;
+
+	if (f == NULL || filter_list_kind(list) != FILTER_RESOURCES)
+		return (filter_allows(f, name));
+	norm = xmalloc(strlen(name) + URINORM_GROWTH_BYTES + 1);
+	rc = filter_judge(f, list, name, norm, why);
+	free(norm);
+	return (rc);
+}
+
+int
+filter_check_uri(const struct filter *f, const char *uri, const char **why)
+{
+	return (filter_judge_alloc(f, FILTER_LIST_RESOURCES, uri, why));
+}
+
+int
+filter_allows_uri(const struct filter *f, const char *uri)
+{
+	const char	*why;
+
+	return (filter_check_uri(f, uri, &why) == 1);
+}
+
+int
+filter_allows_template(const struct filter *f, const char *uri_template)
+{
+	const char	*why;
+
+	return (filter_judge_alloc(f, FILTER_LIST_TEMPLATES, uri_template,
+	    &why) == 1);
+}
+
+int
+filter_allows_entry(const struct filter *f, enum filter_list list,
+    const char *name)
+{
+	const char	*why;
+
+	if ((size_t)list >= FILTER_LISTS)
+		return (0);
+	return (filter_judge_alloc(f, list, name, &why) == 1);
+}
+
+/*
  * Configuration.
  */
 
@@ -338,8 +420,9 @@ filter_report(filter_error_fn error, void *arg, const char *path,
 
 /* One list; returns -1 after reporting. */
 static int
-filter_parse_patterns(const cJSON *array, const char *path,
-    filter_error_fn error, void *arg, char ***out, size_t *nout)
+filter_parse_patterns(const cJSON *array, enum filter_kind kind,
+    const char *path, filter_error_fn error, void *arg, char ***out,
+    size_t *nout)
 {
 	const cJSON	*e;
 	const char	*why;
@@ -360,8 +443,9 @@ filter_parse_patterns(const cJSON *array, const char *path,
 		snprintf(index, sizeof index, "[%zu]", i++);
 		if (!cJSON_IsString(e))
 			why = "expected a string (a glob pattern)";
-		else
-			why = filter_pattern_error(e->valuestring);
+		else if ((why = filter_pattern_error(e->valuestring)) ==
+		    NULL && kind == FILTER_RESOURCES)
+			why = urinorm_pattern_error(e->valuestring);
 		if (why != NULL) {
 			filter_report(error, arg, path, index, why);
 			rc = -1;
@@ -374,8 +458,8 @@ filter_parse_patterns(const cJSON *array, const char *path,
 }
 
 int
-filter_parse(const cJSON *value, const char *path, filter_error_fn error,
-    void *arg, struct filter **out)
+filter_parse(const cJSON *value, enum filter_kind kind, const char *path,
+    filter_error_fn error, void *arg, struct filter **out)
 {
 	struct filter	*f;
 	const cJSON	*item;
@@ -394,13 +478,13 @@ filter_parse(const cJSON *value, const char *path, filter_error_fn error,
 		if (strcmp(item->string, "allow") == 0 && !seen_allow) {
 			seen_allow = 1;
 			f->has_allow = 1;
-			if (filter_parse_patterns(item, kpath, error, arg,
-			    &f->allow, &f->nallow) != 0)
+			if (filter_parse_patterns(item, kind, kpath, error,
+			    arg, &f->allow, &f->nallow) != 0)
 				rc = -1;
 		} else if (strcmp(item->string, "deny") == 0 && !seen_deny) {
 			seen_deny = 1;
-			if (filter_parse_patterns(item, kpath, error, arg,
-			    &f->deny, &f->ndeny) != 0)
+			if (filter_parse_patterns(item, kind, kpath, error,
+			    arg, &f->deny, &f->ndeny) != 0)
 				rc = -1;
 		} else if (strcmp(item->string, "allow") == 0 ||
 		    strcmp(item->string, "deny") == 0) {
@@ -583,12 +667,14 @@ filter_member(const char *base, const char *p, const char *end, int first,
 
 /*
  * 1 if the entry at [p, end) passes: an object with one string member
- * named key whose decoding f lets pass.  name has room for end - p bytes.
+ * named by the list's key whose decoding f lets pass.  name has room for
+ * end - p bytes, norm for URINORM_GROWTH_BYTES more.
  */
 static int
-filter_entry_passes(const struct filter *f, const char *key,
-    const char *base, const char *p, const char *end, char *name)
+filter_entry_passes(const struct filter *f, enum filter_list list,
+    const char *base, const char *p, const char *end, char *name, char *norm)
 {
+	const char		*key = filter_lists[list].key, *why;
 	struct envelope_value	 k, v;
 	const char		*value;
 	int			 first = 1, found = 0;
@@ -610,7 +696,7 @@ filter_entry_passes(const struct filter *f, const char *key,
 	}
 	if (!found || envelope_string_copy(base, &v, name, v.len) < 0)
 		return (0);
-	return (filter_allows(f, name));
+	return (filter_judge(f, list, name, norm, &why) == 1);
 }
 
 enum filter_result
@@ -621,7 +707,7 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	struct envelope_value	 k;
 	const char		*end = text + len, *p, *value, *array = NULL;
 	const char		*array_end = NULL, *elem, *elem_end;
-	char			*buf = NULL, *name = NULL;
+	char			*buf = NULL, *name = NULL, *norm;
 	size_t			 erroff, o = 0, kept = 0, dropped = 0;
 	int			 first = 1;
 
@@ -648,16 +734,18 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	if (array == NULL || array_end - array < 2 || array_end[-1] != ']')
 		return (FILTER_BAD);
 
-	/* At most the text, and a name at most as long as the text. */
+	/* At most the text, a name at most as long, and a URI's normal form. */
 	buf = xmalloc(len + 1);
 	name = xmalloc(len + 1);
+	norm = filter_list_kind(list) == FILTER_RESOURCES ?
+	    xmalloc(len + URINORM_GROWTH_BYTES + 1) : NULL;
 	o = (size_t)(array + 1 - text);
 	memcpy(buf, text, o);
 	elem = filter_ws(array + 1, array_end - 1);
 	while (elem < array_end - 1) {
 		elem_end = filter_skip_value(elem, array_end - 1);
-		if (filter_entry_passes(f, filter_lists[list].key, text, elem,
-		    elem_end, name)) {
+		if (filter_entry_passes(f, list, text, elem, elem_end, name,
+		    norm)) {
 			if (kept++ > 0)
 				buf[o++] = ',';
 			memcpy(buf + o, elem, (size_t)(elem_end - elem));
@@ -669,11 +757,13 @@ filter_list_text(const struct filter *f, enum filter_list list,
 			elem = filter_ws(elem + 1, array_end - 1);
 		else if (elem < array_end - 1) {
 			/* Not what envelope_scan lets through. */
+			free(norm);
 			free(name);
 			free(buf);
 			return (FILTER_BAD);
 		}
 	}
+	free(norm);
 	free(name);
 	if (dropped == 0) {
 		free(buf);
@@ -685,6 +775,85 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	*out = buf;
 	*outlen = o;
 	return (FILTER_CHANGED);
+}
+
+/*
+ * The one member named key of the object at [p, end) (text at base):
+ * *value its span, type ABSENT if there is none.  -1 if key is repeated.
+ */
+static int
+filter_member_once(const char *base, const char *p, const char *end,
+    const char *key, struct envelope_value *value)
+{
+	struct envelope_value	 k;
+	const char		*v, *v_end;
+	int			 first = 1;
+
+	value->type = ENVELOPE_ABSENT;
+	for (;;) {
+		v_end = filter_member(base, p, end, first, &k, &v);
+		first = 0;
+		p = v_end;
+		if (v == NULL)
+			return (0);
+		if (!envelope_string_eq(base, &k, key))
+			continue;
+		if (value->type != ENVELOPE_ABSENT || v >= end)
+			return (-1);
+		switch (*v) {
+		case '"':
+			value->type = ENVELOPE_STRING;
+			break;
+		case '{':
+			value->type = ENVELOPE_OBJECT;
+			break;
+		case '[':
+			value->type = ENVELOPE_ARRAY;
+			break;
+		default:
+			/* Only strings and objects are read here. */
+			value->type = ENVELOPE_NULL;
+			break;
+		}
+		value->plain = 0;
+		value->off = (size_t)(v - base);
+		value->len = (size_t)(v_end - v);
+	}
+}
+
+enum filter_ref
+filter_complete_ref(const char *params, size_t len, char **name)
+{
+	struct envelope_value	 ref, type, member;
+	const char		*end = params + len, *key;
+	enum filter_ref		 which;
+
+	*name = NULL;
+	if (len == 0 || params[0] != '{' ||
+	    filter_member_once(params, params, end, "ref", &ref) == -1 ||
+	    ref.type != ENVELOPE_OBJECT ||
+	    filter_member_once(params, params + ref.off, params + ref.off +
+	    ref.len, "type", &type) == -1 || type.type != ENVELOPE_STRING)
+		return (FILTER_REF_BAD);
+	if (envelope_string_eq(params, &type, "ref/prompt")) {
+		which = FILTER_REF_PROMPT;
+		key = "name";
+	} else if (envelope_string_eq(params, &type, "ref/resource")) {
+		which = FILTER_REF_RESOURCE;
+		key = "uri";
+	} else
+		return (FILTER_REF_OTHER);
+	if (filter_member_once(params, params + ref.off, params + ref.off +
+	    ref.len, key, &member) == -1 || member.type != ENVELOPE_STRING)
+		return (FILTER_REF_BAD);
+	/* Decoded, it is never longer than its text. */
+	*name = xmalloc(member.len + 1);
+	if (envelope_string_copy(params, &member, *name, member.len + 1) < 0) {
+		free(*name);
+		*name = NULL;
+		return (FILTER_REF_BAD);
+	}
+	return (which);
 }
 
 /*
@@ -711,7 +880,7 @@ filter_list_json(const struct filter *f, enum filter_list list,
 		name = cJSON_GetObjectItemCaseSensitive(e,
 		    filter_lists[list].key);
 		if (cJSON_IsObject(e) && cJSON_IsString(name) &&
-		    filter_allows(f, name->valuestring))
+		    filter_allows_entry(f, list, name->valuestring))
 			continue;
 		cJSON_Delete(cJSON_DetachItemViaPointer(array, e));
 		dropped++;

@@ -7,7 +7,15 @@
  * is given, one of its patterns does; deny wins.  Tools and prompts are
  * matched by name, resources by URI: the "uri" of a resources/list entry,
  * the "uriTemplate" of a resources/templates/list entry, the params.uri
- * of resources/read and resources/subscribe.
+ * of resources/read and resources/subscribe, the params.ref of
+ * completion/complete.
+ *
+ * A URI is matched in its normal form (urinorm.h), since the server reads
+ * every spelling of it alike; one that has none cannot be judged and does
+ * not pass.  A URI template is matched as it is written (servers compare
+ * it so) and, when it also has a normal form, in that form too: it passes
+ * only if both do.  filter_parse refuses a resource pattern that could
+ * never match a normal form (urinorm_pattern_error).
  *
  * Patterns are fnmatch(3) patterns without flags, matched byte by byte as
  * in the C locale: '*' (any bytes, '/' and a leading '.' included), '?'
@@ -20,7 +28,8 @@
  * the C locale, in time O(pattern x name) whatever the input.
  *
  * The list functions take a server's reply, which is untrusted: they never
- * read outside it, use memory at most twice its size, and answer
+ * read outside it, use memory at most twice its size (three times for
+ * resources, whose URIs are normalised), and answer
  * FILTER_BAD for anything that is not the expected shape.  An entry that
  * cannot be judged (not an object, no string name, a name holding
  * "\u0000" or a lone surrogate, a repeated name member) is removed.
@@ -83,8 +92,8 @@ const char	*filter_list_key(enum filter_list);
  * only an empty deny list), or -1 after reporting every problem through
  * error (a path like "mcpServers.x.tools.allow[2]").
  */
-int		 filter_parse(const cJSON *, const char *path, filter_error_fn,
-		    void *arg, struct filter **out);
+int		 filter_parse(const cJSON *, enum filter_kind, const char *path,
+		    filter_error_fn, void *arg, struct filter **out);
 /* Why a pattern is refused (a constant string), or NULL if it is fine. */
 const char	*filter_pattern_error(const char *pattern);
 struct filter	*filter_dup(const struct filter *);
@@ -103,6 +112,40 @@ int		 filter_allows(const struct filter *f, const char *name);
  */
 int		 filter_allows_any(const struct filter *f,
 		    const char *const *names, size_t n);
+/*
+ * 1 if a resource's URI passes f, in its normal form; 0 if it does not;
+ * -1 if it has no normal form (*why says why; it does not pass).  A NULL
+ * filter lets everything pass without a look.
+ */
+int		 filter_check_uri(const struct filter *f, const char *uri,
+		    const char **why);
+/* 1 if filter_check_uri says the URI passes. */
+int		 filter_allows_uri(const struct filter *f, const char *uri);
+/* 1 if a URI template passes f: as written and in its normal form. */
+int		 filter_allows_template(const struct filter *f,
+		    const char *uri_template);
+/* 1 if an entry of a list passes f by its name (or URI, or template). */
+int		 filter_allows_entry(const struct filter *f, enum filter_list,
+		    const char *name);
+
+/* What the params of a completion/complete request refer to. */
+enum filter_ref {
+	FILTER_REF_BAD,		/* no ref object with a string "type", a
+				   member repeated, or its name or uri not
+				   a string (with no "\u0000") */
+	FILTER_REF_OTHER,	/* a type mcpd does not know: the server's */
+	FILTER_REF_PROMPT,	/* "ref/prompt": *name is its "name" */
+	FILTER_REF_RESOURCE,	/* "ref/resource": *name is its "uri" (a URI
+				   template or a URI) */
+};
+
+/*
+ * Read params.ref from the params object's text (valid JSON, as after
+ * envelope_scan), without building a tree.  For PROMPT and RESOURCE,
+ * *name is set (malloc'd, decoded); else it is NULL.
+ */
+enum filter_ref	 filter_complete_ref(const char *params, size_t len,
+		    char **name);
 
 /*
  * Narrow a list result given as the JSON text of its result object.

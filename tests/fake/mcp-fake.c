@@ -47,7 +47,17 @@
  *   --stderr-hex=HEX           write the bytes HEX spells to stderr
  *   --server-name=TEXT         serverInfo.name in the initialize reply
  *   --protocol-version=TEXT    protocolVersion in the initialize reply
+ *   --file-resources           serve file: URIs: list the templates
+ *                              file:///{+path} and file:///etc/{name},
+ *                              and read the files they name, as a naive
+ *                              server does (the path decoded, host
+ *                              localhost or none)
+ *   --request-log=FILE         append "METHOD PARAMS" to FILE for each
+ *                              request (params as compact JSON)
  *   --help                     list the flags
+ *
+ * completion/complete is answered with one value, "mcp-fake", whatever
+ * its ref names.
  *
  * Invariants: every outgoing message is handed to write(2) whole as soon as
  * it is made, so nothing waits in a buffer; a reply carries the request id
@@ -60,6 +70,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -69,6 +80,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +100,8 @@
 #define FAKE_EXIT_CODE_DEFAULT	3
 #define CRASH_CODE_DEFAULT	1
 #define EXIT_CODE_MAX		255
+
+#define FAKE_FILE_MAX_BYTES	65536	/* of a file read (--file-resources) */
 
 #define INPUT_READ_BYTES	65536
 #define INPUT_KEEP_BYTES	(1024 * 1024)
@@ -161,6 +175,8 @@ struct fake {
 	const char	*stderr_hex;
 	const char	*server_name;
 	const char	*protocol_version;
+	int		 file_resources;
+	const char	*request_log;
 
 	/* State. */
 	struct fake_input in;
@@ -213,6 +229,7 @@ static void	fake_subscribe(struct fake *, struct fake_msg *, cJSON *);
 static void	fake_set_level(struct fake *, struct fake_msg *, cJSON *);
 static void	fake_prompts_list(struct fake *, struct fake_msg *, cJSON *);
 static void	fake_prompts_get(struct fake *, struct fake_msg *, cJSON *);
+static void	fake_complete(struct fake *, struct fake_msg *, cJSON *);
 
 static void	fake_dispatch(struct fake *, struct fake_msg *);
 static void	fake_tool_error(struct fake *, struct fake_msg *, const char *,
@@ -240,6 +257,7 @@ static const struct fake_method fake_methods[] = {
 	{ "logging/setLevel", fake_set_level },
 	{ "prompts/list", fake_prompts_list },
 	{ "prompts/get", fake_prompts_get },
+	{ "completion/complete", fake_complete },
 };
 
 static const struct fake_tool fake_tools[] = {
@@ -317,6 +335,8 @@ static const struct fake_resource fake_resources[] = {
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
 "  --server-name=TEXT         serverInfo.name in the initialize reply\n" \
 "  --protocol-version=TEXT    protocolVersion in the initialize reply\n" \
+"  --file-resources           serve file: URIs (templates, reads)\n" \
+"  --request-log=FILE         append each request's method and params\n" \
 "  --help                     show this list\n" \
 "Tools: echo {text}, add {a,b}, sleep {ms}, big {bytes}, fail {},\n" \
 "crash {code}, stderr {lines}. Resources: fake://hello, fake://status.\n"
@@ -1482,10 +1502,92 @@ fake_resources_list(struct fake *f, struct fake_msg *m, cJSON *params)
 static void
 fake_templates_list(struct fake *f, struct fake_msg *m, cJSON *params)
 {
-	cJSON	*result;
+	static const char	*templates[] = {
+		"file:///{+path}", "file:///etc/{name}"
+	};
+	cJSON			*result, *list, *item;
+	size_t			 i;
 
 	result = cJSON_CreateObject();
-	cJSON_AddArrayToObject(result, "resourceTemplates");
+	list = cJSON_AddArrayToObject(result, "resourceTemplates");
+	for (i = 0; f->file_resources && i < sizeof templates /
+	    sizeof *templates; i++) {
+		item = cJSON_CreateObject();
+		cJSON_AddStringToObject(item, "uriTemplate", templates[i]);
+		cJSON_AddStringToObject(item, "name", templates[i] +
+		    strlen("file://"));
+		cJSON_AddStringToObject(item, "mimeType", "text/plain");
+		cJSON_AddItemToArray(list, item);
+	}
+	fake_reply(f, m, result);
+}
+
+/*
+ * The path of a file: URI as a naive server reads it: the scheme in any
+ * case, "//" and a host of localhost or none, then the rest percent-
+ * decoded, %2F included; the kernel resolves "." and "..".  -1 if it is
+ * not a file: URI or the path does not fit.
+ */
+static int
+fake_file_path(const char *uri, char *path, size_t size)
+{
+	const char	*p;
+	size_t		 o = 0;
+	unsigned int	 byte;
+
+	if (strncasecmp(uri, "file:", 5) != 0)
+		return (-1);
+	p = uri + 5;
+	if (p[0] == '/' && p[1] == '/') {
+		p += 2;
+		if (strncasecmp(p, "localhost", 9) == 0)
+			p += 9;
+	}
+	for (; *p != '\0'; p++) {
+		if (o + 1 >= size)
+			return (-1);
+		if (p[0] == '%' && isxdigit((unsigned char)p[1]) &&
+		    isxdigit((unsigned char)p[2]) &&
+		    sscanf(p + 1, "%2x", &byte) == 1) {
+			path[o++] = (char)byte;
+			p += 2;
+		} else
+			path[o++] = *p;
+	}
+	path[o] = '\0';
+	return (o > 0 && path[0] == '/' ? 0 : -1);
+}
+
+/* --file-resources: a file's text (its first 64 KiB), or -32002. */
+static void
+fake_read_file(struct fake *f, struct fake_msg *m, const char *uri)
+{
+	char	 path[4096], *text;
+	cJSON	*result, *contents, *item, *data;
+	ssize_t	 n;
+	int	 fd;
+
+	if (fake_file_path(uri, path, sizeof path) == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "uri", uri);
+		cJSON_AddStringToObject(data, "error", strerror(errno));
+		fake_error(f, m->id_text, RPC_RESOURCE_NOT_FOUND,
+		    "Resource not found", data);
+		return;
+	}
+	text = fake_malloc(FAKE_FILE_MAX_BYTES + 1);
+	n = read(fd, text, FAKE_FILE_MAX_BYTES);
+	close(fd);
+	text[n < 0 ? 0 : n] = '\0';
+	result = cJSON_CreateObject();
+	contents = cJSON_AddArrayToObject(result, "contents");
+	item = cJSON_CreateObject();
+	cJSON_AddStringToObject(item, "uri", uri);
+	cJSON_AddStringToObject(item, "mimeType", "text/plain");
+	cJSON_AddStringToObject(item, "text", text);
+	cJSON_AddItemToArray(contents, item);
+	free(text);
 	fake_reply(f, m, result);
 }
 
@@ -1523,6 +1625,11 @@ fake_resources_read(struct fake *f, struct fake_msg *m, cJSON *params)
 	for (i = 0; i < sizeof fake_resources / sizeof *fake_resources; i++) {
 		if (strcmp(uri->valuestring, fake_resources[i].uri) == 0)
 			r = &fake_resources[i];
+	}
+	if (r == NULL && f->file_resources &&
+	    strncasecmp(uri->valuestring, "file:", 5) == 0) {
+		fake_read_file(f, m, uri->valuestring);
+		return;
 	}
 	if (r == NULL) {
 		data = cJSON_CreateObject();
@@ -1594,11 +1701,46 @@ fake_prompts_get(struct fake *f, struct fake_msg *m, cJSON *params)
 }
 
 static void
+fake_complete(struct fake *f, struct fake_msg *m, cJSON *params)
+{
+	cJSON	*result, *completion, *values;
+
+	result = cJSON_CreateObject();
+	completion = cJSON_AddObjectToObject(result, "completion");
+	values = cJSON_AddArrayToObject(completion, "values");
+	cJSON_AddItemToArray(values, cJSON_CreateString(FAKE_NAME));
+	cJSON_AddNumberToObject(completion, "total", 1);
+	cJSON_AddBoolToObject(completion, "hasMore", 0);
+	fake_reply(f, m, result);
+}
+
+static void
 fake_notification(struct fake *f, struct fake_msg *m, const char *method)
 {
 	/* Cancels outside a sleep name nothing still running: ignored. */
 	if (strcmp(method, "notifications/initialized") == 0)
 		f->initialized = 1;
+}
+
+/* --request-log: "METHOD PARAMS" appended, one line, params compact. */
+static void
+fake_log_request(struct fake *f, const char *method, const cJSON *params)
+{
+	char	*text, *line;
+	int	 fd, len;
+
+	text = params != NULL ? cJSON_PrintUnformatted(params) : NULL;
+	len = asprintf(&line, "%s %s\n", method, text != NULL ? text : "{}");
+	free(text);
+	if (len < 0)
+		fake_fatal("asprintf");
+	if ((fd = open(f->request_log, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC, 0600)) == -1)
+		fake_fatal(f->request_log);
+	if (write(fd, line, (size_t)len) != len)
+		fake_fatal(f->request_log);
+	close(fd);
+	free(line);
 }
 
 static void
@@ -1639,11 +1781,13 @@ fake_dispatch(struct fake *f, struct fake_msg *m)
 	}
 
 	f->requests++;
+	params = cJSON_GetObjectItemCaseSensitive(json, "params");
+	if (f->request_log != NULL)
+		fake_log_request(f, method->valuestring, params);
 	if (f->hung)
 		return;
 	if (f->slow_ms > 0)
 		usleep((useconds_t)f->slow_ms * 1000);
-	params = cJSON_GetObjectItemCaseSensitive(json, "params");
 	for (i = 0; i < sizeof fake_methods / sizeof *fake_methods; i++) {
 		if (strcmp(method->valuestring, fake_methods[i].name) == 0) {
 			fake_methods[i].fn(f, m, params);
@@ -1708,6 +1852,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_STDERR_HEX,
 		OPT_SERVER_NAME,
 		OPT_PROTOCOL_VERSION,
+		OPT_FILE_RESOURCES,
+		OPT_REQUEST_LOG,
 	};
 	static const struct option	options[] = {
 		{ "crash-at-start", optional_argument, NULL,
@@ -1745,6 +1891,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
 		{ "protocol-version", required_argument, NULL,
 		  OPT_PROTOCOL_VERSION },
+		{ "file-resources", no_argument, NULL, OPT_FILE_RESOURCES },
+		{ "request-log", required_argument, NULL, OPT_REQUEST_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1818,6 +1966,12 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_HANG_AFTER_INIT:
 			f->hang_after_init = 1;
+			break;
+		case OPT_FILE_RESOURCES:
+			f->file_resources = 1;
+			break;
+		case OPT_REQUEST_LOG:
+			f->request_log = optarg;
 			break;
 		case OPT_TOOLS_PAGE:
 			f->tools_page = fake_flag_number("tools-page", optarg, 1,

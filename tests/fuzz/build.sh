@@ -6,8 +6,8 @@
 # By default builds the libFuzzer binaries with clang, ASan and UBSan into
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
-# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc and
-# fuzz_roots.
+# fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
+# fuzz_roots and fuzz_urinorm.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -41,7 +41,7 @@ sources() {
 	envelope)	echo src/envelope.c ;;
 	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
-			    src/gname.c src/filter.c src/roots.c src/sbuf.c \
+			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
@@ -52,7 +52,7 @@ sources() {
 			    src/envelope.c src/hmap.c src/idtab.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
-			    src/filter.c ;;
+			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
 			    daemon/logs.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
@@ -60,8 +60,10 @@ sources() {
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
-			    src/filter.c ;;
-	filter)		echo src/filter.c src/envelope.c src/xmalloc.c ;;
+			    src/filter.c src/urinorm.c ;;
+	filter)		echo src/filter.c src/urinorm.c src/url.c \
+			    src/envelope.c src/xmalloc.c ;;
+	urinorm)	echo src/urinorm.c src/url.c src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
@@ -82,7 +84,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots}
+    filter handover jsonc roots urinorm}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

@@ -142,7 +142,8 @@ static const char *fuzz_filter_conf =
 	"{\"mcpServers\":{\"f\":{\"command\":\"x\","
 	"\"tools\":{\"allow\":[\"a*\",\"echo\"],\"deny\":[\"ab\"]},"
 	"\"prompts\":{\"deny\":[\"*secret*\"]},"
-	"\"resources\":{\"allow\":[\"file:///*\"]}}}}";
+	"\"resources\":{\"allow\":[\"file:///*\"],"
+	"\"deny\":[\"file:///etc/*\"]}}}}";
 
 /* A multiset of JSON texts (ids, tokens). */
 struct bag {

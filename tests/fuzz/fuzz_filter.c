@@ -6,8 +6,9 @@
  * Input: byte 0 picks the list (bits 0-1), whether the patterns are the
  * allow list (bit 2; else the deny list) and whether "x*" is denied too
  * (bit 3).  Then the patterns, separated by '|', up to the first '\n'
- * (those filter_pattern_error refuses are left out); the rest is the
- * result text.
+ * (those filter_pattern_error refuses are left out, and for resources
+ * those urinorm_pattern_error refuses); the rest is the result text, and
+ * the params of a completion/complete request too.
  *
  * Invariants:
  * - filter_list_text answers KEPT, CHANGED or BAD, and sets *out only for
@@ -19,7 +20,10 @@
  * - a result envelope_scan accepts with exactly one member of the list's
  *   name, an array, is never BAD;
  * - filter_glob agrees with glibc's fnmatch(3) for every pattern taken,
- *   against the start of the result text as a name.
+ *   against the start of the result text as a name;
+ * - filter_complete_ref, on a text envelope_scan accepts, names a prompt
+ *   or resource only where cJSON reads the same ref type and name, and
+ *   sets a name exactly then.
  */
 #include "config.h"
 
@@ -30,6 +34,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "fuzz.h"
+#include "urinorm.h"
 #include "util.h"
 
 const char	*fuzz_target_name = "filter";
@@ -60,8 +65,8 @@ check_entries(const struct filter *f, enum filter_list list,
 		FUZZ_CHECK(cJSON_IsObject(e) && cJSON_IsString(name),
 		    "%s: an entry without a string %s", what,
 		    filter_list_key(list));
-		FUZZ_CHECK(filter_allows(f, name->valuestring), "%s: \"%s\" "
-		    "does not pass", what, name->valuestring);
+		FUZZ_CHECK(filter_allows_entry(f, list, name->valuestring),
+		    "%s: \"%s\" does not pass", what, name->valuestring);
 	}
 	cJSON_Delete(root);
 }
@@ -86,6 +91,46 @@ count_members(const char *text, size_t len, const char *key)
 	}
 	cJSON_Delete(root);
 	return (n == 1 && !array ? -1 : n);
+}
+
+/* The text, when it is one JSON object, as a completion's params. */
+static void
+check_complete_ref(const char *text, size_t len)
+{
+	struct envelope	 env;
+	enum filter_ref	 ref;
+	cJSON		*root, *r, *type, *name;
+	char		*got;
+	size_t		 erroff;
+
+	if (envelope_scan(text, len, &env, &erroff) != 0)
+		return;
+	while (len > 0 && strchr(" \t\r\n", text[len - 1]) != NULL)
+		len--;
+	while (len > 0 && strchr(" \t\r\n", text[0]) != NULL) {
+		text++;
+		len--;
+	}
+	ref = filter_complete_ref(text, len, &got);
+	FUZZ_CHECK((got != NULL) == (ref == FILTER_REF_PROMPT ||
+	    ref == FILTER_REF_RESOURCE), "filter_complete_ref gave %d, and "
+	    "a name %s", (int)ref, got != NULL ? "too" : "not");
+	if (got == NULL)
+		return;
+	/* Each member was there once: cJSON's first is the one. */
+	root = fuzz_json_parse(text, len);
+	FUZZ_CHECK(root != NULL, "a ref read from what cJSON cannot read");
+	r = fuzz_json_member(root, "ref");
+	type = fuzz_json_member(r, "type");
+	name = fuzz_json_member(r, ref == FILTER_REF_PROMPT ? "name" : "uri");
+	FUZZ_CHECK(cJSON_IsString(type) && strcmp(type->valuestring,
+	    ref == FILTER_REF_PROMPT ? "ref/prompt" : "ref/resource") == 0,
+	    "filter_complete_ref gave %d for another type", (int)ref);
+	FUZZ_CHECK(cJSON_IsString(name) && strcmp(name->valuestring,
+	    got) == 0, "filter_complete_ref read \"%s\", cJSON another",
+	    got);
+	cJSON_Delete(root);
+	free(got);
 }
 
 int
@@ -121,7 +166,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bar = nl;
 		if (memchr(p, '\0', (size_t)(bar - p)) == NULL) {
 			pats[npats] = strndup(p, (size_t)(bar - p));
-			if (filter_pattern_error(pats[npats]) == NULL)
+			if (filter_pattern_error(pats[npats]) == NULL &&
+			    (filter_list_kind(list) != FILTER_RESOURCES ||
+			    urinorm_pattern_error(pats[npats]) == NULL))
 				npats++;
 			else
 				free(pats[npats]);
@@ -136,7 +183,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		arr = use_allow ? cJSON_AddArrayToObject(json, "deny") : arr;
 		cJSON_AddItemToArray(arr, cJSON_CreateString("x*"));
 	}
-	FUZZ_CHECK(filter_parse(json, "f", fuzz_filter_error, NULL, &f) == 0,
+	FUZZ_CHECK(filter_parse(json, filter_list_kind(list), "f",
+	    fuzz_filter_error, NULL, &f) == 0,
 	    "a filter of valid patterns refused");
 	cJSON_Delete(json);
 
@@ -182,6 +230,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		fuzz_fail("filter_list_text returned %d", (int)r);
 	}
+	check_complete_ref(text, len);
 	filter_free(f);
 	for (i = 0; i < npats; i++)
 		free(pats[i]);

@@ -26,9 +26,10 @@
 // checks), server-everything as --server behind the filters of CONFIG,
 // mcpd's configuration file (filter.sh writes both): the lists show
 // exactly what the filters let through; a call of a denied or unlisted
-// tool, a get of a hidden prompt, a read or a subscription of a hidden
-// resource are refused with -32602 or -32002 and a message naming it;
-// allowed ones work.  Then NEXT_CONFIG is copied over CONFIG and
+// tool, a get or a completion of a hidden prompt, a read or a
+// subscription of a hidden resource (in any spelling the server reads as
+// it: "..", %2E%2E), a completion of a hidden template are refused with
+// -32602 or -32002 and a message naming it; allowed ones work.  Then NEXT_CONFIG is copied over CONFIG and
 // `mcpctl reload` run: tools/list_changed must arrive, the lists follow
 // the new tools filter, and the other kinds stay as they were.  Neither
 // path may contain a colon.
@@ -878,6 +879,31 @@ async function filters() {
   await check("a subscription to a denied resource is refused with -32002", () =>
     refused(c.subscribeResource({ uri: DOC + "features.md" }, REQ),
       -32002, DOC + "features.md"));
+  // The server reads a URI after RFC 3986 normalisation (new URL()):
+  // these are demo://resource/dynamic/blob/1 to it, outside allow.
+  for (const uri of ["demo://resource/dynamic/text/1/../../blob/1",
+    "demo://resource/dynamic/text/%2E%2E/blob/1",
+    "DEMO://resource/dynamic/text/../blob/1"]) {
+    await check(`a resource outside allow spelled ${uri} is refused with -32002`,
+      () => refused(c.readResource({ uri }, REQ), -32002, uri));
+  }
+  await check("the completion of a hidden prompt is refused with -32602", () =>
+    refused(c.complete({ ref: { type: "ref/prompt", name: "completable-prompt" },
+      argument: { name: "department", value: "E" } }, REQ),
+    -32602, "completable-prompt"));
+  await check("the completion of a hidden template is refused with -32602", () =>
+    refused(c.complete({ ref: { type: "ref/resource",
+      uri: "demo://resource/dynamic/blob/{resourceId}" },
+    argument: { name: "resourceId", value: "1" } }, REQ),
+    -32602, "demo://resource/dynamic/blob/{resourceId}"));
+  await check("the completion of an allowed template answers", async () => {
+    const r = await c.complete({ ref: { type: "ref/resource",
+      uri: "demo://resource/dynamic/text/{resourceId}" },
+    argument: { name: "resourceId", value: "7" } }, REQ);
+    assert(r && r.completion && JSON.stringify(r.completion.values) === '["7"]',
+      `complete: ${JSON.stringify(r).slice(0, 200)}`);
+    return `values ${JSON.stringify(r.completion.values)}`;
+  });
 
   // Reload with a new tools filter; prompts and resources stay.
   const before = { ...seen };

@@ -3100,6 +3100,14 @@ START_TEST(test_filters_errors)
 		    "\"[.\" or \"[=\" (write \\[ for a literal '[')" },
 		{ "'tools': {'allow': ['a\\\\']}", "mcpServers.x.tools."
 		    "allow[0]: pattern ends with an unescaped '\\'" },
+		/* A resource pattern must be able to match a normal form. */
+		{ "'resources': {'deny': ['FILE:///etc/*']}", "mcpServers.x."
+		    "resources.deny[0]: the scheme must be in lower case: URIs "
+		    "are compared in their normal form (RFC 3986)" },
+		{ "'resources': {'deny': ['file://localhost/etc/*']}",
+		    "mcpServers.x.resources.deny[0]: a file URI is compared as "
+		    "file:///PATH (file:/PATH and file://localhost/PATH are "
+		    "rewritten so)" },
 	};
 	char	*server;
 	size_t	 i;

@@ -55,9 +55,9 @@ collect(void *arg, const char *path, const char *message)
 	e->n++;
 }
 
-/* A filter from JSON text that must be valid (NULL if it passes all). */
+/* A filter of a kind from JSON text that must be valid (NULL: all pass). */
 static struct filter *
-make(const char *text)
+make_as(enum filter_kind kind, const char *text)
 {
 	struct errors	 e = { "", 0 };
 	struct filter	*f;
@@ -67,7 +67,7 @@ make(const char *text)
 	s = q(text);
 	json = cJSON_Parse(s);
 	ck_assert_msg(json != NULL, "bad test JSON: %s", s);
-	ck_assert_msg(filter_parse(json, "f", collect, &e, &f) == 0,
+	ck_assert_msg(filter_parse(json, kind, "f", collect, &e, &f) == 0,
 	    "filter %s refused:\n%s", s, e.text);
 	ck_assert_uint_eq(e.n, 0);
 	cJSON_Delete(json);
@@ -75,9 +75,15 @@ make(const char *text)
 	return (f);
 }
 
-/* The errors of a filter that must be refused, one per line. */
+static struct filter *
+make(const char *text)
+{
+	return (make_as(FILTER_TOOLS, text));
+}
+
+/* The errors of a filter of a kind that must be refused, one per line. */
 static void
-refused(const char *text, const char *errors)
+refused_as(enum filter_kind kind, const char *text, const char *errors)
 {
 	struct errors	 e = { "", 0 };
 	struct filter	*f = (struct filter *)1;
@@ -87,11 +93,17 @@ refused(const char *text, const char *errors)
 	s = q(text);
 	json = cJSON_Parse(s);
 	ck_assert_msg(json != NULL, "bad test JSON: %s", s);
-	ck_assert_int_eq(filter_parse(json, "f", collect, &e, &f), -1);
+	ck_assert_int_eq(filter_parse(json, kind, "f", collect, &e, &f), -1);
 	ck_assert_ptr_null(f);
 	ck_assert_str_eq(e.text, errors);
 	cJSON_Delete(json);
 	free(s);
+}
+
+static void
+refused(const char *text, const char *errors)
+{
+	refused_as(FILTER_TOOLS, text, errors);
 }
 
 /* ---- globs ---- */
@@ -613,6 +625,156 @@ START_TEST(test_list_hostile)
 }
 END_TEST
 
+/* ---- URIs in their normal form, completions ---- */
+
+START_TEST(test_uri_normal_form)
+{
+	static const char *etc[] = {
+		"file:///etc/shadow", "file:///tmp/../etc/shadow",
+		"file:///%65tc/shadow", "FILE:///etc/shadow",
+		"file://localhost/etc/shadow", "file:/etc/shadow",
+		"file:////etc/shadow", "file:///tmp/%2e%2e/etc/shadow",
+	};
+	struct filter	*f;
+	const char	*why;
+	size_t		 i;
+
+	f = make_as(FILTER_RESOURCES, "{'deny': ['file:///etc/*']}");
+	for (i = 0; i < nitems(etc); i++) {
+		why = NULL;
+		ck_assert_msg(filter_check_uri(f, etc[i], &why) == 0,
+		    "%s passes a deny of file:///etc/*", etc[i]);
+		ck_assert(!filter_allows_uri(f, etc[i]));
+		/* Nor does a list show it. */
+		ck_assert(!filter_allows_entry(f, FILTER_LIST_RESOURCES,
+		    etc[i]));
+	}
+	ck_assert_int_eq(filter_check_uri(f, "file:///tmp/x", &why), 1);
+	ck_assert_int_eq(filter_check_uri(f, "file:///etc%2Fshadow", &why),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(why, "encoded '/'"));
+	ck_assert_int_eq(filter_check_uri(f, "etc/shadow", &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "no scheme"));
+	ck_assert(!filter_allows_uri(f, "file:///tmp\\..\\etc\\shadow"));
+	/* Without a filter nothing is looked at. */
+	ck_assert_int_eq(filter_check_uri(NULL, "not a uri", &why), 1);
+
+	/* Templates: as written, and in their normal form where they have it. */
+	ck_assert(!filter_allows_template(f, "file:///etc/{name}"));
+	ck_assert(!filter_allows_template(f, "file:///tmp/../etc/{name}"));
+	ck_assert(!filter_allows_template(f, "FILE:///etc/{name}"));
+	ck_assert(filter_allows_template(f, "file:///{+path}"));
+	ck_assert(filter_allows_template(f, "file:///tmp/{name}"));
+	/* No normal form: judged as written, which the server compares. */
+	ck_assert(filter_allows_template(f, "file:///etc%2F{name}"));
+	ck_assert(!filter_allows_template(f, "file:///etc/{name}?{q}"));
+
+	/* Lists, with each entry kept as the server spelled it. */
+	narrow(f, FILTER_LIST_RESOURCES, "{'resources':["
+	    "{'uri':'file:///tmp/../etc/shadow'},{'uri':'FILE:///etc/passwd'},"
+	    "{'uri':'file:///tmp/%6Fk'},{'uri':'file:///etc%2Fx'},"
+	    "{'uri':'relative'},{'uri':'file://localhost/etc/group'}]}",
+	    "{'resources':[{'uri':'file:///tmp/%6Fk'}]}");
+	narrow(f, FILTER_LIST_TEMPLATES, "{'resourceTemplates':["
+	    "{'uriTemplate':'file:///tmp/../etc/{n}'},"
+	    "{'uriTemplate':'file:///{+p}'}]}",
+	    "{'resourceTemplates':[{'uriTemplate':'file:///{+p}'}]}");
+	filter_free(f);
+
+	/* An allow list is judged on the normal form too. */
+	f = make_as(FILTER_RESOURCES, "{'allow': ['file:///tmp/*']}");
+	ck_assert(!filter_allows_uri(f, "file:///tmp/../etc/shadow"));
+	ck_assert(!filter_allows_uri(f, "file:///tmp/%2E%2E/etc/shadow"));
+	ck_assert(filter_allows_uri(f, "file:///tmp/a/../b"));
+	ck_assert(filter_allows_uri(f, "FILE://LOCALHOST/tmp/b"));
+	filter_free(f);
+
+	/* Tools and prompts are names: compared as they are. */
+	f = make_as(FILTER_TOOLS, "{'deny': ['a/../b']}");
+	ck_assert(!filter_allows_entry(f, FILTER_LIST_TOOLS, "a/../b"));
+	ck_assert(filter_allows_entry(f, FILTER_LIST_TOOLS, "b"));
+	filter_free(f);
+}
+END_TEST
+
+START_TEST(test_parse_resource_patterns)
+{
+	struct filter	*f;
+
+	refused_as(FILTER_RESOURCES, "{'deny': ['FILE:///etc/*', "
+	    "'file:///etc/*', 'file://localhost/x']}", "f.deny[0]: the scheme "
+	    "must be in lower case: URIs are compared in their normal form "
+	    "(RFC 3986)\nf.deny[2]: a file URI is compared as file:///PATH "
+	    "(file:/PATH and file://localhost/PATH are rewritten so)\n");
+	refused_as(FILTER_RESOURCES, "{'allow': ['file:///tmp/../x']}",
+	    "f.allow[0]: a file URI is compared with '.' and '..' in its path "
+	    "resolved\n");
+	/* Other kinds are names, not URIs. */
+	f = make_as(FILTER_TOOLS, "{'deny': ['FILE:///etc/*']}");
+	ck_assert(!filter_allows(f, "FILE:///etc/x"));
+	filter_free(f);
+}
+END_TEST
+
+/* filter_complete_ref on params (quoted with '): what, and its name. */
+static void
+complete_ref(const char *params, enum filter_ref want, const char *name)
+{
+	enum filter_ref	 got;
+	char		*text, *out;
+
+	text = q(params);
+	got = filter_complete_ref(text, strlen(text), &out);
+	ck_assert_msg(got == want, "%s: got %d, want %d", text, got, want);
+	if (name != NULL) {
+		ck_assert_ptr_nonnull(out);
+		ck_assert_str_eq(out, name);
+	} else
+		ck_assert_ptr_null(out);
+	free(out);
+	free(text);
+}
+
+START_TEST(test_complete_ref)
+{
+	complete_ref("{'ref':{'type':'ref/prompt','name':'p'}}",
+	    FILTER_REF_PROMPT, "p");
+	complete_ref("{'argument':{'name':'a','value':'b'},'ref':"
+	    "{'name':'p\\u0031','type':'ref/prompt'}}", FILTER_REF_PROMPT,
+	    "p1");
+	complete_ref("{ 'ref' : { 't\\u0079pe' : 'ref/prompt' , 'name' : "
+	    "'x' } }", FILTER_REF_PROMPT, "x");
+	complete_ref("{'ref':{'type':'ref/resource','uri':'file:///{x}'}}",
+	    FILTER_REF_RESOURCE, "file:///{x}");
+	/* Members of the same names deeper are not the ref's. */
+	complete_ref("{'x':{'ref':{'type':'ref/other'}},'ref':{'type':"
+	    "'ref/prompt','name':'n','x':{'name':'deep'}}}",
+	    FILTER_REF_PROMPT, "n");
+	complete_ref("{'ref':{'type':'ref/other','name':'n'}}",
+	    FILTER_REF_OTHER, NULL);
+	/* What cannot be judged. */
+	complete_ref("{}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':'x'}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':5,'name':'a'}}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'name':'a'}}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt'}}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','name':1}}", FILTER_REF_BAD,
+	    NULL);
+	complete_ref("{'ref':{'type':'ref/resource','name':'a'}}",
+	    FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','name':'a','name':'b'}}",
+	    FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','name':'a'},'ref':"
+	    "{'type':'ref/prompt','name':'b'}}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','type':'ref/resource',"
+	    "'name':'a','uri':'b'}}", FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','name':'a\\u0000'}}",
+	    FILTER_REF_BAD, NULL);
+	complete_ref("{'ref':{'type':'ref/prompt','name':'\\ud800'}}",
+	    FILTER_REF_BAD, NULL);
+}
+END_TEST
+
 START_TEST(test_list_json)
 {
 	struct filter	*f;
@@ -668,6 +830,11 @@ unit_suite(void)
 	tcase_add_test(tc, test_list_malformed);
 	tcase_add_test(tc, test_list_hostile);
 	tcase_add_test(tc, test_list_json);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("uris");
+	tcase_add_test(tc, test_uri_normal_form);
+	tcase_add_test(tc, test_parse_resource_patterns);
+	tcase_add_test(tc, test_complete_ref);
 	suite_add_tcase(s, tc);
 	return (s);
 }
