@@ -33,7 +33,8 @@
 #   s later); the address given to xdg-open holds no state or PKCE
 #   challenge, and following it as uid 65534 (read from /proc, as ps
 #   does) reaches nothing: the owner's browser then completes the
-#   sign-in;
+#   sign-in; a token directory made by that user is refused, with
+#   nothing created in it;
 # - 3 s access tokens: refreshed with rotation, calls keep working, no
 #   refresh token is ever reused; the token file is 0600 in a 0700
 #   directory;
@@ -944,6 +945,28 @@ for key in "${!AS_BASE[@]}"; do
 		fail "$key: a token was sent in a URL"
 done
 
+# --- n) a token directory another user made -------------------------------------------
+# mcpd refuses it, and creates nothing in it first (not even the token
+# file's lock, which the code's exchange takes).
+if [ -n "${AS_OTHER:-}" ]; then
+	TOKDIR=$T/tokens-of-65534
+	mkdir -m 0700 "$TOKDIR" && chown 65534:65534 "$TOKDIR" ||
+		hard_error "cannot make $TOKDIR for uid 65534"
+	run_mcpd
+	# The server cannot keep tokens there: it says why (or, before it
+	# first needs the lock, waits for a sign-in).
+	wait_for 60 eval 'srv st | grep -q "belongs to uid 65534" ||
+		is_needs_login st' || fail "st with $TOKDIR: $(srv st)"
+	note "st with a token directory of uid 65534: $(srv_jq st -c '{state, last_exit}')"
+	login_start st
+	login_check_url
+	browse
+	login_fails_with "a token directory of uid 65534" \
+		"token directory .* belongs to uid 65534"
+	[ -z "$(ls -A "$TOKDIR")" ] ||
+		fail "mcpd created files in a token directory of uid 65534 before refusing it: $(ls -la "$TOKDIR")"
+	stop_mcpd
+fi
 for key in "${!AS_PID[@]}"; do
 	kill -TERM "${AS_PID[$key]}" 2>/dev/null
 	wait "${AS_PID[$key]}" 2>/dev/null
