@@ -146,6 +146,19 @@ peeruid_ask(struct peeruid *pu, const struct sockaddr *local,
 	}
 }
 
+/* The address fd is bound to. */
+static int
+peeruid_sockname(int fd, struct sockaddr_storage *us, char **cause)
+{
+	socklen_t	 len = sizeof *us;
+
+	if (getsockname(fd, (struct sockaddr *)us, &len) == -1) {
+		xasprintf(cause, "getsockname: %s", strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
 int
 peeruid_remote(struct peeruid *pu, int fd, uid_t *uid, char **cause)
 {
@@ -154,11 +167,8 @@ peeruid_remote(struct peeruid *pu, int fd, uid_t *uid, char **cause)
 	socklen_t		 len;
 	int			 rv;
 
-	len = sizeof us;
-	if (getsockname(fd, (struct sockaddr *)&us, &len) == -1) {
-		xasprintf(cause, "getsockname: %s", strerror(errno));
+	if (peeruid_sockname(fd, &us, cause) == -1)
 		return (-1);
-	}
 	len = sizeof them;
 	if (getpeername(fd, (struct sockaddr *)&them, &len) == -1) {
 		if (errno == ENOTCONN)
@@ -183,14 +193,10 @@ peeruid_self(struct peeruid *pu, int fd, uid_t *uid, char **cause)
 	struct sockaddr_storage	 us, none;
 	struct sockdiag_owner	 owner;
 	struct stat		 st;
-	socklen_t		 len;
 	int			 rv;
 
-	len = sizeof us;
-	if (getsockname(fd, (struct sockaddr *)&us, &len) == -1) {
-		xasprintf(cause, "getsockname: %s", strerror(errno));
+	if (peeruid_sockname(fd, &us, cause) == -1)
 		return (-1);
-	}
 	if (fstat(fd, &st) == -1) {
 		xasprintf(cause, "fstat: %s", strerror(errno));
 		return (-1);
