@@ -85,16 +85,32 @@ sockdiag_request(void *buf, size_t size, const struct sockaddr *local,
 	return (sizeof msg);
 }
 
-/* Is the answer's socket the one asked about? */
+/* Is the IPv6 address got the IPv4 address want, mapped (::ffff:a.b.c.d)? */
+static int
+sockdiag_mapped(const uint32_t got[4], const uint32_t want[4])
+{
+	return (got[0] == 0 && got[1] == 0 && got[2] == htonl(0xffff) &&
+	    got[3] == want[0]);
+}
+
+/*
+ * Is the answer's socket the one asked about?  An IPv6 socket connected
+ * to an IPv4 address (v4-mapped, as dual-stack programs do) is found by
+ * its IPv4 addresses and answered as IPv6.
+ */
 static int
 sockdiag_same(const struct inet_diag_msg *m, int family,
     const struct inet_diag_sockid *want)
 {
 	size_t	 alen = family == AF_INET ? 4 : 16;
 
+	if (m->id.idiag_sport != want->idiag_sport ||
+	    m->id.idiag_dport != want->idiag_dport)
+		return (0);
+	if (family == AF_INET && m->idiag_family == AF_INET6)
+		return (sockdiag_mapped(m->id.idiag_src, want->idiag_src) &&
+		    sockdiag_mapped(m->id.idiag_dst, want->idiag_dst));
 	return (m->idiag_family == family &&
-	    m->id.idiag_sport == want->idiag_sport &&
-	    m->id.idiag_dport == want->idiag_dport &&
 	    memcmp(m->id.idiag_src, want->idiag_src, alen) == 0 &&
 	    memcmp(m->id.idiag_dst, want->idiag_dst, alen) == 0);
 }

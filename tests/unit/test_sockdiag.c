@@ -189,6 +189,40 @@ START_TEST(test_reply_found)
 }
 END_TEST
 
+/*
+ * A dual-stack program's IPv6 socket connected to an IPv4 address: found
+ * by the IPv4 addresses, answered with v4-mapped IPv6 ones.
+ */
+START_TEST(test_reply_v4_mapped)
+{
+	struct sockaddr_in	 local, remote;
+	struct sockdiag_owner	 o;
+	struct inet_diag_msg	 m;
+	unsigned char		 buf[SOCKDIAG_REPLY_BYTES];
+	size_t			 len;
+	int			 err;
+
+	local = addr4("127.0.0.1", 40000);
+	remote = addr4("127.0.0.1", 8080);
+	len = answer4(buf, 5, &local, &remote, 65534, 42);
+	memcpy(&m, buf + NLMSG_HDRLEN, sizeof m);
+	m.idiag_family = AF_INET6;
+	m.id.idiag_src[2] = m.id.idiag_dst[2] = htonl(0xffff);
+	m.id.idiag_src[3] = local.sin_addr.s_addr;
+	m.id.idiag_dst[3] = remote.sin_addr.s_addr;
+	m.id.idiag_src[0] = m.id.idiag_dst[0] = 0;
+	memcpy(buf + NLMSG_HDRLEN, &m, sizeof m);
+	ck_assert_int_eq(sockdiag_reply(buf, len, 5, SA(local), SA(remote), &o,
+	    &err), SOCKDIAG_FOUND);
+	ck_assert_uint_eq(o.uid, 65534);
+	/* Another IPv6 address, not mapped from the one asked about. */
+	m.id.idiag_src[2] = 0;
+	memcpy(buf + NLMSG_HDRLEN, &m, sizeof m);
+	ck_assert_int_eq(sockdiag_reply(buf, len, 5, SA(local), SA(remote), &o,
+	    &err), SOCKDIAG_MALFORMED);
+}
+END_TEST
+
 START_TEST(test_reply_not_believed)
 {
 	struct sockaddr_in	 local, remote, other;
@@ -267,6 +301,7 @@ unit_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("reply");
 	tcase_add_test(tc, test_reply_found);
+	tcase_add_test(tc, test_reply_v4_mapped);
 	tcase_add_test(tc, test_reply_not_believed);
 	tcase_add_test(tc, test_reply_errors);
 	suite_add_tcase(s, tc);
