@@ -155,6 +155,10 @@ callback_request(const char *head, size_t len, struct callback *cb)
 		return (CALLBACK_OTHER);
 	if ((q = memchr(target, '?', (size_t)(sp - target))) == NULL)
 		q = sp;
+	plen = strlen(CALLBACK_START_PATH);
+	if ((size_t)(q - target) == plen &&
+	    memcmp(target, CALLBACK_START_PATH, plen) == 0)
+		return (CALLBACK_START);
 	plen = strlen(CALLBACK_PATH);
 	if ((size_t)(q - target) != plen ||
 	    memcmp(target, CALLBACK_PATH, plen) != 0)
@@ -237,16 +241,25 @@ callback_html_text(const char *s)
 	return (html);
 }
 
-char *
-callback_page(int status, const char *title, const char *text)
+/*
+ * The response: its status line, the Location header if any (its value
+ * checked by the caller), and a page of the title and a paragraph of
+ * HTML, both escaped already.
+ */
+static char *
+callback_response(int status, const char *location, const char *t,
+    const char *para)
 {
 	const char	*reason;
-	char		*t, *x, *body, *resp;
+	char		*body, *resp;
 	int		 len;
 
 	switch (status) {
 	case 200:
 		reason = "OK";
+		break;
+	case 303:
+		reason = "See Other";
 		break;
 	case 400:
 		reason = "Bad Request";
@@ -260,13 +273,12 @@ callback_page(int status, const char *title, const char *text)
 	default:
 		abort();
 	}
-	t = callback_html_text(title);
-	x = callback_html_text(text);
 	len = xasprintf(&body, "<!DOCTYPE html>\n"
 	    "<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	    "<title>%s</title></head>\n"
-	    "<body><p>%s</p></body></html>\n", t, x);
+	    "<body><p>%s</p></body></html>\n", t, para);
 	xasprintf(&resp, "HTTP/1.1 %d %s\r\n"
+	    "%s%s%s"
 	    "Content-Type: text/html; charset=utf-8\r\n"
 	    "Content-Length: %d\r\n"
 	    "Cache-Control: no-store\r\n"
@@ -275,9 +287,42 @@ callback_page(int status, const char *title, const char *text)
 	    "X-Content-Type-Options: nosniff\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
 	    "Connection: close\r\n"
-	    "\r\n%s", status, reason, len, body);
+	    "\r\n%s", status, reason, location != NULL ? "Location: " : "",
+	    location != NULL ? location : "", location != NULL ? "\r\n" : "",
+	    len, body);
 	free(body);
+	return (resp);
+}
+
+char *
+callback_page(int status, const char *title, const char *text)
+{
+	char	*t, *x, *resp;
+
+	if (status == 303)
+		abort();	/* callback_see_other's */
+	t = callback_html_text(title);
+	x = callback_html_text(text);
+	resp = callback_response(status, NULL, t, x);
 	free(x);
 	free(t);
+	return (resp);
+}
+
+char *
+callback_see_other(const char *location)
+{
+	const unsigned char	*p;
+	char			*href, *para, *resp;
+
+	for (p = (const unsigned char *)location; *p != '\0'; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			abort();
+	href = callback_html(location);
+	xasprintf(&para, "Continue to the <a href=\"%s\">sign-in page</a>.",
+	    href);
+	resp = callback_response(303, location, "Sign-in", para);
+	free(para);
+	free(href);
 	return (resp);
 }

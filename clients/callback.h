@@ -15,6 +15,11 @@
 
 /* The path of the redirect URI on the listener. */
 #define CALLBACK_PATH	"/callback"
+/*
+ * The listener's address handed to the browser opener: it redirects to
+ * the authorization URL, which so never appears on a command line.
+ */
+#define CALLBACK_START_PATH	"/start"
 
 /* The members of the redirect's query that matter; NULL when absent. */
 struct callback {
@@ -30,6 +35,7 @@ enum callback_kind {
 	CALLBACK_EMPTY,		/* a query with neither */
 	CALLBACK_BAD,		/* a member twice, or a NUL in one */
 	CALLBACK_OTHER,		/* not a GET of CALLBACK_PATH, or a URL */
+	CALLBACK_START,		/* a GET of CALLBACK_START_PATH */
 };
 
 /*
@@ -48,8 +54,9 @@ enum callback_kind	 callback_query(const char *q, size_t len,
  */
 size_t			 callback_head_end(const char *buf, size_t len);
 /*
- * The head of an HTTP request: CALLBACK_OTHER unless its request line is
- * a GET of CALLBACK_PATH (with a query or not), else as callback_query.
+ * The head of an HTTP request: CALLBACK_START if its request line is a
+ * GET of CALLBACK_START_PATH (with a query or not), CALLBACK_OTHER unless
+ * it is a GET of CALLBACK_PATH, else as callback_query.
  */
 enum callback_kind	 callback_request(const char *head, size_t len,
 			    struct callback *cb);
@@ -72,5 +79,12 @@ char			*callback_html(const char *s);
  */
 char			*callback_page(int status, const char *title,
 			    const char *text);
+/*
+ * A whole HTTP/1.1 response sending the browser on to location (303 See
+ * Other), with a page linking to it for a browser that does not follow.
+ * location must be printable ASCII without blanks (it is a header's
+ * value); anything else aborts.
+ */
+char			*callback_see_other(const char *location);
 
 #endif /* MCPD_CALLBACK_H */

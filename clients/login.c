@@ -7,21 +7,32 @@
  * and mcpd/logout in proto.h); mcpctl only carries the browser's part and
  * never sees a token.  It opens a listener on 127.0.0.1 at a free port,
  * asks mcpd for the authorization URL with http://127.0.0.1:PORT/callback
- * as the redirect URI, shows the URL (and opens it with xdg-open when
- * there is a display), then waits for the browser to come back: its GET
- * of /callback, or the address it ended on pasted on standard input (a
- * browser on another machine, over ssh).  The code or the error goes to
- * mcpd as it came, and mcpd's answer to the terminal and to the browser.
- * The login belongs to the admin connection: if mcpctl ends, mcpd drops
- * it; if mcpd closes the connection, the login has failed.
+ * as the redirect URI, shows the URL on the terminal, then waits for the
+ * browser to come back: its GET of /callback, or the address it ended on
+ * pasted on standard input (a browser on another machine, over ssh).  The
+ * code or the error goes to mcpd as it came, and mcpd's answer to the
+ * terminal and to the browser.  The login belongs to the admin
+ * connection: if mcpctl ends, mcpd drops it; if mcpd closes the
+ * connection, the login has failed.
+ *
+ * Every local user can connect to the listener, so each connection is
+ * first put to the kernel (peeruid.h, sock_diag): one whose other end is
+ * not a socket of this user's (or, under sudo as root, of the user who ran
+ * sudo) is closed at once, before a byte of it is read.  Another user
+ * can so neither hold the listener's slots nor bring a code of their own
+ * account to it.  The state of the authorization URL (with the PKCE
+ * challenge) is a secret for the same reason, and never goes on a command
+ * line, where every user can read it: xdg-open is given the listener's
+ * CALLBACK_START_PATH, which answers this user's browser with a redirect
+ * to the authorization URL.  Where the kernel cannot say who connects,
+ * no connection is taken and no browser opened: the address is pasted.
  *
  * The listener lives only as long as the login and is closed as soon as
- * a result is relayed.  Any local process can connect to it, so it holds
- * at most LOGIN_CONNS connections at a time (browsers open spare ones),
- * each for at most LOGIN_CONN_TIMEOUT_MS and LOGIN_HEAD_MAX bytes, and
- * a redirect whose state is not the one in the authorization URL is
- * answered and ignored: neither a stray connection nor a forged redirect
- * can end or stall the login.  Everything from outside reaches the page
+ * a result is relayed.  It holds at most LOGIN_CONNS connections at a
+ * time (browsers open spare ones; a new one takes the oldest's place),
+ * each for at most LOGIN_CONN_TIMEOUT_MS and LOGIN_HEAD_MAX bytes, and a
+ * redirect whose state is not the one in the authorization URL is
+ * answered and ignored.  Everything from outside reaches the page
  * HTML-escaped (callback.h) and the terminal escaped (out.h, diag.h).
  */
 #include "config.h"
@@ -53,6 +64,7 @@
 #include "line.h"
 #include "login.h"
 #include "out.h"
+#include "peeruid.h"
 #include "proto.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -61,13 +73,19 @@
 #define LOGIN_REPLY_TIMEOUT_MS	120000
 #define LOGIN_EXPIRES_DEFAULT_S	600
 #define LOGIN_EXPIRES_MAX_S	86400
-#define LOGIN_BACKLOG		4
+/* Other users' connections are dropped as they come: the queue drains. */
+#define LOGIN_BACKLOG		64
+#define LOGIN_ACCEPT_BURST	64	/* connections taken per wakeup */
 #define LOGIN_CONNS		4
 #define LOGIN_HEAD_MAX		8192
 #define LOGIN_CONN_TIMEOUT_MS	10000
 #define LOGIN_SEND_TIMEOUT_MS	5000
 #define LOGIN_LINE_MAX		8192
 #define LOGIN_REAP_POLL_MS	500
+/* Whose browsers may connect: mcpctl's user, and sudo's. */
+#define LOGIN_OWNERS		2
+/* Other users whose dropped connections the terminal is told of. */
+#define LOGIN_NAMED_UIDS	8
 
 /* A connection to the listener, until its request head is in. */
 struct login_conn {
@@ -83,8 +101,17 @@ struct login {
 	FILE		*out;		/* for the instructions */
 	int		 port;
 	int		 lfd;		/* the listener, or -1 */
+	const char	*url;		/* the authorization URL */
 	char		*state;		/* the authorization URL's */
 	struct login_conn conns[LOGIN_CONNS];
+
+	struct peeruid	*peeruid;	/* NULL: no connection is taken */
+	char		*no_peeruid;	/* why not */
+	uid_t		 owners[LOGIN_OWNERS];
+	size_t		 nowners;
+	uid_t		 named[LOGIN_NAMED_UIDS];	/* told of */
+	size_t		 nnamed;
+	int		 unknown_told;	/* a connection of no one known */
 
 	int		 in_open;	/* watching standard input */
 	int		 in_skip;	/* dropping a line too long */
@@ -151,39 +178,143 @@ login_unlisten(struct login *lg, struct login_conn *keep)
 			login_conn_close(&lg->conns[i]);
 }
 
+/*
+ * Whose browser may connect: the uid the kernel gives mcpctl's own
+ * listener (asked first, so that its answers are known to hold here),
+ * and as root under sudo(8) the user who ran sudo, whose browser it is.
+ * Without that answer no connection is taken.
+ */
+static void
+login_owners(struct login *lg)
+{
+	const char	*sudo;
+	char		*end;
+	unsigned long	 v;
+	uid_t		 self;
+
+	if ((lg->peeruid = peeruid_open(&lg->no_peeruid)) == NULL)
+		return;
+	if (peeruid_self(lg->peeruid, lg->lfd, &self, &lg->no_peeruid) == 0 &&
+	    self != geteuid())
+		xasprintf(&lg->no_peeruid, "sock_diag gives mcpctl's own "
+		    "listener uid %lu, not %lu", (unsigned long)self,
+		    (unsigned long)geteuid());
+	if (lg->no_peeruid != NULL) {
+		peeruid_close(lg->peeruid);
+		lg->peeruid = NULL;
+		return;
+	}
+	lg->owners[lg->nowners++] = self;
+	if (self != 0 || (sudo = getenv("SUDO_UID")) == NULL || *sudo == '\0')
+		return;
+	errno = 0;
+	v = strtoul(sudo, &end, 10);
+	if (errno == 0 && *end == '\0' && v != 0 && v == (uid_t)v &&
+	    (uid_t)v != (uid_t)-1)
+		lg->owners[lg->nowners++] = (uid_t)v;
+}
+
+/* The terminal hears once of each of the first few other users. */
+static void
+login_foreign(struct login *lg, uid_t uid)
+{
+	size_t	 i;
+
+	for (i = 0; i < lg->nnamed; i++)
+		if (lg->named[i] == uid)
+			return;
+	if (lg->nnamed == nitems(lg->named))
+		return;
+	lg->named[lg->nnamed++] = uid;
+	diag_warnx(lg->server, "dropped a connection to 127.0.0.1:%d from uid "
+	    "%lu, another user's: only a browser of uid %lu%s can finish "
+	    "this sign-in there (if it was yours, paste the address it ends "
+	    "on)", lg->port, (unsigned long)uid, (unsigned long)lg->owners[0],
+	    lg->nowners > 1 ? " or of the user who ran sudo" : "");
+}
+
+/* Is the other end of fd a socket of one of the owners? */
+static int
+login_from_owner(struct login *lg, int fd)
+{
+	char	*cause = NULL;
+	size_t	 i;
+	uid_t	 uid;
+	int	 rv;
+
+	if (lg->peeruid == NULL)
+		return (0);
+	if ((rv = peeruid_remote(lg->peeruid, fd, &uid, &cause)) == -1) {
+		if (!lg->unknown_told)
+			diag_warnx(lg->server, "dropped a connection to "
+			    "127.0.0.1:%d: cannot tell whose it is: %s",
+			    lg->port, cause);
+		lg->unknown_told = 1;
+		free(cause);
+		return (0);
+	}
+	if (rv == 0)
+		return (0);	/* closed already: no one's */
+	for (i = 0; i < lg->nowners; i++)
+		if (lg->owners[i] == uid)
+			return (1);
+	login_foreign(lg, uid);
+	return (0);
+}
+
+/* A slot for a new connection: a free one, or the oldest's. */
+static struct login_conn *
+login_slot(struct login *lg)
+{
+	struct login_conn	*c, *oldest = NULL;
+	size_t			 i;
+
+	for (i = 0; i < nitems(lg->conns); i++) {
+		c = &lg->conns[i];
+		if (c->fd == -1)
+			return (c);
+		if (oldest == NULL || c->deadline < oldest->deadline)
+			oldest = c;
+	}
+	login_conn_close(oldest);
+	return (oldest);
+}
+
+/*
+ * Take what is queued: an owner's connection into a slot, anyone else's
+ * closed unread, so that no one else's can wait in the queue for long.
+ */
 static void
 login_accept(struct login *lg)
 {
-	struct login_conn	*c = NULL;
-	size_t			 i;
-	int			 fd;
+	struct login_conn	*c;
+	int			 fd, n;
 
-	for (i = 0; i < nitems(lg->conns) && c == NULL; i++)
-		if (lg->conns[i].fd == -1)
-			c = &lg->conns[i];
-	if (c == NULL)
-		return;
-	fd = accept4(lg->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd == -1)
-		return;		/* gone already, or no fd: later */
-	c->fd = fd;
-	c->len = 0;
-	c->deadline = clock_now_ms() + LOGIN_CONN_TIMEOUT_MS;
+	for (n = 0; n < LOGIN_ACCEPT_BURST; n++) {
+		fd = accept4(lg->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd == -1)
+			return;		/* gone already, or no fd: later */
+		if (!login_from_owner(lg, fd)) {
+			close(fd);
+			continue;
+		}
+		c = login_slot(lg);
+		c->fd = fd;
+		c->len = 0;
+		c->deadline = clock_now_ms() + LOGIN_CONN_TIMEOUT_MS;
+	}
 }
 
-/* Answer the browser with a page and close; a slow reader loses it. */
+/* Send the browser a whole response and close; a slow reader loses it. */
 static void
-login_respond(struct login_conn *c, int status, const char *title,
-    const char *text)
+login_send(struct login_conn *c, char *resp)
 {
 	struct pollfd	 pfd;
 	uint64_t	 deadline;
-	char		*resp;
 	size_t		 off = 0, len;
 	ssize_t		 n;
 	int64_t		 left;
 
-	resp = callback_page(status, title, text);
 	len = strlen(resp);
 	deadline = clock_now_ms() + LOGIN_SEND_TIMEOUT_MS;
 	while (off < len) {
@@ -207,6 +338,14 @@ login_respond(struct login_conn *c, int status, const char *title,
 	shutdown(c->fd, SHUT_WR);
 	free(resp);
 	login_conn_close(c);
+}
+
+/* Answer the browser with a page. */
+static void
+login_respond(struct login_conn *c, int status, const char *title,
+    const char *text)
+{
+	login_send(c, callback_page(status, title, text));
 }
 
 /*
@@ -369,6 +508,9 @@ login_request(struct login *lg, struct login_conn *c, size_t head_len)
 
 	memset(&cb, 0, sizeof cb);
 	switch (callback_request(c->head, head_len, &cb)) {
+	case CALLBACK_START:
+		login_send(c, callback_see_other(lg->url));
+		break;
 	case CALLBACK_RESULT:
 		login_result(lg, &cb, c);
 		break;
@@ -446,6 +588,7 @@ login_pasted(struct login *lg, const char *line)
 		    "parameter comes twice, or holds a NUL)");
 		break;
 	case CALLBACK_OTHER:
+	case CALLBACK_START:
 		login_expected(lg, "that is not an http or https address");
 		break;
 	}
@@ -581,7 +724,6 @@ login_wait(struct login *lg, uint64_t deadline, long expires_s)
 	struct login_conn *c;
 	uint64_t	 now, until;
 	size_t		 i, n;
-	int		 free_slot;
 
 	for (;;) {
 		login_reap(lg);
@@ -608,22 +750,19 @@ login_wait(struct login *lg, uint64_t deadline, long expires_s)
 			pfd[n].events = POLLIN;
 			src[n++] = LOGIN_SRC_STDIN;
 		}
-		free_slot = 0;
 		for (i = 0; i < nitems(lg->conns); i++) {
 			c = &lg->conns[i];
 			if (c->fd != -1 && now >= c->deadline)
 				login_conn_close(c);	/* too slow */
-			if (c->fd == -1) {
-				free_slot = 1;
+			if (c->fd == -1)
 				continue;
-			}
 			if (c->deadline < until)
 				until = c->deadline;
 			pfd[n].fd = c->fd;
 			pfd[n].events = POLLIN;
 			src[n++] = (int)i;
 		}
-		if (lg->lfd != -1 && free_slot) {
+		if (lg->lfd != -1) {
 			pfd[n].fd = lg->lfd;
 			pfd[n].events = POLLIN;
 			src[n++] = LOGIN_SRC_LISTENER;
@@ -702,7 +841,7 @@ login_login(struct ctl *ctl, int argc, char **argv)
 	struct callback	 cb;
 	cJSON		*params, *result = NULL;
 	const char	*url;
-	char		*redirect = NULL;
+	char		*redirect = NULL, *start = NULL;
 	double		 expires;
 	long		 expires_s;
 	size_t		 i;
@@ -717,6 +856,7 @@ login_login(struct ctl *ctl, int argc, char **argv)
 		lg.conns[i].fd = -1;
 	if ((lg.lfd = login_listen(&lg.port)) == -1)
 		return (DIAG_EXIT_FAILED);
+	login_owners(&lg);
 
 	xasprintf(&redirect, "http://127.0.0.1:%d%s", lg.port, CALLBACK_PATH);
 	params = cJSON_CreateObject();
@@ -747,6 +887,7 @@ login_login(struct ctl *ctl, int argc, char **argv)
 	lg.state = cb.state;
 	cb.state = NULL;
 	callback_clear(&cb);
+	lg.url = url;
 
 	fprintf(lg.out, "To sign in to %s, open this address in a browser:\n",
 	    out_esc(lg.server));
@@ -754,8 +895,17 @@ login_login(struct ctl *ctl, int argc, char **argv)
 	fprintf(lg.out, "The browser will then be sent back to this machine "
 	    "(%s); if it runs elsewhere (as over ssh), paste here the "
 	    "address it ends on.\n", redirect);
-	if (!ctl->no_browser && login_has_display()) {
-		if ((lg.opener = login_open_browser(url)) == -1)
+	if (lg.peeruid == NULL)
+		diag_warnx(lg.server, "cannot ask the kernel whose connections "
+		    "come to 127.0.0.1:%d (%s), so none is taken and no "
+		    "browser is opened: open the address above yourself, and "
+		    "paste here the address the browser ends on", lg.port,
+		    lg.no_peeruid);
+	else if (!ctl->no_browser && login_has_display()) {
+		/* Not the URL itself, which every user could read in ps. */
+		xasprintf(&start, "http://127.0.0.1:%d%s", lg.port,
+		    CALLBACK_START_PATH);
+		if ((lg.opener = login_open_browser(start)) == -1)
 			diag_warnx(NULL, "cannot start xdg-open: %s; open the "
 			    "address above in a browser yourself",
 			    strerror(errno));
@@ -773,7 +923,10 @@ login_login(struct ctl *ctl, int argc, char **argv)
 	    expires_s);
 out:
 	login_unlisten(&lg, NULL);
+	peeruid_close(lg.peeruid);
+	free(lg.no_peeruid);
 	free(lg.state);
+	free(start);
 	free(redirect);
 	cJSON_Delete(result);
 	return (rc);

@@ -29,35 +29,65 @@ store_dirname(const char *path)
 	return (dir);
 }
 
+/*
+ * The directory as it is, opened: its fd if it is this user's (made 0700
+ * if others could enter it), -1 with *err NULL if there is none, -1 with
+ * *err if it is not a directory (a symbolic link is not followed) or is
+ * another user's.  Nothing is created in a directory before this has
+ * said it is ours: not even a lock in one that another user made.
+ */
+static int
+store_open_dir(const char *dir, char **err)
+{
+	struct stat	 st;
+	int		 fd;
+
+	*err = NULL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return (-1);
+		if (errno == ENOTDIR || errno == ELOOP)
+			xasprintf(err, "token directory %s is not a directory",
+			    dir);
+		else
+			xasprintf(err, "token directory %s: %s", dir,
+			    strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &st) == -1) {
+		xasprintf(err, "token directory %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		xasprintf(err, "token directory %s belongs to uid %lu, not to "
+		    "this user", dir, (unsigned long)st.st_uid);
+		goto fail;
+	}
+	if ((st.st_mode & 077) != 0 && fchmod(fd, 0700) == -1) {
+		xasprintf(err, "token directory %s: chmod 700: %s", dir,
+		    strerror(errno));
+		goto fail;
+	}
+	return (fd);
+fail:
+	close(fd);
+	return (-1);
+}
+
 /* Make the directory (and missing parents, 0700); check what exists. */
 static int
 store_mkdir(const char *dir, char **err)
 {
-	struct stat	 st;
-	char		*parent;
+	char	*parent;
+	int	 fd;
 
-	if (lstat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			xasprintf(err, "token directory %s is not a directory",
-			    dir);
-			return (-1);
-		}
-		if (st.st_uid != geteuid()) {
-			xasprintf(err, "token directory %s belongs to uid %lu, "
-			    "not to this user", dir, (unsigned long)st.st_uid);
-			return (-1);
-		}
-		if ((st.st_mode & 077) != 0 && chmod(dir, 0700) == -1) {
-			xasprintf(err, "token directory %s: chmod 700: %s",
-			    dir, strerror(errno));
-			return (-1);
-		}
+	if ((fd = store_open_dir(dir, err)) != -1) {
+		close(fd);
 		return (0);
 	}
-	if (errno != ENOENT) {
-		xasprintf(err, "token directory %s: %s", dir, strerror(errno));
+	if (*err != NULL)
 		return (-1);
-	}
 	parent = store_dirname(dir);
 	if (strcmp(parent, dir) != 0 && access(parent, F_OK) == -1 &&
 	    store_mkdir(parent, err) == -1) {
@@ -219,19 +249,20 @@ store_remove(const char *path, char **err)
 int
 store_trylock(const char *path, int *fdp, char **err)
 {
-	char	*lock;
-	int	 fd;
+	char	*dir, *base, *lock;
+	int	 dfd, fd;
 
-	*err = NULL;
 	*fdp = -1;
+	dir = store_dirname(path);
+	dfd = store_open_dir(dir, err);
+	free(dir);
+	if (dfd == -1)		/* no directory, so no tokens to guard */
+		return (*err == NULL ? 1 : -1);
 	xasprintf(&lock, "%s.lock", path);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-	    0600);
-	if (fd == -1 && errno == ENOENT) {
-		/* No directory, so no tokens: nothing to guard (yet). */
-		free(lock);
-		return (1);
-	}
+	base = strrchr(lock, '/') != NULL ? strrchr(lock, '/') + 1 : lock;
+	fd = openat(dfd, base, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY, 0600);
+	close(dfd);
 	if (fd == -1) {
 		xasprintf(err, "token lock %s: %s", lock, strerror(errno));
 		free(lock);

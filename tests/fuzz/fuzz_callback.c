@@ -9,13 +9,17 @@
  *   four kinds; CALLBACK_BAD leaves nothing set; CALLBACK_RESULT has a
  *   non-empty code or error; every string found is NUL-free and no longer
  *   than the input (decoding only shrinks);
- * - callback_request is CALLBACK_OTHER unless the head starts with
- *   "GET /callback" followed by '?' or ' ';
+ * - callback_request is CALLBACK_START only if the head starts with
+ *   "GET /start" followed by '?' or ' ', and otherwise CALLBACK_OTHER
+ *   unless it starts with "GET /callback" followed by '?' or ' ';
  * - callback_head_end is 0 or ends at a newline within the input;
  * - callback_html leaves no '<', '>', '"' or '\'' and every '&' starts a
  *   reference; a page made from the input has exactly the markup of a
  *   page made from plain text (the input adds no tag), and is a whole
- *   HTTP response.
+ *   HTTP response;
+ * - an input that is a header's value (printable, no blanks) sent on
+ *   with callback_see_other is that response's Location, whole, and
+ *   adds no markup to its page.
  */
 #include "config.h"
 
@@ -47,8 +51,8 @@ check_found(const struct callback *cb, enum callback_kind kind, size_t len)
 	size_t		 i;
 
 	FUZZ_CHECK(kind == CALLBACK_RESULT || kind == CALLBACK_EMPTY ||
-	    kind == CALLBACK_BAD || kind == CALLBACK_OTHER, "a kind %d",
-	    (int)kind);
+	    kind == CALLBACK_BAD || kind == CALLBACK_OTHER ||
+	    kind == CALLBACK_START, "a kind %d", (int)kind);
 	for (i = 0; i < nitems(v); i++) {
 		if (kind == CALLBACK_BAD)
 			FUZZ_CHECK(v[i] == NULL, "a member set after BAD");
@@ -60,6 +64,47 @@ check_found(const struct callback *cb, enum callback_kind kind, size_t len)
 		FUZZ_CHECK((cb->code != NULL && *cb->code != '\0') ||
 		    (cb->error != NULL && *cb->error != '\0'),
 		    "a result with neither code nor error");
+}
+
+/* "GET " PATH, then '?' or ' '. */
+static int
+is_get_of(const uint8_t *data, size_t size, const char *path)
+{
+	size_t	 len = 4 + strlen(path);
+
+	return (size > len && memcmp(data, "GET ", 4) == 0 &&
+	    memcmp(data + 4, path, len - 4) == 0 &&
+	    (data[len] == '?' || data[len] == ' '));
+}
+
+/* Sent on to text, if it can be a header's value. */
+static void
+check_see_other(const char *text)
+{
+	const unsigned char	*p;
+	const char		*body, *plain_body;
+	char			*resp, *plain, *want;
+
+	if (*text == '\0')
+		return;
+	for (p = (const unsigned char *)text; *p != '\0'; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			return;
+	resp = callback_see_other(text);
+	plain = callback_see_other("x");
+	xasprintf(&want, "HTTP/1.1 303 See Other\r\nLocation: %s\r\n", text);
+	FUZZ_CHECK(strncmp(resp, want, strlen(want)) == 0, "not a 303 to the "
+	    "address, whole");
+	/* The page, not the head: Location holds the address as it is. */
+	body = strstr(resp, "\r\n\r\n");
+	plain_body = strstr(plain, "\r\n\r\n");
+	FUZZ_CHECK(body != NULL && plain_body != NULL, "no page");
+	FUZZ_CHECK(count(body, '<') == count(plain_body, '<') &&
+	    count(body, '>') == count(plain_body, '>'),
+	    "the address added markup to the page");
+	free(want);
+	free(plain);
+	free(resp);
 }
 
 static void
@@ -90,14 +135,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&cb, 0, sizeof cb);
 	kind = callback_query((const char *)data, size, &cb);
 	check_found(&cb, kind, size);
-	FUZZ_CHECK(kind != CALLBACK_OTHER, "a query is never OTHER");
+	FUZZ_CHECK(kind != CALLBACK_OTHER && kind != CALLBACK_START,
+	    "a query is never OTHER or START");
 	callback_clear(&cb);
 
 	kind = callback_request((const char *)data, size, &cb);
 	check_found(&cb, kind, size);
-	if (kind != CALLBACK_OTHER)
-		FUZZ_CHECK(size > 14 && memcmp(data, "GET /callback", 13) == 0 &&
-		    (data[13] == '?' || data[13] == ' '),
+	if (kind == CALLBACK_START)
+		FUZZ_CHECK(is_get_of(data, size, CALLBACK_START_PATH),
+		    "the start page taken for another request");
+	else if (kind != CALLBACK_OTHER)
+		FUZZ_CHECK(is_get_of(data, size, CALLBACK_PATH),
 		    "a request for another path taken");
 	callback_clear(&cb);
 
@@ -111,7 +159,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	kind = callback_url(text, &cb);
 	check_found(&cb, kind, size);
+	FUZZ_CHECK(kind != CALLBACK_START, "a pasted line is never START");
 	callback_clear(&cb);
+	check_see_other(text);
 
 	check_html(text);
 	page = callback_page(400, "T", text);

@@ -27,6 +27,14 @@
 #   browser gets 400, mcpctl says so and keeps waiting for its own, the
 #   code is never redeemed; an authorization server denying: login fails
 #   with access_denied;
+# - another local user (uid 65534; needs root): 16 connections held to
+#   the listener with partial requests, reconnecting, are dropped at once
+#   and the owner's redirect arrives within LISTENER_STALL_MAX_MS (not
+#   after a minute or more); the address given to xdg-open holds no state or PKCE
+#   challenge, and following it as uid 65534 (read from /proc, as ps
+#   does) reaches nothing: the owner's browser then completes the
+#   sign-in; a token directory made by that user is refused, with
+#   nothing created in it;
 # - 3 s access tokens: refreshed with rotation, calls keep working, no
 #   refresh token is ever reused; the token file is 0600 in a 0700
 #   directory;
@@ -129,8 +137,9 @@ done
 
 # --- mcpd, one server per case ------------------------------------------------------------
 # Server name -> the authorization server it is behind.
-SRV_AS=([dyn]=dyn [st]=dyn [pub]=pub [cimd]=pub [post]=post [basic]=basic
-	[scch]=scch [scnone]=scnone [nos256]=nos256 [rot]=rot [deny]=deny)
+SRV_AS=([dyn]=dyn [st]=dyn [usr]=dyn [pub]=pub [cimd]=pub [post]=post
+	[basic]=basic [scch]=scch [scnone]=scnone [nos256]=nos256 [rot]=rot
+	[deny]=deny)
 CONFIG=$T/mcpd.json
 write_config "$CONFIG" "$(jq -n \
 	--arg dyn "${AS_URL[dyn]}" --arg pub "${AS_URL[pub]}" \
@@ -141,6 +150,7 @@ write_config "$CONFIG" "$(jq -n \
 	--arg deny "${AS_URL[deny]}" --arg s "$T/secret" '{mcpServers: {
 		dyn: {url: $dyn},
 		st: {url: $dyn},
+		usr: {url: $dyn},
 		pub: {url: $pub, oauth: {grant: "authorization_code",
 			client_id: "pub"}},
 		cimd: {url: $pub, oauth: {client_metadata_url: $cimd}},
@@ -153,7 +163,7 @@ write_config "$CONFIG" "$(jq -n \
 		nos256: {url: $nos256},
 		rot: {url: $rot},
 		deny: {url: $deny}}}')"
-ALL_SERVERS="dyn st pub cimd post basic scch scnone nos256 rot deny"
+ALL_SERVERS="dyn st usr pub cimd post basic scch scnone nos256 rot deny"
 
 run_mcpd() {
 	PATH=$(dirname "$MCPD_REMOTE"):$PATH start_mcpd "$CONFIG" \
@@ -221,6 +231,7 @@ proc_snapshot() {
 
 # --- mcpctl login, and curl as the browser -----------------------------------------------
 LOGIN_N=0
+LOGIN_ENV=()
 LOGIN_PID=
 LOGIN_URL=
 LOGIN_STATUS=
@@ -238,18 +249,25 @@ _login_url_or_exit() {
 
 # login_start NAME [ARGS...]: `mcpctl login NAME --no-browser` in the
 # background, its stdin a fifo held open on fd 7; waits for the URL it
-# prints (LOGIN_URL, empty if it exited first).
+# prints (LOGIN_URL, empty if it exited first).  With LOGIN_OPENER set to
+# a directory holding an xdg-open, without --no-browser, with a display
+# and that directory first in PATH; with LOGIN_ENV (NAME=VALUE...) in its
+# environment.
 login_start() {
-	local name=$1
+	local name=$1 opts=(--no-browser) env=("${LOGIN_ENV[@]}")
 	shift
+	if [ -n "${LOGIN_OPENER:-}" ]; then
+		opts=()
+		env+=(DISPLAY=:mcpd-test "PATH=$LOGIN_OPENER:$PATH")
+	fi
 	LOGIN_N=$((LOGIN_N + 1))
 	LOGIN_NAME=$name
 	LOGIN_TAG=$T/login-$LOGIN_N-$name
 	LOGIN_URL=
 	LOGIN_STATUS=
 	mkfifo "$LOGIN_TAG.fifo" || hard_error "cannot make $LOGIN_TAG.fifo"
-	MCPD_TEST_DIR=$T timeout -k 5 "$LOGIN_TIMEOUT_S" \
-		"$MCPCTL" -s "$SOCK" login "$name" --no-browser "$@" \
+	env MCPD_TEST_DIR="$T" "${env[@]}" timeout -k 5 "$LOGIN_TIMEOUT_S" \
+		"$MCPCTL" -s "$SOCK" login "$name" "${opts[@]}" "$@" \
 		<"$LOGIN_TAG.fifo" >"$LOGIN_TAG.out" 2>"$LOGIN_TAG.err" &
 	LOGIN_PID=$!
 	exec 7>"$LOGIN_TAG.fifo"
@@ -596,6 +614,157 @@ login_fails_with "access denied" "access_denied"
 server_is deny needs-login || fail "deny after the refusal: $(srv deny)"
 [ ! -e "$TOKDIR/deny.json" ] || fail "a token file for deny after a refusal"
 
+# --- m) another local user: the listener held, the address read from ps ------------------
+# uid 65534 is another user of the machine (mcpctl runs as root here).
+# It knows the listener's port (every user can list listening sockets)
+# and reads every command line (ps).
+if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	true 2>/dev/null; then
+	AS_OTHER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	# The owner's redirect, under attack, must arrive within this: it
+	# takes milliseconds; to a listener that takes the other user's
+	# connections it did not come within curl's 60 s (four 10 s slots
+	# and a full queue, taken again by the holders as they free).
+	LISTENER_STALL_MAX_MS=8000
+
+	# 1. Sixteen connections of uid 65534 held to the listener with a
+	# partial request line, each made again as soon as it is closed.
+	login_start usr
+	login_check_url
+	port=$(sed -nE 's/.*redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2F.*/\1/p' <<<"$LOGIN_URL")
+	[ -n "$port" ] || fail "no loopback redirect port in $LOGIN_URL"
+	: >"$T/holders.log"
+	# (A pause of 20 ms between connections, read from a pipe that never
+	# speaks: no fork per connection.  Its own process group, to end it.)
+	MCPD_TEST_DIR=$T setsid "${AS_OTHER[@]}" bash -c '
+		hold() {
+			exec 4< <(exec sleep 600)
+			while :; do
+				if exec 3<>"/dev/tcp/127.0.0.1/$1"; then
+					echo connected
+					printf "GET /callback?code=held-by-uid-65534" >&3
+					read -r -t 120 -u 3 _
+					exec 3<&- 3>&-
+				fi 2>/dev/null
+				read -r -t 0.02 -u 4 _
+			done
+		}
+		for i in $(seq 16); do hold "$1" & done
+		wait' _ "$port" >>"$T/holders.log" 2>/dev/null &
+	holders=$!
+	# Nine connected at least: a listener that takes them has its 4
+	# slots and its queue of 5 full, the other holders wait in connect.
+	wait_for 30 eval '[ "$(grep -c connected "$T/holders.log")" -ge 9 ]' ||
+		fail "uid 65534 could not connect to the listener: $(wc -l <"$T/holders.log") connections"
+	t0=$(now_ms)
+	browse
+	ms=$(($(now_ms) - t0))
+	made=$(grep -c connected "$T/holders.log")
+	kill -TERM -- "-$holders" 2>/dev/null
+	wait "$holders" 2>/dev/null
+	login_wait
+	note "listener held by uid 65534 (16 partial connections, $made made): the owner's redirect took $ms ms (bound $LISTENER_STALL_MAX_MS); mcpctl exited $LOGIN_STATUS"
+	[ "$LOGIN_STATUS" = 0 ] ||
+		fail "mcpctl login usr exited $LOGIN_STATUS while uid 65534 held the listener: $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+	case "$BROWSE_CODE" in
+	2??) ;;
+	*) fail "login usr under attack: the browser ended on HTTP $BROWSE_CODE after $ms ms: $(cat "$LOGIN_TAG.curl" 2>/dev/null)" ;;
+	esac
+	[ "$ms" -le "$LISTENER_STALL_MAX_MS" ] ||
+		fail "uid 65534 stalled the owner's redirect for $ms ms (more than $LISTENER_STALL_MAX_MS)"
+	grep -q "dropped a connection to 127.0.0.1:$port from uid 65534" \
+		"$LOGIN_TAG.err" ||
+		fail "mcpctl did not say it dropped uid 65534's connections: $(cat "$LOGIN_TAG.err")"
+	[ "$(grep -c 'from uid 65534' "$LOGIN_TAG.err")" = 1 ] ||
+		fail "mcpctl named uid 65534 more than once: $(grep -c 'from uid 65534' "$LOGIN_TAG.err") lines"
+	check_signed_in usr
+
+	# 2. The browser opener's command line: uid 65534 watches every
+	# process's (as ps does) and follows the address it finds there.
+	mkdir "$T/opener"
+	cat >"$T/opener/xdg-open" <<OPENER
+#!/bin/bash
+# The owner's browser: keeps what it was given; once told to, follows it.
+printf '%s\n' "\$@" >>"$T/opener.argv"
+for i in \$(seq 1200); do
+	[ -e "$T/opener.go" ] && break
+	sleep 0.05
+done
+curl -sS -L --max-time 60 -o "$T/opener.page" -w '%{http_code}' "\$1" \
+	>"$T/opener.code" 2>"$T/opener.curl"
+OPENER
+	chmod 0755 "$T/opener/xdg-open"
+	# (Only this test's xdg-open: others may run beside it.)
+	MCPD_TEST_DIR=$T "${AS_OTHER[@]}" bash -c '
+		url=
+		for i in $(seq 1200); do
+			for f in $(grep -lzx -- "$1" /proc/[0-9]*/cmdline \
+				2>/dev/null); do
+				url=$(tr "\0" "\n" 2>/dev/null <"$f" |
+					grep -A 1 -xF -- "$1" | sed -n 2p)
+				case $url in
+				http://* | https://*) break 2 ;;
+				esac
+			done
+			sleep 0.05
+		done
+		echo "url: $url"
+		code=$(curl -sS -L --max-time 30 -o /dev/null \
+			-w "%{http_code} %{url_effective}" "$url")
+		echo "exit: $? $code"' _ "$T/opener/xdg-open" >"$T/peeker.log" 2>&1 &
+	peeker=$!
+	authz_before=$(as_stats dyn .authorize_requests)
+	LOGIN_OPENER=$T/opener login_start usr
+	login_check_url
+	wait_for 60 eval '! pid_running '"$peeker" ||
+		fail "uid 65534 found no address in xdg-open's command line in 60 s: $(cat "$T/opener.argv" 2>/dev/null)"
+	wait "$peeker" 2>/dev/null
+	note "uid 65534, reading ps: $(tr '\n' '|' <"$T/peeker.log")"
+	grep -q '^url: http' "$T/peeker.log" ||
+		fail "uid 65534 found no address in xdg-open's command line: $(cat "$T/peeker.log")"
+	# A window, not a wait: had the other user's redirect been taken,
+	# mcpctl would be ending now.
+	sleep 0.5
+	pid_running "$LOGIN_PID" ||
+		fail "uid 65534 completed the owner's sign-in with the address from ps: $(cat "$T/peeker.log"; cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+	grep -q '^exit: [1-9][0-9]* 000 ' "$T/peeker.log" ||
+		fail "uid 65534 got an answer by following xdg-open's address: $(cat "$T/peeker.log")"
+	[ "$(as_stats dyn .authorize_requests)" = "$authz_before" ] ||
+		fail "uid 65534 reached the authorization server with the address from ps"
+	! grep -Eq 'state=|code_challenge|/authorize' "$T/opener.argv" ||
+		fail "xdg-open's command line holds the authorization URL: $(cat "$T/opener.argv")"
+	grep -qx "http://127.0.0.1:[0-9]*/start" "$T/opener.argv" ||
+		fail "xdg-open was given $(cat "$T/opener.argv")"
+	grep -q "from uid 65534" "$LOGIN_TAG.err" ||
+		fail "mcpctl did not say it dropped uid 65534's connection: $(cat "$LOGIN_TAG.err")"
+	# Now the owner's browser.
+	touch "$T/opener.go"
+	login_wait
+	[ "$LOGIN_STATUS" = 0 ] ||
+		fail "the owner's sign-in through xdg-open failed ($LOGIN_STATUS): $(cat "$LOGIN_TAG.out" "$LOGIN_TAG.err")"
+	wait_for 30 test -s "$T/opener.code" ||
+		fail "the owner's browser did not finish"
+	[ "$(cat "$T/opener.code")" = 200 ] && grep -q "Signed in to usr" "$T/opener.page" ||
+		fail "the owner's browser ended on HTTP $(cat "$T/opener.code"): $(head -c 300 "$T/opener.page" 2>/dev/null) $(cat "$T/opener.curl")"
+	note "xdg-open was given $(cat "$T/opener.argv"); the owner's sign-in through it: ok"
+	check_signed_in usr
+
+	# 3. Run as root under sudo, the browser is that of the user who ran
+	# sudo: SUDO_UID's connections are taken too.
+	LOGIN_ENV=(SUDO_UID=65534)
+	login_start usr
+	LOGIN_ENV=()
+	login_check_url
+	sudo_code=$("${AS_OTHER[@]}" curl -sS -L --max-time 60 \
+		-o /dev/null -w '%{http_code}' "$LOGIN_URL" 2>&1)
+	login_wait
+	[ "$LOGIN_STATUS" = 0 ] && [ "$sudo_code" = 200 ] ||
+		fail "with SUDO_UID=65534, uid 65534's browser could not sign in (HTTP $sudo_code, exit $LOGIN_STATUS): $(cat "$LOGIN_TAG.err")"
+	check_signed_in usr
+else
+	note "skipped the other local user's attacks: they need root (setpriv to uid 65534)"
+fi
+
 # --- g) refresh with rotation; the token file ----------------------------------------------
 login_ok rot browser
 check_signed_in rot
@@ -707,6 +876,7 @@ run_mcpd
 for s in dyn pub cimd post basic scch scnone rot; do
 	check_signed_in "$s"
 done
+[ -n "${AS_OTHER:-}" ] && check_signed_in usr
 for s in st nos256 deny; do
 	wait_for 60 is_needs_login "$s" ||
 		fail "$s after the restart: $(srv "$s")"
@@ -775,6 +945,29 @@ for key in "${!AS_BASE[@]}"; do
 	[ "$(as_stats "$key" .token_in_url)" = 0 ] ||
 		fail "$key: a token was sent in a URL"
 done
+
+# --- n) a token directory another user made -------------------------------------------
+# mcpd refuses it, and creates nothing in it first (not even the token
+# file's lock, which the code's exchange takes).
+if [ -n "${AS_OTHER:-}" ]; then
+	TOKDIR=$T/tokens-of-65534
+	mkdir -m 0700 "$TOKDIR" && chown 65534:65534 "$TOKDIR" ||
+		hard_error "cannot make $TOKDIR for uid 65534"
+	run_mcpd
+	# The server cannot keep tokens there: it says why (or, before it
+	# first needs the lock, waits for a sign-in).
+	wait_for 60 eval 'srv st | grep -q "belongs to uid 65534" ||
+		is_needs_login st' || fail "st with $TOKDIR: $(srv st)"
+	note "st with a token directory of uid 65534: $(srv_jq st -c '{state, last_exit}')"
+	login_start st
+	login_check_url
+	browse
+	login_fails_with "a token directory of uid 65534" \
+		"token directory .* belongs to uid 65534"
+	[ -z "$(ls -A "$TOKDIR")" ] ||
+		fail "mcpd created files in a token directory of uid 65534 before refusing it: $(ls -la "$TOKDIR")"
+	stop_mcpd
+fi
 for key in "${!AS_PID[@]}"; do
 	kill -TERM "${AS_PID[$key]}" 2>/dev/null
 	wait "${AS_PID[$key]}" 2>/dev/null

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,19 @@ START_TEST(test_request)
 	ck_assert_int_eq(callback_request(S("GET /callback?code=a&code=b "
 	    "HTTP/1.1\r\n\r\n"), &cb), CALLBACK_BAD);
 
+	/* The start page, with a query or not; nothing else starts. */
+	ck_assert_int_eq(callback_request(S("GET /start HTTP/1.1\r\n\r\n"),
+	    &cb), CALLBACK_START);
+	ck_assert_int_eq(callback_request(S("GET /start?x=1 HTTP/1.1\r\n"
+	    "\r\n"), &cb), CALLBACK_START);
+	assert_cb(&cb, NULL, NULL, NULL, NULL);
+	ck_assert_int_eq(callback_request(S("GET /startx HTTP/1.1\r\n\r\n"),
+	    &cb), CALLBACK_OTHER);
+	ck_assert_int_eq(callback_request(S("GET /start/ HTTP/1.1\r\n\r\n"),
+	    &cb), CALLBACK_OTHER);
+	ck_assert_int_eq(callback_request(S("POST /start HTTP/1.1\r\n\r\n"),
+	    &cb), CALLBACK_OTHER);
+
 	/* Anything else is another page. */
 	ck_assert_int_eq(callback_request(S("GET /favicon.ico HTTP/1.1\r\n"
 	    "\r\n"), &cb), CALLBACK_OTHER);
@@ -307,6 +321,35 @@ START_TEST(test_page)
 }
 END_TEST
 
+START_TEST(test_see_other)
+{
+	const char	*url = "https://as.example/authorize?a=1&state=s'x";
+	char		*p, *body;
+	int		 len;
+
+	p = callback_see_other(url);
+	ck_assert_msg(strncmp(p, "HTTP/1.1 303 See Other\r\nLocation: "
+	    "https://as.example/authorize?a=1&state=s'x\r\n", 78) == 0, "%s",
+	    p);
+	ck_assert_ptr_nonnull(strstr(p, "\r\nCache-Control: no-store\r\n"));
+	ck_assert_ptr_nonnull(strstr(p, "\r\nReferrer-Policy: no-referrer\r\n"));
+	ck_assert_ptr_nonnull(strstr(p, "<a href=\"https://as.example/"
+	    "authorize?a=1&amp;state=s&#39;x\">"));
+	ck_assert_ptr_nonnull(body = strstr(p, "\r\n\r\n"));
+	ck_assert_int_eq(sscanf(strstr(p, "Content-Length: "),
+	    "Content-Length: %d", &len), 1);
+	ck_assert_int_eq(len, (int)strlen(body + 4));
+	free(p);
+}
+END_TEST
+
+/* A Location that could end the header is a caller's bug: abort. */
+START_TEST(test_see_other_header_break)
+{
+	free(callback_see_other("https://as.example/\r\nSet-Cookie: x=1"));
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -328,6 +371,8 @@ unit_suite(void)
 	tc = tcase_create("page");
 	tcase_add_test(tc, test_html);
 	tcase_add_test(tc, test_page);
+	tcase_add_test(tc, test_see_other);
+	tcase_add_test_raise_signal(tc, test_see_other_header_break, SIGABRT);
 	suite_add_tcase(s, tc);
 	return (s);
 }
