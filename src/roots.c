@@ -22,6 +22,7 @@
 #include "roots.h"
 #include "sbuf.h"
 #include "url.h"
+#include "urinorm.h"
 #include "xmalloc.h"
 
 #define ROOTS_SCHEME	"file://"
@@ -346,81 +347,42 @@ roots_uris_json(const struct roots *r)
  * makes of a symbolic link below a root is the server's (mcpd.json(5)).
  */
 
-#define ROOTS_LOCALHOST		"localhost"
-
 char *
 roots_uri_path(const char *uri, const char **why)
 {
-	const char	*host, *p;
-	char		*out;
-	size_t		 len = 0, seg, hostlen;
-	int		 hi, lo;
-	unsigned char	 ch;
+	char	*norm, *out;
+	size_t	 i, o = 0;
+	int	 hi, lo;
 
-	if (strncasecmp(uri, ROOTS_SCHEME, strlen(ROOTS_SCHEME)) != 0) {
+	/*
+	 * The rule is urinorm's, the one filters use: a file URI's normal
+	 * form is "file://" and its decoded, dot-resolved path, with only
+	 * what could not read back as itself still encoded.
+	 */
+	norm = xmalloc(strlen(uri) + URINORM_GROWTH_BYTES + 1);
+	if (urinorm(uri, norm, why) == -1) {
+		free(norm);
+		return (NULL);
+	}
+	if (strncmp(norm, ROOTS_SCHEME "/", strlen(ROOTS_SCHEME) + 1) != 0) {
+		free(norm);
 		*why = "not a file:// URI";
 		return (NULL);
 	}
-	host = uri + strlen(ROOTS_SCHEME);
-	hostlen = strcspn(host, "/");
-	if (host[hostlen] != '/') {
-		*why = "no path";
-		return (NULL);
+	out = xmalloc(strlen(norm) + 1);
+	for (i = strlen(ROOTS_SCHEME); norm[i] != '\0'; i++) {
+		if (norm[i] == '%' && (hi = url_hex_value(norm[i + 1])) >= 0 &&
+		    (lo = url_hex_value(norm[i + 2])) >= 0) {
+			out[o++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else
+			out[o++] = norm[i];
 	}
-	if (hostlen != 0 && (hostlen != strlen(ROOTS_LOCALHOST) ||
-	    strncasecmp(host, ROOTS_LOCALHOST, hostlen) != 0)) {
-		*why = "a host other than localhost";
-		return (NULL);
-	}
-	p = host + hostlen;
-	if (strpbrk(p, "?#") != NULL) {
-		*why = "a query or a fragment";
-		return (NULL);
-	}
-	/* Decoded, a path is never longer than its text. */
-	out = xmalloc(strlen(p) + 2);
-	while (*p != '\0') {
-		p++;				/* the '/' */
-		seg = len;
-		out[len++] = '/';
-		for (; *p != '\0' && *p != '/'; p++) {
-			ch = (unsigned char)*p;
-			if (ch == '%') {
-				if ((hi = url_hex_value(p[1])) < 0 ||
-				    (lo = url_hex_value(p[2])) < 0) {
-					*why = "a '%' that encodes no byte";
-					goto fail;
-				}
-				ch = (unsigned char)(hi << 4 | lo);
-				p += 2;
-				if (ch == '/' || ch == '\0') {
-					*why = "an encoded '/' or NUL";
-					goto fail;
-				}
-			}
-			if (ch == '\\') {
-				*why = "a backslash";
-				goto fail;
-			}
-			out[len++] = (char)ch;
-		}
-		out[len] = '\0';
-		if (len - seg == 1 || strcmp(out + seg, "/.") == 0)
-			len = seg;		/* "//" or "/." */
-		else if (strcmp(out + seg, "/..") == 0) {
-			len = seg;
-			while (len > 0 && out[--len] != '/')
-				;
-		}
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
+	free(norm);
+	if (o > 1 && out[o - 1] == '/')
+		o--;
+	out[o] = '\0';
 	return (out);
-
-fail:
-	free(out);
-	return (NULL);
 }
 
 char *

@@ -73,14 +73,15 @@ void	 roots_free(struct roots *);
 cJSON	*roots_uris_json(const struct roots *);
 
 /*
- * The path a file:// URI names, compared as RFC 3986 section 6 compares:
- * the scheme's case ignored, an empty host or "localhost" (any case),
- * percent-encoding decoded, "." and ".." segments resolved (".." at "/"
- * stays there), repeated '/' read as one, no '/' at the end but for "/"
- * itself.  NULL, with *why (static text) saying what is wrong, for
- * another scheme or host, a query or fragment, a '%' that encodes
- * nothing, an encoded '/' (%2F) or NUL (%00), or a backslash (raw or
- * %5C), which some servers would read as a separator.
+ * The path a file:// URI names, by urinorm's rule (urinorm.h), the one
+ * resource filters use: the scheme's case ignored, an empty host or
+ * "localhost" (any case), percent-encoding decoded, "." and ".."
+ * segments resolved (".." at "/" stays there), repeated '/' read as one;
+ * then no '/' at the end but for "/" itself.  NULL, with *why (static
+ * text) saying what is wrong, for another scheme or host, a query or
+ * fragment, a '%' that encodes nothing, an encoded '/' (%2F) or NUL
+ * (%00), or a backslash (raw or %5C), which some servers would read as a
+ * separator.
  */
 char	*roots_uri_path(const char *uri, const char **why);
 

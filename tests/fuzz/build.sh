@@ -68,11 +68,12 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
-			    src/roots.c src/sbuf.c src/url.c \
+			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
 	jsonc)		echo src/jsonc.c src/appconf.c src/confvar.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
-	roots)		echo src/roots.c src/sbuf.c src/url.c src/xmalloc.c ;;
+	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
+			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/flow.c remote/streamable.c remote/legacy.c \

@@ -488,20 +488,20 @@ START_TEST(test_roots_uri_path)
 		    "a host other than localhost" },
 		{ "file://user@localhost/etc", NULL,
 		    "a host other than localhost" },
-		{ "file://%6Cocalhost/etc", NULL,
-		    "a host other than localhost" },
+		{ "file://%6Cocalhost/etc", "/etc", NULL },
 		{ "file:///etc?x", NULL, "a query or a fragment" },
 		{ "file:///etc#x", NULL, "a query or a fragment" },
-		{ "file:///tmp%2F..%2Fetc", NULL, "an encoded '/' or NUL" },
-		{ "file:///tmp%2f", NULL, "an encoded '/' or NUL" },
-		{ "file:///etc%00", NULL, "an encoded '/' or NUL" },
+		{ "file:///tmp%2F..%2Fetc", NULL, "an encoded '/'" },
+		{ "file:///tmp%2f", NULL, "an encoded '/'" },
+		{ "file:///etc%00", NULL, "an encoded NUL" },
 		{ "file:///tmp\\..\\etc", NULL, "a backslash" },
-		{ "file:///tmp%5C..%5cetc", NULL, "a backslash" },
-		{ "file:///a%zz", NULL, "a '%' that encodes no byte" },
-		{ "file:///a%4", NULL, "a '%' that encodes no byte" },
-		{ "file:///a%", NULL, "a '%' that encodes no byte" },
-		{ "http:///etc", NULL, "not a file:// URI" },
-		{ "file:/etc", NULL, "not a file:// URI" },
+		{ "file:///tmp%5C..%5cetc", NULL, "an encoded backslash" },
+		{ "file:///a%zz", NULL, "a '%' not followed by two hex digits" },
+		{ "file:///a%4", NULL, "a '%' not followed by two hex digits" },
+		{ "file:///a%", NULL, "a '%' not followed by two hex digits" },
+		{ "http://h/etc", NULL, "not a file:// URI" },
+		{ "http:///etc", NULL, "no \"//\" and host" },
+		{ "file:/etc", "/etc", NULL },
 	};
 	const char	*why;
 	char		*path;
@@ -513,7 +513,10 @@ START_TEST(test_roots_uri_path)
 		if (cases[i].path == NULL) {
 			ck_assert_msg(path == NULL, "%s: %s", cases[i].uri,
 			    path);
-			ck_assert_str_eq(why, cases[i].why);
+			/* The reason begins as urinorm's or roots' says. */
+			ck_assert_msg(why != NULL && strncmp(why, cases[i].why,
+			    strlen(cases[i].why)) == 0, "%s: %s", cases[i].uri,
+			    why);
 		} else {
 			ck_assert_msg(path != NULL, "%s: %s", cases[i].uri,
 			    why);
