@@ -15,9 +15,13 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 FLOOD=2000000
+# The 8 MiB request of the last part is one line: on a loaded machine the
+# client may take longer to write it than the default 5 s that a line may
+# stay unfinished (hostile-slow.sh tests that limit), so it is raised here.
 write_config "$T/mcpd.json" <<JSON
 {
-  "mcpd": { "backoff_min_ms": 60000, "backoff_max_ms": 60000 },
+  "mcpd": { "backoff_min_ms": 60000, "backoff_max_ms": 60000,
+            "client_line_timeout_ms": 120000 },
   "mcpServers": {
     "pings": { "command": "$MCP_FAKE", "args": ["--flood-requests=$FLOOD"],
                "disabled": true },

@@ -304,8 +304,11 @@ stop_mcpd TERM
 
 # --- 8. mcpctl start of a server that is idle again at once ----------------------
 # An on-demand server that ends right after its handshake, with nobody
-# attached, is idle again before mcpctl looks: mcpctl start says so at
-# once, instead of waiting 60 s for a state it will never see.
+# attached, may be idle again before mcpctl looks: mcpctl start then says
+# so at once, instead of waiting 60 s for a state it will never see.  If
+# mcpctl looks in time it sees the server ready, which is right too:
+# which of the two it sees is the scheduler's choice, so either passes,
+# and what is checked is that it answers well before those 60 s.
 write_config "$T/quick.json" <<JSON
 {
   "mcpServers": {
@@ -319,9 +322,12 @@ t=$(now_ms)
 out=$(ctl start quick 2>&1)
 rc=$?
 took=$(($(now_ms) - t))
-[ "$rc" = 1 ] || fail "mcpctl start of a server that ends at once: exit $rc after $took ms: $out"
-grep -q '^mcpctl: quick: idle: exited with status 0$' <<<"$out" ||
-	fail "mcpctl start of a server that ends at once said: $out"
+case "$rc:$out" in
+"1:mcpctl: quick: idle: exited with status 0" | "0:quick: ready") ;;
+*) fail "mcpctl start of a server that ends at once: exit $rc after $took ms: $out" ;;
+esac
+# mcpctl's own wait is 60 s: an answer in 45 s was not that wait.
+[ "$took" -lt 45000 ] || fail "mcpctl start of a server that ends at once took $took ms"
 [ "$(startlog_count "$T/quick.starts")" = 1 ] || fail "quick started $(startlog_count "$T/quick.starts") times"
 note "mcpctl start of a server that ends at once: exit $rc after $took ms: $out"
 stop_mcpd TERM
