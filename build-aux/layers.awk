@@ -25,6 +25,20 @@ function rank(p, f,    k, best, blen, pre) {
 	return best
 }
 
+# Whether file f (with .c) is in listed cycle c of program p; marks the
+# pattern that holds it as used.
+function cycin(p, c, f,    k, pat) {
+	for (k = 1; k <= cycsize[p, c]; k++) {
+		pat = cycpat[p, c, k]
+		if (pat == f || (pat ~ /\*$/ && \
+		    substr(f, 1, length(pat) - 1) == substr(pat, 1, length(pat) - 1))) {
+			cycused[p, c, k] = 1
+			return 1
+		}
+	}
+	return 0
+}
+
 # Tarjan's strongly connected components over succ[] (one program).
 function scc(v,    ws, n, i, w, comp, size) {
 	tix[v] = tlow[v] = ++tcount
@@ -104,15 +118,13 @@ FILENAME == decl {
 		next
 	}
 	if ($1 == "up") {
-		upok[prog, $2, $3, $4] = 1
 		nup[prog]++; ups[prog, nup[prog]] = $2 " " $3 " " $4
 		next
 	}
 	if ($1 == "cycle") {
 		c = ++ncyc[prog]
 		cycsize[prog, c] = NF - 1
-		for (i = 2; i <= NF; i++) cycmem[prog, c, $i] = 1
-		cyctext[prog, c] = $0
+		for (i = 2; i <= NF; i++) cycpat[prog, c, i - 1] = $i
 		next
 	}
 	fail(decl ":" FNR ": unknown line \"" $0 "\"")
@@ -130,6 +142,16 @@ END {
 		if (!rank(a[1], cfile(a[2])))
 			fail(cfile(a[2]) " is in no layer of program " a[1] \
 			    " (" decl ": add it to a layer line)")
+	}
+
+	# A listed call up a layer is known by its caller's layer and its
+	# function: it stays known when either file is split within its layer.
+	for (pi = 1; pi <= nprog; pi++) {
+		p = progs[pi]
+		for (i = 1; i <= nup[p]; i++) {
+			split(ups[p, i], a, " ")
+			upok[p, rank(p, a[1]), a[3]] = 1
+		}
 	}
 
 	# The calls between files, and the ones up a layer.
@@ -154,7 +176,8 @@ END {
 		if (key in upseen) continue
 		upseen[key] = 1
 		nupcalls[p]++
-		if (!(key in upok))
+		upknown[p, rf, sym] = 1
+		if (!((p, rf, sym) in upok))
 			fail(p ": " cfile(from) " calls " sym " (" cfile(to) \
 			    "), a layer up (" rf " calls " rt "); turn it into a callback" \
 			    " the upper layer supplies, or move the function down" \
@@ -164,7 +187,7 @@ END {
 		p = progs[pi]
 		for (i = 1; i <= nup[p]; i++) {
 			split(ups[p, i], a, " ")
-			if (!((p, a[1], a[2], a[3]) in upseen))
+			if (!((p, rank(p, a[1]), a[3]) in upknown))
 				note(p ": listed call up a layer no longer made, remove it from " \
 				    decl ": up " ups[p, i])
 		}
@@ -183,7 +206,7 @@ END {
 		for (v in succ)
 			if (!(v in tix)) scc(v)
 		largest[p] = 0; largesttext[p] = ""
-		split("", best)
+		split("", cycheld)
 		for (ci = 1; ci <= ncomp; ci++) {
 			n = split(comps[ci], cm, " ")
 			onlysrc = 1
@@ -197,18 +220,18 @@ END {
 			held = 0; over = 0; overc = 0
 			for (c = 1; c <= ncyc[p]; c++) {
 				in_ = 0
-				for (i = 1; i <= n; i++) if ((p, c, cfile(cm[i])) in cycmem) in_++
-				if (in_ == n) { held = c; if (n > best[c]) best[c] = n; break }
+				for (i = 1; i <= n; i++) if (cycin(p, c, cfile(cm[i]))) in_++
+				if (in_ == n) { held = c; cycheld[c] = 1; break }
 				if (in_ > over) { over = in_; overc = c }
 			}
 			if (n <= maxcyc[p] || held) continue
 			if (overc) {
 				extra = ""; extrac = ""
 				for (i = 1; i <= n; i++)
-					if (!((p, overc, cfile(cm[i])) in cycmem)) {
+					if (!cycin(p, overc, cfile(cm[i]))) {
 						extra = extra " " cm[i]; extrac = extrac " " cfile(cm[i])
 					}
-				best[overc] = cycsize[p, overc]	# grown, not gone: no note
+				cycheld[overc] = 1	# grown, not gone: no note
 				fail(p ": a cycle of " n " files, larger than max-cycle " maxcyc[p] \
 				    ", grew beyond the listed one (" cycsize[p, overc] " files) by" \
 				    extrac "; the calls that joined it:" calls_in(p, comps[ci], extra))
@@ -216,11 +239,19 @@ END {
 				fail(p ": a new cycle of " n " files, larger than max-cycle " \
 				    maxcyc[p] ": " comps[ci] "; its calls:" calls_in(p, comps[ci], ""))
 		}
-		for (c = 1; c <= ncyc[p]; c++)
-			if (best[c] < cycsize[p, c])
-				note(p ": the listed cycle of " cycsize[p, c] " files no longer occurs" \
-				    (best[c] ? " (the largest left within it: " best[c] " files)" : "") \
-				    "; shrink or remove its line in " decl)
+		for (c = 1; c <= ncyc[p]; c++) {
+			if (!cycheld[c]) {
+				note(p ": the listed cycle of " cycsize[p, c] " no longer occurs" \
+				    "; remove its line from " decl)
+				continue
+			}
+			gone = ""
+			for (k = 1; k <= cycsize[p, c]; k++)
+				if (!((p, c, k) in cycused)) gone = gone " " cycpat[p, c, k]
+			if (gone != "")
+				note(p ": no longer in the listed cycle:" gone \
+				    "; remove them from its line in " decl)
+		}
 	}
 
 	# Production files' lengths.
