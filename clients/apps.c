@@ -39,6 +39,7 @@
 #include "appconf.h"
 #include "apps.h"
 #include "diag.h"
+#include "fdio.h"
 #include "jsonc.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -374,23 +375,6 @@ apps_files_free(struct apps_files *files)
 	files->n = 0;
 }
 
-static int
-apps_write_all(int fd, const char *text, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = write(fd, text, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		text += n;
-		len -= n;
-	}
-	return (0);
-}
-
 /* A temporary file beside path, with text: its name, or NULL. */
 static char *
 apps_temp(const char *path, const char *text, size_t len,
@@ -409,7 +393,7 @@ apps_temp(const char *path, const char *text, size_t len,
 	if (fchmod(fd, sb != NULL ? (sb->st_mode & 07777) : 0600) == -1 ||
 	    (sb != NULL && geteuid() == 0 && fchown(fd, sb->st_uid,
 	    sb->st_gid) == -1) ||
-	    apps_write_all(fd, text, len) == -1 || fsync(fd) == -1) {
+	    fdio_write_all(fd, text, len) == -1 || fsync(fd) == -1) {
 		xasprintf(cause, "writing %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);

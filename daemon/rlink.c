@@ -25,8 +25,6 @@
 #include "util.h"
 #include "xmalloc.h"
 
-/* The status channel's format version this mcpd reads. */
-#define RLINK_VERSION		1
 #define RLINK_CODES		600
 #define RLINK_TEXT_MAX		256	/* of a reason kept or logged */
 /* Journal entries of one kind: a burst, then six a minute. */
@@ -209,7 +207,7 @@ rlink_line(struct rlink *rl, const char *line, size_t len)
 	msg = cJSON_ParseWithLength(line, len);
 	v = cJSON_GetObjectItemCaseSensitive(msg, "v");
 	ev = cJSON_GetObjectItemCaseSensitive(msg, "event");
-	if (!cJSON_IsNumber(v) || v->valuedouble != RLINK_VERSION ||
+	if (!cJSON_IsNumber(v) || v->valuedouble != MCPD_STATUS_VERSION ||
 	    !cJSON_IsString(ev))
 		goto out;
 	if (strcmp(ev->valuestring, "transport") == 0)

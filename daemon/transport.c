@@ -34,6 +34,7 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
+#include "fdio.h"
 #include "frame.h"
 #include "guard.h"
 #include "handover.h"
@@ -250,7 +251,6 @@ transport_out_frames(struct transport *t)
 static int
 transport_read_out(struct transport *t, size_t max_bytes)
 {
-	char	*space;
 	size_t	 avail, total = 0;
 	ssize_t	 n;
 	int	 reads;
@@ -259,12 +259,10 @@ transport_read_out(struct transport *t, size_t max_bytes)
 		if (max_bytes == SIZE_MAX &&
 		    reads >= TRANSPORT_READS_PER_CALLBACK)
 			break;
-		space = frame_space(t->out_frame, &avail);
-		n = read(t->proc.out_fd, space, avail);
+		n = fdio_read_frame(t->proc.out_fd, t->out_frame, &avail);
 		if (n > 0) {
 			if (reads == 0)
 				t->cb->heard(t->arg);
-			frame_commit(t->out_frame, (size_t)n);
 			total += (size_t)n;
 			transport_out_frames(t);
 			/*
@@ -319,16 +317,12 @@ transport_err_frames(struct transport *t)
 static int
 transport_read_err(struct transport *t)
 {
-	char	*space;
-	size_t	 avail;
 	ssize_t	 n;
 	int	 reads;
 
 	for (reads = 0; reads < TRANSPORT_READS_PER_CALLBACK; reads++) {
-		space = frame_space(t->err_frame, &avail);
-		n = read(t->proc.err_fd, space, avail);
+		n = fdio_read_frame(t->proc.err_fd, t->err_frame, NULL);
 		if (n > 0) {
-			frame_commit(t->err_frame, (size_t)n);
 			transport_err_frames(t);
 			continue;
 		}
@@ -356,19 +350,14 @@ transport_read_status(struct transport *t)
 {
 	struct frame_msg	 m;
 	enum frame_event	 ev;
-	char			*space;
-	size_t			 avail;
 	ssize_t			 n;
 	int			 reads, eof = 0;
 
 	for (reads = 0; reads < TRANSPORT_READS_PER_CALLBACK; reads++) {
-		space = frame_space(t->status_frame, &avail);
-		n = read(t->status_fd, space, avail);
-		if (n > 0) {
-			frame_commit(t->status_frame, (size_t)n);
-		} else if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		n = fdio_read_frame(t->status_fd, t->status_frame, NULL);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			break;
-		else {
+		if (n <= 0) {
 			eof = 1;
 			break;
 		}
@@ -423,36 +412,13 @@ transport_settings_fd(const struct conf_server *cs,
     const struct conf_remote_extra *extra, char **cause)
 {
 	char	*text;
-	size_t	 len, off = 0;
-	ssize_t	 n;
 	int	 fd;
 
-	fd = memfd_create("mcpd-remote-settings", MFD_CLOEXEC |
-	    MFD_ALLOW_SEALING);
-	if (fd == -1) {
-		xasprintf(cause, "memfd_create: %s", strerror(errno));
-		return (-1);
-	}
 	text = conf_remote_settings(cs, extra);
-	len = strlen(text);
-	while (off < len) {
-		n = write(fd, text + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			xasprintf(cause, "writing settings: %s",
-			    strerror(errno));
-			explicit_bzero(text, len);
-			free(text);
-			close(fd);
-			return (-1);
-		}
-		off += (size_t)n;
-	}
-	explicit_bzero(text, len);
+	fd = fdio_sealed_memfd("mcpd-remote-settings", "settings", text,
+	    strlen(text), cause);
+	explicit_bzero(text, strlen(text));
 	free(text);
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL);
 	return (fd);
 }
 

@@ -12,6 +12,13 @@
 
 #define MCPD_PROTO_VERSION		1
 
+/*
+ * The status channel between mcpd and mcpd-remote (its events: see
+ * remote/rstatus.h): the format version both write and read, in every
+ * line's "v".  One constant, so the two programs agree by construction.
+ */
+#define MCPD_STATUS_VERSION		1
+
 /* The MCP revision mcpd offers to servers, and the ones it accepts. */
 #define MCPD_MCP_VERSION		"2025-11-25"
 #define MCPD_MCP_VERSIONS_ACCEPTED	\

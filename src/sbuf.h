@@ -2,6 +2,10 @@
  * sbuf.h -- a growing text buffer (pure): bytes appended, always
  * NUL-ended, doubling as it grows.  Start it zeroed; p is malloc'd, the
  * caller's to take or free.
+ *
+ * For a secret (a token, a header value), append with sbuf_add_secret
+ * and end with sbuf_wipe: no copy is left behind in freed memory, not
+ * even the buffers it outgrew.
  */
 #ifndef MCPD_SBUF_H
 #define MCPD_SBUF_H
@@ -16,5 +20,7 @@ struct sbuf {
 
 void	 sbuf_add(struct sbuf *, const char *, size_t);
 void	 sbuf_adds(struct sbuf *, const char *);
+void	 sbuf_add_secret(struct sbuf *, const char *, size_t);
+void	 sbuf_wipe(struct sbuf *);
 
 #endif /* MCPD_SBUF_H */

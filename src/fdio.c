@@ -1,0 +1,77 @@
+/*
+ * fdio.c -- writing all of a buffer; a sealed memfd; a read into a
+ * framer (see fdio.h).
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "frame.h"
+#include "xmalloc.h"
+
+int
+fdio_write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return (-1);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+int
+fdio_sealed_memfd(const char *name, const char *what, const void *buf,
+    size_t len, char **cause)
+{
+	int	fd;
+
+	if ((fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		xasprintf(cause, "memfd_create: %s", strerror(errno));
+		return (-1);
+	}
+	if (fdio_write_all(fd, buf, len) == -1) {
+		xasprintf(cause, "writing %s: %s", what, strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	/* Sealed: what the child reads is what was written, nothing else. */
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL);
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		xasprintf(cause, "lseek: %s", strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+ssize_t
+fdio_read_frame(int fd, struct frame *f, size_t *avail)
+{
+	size_t	 room;
+	char	*space = frame_space(f, &room);
+	ssize_t	 n;
+
+	if (avail != NULL)
+		*avail = room;
+	if ((n = read(fd, space, room)) > 0)
+		frame_commit(f, (size_t)n);
+	return (n);
+}

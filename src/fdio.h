@@ -1,0 +1,38 @@
+/*
+ * fdio.h -- the small things every user of a file descriptor repeated:
+ * writing all of a buffer (EINTR retried, a short write continued), a
+ * sealed memfd holding a text, to hand a child without a path, an
+ * argument or an environment variable, and one read straight into a
+ * framer (src/frame.c stays pure: the read is here).
+ *
+ * No libevent, no daemon state: blocking descriptors only (a socket
+ * with an output queue goes through daemon/outq.c).
+ */
+#ifndef MCPD_FDIO_H
+#define MCPD_FDIO_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+struct frame;
+
+/* All of buf to fd: 0, or -1 with errno (EIO for a write of nothing). */
+int	fdio_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * A memfd named name holding buf, sealed against any change and read
+ * from offset 0; -1 with *cause ("writing WHAT: ...") on failure.
+ */
+int	fdio_sealed_memfd(const char *name, const char *what,
+	    const void *buf, size_t len, char **cause);
+
+/*
+ * One read(2) from fd into the framer's free space, committed: read's
+ * return and errno (0 at end of file, -1 with EAGAIN when nothing is
+ * there).  *avail, if not NULL, is the room that was offered: a read
+ * shorter than it drained a pipe.
+ */
+ssize_t	fdio_read_frame(int fd, struct frame *, size_t *avail);
+
+#endif /* MCPD_FDIO_H */

@@ -1,0 +1,144 @@
+/*
+ * test_fdio.c -- unit tests for the small fd helpers (write-all, the
+ * sealed memfd, a read into a framer) and the growing buffer, secrets
+ * included.
+ */
+
+#include "config.h"
+
+#include <sys/wait.h>
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "frame.h"
+#include "sbuf.h"
+#include "unit.h"
+
+/* More than a pipe holds at once: the writer must go on after a short write. */
+#define TEST_BIG_BYTES	(256 * 1024)
+
+START_TEST(test_write_all_big)
+{
+	char	*buf = malloc(TEST_BIG_BYTES), *got = malloc(TEST_BIG_BYTES);
+	int	 p[2], status;
+	size_t	 n = 0;
+	ssize_t	 r;
+	pid_t	 pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	for (size_t i = 0; i < TEST_BIG_BYTES; i++)
+		buf[i] = (char)('a' + i % 26);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		close(p[0]);
+		_exit(fdio_write_all(p[1], buf, TEST_BIG_BYTES) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	while ((r = read(p[0], got + n, TEST_BIG_BYTES - n)) > 0)
+		n += (size_t)r;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_eq(n, TEST_BIG_BYTES);
+	ck_assert(memcmp(buf, got, n) == 0);
+	close(p[0]);
+	free(buf);
+	free(got);
+}
+END_TEST
+
+START_TEST(test_write_all_closed)
+{
+	int	 p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(fdio_write_all(p[1], "x", 1), -1);
+	ck_assert_int_eq(errno, EPIPE);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(test_sealed_memfd)
+{
+	char	*cause = NULL, got[32];
+	int	 fd;
+
+	fd = fdio_sealed_memfd("test", "the text", "hello", 5, &cause);
+	ck_assert_int_ge(fd, 0);
+	/* Read from the start, and sealed: no write, no growth. */
+	ck_assert_int_eq(read(fd, got, sizeof got), 5);
+	ck_assert(memcmp(got, "hello", 5) == 0);
+	ck_assert_int_eq(write(fd, "x", 1), -1);
+	ck_assert_int_eq(ftruncate(fd, 100), -1);
+	ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_read_frame)
+{
+	struct frame	*f = frame_new(1024);
+	struct frame_msg m;
+	size_t		 avail = 0;
+	int		 p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "one\ntw", 6), 6);
+	ck_assert_int_eq(fdio_read_frame(p[0], f, &avail), 6);
+	ck_assert_uint_ge(avail, FRAME_READ_CHUNK_BYTES);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_LINE);
+	ck_assert_uint_eq(m.len, 3);
+	ck_assert(memcmp(m.line, "one", 3) == 0);
+	ck_assert_int_eq(frame_next(f, &m), FRAME_NONE);
+	close(p[1]);
+	ck_assert_int_eq(fdio_read_frame(p[0], f, NULL), 0);	/* end of file */
+	ck_assert_uint_eq(frame_buffered(f), 2);		/* "tw" kept */
+	close(p[0]);
+	frame_free(f);
+}
+END_TEST
+
+START_TEST(test_sbuf_secret)
+{
+	struct sbuf	 b = { 0 };
+
+	for (int i = 0; i < 100; i++)
+		sbuf_add_secret(&b, "secret", 6);	/* grows several times */
+	ck_assert_uint_eq(b.len, 600);
+	ck_assert_uint_eq(strlen(b.p), 600);
+	ck_assert(memcmp(b.p + 594, "secret", 6) == 0);
+	sbuf_wipe(&b);
+	ck_assert_ptr_null(b.p);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_uint_eq(b.cap, 0);
+	sbuf_adds(&b, "plain");
+	ck_assert_str_eq(b.p, "plain");
+	free(b.p);
+}
+END_TEST
+
+Suite *
+unit_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("fdio");
+	tc = tcase_create("fdio");
+	tcase_add_test(tc, test_write_all_big);
+	tcase_add_test(tc, test_write_all_closed);
+	tcase_add_test(tc, test_sealed_memfd);
+	tcase_add_test(tc, test_read_frame);
+	tcase_add_test(tc, test_sbuf_secret);
+	suite_add_tcase(s, tc);
+	return (s);
+}
