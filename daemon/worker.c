@@ -43,6 +43,7 @@
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "restart.h"
 #include "rlink.h"
 #include "roots.h"
 #include "router.h"
@@ -390,26 +391,26 @@ worker_failed(struct worker *w, int clean)
 		{ MCPD_FIELD_RESTARTS, restarts },
 		{ MCPD_FIELD_REASON, w->last_exit },
 	};
+	struct restart_facts	 facts = {
+		.policy = cs->restart,
+		.clean = clean,
+		.shutting_down = w->mcpd->shutting_down,
+		.unwanted = worker_unwanted(w),
+	};
 
-	if (w->mcpd->shutting_down || cs->restart == CONF_RESTART_NEVER ||
-	    (cs->restart == CONF_RESTART_ON_FAILURE && clean)) {
+	switch (restart_decide(&facts, &w->backoff, &cs->backoff, now,
+	    (double)random() / ((double)RAND_MAX + 1.0), &delay)) {
+	case RESTART_STOP:
 		worker_set_state(w, WORKER_STOPPED, w->last_exit);
 		return;
-	}
-	if (worker_unwanted(w)) {
+	case RESTART_IDLE:
 		xasprintf(&reason, "%s; on demand, and no client is attached: "
 		    "not restarted", w->last_exit != NULL ? w->last_exit :
 		    "it failed");
 		worker_set_state(w, WORKER_IDLE, reason);
 		free(reason);
 		return;
-	}
-
-	backoff_check_stable(&w->backoff, &cs->backoff, now);
-	w->backoff.ready_since_ms = 0;
-	delay = backoff_fail(&w->backoff, &cs->backoff, now,
-	    (double)random() / ((double)RAND_MAX + 1.0));
-	if (delay == BACKOFF_GIVE_UP) {
+	case RESTART_GIVE_UP:
 		xasprintf(&reason, "gave up: %u restarts within %u s (last: "
 		    "%s)", cs->backoff.max_restarts,
 		    cs->backoff.restart_window_s,
@@ -423,6 +424,8 @@ worker_failed(struct worker *w, int clean)
 		worker_set_state(w, WORKER_FAILED, reason);
 		free(reason);
 		return;
+	case RESTART_DELAY:
+		break;
 	}
 
 	w->next_restart_at_ms = now + (uint64_t)delay;
