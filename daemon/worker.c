@@ -120,6 +120,26 @@ worker_next(struct worker *w)
 	return (TAILQ_NEXT(w, entry));
 }
 
+struct worker *
+worker_find(struct mcpd *mcpd, const char *name)
+{
+	struct worker	*w;
+
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
+		if (!w->removing && strcmp(w->name, name) == 0)
+			return (w);
+	}
+	return (NULL);
+}
+
+/* mcpd's hook: a shutdown ends once every worker has stopped. */
+static void
+worker_changed(struct mcpd *mcpd)
+{
+	if (mcpd->worker_changed != NULL)
+		mcpd->worker_changed(mcpd);
+}
+
 /*
  * Health (SPEC 4.2): a ready server that has said nothing for
  * health_interval_ms gets a ping, unless a request is in flight (a server
@@ -170,7 +190,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 		router_session_unavailable(w->router);
 	if (w->removing && !worker_running(w) && w->ninstances == 0)
 		event_active(w->ev_free, EV_TIMEOUT, 0);
-	mcpd_worker_changed(w->mcpd);
+	worker_changed(w->mcpd);
 }
 
 void
@@ -720,7 +740,7 @@ worker_free_cb(evutil_socket_t fd, short events, void *arg)
 	/* The last instance of a template being removed: now it can go. */
 	if (parent != NULL && parent->removing && parent->ninstances == 0)
 		event_active(parent->ev_free, EV_TIMEOUT, 0);
-	mcpd_worker_changed(mcpd);
+	worker_changed(mcpd);
 }
 
 void
