@@ -19,26 +19,20 @@
 #include "config.h"
 
 #include <sys/queue.h>
-#include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
 #include "backoff.h"
 #include "child.h"
 #include "clock.h"
-#include "envelope.h"
-#include "guard.h"
-#include "handover.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
@@ -47,7 +41,6 @@
 #include "rlink.h"
 #include "roots.h"
 #include "router.h"
-#include "rpc.h"
 #include "transport.h"
 #include "util.h"
 #include "worker.h"
