@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,14 @@
 #include "reaper.h"
 #include "util.h"
 #include "xmalloc.h"
+
+/*
+ * The RLIMIT_NOFILE mcpd started with.  A process-wide fact read in the
+ * forked child, where the root context is out of reach; it moves with
+ * mcpd across a re-exec (reexec.c).
+ */
+static struct rlimit	child_nofile_start;
+static int		child_nofile_raised;
 
 #define CHILD_EXEC_FAILED	127
 
@@ -201,6 +211,62 @@ child_report(int fd, int stage, int error, pid_t pid)
 	(void)!write(fd, msg, sizeof msg);
 }
 
+/*
+ * Every connection and every server's pipes cost a descriptor: take all the
+ * hard limit allows (the soft default, 1024, is a few hundred clients).
+ */
+void
+child_raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		log_warnx("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
+		return;
+	}
+	child_nofile_start = rl;
+	if (rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		log_warnx("raising RLIMIT_NOFILE from %llu to %llu: %s",
+		    (unsigned long long)child_nofile_start.rlim_cur,
+		    (unsigned long long)rl.rlim_cur, strerror(errno));
+		return;
+	}
+	child_nofile_raised = 1;
+	log_info("file descriptor limit raised from %llu to %llu (the hard "
+	    "limit); servers get %llu", (unsigned long long)
+	    child_nofile_start.rlim_cur, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)child_nofile_start.rlim_cur);
+}
+
+/* In the child, between fork and execve. */
+static void
+child_restore_nofile(void)
+{
+	if (child_nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &child_nofile_start);
+}
+
+void
+child_nofile_export(uint64_t *cur, uint64_t *max, int *raised)
+{
+	*cur = (uint64_t)child_nofile_start.rlim_cur;
+	*max = (uint64_t)child_nofile_start.rlim_max;
+	*raised = child_nofile_raised;
+}
+
+void
+child_nofile_adopt(uint64_t cur, uint64_t max, int raised)
+{
+	if (!raised)
+		return;
+	child_nofile_start.rlim_cur = (rlim_t)cur;
+	child_nofile_start.rlim_max = (rlim_t)max;
+	child_nofile_raised = 1;
+}
+
 /* Into the server's cgroup first, so that all it forks is there too. */
 static void __attribute__((noreturn))
 child_exec(const struct conf_server *cs, const struct child_extra *extra,
@@ -245,7 +311,7 @@ child_exec(const struct conf_server *cs, const struct child_extra *extra,
 	if (cs->cwd != NULL && chdir(cs->cwd) != 0)
 		goto fail;
 	/* mcpd raised its own; servers get the limit it started with. */
-	mcpd_restore_nofile();
+	child_restore_nofile();
 	stage = CHILD_STAGE_EXEC;
 	execve(file, cs->argv, env);
 fail:

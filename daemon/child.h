@@ -20,6 +20,8 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
+
 #include "cgroup.h"
 #include "conf.h"
 #include "confvar.h"
@@ -76,5 +78,16 @@ const char *child_containment_name(const struct child_proc *);
 const char *child_containment_default(void);
 /* "exited with status 3", "killed by signal 9 (SIGKILL)". */
 char	*child_describe_status(int wstatus);
+
+/*
+ * mcpd raises its soft RLIMIT_NOFILE to the hard limit at start (every
+ * connection and every server's pipes cost a descriptor); a server gets
+ * back the soft limit mcpd started with (programs that use select()
+ * break above 1024).
+ */
+void	 child_raise_nofile(void);
+/* A re-exec: that limit, handed over and taken over (reexec.c). */
+void	 child_nofile_export(uint64_t *cur, uint64_t *max, int *raised);
+void	 child_nofile_adopt(uint64_t cur, uint64_t max, int raised);
 
 #endif /* MCPD_CHILD_H */

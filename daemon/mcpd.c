@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -27,6 +26,7 @@
 #include <event2/event.h>
 
 #include "cgroup.h"
+#include "child.h"
 #include "client.h"
 #include "clock.h"
 #include "conf.h"
@@ -59,13 +59,6 @@ enum {
 	OPT_TOKEN_DIR,
 	OPT_REEXEC_STATE,
 };
-
-/*
- * The RLIMIT_NOFILE mcpd started with.  A process-wide fact read in the
- * forked child, where the root context is out of reach.
- */
-static struct rlimit	mcpd_nofile_start;
-static int		mcpd_nofile_raised;
 
 static const struct option mcpd_options[] = {
 	{ "config",		required_argument,	NULL, 'c' },
@@ -107,19 +100,8 @@ mcpd_usage(int status)
 	exit(status);
 }
 
-struct worker *
-mcpd_find_worker(struct mcpd *mcpd, const char *name)
-{
-	struct worker	*w;
-
-	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
-		if (!worker_removing(w) && strcmp(worker_name(w), name) == 0)
-			return (w);
-	}
-	return (NULL);
-}
-
-void
+/* A worker changed state: shutdown ends once all have stopped. */
+static void
 mcpd_worker_changed(struct mcpd *mcpd)
 {
 	struct worker	*w;
@@ -132,61 +114,6 @@ mcpd_worker_changed(struct mcpd *mcpd)
 			return;
 	}
 	event_base_loopexit(mcpd->base, NULL);
-}
-
-/*
- * Every connection and every server's pipes cost a descriptor: take all the
- * hard limit allows (the soft default, 1024, is a few hundred clients).
- */
-static void
-mcpd_raise_nofile(void)
-{
-	struct rlimit	 rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
-		log_warnx("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
-		return;
-	}
-	mcpd_nofile_start = rl;
-	if (rl.rlim_cur >= rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
-		log_warnx("raising RLIMIT_NOFILE from %llu to %llu: %s",
-		    (unsigned long long)mcpd_nofile_start.rlim_cur,
-		    (unsigned long long)rl.rlim_cur, strerror(errno));
-		return;
-	}
-	mcpd_nofile_raised = 1;
-	log_info("file descriptor limit raised from %llu to %llu (the hard "
-	    "limit); servers get %llu", (unsigned long long)
-	    mcpd_nofile_start.rlim_cur, (unsigned long long)rl.rlim_cur,
-	    (unsigned long long)mcpd_nofile_start.rlim_cur);
-}
-
-void
-mcpd_restore_nofile(void)
-{
-	if (mcpd_nofile_raised)
-		(void)setrlimit(RLIMIT_NOFILE, &mcpd_nofile_start);
-}
-
-void
-mcpd_nofile_export(uint64_t *cur, uint64_t *max, int *raised)
-{
-	*cur = (uint64_t)mcpd_nofile_start.rlim_cur;
-	*max = (uint64_t)mcpd_nofile_start.rlim_max;
-	*raised = mcpd_nofile_raised;
-}
-
-void
-mcpd_nofile_adopt(uint64_t cur, uint64_t max, int raised)
-{
-	if (!raised)
-		return;
-	mcpd_nofile_start.rlim_cur = (rlim_t)cur;
-	mcpd_nofile_start.rlim_max = (rlim_t)max;
-	mcpd_nofile_raised = 1;
 }
 
 /* Print every diagnostic; returns the number of errors. */
@@ -328,6 +255,7 @@ main(int argc, char **argv)
 
 	memset(&mcpd, 0, sizeof mcpd);
 	TAILQ_INIT(&mcpd.workers);
+	mcpd.worker_changed = mcpd_worker_changed;
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
 	TAILQ_INIT(&mcpd.logins);
@@ -427,7 +355,7 @@ main(int argc, char **argv)
 		    mcpd.config_file, n, n == 1 ? "" : "s");
 
 	signal(SIGPIPE, SIG_IGN);
-	mcpd_raise_nofile();
+	child_raise_nofile();
 	/*
 	 * Large messages (up to max_message_bytes) come and go in the
 	 * framer's buffer: keep them on the heap instead of a fresh mmap per

@@ -60,6 +60,8 @@ struct mcpd {
 
 	/* worker.c */
 	struct worker_list	 workers;
+	/* mcpd.c: told when a worker changes state (shutdown, status). */
+	void			(*worker_changed)(struct mcpd *);
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
 
@@ -73,17 +75,10 @@ struct mcpd {
 	size_t			 nclients;	/* connections open now */
 };
 
-struct worker	*mcpd_find_worker(struct mcpd *, const char *name);
-/* A worker changed state: lets shutdown finish when all have stopped. */
-void		 mcpd_worker_changed(struct mcpd *);
 /*
- * mcpd raises its soft RLIMIT_NOFILE to the hard limit at start; a server
- * gets back the soft limit mcpd started with (programs that use select()
- * break above 1024).  Call in the child, between fork and execve.
+ * The lookup of a server by name is the worker's (worker_find, worker.h);
+ * the old name stays for its callers.
  */
-void		 mcpd_restore_nofile(void);
-/* A re-exec: that limit, handed over and taken over (reexec.c). */
-void		 mcpd_nofile_export(uint64_t *cur, uint64_t *max, int *raised);
-void		 mcpd_nofile_adopt(uint64_t cur, uint64_t max, int raised);
+#define mcpd_find_worker	worker_find
 
 #endif /* MCPD_MCPD_H */

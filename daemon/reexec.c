@@ -211,7 +211,7 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	if (cgroup_root() != NULL)
 		h.cgroup_root = xstrdup(cgroup_root());
 	h.guard_fd = guard_export(mcpd, &h.guard_pid);
-	mcpd_nofile_export(&h.nofile_cur, &h.nofile_max, &h.nofile_raised);
+	child_nofile_export(&h.nofile_cur, &h.nofile_max, &h.nofile_raised);
 	h.started_ms = mcpd->started_ms;
 	h.reexecs = mcpd->reexecs + 1;
 	h.workers_total = mcpd->workers_total;
@@ -387,7 +387,7 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	if (cgroup_init(h.cgroup_root, &cause) != 0)
 		reexec_refuse(cause);
 	guard_adopt(mcpd, h.guard_fd, h.guard_pid);
-	mcpd_nofile_adopt(h.nofile_cur, h.nofile_max, h.nofile_raised);
+	child_nofile_adopt(h.nofile_cur, h.nofile_max, h.nofile_raised);
 	mcpd->listener = listener_adopt(mcpd, h.listen_fd, h.socket_path,
 	    h.listen_owned, &cause);
 	if (mcpd->listener == NULL)
@@ -418,7 +418,7 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 			continue;
 		/* An instance goes on if its template does. */
 		if (s->instance_of != NULL &&
-		    (w = mcpd_find_worker(mcpd, s->instance_of)) != NULL &&
+		    (w = worker_find(mcpd, s->instance_of)) != NULL &&
 		    worker_adopt_instance(w, s) != NULL) {
 			adopted++;
 			continue;

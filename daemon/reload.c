@@ -166,7 +166,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	}
 	for (i = 0; i < conf->nservers; i++) {
 		cs = &conf->servers[i];
-		if (mcpd_find_worker(mcpd, cs->name) != NULL)
+		if (worker_find(mcpd, cs->name) != NULL)
 			continue;
 		/* Not a server replaced above (its share changed). */
 		if (cJSON_GetObjectItemCaseSensitive(actions,

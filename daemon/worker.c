@@ -1,8 +1,11 @@
 /*
- * worker.c -- supervise one MCP server: its state machine, the initialize
- * handshake, health, the restart policy with backoff, the admin actions
- * and its status.  The process and its pipes are the transport's
- * (transport.h), its stderr log is logs.c's.
+ * worker.c -- supervise one MCP server: its state machine, spawn and
+ * stop, the restart policy with backoff (restart.h decides), the admin
+ * actions, reconfiguration, and what the router writes to the server.
+ * The process and its pipes are the transport's (transport.h), its
+ * stderr log is logs.c's; the session on the transport, on-demand
+ * starts, instances, a re-exec and the status are rooms of their own
+ * (worker_int.h names them).
  *
  * Invariants:
  * - A transport exists exactly in the states starting, initializing,
@@ -12,155 +15,49 @@
  *   those states, apart from a spawn that fails.
  * - One state timer: init timeout, backoff delay or stop escalation,
  *   depending on the state.
- * - On demand (SPEC 4.2): an on-demand server waits in idle, without a
- *   process, until a client attaches or a request is held for it
- *   (worker_wanted); a ready server with idle_stop_s set that has had no
- *   client request begin or end, no request of its own at a client and
- *   no subscription for that long is stopped the graceful way and is
- *   idle again.  Its clients stay attached: the next session is
- *   initialized with mcpd's own initialize, as after a crash.  Attached
- *   clients alone do not keep a server running; mcpd's health pings
- *   neither.
  */
 #include "config.h"
 
 #include <sys/queue.h>
-#include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
 #include "backoff.h"
 #include "child.h"
 #include "clock.h"
-#include "envelope.h"
-#include "guard.h"
-#include "handover.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "restart.h"
 #include "rlink.h"
 #include "roots.h"
 #include "router.h"
-#include "rpc.h"
 #include "transport.h"
 #include "util.h"
 #include "worker.h"
+#include "worker_int.h"
 #include "xmalloc.h"
 
-#define WORKER_LOG_HEAD_BYTES		80	/* of a bad line, in the log */
-
-enum worker_after {
-	WORKER_AFTER_FAILURE,	/* the restart policy decides */
-	WORKER_AFTER_STOP,	/* admin stop or shutdown: stopped */
-	WORKER_AFTER_RESTART,	/* admin restart: start again at once */
-	WORKER_AFTER_IDLE,	/* nothing to do: idle until wanted */
-};
-
-struct worker {
-	struct mcpd		*mcpd;
-	char			*name;
-	struct conf_server	*conf;		/* our own copy */
-	enum worker_state	 state;
-	uint64_t		 state_since_ms;
-
-	struct transport	*tp;		/* while running */
-	const char		*containment;	/* of the last start */
-	uint64_t		 spawned_ms;
-	struct event		*ev_timer;
-
-	/* Health: is a ready server still answering? */
-	struct event		*ev_health;
-	uint64_t		 heard_ms;	/* last read from its stdout */
-	uint64_t		 ping_sent_ms;	/* 0: no health ping out */
-	uint32_t		 timeouts_in_row; /* requests, nothing heard */
-	char			*broken_reason;	/* set: end it (deferred) */
-	struct event		*ev_broken;
-
-	/* On demand: started when wanted, stopped when idle. */
-	struct event		*ev_wake;	/* an on-demand start */
-	const char		*wake_reason;	/* a static string */
-	struct event		*ev_idle;	/* the idle stop's check */
-	uint64_t		 busy_seen_ms;	/* the router was busy */
-	uint64_t		 on_demand_starts;
-	uint64_t		 idle_stops;
-
-	enum worker_after	 after;
-	int			 stop_phase;
-	char			*fail_reason;	/* why we are killing it */
-
-	struct backoff		 backoff;
-	uint64_t		 spawns;	/* restarts: all but the first */
-	char			*last_exit;
-	uint64_t		 next_restart_at_ms;
-
-	int64_t			 next_upstream_id; /* never reset */
-	int64_t			 init_id;
-	cJSON			*init_result;
-	char			*init_text;	/* init_result, printed */
-	int			 was_ready;	/* some session got ready */
-	struct router		*router;
-	int			 removing;	/* gone from the config */
-	struct event		*ev_free;
-
-	struct logs		*logs;		/* its stderr */
-	struct rlink		*rlink;		/* a remote server's; or NULL */
-
-	/*
-	 * A server not shared globally (instance.c) is a template: it never
-	 * runs; its instances, workers of their own named NAME#N, do.  An
-	 * instance's roots are its client's (per-client) or its set's
-	 * (per-roots), unknown until its first client's are known; a
-	 * global server's are the configured ones.
-	 */
-	struct worker		*parent;	/* an instance's template */
-	uint32_t		 instance_no;
-	uint32_t		 instances_made; /* a template's, numbers them */
-	size_t			 ninstances;	/* a template's, alive now */
-	pid_t			 owner_pid;	/* per-client: made for it */
-	uid_t			 owner_uid;	/* and its user */
-	struct roots		 roots;
-	int			 roots_known;
-	struct event		*ev_unused;	/* an instance nobody uses */
-	uint64_t		 unused_ms;	/* for this long */
-
-	uint64_t		 lines_in;
-	uint64_t		 nonjson_lines;
-	uint64_t		 oversize;
-	uint64_t		 violations;
-
-	TAILQ_ENTRY(worker)	 entry;
-};
-
 static const char *worker_state_names[] = MCPD_STATE_NAMES;
+_Static_assert(nitems(worker_state_names) == WORKER_NSTATES,
+    "MCPD_STATE_NAMES names every worker state");
 
 /* mcpd-remote's exit status when only a sign-in can help (EX_NOPERM). */
 #define WORKER_EXIT_NEEDS_LOGIN	77
 
-static void	worker_spawn(struct worker *);
 static void	worker_failed(struct worker *, int clean);
-static void	worker_kill(struct worker *, const char *reason);
-static void	worker_fail_stop(struct worker *, const char *reason, int signal);
-static void	worker_begin_stop(struct worker *, enum worker_after);
-static void	worker_send_json(struct worker *, cJSON *);
-static void	worker_health_start(struct worker *);
-static void	worker_idle_start(struct worker *);
-static struct worker *worker_new_stopped(struct mcpd *,
-		    const struct conf_server *);
-static enum worker_reconf worker_enable(struct worker *);
 
 /* Every start but the first is a restart. */
-static uint64_t
+uint64_t
 worker_restarts(const struct worker *w)
 {
 	return (w->spawns > 0 ? w->spawns - 1 : 0);
@@ -216,6 +113,26 @@ worker_next(struct worker *w)
 	return (TAILQ_NEXT(w, entry));
 }
 
+struct worker *
+worker_find(struct mcpd *mcpd, const char *name)
+{
+	struct worker	*w;
+
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
+		if (!w->removing && strcmp(w->name, name) == 0)
+			return (w);
+	}
+	return (NULL);
+}
+
+/* mcpd's hook: a shutdown ends once every worker has stopped. */
+static void
+worker_changed(struct mcpd *mcpd)
+{
+	if (mcpd->worker_changed != NULL)
+		mcpd->worker_changed(mcpd);
+}
+
 /*
  * Health (SPEC 4.2): a ready server that has said nothing for
  * health_interval_ms gets a ping, unless a request is in flight (a server
@@ -224,7 +141,7 @@ worker_next(struct worker *w)
  * health_max_timeouts request timeouts in a row, and it is ended and
  * restarted as hung.
  */
-static void
+void
 worker_evtimer_add_ms(struct event *ev, uint64_t ms)
 {
 	struct timeval	 tv;
@@ -234,243 +151,7 @@ worker_evtimer_add_ms(struct event *ev, uint64_t ms)
 	evtimer_add(ev, &tv);
 }
 
-static void
-worker_health_arm(struct worker *w, uint64_t ms)
-{
-	worker_evtimer_add_ms(w->ev_health, ms);
-}
-
-static void
-worker_health_start(struct worker *w)
-{
-	w->heard_ms = clock_now_ms();
-	w->ping_sent_ms = 0;
-	w->timeouts_in_row = 0;
-	if (w->conf->health_interval_ms > 0)
-		worker_health_arm(w, w->conf->health_interval_ms);
-}
-
-static void
-worker_health_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker		*w = arg;
-	const struct conf_server *cs = w->conf;
-	uint64_t		 now = clock_now_ms(), quiet;
-	char			*reason;
-
-	if (w->state != WORKER_READY || cs->health_interval_ms == 0)
-		return;
-	if (w->ping_sent_ms != 0) {
-		if (now - w->ping_sent_ms >= cs->health_timeout_ms) {
-			xasprintf(&reason, "hung: no answer to a health ping "
-			    "within %u ms, nothing heard for %llu ms",
-			    cs->health_timeout_ms,
-			    (unsigned long long)(now - w->heard_ms));
-			worker_kill(w, reason);
-			free(reason);
-			return;
-		}
-		worker_health_arm(w, cs->health_timeout_ms -
-		    (now - w->ping_sent_ms));
-		return;
-	}
-	quiet = now - w->heard_ms;
-	if (quiet < cs->health_interval_ms) {
-		worker_health_arm(w, cs->health_interval_ms - quiet);
-		return;
-	}
-	if (router_inflight(w->router) > 0) {
-		worker_health_arm(w, cs->health_interval_ms);
-		return;
-	}
-	router_ping(w->router);
-	w->ping_sent_ms = now;
-	worker_health_arm(w, cs->health_timeout_ms);
-}
-
-/* The server wrote something: it is alive (transport callback). */
-static void
-worker_heard(void *arg)
-{
-	struct worker	*w = arg;
-
-	w->heard_ms = clock_now_ms();
-	w->ping_sent_ms = 0;
-	w->timeouts_in_row = 0;
-}
-
-/*
- * Idle stops: the check runs idle_stop_s after the session got ready and
- * then no sooner than the limit could be reached.  The router tells
- * whether its session has work and when a client request last began or
- * ended; a check that finds work counts as such a moment too (a
- * subscription that ends with its client, a request of the server's
- * answered by a client).
- */
-static uint64_t
-worker_idle_stop_ms(const struct worker *w)
-{
-	return ((uint64_t)w->conf->idle_stop_s * 1000);
-}
-
-static void
-worker_idle_start(struct worker *w)
-{
-	w->busy_seen_ms = 0;
-	/* An instance's idle_stop_s is how long it outlives its clients. */
-	if (w->conf->idle_stop_s > 0 && (w->parent == NULL ||
-	    w->conf->start == CONF_START_ON_DEMAND))
-		worker_evtimer_add_ms(w->ev_idle, worker_idle_stop_ms(w));
-	else
-		evtimer_del(w->ev_idle);
-}
-
-static void
-worker_idle_stop(struct worker *w, uint64_t idle_ms)
-{
-	char			*reason;
-	struct log_field	 f[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-		{ MCPD_FIELD_REASON, NULL },
-	};
-
-	xasprintf(&reason, "no request for %.1f s (idle_stop_s %u)",
-	    (double)idle_ms / 1000.0, w->conf->idle_stop_s);
-	f[1].value = reason;
-	log_event(LOG_INFO, MCPD_MID_IDLE_STOP, f, nitems(f),
-	    "%s: idle, stopping it until it is needed: %s", w->name, reason);
-	free(reason);
-	w->idle_stops++;
-	worker_begin_stop(w, WORKER_AFTER_IDLE);
-}
-
-static void
-worker_idle_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-	uint64_t	 now = clock_now_ms(), limit, since;
-
-	if (w->state != WORKER_READY || w->conf->idle_stop_s == 0 ||
-	    (w->parent != NULL && w->conf->start != CONF_START_ON_DEMAND))
-		return;
-	limit = worker_idle_stop_ms(w);
-	/* Input it has yet to read is work too (and may pause clients). */
-	if (router_busy(w->router) || worker_stdin_queued(w) > 0) {
-		w->busy_seen_ms = now;
-		worker_evtimer_add_ms(w->ev_idle, limit);
-		return;
-	}
-	since = w->state_since_ms;
-	if (router_active_ms(w->router) > since)
-		since = router_active_ms(w->router);
-	if (w->busy_seen_ms > since)
-		since = w->busy_seen_ms;
-	if (since > now)
-		since = now;
-	if (now - since < limit) {
-		worker_evtimer_add_ms(w->ev_idle, limit - (now - since));
-		return;
-	}
-	worker_idle_stop(w, now - since);
-}
-
-/* An on-demand server nobody is attached to need not run, nor restart. */
-static int
-worker_unwanted(const struct worker *w)
-{
-	return (w->conf->start == CONF_START_ON_DEMAND &&
-	    router_clients(w->router) == 0 && !w->mcpd->shutting_down);
-}
-
-static void
-worker_start_on_demand(struct worker *w)
-{
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-		{ MCPD_FIELD_REASON, w->wake_reason },
-	};
-
-	log_event(LOG_INFO, MCPD_MID_ON_DEMAND, f, nitems(f),
-	    "%s: starting on demand: %s", w->name, w->wake_reason);
-	w->on_demand_starts++;
-	backoff_reset(&w->backoff);
-	worker_spawn(w);
-}
-
-static void
-worker_wake_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-
-	if (w->state == WORKER_IDLE && w->wake_reason != NULL)
-		worker_start_on_demand(w);
-}
-
-/*
- * A client needs the server: an idle one starts, from an event of the
- * worker's own (the caller may be deep in the router); one stopping for
- * being idle starts again once it has exited.
- */
 void
-worker_wanted(struct worker *w, const char *why)
-{
-	if (worker_is_template(w))
-		return;
-	switch (w->state) {
-	case WORKER_IDLE:
-		w->wake_reason = why;
-		event_active(w->ev_wake, EV_TIMEOUT, 0);
-		break;
-	case WORKER_STOPPING:
-		if (w->after == WORKER_AFTER_IDLE)
-			w->wake_reason = why;
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-worker_broken_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-	char		*reason = w->broken_reason;
-
-	w->broken_reason = NULL;
-	if (reason != NULL)
-		worker_kill(w, reason);
-	free(reason);
-}
-
-/*
- * The router found the server broken: end it and restart it, from an
- * event of the worker's own (never from inside the router's loops).
- */
-void
-worker_broken(struct worker *w, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	if (w->broken_reason != NULL || !worker_running(w) ||
-	    w->state == WORKER_STOPPING)
-		return;
-	va_start(ap, fmt);
-	xvasprintf(&w->broken_reason, fmt, ap);
-	va_end(ap);
-	event_active(w->ev_broken, EV_TIMEOUT, 0);
-}
-
-void
-worker_request_timed_out(struct worker *w)
-{
-	if (w->conf->health_max_timeouts == 0 || w->state != WORKER_READY)
-		return;
-	if (++w->timeouts_in_row == w->conf->health_max_timeouts)
-		worker_broken(w, "hung: %u requests in a row timed out without "
-		    "a word from the server", w->timeouts_in_row);
-}
-
-static void
 worker_set_state(struct worker *w, enum worker_state next,
     const char *reason)
 {
@@ -502,10 +183,10 @@ worker_set_state(struct worker *w, enum worker_state next,
 		router_session_unavailable(w->router);
 	if (w->removing && !worker_running(w) && w->ninstances == 0)
 		event_active(w->ev_free, EV_TIMEOUT, 0);
-	mcpd_worker_changed(w->mcpd);
+	worker_changed(w->mcpd);
 }
 
-static void
+void
 worker_set_reason(char **slot, const char *reason)
 {
 	free(*slot);
@@ -517,307 +198,6 @@ worker_arm_timer(struct worker *w, uint64_t ms)
 {
 	worker_evtimer_add_ms(w->ev_timer, ms);
 }
-
-/* Count and log a protocol violation by the server. */
-void
-worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
-{
-	va_list		 ap;
-	char		*text;
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, w->name },
-		{ MCPD_FIELD_VIOLATION, kind },
-	};
-
-	w->violations++;
-	w->mcpd->protocol_violations++;
-	/* Log the first few and then every 1000th, not a flood. */
-	if (w->violations > 10 && w->violations % 1000 != 0)
-		return;
-	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
-	va_end(ap);
-	log_event(LOG_WARNING, MCPD_MID_VIOLATION, f, nitems(f),
-	    "%s: protocol violation (%s): %s", w->name, kind, text);
-	free(text);
-}
-
-/* A printable, bounded copy of the start of a line for the log. */
-static char *
-worker_head(const char *line, size_t len)
-{
-	size_t	 n = len < WORKER_LOG_HEAD_BYTES ? len : WORKER_LOG_HEAD_BYTES;
-	char	*s;
-	size_t	 i;
-
-	s = xmalloc(n + 4);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)line[i];
-		s[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	if (n < len)
-		memcpy(s + n, "...", 4);
-	else
-		s[n] = '\0';
-	return (s);
-}
-
-/*
- * Session: the upstream initialize handshake.
- */
-
-static void
-worker_send_initialize(struct worker *w)
-{
-	cJSON	*params, *info, *id;
-
-	params = cJSON_CreateObject();
-	cJSON_AddStringToObject(params, "protocolVersion", MCPD_MCP_VERSION);
-	cJSON_AddItemToObject(params, "capabilities",
-	    router_client_capabilities(w->router));
-	info = cJSON_AddObjectToObject(params, "clientInfo");
-	cJSON_AddStringToObject(info, "name", PACKAGE_NAME);
-	cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
-
-	w->init_id = w->next_upstream_id++;
-	id = cJSON_CreateNumber((double)w->init_id);
-	worker_send_json(w, rpc_make_request(id, "initialize", params));
-	cJSON_Delete(id);
-}
-
-static int
-worker_version_accepted(const char *version)
-{
-	static const char	*accepted[] = MCPD_MCP_VERSIONS_ACCEPTED;
-	size_t			 i;
-
-	for (i = 0; accepted[i] != NULL; i++) {
-		if (strcmp(accepted[i], version) == 0)
-			return (1);
-	}
-	return (0);
-}
-
-static void
-worker_init_response(struct worker *w, cJSON *msg)
-{
-	cJSON		*result, *error, *version, *message, *info, *name, *code;
-	char		*reason;
-
-	evtimer_del(w->ev_timer);
-	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
-		message = cJSON_GetObjectItemCaseSensitive(error, "message");
-		code = cJSON_GetObjectItemCaseSensitive(error, "code");
-		xasprintf(&reason, "initialize failed: %s",
-		    cJSON_IsString(message) ? message->valuestring :
-		    "(no message)");
-		/*
-		 * mcpd-remote refused for want of a sign-in and exits by
-		 * itself (77): a signal now could hide why it ended.
-		 */
-		if (w->rlink != NULL && cJSON_IsNumber(code) &&
-		    code->valueint == MCPD_ERR_REMOTE_AUTH)
-			worker_fail_stop(w, reason, 0);
-		else
-			worker_kill(w, reason);
-		free(reason);
-		return;
-	}
-	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
-	version = cJSON_GetObjectItemCaseSensitive(result, "protocolVersion");
-	if (!cJSON_IsObject(result) || !cJSON_IsString(version)) {
-		worker_kill(w, "protocol violation: initialize result "
-		    "without protocolVersion");
-		return;
-	}
-	if (!worker_version_accepted(version->valuestring)) {
-		xasprintf(&reason, "initialize: unsupported protocol version "
-		    "\"%.40s\"", version->valuestring);
-		worker_kill(w, reason);
-		free(reason);
-		return;
-	}
-
-	cJSON_Delete(w->init_result);
-	free(w->init_text);
-	w->init_result = cJSON_DetachItemViaPointer(msg, result);
-	w->init_text = rpc_print(w->init_result);
-	/* What the template answers clients with before they have one. */
-	if (w->parent != NULL) {
-		cJSON_Delete(w->parent->init_result);
-		free(w->parent->init_text);
-		w->parent->init_result = cJSON_Duplicate(w->init_result, 1);
-		w->parent->init_text = xstrdup(w->init_text);
-	}
-	worker_send_json(w, rpc_make_notification("notifications/initialized",
-	    NULL));
-
-	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
-	name = cJSON_GetObjectItemCaseSensitive(info, "name");
-	xasprintf(&reason, "initialized: %s, protocol %s",
-	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
-	    version->valuestring);
-	backoff_ready(&w->backoff, clock_now_ms());
-	worker_set_state(w, WORKER_READY, reason);
-	free(reason);
-}
-
-void
-worker_dropped_line(struct worker *w, const char *line, size_t len,
-    size_t error_off)
-{
-	char	*head;
-
-	w->nonjson_lines++;
-	head = worker_head(line, len);
-	worker_violation(w, "not-json", "dropped a stdout line of %zu bytes "
-	    "that is not one JSON object (error at byte %zu): %s", len,
-	    error_off, head);
-	free(head);
-}
-
-/*
- * A line from the server's stdout.  While the session initializes, mcpd
- * looks for its own initialize reply (a small message: cJSON is fine, up
- * to RPC_PARSE_MAX_BYTES); everything else goes to the router, which
- * never builds a tree.
- */
-static void
-worker_handle_line(void *arg, const char *line, size_t len,
-    const struct envelope_span *plain)
-{
-	struct worker	*w = arg;
-	cJSON		*msg, *id;
-	struct envelope	 env;
-	size_t		 erroff;
-	int64_t		 n;
-	char		*why;
-
-	w->lines_in++;
-	if (w->state == WORKER_INITIALIZING && len > RPC_PARSE_MAX_BYTES) {
-		if (envelope_scan(line, len, &env, &erroff) == 0 &&
-		    envelope_int64(line, &env.id, &n) == 0 && n == w->init_id) {
-			xasprintf(&why, "protocol violation: initialize result "
-			    "of %zu bytes (mcpd reads at most %d)", len,
-			    RPC_PARSE_MAX_BYTES);
-			worker_kill(w, why);
-			free(why);
-			return;
-		}
-	} else if (w->state == WORKER_INITIALIZING) {
-		msg = cJSON_ParseWithLength(line, len);
-		id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-		if (rpc_classify(msg) == RPC_KIND_RESPONSE &&
-		    cJSON_IsNumber(id) &&
-		    id->valuedouble == (double)w->init_id) {
-			worker_init_response(w, msg);
-			cJSON_Delete(msg);
-			return;
-		}
-		cJSON_Delete(msg);
-	}
-	router_server_line(w->router, line, len, plain);
-}
-
-/*
- * What the transport reports.
- */
-
-static void
-worker_send_json(struct worker *w, cJSON *msg)
-{
-	struct iovec	 iov;
-	char		*text;
-
-	text = rpc_print(msg);
-	cJSON_Delete(msg);
-	iov.iov_base = text;
-	iov.iov_len = strlen(text);
-	(void)transport_write(w->tp, &iov, 1);
-	free(text);
-}
-
-static void
-worker_tp_oversize(void *arg, size_t total, const char *id, size_t id_len,
-    const char *head_bytes, size_t head_len)
-{
-	struct worker	*w = arg;
-	char		*head;
-
-	w->oversize++;
-	router_server_oversize(w->router, total, id, id_len);
-	head = worker_head(head_bytes, head_len);
-	worker_violation(w, "oversize", "discarded a message of %zu bytes "
-	    "(max_message_bytes is %zu, id %.*s): %s", total,
-	    w->conf->max_message_bytes, id != NULL ? (int)id_len : 4,
-	    id != NULL ? id : "none", head);
-	free(head);
-}
-
-static void
-worker_tp_garbage(void *arg, size_t total)
-{
-	struct worker	*w = arg;
-	char		*reason;
-
-	if (w->state == WORKER_STOPPING)
-		return;
-	xasprintf(&reason, "protocol violation: %zu bytes of stdout without "
-	    "a newline (max_message_bytes is %zu)", total,
-	    w->conf->max_message_bytes);
-	worker_violation(w, "garbage", "%s", reason);
-	worker_kill(w, reason);
-	free(reason);
-}
-
-static void
-worker_tp_err_line(void *arg, const char *line, size_t len, size_t total)
-{
-	struct worker	*w = arg;
-
-	logs_line(w->logs, line, len, total);
-}
-
-static void
-worker_tp_drained(void *arg)
-{
-	struct worker	*w = arg;
-
-	router_stdin_drained(w->router);
-}
-
-static void
-worker_tp_broke(void *arg, const char *reason)
-{
-	struct worker	*w = arg;
-
-	if (w->state != WORKER_STOPPING)
-		worker_kill(w, reason);
-}
-
-static void	worker_tp_ended(void *, int);
-
-/* A remote server's worker (mcpd-remote) tells how its session goes. */
-static void
-worker_tp_status(void *arg, const char *line, size_t len)
-{
-	struct worker	*w = arg;
-
-	if (w->rlink != NULL)
-		rlink_line(w->rlink, line, len);
-}
-
-static const struct transport_cb worker_transport_cb = {
-	.line = worker_handle_line,
-	.oversize = worker_tp_oversize,
-	.garbage = worker_tp_garbage,
-	.heard = worker_heard,
-	.err_line = worker_tp_err_line,
-	.drained = worker_tp_drained,
-	.broke = worker_tp_broke,
-	.status = worker_tp_status,
-	.ended = worker_tp_ended,
-};
 
 /* Remote servers have an rlink; a reload may make one local or remote. */
 static void
@@ -851,7 +231,7 @@ worker_spawn_failed(struct worker *w, const char *cause)
 	worker_failed(w, 0);
 }
 
-static void
+void
 worker_spawn(struct worker *w)
 {
 	char			*cause, pidtext[32];
@@ -910,7 +290,7 @@ worker_session_end(struct worker *w)
  * signal, SIGTERM at once (it misbehaved); without, it is ending by
  * itself and gets the graceful stop's time first (its exit says why).
  */
-static void
+void
 worker_fail_stop(struct worker *w, const char *reason, int signal)
 {
 	if (!worker_running(w) || w->state == WORKER_STOPPING)
@@ -927,7 +307,7 @@ worker_fail_stop(struct worker *w, const char *reason, int signal)
 	worker_arm_timer(w, w->conf->stop_timeout_ms / 2);
 }
 
-static void
+void
 worker_kill(struct worker *w, const char *reason)
 {
 	worker_fail_stop(w, reason, 1);
@@ -937,7 +317,7 @@ worker_kill(struct worker *w, const char *reason)
  * Graceful stop: close stdin, then SIGTERM the group after half the stop
  * timeout, then SIGKILL it when the stop timeout is up.
  */
-static void
+void
 worker_begin_stop(struct worker *w, enum worker_after after)
 {
 	w->after = after;
@@ -1024,26 +404,26 @@ worker_failed(struct worker *w, int clean)
 		{ MCPD_FIELD_RESTARTS, restarts },
 		{ MCPD_FIELD_REASON, w->last_exit },
 	};
+	struct restart_facts	 facts = {
+		.policy = cs->restart,
+		.clean = clean,
+		.shutting_down = w->mcpd->shutting_down,
+		.unwanted = worker_unwanted(w),
+	};
 
-	if (w->mcpd->shutting_down || cs->restart == CONF_RESTART_NEVER ||
-	    (cs->restart == CONF_RESTART_ON_FAILURE && clean)) {
+	switch (restart_decide(&facts, &w->backoff, &cs->backoff, now,
+	    (double)random() / ((double)RAND_MAX + 1.0), &delay)) {
+	case RESTART_STOP:
 		worker_set_state(w, WORKER_STOPPED, w->last_exit);
 		return;
-	}
-	if (worker_unwanted(w)) {
+	case RESTART_IDLE:
 		xasprintf(&reason, "%s; on demand, and no client is attached: "
 		    "not restarted", w->last_exit != NULL ? w->last_exit :
 		    "it failed");
 		worker_set_state(w, WORKER_IDLE, reason);
 		free(reason);
 		return;
-	}
-
-	backoff_check_stable(&w->backoff, &cs->backoff, now);
-	w->backoff.ready_since_ms = 0;
-	delay = backoff_fail(&w->backoff, &cs->backoff, now,
-	    (double)random() / ((double)RAND_MAX + 1.0));
-	if (delay == BACKOFF_GIVE_UP) {
+	case RESTART_GIVE_UP:
 		xasprintf(&reason, "gave up: %u restarts within %u s (last: "
 		    "%s)", cs->backoff.max_restarts,
 		    cs->backoff.restart_window_s,
@@ -1057,6 +437,8 @@ worker_failed(struct worker *w, int clean)
 		worker_set_state(w, WORKER_FAILED, reason);
 		free(reason);
 		return;
+	case RESTART_DELAY:
+		break;
 	}
 
 	w->next_restart_at_ms = now + (uint64_t)delay;
@@ -1071,7 +453,7 @@ worker_failed(struct worker *w, int clean)
 }
 
 /* The transport's last word: the process exited and all of it is gone. */
-static void
+void
 worker_tp_ended(void *arg, int wstatus)
 {
 	struct worker	*w = arg;
@@ -1140,63 +522,6 @@ worker_tp_ended(void *arg, int wstatus)
 		}
 		worker_failed(w, clean);
 		break;
-	}
-}
-
-/*
- * Templates (instance.c): a server not shared globally never runs; its
- * state says whether clients may have instances (idle) or not (stopped),
- * and the admin actions apply to every instance.
- */
-int
-worker_is_template(const struct worker *w)
-{
-	return (w->parent == NULL && w->conf->share != CONF_SHARE_GLOBAL);
-}
-
-struct worker *
-worker_parent(const struct worker *w)
-{
-	return (w->parent);
-}
-
-struct worker *
-worker_instance_next(struct worker *tmpl, struct worker *prev)
-{
-	struct worker	*w;
-
-	w = prev != NULL ? TAILQ_NEXT(prev, entry) : TAILQ_NEXT(tmpl, entry);
-	for (; w != NULL; w = TAILQ_NEXT(w, entry)) {
-		if (w->parent == tmpl)
-			return (w);
-	}
-	return (NULL);
-}
-
-size_t
-worker_instances(const struct worker *tmpl)
-{
-	return (tmpl->ninstances);
-}
-
-static void
-worker_template_enable(struct worker *w)
-{
-	worker_set_state(w, WORKER_IDLE, w->conf->share ==
-	    CONF_SHARE_PER_CLIENT ? "per-client: each client gets an "
-	    "instance of its own" : "per-roots: each set of client roots "
-	    "gets an instance of its own");
-}
-
-static void
-worker_template_each(struct worker *w, void (*fn)(struct worker *))
-{
-	struct worker	*i, *next;
-
-	for (i = worker_instance_next(w, NULL); i != NULL; i = next) {
-		next = worker_instance_next(w, i);
-		if (!i->removing)
-			fn(i);
 	}
 }
 
@@ -1282,7 +607,7 @@ worker_restart(struct worker *w)
 }
 
 /* Not started yet: an on-demand server waits, idle, for a client. */
-static enum worker_reconf
+enum worker_reconf
 worker_enable(struct worker *w)
 {
 	if (worker_is_template(w)) {
@@ -1318,49 +643,6 @@ worker_reconfigure_when(struct worker *w)
 			worker_evtimer_add_ms(w->ev_idle, 0);
 	}
 	return (WORKER_RECONF_UPDATED);
-}
-
-static enum worker_reconf
-worker_template_reconfigure(struct worker *w, int was_disabled,
-    int when_only)
-{
-	struct worker	*i, *next;
-
-	if (!when_only) {
-		/* Another server now: its instances' answers are stale. */
-		cJSON_Delete(w->init_result);
-		w->init_result = NULL;
-		free(w->init_text);
-		w->init_text = NULL;
-	}
-	for (i = worker_instance_next(w, NULL); i != NULL; i = next) {
-		next = worker_instance_next(w, i);
-		if (!i->removing)
-			(void)worker_reconfigure(i, w->conf);
-	}
-	if (w->conf->disabled) {
-		if (w->state == WORKER_STOPPED)
-			return (WORKER_RECONF_KEPT);
-		worker_stop(w);
-		return (WORKER_RECONF_STOPPED);
-	}
-	if (w->state == WORKER_STOPPED) {
-		if (!was_disabled)
-			return (WORKER_RECONF_KEPT);
-		return (worker_enable(w));
-	}
-	return (when_only ? WORKER_RECONF_UPDATED : WORKER_RECONF_RESTARTED);
-}
-
-/* A server that is not an instance is given the configured roots. */
-static void
-worker_set_conf_roots(struct worker *w)
-{
-	if (w->parent != NULL)
-		return;
-	roots_free(&w->roots);
-	roots_from_uris(&w->roots, w->conf->roots, w->conf->nroots);
-	w->roots_known = 1;
 }
 
 /*
@@ -1451,7 +733,7 @@ worker_free_cb(evutil_socket_t fd, short events, void *arg)
 	/* The last instance of a template being removed: now it can go. */
 	if (parent != NULL && parent->removing && parent->ninstances == 0)
 		event_active(parent->ev_free, EV_TIMEOUT, 0);
-	mcpd_worker_changed(mcpd);
+	worker_changed(mcpd);
 }
 
 void
@@ -1461,43 +743,7 @@ worker_kill_now(struct worker *w)
 		transport_kill(w->tp);
 }
 
-/*
- * Lifetime and status.
- */
-
-static void
-worker_unused_cb(evutil_socket_t fd, short events, void *arg)
-{
-	struct worker	*w = arg;
-
-	if (w->removing || router_clients(w->router) > 0)
-		return;
-	log_info("%s: no client for %.1f s: stopping the instance",
-	    w->name, (double)w->unused_ms / 1000.0);
-	worker_remove(w);
-}
-
-/*
- * The router: no client is attached any more.  An instance goes, at once
- * or after idle_stop_s (a reconnecting client finds it again); a client
- * that attaches meanwhile keeps it.
- */
-void
-worker_unused(struct worker *w)
-{
-	if (w->parent == NULL || w->removing)
-		return;
-	if (w->conf->idle_stop_s == 0 || w->mcpd->shutting_down) {
-		log_info("%s: its last client left: stopping the instance",
-		    w->name);
-		worker_remove(w);
-		return;
-	}
-	w->unused_ms = worker_idle_stop_ms(w);
-	worker_evtimer_add_ms(w->ev_unused, w->unused_ms);
-}
-
-static struct worker *
+struct worker *
 worker_make(struct mcpd *mcpd, const struct conf_server *cs,
     const char *name, struct worker *after)
 {
@@ -1511,12 +757,10 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	w->state_since_ms = clock_now_ms();
 	w->containment = child_containment_default();
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
-	w->ev_health = evtimer_new(mcpd->base, worker_health_cb, w);
-	w->ev_broken = event_new(mcpd->base, -1, 0, worker_broken_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
-	w->ev_wake = event_new(mcpd->base, -1, 0, worker_wake_cb, w);
-	w->ev_idle = evtimer_new(mcpd->base, worker_idle_cb, w);
-	w->ev_unused = evtimer_new(mcpd->base, worker_unused_cb, w);
+	worker_session_events(w);
+	worker_demand_events(w);
+	worker_instance_events(w);
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
@@ -1529,7 +773,7 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	return (w);
 }
 
-static struct worker *
+struct worker *
 worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
 {
 	struct worker	*w;
@@ -1539,88 +783,6 @@ worker_new_stopped(struct mcpd *mcpd, const struct conf_server *cs)
 	return (w);
 }
 
-/*
- * A new instance of a template, listed after its last one, started at
- * once.  roots: known already (a per-roots set), or NULL: its first
- * client's, when they are known (worker_set_roots).
- */
-/* Instance number no of tmpl, listed after its last instance; not started. */
-static struct worker *
-worker_make_instance(struct worker *tmpl, uint32_t no, pid_t owner,
-    uid_t owner_uid)
-{
-	struct worker	*w, *after = tmpl, *i;
-	char		*name;
-
-	for (i = worker_instance_next(tmpl, NULL); i != NULL;
-	    i = worker_instance_next(tmpl, i))
-		after = i;
-	xasprintf(&name, "%s#%u", tmpl->name, no);
-	w = worker_make(tmpl->mcpd, tmpl->conf, name, after);
-	free(name);
-	w->parent = tmpl;
-	w->instance_no = no;
-	w->owner_pid = owner;
-	w->owner_uid = owner_uid;
-	tmpl->ninstances++;
-	return (w);
-}
-
-struct worker *
-worker_new_instance(struct worker *tmpl, const struct roots *roots,
-    pid_t owner, uid_t owner_uid)
-{
-	struct worker	*w;
-
-	w = worker_make_instance(tmpl, ++tmpl->instances_made, owner,
-	    owner_uid);
-	if (roots != NULL) {
-		roots_copy(&w->roots, roots);
-		w->roots_known = 1;
-	}
-	if (owner > 0)
-		log_info("%s: a new instance of %s for the client of pid %ld",
-		    w->name, tmpl->name, (long)owner);
-	else
-		log_info("%s: a new instance of %s", w->name, tmpl->name);
-	worker_spawn(w);
-	return (w);
-}
-
-pid_t
-worker_owner_pid(const struct worker *w)
-{
-	return (w->owner_pid);
-}
-
-uid_t
-worker_owner_uid(const struct worker *w)
-{
-	return (w->owner_uid);
-}
-
-const struct roots *
-worker_roots(const struct worker *w)
-{
-	return (w->roots_known ? &w->roots : NULL);
-}
-
-/*
- * An instance's roots are known, or changed: the server's roots/list
- * waiting for them is answered, and a server that had them before is
- * told they changed.
- */
-void
-worker_set_roots(struct worker *w, const struct roots *roots)
-{
-	if (w->roots_known && strcmp(w->roots.result, roots->result) == 0)
-		return;
-	roots_free(&w->roots);
-	roots_copy(&w->roots, roots);
-	w->roots_known = 1;
-	router_roots_known(w->router);
-}
-
 struct worker *
 worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 {
@@ -1628,166 +790,6 @@ worker_new(struct mcpd *mcpd, const struct conf_server *cs)
 
 	w = worker_new_stopped(mcpd, cs);
 	if (!cs->disabled)
-		(void)worker_enable(w);
-	return (w);
-}
-
-/*
- * A re-exec.
- */
-
-void
-worker_export(struct worker *w, struct handover_server *s)
-{
-	s->name = xstrdup(w->name);
-	s->spawns = w->spawns;
-	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
-	logs_export(w->logs, s);
-	s->lines_in = w->lines_in;
-	s->nonjson_lines = w->nonjson_lines;
-	s->oversize = w->oversize;
-	s->violations = w->violations;
-	s->instances_made = w->instances_made;
-	if (w->parent != NULL) {
-		s->instance_of = xstrdup(w->parent->name);
-		s->instance_no = w->instance_no;
-		s->owner_pid = w->owner_pid;
-		s->owner_uid = w->owner_uid;
-		if (w->roots_known)
-			s->roots = xstrdup(w->roots.result);
-	}
-	if (w->rlink != NULL)
-		s->remote = rlink_export(w->rlink);
-	if (w->state == WORKER_READY && w->init_text != NULL &&
-	    w->broken_reason == NULL && transport_export(w->tp, s) == 0) {
-		s->running = 1;
-		s->state = xstrdup(worker_state_names[w->state]);
-		s->spawned_ms = w->spawned_ms;
-		s->ready_ms = w->state_since_ms;
-		s->next_upstream_id = w->next_upstream_id;
-		s->init_result = xstrdup(w->init_text);
-		router_export(w->router, s);
-		return;
-	}
-	/* Kept as they are; the rest start again (after a kill, if running). */
-	switch (w->state) {
-	case WORKER_STOPPED:
-	case WORKER_FAILED:
-	case WORKER_NEEDS_LOGIN:
-	case WORKER_IDLE:
-		s->state = xstrdup(worker_state_names[w->state]);
-		break;
-	default:
-		s->state = xstrdup("start");
-		break;
-	}
-}
-
-void
-worker_kill_unexported(struct worker *w, const struct handover_server *s)
-{
-	if ((s == NULL || !s->running) && w->tp != NULL) {
-		transport_kill(w->tp);
-		guard_remove(w->mcpd, transport_pid(w->tp));
-	}
-}
-
-/* What every adopted worker takes over: history, counters, stderr. */
-static void
-worker_adopt_history(struct worker *w, const struct handover_server *s)
-{
-	w->spawns = s->spawns;
-	worker_set_reason(&w->last_exit, s->last_exit);
-	logs_adopt(w->logs, s);
-	w->lines_in = s->lines_in;
-	w->nonjson_lines = s->nonjson_lines;
-	w->oversize = s->oversize;
-	w->violations = s->violations;
-	if (w->rlink != NULL)
-		rlink_adopt(w->rlink, s->remote);
-}
-
-/* A running server's process and session, ready without initialize. */
-static void
-worker_adopt_running(struct worker *w, const struct handover_server *s)
-{
-	char	*why;
-
-	w->tp = transport_adopt(w->mcpd, w->conf, &worker_transport_cb, w, s);
-	w->containment = transport_containment(w->tp);
-	w->spawned_ms = s->spawned_ms;
-	w->next_upstream_id = s->next_upstream_id;
-	w->init_text = xstrdup(s->init_result);
-	w->init_result = cJSON_Parse(s->init_result);
-	w->heard_ms = clock_now_ms();
-	/* Ready for the first time here: nothing to restore upstream. */
-	xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",
-	    (long)s->pid);
-	worker_set_state(w, WORKER_READY, why);
-	free(why);
-	/* Ready since the first mcpd saw it so (status: state_ms). */
-	if (s->ready_ms > 0 && s->ready_ms <= w->state_since_ms)
-		w->state_since_ms = s->ready_ms;
-	router_adopt(w->router, s);
-}
-
-/*
- * A running instance of tmpl (s->instance_of), or NULL if it cannot be
- * taken over (the caller ends it).  Nobody is attached yet: it waits
- * ROUTER_HANDOVER_HOLD_MS for its clients to come back.
- */
-struct worker *
-worker_adopt_instance(struct worker *tmpl, const struct handover_server *s)
-{
-	struct worker	*w;
-	char		*name, *err = NULL;
-	int		 same;
-
-	xasprintf(&name, "%s#%llu", tmpl->name,
-	    (unsigned long long)s->instance_no);
-	same = strcmp(name, s->name) == 0;
-	free(name);
-	if (!s->running || !worker_is_template(tmpl) || !same ||
-	    s->instance_no > tmpl->instances_made)
-		return (NULL);
-	w = worker_make_instance(tmpl, (uint32_t)s->instance_no, s->owner_pid,
-	    s->owner_uid);
-	if (s->roots != NULL && roots_from_result(&w->roots, s->roots,
-	    strlen(s->roots), &err) == 0)
-		w->roots_known = 1;
-	free(err);
-	worker_adopt_history(w, s);
-	worker_adopt_running(w, s);
-	w->unused_ms = ROUTER_HANDOVER_HOLD_MS;
-	worker_evtimer_add_ms(w->ev_unused, w->unused_ms);
-	return (w);
-}
-
-struct worker *
-worker_adopt(struct mcpd *mcpd, const struct conf_server *cs,
-    const struct handover_server *s)
-{
-	struct worker	*w;
-	size_t		 i;
-
-	w = worker_new_stopped(mcpd, cs);
-	w->instances_made = (uint32_t)s->instances_made;
-	worker_adopt_history(w, s);
-	if (s->running) {
-		worker_adopt_running(w, s);
-		return (w);
-	}
-	for (i = 0; i < nitems(worker_state_names); i++) {
-		if (strcmp(s->state, worker_state_names[i]) == 0)
-			break;
-	}
-	if (cs->disabled)
-		;
-	else if (i == WORKER_STOPPED || i == WORKER_FAILED ||
-	    i == WORKER_NEEDS_LOGIN)
-		worker_set_state(w, (enum worker_state)i, "as it was before "
-		    "the re-exec of mcpd");
-	else
 		(void)worker_enable(w);
 	return (w);
 }
@@ -1829,149 +831,6 @@ worker_free(struct worker *w)
 	free(w->name);
 	conf_server_release(w->conf);
 	free(w);
-}
-
-static void
-worker_add_nullable_string(cJSON *o, const char *key, const char *value)
-{
-	if (value != NULL)
-		cJSON_AddStringToObject(o, key, value);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* What to run to sign in, while it is needed (or a call wanted more). */
-static void
-worker_login_json(const struct worker *w, cJSON *o)
-{
-	const char	*scope;
-	cJSON		*login;
-	char		*cmd;
-
-	scope = w->rlink != NULL ? rlink_step_up(w->rlink) : NULL;
-	if (w->state != WORKER_NEEDS_LOGIN && scope == NULL)
-		return;
-	login = cJSON_AddObjectToObject(o, "login");
-	xasprintf(&cmd, "mcpctl login %s", w->name);
-	cJSON_AddStringToObject(login, "command", cmd);
-	free(cmd);
-	if (w->state == WORKER_NEEDS_LOGIN)
-		worker_add_nullable_string(login, "reason", w->last_exit);
-	else
-		cJSON_AddStringToObject(login, "reason", "a request needs "
-		    "more scope");
-	if (scope != NULL)
-		cJSON_AddStringToObject(login, "scope", scope);
-}
-
-/* How it is shared: its roots, its instances or its template. */
-static void
-worker_share_json(const struct worker *w, cJSON *o)
-{
-	struct worker	*i;
-	cJSON		*names;
-
-	cJSON_AddStringToObject(o, "share", conf_share_name(w->conf->share));
-	if (w->roots_known)
-		cJSON_AddItemToObject(o, "roots", roots_uris_json(&w->roots));
-	else
-		cJSON_AddNullToObject(o, "roots");	/* asked for */
-	if (worker_is_template(w)) {
-		cJSON_AddNumberToObject(o, "max_instances",
-		    (double)w->conf->max_instances);
-		names = cJSON_AddArrayToObject(o, "instances");
-		for (i = worker_instance_next((struct worker *)w, NULL);
-		    i != NULL; i = worker_instance_next((struct worker *)w, i))
-			cJSON_AddItemToArray(names,
-			    cJSON_CreateString(i->name));
-	}
-	/* Who uses an instance is visible.c's to say. */
-	if (w->parent != NULL)
-		cJSON_AddStringToObject(o, "instance_of", w->parent->name);
-}
-
-cJSON *
-worker_status_json(const struct worker *w)
-{
-	cJSON		*o, *stats, *info;
-	uint64_t	 now = clock_now_ms();
-	const cJSON	*version, *server_info;
-
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "name", w->name);
-	cJSON_AddStringToObject(o, "state", worker_state_names[w->state]);
-	/* Not worker_running: the transport goes just before the state. */
-	if (w->tp != NULL) {
-		cJSON_AddNumberToObject(o, "pid", (double)transport_pid(w->tp));
-		cJSON_AddNumberToObject(o, "uptime_ms",
-		    (double)(now - w->spawned_ms));
-	} else {
-		cJSON_AddNullToObject(o, "pid");
-		cJSON_AddNullToObject(o, "uptime_ms");
-	}
-	cJSON_AddStringToObject(o, "containment", w->containment);
-	cJSON_AddNumberToObject(o, "restarts", (double)worker_restarts(w));
-	worker_add_nullable_string(o, "last_exit", w->last_exit);
-	if (w->state == WORKER_BACKOFF)
-		cJSON_AddNumberToObject(o, "next_restart_ms",
-		    (double)(w->next_restart_at_ms > now ?
-		    w->next_restart_at_ms - now : 0));
-	else
-		cJSON_AddNullToObject(o, "next_restart_ms");
-	cJSON_AddNumberToObject(o, "inflight",
-	    (double)router_inflight(w->router));
-	cJSON_AddNumberToObject(o, "clients",
-	    (double)router_clients(w->router));
-	cJSON_AddNumberToObject(o, "state_ms", (double)(now -
-	    w->state_since_ms));
-	cJSON_AddStringToObject(o, "command", w->conf->argv_display[0]);
-	/* A remote server: its URL as written (no expanded secrets). */
-	if (w->conf->url != NULL) {
-		cJSON_AddStringToObject(o, "url", w->conf->url_display);
-		if (w->rlink != NULL)
-			rlink_json(w->rlink, o);
-		worker_login_json(w, o);
-	}
-	cJSON_AddStringToObject(o, "restart_policy",
-	    conf_restart_name(w->conf->restart));
-	cJSON_AddStringToObject(o, "start", conf_start_name(w->conf->start));
-	cJSON_AddNumberToObject(o, "idle_stop_s",
-	    (double)w->conf->idle_stop_s);
-	worker_share_json(w, o);
-
-	version = cJSON_GetObjectItemCaseSensitive(w->init_result,
-	    "protocolVersion");
-	server_info = cJSON_GetObjectItemCaseSensitive(w->init_result,
-	    "serverInfo");
-	worker_add_nullable_string(o, "protocol_version",
-	    cJSON_IsString(version) ? version->valuestring : NULL);
-	if (cJSON_IsObject(server_info)) {
-		info = cJSON_Duplicate(server_info, 1);
-		cJSON_AddItemToObject(o, "server_info", info);
-	} else
-		cJSON_AddNullToObject(o, "server_info");
-
-	stats = cJSON_AddObjectToObject(o, "stats");
-	cJSON_AddNumberToObject(stats, "stdout_lines", (double)w->lines_in);
-	cJSON_AddNumberToObject(stats, "dropped_lines",
-	    (double)w->nonjson_lines);
-	cJSON_AddNumberToObject(stats, "oversize_messages",
-	    (double)w->oversize);
-	cJSON_AddNumberToObject(stats, "protocol_violations",
-	    (double)w->violations);
-	cJSON_AddNumberToObject(stats, "stderr_lines",
-	    (double)logs_count(w->logs));
-	cJSON_AddNumberToObject(stats, "on_demand_starts",
-	    (double)w->on_demand_starts);
-	cJSON_AddNumberToObject(stats, "idle_stops", (double)w->idle_stops);
-	router_add_stats(w->router, stats);
-	return (o);
-}
-
-size_t
-worker_clients(const struct worker *w)
-{
-	return (router_clients(w->router));
 }
 
 /*
@@ -2027,63 +886,6 @@ worker_availability(const struct worker *w)
 	default:
 		return (WORKER_AVAIL_REFUSE);
 	}
-}
-
-char *
-worker_unavailable_reason(const struct worker *w)
-{
-	char		*s;
-	uint64_t	 now = clock_now_ms(), left;
-
-	switch (w->state) {
-	case WORKER_BACKOFF:
-		left = w->next_restart_at_ms > now ?
-		    w->next_restart_at_ms - now : 0;
-		xasprintf(&s, "server %s is not running (%s); next attempt "
-		    "in %.1f s", w->name, w->last_exit != NULL ?
-		    w->last_exit : "it failed", (double)left / 1000.0);
-		break;
-	case WORKER_FAILED:
-		xasprintf(&s, "server %s has failed (%s); mcpd gave up "
-		    "restarting it: run `mcpctl start %s`", w->name,
-		    w->last_exit != NULL ? w->last_exit : "unknown reason",
-		    w->name);
-		break;
-	case WORKER_STOPPED:
-		xasprintf(&s, "server %s is stopped%s%s%s: run `mcpctl start "
-		    "%s`", w->name, w->last_exit != NULL ? " (" : "",
-		    w->last_exit != NULL ? w->last_exit : "",
-		    w->last_exit != NULL ? ")" : "", w->name);
-		break;
-	case WORKER_NEEDS_LOGIN:
-		xasprintf(&s, "server %s needs a sign-in: run `mcpctl login "
-		    "%s` (%s)", w->name, w->name, w->last_exit != NULL ?
-		    w->last_exit : "not signed in");
-		break;
-	case WORKER_STOPPING:
-		xasprintf(&s, "server %s is stopping%s%s", w->name,
-		    w->fail_reason != NULL ? ": " : "",
-		    w->fail_reason != NULL ? w->fail_reason : "");
-		break;
-	default:
-		xasprintf(&s, "server %s is %s", w->name,
-		    worker_state_names[w->state]);
-		break;
-	}
-	return (s);
-}
-
-const char *
-worker_step_up(const struct worker *w)
-{
-	return (w->rlink != NULL ? rlink_step_up(w->rlink) : NULL);
-}
-
-int
-worker_unavailable_code(const struct worker *w)
-{
-	return (w->state == WORKER_NEEDS_LOGIN ? MCPD_ERR_REMOTE_AUTH :
-	    MCPD_ERR_SERVER_UNAVAILABLE);
 }
 
 int

@@ -177,6 +177,8 @@ void		 worker_unused(struct worker *);
 /* 1 once an initialize result is known (an instance's, for a template). */
 int		 worker_has_init(const struct worker *);
 
+/* The server of that name, not being removed; NULL: none. */
+struct worker	*worker_find(struct mcpd *, const char *name);
 /* Iterate over mcpd's workers (in configuration order). */
 struct worker	*worker_first(struct mcpd *);
 struct worker	*worker_next(struct worker *);

@@ -392,8 +392,9 @@ log_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
-void
-mcpd_worker_changed(struct mcpd *mcpd)
+/* mcpd's hook (mcpd.worker_changed). */
+static void
+test_worker_changed(struct mcpd *mcpd)
 {
 	F.changed++;
 }
@@ -545,6 +546,7 @@ setup(void)
 	memset(&F, 0, sizeof F);
 	F.mcpd.base = event_base_new();
 	TAILQ_INIT(&F.mcpd.workers);
+	F.mcpd.worker_changed = test_worker_changed;
 	TAILQ_INIT(&F.mcpd.clients);
 	TAILQ_INIT(&F.mcpd.transports);
 }

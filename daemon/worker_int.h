@@ -1,0 +1,167 @@
+/*
+ * worker_int.h -- what the worker files share: the worker itself and the
+ * hooks between its rooms.  worker.c is the state machine (spawn, stop,
+ * the restart policy, admin actions, reconfigure, what the router
+ * writes); worker_session.c the session on the transport (handshake,
+ * health, violations); worker_demand.c on-demand starts and idle stops;
+ * worker_instance.c templates and their instances; worker_handover.c a
+ * re-exec's export and adoption; worker_status.c its status.  Nothing
+ * outside these files includes this header.
+ */
+#ifndef MCPD_WORKER_INT_H
+#define MCPD_WORKER_INT_H
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#include "backoff.h"
+#include "conf.h"
+#include "roots.h"
+#include "worker.h"
+
+struct mcpd;
+struct transport_cb;
+
+/* The states there are (MCPD_STATE_NAMES names them, in this order). */
+#define WORKER_NSTATES		(WORKER_IDLE + 1)
+
+enum worker_after {
+	WORKER_AFTER_FAILURE,	/* the restart policy decides */
+	WORKER_AFTER_STOP,	/* admin stop or shutdown: stopped */
+	WORKER_AFTER_RESTART,	/* admin restart: start again at once */
+	WORKER_AFTER_IDLE,	/* nothing to do: idle until wanted */
+};
+
+struct worker {
+	struct mcpd		*mcpd;
+	char			*name;
+	struct conf_server	*conf;		/* our own copy */
+	enum worker_state	 state;
+	uint64_t		 state_since_ms;
+
+	struct transport	*tp;		/* while running */
+	const char		*containment;	/* of the last start */
+	uint64_t		 spawned_ms;
+	struct event		*ev_timer;
+
+	/* Health: is a ready server still answering? */
+	struct event		*ev_health;
+	uint64_t		 heard_ms;	/* last read from its stdout */
+	uint64_t		 ping_sent_ms;	/* 0: no health ping out */
+	uint32_t		 timeouts_in_row; /* requests, nothing heard */
+	char			*broken_reason;	/* set: end it (deferred) */
+	struct event		*ev_broken;
+
+	/* On demand: started when wanted, stopped when idle. */
+	struct event		*ev_wake;	/* an on-demand start */
+	const char		*wake_reason;	/* a static string */
+	struct event		*ev_idle;	/* the idle stop's check */
+	uint64_t		 busy_seen_ms;	/* the router was busy */
+	uint64_t		 on_demand_starts;
+	uint64_t		 idle_stops;
+
+	enum worker_after	 after;
+	int			 stop_phase;
+	char			*fail_reason;	/* why we are killing it */
+
+	struct backoff		 backoff;
+	uint64_t		 spawns;	/* restarts: all but the first */
+	char			*last_exit;
+	uint64_t		 next_restart_at_ms;
+
+	int64_t			 next_upstream_id; /* never reset */
+	int64_t			 init_id;
+	cJSON			*init_result;
+	char			*init_text;	/* init_result, printed */
+	int			 was_ready;	/* some session got ready */
+	struct router		*router;
+	int			 removing;	/* gone from the config */
+	struct event		*ev_free;
+
+	struct logs		*logs;		/* its stderr */
+	struct rlink		*rlink;		/* a remote server's; or NULL */
+
+	/*
+	 * A server not shared globally (instance.c) is a template: it never
+	 * runs; its instances, workers of their own named NAME#N, do.  An
+	 * instance's roots are its client's (per-client) or its set's
+	 * (per-roots), unknown until its first client's are known; a
+	 * global server's are the configured ones.
+	 */
+	struct worker		*parent;	/* an instance's template */
+	uint32_t		 instance_no;
+	uint32_t		 instances_made; /* a template's, numbers them */
+	size_t			 ninstances;	/* a template's, alive now */
+	pid_t			 owner_pid;	/* per-client: made for it */
+	uid_t			 owner_uid;	/* and its user */
+	struct roots		 roots;
+	int			 roots_known;
+	struct event		*ev_unused;	/* an instance nobody uses */
+	uint64_t		 unused_ms;	/* for this long */
+
+	uint64_t		 lines_in;
+	uint64_t		 nonjson_lines;
+	uint64_t		 oversize;
+	uint64_t		 violations;
+
+	TAILQ_ENTRY(worker)	 entry;
+};
+
+/*
+ * worker.c: the state machine.
+ */
+/* Every start but the first is a restart. */
+uint64_t	 worker_restarts(const struct worker *);
+void		 worker_evtimer_add_ms(struct event *, uint64_t ms);
+/* The one way to change state: one journal event per transition. */
+void		 worker_set_state(struct worker *, enum worker_state next,
+		    const char *reason);
+void		 worker_set_reason(char **slot, const char *reason);
+void		 worker_spawn(struct worker *);
+void		 worker_fail_stop(struct worker *, const char *reason,
+		    int signal);
+void		 worker_kill(struct worker *, const char *reason);
+void		 worker_begin_stop(struct worker *, enum worker_after);
+/* The transport's last word (worker_transport_cb's ended). */
+void		 worker_tp_ended(void *arg, int wstatus);
+enum worker_reconf worker_enable(struct worker *);
+struct worker	*worker_make(struct mcpd *, const struct conf_server *,
+		    const char *name, struct worker *after);
+struct worker	*worker_new_stopped(struct mcpd *,
+		    const struct conf_server *);
+
+/*
+ * worker_session.c: the session on the transport.
+ */
+extern const struct transport_cb worker_transport_cb;
+void		 worker_session_events(struct worker *);
+void		 worker_health_start(struct worker *);
+void		 worker_send_initialize(struct worker *);
+
+/*
+ * worker_demand.c: on-demand starts, idle stops.
+ */
+void		 worker_demand_events(struct worker *);
+uint64_t	 worker_idle_stop_ms(const struct worker *);
+void		 worker_idle_start(struct worker *);
+int		 worker_unwanted(const struct worker *);
+
+/*
+ * worker_instance.c: templates and instances.
+ */
+void		 worker_instance_events(struct worker *);
+void		 worker_template_enable(struct worker *);
+void		 worker_template_each(struct worker *,
+		    void (*)(struct worker *));
+enum worker_reconf worker_template_reconfigure(struct worker *,
+		    int was_disabled, int when_only);
+void		 worker_set_conf_roots(struct worker *);
+struct worker	*worker_make_instance(struct worker *tmpl, uint32_t no,
+		    pid_t owner, uid_t owner_uid);
+
+#endif /* MCPD_WORKER_INT_H */
