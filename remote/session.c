@@ -113,6 +113,24 @@ static void	session_fatal_later(struct rsession *, int, const char *);
 static void	session_maybe_free(struct rsession *, struct rmsg *);
 static void	session_release_held(struct rsession *);
 
+/* What the transports call: the session's own functions (remote.h). */
+static const struct rt_events session_rt_events = {
+	.protocol = session_protocol,
+	.auth_header = session_auth_header,
+	.incoming = session_incoming,
+	.resuming = session_resuming,
+	.head = session_head,
+	.done = session_done,
+	.failed = session_failed,
+	.lost = session_lost,
+	.auth = session_auth,
+	.forbidden = session_forbidden,
+	.busy = session_busy,
+	.fallback = session_fallback,
+	.unreachable = session_unreachable,
+	.fatal = session_fatal,
+};
+
 /*
  * A slot came free and a message waits for it: sent from an event, not
  * from inside the transport's callback that freed the slot.
@@ -137,9 +155,9 @@ session_new(struct remote *r)
 	flow_init(&s->flow);
 	s->flow_ev = evtimer_new(r->base, session_flow_fire, s);
 	if (r->conf->transport == RCONF_SSE)
-		s->rt = legacy_new(r);
+		s->rt = legacy_new(r, &session_rt_events);
 	else
-		s->rt = streamable_new(r);
+		s->rt = streamable_new(r, &session_rt_events);
 	rstatus_transport(s->rt->ops->name);
 	return (s);
 }
@@ -1154,7 +1172,7 @@ session_fallback(struct rsession *s, struct rmsg *m)
 	s->fell_back = 1;
 	remote_log("the remote refused Streamable HTTP; trying HTTP+SSE");
 	s->rt->ops->free(s->rt);
-	s->rt = legacy_new(s->r);
+	s->rt = legacy_new(s->r, &session_rt_events);
 	rstatus_transport(s->rt->ops->name);
 	session_send(s, m);
 }

@@ -584,7 +584,7 @@ remote_log(const char *fmt, ...)
 }
 
 void
-rio_start(struct remote *r)
+rio_start(struct remote *r, const struct rio_events *ev)
 {
 }
 
