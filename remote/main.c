@@ -377,7 +377,7 @@ main(int argc, char **argv)
 	if (r.oauth != NULL && oauth_tokens(r.oauth) != NULL)
 		rstatus_signed_in(oauth_expiry(r.oauth),
 		    oauth_refreshable(r.oauth));
-	r.session = session_new(&r);
+	r.session = session_new(&r, &session_rt_events);
 	rio_start(&r, &main_rio_events);
 	sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
 	sigint = evsignal_new(r.base, SIGINT, on_signal, &r);

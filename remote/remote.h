@@ -121,7 +121,12 @@ struct rt	*streamable_new(struct remote *, const struct rt_events *);
 struct rt	*legacy_new(struct remote *, const struct rt_events *);
 
 /* session.c: the local side's session. */
-struct rsession	*session_new(struct remote *);
+/*
+ * ev: what its transports call, session_rt_events (the functions below;
+ * main.c wires it in, as session.c does not call session_recover.c).
+ */
+struct rsession	*session_new(struct remote *, const struct rt_events *);
+extern const struct rt_events session_rt_events;
 void		 session_free(struct rsession *);
 /* A line from stdin. */
 void		 session_from_client(struct rsession *, const char *, size_t);
