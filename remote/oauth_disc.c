@@ -80,30 +80,54 @@ oauth_start_discovery(struct oauth *o, const char *resource_metadata)
 	oauth_fetch_cand(o, oauth_prm_cb);
 }
 
+/*
+ * The first look at a metadata candidate's answer, the same for both
+ * kinds (what): 1 if it is dealt with (the fetch ended elsewhere, or the
+ * next candidate asked for after a 404 through again), -1 with *reason
+ * if it failed, else 0 with its *status.  *shown: the URL as a reason
+ * shows it.
+ */
+static int
+oauth_cand_answer(struct oauth *o, struct http_req *req, enum http_end end,
+    const char *error, const char *what, http_fetch_fn again, char **shown,
+    long *status, char **reason)
+{
+	const char	*url;
+
+	if (oauth_fetch_ended(o) != 0)
+		return (1);
+	url = o->cand[o->icand];
+	*shown = oauth_show_url(o, url);
+	if ((*reason = oauth_http_failed(o, what, url, end, error)) != NULL)
+		return (-1);
+	*status = http_status(req);
+	if (*status == 404 && o->icand + 1 < o->ncand) {
+		o->icand++;
+		oauth_fetch_cand(o, again);
+		return (1);
+	}
+	return (0);
+}
+
 static void
 oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
     const char *error, const char *body, size_t len)
 {
 	struct oauth	*o = arg;
-	const char	*url, *resource;
+	const char	*resource;
 	const cJSON	*servers, *first;
 	cJSON		*json = NULL;
 	char		*reason = NULL, *shown = NULL, *quoted = NULL;
 	long		 status;
 
 	oauth_enter(o);
-	if (oauth_fetch_ended(o) != 0)
+	switch (oauth_cand_answer(o, req, end, error,
+	    "protected resource metadata", oauth_prm_cb, &shown, &status,
+	    &reason)) {
+	case 1:
 		goto out;
-	url = o->cand[o->icand];
-	shown = oauth_show_url(o, url);
-	if ((reason = oauth_http_failed(o, "protected resource metadata",
-	    url, end, error)) != NULL)
+	case -1:
 		goto fail;
-	status = http_status(req);
-	if (status == 404 && o->icand + 1 < o->ncand) {
-		o->icand++;
-		oauth_fetch_cand(o, oauth_prm_cb);
-		goto out;
 	}
 	if (status == 404 && o->wellknown) {
 		oauth_start_legacy(o);
@@ -327,25 +351,20 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
     const char *error, const char *body, size_t len)
 {
 	struct oauth	*o = arg;
-	const char	*url, *issuer, *token_url;
+	const char	*issuer, *token_url;
 	const cJSON	*methods, *v;
 	cJSON		*json = NULL;
 	char		*reason = NULL, *shown = NULL, *quoted = NULL, *next;
 	long		 status;
 
 	oauth_enter(o);
-	if (oauth_fetch_ended(o) != 0)
+	switch (oauth_cand_answer(o, req, end, error,
+	    "authorization server metadata", oauth_asm_cb, &shown, &status,
+	    &reason)) {
+	case 1:
 		goto out;
-	url = o->cand[o->icand];
-	shown = oauth_show_url(o, url);
-	if ((reason = oauth_http_failed(o, "authorization server metadata",
-	    url, end, error)) != NULL)
+	case -1:
 		goto fail;
-	status = http_status(req);
-	if (status == 404 && o->icand + 1 < o->ncand) {
-		o->icand++;
-		oauth_fetch_cand(o, oauth_asm_cb);
-		goto out;
 	}
 	if (status == 404 && o->legacy) {
 		if (oauth_same_issuer(o, o->issuer, &reason) != 0)
