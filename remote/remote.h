@@ -87,9 +87,10 @@ struct rt_ops {
 };
 
 /*
- * What a transport reports, and asks, of the session: session.c hands
- * its own functions (below) to the transport it creates, so a transport
- * calls nothing above it, as the session calls it only through rt_ops.
+ * What a transport reports, and asks, of the session: the session hands
+ * the transport it creates its own functions (below, gathered in
+ * session_rt_events), so a transport calls nothing above it, as the
+ * session calls it only through rt_ops.
  */
 struct rt_events {
 	const char	*(*protocol)(const struct rsession *);

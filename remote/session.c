@@ -46,7 +46,6 @@
 static void	session_fatal_later(struct rsession *, int, const char *);
 static void	session_release_held(struct rsession *);
 
-
 /*
  * A slot came free and a message waits for it: sent from an event, not
  * from inside the transport's callback that freed the slot.
