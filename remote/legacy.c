@@ -88,7 +88,7 @@ lg_headers(struct lg *lg, const char **h, int post)
 	    "Accept: text/event-stream";
 	if (post)
 		h[n++] = "Content-Type: application/json";
-	auth = session_auth_header(lg_session(lg));
+	auth = lg->rt.ev->auth_header(lg_session(lg));
 	if (auth != NULL)
 		h[n++] = auth;
 	for (i = 0; i < rc->nheaders && n < LG_MAX_HEADERS - 1; i++)
@@ -139,15 +139,16 @@ lg_queue_fail(struct lg *lg, const char *why, long status, const char *www)
 		free(q);
 		if (status == 401 && first) {
 			first = 0;
-			session_auth(s, m, www);
+			lg->rt.ev->auth(s, m, www);
 		} else if (status == 401)
-			session_failed(s, m, MCPD_ERR_REMOTE_AUTH, "%s", why);
+			lg->rt.ev->failed(s, m, MCPD_ERR_REMOTE_AUTH, "%s",
+			    why);
 		else if ((status == 400 || status == 404 || status == 405) &&
 		    m->init && !m->internal &&
 		    lg->rt.r->conf->transport == RCONF_AUTO)
-			session_fallback(s, m);
+			lg->rt.ev->fallback(s, m);
 		else
-			session_failed(s, m, MCPD_ERR_REMOTE, "%s", why);
+			lg->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "%s", why);
 	}
 }
 
@@ -182,7 +183,7 @@ lg_on_event(void *arg, const struct sse_event *ev)
 	}
 	if (ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0 &&
 	    ev->data_len > 0 && lg->state == LG_OPEN)
-		session_incoming(lg_session(lg), ev->data, ev->data_len);
+		lg->rt.ev->incoming(lg_session(lg), ev->data, ev->data_len);
 	return (0);
 }
 
@@ -247,12 +248,12 @@ lg_stream_done(void *arg, struct http_req *req, enum http_end end,
 	if (lg->state == LG_OPEN) {
 		/* The stream was the session. */
 		lg_stream_close(lg);
-		session_lost(s, NULL);
+		lg->rt.ev->lost(s, NULL);
 		return;
 	}
 	if (status == 0 && end == HTTP_CONNECT) {
 		lg_stream_close(lg);
-		session_unreachable(s, NULL, error != NULL ? error :
+		lg->rt.ev->unreachable(s, NULL, error != NULL ? error :
 		    "no response");
 		return;
 	}
@@ -338,25 +339,25 @@ lg_post_done(void *arg, struct http_req *req, enum http_end end,
 	lg_x_free(x);
 	if (status == 0) {
 		if (end == HTTP_CONNECT)
-			session_unreachable(s, m, error != NULL ? error :
+			lg->rt.ev->unreachable(s, m, error != NULL ? error :
 			    "no response");
 		else
-			session_failed(s, m, MCPD_ERR_REMOTE, "the remote did "
-			    "not respond: %s", error != NULL ? error :
+			lg->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote "
+			    "did not respond: %s", error != NULL ? error :
 			    "unknown error");
 	} else if (status >= 200 && status <= 299)
-		session_done(s, m);
+		lg->rt.ev->done(s, m);
 	else if (status == 401)
-		session_auth(s, m, www);
+		lg->rt.ev->auth(s, m, www);
 	else if (status == 403 && www != NULL &&
-	    session_forbidden(s, m, www) == 0)
+	    lg->rt.ev->forbidden(s, m, www) == 0)
 		;
 	else if (status == 404)
-		session_lost(s, m);
+		lg->rt.ev->lost(s, m);
 	else if (status == 429 || status == 503)
-		session_busy(s, m, delay);
+		lg->rt.ev->busy(s, m, delay);
 	else
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote answered "
+		lg->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote answered "
 		    "HTTP %ld", status);
 	free(www);
 }
@@ -478,12 +479,13 @@ static const struct rt_ops lg_ops = {
 };
 
 struct rt *
-legacy_new(struct remote *r)
+legacy_new(struct remote *r, const struct rt_events *ev)
 {
 	struct lg	*lg;
 
 	lg = xcalloc(1, sizeof *lg);
 	lg->rt.ops = &lg_ops;
+	lg->rt.ev = ev;
 	lg->rt.r = r;
 	TAILQ_INIT(&lg->xs);
 	TAILQ_INIT(&lg->queue);

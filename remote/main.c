@@ -322,6 +322,14 @@ main_signin(struct remote *r, struct rconf *rc, int channel)
 	return (code);
 }
 
+/* What stdio reads goes to the session. */
+static const struct rio_events main_rio_events = {
+	.line = session_from_client,
+	.ended = session_input_ended,
+	.shutdown = session_shutdown,
+	.fatal = session_fatal,
+};
+
 int
 main(int argc, char **argv)
 {
@@ -369,8 +377,8 @@ main(int argc, char **argv)
 	if (r.oauth != NULL && oauth_tokens(r.oauth) != NULL)
 		rstatus_signed_in(oauth_expiry(r.oauth),
 		    oauth_refreshable(r.oauth));
-	r.session = session_new(&r);
-	rio_start(&r);
+	r.session = session_new(&r, &session_rt_events);
+	rio_start(&r, &main_rio_events);
 	sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
 	sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
 	event_add(sigterm, NULL);

@@ -86,16 +86,48 @@ struct rt_ops {
 	void	(*free)(struct rt *);
 };
 
+/*
+ * What a transport reports, and asks, of the session: the session hands
+ * the transport it creates its own functions (below, gathered in
+ * session_rt_events), so a transport calls nothing above it, as the
+ * session calls it only through rt_ops.
+ */
+struct rt_events {
+	const char	*(*protocol)(const struct rsession *);
+	const char	*(*auth_header)(const struct rsession *);
+	void	(*incoming)(struct rsession *, const char *, size_t);
+	void	(*resuming)(struct rsession *, struct rmsg *);
+	void	(*head)(struct rsession *, struct rmsg *, int);
+	void	(*done)(struct rsession *, struct rmsg *);
+	void	(*failed)(struct rsession *, struct rmsg *, int,
+		    const char *, ...) __attribute__((format(printf, 4, 5)));
+	void	(*lost)(struct rsession *, struct rmsg *);
+	void	(*auth)(struct rsession *, struct rmsg *, const char *);
+	int	(*forbidden)(struct rsession *, struct rmsg *, const char *);
+	void	(*busy)(struct rsession *, struct rmsg *, uint64_t);
+	void	(*fallback)(struct rsession *, struct rmsg *);
+	void	(*unreachable)(struct rsession *, struct rmsg *,
+		    const char *);
+	void	(*fatal)(struct rsession *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+};
+
 struct rt {
 	const struct rt_ops	*ops;
+	const struct rt_events	*ev;	/* the session's */
 	struct remote		*r;
 };
 
-struct rt	*streamable_new(struct remote *);
-struct rt	*legacy_new(struct remote *);
+struct rt	*streamable_new(struct remote *, const struct rt_events *);
+struct rt	*legacy_new(struct remote *, const struct rt_events *);
 
 /* session.c: the local side's session. */
-struct rsession	*session_new(struct remote *);
+/*
+ * ev: what its transports call, session_rt_events (the functions below;
+ * main.c wires it in, as session.c does not call session_recover.c).
+ */
+struct rsession	*session_new(struct remote *, const struct rt_events *);
+extern const struct rt_events session_rt_events;
 void		 session_free(struct rsession *);
 /* A line from stdin. */
 void		 session_from_client(struct rsession *, const char *, size_t);
@@ -111,7 +143,7 @@ const char	*session_protocol(const struct rsession *);
 /* "Authorization: ..." for the next request, or NULL. */
 const char	*session_auth_header(const struct rsession *);
 
-/* What the transports report. */
+/* What the transports report (through struct rt_events). */
 void	session_incoming(struct rsession *, const char *json, size_t len);
 /* m's response stream is being resumed: its timeout runs again. */
 void	session_resuming(struct rsession *, struct rmsg *);
@@ -141,8 +173,23 @@ void	session_fallback(struct rsession *, struct rmsg *);
 void	session_unreachable(struct rsession *, struct rmsg *,
 	    const char *reason);
 
-/* rio.c: stdin and stdout. */
-void	rio_start(struct remote *);
+/*
+ * rio.c: stdin and stdout.  What it reads and how stdio ends go up
+ * through these (main.c hands it the session's functions), so rio sits
+ * below the session and calls nothing above it.
+ */
+struct rio_events {
+	/* A line from stdin (session_from_client). */
+	void	(*line)(struct rsession *, const char *, size_t);
+	/* stdin ended (session_input_ended). */
+	void	(*ended)(struct rsession *);
+	/* stdout's reader is gone (session_shutdown). */
+	void	(*shutdown)(struct rsession *);
+	/* stdin is not newline-delimited (session_fatal). */
+	void	(*fatal)(struct rsession *, int code, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+};
+void	rio_start(struct remote *, const struct rio_events *);
 /*
  * Write one message to stdout, a newline added.  It must hold no CR or
  * LF: session_incoming makes the remote's messages one line, and what
@@ -161,7 +208,10 @@ void	rio_free(void);
 /* The code rio_exit was given. */
 extern int	rio_exit_code;
 
-/* Say something on stderr ("mcpd-remote: ..."). */
+/*
+ * rlog.c: say something on stderr ("mcpd-remote: ...").  Every part
+ * logs, so it is a file of its own at the bottom.
+ */
 void	remote_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* MCPD_REMOTE_H */

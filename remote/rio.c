@@ -1,6 +1,8 @@
 /*
  * rio.c -- mcpd-remote's stdio: messages in on stdin (framed, bounded by
- * max_message_bytes), messages out on stdout, each one line.
+ * max_message_bytes), messages out on stdout, each one line.  What it
+ * reads goes up through the struct rio_events main.c hands it (the
+ * session's functions): rio calls nothing above it.
  */
 #include "config.h"
 
@@ -8,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #define RIO_LOW_BYTES	(256 * 1024)
 
 static struct remote	*rio_r;
+static const struct rio_events *rio_ev;
 static struct frame	*rio_frame;
 static struct event	*rio_in;
 static struct event	*rio_out;
@@ -45,19 +47,6 @@ static int		 rio_was_congested;
 static int		 rio_file_input;	/* stdin is not pollable */
 
 int	rio_exit_code;
-
-void
-remote_log(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*text;
-
-	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "mcpd-remote: %s\n", text);
-	free(text);
-}
 
 static void
 rio_leave(void)
@@ -84,7 +73,7 @@ rio_flush(void)
 		/* The reader is gone: nothing more can be delivered. */
 		evbuffer_drain(rio_buf, evbuffer_get_length(rio_buf));
 		if (!rio_exiting)
-			session_shutdown(rio_r->session);
+			rio_ev->shutdown(rio_r->session);
 		break;
 	}
 	if (rio_exiting && evbuffer_get_length(rio_buf) == 0)
@@ -155,7 +144,7 @@ rio_readable(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (n <= 0) {
 		rio_stop_reading();
-		session_input_ended(rio_r->session);
+		rio_ev->ended(rio_r->session);
 		return;
 	}
 	frame_commit(rio_frame, n);
@@ -166,14 +155,14 @@ rio_readable(evutil_socket_t fd, short what, void *arg)
 		switch (fe) {
 		case FRAME_LINE:
 			if (fm.len > 0)
-				session_from_client(rio_r->session, fm.line,
+				rio_ev->line(rio_r->session, fm.line,
 				    fm.len);
 			break;
 		case FRAME_OVERSIZE:
 			rio_oversize(&fm);
 			break;
 		case FRAME_GARBAGE:
-			session_fatal(rio_r->session, REMOTE_EXIT_USAGE,
+			rio_ev->fatal(rio_r->session, REMOTE_EXIT_USAGE,
 			    "the client sent %zu bytes without a newline: "
 			    "not newline-delimited JSON-RPC", fm.total);
 			return;
@@ -199,11 +188,12 @@ rio_nonblock(int fd)
 }
 
 void
-rio_start(struct remote *r)
+rio_start(struct remote *r, const struct rio_events *ev)
 {
 	struct stat	st;
 
 	rio_r = r;
+	rio_ev = ev;
 	rio_frame = frame_new(r->conf->max_message_bytes);
 	rio_buf = evbuffer_new();
 	rio_nonblock(STDIN_FILENO);

@@ -15,6 +15,10 @@
  * Every message has a timeout, a notification or a response too: the
  * remote must accept it (202) within request_timeout_ms, or it is dropped
  * and its slot given back.
+ *
+ * What follows when the remote does not take a message (a lost session,
+ * 401, 403, 429/503, a fallback, no connection) is session_recover.c,
+ * above this file; session_int.h is what the two share.
  */
 #include "config.h"
 
@@ -22,95 +26,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 
-#include "clock.h"
 #include "envelope.h"
 #include "esc.h"
 #include "flow.h"
 #include "hmap.h"
-#include "httphdr.h"
 #include "oauth.h"
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
 #include "rstatus.h"
+#include "session_int.h"
 #include "util.h"
 #include "xmalloc.h"
 
-/* Retries after 429/503, at most this long after the first try. */
-#define SESSION_BUSY_MAX_MS	60000
-#define SESSION_BUSY_DEFAULT_MS	1000
-/*
- * A message that cannot reach a remote that was there (restarting, a
- * network blip) is tried again, 250 ms doubling to 4 s, for this long;
- * then the program ends and mcpd's backoff takes over.
- */
-#define SESSION_UNREACHABLE_MAX_MS	30000
-#define SESSION_RETRY_MIN_MS		250
-#define SESSION_RETRY_MAX_SHIFT		4
-
-enum session_state {
-	SESSION_NEW,		/* no initialize yet */
-	SESSION_READY,		/* initialized (or initializing) */
-	SESSION_RECOVERING,	/* re-initializing after a loss */
-	SESSION_CLOSING,
-};
-
-TAILQ_HEAD(rmsgs, rmsg);
-
-#define SESSION_MAX_STEP_UPS	8
-
-struct rsession {
-	struct remote		*r;
-	struct rt		*rt;
-	enum session_state	 state;
-	struct hmap		*pending;	/* raw id text -> rmsg */
-	struct rmsgs		 all;		/* every live rmsg, in order */
-	/*
-	 * Messages wait (held) while the lifecycle orders them: behind an
-	 * initialize until it is answered, behind notifications/initialized
-	 * until the remote took it (HTTP gives no order between requests
-	 * sent at once), and while a lost session is rebuilt.
-	 */
-	struct rmsg		*gate;
-	int			 releasing;
-	int			 release_again;
-	/* The cap on what is in flight; a freed slot lets a waiter go. */
-	struct flow		 flow;
-	struct event		*flow_ev;
-	/* From the first initialize. */
-	char			*init_params;	/* raw JSON text */
-	cJSON			*init_result;
-	char			*protocol;
-	/* Replayed on a new session. */
-	struct hmap		*subs;		/* raw uri text -> 1 */
-	char			*log_level;	/* raw JSON text */
-	uint64_t		 internal_seq;
-	uint64_t		 internal_tag;	/* random, in internal ids */
-	struct rmsg		*recover_init;	/* the internal initialize */
-	int			 input_ended;	/* shut down once all settled */
-	int			 unreachable_said; /* logged, until it answers */
-	int			 fell_back;
-	/*
-	 * Giving up when the new session is refused: decided while a
-	 * transport's callback runs for the message, whose exchange
-	 * session_fatal would free under it, so done from an event.
-	 */
-	struct event		*fatal_ev;
-	int			 fatal_code;
-	char			*fatal_text;
-	/* Step-ups reported (one each per distinct scope set). */
-	char			*step_ups[SESSION_MAX_STEP_UPS];
-	size_t			 nstep_ups;
-};
-
-static void	session_send(struct rsession *, struct rmsg *);
 static void	session_fatal_later(struct rsession *, int, const char *);
-static void	session_maybe_free(struct rsession *, struct rmsg *);
 static void	session_release_held(struct rsession *);
 
 /*
@@ -124,12 +57,13 @@ session_flow_fire(evutil_socket_t fd, short what, void *arg)
 }
 
 struct rsession *
-session_new(struct remote *r)
+session_new(struct remote *r, const struct rt_events *ev)
 {
 	struct rsession	*s;
 
 	s = xcalloc(1, sizeof *s);
 	s->r = r;
+	s->ev = ev;
 	s->pending = hmap_new(hmap_random_seed());
 	s->subs = hmap_new(hmap_random_seed());
 	s->internal_tag = hmap_random_seed();
@@ -137,9 +71,9 @@ session_new(struct remote *r)
 	flow_init(&s->flow);
 	s->flow_ev = evtimer_new(r->base, session_flow_fire, s);
 	if (r->conf->transport == RCONF_SSE)
-		s->rt = legacy_new(r);
+		s->rt = legacy_new(r, ev);
 	else
-		s->rt = streamable_new(r);
+		s->rt = streamable_new(r, ev);
 	rstatus_transport(s->rt->ops->name);
 	return (s);
 }
@@ -266,7 +200,7 @@ session_release_held(struct rsession *s)
  * Free a message nobody needs any more: not with the transport, and
  * answered if a request.  A gate that is through lets the others go.
  */
-static void
+void
 session_maybe_free(struct rsession *s, struct rmsg *m)
 {
 	if (m->busy || m->held || (m->request && !m->answered))
@@ -285,7 +219,7 @@ session_maybe_free(struct rsession *s, struct rmsg *m)
 }
 
 /* A request's error response, once; internal requests are not answered. */
-static void
+void
 session_reply_error(struct rsession *s, struct rmsg *m, int code,
     const char *text)
 {
@@ -351,7 +285,7 @@ session_timer_fired(evutil_socket_t fd, short what, void *arg)
 	session_maybe_free(s, m);
 }
 
-static void
+void
 session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
 {
 	struct timeval	tv;
@@ -367,7 +301,7 @@ session_arm(struct rsession *s, struct rmsg *m, uint64_t ms)
  * Authorization failed for m.  Without a session nothing can work: the
  * program ends (77); otherwise m gets the error and others may go on.
  */
-static void __attribute__((format(printf, 3, 4)))
+void __attribute__((format(printf, 3, 4)))
 session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -407,7 +341,7 @@ session_arm_timeout(struct rsession *s, struct rmsg *m)
  * and the program ends (77) -- mcpd keeps the server in needs-login
  * until `mcpctl login` rather than restarting it.
  */
-static void
+void
 session_needs_login(struct rsession *s, const char *reason)
 {
 	const char	*name = s->r->conf->name;
@@ -424,7 +358,7 @@ session_needs_login(struct rsession *s, const char *reason)
 	free(text);
 }
 
-static void
+void
 session_oauth_ready(void *arg, int result, const char *reason)
 {
 	struct rmsg	*m = arg;
@@ -444,7 +378,7 @@ session_oauth_ready(void *arg, int result, const char *reason)
 }
 
 /* Hand a message to the transport, or hold it (see gate). */
-static void
+void
 session_send(struct rsession *s, struct rmsg *m)
 {
 	if (session_must_hold(s, m)) {
@@ -628,7 +562,7 @@ session_from_client(struct rsession *s, const char *line, size_t len)
  * random part (hmap_random_seed) makes a clash unlikely, and an id in use
  * is skipped.
  */
-static struct rmsg *
+struct rmsg *
 session_internal(struct rsession *s, const char *method, const char *params)
 {
 	struct rmsg	*m;
@@ -980,214 +914,6 @@ session_failed(struct rsession *s, struct rmsg *m, int code,
 		remote_log("%s", text);
 	free(text);
 	session_maybe_free(s, m);
-}
-
-/* Every request sent and not answered is lost with its session. */
-static void
-session_fail_inflight(struct rsession *s, struct rmsg *except)
-{
-	struct rmsg	*m;
-
-	/* From the start each time: freeing may change the list. */
-	for (;;) {
-		TAILQ_FOREACH(m, &s->all, entry) {
-			if (m != except && !m->busy && !m->held &&
-			    m->request && !m->answered)
-				break;
-		}
-		if (m == NULL)
-			break;
-		session_reply_error(s, m, MCPD_ERR_REMOTE, "the remote "
-		    "session was lost before the server answered");
-		session_maybe_free(s, m);
-	}
-}
-
-void
-session_lost(struct rsession *s, struct rmsg *m)
-{
-	int	init;
-
-	if (m != NULL) {
-		m->busy = 0;
-		m->streaming = 0;
-		if (m == s->recover_init || m->init) {
-			/* session_failed may free m. */
-			init = m->init;
-			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
-			    "refused a new session");
-			if (init && s->state != SESSION_CLOSING)
-				session_fatal(s, REMOTE_EXIT_UNAVAILABLE,
-				    "the remote refused to initialize");
-			return;
-		}
-		if (m->retried || s->init_result == NULL) {
-			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
-			    "lost the session again");
-			return;
-		}
-		m->retried = 1;
-		/* Sent again once the new session stands. */
-		m->held = 1;
-	}
-	if (s->state == SESSION_RECOVERING || s->state == SESSION_CLOSING)
-		return;
-	if (s->init_result == NULL) {
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote lost "
-		    "the session before it was initialized");
-		return;
-	}
-	rstatus_session("lost", NULL);
-	remote_log("the remote session was lost; re-initializing");
-	s->state = SESSION_RECOVERING;
-	session_fail_inflight(s, NULL);
-	s->rt->ops->reset(s->rt);
-	s->recover_init = session_internal(s, "initialize", s->init_params);
-	s->recover_init->init = 1;	/* the transport takes its session id */
-	session_send(s, s->recover_init);
-}
-
-void
-session_auth(struct rsession *s, struct rmsg *m, const char *www)
-{
-	m->busy = 0;
-	m->streaming = 0;
-	if (s->r->oauth == NULL) {
-		/* Configured headers (or none, on its own): no sign-in. */
-		rstatus_auth("failed", "the remote answered 401 "
-		    "Unauthorized to the configured credentials", 0);
-		session_auth_failed(s, m, "the remote server requires "
-		    "authorization (HTTP 401) and refused what is configured "
-		    "(check its headers, or give it oauth or a token file)");
-		return;
-	}
-	if (m->auth_retried && oauth_tokens(s->r->oauth) != NULL) {
-		session_needs_login(s, "the remote refused a freshly "
-		    "refreshed token (HTTP 401)");
-		return;
-	}
-	if (m->auth_retried) {
-		rstatus_auth("failed", "the remote refused a fresh token", 0);
-		session_auth_failed(s, m, "the remote server refused a "
-		    "freshly issued token (HTTP 401)");
-		return;
-	}
-	m->auth_retried = 1;
-	m->busy = 1;
-	oauth_get(s->r->oauth, 1, www, session_oauth_ready, m);
-}
-
-int
-session_forbidden(struct rsession *s, struct rmsg *m, const char *www)
-{
-	struct httphdr_bearer	 b;
-	const char		*name = s->r->conf->name;
-	char			*reason, *scope;
-	size_t			 i;
-
-	/*
-	 * Only a sign-in can ask for more scope (client credentials ask for
-	 * what is configured).
-	 */
-	if (s->r->oauth == NULL || oauth_tokens(s->r->oauth) == NULL)
-		return (-1);
-	memset(&b, 0, sizeof b);
-	if (httphdr_bearer_parse(www, &b) != 0 || !b.found ||
-	    b.error == NULL || strcmp(b.error, "insufficient_scope") != 0 ||
-	    b.scope == NULL || strlen(b.scope) > 1024) {
-		httphdr_bearer_clear(&b);
-		return (-1);
-	}
-	scope = esc_text(b.scope, strlen(b.scope), 0);
-	httphdr_bearer_clear(&b);
-	m->busy = 0;
-	m->streaming = 0;
-	xasprintf(&reason, "this request needs the scope \"%s\"%s%s%s",
-	    scope, name != NULL ? ": sign in again with `mcpctl login " : "",
-	    name != NULL ? name : "", name != NULL ? "`" : "");
-	/* Once per distinct scope set: a prompt, not a flood. */
-	for (i = 0; i < s->nstep_ups; i++) {
-		if (strcmp(s->step_ups[i], scope) == 0)
-			break;
-	}
-	if (i == s->nstep_ups && s->nstep_ups < SESSION_MAX_STEP_UPS) {
-		s->step_ups[s->nstep_ups++] = xstrdup(scope);
-		rstatus_step_up(scope, reason);
-		remote_log("%s", reason);
-	}
-	session_reply_error(s, m, MCPD_ERR_REMOTE_AUTH, reason);
-	session_maybe_free(s, m);
-	free(reason);
-	free(scope);
-	return (0);
-}
-
-void
-session_busy(struct rsession *s, struct rmsg *m, uint64_t delay_ms)
-{
-	uint64_t	now = clock_now_ms();
-
-	m->busy = 0;
-	m->streaming = 0;
-	if (m->deadline_ms == 0)
-		m->deadline_ms = now + SESSION_BUSY_MAX_MS;
-	if (delay_ms == 0)
-		delay_ms = SESSION_BUSY_DEFAULT_MS;
-	if (now + delay_ms > m->deadline_ms) {
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote server is "
-		    "busy (HTTP 429 or 503) and asks to wait longer than "
-		    "mcpd-remote retries");
-		return;
-	}
-	session_arm(s, m, delay_ms);
-}
-
-void
-session_fallback(struct rsession *s, struct rmsg *m)
-{
-	m->busy = 0;
-	if (s->fell_back) {
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote refused "
-		    "both Streamable HTTP and HTTP+SSE");
-		return;
-	}
-	s->fell_back = 1;
-	remote_log("the remote refused Streamable HTTP; trying HTTP+SSE");
-	s->rt->ops->free(s->rt);
-	s->rt = legacy_new(s->r);
-	rstatus_transport(s->rt->ops->name);
-	session_send(s, m);
-}
-
-void
-session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
-{
-	uint64_t	now = clock_now_ms(), delay;
-
-	if (m != NULL) {
-		m->busy = 0;
-		m->streaming = 0;
-	}
-	/* Only once a session stood: at start, mcpd's backoff is better. */
-	if (m != NULL && !m->init && s->state == SESSION_READY &&
-	    s->init_result != NULL) {
-		if (m->deadline_ms == 0)
-			m->deadline_ms = now + SESSION_UNREACHABLE_MAX_MS;
-		delay = (uint64_t)SESSION_RETRY_MIN_MS << (m->attempts <
-		    SESSION_RETRY_MAX_SHIFT ? m->attempts :
-		    SESSION_RETRY_MAX_SHIFT);
-		m->attempts++;
-		if (now + delay <= m->deadline_ms) {
-			if (!s->unreachable_said)
-				remote_log("cannot reach the remote server "
-				    "(%s); trying again", reason);
-			s->unreachable_said = 1;
-			session_arm(s, m, delay);
-			return;
-		}
-	}
-	session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "cannot reach the remote "
-	    "server: %s", reason);
 }
 
 /*

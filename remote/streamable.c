@@ -154,12 +154,12 @@ sh_headers(struct sh *sh, const char **h, int post, char *own[2])
 		xasprintf(&own[0], "Mcp-Session-Id: %s", sh->session_id);
 		h[n++] = own[0];
 	}
-	proto = session_protocol(sh_session(sh));
+	proto = sh->rt.ev->protocol(sh_session(sh));
 	if (proto != NULL) {
 		xasprintf(&own[1], "MCP-Protocol-Version: %s", proto);
 		h[n++] = own[1];
 	}
-	auth = session_auth_header(sh_session(sh));
+	auth = sh->rt.ev->auth_header(sh_session(sh));
 	if (auth != NULL)
 		h[n++] = auth;
 	for (i = 0; i < rc->nheaders && n < SH_MAX_HEADERS - 2; i++)
@@ -190,7 +190,8 @@ sh_on_event(void *arg, const struct sse_event *ev)
 	x->last_id = ev->id_len > 0 ? xstrndup(ev->id, ev->id_len) : NULL;
 	if (ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0 &&
 	    ev->data_len > 0)
-		session_incoming(sh_session(x->sh), ev->data, ev->data_len);
+		x->sh->rt.ev->incoming(sh_session(x->sh), ev->data,
+		    ev->data_len);
 	return (0);
 }
 
@@ -236,16 +237,16 @@ sh_head(void *arg, struct http_req *req)
 		/* How long it lasts decides the wait before a reopen. */
 		backoff_ready(&x->reopen, clock_now_ms());
 		if (x->m != NULL)
-			session_head(sh_session(sh), x->m, 1);
+			sh->rt.ev->head(sh_session(sh), x->m, 1);
 	} else if (x->status == 202 || x->status == 204) {
 		x->kind = SH_NONE;
 		if (x->m != NULL)
-			session_head(sh_session(sh), x->m, 0);
+			sh->rt.ev->head(sh_session(sh), x->m, 0);
 	} else {
 		x->kind = SH_JSON;
 		x->max = sh->rt.r->conf->max_message_bytes;
 		if (x->m != NULL)
-			session_head(sh_session(sh), x->m, 0);
+			sh->rt.ev->head(sh_session(sh), x->m, 0);
 	}
 	return (0);
 }
@@ -375,7 +376,7 @@ sh_get_done(struct sh_x *x, enum http_end end, const char *error)
 	if ((x->status == 404 || (x->status == 400 && sh_says_no_session(x)))
 	    && x->sent_session) {
 		sh_x_free(x);
-		session_lost(sh_session(sh), NULL);
+		sh->rt.ev->lost(sh_session(sh), NULL);
 		return;
 	}
 	if (x->kind != SH_SSE && x->status != 0) {
@@ -421,16 +422,17 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sh_get_done(x, end, error);
 			return;
 		}
-		session_failed(s, m, MCPD_ERR_MESSAGE_TOO_LARGE, "the remote's "
-		    "response is larger than max_message_bytes (%zu)",
+		sh->rt.ev->failed(s, m, MCPD_ERR_MESSAGE_TOO_LARGE,
+		    "the remote's response is larger than max_message_bytes "
+		    "(%zu)",
 		    sh->rt.r->conf->max_message_bytes);
 		sh_x_free(x);
 		return;
 	}
 	if (x->status == -1) {
 		sh_x_free(x);
-		session_fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote gave a "
-		    "malformed Mcp-Session-Id");
+		sh->rt.ev->fatal(s, REMOTE_EXIT_UNAVAILABLE, "the remote gave "
+		    "a malformed Mcp-Session-Id");
 		return;
 	}
 	if (x->status == 0) {
@@ -450,7 +452,7 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			 * is told; later messages wait for the remote.
 			 */
 			sh_x_free(x);
-			session_failed(s, m, MCPD_ERR_REMOTE, "the remote's "
+			sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote's "
 			    "response stream broke and the server cannot be "
 			    "reached to resume it: %s", error != NULL ? error :
 			    "no response");
@@ -458,11 +460,11 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		}
 		if (end == HTTP_CONNECT) {
 			sh_x_free(x);
-			session_unreachable(s, m, error != NULL ? error :
+			sh->rt.ev->unreachable(s, m, error != NULL ? error :
 			    "no response");
 			return;
 		}
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote did not "
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote did not "
 		    "respond: %s", error != NULL ? error : "unknown error");
 		sh_x_free(x);
 		return;
@@ -476,13 +478,13 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			www = http_header(req, "WWW-Authenticate");
 			text = www != NULL ? xstrdup(www) : NULL;
 			sh_x_free(x);
-			session_auth(s, m, text);
+			sh->rt.ev->auth(s, m, text);
 			free(text);
 			return;
 		}
 		if (x->status == 403 && (www = http_header(req,
 		    "WWW-Authenticate")) != NULL &&
-		    session_forbidden(s, m, www) == 0) {
+		    sh->rt.ev->forbidden(s, m, www) == 0) {
 			sh_x_free(x);
 			return;
 		}
@@ -491,15 +493,15 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		    x->resumes > 0) {
 			/* The session went while it answered: not retried. */
 			sh_x_free(x);
-			session_failed(s, m, MCPD_ERR_REMOTE, "the remote "
+			sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote "
 			    "session was lost before the server answered");
-			session_lost(s, NULL);
+			sh->rt.ev->lost(s, NULL);
 			return;
 		}
 		if ((x->status == 404 || (x->status == 400 &&
 		    sh_says_no_session(x))) && x->sent_session) {
 			sh_x_free(x);
-			session_lost(s, m);
+			sh->rt.ev->lost(s, m);
 			return;
 		}
 		if ((x->status == 400 || x->status == 404 ||
@@ -507,7 +509,7 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		    sh->session_id == NULL &&
 		    sh->rt.r->conf->transport == RCONF_AUTO) {
 			sh_x_free(x);
-			session_fallback(s, m);
+			sh->rt.ev->fallback(s, m);
 			return;
 		}
 		if (x->status == 429 || x->status == 503) {
@@ -516,11 +518,11 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			    3600000, &delay) == -1)
 				delay = 0;
 			sh_x_free(x);
-			session_busy(s, m, delay);
+			sh->rt.ev->busy(s, m, delay);
 			return;
 		}
 		text = sh_excerpt(x);
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote answered "
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote answered "
 		    "HTTP %ld%s%s", x->status, *text != '\0' ? ": " : "",
 		    text);
 		free(text);
@@ -528,10 +530,10 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		return;
 	}
 	if (x->kind == SH_JSON && x->len > 0 && end == HTTP_DONE)
-		session_incoming(s, x->buf, x->len);
+		sh->rt.ev->incoming(s, x->buf, x->len);
 	if (!m->request || m->answered || x->kind == SH_NONE) {
 		sh_x_free(x);
-		session_done(s, m);
+		sh->rt.ev->done(s, m);
 		return;
 	}
 	/* A request whose response did not come on its own channel. */
@@ -542,15 +544,16 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sse_free(x->sse);
 		x->sse = NULL;
 		rstatus_resume("post");
-		session_resuming(s, m);
+		sh->rt.ev->resuming(s, m);
 		sh_resume_later(x);
 		return;
 	}
 	if (end != HTTP_DONE)
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote's response "
-		    "stream broke: %s", error != NULL ? error : "closed");
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote's "
+		    "response stream broke: %s",
+		    error != NULL ? error : "closed");
 	else
-		session_failed(s, m, MCPD_ERR_REMOTE, "the remote ended its "
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote ended its "
 		    "response without answering the request");
 	sh_x_free(x);
 }
@@ -716,12 +719,13 @@ static const struct rt_ops sh_ops = {
 };
 
 struct rt *
-streamable_new(struct remote *r)
+streamable_new(struct remote *r, const struct rt_events *ev)
 {
 	struct sh	*sh;
 
 	sh = xcalloc(1, sizeof *sh);
 	sh->rt.ops = &sh_ops;
+	sh->rt.ev = ev;
 	sh->rt.r = r;
 	TAILQ_INIT(&sh->xs);
 	return (&sh->rt);

@@ -76,6 +76,7 @@ sources() {
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
+			    remote/session_recover.c \
 			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
 			    src/backoff.c src/ratelim.c \

@@ -648,7 +648,7 @@ fz_setup(const char *cfg, size_t len)
 	fz_r.http = http_new(fz.base, NULL, NULL);
 	if (len > 2 && cfg[2] == 'o')
 		fz_r.oauth = fake_oauth_new(fz.base);
-	fz_r.session = session_new(&fz_r);
+	fz_r.session = session_new(&fz_r, &session_rt_events);
 }
 
 static void

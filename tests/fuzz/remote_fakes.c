@@ -584,11 +584,6 @@ remote_log(const char *fmt, ...)
 }
 
 void
-rio_start(struct remote *r)
-{
-}
-
-void
 rio_write(const char *msg, size_t len)
 {
 	fake_rio_out(msg, len);
@@ -616,22 +611,7 @@ rio_exit(struct remote *r, int code)
 	rio_exit_code = code;
 }
 
-void
-rio_free(void)
-{
-}
-
 /* The status channel: mcpd is not there. -------------------------------- */
-
-void
-rstatus_open(struct event_base *base, int fd)
-{
-}
-
-void
-rstatus_close(void)
-{
-}
 
 void
 rstatus_transport(const char *name)
@@ -781,12 +761,6 @@ oauth_cancel(struct oauth *o, void *arg)
 	}
 }
 
-time_t
-oauth_expiry(const struct oauth *o)
-{
-	return (0);
-}
-
 /* The clock and the seed ------------------------------------------------ */
 
 uint64_t	fake_clock_skew_ms;
@@ -805,16 +779,6 @@ uint64_t
 clock_now_ms(void)
 {
 	return (clock_now_us() / 1000);
-}
-
-uint64_t
-clock_realtime_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 +
-	    fake_clock_skew_ms * 1000);
 }
 
 uint64_t
