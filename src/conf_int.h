@@ -1,6 +1,7 @@
 /*
- * conf_int.h -- what the files of the configuration (conf.c, conf_file.c,
- * conf_remote.c, conf_share.c) share, and nobody else.
+ * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
+ * conf_file.c, conf_group.c, conf_remote.c, conf_share.c) share, and
+ * nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -37,14 +38,35 @@ struct conf	*conf_parse_file(const char *text, size_t len,
 		    const char *file, conf_getenv_fn getenv_fn,
 		    void *getenv_arg, conf_readfile_fn readfile_fn,
 		    struct conf_diags *diags);
+
+/* conf_diag.c: diagnostics, "PATH: message" (PATH a JSON path or file). */
 void		 conf_diag_error(struct conf_diags *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* conf.c: diagnostics, strings and keys while parsing. */
 void		 conf_error(struct conf_parse *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void		 conf_warn(struct conf_parse *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Filters (filter.h) report through this, arg the conf_parse. */
+void		 conf_filter_error(void *arg, const char *path,
+		    const char *message);
+/* text is not JSON: reported at file, by the line and column of offset. */
+void		 conf_json_error(struct conf_diags *, const char *file,
+		    const char *text, size_t offset);
+/*
+ * The strings of a JSON text that hold "\u0000", by their number in
+ * document order (keys and values, from 0): NULL if none, else *nmarks
+ * of them (free it).
+ */
+size_t		*conf_nul_strings(const char *text, size_t len,
+		    size_t *nmarks);
+/*
+ * Each string of root (parsed from text) that holds "\u0000" reported by
+ * its JSON path; returns how many there were.
+ */
+size_t		 conf_check_nul(const char *text, size_t len,
+		    const cJSON *root, const char *file, struct conf_diags *);
+
+/* conf.c: strings and keys while parsing. */
 /* A string member, expanded; NULL (reported) if not a string or bad. */
 char		*conf_string(struct conf_parse *, const char *path,
 		    const cJSON *);
@@ -106,10 +128,8 @@ void		 conf_share_copy(struct conf_server *,
 int		 conf_share_equal(const struct conf_server *,
 		    const struct conf_server *);
 
-/* Filters (filter.h): a key's kind or -1; errors as conf_error's. */
+/* Filters (filter.h): a key's kind or -1. */
 int		 conf_filter_kind(const char *key);
-void		 conf_filter_error(void *arg, const char *path,
-		    const char *message);
 
 /*
  * conf_group.c: the "groups" object (NULL if absent), read once every
