@@ -38,7 +38,6 @@
 
 #include "conf.h"
 #include "conf_int.h"
-#include "confvar.h"
 #include "dotenv.h"
 #include "filter.h"
 #include "roots.h"
@@ -223,12 +222,6 @@ struct conf_key {
 	size_t		 seq;
 };
 
-struct conf_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
 const char *
 conf_restart_name(enum conf_restart restart)
 {
@@ -244,18 +237,6 @@ conf_start_name(enum conf_start start)
 	if ((size_t)start >= nitems(conf_start_names))
 		return ("unknown");
 	return (conf_start_names[start]);
-}
-
-static void
-conf_buf_add(struct conf_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = b->len + n + 1 < 64 ? 64 : (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
 }
 
 static int
@@ -324,159 +305,6 @@ conf_valid_name(const char *name)
 		return (0);
 	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
-}
-
-/*
- * A file the configuration names, through cp->readfile_fn: its text
- * (wipe it), or NULL after reporting why at path, what naming it.
- */
-static char *
-conf_read_named(struct conf_parse *cp, const char *path, const char *what,
-    const char *file, size_t *len)
-{
-	char	*text, *cause;
-
-	if (cp->readfile_fn == NULL) {
-		conf_error(cp, path, "%s: files are not read when the "
-		    "configuration is parsed from memory", what);
-		return (NULL);
-	}
-	if (cp->readfile_fn(file, &text, len, &cause) == -1) {
-		conf_error(cp, path, "%s: %s", what, cause);
-		free(cause);
-		return (NULL);
-	}
-	return (text);
-}
-
-/*
- * "${credential:NAME}": the file NAME in $CREDENTIALS_DIRECTORY, where
- * systemd's LoadCredential= and LoadCredentialEncrypted= put a unit's
- * secrets, its one trailing newline dropped.  0 with the value added to
- * b, or -1 after reporting why.
- */
-static int
-conf_expand_credential(struct conf_parse *cp, const char *path,
-    const char *name, size_t nlen, struct conf_buf *b)
-{
-	const char	*dir;
-	char		*file, *text, *what;
-	size_t		 len, read_len;
-	int		 rc = -1;
-
-	if (!confvar_valid_credential(name, nlen)) {
-		conf_error(cp, path, "invalid credential name in "
-		    "\"${credential:}\": use letters, digits, '.', '_', '-' "
-		    "and '@'");
-		return (-1);
-	}
-	xasprintf(&what, "${credential:%.*s}", (int)nlen, name);
-	dir = cp->getenv_fn != NULL ? cp->getenv_fn("CREDENTIALS_DIRECTORY",
-	    cp->getenv_arg) : NULL;
-	if (dir == NULL || *dir == '\0') {
-		conf_error(cp, path, "%s: $CREDENTIALS_DIRECTORY is not set "
-		    "(systemd sets it for a unit with LoadCredential= or "
-		    "LoadCredentialEncrypted=)", what);
-		free(what);
-		return (-1);
-	}
-	xasprintf(&file, "%s/%.*s", dir, (int)nlen, name);
-	if ((text = conf_read_named(cp, path, what, file, &len)) != NULL) {
-		read_len = len;
-		if (memchr(text, '\0', len) != NULL)
-			conf_error(cp, path, "%s: holds a NUL byte", what);
-		else {
-			if (len > 0 && text[len - 1] == '\n')
-				len--;
-			if (len > 0 && text[len - 1] == '\r')
-				len--;
-			conf_buf_add(b, text, len);
-			rc = 0;
-		}
-		explicit_bzero(text, read_len);
-		free(text);
-	}
-	free(file);
-	free(what);
-	return (rc);
-}
-
-/*
- * Expand "${VAR}" and "${VAR:-default}" (default used when VAR is unset or
- * empty) and "${credential:NAME}"; "$$" is a literal '$', as is a '$' not
- * followed by '{'.  Returns NULL after reporting every problem in the
- * string.
- */
-static char *
-conf_expand(struct conf_parse *cp, const char *path, const char *in)
-{
-	struct conf_buf		 b = { NULL, 0, 0 };
-	struct confvar_piece	 p;
-	const char		*s, *value;
-	char			*name;
-	int			 failed = 0;
-
-	conf_buf_add(&b, "", 0);
-	s = in;
-	while (confvar_next(&s, &p)) {
-		switch (p.kind) {
-		case CONFVAR_TEXT:
-			conf_buf_add(&b, p.text, p.text_len);
-			break;
-		case CONFVAR_UNTERMINATED:
-			conf_error(cp, path, "unterminated \"${\" (no closing "
-			    "\"}\")");
-			failed = 1;
-			break;
-		case CONFVAR_CREDENTIAL:
-			if (conf_expand_credential(cp, path, p.name,
-			    p.name_len, &b) == -1)
-				failed = 1;
-			break;
-		case CONFVAR_VARIABLE:
-			if (p.name_len == 0) {
-				conf_error(cp, path, "empty variable name in "
-				    "\"${}\"");
-				failed = 1;
-				break;
-			}
-			if (!confvar_valid_variable(p.name, p.name_len)) {
-				conf_error(cp, path, "invalid variable name in "
-				    "\"${}\": use letters, digits and '_'");
-				failed = 1;
-				break;
-			}
-			name = xstrndup(p.name, p.name_len);
-			value = cp->getenv_fn(name, cp->getenv_arg);
-			if (value != NULL && (*value != '\0' ||
-			    !p.has_default))
-				conf_buf_add(&b, value, strlen(value));
-			else if (p.has_default)
-				conf_buf_add(&b, p.text, p.text_len);
-			else {
-				conf_error(cp, path, "${%s} is not set", name);
-				failed = 1;
-			}
-			free(name);
-			break;
-		}
-	}
-	if (failed) {
-		free(b.p);
-		return (NULL);
-	}
-	return (b.p);
-}
-
-/* A string member, expanded; NULL (reported) if not a string or bad. */
-char *
-conf_string(struct conf_parse *cp, const char *path, const cJSON *item)
-{
-	if (!cJSON_IsString(item)) {
-		conf_error(cp, path, "expected a string");
-		return (NULL);
-	}
-	return (conf_expand(cp, path, item->valuestring));
 }
 
 /* A whole JSON number in [min, max]. */

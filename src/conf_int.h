@@ -1,7 +1,7 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
- * conf_file.c, conf_group.c, conf_remote.c, conf_share.c) share, and
- * nobody else.
+ * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_share.c)
+ * share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -66,10 +66,19 @@ size_t		*conf_nul_strings(const char *text, size_t len,
 size_t		 conf_check_nul(const char *text, size_t len,
 		    const cJSON *root, const char *file, struct conf_diags *);
 
-/* conf.c: strings and keys while parsing. */
+/* conf_expand.c: strings expanded, files named read. */
 /* A string member, expanded; NULL (reported) if not a string or bad. */
 char		*conf_string(struct conf_parse *, const char *path,
 		    const cJSON *);
+/*
+ * A file the configuration names, through cp->readfile_fn: its text
+ * (*len bytes; wipe it), or NULL after reporting why at path, what
+ * naming it.
+ */
+char		*conf_read_named(struct conf_parse *, const char *path,
+		    const char *what, const char *file, size_t *len);
+
+/* conf.c: keys while parsing. */
 /* A server or group name: 1 to CONF_NAME_MAX_LEN of A-Z a-z 0-9 . _ - */
 int		 conf_valid_name(const char *);
 /* first[i]: the position of the first key equal to the i-th one. */
