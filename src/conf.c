@@ -40,7 +40,6 @@
 #include "conf_int.h"
 #include "dotenv.h"
 #include "filter.h"
-#include "roots.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -216,12 +215,6 @@ struct conf_entry {
 	const cJSON	*item;
 };
 
-/* For finding repeated keys: sorted by key, then by position. */
-struct conf_key {
-	const char	*key;
-	size_t		 seq;
-};
-
 const char *
 conf_restart_name(enum conf_restart restart)
 {
@@ -237,74 +230,6 @@ conf_start_name(enum conf_start start)
 	if ((size_t)start >= nitems(conf_start_names))
 		return ("unknown");
 	return (conf_start_names[start]);
-}
-
-static int
-conf_key_cmp(const void *a, const void *b)
-{
-	const struct conf_key	*ka = a, *kb = b;
-	int			 cmp;
-
-	if ((cmp = strcmp(ka->key, kb->key)) != 0)
-		return (cmp);
-	if (ka->seq != kb->seq)
-		return (ka->seq < kb->seq ? -1 : 1);
-	return (0);
-}
-
-/*
- * Given keys[i].seq == i, return first[] where first[i] is the position of
- * the first key equal to key i (i itself unless key i repeats an earlier
- * one).  Sorting keeps this O(n log n) for objects of any size.
- */
-static size_t *
-conf_first_keys(struct conf_key *keys, size_t n)
-{
-	size_t	*first, i, group;
-
-	first = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *first);
-	qsort(keys, n, sizeof *keys, conf_key_cmp);
-	group = 0;
-	for (i = 0; i < n; i++) {
-		if (i == 0 || strcmp(keys[i].key, keys[i - 1].key) != 0)
-			group = keys[i].seq;
-		first[keys[i].seq] = group;
-	}
-	return (first);
-}
-
-size_t *
-conf_object_first_keys(const cJSON *object)
-{
-	const cJSON		*item;
-	struct conf_key		*keys;
-	size_t			*first, n;
-
-	n = 0;
-	for (item = object->child; item != NULL; item = item->next)
-		n++;
-	keys = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *keys);
-	n = 0;
-	for (item = object->child; item != NULL; item = item->next) {
-		keys[n].key = item->string;
-		keys[n].seq = n;
-		n++;
-	}
-	first = conf_first_keys(keys, n);
-	free(keys);
-	return (first);
-}
-
-int
-conf_valid_name(const char *name)
-{
-	size_t	 len;
-
-	len = strlen(name);
-	if (len == 0 || len > CONF_NAME_MAX_LEN)
-		return (0);
-	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
 }
 
 /* A whole JSON number in [min, max]. */
@@ -624,60 +549,6 @@ conf_parse_env(struct conf_parse *cp, const char *path, const cJSON *object,
 }
 
 /*
- * "roots": directories the server may work in, as absolute paths or
- * file:// URIs; mcpd answers the server's roots/list with them.  Also
- * "member_roots" (conf_share.c).
- */
-void
-conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
-    char ***out, size_t *nout)
-{
-	const cJSON		*item;
-	char			*epath, *value, *uri;
-	size_t			 index = 0, i;
-
-	if (!cJSON_IsArray(array)) {
-		conf_error(cp, path, "expected an array of absolute paths or "
-		    "file:// URIs");
-		return;
-	}
-	cJSON_ArrayForEach(item, array) {
-		xasprintf(&epath, "%s[%zu]", path, index++);
-		value = conf_string(cp, epath, item);
-		if (value == NULL) {
-			free(epath);
-			continue;
-		}
-		for (i = 0; value[i] != '\0'; i++)
-			if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
-				break;
-		if (value[i] != '\0' && strncmp(value, "file://", 7) == 0) {
-			/* One root, one line of a roots key (roots.h). */
-			conf_error(cp, epath, "a file:// URI must not hold a "
-			    "control character (percent-encode it)");
-			free(value);
-			free(epath);
-			continue;
-		}
-		if (strncmp(value, "file://", 7) == 0)
-			uri = xstrdup(value);
-		else if (value[0] == '/')
-			uri = roots_path_uri(value);
-		else {
-			conf_error(cp, epath, "expected an absolute path or a "
-			    "file:// URI");
-			free(value);
-			free(epath);
-			continue;
-		}
-		free(value);
-		free(epath);
-		*out = xreallocarray(*out, *nout + 1, sizeof **out);
-		(*out)[(*nout)++] = uri;
-	}
-}
-
-/*
  * "envFile": the absolute path of a dotenv file (dotenv.h), expanded,
  * read now (at start and at each reload); its variables into *file_env.
  */
@@ -762,19 +633,6 @@ conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 		    sizeof *conf->servers);
 	}
 	conf->servers[conf->nservers++] = *cs;
-}
-
-/* A filter's key ("tools", "prompts", "resources"): its kind, or -1. */
-int
-conf_filter_kind(const char *key)
-{
-	int	 kind;
-
-	for (kind = 0; kind < FILTER_KINDS; kind++) {
-		if (strcmp(key, filter_kind_name(kind)) == 0)
-			return (kind);
-	}
-	return (-1);
 }
 
 /* The key of a stdio entry that a remote one does not take, or 0. */
@@ -1284,49 +1142,6 @@ conf_free(struct conf *conf)
 	free(conf->socket_group);
 	free(conf->cgroup);
 	free(conf);
-}
-
-const struct conf_server *
-conf_find(const struct conf *conf, const char *name)
-{
-	size_t	 i;
-
-	if (conf == NULL)
-		return (NULL);
-	for (i = 0; i < conf->nservers; i++) {
-		if (strcmp(conf->servers[i].name, name) == 0)
-			return (&conf->servers[i]);
-	}
-	return (NULL);
-}
-
-static int
-conf_string_ptr_cmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
-/* Two lists of n strings hold the same ones, in any order. */
-int
-conf_set_equal(char *const *a, char *const *b, size_t n)
-{
-	char	**sa, **sb;
-	size_t	  i;
-	int	  equal = 1;
-
-	if (n == 0)
-		return (1);
-	sa = xreallocarray(NULL, n, sizeof *sa);
-	sb = xreallocarray(NULL, n, sizeof *sb);
-	memcpy(sa, a, n * sizeof *sa);
-	memcpy(sb, b, n * sizeof *sb);
-	qsort(sa, n, sizeof *sa, conf_string_ptr_cmp);
-	qsort(sb, n, sizeof *sb, conf_string_ptr_cmp);
-	for (i = 0; i < n && equal; i++)
-		equal = strcmp(sa[i], sb[i]) == 0;
-	free(sa);
-	free(sb);
-	return (equal);
 }
 
 /* Environments are sets (keys are unique), so order does not matter. */

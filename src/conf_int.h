@@ -1,7 +1,7 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
- * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_share.c)
- * share, and nobody else.
+ * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_share.c,
+ * conf_value.c) share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -78,11 +78,32 @@ char		*conf_string(struct conf_parse *, const char *path,
 char		*conf_read_named(struct conf_parse *, const char *path,
 		    const char *what, const char *file, size_t *len);
 
-/* conf.c: keys while parsing. */
-/* A server or group name: 1 to CONF_NAME_MAX_LEN of A-Z a-z 0-9 . _ - */
-int		 conf_valid_name(const char *);
+/* conf_value.c: what every part reads the same way. */
+/* For finding repeated keys: sorted by key, then by position. */
+struct conf_key {
+	const char	*key;
+	size_t		 seq;
+};
+
+/*
+ * Given keys[i].seq == i, first[i] is the position of the first key
+ * equal to key i (keys is sorted; free first).
+ */
+size_t		*conf_first_keys(struct conf_key *keys, size_t n);
 /* first[i]: the position of the first key equal to the i-th one. */
 size_t		*conf_object_first_keys(const cJSON *);
+/* A server or group name: 1 to CONF_NAME_MAX_LEN of A-Z a-z 0-9 . _ - */
+int		 conf_valid_name(const char *);
+/* Two lists of n strings hold the same ones, in any order. */
+int		 conf_set_equal(char *const *, char *const *, size_t n);
+/*
+ * "roots" and "member_roots": absolute paths or file:// URIs, appended to
+ * *out as file:// URIs.
+ */
+void		 conf_parse_roots(struct conf_parse *, const char *path,
+		    const cJSON *array, char ***out, size_t *nout);
+/* Filters (filter.h): a key's kind or -1. */
+int		 conf_filter_kind(const char *key);
 
 /*
  * conf_remote.c: the keys of a remote server.  The remote members of a
@@ -108,17 +129,8 @@ void		 conf_remote_finish(struct conf_parse *, const char *path,
 void		 conf_remote_clear(struct conf_server *);
 void		 conf_remote_copy(struct conf_server *,
 		    const struct conf_server *);
-/* Two lists of n strings hold the same ones, in any order. */
-int		 conf_set_equal(char *const *, char *const *, size_t n);
 int		 conf_remote_equal(const struct conf_server *,
 		    const struct conf_server *);
-
-/*
- * "roots" and "member_roots": absolute paths or file:// URIs, appended to
- * *out as file:// URIs.
- */
-void		 conf_parse_roots(struct conf_parse *, const char *path,
-		    const cJSON *array, char ***out, size_t *nout);
 
 /*
  * conf_share.c: how clients share a server.  A key of its own (share,
@@ -136,9 +148,6 @@ void		 conf_share_copy(struct conf_server *,
 		    const struct conf_server *);
 int		 conf_share_equal(const struct conf_server *,
 		    const struct conf_server *);
-
-/* Filters (filter.h): a key's kind or -1. */
-int		 conf_filter_kind(const char *key);
 
 /*
  * conf_group.c: the "groups" object (NULL if absent), read once every
