@@ -1,12 +1,13 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
- * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_share.c,
- * conf_value.c) share, and nobody else.
+ * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_setting.c,
+ * conf_share.c, conf_value.c) share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -104,6 +105,41 @@ void		 conf_parse_roots(struct conf_parse *, const char *path,
 		    const cJSON *array, char ***out, size_t *nout);
 /* Filters (filter.h): a key's kind or -1. */
 int		 conf_filter_kind(const char *key);
+
+/*
+ * conf_setting.c: the settings (its table), the "mcpd" object.  What a
+ * change of a server setting means on reload: it runs the server
+ * differently (a restart), it is compared with the remote keys
+ * (conf_remote_equal), or it changes only when the server starts and
+ * stops (start, idle_stop_s).
+ */
+enum conf_setting_group {
+	CONF_SETTING_RUNS,
+	CONF_SETTING_REMOTE,
+	CONF_SETTING_WAKES,
+};
+
+/* cp->defaults and cp->conf's daemon-wide settings, before any key. */
+void		 conf_setting_defaults(struct conf_parse *);
+/* The "mcpd" object: daemon-wide keys and every server's defaults. */
+void		 conf_parse_defaults(struct conf_parse *, const cJSON *);
+/*
+ * A server setting: parsed into s (its bit set in *set if valid,
+ * reported if not); 0 if the key is no setting.
+ */
+int		 conf_setting_key(struct conf_parse *, const char *path,
+		    const cJSON *item, struct conf_settings *s, uint32_t *set);
+/* Cross-checks, only for settings given at this level (set mask). */
+void		 conf_check_settings(struct conf_parse *, const char *path,
+		    const struct conf_settings *, uint32_t set);
+/* Daemon-wide settings that depend on each other, after every key. */
+void		 conf_check_daemon(struct conf_parse *);
+/* Every setting of s into the server. */
+void		 conf_settings_to_server(struct conf_server *,
+		    const struct conf_settings *);
+/* The settings of one group are the same in both servers. */
+int		 conf_settings_same(const struct conf_server *,
+		    const struct conf_server *, enum conf_setting_group);
 
 /*
  * conf_remote.c: the keys of a remote server.  The remote members of a
