@@ -5,7 +5,12 @@
  * struct conf_diags as "PATH: message", so that a user sees all of them in
  * one go; a struct conf is returned only when there was no error.  Nothing
  * here logs or does I/O: conf_file.c reads the file and decides whether
- * to trust it; conf_remote.c takes the keys of remote servers (url).
+ * to trust it.  This file reads the document and its servers, and frees,
+ * copies and compares them; the parts it calls each have a file:
+ * conf_setting.c the settings (one table) and the "mcpd" object,
+ * conf_remote.c the keys of remote servers (url), conf_share.c sharing,
+ * conf_group.c groups.  Below them all, conf_value.c, conf_expand.c
+ * ("${...}") and conf_diag.c (diagnostics), which call nothing above.
  *
  * Invariants:
  * - A diagnostic names JSON paths, keys and variable names, never a string
@@ -23,14 +28,8 @@
  */
 #include "config.h"
 
-#include <sys/types.h>
-
-#include <grp.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,167 +37,12 @@
 
 #include "conf.h"
 #include "conf_int.h"
-#include "confvar.h"
 #include "dotenv.h"
 #include "filter.h"
-#include "roots.h"
 #include "util.h"
 #include "xmalloc.h"
 
 #define CONF_MEMORY_FILE	"<config>"
-#define CONF_SOFT_UNSET		SIZE_MAX	/* until the "mcpd" object is read */
-
-#ifndef MIN
-#define MIN(a, b)	((a) < (b) ? (a) : (b))
-#endif
-
-enum conf_kind {
-	CONF_KIND_U32,
-	CONF_KIND_SIZE,
-	CONF_KIND_FRACTION,
-	CONF_KIND_RESTART,
-	CONF_KIND_BOOL,
-	CONF_KIND_CAPS,
-	CONF_KIND_U64,
-	CONF_KIND_START,
-};
-
-/* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
-enum conf_setting_id {
-	CONF_S_RESTART,
-	CONF_S_BACKOFF_MIN_MS,
-	CONF_S_BACKOFF_MAX_MS,
-	CONF_S_BACKOFF_JITTER,
-	CONF_S_BACKOFF_RESET_MS,
-	CONF_S_MAX_RESTARTS,
-	CONF_S_RESTART_WINDOW_S,
-	CONF_S_INIT_TIMEOUT_MS,
-	CONF_S_REQUEST_TIMEOUT_MS,
-	CONF_S_STOP_TIMEOUT_MS,
-	CONF_S_HEALTH_INTERVAL_MS,
-	CONF_S_HEALTH_TIMEOUT_MS,
-	CONF_S_HEALTH_MAX_TIMEOUTS,
-	CONF_S_MAX_MESSAGE_BYTES,
-	CONF_S_DISABLED,
-	CONF_S_CLIENT_CAPABILITIES,
-	CONF_S_MEMORY_MAX,
-	CONF_S_PIDS_MAX,
-	CONF_S_CPU_WEIGHT,
-	CONF_S_CONNECT_TIMEOUT_MS,
-	CONF_S_START,
-	CONF_S_IDLE_STOP_S,
-	CONF_S_COUNT
-};
-#define CONF_BIT(id)	(1U << (id))
-
-struct conf_setting {
-	const char	*name;
-	enum conf_kind	 kind;
-	uint64_t	 min;
-	uint64_t	 max;
-	size_t		 offset;
-};
-
-#define CONF_SETTING(id, name, kind, min, max, field) \
-	[id] = { name, kind, min, max, offsetof(struct conf_settings, field) }
-
-static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
-	CONF_SETTING(CONF_S_RESTART, "restart", CONF_KIND_RESTART,
-	    0, 0, restart),
-	CONF_SETTING(CONF_S_BACKOFF_MIN_MS, "backoff_min_ms", CONF_KIND_U32,
-	    1, UINT32_MAX, backoff.min_ms),
-	CONF_SETTING(CONF_S_BACKOFF_MAX_MS, "backoff_max_ms", CONF_KIND_U32,
-	    1, UINT32_MAX, backoff.max_ms),
-	CONF_SETTING(CONF_S_BACKOFF_JITTER, "backoff_jitter",
-	    CONF_KIND_FRACTION, 0, 1, backoff.jitter),
-	CONF_SETTING(CONF_S_BACKOFF_RESET_MS, "backoff_reset_ms",
-	    CONF_KIND_U32, 0, UINT32_MAX, backoff.reset_ms),
-	CONF_SETTING(CONF_S_MAX_RESTARTS, "max_restarts", CONF_KIND_U32,
-	    0, CONF_MAX_MAX_RESTARTS, backoff.max_restarts),
-	CONF_SETTING(CONF_S_RESTART_WINDOW_S, "restart_window_s",
-	    CONF_KIND_U32, 0, UINT32_MAX, backoff.restart_window_s),
-	CONF_SETTING(CONF_S_INIT_TIMEOUT_MS, "init_timeout_ms", CONF_KIND_U32,
-	    1, UINT32_MAX, init_timeout_ms),
-	CONF_SETTING(CONF_S_REQUEST_TIMEOUT_MS, "request_timeout_ms",
-	    CONF_KIND_U32, 1, UINT32_MAX, request_timeout_ms),
-	CONF_SETTING(CONF_S_STOP_TIMEOUT_MS, "stop_timeout_ms", CONF_KIND_U32,
-	    1, UINT32_MAX, stop_timeout_ms),
-	CONF_SETTING(CONF_S_HEALTH_INTERVAL_MS, "health_interval_ms",
-	    CONF_KIND_U32, 0, UINT32_MAX, health_interval_ms),
-	CONF_SETTING(CONF_S_HEALTH_TIMEOUT_MS, "health_timeout_ms",
-	    CONF_KIND_U32, 1, UINT32_MAX, health_timeout_ms),
-	CONF_SETTING(CONF_S_HEALTH_MAX_TIMEOUTS, "health_max_timeouts",
-	    CONF_KIND_U32, 0, UINT32_MAX, health_max_timeouts),
-	CONF_SETTING(CONF_S_MAX_MESSAGE_BYTES, "max_message_bytes",
-	    CONF_KIND_SIZE, CONF_MIN_MAX_MESSAGE_BYTES,
-	    CONF_MAX_MAX_MESSAGE_BYTES, max_message_bytes),
-	CONF_SETTING(CONF_S_DISABLED, "disabled", CONF_KIND_BOOL,
-	    0, 1, disabled),
-	CONF_SETTING(CONF_S_CLIENT_CAPABILITIES, "client_capabilities",
-	    CONF_KIND_CAPS, 0, 0, client_caps),
-	CONF_SETTING(CONF_S_MEMORY_MAX, "memory_max", CONF_KIND_U64,
-	    0, CONF_MAX_MEMORY_MAX, memory_max),
-	CONF_SETTING(CONF_S_PIDS_MAX, "pids_max", CONF_KIND_U32,
-	    0, CONF_MAX_PIDS_MAX, pids_max),
-	CONF_SETTING(CONF_S_CPU_WEIGHT, "cpu_weight", CONF_KIND_U32,
-	    0, CONF_MAX_CPU_WEIGHT, cpu_weight),
-	CONF_SETTING(CONF_S_CONNECT_TIMEOUT_MS, "connect_timeout_ms",
-	    CONF_KIND_U32, 1, UINT32_MAX, connect_timeout_ms),
-	CONF_SETTING(CONF_S_START, "start", CONF_KIND_START, 0, 0, start),
-	CONF_SETTING(CONF_S_IDLE_STOP_S, "idle_stop_s", CONF_KIND_U32,
-	    0, CONF_MAX_IDLE_STOP_S, idle_stop_s),
-};
-
-static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
-
-/* Daemon-wide settings, only in the top-level "mcpd" object. */
-struct conf_daemon_setting {
-	const char	*name;
-	enum conf_kind	 kind;
-	uint64_t	 min;
-	uint64_t	 max;
-	size_t		 offset;
-};
-
-static const struct conf_daemon_setting conf_daemon_table[] = {
-	{ "client_output_hard_bytes", CONF_KIND_SIZE, 65536,
-	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
-	  offsetof(struct conf, client_output_hard_bytes) },
-	{ "client_output_soft_bytes", CONF_KIND_SIZE, 0,
-	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
-	  offsetof(struct conf, client_output_soft_bytes) },
-	{ "client_output_soft_s", CONF_KIND_U32, 0, 86400,
-	  offsetof(struct conf, client_output_soft_s) },
-	{ "client_line_timeout_ms", CONF_KIND_U32, 0,
-	  CONF_MAX_CLIENT_LINE_TIMEOUT_MS,
-	  offsetof(struct conf, client_line_timeout_ms) },
-	{ "max_connections_per_uid", CONF_KIND_U32, 0,
-	  CONF_MAX_MAX_CONNECTIONS_PER_UID,
-	  offsetof(struct conf, max_connections_per_uid) },
-	{ "client_max_inflight", CONF_KIND_U32, 1, UINT32_MAX,
-	  offsetof(struct conf, client_max_inflight) },
-	{ "client_max_held_bytes", CONF_KIND_SIZE, 0,
-	  CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
-	  offsetof(struct conf, client_max_held_bytes) },
-	{ "client_max_group_bytes", CONF_KIND_SIZE,
-	  CONF_MIN_CLIENT_MAX_GROUP_BYTES, CONF_MAX_MAX_MESSAGE_BYTES * 4ULL,
-	  offsetof(struct conf, client_max_group_bytes) },
-	{ "client_max_subscriptions", CONF_KIND_U32, 0, UINT32_MAX,
-	  offsetof(struct conf, client_max_subscriptions) },
-	{ "memory_budget_bytes", CONF_KIND_SIZE, CONF_MIN_MEMORY_BUDGET_BYTES,
-	  SIZE_MAX, offsetof(struct conf, memory_budget_bytes) },
-};
-
-static const char *conf_restart_names[] = {
-	[CONF_RESTART_ALWAYS] = "always",
-	[CONF_RESTART_ON_FAILURE] = "on-failure",
-	[CONF_RESTART_NEVER] = "never",
-};
-
-static const char *conf_start_names[] = {
-	[CONF_START_ALWAYS] = "always",
-	[CONF_START_ON_DEMAND] = "on-demand",
-};
 
 /* Server keys that belong to other MCP clients: accepted without a word. */
 static const char *conf_foreign_keys[] = {
@@ -216,594 +60,6 @@ struct conf_entry {
 	const char	*shape;
 	const cJSON	*item;
 };
-
-/* For finding repeated keys: sorted by key, then by position. */
-struct conf_key {
-	const char	*key;
-	size_t		 seq;
-};
-
-struct conf_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
-static void	conf_diag_add(struct conf_diags *, enum conf_level,
-		    const char *, const char *, va_list)
-		    __attribute__((format(printf, 4, 0)));
-
-static void
-conf_diag_add(struct conf_diags *diags, enum conf_level level,
-    const char *path, const char *fmt, va_list ap)
-{
-	struct conf_diag	*d;
-	char			*msg;
-
-	xvasprintf(&msg, fmt, ap);
-	diags->v = xreallocarray(diags->v, diags->n + 1, sizeof *diags->v);
-	d = &diags->v[diags->n++];
-	d->level = level;
-	xasprintf(&d->text, "%s: %s", path, msg);
-	free(msg);
-	if (level == CONF_ERROR)
-		diags->nerrors++;
-}
-
-void
-conf_diag_error(struct conf_diags *diags, const char *path, const char *fmt,
-    ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	conf_diag_add(diags, CONF_ERROR, path, fmt, ap);
-	va_end(ap);
-}
-
-void
-conf_error(struct conf_parse *cp, const char *path, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	conf_diag_add(cp->diags, CONF_ERROR, path, fmt, ap);
-	va_end(ap);
-}
-
-void
-conf_warn(struct conf_parse *cp, const char *path, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	conf_diag_add(cp->diags, CONF_WARNING, path, fmt, ap);
-	va_end(ap);
-}
-
-void
-conf_diags_init(struct conf_diags *diags)
-{
-	diags->v = NULL;
-	diags->n = 0;
-	diags->nerrors = 0;
-}
-
-void
-conf_diags_free(struct conf_diags *diags)
-{
-	size_t	 i;
-
-	for (i = 0; i < diags->n; i++)
-		free(diags->v[i].text);
-	free(diags->v);
-	conf_diags_init(diags);
-}
-
-const char *
-conf_restart_name(enum conf_restart restart)
-{
-	if ((size_t)restart >= sizeof conf_restart_names /
-	    sizeof conf_restart_names[0])
-		return ("unknown");
-	return (conf_restart_names[restart]);
-}
-
-const char *
-conf_start_name(enum conf_start start)
-{
-	if ((size_t)start >= nitems(conf_start_names))
-		return ("unknown");
-	return (conf_start_names[start]);
-}
-
-static void
-conf_buf_add(struct conf_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = b->len + n + 1 < 64 ? 64 : (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static int
-conf_key_cmp(const void *a, const void *b)
-{
-	const struct conf_key	*ka = a, *kb = b;
-	int			 cmp;
-
-	if ((cmp = strcmp(ka->key, kb->key)) != 0)
-		return (cmp);
-	if (ka->seq != kb->seq)
-		return (ka->seq < kb->seq ? -1 : 1);
-	return (0);
-}
-
-/*
- * Given keys[i].seq == i, return first[] where first[i] is the position of
- * the first key equal to key i (i itself unless key i repeats an earlier
- * one).  Sorting keeps this O(n log n) for objects of any size.
- */
-static size_t *
-conf_first_keys(struct conf_key *keys, size_t n)
-{
-	size_t	*first, i, group;
-
-	first = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *first);
-	qsort(keys, n, sizeof *keys, conf_key_cmp);
-	group = 0;
-	for (i = 0; i < n; i++) {
-		if (i == 0 || strcmp(keys[i].key, keys[i - 1].key) != 0)
-			group = keys[i].seq;
-		first[keys[i].seq] = group;
-	}
-	return (first);
-}
-
-size_t *
-conf_object_first_keys(const cJSON *object)
-{
-	const cJSON		*item;
-	struct conf_key		*keys;
-	size_t			*first, n;
-
-	n = 0;
-	for (item = object->child; item != NULL; item = item->next)
-		n++;
-	keys = xreallocarray(NULL, n == 0 ? 1 : n, sizeof *keys);
-	n = 0;
-	for (item = object->child; item != NULL; item = item->next) {
-		keys[n].key = item->string;
-		keys[n].seq = n;
-		n++;
-	}
-	first = conf_first_keys(keys, n);
-	free(keys);
-	return (first);
-}
-
-int
-conf_valid_name(const char *name)
-{
-	size_t	 len;
-
-	len = strlen(name);
-	if (len == 0 || len > CONF_NAME_MAX_LEN)
-		return (0);
-	return (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == len);
-}
-
-/*
- * A file the configuration names, through cp->readfile_fn: its text
- * (wipe it), or NULL after reporting why at path, what naming it.
- */
-static char *
-conf_read_named(struct conf_parse *cp, const char *path, const char *what,
-    const char *file, size_t *len)
-{
-	char	*text, *cause;
-
-	if (cp->readfile_fn == NULL) {
-		conf_error(cp, path, "%s: files are not read when the "
-		    "configuration is parsed from memory", what);
-		return (NULL);
-	}
-	if (cp->readfile_fn(file, &text, len, &cause) == -1) {
-		conf_error(cp, path, "%s: %s", what, cause);
-		free(cause);
-		return (NULL);
-	}
-	return (text);
-}
-
-/*
- * "${credential:NAME}": the file NAME in $CREDENTIALS_DIRECTORY, where
- * systemd's LoadCredential= and LoadCredentialEncrypted= put a unit's
- * secrets, its one trailing newline dropped.  0 with the value added to
- * b, or -1 after reporting why.
- */
-static int
-conf_expand_credential(struct conf_parse *cp, const char *path,
-    const char *name, size_t nlen, struct conf_buf *b)
-{
-	const char	*dir;
-	char		*file, *text, *what;
-	size_t		 len, read_len;
-	int		 rc = -1;
-
-	if (!confvar_valid_credential(name, nlen)) {
-		conf_error(cp, path, "invalid credential name in "
-		    "\"${credential:}\": use letters, digits, '.', '_', '-' "
-		    "and '@'");
-		return (-1);
-	}
-	xasprintf(&what, "${credential:%.*s}", (int)nlen, name);
-	dir = cp->getenv_fn != NULL ? cp->getenv_fn("CREDENTIALS_DIRECTORY",
-	    cp->getenv_arg) : NULL;
-	if (dir == NULL || *dir == '\0') {
-		conf_error(cp, path, "%s: $CREDENTIALS_DIRECTORY is not set "
-		    "(systemd sets it for a unit with LoadCredential= or "
-		    "LoadCredentialEncrypted=)", what);
-		free(what);
-		return (-1);
-	}
-	xasprintf(&file, "%s/%.*s", dir, (int)nlen, name);
-	if ((text = conf_read_named(cp, path, what, file, &len)) != NULL) {
-		read_len = len;
-		if (memchr(text, '\0', len) != NULL)
-			conf_error(cp, path, "%s: holds a NUL byte", what);
-		else {
-			if (len > 0 && text[len - 1] == '\n')
-				len--;
-			if (len > 0 && text[len - 1] == '\r')
-				len--;
-			conf_buf_add(b, text, len);
-			rc = 0;
-		}
-		explicit_bzero(text, read_len);
-		free(text);
-	}
-	free(file);
-	free(what);
-	return (rc);
-}
-
-/*
- * Expand "${VAR}" and "${VAR:-default}" (default used when VAR is unset or
- * empty) and "${credential:NAME}"; "$$" is a literal '$', as is a '$' not
- * followed by '{'.  Returns NULL after reporting every problem in the
- * string.
- */
-static char *
-conf_expand(struct conf_parse *cp, const char *path, const char *in)
-{
-	struct conf_buf		 b = { NULL, 0, 0 };
-	struct confvar_piece	 p;
-	const char		*s, *value;
-	char			*name;
-	int			 failed = 0;
-
-	conf_buf_add(&b, "", 0);
-	s = in;
-	while (confvar_next(&s, &p)) {
-		switch (p.kind) {
-		case CONFVAR_TEXT:
-			conf_buf_add(&b, p.text, p.text_len);
-			break;
-		case CONFVAR_UNTERMINATED:
-			conf_error(cp, path, "unterminated \"${\" (no closing "
-			    "\"}\")");
-			failed = 1;
-			break;
-		case CONFVAR_CREDENTIAL:
-			if (conf_expand_credential(cp, path, p.name,
-			    p.name_len, &b) == -1)
-				failed = 1;
-			break;
-		case CONFVAR_VARIABLE:
-			if (p.name_len == 0) {
-				conf_error(cp, path, "empty variable name in "
-				    "\"${}\"");
-				failed = 1;
-				break;
-			}
-			if (!confvar_valid_variable(p.name, p.name_len)) {
-				conf_error(cp, path, "invalid variable name in "
-				    "\"${}\": use letters, digits and '_'");
-				failed = 1;
-				break;
-			}
-			name = xstrndup(p.name, p.name_len);
-			value = cp->getenv_fn(name, cp->getenv_arg);
-			if (value != NULL && (*value != '\0' ||
-			    !p.has_default))
-				conf_buf_add(&b, value, strlen(value));
-			else if (p.has_default)
-				conf_buf_add(&b, p.text, p.text_len);
-			else {
-				conf_error(cp, path, "${%s} is not set", name);
-				failed = 1;
-			}
-			free(name);
-			break;
-		}
-	}
-	if (failed) {
-		free(b.p);
-		return (NULL);
-	}
-	return (b.p);
-}
-
-/* A string member, expanded; NULL (reported) if not a string or bad. */
-char *
-conf_string(struct conf_parse *cp, const char *path, const cJSON *item)
-{
-	if (!cJSON_IsString(item)) {
-		conf_error(cp, path, "expected a string");
-		return (NULL);
-	}
-	return (conf_expand(cp, path, item->valuestring));
-}
-
-/* A whole JSON number in [min, max]. */
-static int
-conf_integer(const cJSON *item, uint64_t min, uint64_t max, uint64_t *out)
-{
-	double	 d;
-
-	if (!cJSON_IsNumber(item))
-		return (0);
-	d = item->valuedouble;
-	if (!(d >= (double)min && d <= (double)max))
-		return (0);
-	if (d != (double)(uint64_t)d)
-		return (0);
-	*out = (uint64_t)d;
-	return (1);
-}
-
-static const struct conf_setting *
-conf_find_setting(const char *key)
-{
-	size_t	 i;
-
-	for (i = 0; i < CONF_S_COUNT; i++) {
-		if (strcmp(conf_setting_table[i].name, key) == 0)
-			return (&conf_setting_table[i]);
-	}
-	return (NULL);
-}
-
-/* An array naming capabilities: ["sampling", "elicitation", "roots"]. */
-static int
-conf_parse_caps(struct conf_parse *cp, const char *path, const cJSON *item,
-    unsigned int *out)
-{
-	const cJSON	*e;
-	unsigned int	 caps = 0;
-	size_t		 i, index = 0;
-	int		 found, rc = 0;
-
-	if (!cJSON_IsArray(item)) {
-		conf_error(cp, path, "expected an array of \"sampling\", "
-		    "\"elicitation\" or \"roots\"");
-		return (-1);
-	}
-	cJSON_ArrayForEach(e, item) {
-		found = 0;
-		for (i = 0; cJSON_IsString(e) && i < sizeof conf_cap_names /
-		    sizeof conf_cap_names[0]; i++) {
-			if (strcmp(e->valuestring, conf_cap_names[i]) == 0) {
-				caps |= 1U << i;
-				found = 1;
-			}
-		}
-		if (!found) {
-			conf_error(cp, path, "element %zu: expected "
-			    "\"sampling\", \"elicitation\" or \"roots\"", index);
-			rc = -1;
-		}
-		index++;
-	}
-	if (rc == 0)
-		*out = caps;
-	return (rc);
-}
-
-/* Store one setting into s; returns 0 or -1 (reported, s unchanged). */
-static int
-conf_parse_setting(struct conf_parse *cp, const char *path,
-    const struct conf_setting *setting, const cJSON *item,
-    struct conf_settings *s)
-{
-	char		*field = (char *)s + setting->offset;
-	uint64_t	 value;
-	double		 d;
-	size_t		 i;
-
-	switch (setting->kind) {
-	case CONF_KIND_U32:
-	case CONF_KIND_SIZE:
-	case CONF_KIND_U64:
-		if (!conf_integer(item, setting->min, setting->max, &value)) {
-			conf_error(cp, path, "expected an integer between %"
-			    PRIu64 " and %" PRIu64, setting->min,
-			    setting->max);
-			return (-1);
-		}
-		if (setting->kind == CONF_KIND_U32)
-			*(uint32_t *)field = (uint32_t)value;
-		else if (setting->kind == CONF_KIND_U64)
-			*(uint64_t *)field = value;
-		else
-			*(size_t *)field = (size_t)value;
-		return (0);
-	case CONF_KIND_FRACTION:
-		if (cJSON_IsNumber(item)) {
-			d = item->valuedouble;
-			if (d >= (double)setting->min &&
-			    d <= (double)setting->max) {
-				*(double *)field = d;
-				return (0);
-			}
-		}
-		conf_error(cp, path, "expected a number between %" PRIu64
-		    " and %" PRIu64, setting->min, setting->max);
-		return (-1);
-	case CONF_KIND_RESTART:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < sizeof conf_restart_names /
-			    sizeof conf_restart_names[0]; i++) {
-				if (strcmp(item->valuestring,
-				    conf_restart_names[i]) == 0) {
-					*(enum conf_restart *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"always\", \"on-failure\" or "
-		    "\"never\"");
-		return (-1);
-	case CONF_KIND_START:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < nitems(conf_start_names); i++) {
-				if (strcmp(item->valuestring,
-				    conf_start_names[i]) == 0) {
-					*(enum conf_start *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"always\" or \"on-demand\"");
-		return (-1);
-	case CONF_KIND_BOOL:
-		if (!cJSON_IsBool(item)) {
-			conf_error(cp, path, "expected true or false");
-			return (-1);
-		}
-		*(int *)field = cJSON_IsTrue(item) ? 1 : 0;
-		return (0);
-	case CONF_KIND_CAPS:
-		return (conf_parse_caps(cp, path, item, (unsigned int *)field));
-	}
-	return (-1);
-}
-
-/* Cross-checks, only for settings given at this level (set mask). */
-static void
-conf_check_settings(struct conf_parse *cp, const char *path,
-    const struct conf_settings *s, uint32_t set)
-{
-	const struct backoff_policy	*bp = &s->backoff;
-
-	if ((set & (CONF_BIT(CONF_S_BACKOFF_MIN_MS) |
-	    CONF_BIT(CONF_S_BACKOFF_MAX_MS))) && bp->min_ms > bp->max_ms) {
-		conf_error(cp, path, "backoff_min_ms (%" PRIu32 ") is greater "
-		    "than backoff_max_ms (%" PRIu32 ")", bp->min_ms,
-		    bp->max_ms);
-	}
-	if ((set & (CONF_BIT(CONF_S_MAX_RESTARTS) |
-	    CONF_BIT(CONF_S_RESTART_WINDOW_S))) && bp->max_restarts > 0 &&
-	    bp->restart_window_s == 0) {
-		conf_error(cp, path, "max_restarts (%" PRIu32 ") needs "
-		    "restart_window_s of at least 1", bp->max_restarts);
-	}
-}
-
-/* A daemon-wide key of the "mcpd" object?  Returns 1 if it was one. */
-static int
-conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
-    const cJSON *item)
-{
-	const struct conf_daemon_setting *d;
-	struct group	*gr;
-	uint64_t	 value;
-	size_t		 i;
-	char		*field;
-
-	if (strcmp(item->string, "socket_group") == 0) {
-		if (!cJSON_IsString(item) || *item->valuestring == '\0') {
-			conf_error(cp, path, "expected a group name");
-			return (1);
-		}
-		/* The value is not echoed: diagnostics show paths only. */
-		if ((gr = getgrnam(item->valuestring)) == NULL) {
-			conf_error(cp, path, "no such group on this system");
-			return (1);
-		}
-		free(cp->conf->socket_group);
-		cp->conf->socket_group = xstrdup(item->valuestring);
-		cp->conf->socket_gid = gr->gr_gid;
-		return (1);
-	}
-	if (strcmp(item->string, "cgroup") == 0) {
-		if (!cJSON_IsString(item) || *item->valuestring != '/' ||
-		    strchr(item->valuestring, '\n') != NULL) {
-			conf_error(cp, path, "expected the absolute path of a "
-			    "cgroup v2 directory");
-			return (1);
-		}
-		free(cp->conf->cgroup);
-		cp->conf->cgroup = xstrdup(item->valuestring);
-		return (1);
-	}
-
-	for (i = 0; i < nitems(conf_daemon_table);
-	    i++) {
-		d = &conf_daemon_table[i];
-		if (strcmp(d->name, item->string) != 0)
-			continue;
-		if (!conf_integer(item, d->min, d->max, &value)) {
-			conf_error(cp, path, "expected an integer between %"
-			    PRIu64 " and %" PRIu64, d->min, d->max);
-			return (1);
-		}
-		field = (char *)cp->conf + d->offset;
-		if (d->kind == CONF_KIND_U32)
-			*(uint32_t *)field = (uint32_t)value;
-		else
-			*(size_t *)field = (size_t)value;
-		return (1);
-	}
-	return (0);
-}
-
-static void
-conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
-{
-	const struct conf_setting	*setting;
-	const cJSON			*item;
-	size_t				*first, i;
-	uint32_t			 set = 0;
-	char				*path;
-
-	if (!cJSON_IsObject(object)) {
-		conf_error(cp, "mcpd", "expected an object");
-		return;
-	}
-	first = conf_object_first_keys(object);
-	for (i = 0, item = object->child; item != NULL;
-	    item = item->next, i++) {
-		xasprintf(&path, "mcpd.%s", item->string);
-		if (first[i] != i)
-			conf_error(cp, path, "duplicate key");
-		else if (conf_parse_daemon_setting(cp, path, item))
-			;
-		else if ((setting = conf_find_setting(item->string)) == NULL)
-			conf_warn(cp, path, "unknown key, ignored");
-		else if (conf_parse_setting(cp, path, setting, item,
-		    &cp->defaults) == 0)
-			set |= CONF_BIT(setting - conf_setting_table);
-		free(path);
-	}
-	free(first);
-	conf_check_settings(cp, "mcpd", &cp->defaults, set);
-}
 
 /* args expanded, and as written (args_display), in step. */
 static void
@@ -864,60 +120,6 @@ conf_parse_env(struct conf_parse *cp, const char *path, const cJSON *object,
 		free(epath);
 	}
 	free(first);
-}
-
-/*
- * "roots": directories the server may work in, as absolute paths or
- * file:// URIs; mcpd answers the server's roots/list with them.  Also
- * "member_roots" (conf_share.c).
- */
-void
-conf_parse_roots(struct conf_parse *cp, const char *path, const cJSON *array,
-    char ***out, size_t *nout)
-{
-	const cJSON		*item;
-	char			*epath, *value, *uri;
-	size_t			 index = 0, i;
-
-	if (!cJSON_IsArray(array)) {
-		conf_error(cp, path, "expected an array of absolute paths or "
-		    "file:// URIs");
-		return;
-	}
-	cJSON_ArrayForEach(item, array) {
-		xasprintf(&epath, "%s[%zu]", path, index++);
-		value = conf_string(cp, epath, item);
-		if (value == NULL) {
-			free(epath);
-			continue;
-		}
-		for (i = 0; value[i] != '\0'; i++)
-			if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
-				break;
-		if (value[i] != '\0' && strncmp(value, "file://", 7) == 0) {
-			/* One root, one line of a roots key (roots.h). */
-			conf_error(cp, epath, "a file:// URI must not hold a "
-			    "control character (percent-encode it)");
-			free(value);
-			free(epath);
-			continue;
-		}
-		if (strncmp(value, "file://", 7) == 0)
-			uri = xstrdup(value);
-		else if (value[0] == '/')
-			uri = roots_path_uri(value);
-		else {
-			conf_error(cp, epath, "expected an absolute path or a "
-			    "file:// URI");
-			free(value);
-			free(epath);
-			continue;
-		}
-		free(value);
-		free(epath);
-		*out = xreallocarray(*out, *nout + 1, sizeof **out);
-		(*out)[(*nout)++] = uri;
-	}
 }
 
 /*
@@ -1007,25 +209,6 @@ conf_add_server(struct conf_parse *cp, struct conf_server *cs)
 	conf->servers[conf->nservers++] = *cs;
 }
 
-/* A filter's key ("tools", "prompts", "resources"): its kind, or -1. */
-int
-conf_filter_kind(const char *key)
-{
-	int	 kind;
-
-	for (kind = 0; kind < FILTER_KINDS; kind++) {
-		if (strcmp(key, filter_kind_name(kind)) == 0)
-			return (kind);
-	}
-	return (-1);
-}
-
-void
-conf_filter_error(void *arg, const char *path, const char *message)
-{
-	conf_error(arg, path, "%s", message);
-}
-
 /* The key of a stdio entry that a remote one does not take, or 0. */
 static int
 conf_parse_stdio_key(struct conf_parse *cp, const char *kpath,
@@ -1046,7 +229,6 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 {
 	struct conf_settings		 s = cp->defaults;
 	struct conf_server		 cs, rs;
-	const struct conf_setting	*setting;
 	const cJSON			*item;
 	const char			*key;
 	char				*path, *kpath, *command = NULL;
@@ -1137,11 +319,9 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		else if (!remote && strcmp(key, "connect_timeout_ms") == 0)
 			conf_warn(cp, kpath, "only for a remote server (url), "
 			    "ignored");
-		else if ((setting = conf_find_setting(key)) != NULL) {
-			if (conf_parse_setting(cp, kpath, setting, item,
-			    &s) == 0)
-				set |= CONF_BIT(setting - conf_setting_table);
-		} else if (!conf_is_foreign_key(key))
+		else if (conf_setting_key(cp, kpath, item, &s, &set))
+			;
+		else if (!conf_is_foreign_key(key))
 			conf_warn(cp, kpath, "unknown key, ignored");
 		free(kpath);
 	}
@@ -1187,23 +367,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	cs.env[nenv] = NULL;
 	cs.cwd = cwd;
 	cs.cwd_display = cwd_display;
-	cs.restart = s.restart;
-	cs.backoff = s.backoff;
-	cs.init_timeout_ms = s.init_timeout_ms;
-	cs.request_timeout_ms = s.request_timeout_ms;
-	cs.stop_timeout_ms = s.stop_timeout_ms;
-	cs.health_interval_ms = s.health_interval_ms;
-	cs.health_timeout_ms = s.health_timeout_ms;
-	cs.health_max_timeouts = s.health_max_timeouts;
-	cs.max_message_bytes = s.max_message_bytes;
-	cs.disabled = s.disabled;
-	cs.client_caps = s.client_caps;
-	cs.memory_max = s.memory_max;
-	cs.pids_max = s.pids_max;
-	cs.cpu_weight = s.cpu_weight;
-	cs.connect_timeout_ms = s.connect_timeout_ms;
-	cs.start = s.start;
-	cs.idle_stop_s = s.idle_stop_s;
+	conf_settings_to_server(&cs, &s);
 	cs.nroots = nroots;
 	cs.roots = xreallocarray(roots, nroots + 1, sizeof *cs.roots);
 	cs.roots[nroots] = NULL;
@@ -1321,186 +485,6 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 	conf_group_parse(cp, groups);
 }
 
-/* Daemon-wide settings that depend on each other. */
-static void
-conf_check_daemon(struct conf_parse *cp)
-{
-	struct conf	*conf = cp->conf;
-
-	/* The default soft limit follows a lowered hard one. */
-	if (conf->client_output_soft_bytes == CONF_SOFT_UNSET)
-		conf->client_output_soft_bytes = MIN(
-		    CONF_DEFAULT_CLIENT_OUTPUT_SOFT_BYTES,
-		    conf->client_output_hard_bytes / 2);
-	else if (conf->client_output_soft_bytes >
-	    conf->client_output_hard_bytes)
-		conf_error(cp, "mcpd.client_output_soft_bytes", "%zu is more "
-		    "than client_output_hard_bytes (%zu)",
-		    conf->client_output_soft_bytes,
-		    conf->client_output_hard_bytes);
-}
-
-/*
- * 1 if the four characters after "\u" decode to a NUL in cJSON: "0000", or
- * anything that is not four hex digits, which cJSON takes for 0.
- */
-static int
-conf_nul_escape(const char *hex)
-{
-	return (memcmp(hex, "0000", 4) == 0 ||
-	    strspn(hex, "0123456789abcdefABCDEF") < 4);
-}
-
-/*
- * Which strings hold a NUL: their numbers, counting every key and string
- * value of the text in document order from 0.  The text is JSON cJSON has
- * accepted, so every '"' outside a string opens one; as in cJSON, a string
- * ends at the first '"' that no backslash escapes, and within it "\u"
- * takes the four characters after it, whatever they are.
- */
-static size_t *
-conf_nul_strings(const char *text, size_t len, size_t *nmarks)
-{
-	size_t	*marks = NULL, ordinal = 0, i, j, k;
-	int	 marked;
-
-	*nmarks = 0;
-	for (i = 0; i < len; i++) {
-		if (text[i] != '"')
-			continue;
-		for (j = i + 1; j < len && text[j] != '"'; j++) {
-			if (text[j] == '\\')
-				j++;
-		}
-		if (j > len)
-			j = len;
-		marked = 0;
-		for (k = i + 1; k < j; k++) {
-			if (text[k] != '\\')
-				continue;
-			if (k + 1 < j && text[k + 1] == 'u') {
-				if (k + 6 <= j && conf_nul_escape(text + k + 2))
-					marked = 1;
-				k += 5;
-			} else
-				k++;
-		}
-		if (marked) {
-			marks = xreallocarray(marks, *nmarks + 1,
-			    sizeof *marks);
-			marks[(*nmarks)++] = ordinal;
-		}
-		ordinal++;
-		i = j;
-	}
-	return (marks);
-}
-
-/* Walking the tree in document order, beside conf_nul_strings' marks. */
-struct conf_nul {
-	struct conf_diags	*diags;
-	const size_t		*marks;
-	size_t			 nmarks;
-	size_t			 next;		/* first mark not reached */
-	size_t			 ordinal;	/* of the next string */
-	struct conf_buf		 path;
-};
-
-/* Count one string; 1 if it is marked. */
-static int
-conf_nul_next(struct conf_nul *cn)
-{
-	int	 marked;
-
-	marked = cn->next < cn->nmarks && cn->marks[cn->next] == cn->ordinal;
-	if (marked)
-		cn->next++;
-	cn->ordinal++;
-	return (marked);
-}
-
-/* top: item is the document, whose keys start a path without a dot. */
-static void
-conf_nul_walk(struct conf_nul *cn, const cJSON *item, int top)
-{
-	const cJSON	*child;
-	size_t		 keep, index = 0;
-	char		 text[32];
-
-	if (cJSON_IsString(item)) {
-		if (conf_nul_next(cn))
-			conf_diag_error(cn->diags, cn->path.p, "contains a "
-			    "NUL character (\\u0000)");
-		return;
-	}
-	for (child = item->child; child != NULL && cn->next < cn->nmarks;
-	    child = child->next, index++) {
-		keep = cn->path.len;
-		if (cJSON_IsObject(item)) {
-			if (!top)	/* even after an empty key */
-				conf_buf_add(&cn->path, ".", 1);
-			conf_buf_add(&cn->path, child->string,
-			    strlen(child->string));
-			if (conf_nul_next(cn))
-				conf_diag_error(cn->diags, cn->path.p, "key "
-				    "contains a NUL character (\\u0000)");
-		} else {
-			snprintf(text, sizeof text, "[%zu]", index);
-			conf_buf_add(&cn->path, text, strlen(text));
-		}
-		conf_nul_walk(cn, child, 0);
-		cn->path.len = keep;
-		cn->path.p[keep] = '\0';
-	}
-}
-
-/*
- * cJSON decodes "\u0000" to a NUL, which ends the C string early: "a\u0000b"
- * would run as "a", and two keys could look the same.  Report each such
- * string by its JSON path; returns the number found.
- */
-static size_t
-conf_check_nul(const char *text, size_t len, const cJSON *root,
-    const char *file, struct conf_diags *diags)
-{
-	struct conf_nul	 cn;
-	size_t		*marks, nmarks;
-
-	if ((marks = conf_nul_strings(text, len, &nmarks)) == NULL)
-		return (0);
-	memset(&cn, 0, sizeof cn);
-	cn.diags = diags;
-	cn.marks = marks;
-	cn.nmarks = nmarks;
-	conf_buf_add(&cn.path, "", 0);
-	conf_nul_walk(&cn, root, 1);
-	if (cn.next != nmarks) {
-		/* Not found in the tree: still refused, if less precisely. */
-		conf_diag_error(diags, file, "a string contains a NUL "
-		    "character (\\u0000)");
-	}
-	free(cn.path.p);
-	free(marks);
-	return (nmarks);
-}
-
-static void
-conf_json_error(struct conf_diags *diags, const char *file, const char *text,
-    size_t offset)
-{
-	size_t	 line = 1, column = 1, i;
-
-	for (i = 0; i < offset; i++) {
-		if (text[i] == '\n') {
-			line++;
-			column = 1;
-		} else
-			column++;
-	}
-	conf_diag_error(diags, file, "line %zu, column %zu: invalid JSON",
-	    line, column);
-}
-
 struct conf *
 conf_parse_file(const char *text, size_t len, const char *file,
     conf_getenv_fn getenv_fn, void *getenv_arg, conf_readfile_fn readfile_fn,
@@ -1548,38 +532,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 	cp.getenv_fn = getenv_fn;
 	cp.getenv_arg = getenv_arg;
 	cp.readfile_fn = readfile_fn;
-	cp.defaults.restart = CONF_RESTART_ALWAYS;
-	cp.defaults.backoff.min_ms = CONF_DEFAULT_BACKOFF_MIN_MS;
-	cp.defaults.backoff.max_ms = CONF_DEFAULT_BACKOFF_MAX_MS;
-	cp.defaults.backoff.jitter = CONF_DEFAULT_BACKOFF_JITTER;
-	cp.defaults.backoff.reset_ms = CONF_DEFAULT_BACKOFF_RESET_MS;
-	cp.defaults.backoff.max_restarts = CONF_DEFAULT_MAX_RESTARTS;
-	cp.defaults.backoff.restart_window_s = CONF_DEFAULT_RESTART_WINDOW_S;
-	cp.defaults.init_timeout_ms = CONF_DEFAULT_INIT_TIMEOUT_MS;
-	cp.defaults.request_timeout_ms = CONF_DEFAULT_REQUEST_TIMEOUT_MS;
-	cp.defaults.stop_timeout_ms = CONF_DEFAULT_STOP_TIMEOUT_MS;
-	cp.defaults.health_interval_ms = CONF_DEFAULT_HEALTH_INTERVAL_MS;
-	cp.defaults.health_timeout_ms = CONF_DEFAULT_HEALTH_TIMEOUT_MS;
-	cp.defaults.health_max_timeouts = CONF_DEFAULT_HEALTH_MAX_TIMEOUTS;
-	cp.defaults.max_message_bytes = CONF_DEFAULT_MAX_MESSAGE_BYTES;
-	cp.defaults.disabled = 0;
-	cp.defaults.client_caps = CONF_CAP_ALL;
-	cp.defaults.connect_timeout_ms = CONF_DEFAULT_CONNECT_TIMEOUT_MS;
-	cp.defaults.start = CONF_START_ALWAYS;
-	cp.defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
-	cp.conf = xcalloc(1, sizeof *cp.conf);
-	cp.conf->client_output_hard_bytes =
-	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
-	cp.conf->client_output_soft_bytes = CONF_SOFT_UNSET;
-	cp.conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
-	cp.conf->client_line_timeout_ms = CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS;
-	cp.conf->max_connections_per_uid = CONF_DEFAULT_MAX_CONNECTIONS_PER_UID;
-	cp.conf->client_max_inflight = CONF_DEFAULT_CLIENT_MAX_INFLIGHT;
-	cp.conf->client_max_held_bytes = CONF_DEFAULT_CLIENT_MAX_HELD_BYTES;
-	cp.conf->client_max_group_bytes = CONF_DEFAULT_CLIENT_MAX_GROUP_BYTES;
-	cp.conf->client_max_subscriptions =
-	    CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS;
-	cp.conf->memory_budget_bytes = CONF_DEFAULT_MEMORY_BUDGET_BYTES;
+	conf_setting_defaults(&cp);
 
 	conf_parse_root(&cp, root);
 	conf_check_daemon(&cp);
@@ -1696,49 +649,6 @@ conf_free(struct conf *conf)
 	free(conf);
 }
 
-const struct conf_server *
-conf_find(const struct conf *conf, const char *name)
-{
-	size_t	 i;
-
-	if (conf == NULL)
-		return (NULL);
-	for (i = 0; i < conf->nservers; i++) {
-		if (strcmp(conf->servers[i].name, name) == 0)
-			return (&conf->servers[i]);
-	}
-	return (NULL);
-}
-
-static int
-conf_string_ptr_cmp(const void *a, const void *b)
-{
-	return (strcmp(*(char *const *)a, *(char *const *)b));
-}
-
-/* Two lists of n strings hold the same ones, in any order. */
-int
-conf_set_equal(char *const *a, char *const *b, size_t n)
-{
-	char	**sa, **sb;
-	size_t	  i;
-	int	  equal = 1;
-
-	if (n == 0)
-		return (1);
-	sa = xreallocarray(NULL, n, sizeof *sa);
-	sb = xreallocarray(NULL, n, sizeof *sb);
-	memcpy(sa, a, n * sizeof *sa);
-	memcpy(sb, b, n * sizeof *sb);
-	qsort(sa, n, sizeof *sa, conf_string_ptr_cmp);
-	qsort(sb, n, sizeof *sb, conf_string_ptr_cmp);
-	for (i = 0; i < n && equal; i++)
-		equal = strcmp(sa[i], sb[i]) == 0;
-	free(sa);
-	free(sb);
-	return (equal);
-}
-
 /* Environments are sets (keys are unique), so order does not matter. */
 static int
 conf_env_equal(const struct conf_server *a, const struct conf_server *b)
@@ -1749,16 +659,16 @@ conf_env_equal(const struct conf_server *a, const struct conf_server *b)
 int
 conf_server_equal(const struct conf_server *a, const struct conf_server *b)
 {
-	return (conf_server_runs_same(a, b) && a->start == b->start &&
-	    a->idle_stop_s == b->idle_stop_s && conf_share_equal(a, b));
+	return (conf_server_runs_same(a, b) &&
+	    conf_settings_same(a, b, CONF_SETTING_WAKES) &&
+	    conf_share_equal(a, b));
 }
 
 int
 conf_server_runs_same(const struct conf_server *a,
     const struct conf_server *b)
 {
-	const struct backoff_policy	*pa = &a->backoff, *pb = &b->backoff;
-	size_t				 i;
+	size_t	 i;
 
 	if (strcmp(a->name, b->name) != 0 || a->argc != b->argc)
 		return (0);
@@ -1772,27 +682,12 @@ conf_server_runs_same(const struct conf_server *a,
 		return (0);
 	if (a->cwd != NULL && strcmp(a->cwd, b->cwd) != 0)
 		return (0);
-	if (a->client_caps != b->client_caps || a->nroots != b->nroots ||
-	    a->share != b->share)
+	if (a->nroots != b->nroots || a->share != b->share)
 		return (0);
 	for (i = 0; i < a->nroots; i++) {
 		if (strcmp(a->roots[i], b->roots[i]) != 0)
 			return (0);
 	}
-	if (pa->min_ms != pb->min_ms || pa->max_ms != pb->max_ms ||
-	    pa->jitter != pb->jitter || pa->reset_ms != pb->reset_ms ||
-	    pa->max_restarts != pb->max_restarts ||
-	    pa->restart_window_s != pb->restart_window_s)
-		return (0);
-	return (a->restart == b->restart &&
-	    a->init_timeout_ms == b->init_timeout_ms &&
-	    a->request_timeout_ms == b->request_timeout_ms &&
-	    a->stop_timeout_ms == b->stop_timeout_ms &&
-	    a->health_interval_ms == b->health_interval_ms &&
-	    a->health_timeout_ms == b->health_timeout_ms &&
-	    a->health_max_timeouts == b->health_max_timeouts &&
-	    a->max_message_bytes == b->max_message_bytes &&
-	    a->disabled == b->disabled &&
-	    a->memory_max == b->memory_max && a->pids_max == b->pids_max &&
-	    a->cpu_weight == b->cpu_weight && conf_remote_equal(a, b));
+	return (conf_settings_same(a, b, CONF_SETTING_RUNS) &&
+	    conf_remote_equal(a, b));
 }

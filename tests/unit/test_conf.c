@@ -3178,6 +3178,84 @@ START_TEST(test_filters_not_compared)
 }
 END_TEST
 
+/*
+ * Each server setting, changed alone, is carried into the server and
+ * seen by the comparison that reload uses: a change of how the server
+ * runs restarts it (conf_server_runs_same fails), start and idle_stop_s
+ * only change when it starts and stops (conf_server_equal fails alone).
+ */
+START_TEST(test_settings_each_compared)
+{
+	static const struct {
+		const char	*setting;	/* "key": value */
+		int		 runs;		/* restarts the server */
+	} changes[] = {
+		{ "'restart': 'never'", 1 },
+		{ "'backoff_min_ms': 50", 1 },
+		{ "'backoff_max_ms': 60000", 1 },
+		{ "'backoff_jitter': 0.5", 1 },
+		{ "'backoff_reset_ms': 5", 1 },
+		{ "'max_restarts': 3, 'restart_window_s': 60", 1 },
+		{ "'restart_window_s': 7", 1 },
+		{ "'init_timeout_ms': 7", 1 },
+		{ "'request_timeout_ms': 7", 1 },
+		{ "'stop_timeout_ms': 7", 1 },
+		{ "'health_interval_ms': 7", 1 },
+		{ "'health_timeout_ms': 7", 1 },
+		{ "'health_max_timeouts': 7", 1 },
+		{ "'max_message_bytes': 4096", 1 },
+		{ "'disabled': true", 1 },
+		{ "'client_capabilities': ['roots']", 1 },
+		{ "'memory_max': 1048576", 1 },
+		{ "'pids_max': 7", 1 },
+		{ "'cpu_weight': 7", 1 },
+		{ "'start': 'on-demand'", 0 },
+		{ "'idle_stop_s': 7", 0 },
+	};
+	struct conf	*a, *b;
+	char		*text;
+	size_t		 i;
+
+	a = parse_ok("{'mcpServers': {'s': {'command': 'c'}}}");
+	for (i = 0; i < nitems(changes); i++) {
+		xasprintf(&text, "{'mcpServers': {'s': {'command': 'c', %s}}}",
+		    changes[i].setting);
+		b = parse_ok(text);
+		free(text);
+		ck_assert_msg(!conf_server_equal(&a->servers[0],
+		    &b->servers[0]), "%s compared equal", changes[i].setting);
+		ck_assert_msg(conf_server_runs_same(&a->servers[0],
+		    &b->servers[0]) == !changes[i].runs, "%s: runs_same %d",
+		    changes[i].setting, !changes[i].runs);
+		conf_free(b);
+	}
+	conf_free(a);
+
+	/* The values themselves, given in "mcpd" and carried to a server. */
+	a = parse_ok("{'mcpd': {'backoff_jitter': 0.5, 'pids_max': 9,"
+	    "'memory_max': 1048576, 'idle_stop_s': 11, 'start': 'on-demand',"
+	    "'client_capabilities': ['sampling']},"
+	    "'mcpServers': {'s': {'command': 'c', 'cpu_weight': 3}}}");
+	ck_assert(a->servers[0].backoff.jitter == 0.5);
+	ck_assert_uint_eq(a->servers[0].pids_max, 9);
+	ck_assert_uint_eq(a->servers[0].memory_max, 1048576);
+	ck_assert_uint_eq(a->servers[0].idle_stop_s, 11);
+	ck_assert_int_eq(a->servers[0].start, CONF_START_ON_DEMAND);
+	ck_assert_uint_eq(a->servers[0].client_caps, CONF_CAP_SAMPLING);
+	ck_assert_uint_eq(a->servers[0].cpu_weight, 3);
+	conf_free(a);
+
+	/* A jitter of -0 is one of 0: compared as numbers. */
+	a = parse_ok("{'mcpServers': {'s': {'command': 'c',"
+	    "'backoff_jitter': 0}}}");
+	b = parse_ok("{'mcpServers': {'s': {'command': 'c',"
+	    "'backoff_jitter': -0}}}");
+	ck_assert(conf_server_equal(&a->servers[0], &b->servers[0]));
+	conf_free(b);
+	conf_free(a);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -3276,6 +3354,7 @@ unit_suite(void)
 	tc = tcase_create("compare");
 	tcase_add_test(tc, test_server_equal);
 	tcase_add_test(tc, test_server_runs_same);
+	tcase_add_test(tc, test_settings_each_compared);
 	tcase_add_test(tc, test_restart_name);
 	suite_add_tcase(s, tc);
 
