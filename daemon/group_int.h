@@ -70,12 +70,6 @@ struct glink {
 	size_t			 ntemplates;
 };
 
-/* A name the session gave out: which member, and the member's name. */
-struct group_name {
-	size_t		 link;
-	char		*name;
-};
-
 enum group_op_kind {
 	GROUP_OP_LIST,
 	GROUP_OP_LEVEL,
@@ -141,7 +135,8 @@ struct group_session {
 	struct hmap		*by_client;	/* client id -> group_sent */
 	struct hmap		*op_ids;	/* client id -> group_op */
 	struct hmap		*downs;		/* did -> group_down */
-	struct hmap		*names[2];	/* tools, prompts */
+	struct hmap		*names[2];	/* tools, prompts: name ->
+						   gmerge_name */
 	struct hmap		*uris;		/* uri -> link index + 1 */
 	int64_t			 next_gid;
 	int64_t			 next_did;
