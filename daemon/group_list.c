@@ -356,23 +356,6 @@ group_list_part(struct group_session *gs, enum group_list list, size_t link,
 		    group_lists[list].method, gs->mem, GROUP_TEMPLATES_MAX);
 }
 
-/* A member's page, taken out of op (the caller frees it), or NULL. */
-static char *
-group_part_take(struct group_session *gs, struct group_op *op, size_t link,
-    size_t *len)
-{
-	return (group_budget_op_take(gs, op, &op->parts[link].text,
-	    &op->parts[link].len, len));
-}
-
-void
-group_part_clear(struct group_session *gs, struct group_op *op, size_t link)
-{
-	size_t	 len;
-
-	free(group_part_take(gs, op, link, &len));
-}
-
 void
 group_list_reply(struct group_session *gs, struct group_op *op, size_t link,
     const char *line, const struct envelope *env)
@@ -404,7 +387,7 @@ group_list_reply(struct group_session *gs, struct group_op *op, size_t link,
 	group_op_part_done(gs, op);
 }
 
-void
+static void
 group_list_done(struct group_session *gs, struct group_op *op)
 {
 	struct gmerge	 m;
@@ -486,6 +469,7 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 	}
 
 	op = group_op_new(gs, GROUP_OP_LIST, line + env->id.off, env->id.len);
+	op->done = group_list_done;
 	op->list = list;
 	op->parts = xcalloc(gs->nlinks + 1, sizeof *op->parts);
 	op->nparts = gs->nlinks;
