@@ -80,25 +80,18 @@ group_template_bytes(const char *t)
 	return (strlen(t) + 1 + sizeof (char *));
 }
 
+/* A name given out leaves the session's holdings. */
+static void
+group_name_let_go(void *arg, size_t keylen, const char *own)
+{
+	group_budget_sub(arg, group_name_bytes(keylen, own));
+}
+
 /* The names a list gave out. */
 void
 group_names_free(struct group_session *gs, int kind)
 {
-	struct hmap_iter	 it;
-	struct gmerge_name	*gn;
-	size_t			 keylen;
-	void			*value;
-
-	if (gs->names[kind] == NULL)
-		return;
-	hmap_iter_init(gs->names[kind], &it);
-	while (hmap_iter_next(&it, NULL, &keylen, &value)) {
-		gn = value;
-		group_budget_sub(gs, group_name_bytes(keylen, gn->name));
-		free(gn->name);
-		free(gn);
-	}
-	hmap_free(gs->names[kind]);
+	gmerge_names_free(gs->names[kind], group_name_let_go, gs);
 	gs->names[kind] = NULL;
 }
 

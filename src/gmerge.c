@@ -63,6 +63,28 @@ gmerge_name_find(const struct hmap *names, const char *exposed,
 }
 
 void
+gmerge_names_free(struct hmap *names,
+    void (*let_go)(void *arg, size_t keylen, const char *own), void *arg)
+{
+	struct hmap_iter	 it;
+	struct gmerge_name	*gn;
+	size_t			 keylen;
+	void			*value;
+
+	if (names == NULL)
+		return;
+	hmap_iter_init(names, &it);
+	while (hmap_iter_next(&it, NULL, &keylen, &value)) {
+		gn = value;
+		if (let_go != NULL)
+			let_go(arg, keylen, gn->name);
+		free(gn->name);
+		free(gn);
+	}
+	hmap_free(names);
+}
+
+void
 gmerge_init(struct gmerge *m, const char *key, const char *field, int named,
     const char *sep, size_t nmembers)
 {

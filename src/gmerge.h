@@ -56,6 +56,14 @@ const char *gmerge_name_find(const struct hmap *names, const char *exposed,
 	    size_t *member);
 
 /*
+ * Let go of a table of names; each (the length of the name given out,
+ * the member's own name) is shown to let_go first, if not NULL.
+ */
+void	gmerge_names_free(struct hmap *names,
+	    void (*let_go)(void *arg, size_t keylen, const char *own),
+	    void *arg);
+
+/*
  * Whether a member's entry is kept: own is its name or uri, exposed the
  * name the group gives it (NULL for resources and templates).
  */

@@ -127,20 +127,6 @@ check_cursor(const char *cursor, size_t n)
 	gmerge_cursors_free(out, n);
 }
 
-static void
-names_free(struct hmap *names)
-{
-	struct hmap_iter	 it;
-	void			*v;
-
-	hmap_iter_init(names, &it);
-	while (hmap_iter_next(&it, NULL, NULL, &v)) {
-		free(((struct gmerge_name *)v)->name);
-		free(v);
-	}
-	hmap_free(names);
-}
-
 /* The entries gmerge should ask about, and the page's next cursor. */
 static size_t
 reference(const char *text, size_t len, const char *key, const char *field,
@@ -267,7 +253,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(k->kept[i].own);
 		free(k->kept[i].exposed);
 	}
-	names_free(k->names);
+	gmerge_names_free(k->names, NULL, NULL);
 	free(k);
 	return (0);
 }
