@@ -11,7 +11,7 @@
  *   A session may not take the budget past its end while it holds more
  *   than BUDGET_SHARE_BYTES; one that holds more while the budget is used
  *   up has what it holds for its requests let go, once a second
- *   (group_check_limits), and those requests answered with -32015: a
+ *   (group_check_limits, in group_op.c), and those requests answered with -32015: a
  *   member that never answers cannot pin memory the others need.
  */
 #include "config.h"
@@ -35,9 +35,6 @@
 #include "proto.h"
 #include "util.h"
 #include "xmalloc.h"
-
-/* How often a session cut back for the budget is logged. */
-#define GROUP_BUDGET_LOG_MS	10000
 
 void
 group_budget_add(struct group_session *gs, size_t n)
@@ -127,48 +124,4 @@ group_budget_end(struct group_session *gs)
 {
 	budget_sub(gs->mcpd, gs->mem);
 	gs->mem = 0;
-}
-
-/* Does op hold more than its own record: a request, or members' pages? */
-static int
-group_budget_op_holds(const struct group_op *op)
-{
-	size_t	 i;
-
-	if (op->line != NULL)
-		return (1);
-	for (i = 0; i < op->nparts; i++)
-		if (op->parts[i].text != NULL)
-			return (1);
-	return (0);
-}
-
-void
-group_check_limits(struct group_session *gs)
-{
-	struct group_op	*op, *next;
-	char		*why;
-	size_t		 before = gs->mem, n = 0;
-	uint64_t	 now;
-
-	if (gs->mem <= BUDGET_SHARE_BYTES || !budget_exhausted(gs->mcpd))
-		return;
-	xasprintf(&why, "mcpd's memory budget (memory_budget_bytes %zu) is "
-	    "used up and this connection's session of group %s held %zu "
-	    "bytes for its requests", gs->mcpd->conf->memory_budget_bytes,
-	    gs->name, before);
-	TAILQ_FOREACH_SAFE(op, &gs->ops, entry, next) {
-		if (op->id == NULL || !group_budget_op_holds(op))
-			continue;
-		group_op_fail(gs, op, MCPD_ERR_LIMIT, why);
-		n++;
-	}
-	now = clock_now_ms();
-	if (n > 0 && now - gs->budget_logged_ms >= GROUP_BUDGET_LOG_MS) {
-		gs->budget_logged_ms = now;
-		log_warnx("group %s: %s; %zu of its requests answered with an "
-		    "error, %zu bytes let go", gs->name, why, n,
-		    before - gs->mem);
-	}
-	free(why);
 }

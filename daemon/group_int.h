@@ -1,8 +1,12 @@
 /*
- * group_int.h -- a group session's insides, shared by its three files and
- * by nothing else: group.c (the session: ids, calls, resources, links),
- * group_list.c (lists fanned out and merged, the names given out) and
- * group_budget.c (what the session holds, counted and bounded).
+ * group_int.h -- a group session's insides, shared by its five files and
+ * by nothing else.  Each calls only those below it:
+ * - group.c: the session, its links to the members' routers, dispatch;
+ * - group_route.c: calls, completions, resources and setLevel routed to
+ *   a member; group_list.c: lists fanned out and merged (src/gmerge.c),
+ *   the names given out;
+ * - group_op.c: replies to the client, requests to members, ops;
+ * - group_budget.c: what the session holds, counted and bounded.
  * Everything outside uses group.h.
  *
  * Every byte a session holds for its client beyond its fixed part (the
@@ -28,6 +32,7 @@
 struct attachment;
 struct client;
 struct envelope;
+struct envelope_edit;
 struct hmap;
 struct idtab;
 struct mcpd;
@@ -70,12 +75,6 @@ struct glink {
 	size_t			 ntemplates;
 };
 
-/* A name the session gave out: which member, and the member's name. */
-struct group_name {
-	size_t		 link;
-	char		*name;
-};
-
 enum group_op_kind {
 	GROUP_OP_LIST,
 	GROUP_OP_LEVEL,
@@ -109,6 +108,9 @@ struct group_op {
 	size_t			 next;		/* RESOURCE: next member */
 	int			 failed;	/* answered with an error; what
 						   it held let go */
+	/* Once every reply is in: answers the client (NULL: nobody). */
+	void			(*done)(struct group_session *,
+				    struct group_op *);
 };
 
 /* A request the session passed to a member under a gid. */
@@ -141,7 +143,8 @@ struct group_session {
 	struct hmap		*by_client;	/* client id -> group_sent */
 	struct hmap		*op_ids;	/* client id -> group_op */
 	struct hmap		*downs;		/* did -> group_down */
-	struct hmap		*names[2];	/* tools, prompts */
+	struct hmap		*names[2];	/* tools, prompts: name ->
+						   gmerge_name */
 	struct hmap		*uris;		/* uri -> link index + 1 */
 	int64_t			 next_gid;
 	int64_t			 next_did;
@@ -153,7 +156,8 @@ struct group_session {
 	TAILQ_ENTRY(group_session) entry;
 };
 
-/* group.c */
+/* group_op.c: replies to the client, requests to members, ops. */
+void	group_send(struct group_session *, const char *text, size_t len);
 void	group_result(struct group_session *, const char *id, size_t id_len,
 	    const char *result);
 void	group_error(struct group_session *, const char *id, size_t id_len,
@@ -173,15 +177,56 @@ void	group_op_part_done(struct group_session *, struct group_op *);
 void	group_op_fail(struct group_session *, struct group_op *, int code,
 	    const char *message);
 
+/* A request to a member under a fresh gid (id: the client's, or NULL). */
+struct group_sent *group_sent_new(struct group_session *, size_t link,
+	    const char *id, size_t id_len, struct group_op *);
+void	group_sent_free(struct group_session *, struct group_sent *);
+/*
+ * line[0, len) with the edits applied (sorted), in one buffer (malloc'd,
+ * *total bytes), or NULL if they do not fit it.
+ */
+char	*group_splice(const char *line, size_t len,
+	    const struct envelope_edit *, size_t nedits, size_t *total);
+/*
+ * Send a member line[0, len) with its id replaced by a gid (the edits,
+ * if any, applied too; sorted, the id's among them).  Returns 0, or -1 if
+ * the member is not attached (the caller answers).
+ */
+int	group_forward(struct group_session *, size_t link, const char *line,
+	    size_t len, const struct envelope_edit *, size_t nedits);
+/* The resource request op keeps, taken out of it (caller frees), or NULL. */
+char	*group_op_take_line(struct group_session *, struct group_op *,
+	    size_t *len);
+void	group_op_drop_line(struct group_session *, struct group_op *);
+/* A member's list page, taken out of op (the caller frees it), or NULL. */
+char	*group_part_take(struct group_session *, struct group_op *,
+	    size_t link, size_t *len);
+void	group_part_clear(struct group_session *, struct group_op *,
+	    size_t link);
+
+/* group_route.c: requests routed to a member, or to each in turn. */
+void	group_call(struct group_session *, int kind, const char *line,
+	    size_t len, const struct envelope *);
+void	group_complete(struct group_session *, const char *line, size_t len,
+	    const struct envelope *);
+void	group_resource(struct group_session *, const char *line, size_t len,
+	    const struct envelope *);
+void	group_set_level(struct group_session *, const char *line,
+	    const struct envelope *);
+/*
+ * Send op's resource request to the next member not tried; 0, or -1:
+ * none is left (op's request let go).
+ */
+int	group_resource_next(struct group_session *, struct group_op *);
+/* Does a member's error say the resource is not its? */
+int	group_not_found(const char *line, const struct envelope *);
+
 /* group_list.c: lists fanned out and merged; the names given out. */
 void	group_list(struct group_session *, enum group_list,
 	    const char *line, const struct envelope *);
 /* A member's reply to a list op's request. */
 void	group_list_reply(struct group_session *, struct group_op *,
 	    size_t link, const char *line, const struct envelope *);
-void	group_list_done(struct group_session *, struct group_op *);
-void	group_part_clear(struct group_session *, struct group_op *,
-	    size_t link);
 void	group_names_reset(struct group_session *, int kind);
 void	group_names_free(struct group_session *, int kind);
 void	group_uris_reset(struct group_session *);

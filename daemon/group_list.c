@@ -6,9 +6,11 @@
  * is the union, in group order, tools and prompts renamed (gname.h).  The
  * names given out are remembered, so calls find their member and original
  * name even when the name had to be shortened.  A member's own pages
- * continue under the group's cursor: base64url of a JSON object {"member
- * index": "member cursor", ...} of the members with more pages.  A member
- * that fails or is down contributes nothing.
+ * continue under the group's cursor, which holds each member's own.  The
+ * merge, the renaming, the table of names and the cursor are pure, in
+ * src/gmerge.c; what is here is the session's part: the fan-out, the
+ * filters, the holdings and the log.  A member that fails or is down
+ * contributes nothing.
  *
  * A member's page waits for the others as the text it came in (a tree is
  * built only to merge, once all have come), and is counted in the
@@ -33,9 +35,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "b64.h"
 #include "envelope.h"
 #include "filter.h"
+#include "gmerge.h"
 #include "gname.h"
 #include "group_int.h"
 #include "hmap.h"
@@ -62,7 +64,7 @@ const struct group_list_kind group_lists[GROUP_LIST_COUNT] = {
 static size_t
 group_name_bytes(size_t keylen, const char *name)
 {
-	return (sizeof (struct group_name) + strlen(name) + 1 + keylen +
+	return (sizeof (struct gmerge_name) + strlen(name) + 1 + keylen +
 	    GROUP_ENTRY_BYTES);
 }
 
@@ -78,25 +80,18 @@ group_template_bytes(const char *t)
 	return (strlen(t) + 1 + sizeof (char *));
 }
 
+/* A name given out leaves the session's holdings. */
+static void
+group_name_let_go(void *arg, size_t keylen, const char *own)
+{
+	group_budget_sub(arg, group_name_bytes(keylen, own));
+}
+
 /* The names a list gave out. */
 void
 group_names_free(struct group_session *gs, int kind)
 {
-	struct hmap_iter	 it;
-	struct group_name	*gn;
-	size_t			 keylen;
-	void			*value;
-
-	if (gs->names[kind] == NULL)
-		return;
-	hmap_iter_init(gs->names[kind], &it);
-	while (hmap_iter_next(&it, NULL, &keylen, &value)) {
-		gn = value;
-		group_budget_sub(gs, group_name_bytes(keylen, gn->name));
-		free(gn->name);
-		free(gn);
-	}
-	hmap_free(gs->names[kind]);
+	gmerge_names_free(gs->names[kind], group_name_let_go, gs);
 	gs->names[kind] = NULL;
 }
 
@@ -148,22 +143,16 @@ group_link_templates_clear(struct group_session *gs, struct glink *l)
 /* Does the group's filter let a member's tool or prompt through? */
 static int
 group_filter_allows(const struct group_session *gs, int kind, size_t link,
-    const char *own, char exposed[GNAME_MAX + 1])
+    const char *own)
 {
 	const struct filter	*f = gs->filters[group_lists[kind].filter];
 	struct gname_spellings	 sp;
 	int			 ok;
 
-	if (f == NULL) {
-		if (exposed != NULL)
-			gname_make(gs->links[link]->member, gs->sep, own,
-			    exposed);
+	if (f == NULL)
 		return (1);
-	}
 	gname_spellings(&sp, gs->links[link]->member, gs->sep, own);
 	ok = filter_allows_any(f, sp.v, sp.n);
-	if (exposed != NULL)
-		memcpy(exposed, sp.listed, sizeof sp.listed);
 	gname_spellings_free(&sp);
 	return (ok);
 }
@@ -172,14 +161,10 @@ const char *
 group_find_name(struct group_session *gs, int kind, const char *name,
     size_t *link)
 {
-	const struct group_name	*gn;
-	const char		*own = NULL, *rest;
-	size_t			 i, l = 0;
+	const char	*own, *rest;
+	size_t		 i, l = 0;
 
-	if ((gn = hmap_get(gs->names[kind], name, strlen(name))) != NULL) {
-		l = gn->link;
-		own = gn->name;
-	} else {
+	if ((own = gmerge_name_find(gs->names[kind], name, &l)) == NULL) {
 		/*
 		 * Not listed in this session: only a name the list would
 		 * give out as it is, MEMBER SEP NAME within the rules.
@@ -192,7 +177,7 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 			}
 		}
 	}
-	if (own == NULL || !group_filter_allows(gs, kind, l, own, NULL))
+	if (own == NULL || !group_filter_allows(gs, kind, l, own))
 		return (NULL);
 	*link = l;
 	return (own);
@@ -219,12 +204,12 @@ static int
 group_list_name(struct group_session *gs, int kind, size_t link,
     const char *own, const char *exposed, size_t *clashes, size_t *unkept)
 {
-	struct group_name	*gn;
-	size_t			 elen = strlen(exposed), bytes;
+	enum gmerge_claim	 claim;
+	size_t			 bytes;
 	char			*why;
 
-	gn = hmap_get(gs->names[kind], exposed, elen);
-	if (gn != NULL && (gn->link != link || strcmp(gn->name, own) != 0)) {
+	claim = gmerge_name_claim(gs->names[kind], exposed, link, own);
+	if (claim == GMERGE_NAME_CLASH) {
 		/* One line a page, however many. */
 		if ((*clashes)++ == 0)
 			log_warnx("group %s: %s of %s would be named %s like "
@@ -232,9 +217,9 @@ group_list_name(struct group_session *gs, int kind, size_t link,
 			    gs->links[link]->member, exposed);
 		return (-1);
 	}
-	if (gn != NULL)
+	if (claim == GMERGE_NAME_HELD)
 		return (0);
-	bytes = group_name_bytes(elen, own);
+	bytes = group_name_bytes(strlen(exposed), own);
 	if ((why = group_budget_refuses(gs, bytes)) != NULL) {
 		if ((*unkept)++ == 0)
 			log_warnx("group %s: %s of %s left out of %s: %s",
@@ -243,10 +228,7 @@ group_list_name(struct group_session *gs, int kind, size_t link,
 		free(why);
 		return (-1);
 	}
-	gn = xcalloc(1, sizeof *gn);
-	gn->link = link;
-	gn->name = xstrdup(own);
-	hmap_put(gs->names[kind], exposed, elen, gn);
+	gmerge_name_add(gs->names[kind], exposed, link, own);
 	group_budget_add(gs, bytes);
 	return (0);
 }
@@ -296,87 +278,75 @@ group_list_template(struct group_session *gs, struct glink *l,
 	group_budget_add(gs, group_template_bytes(t));
 }
 
-/* Take one member's page into the merged items and cursors. */
+/* What one member's page left out, for its log lines. */
+struct group_keep {
+	struct group_session	*gs;
+	enum group_list		 list;
+	size_t			 clashes;
+	size_t			 unkept;
+};
+
+/*
+ * Whether a member's entry goes into the merged list (gmerge_keep_fn):
+ * the group's filter lets it through, and its name, URI or template is
+ * remembered to route calls and reads.
+ */
+static int
+group_list_keep(void *arg, size_t link, const char *own, const char *exposed)
+{
+	struct group_keep	*k = arg;
+	struct group_session	*gs = k->gs;
+	enum group_list		 list = k->list;
+
+	if (list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS)
+		return (group_filter_allows(gs, list, link, own) &&
+		    group_list_name(gs, list, link, own, exposed,
+		    &k->clashes, &k->unkept) == 0);
+	if (!filter_allows_entry(gs->filters[group_lists[list].filter],
+	    (enum filter_list)list, own))
+		return (0);
+	if (list == GROUP_LIST_RESOURCES)
+		group_list_uri(gs, link, own, &k->unkept);
+	else
+		group_list_template(gs, gs->links[link], own, &k->unkept);
+	return (1);
+}
+
+/* Take one member's page into the merge, and say what it left out. */
 static void
 group_list_part(struct group_session *gs, enum group_list list, size_t link,
-    const cJSON *result, cJSON *merged, cJSON *cursors)
+    const char *text, size_t len, struct gmerge *m)
 {
-	const cJSON	*items, *e, *field, *next;
-	struct glink	*l = gs->links[link];
-	char		 exposed[GNAME_MAX + 1], key[24];
-	const char	*own;
-	cJSON		*copy;
-	size_t		 clashes = 0, unkept = 0;
-	int		 named;
+	struct group_keep	 k = { gs, list, 0, 0 };
+	const char		*member = gs->links[link]->member;
+	int			 named;
 
-	items = cJSON_GetObjectItemCaseSensitive(result, group_lists[list].key);
-	if (!cJSON_IsArray(items)) {
+	switch (gmerge_page(m, link, member, text, len, group_list_keep, &k)) {
+	case GMERGE_PAGE_NOT_JSON:
+		log_warnx("group %s: %s of %s is not JSON; left out",
+		    gs->name, group_lists[list].method, member);
+		return;
+	case GMERGE_PAGE_NO_ARRAY:
 		log_warnx("group %s: %s of %s has no %s array; left out",
-		    gs->name, group_lists[list].method, l->member,
+		    gs->name, group_lists[list].method, member,
 		    group_lists[list].key);
 		return;
+	case GMERGE_PAGE_OK:
+		break;
 	}
 	named = list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS;
-	cJSON_ArrayForEach(e, items) {
-		field = cJSON_GetObjectItemCaseSensitive(e,
-		    group_lists[list].field);
-		if (!cJSON_IsObject(e) || !cJSON_IsString(field))
-			continue;
-		own = field->valuestring;
-		if (named) {
-			if (!group_filter_allows(gs, list, link, own, exposed) ||
-			    group_list_name(gs, list, link, own, exposed,
-			    &clashes, &unkept) == -1)
-				continue;
-		} else if (!filter_allows_entry(
-		    gs->filters[group_lists[list].filter],
-		    (enum filter_list)list, own))
-			continue;
-		else if (list == GROUP_LIST_RESOURCES)
-			group_list_uri(gs, link, own, &unkept);
-		else
-			group_list_template(gs, l, own, &unkept);
-		copy = cJSON_Duplicate(e, 1);
-		if (named)
-			cJSON_ReplaceItemInObjectCaseSensitive(copy,
-			    group_lists[list].field,
-			    cJSON_CreateString(exposed));
-		cJSON_AddItemToArray(merged, copy);
-	}
-	if (clashes > 1)
+	if (k.clashes > 1)
 		log_warnx("group %s: %zu more names of %s clashed and were "
-		    "left out", gs->name, clashes - 1, l->member);
-	if (named && unkept > 1)
+		    "left out", gs->name, k.clashes - 1, member);
+	if (named && k.unkept > 1)
 		log_warnx("group %s: %zu more names of %s left out of %s, the "
-		    "session holding %zu bytes", gs->name, unkept - 1,
-		    l->member, group_lists[list].method, gs->mem);
-	else if (!named && unkept > 0)
+		    "session holding %zu bytes", gs->name, k.unkept - 1,
+		    member, group_lists[list].method, gs->mem);
+	else if (!named && k.unkept > 0)
 		log_warnx("group %s: %zu entries of %s's %s not remembered, "
 		    "the session holding %zu bytes (or %d templates): a read "
-		    "tries each server in turn", gs->name, unkept, l->member,
+		    "tries each server in turn", gs->name, k.unkept, member,
 		    group_lists[list].method, gs->mem, GROUP_TEMPLATES_MAX);
-	next = cJSON_GetObjectItemCaseSensitive(result, "nextCursor");
-	if (cJSON_IsString(next) && next->valuestring[0] != '\0') {
-		snprintf(key, sizeof key, "%zu", link);
-		cJSON_AddStringToObject(cursors, key, next->valuestring);
-	}
-}
-
-/* A member's page, taken out of op (the caller frees it), or NULL. */
-static char *
-group_part_take(struct group_session *gs, struct group_op *op, size_t link,
-    size_t *len)
-{
-	return (group_budget_op_take(gs, op, &op->parts[link].text,
-	    &op->parts[link].len, len));
-}
-
-void
-group_part_clear(struct group_session *gs, struct group_op *op, size_t link)
-{
-	size_t	 len;
-
-	free(group_part_take(gs, op, link, &len));
 }
 
 void
@@ -410,79 +380,43 @@ group_list_reply(struct group_session *gs, struct group_op *op, size_t link,
 	group_op_part_done(gs, op);
 }
 
-void
+static void
 group_list_done(struct group_session *gs, struct group_op *op)
 {
-	cJSON	*result, *merged, *cursors, *part;
-	char	*json, *cursor, *text;
-	size_t	 i, len;
+	struct gmerge	 m;
+	char		*text;
+	size_t		 i, len;
 
 	if (op->failed)
 		return;
-	result = cJSON_CreateObject();
-	merged = cJSON_AddArrayToObject(result, group_lists[op->list].key);
-	cursors = cJSON_CreateObject();
+	gmerge_init(&m, group_lists[op->list].key, group_lists[op->list].field,
+	    op->list == GROUP_LIST_TOOLS || op->list == GROUP_LIST_PROMPTS,
+	    gs->sep, op->nparts);
 	/* In group order, whatever order the replies came in. */
 	for (i = 0; i < op->nparts; i++) {
 		/* Out of the count first: the names take its place. */
 		if ((text = group_part_take(gs, op, i, &len)) == NULL)
 			continue;
-		if ((part = cJSON_ParseWithLength(text, len)) != NULL) {
-			group_list_part(gs, op->list, i, part, merged,
-			    cursors);
-			cJSON_Delete(part);
-		} else
-			log_warnx("group %s: %s of %s is not JSON; left out",
-			    gs->name, group_lists[op->list].method,
-			    gs->links[i]->member);
+		group_list_part(gs, op->list, i, text, len, &m);
 		free(text);
 	}
-	if (cursors->child != NULL &&
-	    (json = cJSON_PrintUnformatted(cursors)) != NULL) {
-		cursor = b64url_encode(json, strlen(json));
-		cJSON_AddStringToObject(result, "nextCursor", cursor);
-		free(cursor);
-		free(json);
-	}
-	cJSON_Delete(cursors);
-	text = rpc_print(result);
-	cJSON_Delete(result);
+	text = gmerge_finish(&m);
 	group_result(gs, op->id, op->id_len, text);
 	free(text);
 }
 
 /*
- * A cursor this session gave out: members' indexes (in decimal) to their
- * own cursors, at least one.
+ * The cursors of the members to ask (gs->nlinks of them), or NULL for a
+ * first page; -1: not a cursor this session gave out.
  */
 static int
-group_cursor_valid(const struct group_session *gs, const cJSON *cursors)
-{
-	const cJSON	*c;
-	char		*end;
-	unsigned long	 i;
-
-	if (!cJSON_IsObject(cursors) || cursors->child == NULL)
-		return (0);
-	cJSON_ArrayForEach(c, cursors) {
-		i = strtoul(c->string, &end, 10);
-		if (!cJSON_IsString(c) || c->string[0] < '0' ||
-		    c->string[0] > '9' || *end != '\0' || i >= gs->nlinks)
-			return (0);
-	}
-	return (1);
-}
-
-/* The cursors of the members to ask, or NULL for a first page; -1: bad. */
-static int
 group_list_cursors(const char *line, const struct envelope *env,
-    const struct group_session *gs, cJSON **out)
+    const struct group_session *gs, char ***out)
 {
-	cJSON		*params, *cursors = NULL;
+	cJSON		*params;
 	const cJSON	*e;
-	unsigned char	*json;
 	char		*cursor = NULL;
-	size_t		 n;
+	int		 rc;
 
 	*out = NULL;
 	if (env->params.type == ENVELOPE_OBJECT &&
@@ -496,18 +430,9 @@ group_list_cursors(const char *line, const struct envelope *env,
 	}
 	if (cursor == NULL)
 		return (0);
-	json = strlen(cursor) <= RPC_PARSE_MAX_BYTES ?
-	    b64url_decode(cursor, strlen(cursor), &n) : NULL;
-	if (json != NULL)
-		cursors = cJSON_ParseWithLength((char *)json, n);
-	free(json);
+	rc = gmerge_cursor_decode(cursor, gs->nlinks, out);
 	free(cursor);
-	if (!group_cursor_valid(gs, cursors)) {
-		cJSON_Delete(cursors);
-		return (-1);
-	}
-	*out = cursors;
-	return (0);
+	return (rc);
 }
 
 /* Fan a list request out to every member that is up or starting. */
@@ -516,8 +441,8 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
     const struct envelope *env)
 {
 	struct group_op	*op;
-	cJSON		*params, *cursors, *c;
-	char		 key[24];
+	cJSON		*params;
+	char		**cursors;
 	size_t		 i;
 
 	if (group_list_cursors(line, env, gs, &cursors) == -1) {
@@ -537,29 +462,24 @@ group_list(struct group_session *gs, enum group_list list, const char *line,
 	}
 
 	op = group_op_new(gs, GROUP_OP_LIST, line + env->id.off, env->id.len);
+	op->done = group_list_done;
 	op->list = list;
 	op->parts = xcalloc(gs->nlinks + 1, sizeof *op->parts);
 	op->nparts = gs->nlinks;
 	group_budget_op_add(gs, op, gs->nlinks * sizeof *op->parts);
 	op->waiting = 1;	/* until every request is out */
 	for (i = 0; i < gs->nlinks; i++) {
-		if (cursors != NULL) {
-			snprintf(key, sizeof key, "%zu", i);
-			c = cJSON_GetObjectItemCaseSensitive(cursors, key);
-			if (!cJSON_IsString(c))
-				continue;
-		} else
-			c = NULL;
+		if (cursors != NULL && cursors[i] == NULL)
+			continue;
 		if (!group_link_usable(gs, i))
 			continue;
 		params = cJSON_CreateObject();
-		if (c != NULL)
-			cJSON_AddStringToObject(params, "cursor",
-			    c->valuestring);
+		if (cursors != NULL)
+			cJSON_AddStringToObject(params, "cursor", cursors[i]);
 		op->waiting++;
 		group_own_request(gs, i, op, group_lists[list].method,
 		    params);
 	}
-	cJSON_Delete(cursors);
+	gmerge_cursors_free(cursors, gs->nlinks);
 	group_op_part_done(gs, op);
 }

@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm}
+    filter jsonc urinorm gmerge}
 
 max_len() {
 	case $1 in
@@ -33,7 +33,7 @@ max_len() {
 
 dict() {
 	case $1 in
-	envelope | filter | jsonc | roots | handover)
+	envelope | filter | jsonc | roots | handover | gmerge)
 			echo "-dict=$top/tests/fuzz/dict/json.dict" ;;
 	client)		echo "-dict=$top/tests/fuzz/dict/client.dict" ;;
 	control)	echo "-dict=$top/tests/fuzz/dict/control.dict" ;;
