@@ -299,7 +299,7 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 }
 
 /* A line with one edit applied (outq_add_edit). */
-void
+static void
 client_queue_edit(struct client *c, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
@@ -314,7 +314,7 @@ client_queue_edit(struct client *c, const char *line, size_t len,
  * of size bytes, which this takes over) are queued by reference, not
  * copied: a 16 MiB reply leaves mcpd without a second copy of itself.
  */
-void
+static void
 client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
@@ -488,7 +488,7 @@ client_hup_cb(evutil_socket_t fd, short events, void *arg)
 }
 
 /* The router has nothing more pending for this client. */
-void
+static void
 client_idle(struct client *c)
 {
 	client_maybe_close(c);
@@ -1001,7 +1001,7 @@ client_is_attached(const struct client *c)
 }
 
 /* The router dropped this client (its server was removed): close it. */
-void
+static void
 client_detached(struct client *c, const char *reason)
 {
 	c->att = NULL;
@@ -1013,6 +1013,88 @@ client_serial(const struct client *c)
 {
 	return (c->serial);
 }
+
+/*
+ * The router's view of a connection (router.h): the peer table a client
+ * attaches with, so the router calls no function of this file by name.
+ */
+static void
+client_peer_queue(void *c, const struct iovec *iov, int iovcnt)
+{
+	client_queue_iov(c, iov, iovcnt);
+}
+
+static void
+client_peer_queue_edit(void *c, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	client_queue_edit(c, line, len, edit);
+}
+
+static void
+client_peer_queue_owned(void *c, const struct iovec *iov, int iovcnt,
+    void *mem, size_t size)
+{
+	client_queue_iov_owned(c, iov, iovcnt, mem, size);
+}
+
+static void
+client_peer_pause(void *c, int pause)
+{
+	if (pause)
+		client_pause(c);
+	else
+		client_resume(c);
+}
+
+static void
+client_peer_idle(void *c)
+{
+	client_idle(c);
+}
+
+static void
+client_peer_detached(void *c, const char *reason)
+{
+	client_detached(c, reason);
+}
+
+static pid_t
+client_peer_pid(const void *c)
+{
+	return (client_pid(c));
+}
+
+static uid_t
+client_peer_uid(const void *c)
+{
+	return (client_uid(c));
+}
+
+static uint64_t
+client_peer_serial(const void *c)
+{
+	return (client_serial(c));
+}
+
+static int
+client_peer_is_admin(const void *c)
+{
+	return (client_is_admin(c));
+}
+
+const struct router_peer client_router_peer = {
+	.queue = client_peer_queue,
+	.queue_edit = client_peer_queue_edit,
+	.queue_owned = client_peer_queue_owned,
+	.pause = client_peer_pause,
+	.idle = client_peer_idle,
+	.detached = client_peer_detached,
+	.pid = client_peer_pid,
+	.uid = client_peer_uid,
+	.serial = client_peer_serial,
+	.is_admin = client_peer_is_admin,
+};
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */
 void

@@ -18,6 +18,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "router.h"
 #include "util.h"
 
 struct client;
@@ -122,8 +123,8 @@ TAILQ_HEAD(router_waiting_list, router_waiting);
 
 struct attachment {
 	struct router		*router;
-	struct client		*client;	/* NULL for a group's link */
-	struct glink		*link;		/* NULL for a client */
+	const struct router_peer *peer;		/* a client or a group's link */
+	void			*peer_arg;
 	/*
 	 * Client id text -> pending: a chained table of the pendings
 	 * themselves, so a reply takes its request out without hashing.
@@ -163,6 +164,7 @@ struct attachment {
 
 struct router {
 	struct mcpd		*mcpd;
+	const struct router_upstream *up;	/* the worker's, below */
 	struct worker		*worker;
 	TAILQ_HEAD(, attachment) atts;
 	size_t			 natts;
