@@ -1,8 +1,9 @@
 /*
- * router_int.h -- the router's insides, shared by its three files and by
- * nothing else: router.c (pending requests, timers, output, sessions and
- * attachments), router_up.c (clients to the server) and router_down.c (the
- * server to clients).  Everything outside uses router.h.
+ * router_int.h -- the router's insides, shared by its files and by
+ * nothing else: router.c (timers, output, sessions and attachments),
+ * router_pending.c (pending requests), router_up.c (clients to the
+ * server), router_down.c (the server to clients) and the rest below.
+ * Everything outside uses router.h.
  */
 #ifndef MCPD_ROUTER_INT_H
 #define MCPD_ROUTER_INT_H
@@ -233,6 +234,8 @@ struct router {
 
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
 extern const char *router_levels[8];
+/* The names of outcomes, as status and the journal give them. */
+extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 
 /*
  * router.c
@@ -282,6 +285,20 @@ void		 router_down_free(struct router *, struct router_down *);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
 
+/* A client that has half-closed may go once nothing of its is pending. */
+void		 router_check_idle(struct attachment *);
+/* A request of mcpd's own to the server (params taken). */
+void		 router_internal_request(struct router *, const char *method,
+		    cJSON *params);
+
+/* Timers and held requests. */
+void		 router_arm_sweep(struct router *);
+void		 router_waiting_free(struct router *, struct router_waiting *);
+
+/*
+ * router_pending.c
+ */
+
 /*
  * Pending requests.  A client's (id not NULL) comes with the hash of its
  * id (router_id_hash); method[0, method_len) need not end with a NUL.
@@ -306,13 +323,9 @@ int		 router_late_reply(const struct router *, int64_t upstream_id);
 /* Count the outcome and latency; log the slow and the failed. */
 void		 router_record(struct router *, struct router_pending *,
 		    enum router_outcome, const char *reason);
-/* A request of mcpd's own to the server (params taken). */
-void		 router_internal_request(struct router *, const char *method,
-		    cJSON *params);
-
-/* Timers and held requests. */
-void		 router_arm_sweep(struct router *);
-void		 router_waiting_free(struct router *, struct router_waiting *);
+/* Tell the server to stop working on a request (a notification). */
+void		 router_cancel_upstream(struct router *,
+		    struct router_pending *, const char *reason);
 
 /*
  * router_up.c
