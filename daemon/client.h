@@ -59,8 +59,6 @@ void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);
 /* mcpd's own uid or root, as opposed to a member of socket_group. */
 int	 client_is_admin(const struct client *);
-/* Whether a user is one (the one rule for client_is_admin). */
-int	 client_uid_is_admin(uid_t);
 pid_t	 client_pid(const struct client *);
 
 #endif /* MCPD_CLIENT_H */

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "client.h"
+#include "access.h"
 #include "conf.h"
 #include "group.h"
 #include "instance.h"
@@ -70,7 +70,7 @@ instance_refusal(struct worker *tmpl, uid_t uid, const char *what)
 
 	if (n >= cs->max_instances)
 		return (instance_full(tmpl, what));
-	if (client_uid_is_admin(uid))
+	if (access_uid_is_admin(uid))
 		return (NULL);
 	reserve = (cs->max_instances + INSTANCE_ADMIN_RESERVE_DIVISOR - 1) /
 	    INSTANCE_ADMIN_RESERVE_DIVISOR;
