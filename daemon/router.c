@@ -67,9 +67,6 @@ const char *router_levels[8] = {
 	"info", "debug"
 };
 
-const char *router_outcome_names[ROUTER_OUTCOME_COUNT] = {
-	"ok", "error", "timeout", "cancelled", "failed", "oversize"
-};
 
 int
 router_level_index(const char *name)
@@ -135,12 +132,6 @@ router_peer_pause(struct attachment *a, int pause)
 	a->peer->pause(a->peer_arg, pause);
 }
 
-pid_t
-router_peer_pid(const struct attachment *a)
-{
-	return (a->peer->pid(a->peer_arg));
-}
-
 uid_t
 router_attachment_uid(const struct attachment *a)
 {
@@ -151,13 +142,6 @@ static uint64_t
 router_peer_serial(const struct attachment *a)
 {
 	return (a->peer->serial(a->peer_arg));
-}
-
-static void
-router_peer_idle(struct attachment *a)
-{
-	if (a->peer->idle != NULL)
-		a->peer->idle(a->peer_arg);
 }
 
 static void
@@ -427,6 +411,22 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
  * Timers.
  */
 
+/* Tell the server to stop working on a request. */
+static void
+router_cancel_upstream(struct router *r, struct router_pending *p,
+    const char *reason)
+{
+	char	 text[160];
+	int	 n;
+
+	if (r->up->availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}", (long long)p->upstream_id, reason);
+	router_send_server(r, text, (size_t)n, NULL, 0);
+}
+
 static void
 router_timeout(struct router *r, struct router_pending *p)
 {
@@ -454,14 +454,6 @@ router_timeout(struct router *r, struct router_pending *p)
 	router_cancel_upstream(r, p, "request timed out");
 	router_pending_destroy(r, p);
 	r->up->request_timed_out(r->worker);
-}
-
-/* A client that has half-closed may go once nothing of its is pending. */
-void
-router_check_idle(struct attachment *a)
-{
-	if (a->ninflight == 0 && a->nwaiting == 0)
-		router_peer_idle(a);
 }
 
 /* Forget a held request (on r->waiting or already taken off it). */
@@ -531,23 +523,6 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_arm_sweep(r);
 }
 
-/*
- * Called for every request: whether the timer is armed is kept here, not
- * asked of libevent each time.
- */
-void
-router_arm_sweep(struct router *r)
-{
-	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
-
-	if (r->sweep_armed)
-		return;
-	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
-	    r->nroots_waiting == 0 && r->nroots_asking == 0)
-		return;
-	evtimer_add(r->ev_sweep, &tv);
-	r->sweep_armed = 1;
-}
 
 /*
  * Session events.

@@ -232,6 +232,24 @@ struct router {
 	int			 filtered;	/* any of them set */
 };
 
+/*
+ * The peer's pid (a group's link: its client's), and the end of a
+ * half-closed client once nothing of its is pending: inline, so that the
+ * router's files ask the peer table without calling one another.
+ */
+static inline pid_t
+router_peer_pid(const struct attachment *a)
+{
+	return (a->peer->pid(a->peer_arg));
+}
+
+static inline void
+router_check_idle(struct attachment *a)
+{
+	if (a->ninflight == 0 && a->nwaiting == 0 && a->peer->idle != NULL)
+		a->peer->idle(a->peer_arg);
+}
+
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
 extern const char *router_levels[8];
 /* The names of outcomes, as status and the journal give them. */
@@ -246,8 +264,6 @@ int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
-/* The attachment's peer's pid (a group's link: its client's). */
-pid_t		 router_peer_pid(const struct attachment *);
 /* A message to the attachment's peer, a client or a group's link. */
 void		 router_peer_queue(struct attachment *,
 		    const struct iovec *, int);
@@ -285,14 +301,11 @@ void		 router_down_free(struct router *, struct router_down *);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
 
-/* A client that has half-closed may go once nothing of its is pending. */
-void		 router_check_idle(struct attachment *);
 /* A request of mcpd's own to the server (params taken). */
 void		 router_internal_request(struct router *, const char *method,
 		    cJSON *params);
 
-/* Timers and held requests. */
-void		 router_arm_sweep(struct router *);
+/* Held requests. */
 void		 router_waiting_free(struct router *, struct router_waiting *);
 
 /*
@@ -323,9 +336,11 @@ int		 router_late_reply(const struct router *, int64_t upstream_id);
 /* Count the outcome and latency; log the slow and the failed. */
 void		 router_record(struct router *, struct router_pending *,
 		    enum router_outcome, const char *reason);
-/* Tell the server to stop working on a request (a notification). */
-void		 router_cancel_upstream(struct router *,
-		    struct router_pending *, const char *reason);
+/*
+ * The sweep timer, armed for every request (and for held ones and roots
+ * asked for): timeouts run from it (router.c).
+ */
+void		 router_arm_sweep(struct router *);
 
 /*
  * router_up.c

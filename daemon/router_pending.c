@@ -2,10 +2,13 @@
  * router_pending.c -- the requests a router forwarded, from the moment
  * they go upstream until their reply or until nobody waits for them: a
  * client's ids in flight (a table of the pendings themselves), the spare
- * pendings kept for reuse, late replies recognised by id alone, and each
- * outcome counted and logged.  The invariants are router.c's: a pending
- * is in r->pending, its attachment's id table and in-flight list for
- * exactly that time, and nothing is kept after it.
+ * pendings kept for reuse, late replies recognised by id alone, each
+ * outcome counted and logged, and the sweep timer that times them out
+ * armed (its callback is router.c's).  It calls no other router file: the
+ * peer is asked through the inline helpers of router_int.h.  The
+ * invariants are router.c's: a pending is in r->pending, its
+ * attachment's id table and in-flight list for exactly that time, and
+ * nothing is kept after it.
  */
 #include "config.h"
 
@@ -41,6 +44,10 @@
 
 static void	router_record_log(struct router *, struct router_pending *,
 		    enum router_outcome, const char *, uint64_t);
+
+const char *router_outcome_names[ROUTER_OUTCOME_COUNT] = {
+	"ok", "error", "timeout", "cancelled", "failed", "oversize"
+};
 
 /*
  * Pending requests.
@@ -315,19 +322,20 @@ router_record_log(struct router *r, struct router_pending *p,
 	    reason != NULL ? reason : "");
 }
 
-/* Tell the server to stop working on a request. */
+/*
+ * Called for every request: whether the timer is armed is kept here, not
+ * asked of libevent each time.
+ */
 void
-router_cancel_upstream(struct router *r, struct router_pending *p,
-    const char *reason)
+router_arm_sweep(struct router *r)
 {
-	char	 text[160];
-	int	 n;
+	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
 
-	if (r->up->availability(r->worker) != WORKER_AVAIL_READY)
+	if (r->sweep_armed)
 		return;
-	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-	    "\"reason\":\"%s\"}}", (long long)p->upstream_id, reason);
-	router_send_server(r, text, (size_t)n, NULL, 0);
+	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
+	    r->nroots_waiting == 0 && r->nroots_asking == 0)
+		return;
+	evtimer_add(r->ev_sweep, &tv);
+	r->sweep_armed = 1;
 }
-
