@@ -38,9 +38,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +47,7 @@
 
 #include <event2/event.h>
 
+#include "access.h"
 #include "budget.h"
 #include "client.h"
 #include "clock.h"
@@ -78,8 +77,6 @@
 #define CLIENT_FD_ADMIN_RESERVE		32
 /* A reserve never takes more than this fraction of the limit. */
 #define CLIENT_FD_RESERVE_DIVISOR	8
-#define CLIENT_PEER_GROUPS_MAX		1024	/* SO_PEERGROUPS, first try */
-#define CLIENT_REFUSE_DRAIN_BYTES	4096	/* read before closing */
 
 struct client {
 	struct mcpd		*mcpd;
@@ -143,12 +140,6 @@ int
 client_is_admin(const struct client *c)
 {
 	return (c->admin);
-}
-
-int
-client_uid_is_admin(uid_t uid)
-{
-	return (uid == getuid() || uid == 0);
 }
 
 uid_t
@@ -299,7 +290,7 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 }
 
 /* A line with one edit applied (outq_add_edit). */
-void
+static void
 client_queue_edit(struct client *c, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
@@ -314,7 +305,7 @@ client_queue_edit(struct client *c, const char *line, size_t len,
  * of size bytes, which this takes over) are queued by reference, not
  * copied: a 16 MiB reply leaves mcpd without a second copy of itself.
  */
-void
+static void
 client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
@@ -488,7 +479,7 @@ client_hup_cb(evutil_socket_t fd, short events, void *arg)
 }
 
 /* The router has nothing more pending for this client. */
-void
+static void
 client_idle(struct client *c)
 {
 	client_maybe_close(c);
@@ -678,84 +669,6 @@ client_pool(struct mcpd *mcpd)
 }
 
 /*
- * Answer a peer mcpd will not serve with one error line, then close.  What
- * it sent is read first: a socket closed with unread input resets the
- * peer's end, which may then lose the line.
- */
-static void
-client_refuse(int fd, int code, const char *message)
-{
-	cJSON	*msg;
-	char	*text, drain[CLIENT_REFUSE_DRAIN_BYTES];
-	size_t	 len;
-
-	msg = rpc_make_error(NULL, code, message, NULL);
-	text = rpc_print(msg);
-	cJSON_Delete(msg);
-	len = strlen(text);
-	text = xrealloc(text, len + 2);
-	memcpy(text + len, "\n", 2);
-	evutil_make_socket_nonblocking(fd);
-	while (read(fd, drain, sizeof drain) > 0)
-		;
-	if (write(fd, text, len + 1) == -1 && errno != EAGAIN)
-		log_debug("writing the refusal: %s", strerror(errno));
-	free(text);
-	close(fd);
-}
-
-/*
- * Is the peer a member of the configured socket_group?  Its supplementary
- * groups are the ones the kernel holds for it (SO_PEERGROUPS), as for the
- * socket file's permissions: a process may have groups the group database
- * does not list (setgroups, setpriv --groups) or have dropped some.  The
- * database is asked only when the kernel cannot tell (before Linux 4.13).
- */
-static int
-client_in_group(const struct conf *conf, int fd, const struct ucred *cred)
-{
-	struct passwd	*pw;
-	gid_t		 groups[CLIENT_PEER_GROUPS_MAX], *gv = groups;
-	int		 n = CLIENT_PEER_GROUPS_MAX, i, found = 0;
-#ifdef SO_PEERGROUPS
-	socklen_t	 len = sizeof groups;
-	int		 rc;
-#endif
-
-	if (conf->socket_group == NULL)
-		return (0);
-	if (cred->gid == conf->socket_gid)
-		return (1);
-#ifdef SO_PEERGROUPS
-	rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gv, &len);
-	if (rc != 0 && errno == ERANGE) {
-		gv = xmalloc(len);
-		rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gv, &len);
-	}
-	if (rc == 0) {
-		for (i = 0; i < (int)(len / sizeof *gv); i++) {
-			if (gv[i] == conf->socket_gid)
-				found = 1;
-		}
-		if (gv != groups)
-			free(gv);
-		return (found);
-	}
-	if (gv != groups)
-		free(gv);
-	gv = groups;
-#endif
-	if ((pw = getpwuid(cred->uid)) == NULL ||
-	    getgrouplist(pw->pw_name, pw->pw_gid, gv, &n) == -1)
-		return (0);
-	for (i = 0; i < n; i++) {
-		if (gv[i] == conf->socket_gid)
-			found = 1;
-	}
-	return (found);
-}
-
-/*
  * Why this peer may not have another connection now, or NULL.  Descriptors
  * in use: at least every one below the fd accept returned (the kernel
  * gives the lowest free one), and the clients plus the others counted.
@@ -803,30 +716,6 @@ client_over_limit(struct mcpd *mcpd, int fd, const struct ucred *cred,
 	    "keeps the last %zu for %s; try again later", used, limit,
 	    reserve, admin ? "starting servers" :
 	    "starting servers and for its administrators");
-	return (why);
-}
-
-/* Why a peer may not connect, and what to do about it. */
-static char *
-client_access_denied(const struct mcpd *mcpd, uid_t uid)
-{
-	char	*why, *owner;
-
-	if (getuid() == 0)
-		owner = xstrdup("root");
-	else
-		xasprintf(&owner, "uid %lu (mcpd's) and root",
-		    (unsigned long)getuid());
-	if (mcpd->conf->socket_group != NULL)
-		xasprintf(&why, "uid %lu is not allowed to use mcpd's socket: "
-		    "only %s and members of group %s (socket_group) are; ask "
-		    "for membership of %s", (unsigned long)uid, owner,
-		    mcpd->conf->socket_group, mcpd->conf->socket_group);
-	else
-		xasprintf(&why, "uid %lu is not allowed to use mcpd's socket: "
-		    "only %s are; to let others in, set socket_group in "
-		    "mcpd's configuration", (unsigned long)uid, owner);
-	free(owner);
 	return (why);
 }
 
@@ -878,13 +767,13 @@ client_accept(struct mcpd *mcpd, int fd)
 		return;
 	}
 	client_pool(mcpd);
-	admin = client_uid_is_admin(cred.uid);
-	if (!admin && !client_in_group(mcpd->conf, fd, &cred)) {
-		why = client_access_denied(mcpd, cred.uid);
+	admin = access_uid_is_admin(cred.uid);
+	if (!admin && !access_in_group(mcpd->conf, fd, &cred)) {
+		why = access_denied(mcpd->conf, cred.uid);
 		client_log_cut(mcpd, CLIENT_CUT_ACCESS, cred.pid, cred.uid,
 		    "refused connection from pid %ld: uid %lu is not allowed",
 		    (long)cred.pid, (unsigned long)cred.uid);
-		client_refuse(fd, MCPD_ERR_ACCESS_DENIED, why);
+		access_refuse(fd, MCPD_ERR_ACCESS_DENIED, why);
 		free(why);
 		return;
 	}
@@ -892,7 +781,7 @@ client_accept(struct mcpd *mcpd, int fd)
 		client_log_cut(mcpd, cut, cred.pid, cred.uid,
 		    "refused connection from pid %ld (uid %lu): %s",
 		    (long)cred.pid, (unsigned long)cred.uid, why);
-		client_refuse(fd, cut == CLIENT_CUT_PER_UID ?
+		access_refuse(fd, cut == CLIENT_CUT_PER_UID ?
 		    MCPD_ERR_ACCESS_DENIED : RPC_INTERNAL_ERROR, why);
 		free(why);
 		return;
@@ -1001,7 +890,7 @@ client_is_attached(const struct client *c)
 }
 
 /* The router dropped this client (its server was removed): close it. */
-void
+static void
 client_detached(struct client *c, const char *reason)
 {
 	c->att = NULL;
@@ -1013,6 +902,88 @@ client_serial(const struct client *c)
 {
 	return (c->serial);
 }
+
+/*
+ * The router's view of a connection (router.h): the peer table a client
+ * attaches with, so the router calls no function of this file by name.
+ */
+static void
+client_peer_queue(void *c, const struct iovec *iov, int iovcnt)
+{
+	client_queue_iov(c, iov, iovcnt);
+}
+
+static void
+client_peer_queue_edit(void *c, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	client_queue_edit(c, line, len, edit);
+}
+
+static void
+client_peer_queue_owned(void *c, const struct iovec *iov, int iovcnt,
+    void *mem, size_t size)
+{
+	client_queue_iov_owned(c, iov, iovcnt, mem, size);
+}
+
+static void
+client_peer_pause(void *c, int pause)
+{
+	if (pause)
+		client_pause(c);
+	else
+		client_resume(c);
+}
+
+static void
+client_peer_idle(void *c)
+{
+	client_idle(c);
+}
+
+static void
+client_peer_detached(void *c, const char *reason)
+{
+	client_detached(c, reason);
+}
+
+static pid_t
+client_peer_pid(const void *c)
+{
+	return (client_pid(c));
+}
+
+static uid_t
+client_peer_uid(const void *c)
+{
+	return (client_uid(c));
+}
+
+static uint64_t
+client_peer_serial(const void *c)
+{
+	return (client_serial(c));
+}
+
+static int
+client_peer_is_admin(const void *c)
+{
+	return (client_is_admin(c));
+}
+
+const struct router_peer client_router_peer = {
+	.queue = client_peer_queue,
+	.queue_edit = client_peer_queue_edit,
+	.queue_owned = client_peer_queue_owned,
+	.pause = client_peer_pause,
+	.idle = client_peer_idle,
+	.detached = client_peer_detached,
+	.pid = client_peer_pid,
+	.uid = client_peer_uid,
+	.serial = client_peer_serial,
+	.is_admin = client_peer_is_admin,
+};
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */
 void

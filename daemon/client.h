@@ -25,6 +25,7 @@ struct group_session;
 struct iovec;
 struct mcpd;
 struct client;
+struct router_peer;
 
 void	 client_accept(struct mcpd *, int fd);
 /* Queue a message (takes ownership). */
@@ -33,11 +34,6 @@ void	 client_send_error(struct client *, const cJSON *id, int code,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Queue a message given as pieces; the newline is added. */
 void	 client_queue_iov(struct client *, const struct iovec *, int);
-/* A line with one edit applied (outq_add_edit). */
-void	 client_queue_edit(struct client *, const char *, size_t,
-	    const struct envelope_edit *);
-void	 client_queue_iov_owned(struct client *, const struct iovec *, int,
-	    void *mem, size_t size);
 void	 client_pause(struct client *);
 void	 client_resume(struct client *);
 void	 client_attach(struct client *, struct attachment *);
@@ -46,8 +42,6 @@ struct attachment *client_attachment(const struct client *);
 void	 client_attach_group(struct client *, struct group_session *);
 /* Attached to a server or a group. */
 int	 client_is_attached(const struct client *);
-void	 client_detached(struct client *, const char *reason);
-void	 client_idle(struct client *);
 /* Mark it dead, to be freed from a deferred event (as client_lost). */
 void	 client_close(struct client *, const char *reason);
 int	 client_is_dead(const struct client *);
@@ -58,13 +52,13 @@ struct client *client_next(struct client *);
 struct follow_set *client_follows(struct client *);
 void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
+/* What the router calls of a connection (router.h): router_attach's. */
+extern const struct router_peer client_router_peer;
 void	 client_close_all(struct mcpd *);
 void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);
 /* mcpd's own uid or root, as opposed to a member of socket_group. */
 int	 client_is_admin(const struct client *);
-/* Whether a user is one (the one rule for client_is_admin). */
-int	 client_uid_is_admin(uid_t);
 pid_t	 client_pid(const struct client *);
 
 #endif /* MCPD_CLIENT_H */

@@ -423,7 +423,7 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		return;
 	}
 	/* Not shared globally: the client's instance (instance.h). */
-	if ((att = instance_attach(w, c, &why)) == NULL) {
+	if ((att = instance_attach(w, &client_router_peer, c, &why)) == NULL) {
 		client_send_error(c, id, MCPD_ERR_LIMIT, "%s", why);
 		free(why);
 		return;

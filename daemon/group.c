@@ -385,6 +385,60 @@ group_link_session(struct glink *l, int up)
 	group_send_changed(l->gs);
 }
 
+/* A link as its member's router sees it (router.h): its peer table. */
+static void
+group_peer_queue(void *l, const struct iovec *iov, int iovcnt)
+{
+	group_link_deliver(l, iov, iovcnt);
+}
+
+static void
+group_peer_pause(void *l, int pause)
+{
+	group_link_pause(l, pause);
+}
+
+static void
+group_peer_detached(void *l, const char *reason)
+{
+	group_link_detached(l, reason);
+}
+
+static void
+group_peer_session(void *l, int up)
+{
+	group_link_session(l, up);
+}
+
+static pid_t
+group_peer_pid(const void *l)
+{
+	return (group_link_pid(l));
+}
+
+static uid_t
+group_peer_uid(const void *l)
+{
+	return (group_link_uid(l));
+}
+
+static uint64_t
+group_peer_serial(const void *l)
+{
+	return (group_link_serial(l));
+}
+
+static const struct router_peer group_link_peer = {
+	.queue = group_peer_queue,
+	.pause = group_peer_pause,
+	.detached = group_peer_detached,
+	.session = group_peer_session,
+	.pid = group_peer_pid,
+	.uid = group_peer_uid,
+	.serial = group_peer_serial,
+	.link = 1,
+};
+
 /*
  * From the client: calls, completions, resources and setLevel are
  * routed in group_route.c.
@@ -664,7 +718,7 @@ group_link_add(struct group_session *gs, const char *member)
 	l->member = xstrdup(member);
 	if ((w = mcpd_find_worker(gs->mcpd, member)) != NULL &&
 	    !worker_removing(w))
-		l->att = instance_attach_link(w, l);
+		l->att = instance_attach_link(w, &group_link_peer, l);
 	gs->links = xreallocarray(gs->links, gs->nlinks + 1,
 	    sizeof *gs->links);
 	gs->links[gs->nlinks++] = l;
@@ -717,7 +771,7 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 		} else if (l->att == NULL && (w = mcpd_find_worker(gs->mcpd,
 		    l->member)) != NULL && !worker_removing(w)) {
 			/* A server the file now defines. */
-			l->att = instance_attach_link(w, l);
+			l->att = instance_attach_link(w, &group_link_peer, l);
 			changed = 1;
 		}
 	}

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "client.h"
+#include "access.h"
 #include "conf.h"
 #include "group.h"
 #include "instance.h"
@@ -70,7 +70,7 @@ instance_refusal(struct worker *tmpl, uid_t uid, const char *what)
 
 	if (n >= cs->max_instances)
 		return (instance_full(tmpl, what));
-	if (client_uid_is_admin(uid))
+	if (access_uid_is_admin(uid))
 		return (NULL);
 	reserve = (cs->max_instances + INSTANCE_ADMIN_RESERVE_DIVISOR - 1) /
 	    INSTANCE_ADMIN_RESERVE_DIVISOR;
@@ -141,7 +141,8 @@ instance_left_by(struct worker *tmpl, pid_t pid, uid_t uid)
 }
 
 struct attachment *
-instance_attach(struct worker *w, struct client *c, char **why)
+instance_attach(struct worker *w, const struct router_peer *peer, void *c,
+    char **why)
 {
 	struct worker	*i;
 	char		 what[64], *full;
@@ -149,47 +150,48 @@ instance_attach(struct worker *w, struct client *c, char **why)
 	*why = NULL;
 	/* A stopped template's router refuses, with the reason. */
 	if (!worker_is_template(w) || worker_state(w) != WORKER_IDLE)
-		return (router_attach(worker_router(w), c));
+		return (router_attach(worker_router(w), peer, c));
 	if (worker_conf(w)->share == CONF_SHARE_PER_CLIENT) {
-		if ((i = instance_left_by(w, client_pid(c),
-		    client_uid(c))) != NULL) {
+		if ((i = instance_left_by(w, peer->pid(c),
+		    peer->uid(c))) != NULL) {
 			log_info("%s: the client of pid %ld is back",
-			    worker_name(i), (long)client_pid(c));
-			return (router_attach(worker_router(i), c));
+			    worker_name(i), (long)peer->pid(c));
+			return (router_attach(worker_router(i), peer, c));
 		}
 		snprintf(what, sizeof what, "this client (pid %ld)",
-		    (long)client_pid(c));
-		if ((*why = instance_refusal(w, client_uid(c), what)) != NULL)
+		    (long)peer->pid(c));
+		if ((*why = instance_refusal(w, peer->uid(c), what)) != NULL)
 			return (NULL);
-		i = worker_new_instance(w, NULL, client_pid(c),
-		    client_uid(c));
-		return (router_attach(worker_router(i), c));
+		i = worker_new_instance(w, NULL, peer->pid(c),
+		    peer->uid(c));
+		return (router_attach(worker_router(i), peer, c));
 	}
 	/* per-roots: wait at the template for the roots, if it can answer. */
 	if (worker_has_init(w))
-		return (router_attach(worker_router(w), c));
-	if ((full = instance_refusal(w, client_uid(c),
+		return (router_attach(worker_router(w), peer, c));
+	if ((full = instance_refusal(w, peer->uid(c),
 	    "this client")) == NULL)
-		i = worker_new_instance(w, NULL, 0, client_uid(c));
+		i = worker_new_instance(w, NULL, 0, peer->uid(c));
 	else if ((i = instance_any(w)) == NULL) {
 		*why = full;
 		return (NULL);
 	}
 	free(full);
 	/* At the cap: it moves if its roots are another's, or is refused. */
-	return (router_attach(worker_router(i), c));
+	return (router_attach(worker_router(i), peer, c));
 }
 
 struct attachment *
-instance_attach_link(struct worker *w, struct glink *l)
+instance_attach_link(struct worker *w, const struct router_peer *peer,
+    void *l)
 {
 	struct worker		*i;
 	const struct roots	*roots = worker_roots(w);
-	uid_t			 uid = group_link_uid(l);
+	uid_t			 uid = peer->uid(l);
 	char			*why;
 
 	if (!worker_is_template(w) || worker_state(w) != WORKER_IDLE)
-		return (router_attach_link(worker_router(w), l));
+		return (router_attach(worker_router(w), peer, l));
 	i = NULL;
 	if (worker_conf(w)->share == CONF_SHARE_PER_ROOTS)
 		i = instance_for_roots(w, roots);
@@ -202,7 +204,7 @@ instance_attach_link(struct worker *w, struct glink *l)
 		}
 		i = worker_new_instance(w, roots, 0, uid);
 	}
-	return (router_attach_link(worker_router(i), l));
+	return (router_attach(worker_router(i), peer, l));
 }
 
 void

@@ -27,20 +27,20 @@
 #include <sys/types.h>
 
 struct attachment;
-struct client;
-struct glink;
 struct roots;
+struct router_peer;
 struct worker;
 
 /*
- * A client attaches to the server of worker w: the attachment, or NULL
- * with *why (malloc'd, naming that client alone) when the caps leave no
- * instance for it.
+ * A client (peer, with its table: router.h) attaches to the server of
+ * worker w: the attachment, or NULL with *why (malloc'd, naming that
+ * client alone) when the caps leave no instance for it.
  */
-struct attachment *instance_attach(struct worker *w, struct client *,
-		    char **why);
+struct attachment *instance_attach(struct worker *w,
+		    const struct router_peer *, void *peer, char **why);
 /* A group's link to member w; NULL: none (the caps, logged). */
-struct attachment *instance_attach_link(struct worker *w, struct glink *);
+struct attachment *instance_attach_link(struct worker *w,
+		    const struct router_peer *, void *link);
 /* The client's roots are known (router_roots.c). */
 void		 instance_client_roots(struct attachment *,
 		    const struct roots *);

@@ -1,8 +1,9 @@
 /*
  * router.c -- route one server's session among its attached clients: the
- * pending requests and their timers, output, session events and
- * attachments.  The two directions of traffic live in router_up.c and
- * router_down.c; router_int.h is what the three share.
+ * timers of pending requests, output, session events and attachments.
+ * The pending requests themselves (their ids, outcomes and statistics)
+ * live in router_pending.c, the two directions of traffic in router_up.c
+ * and router_down.c; router_int.h is what the router files share.
  *
  * Messages are routed from their envelope (envelope.c): one scan finds the
  * id, method, progress token and the few params the rules need, and new
@@ -44,11 +45,9 @@
 #include <event2/event.h>
 
 #include "budget.h"
-#include "client.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
-#include "group.h"
 #include "hmap.h"
 #include "idtab.h"
 #include "log.h"
@@ -61,9 +60,6 @@
 #include "worker.h"
 #include "xmalloc.h"
 
-static void	router_check_idle(struct attachment *);
-static void	router_record_log(struct router *, struct router_pending *,
-		    enum router_outcome, const char *, uint64_t);
 
 /* RFC 5424 severities, as MCP names them; index = syslog priority. */
 const char *router_levels[8] = {
@@ -71,9 +67,6 @@ const char *router_levels[8] = {
 	"info", "debug"
 };
 
-static const char *router_outcome_names[] = {
-	"ok", "error", "timeout", "cancelled", "failed", "oversize"
-};
 
 int
 router_level_index(const char *name)
@@ -107,80 +100,54 @@ router_peer_queue_edit(struct attachment *a, const char *line, size_t len,
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
 	size_t		 n;
 
-	if (a->link == NULL) {
-		client_queue_edit(a->client, line, len, edit);
+	if (a->peer->queue_edit != NULL) {
+		a->peer->queue_edit(a->peer_arg, line, len, edit);
 		return;
 	}
 	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
-	group_link_deliver(a->link, iov, (int)n);
+	a->peer->queue(a->peer_arg, iov, (int)n);
 }
 
 void
 router_peer_queue(struct attachment *a, const struct iovec *iov, int n)
 {
-	if (a->link != NULL)
-		group_link_deliver(a->link, iov, n);
-	else
-		client_queue_iov(a->client, iov, n);
+	a->peer->queue(a->peer_arg, iov, n);
 }
 
 static void
 router_peer_queue_owned(struct attachment *a, const struct iovec *iov,
     int n, void *mem, size_t size)
 {
-	if (a->link != NULL) {
-		group_link_deliver(a->link, iov, n);
+	if (a->peer->queue_owned != NULL)
+		a->peer->queue_owned(a->peer_arg, iov, n, mem, size);
+	else {
+		a->peer->queue(a->peer_arg, iov, n);
 		free(mem);
-	} else
-		client_queue_iov_owned(a->client, iov, n, mem, size);
+	}
 }
 
 static void
 router_peer_pause(struct attachment *a, int pause)
 {
-	if (a->link != NULL)
-		group_link_pause(a->link, pause);
-	else if (pause)
-		client_pause(a->client);
-	else
-		client_resume(a->client);
-}
-
-pid_t
-router_peer_pid(const struct attachment *a)
-{
-	return (a->link != NULL ? group_link_pid(a->link) :
-	    client_pid(a->client));
+	a->peer->pause(a->peer_arg, pause);
 }
 
 uid_t
 router_attachment_uid(const struct attachment *a)
 {
-	return (a->link != NULL ? group_link_uid(a->link) :
-	    client_uid(a->client));
+	return (a->peer->uid(a->peer_arg));
 }
 
 static uint64_t
 router_peer_serial(const struct attachment *a)
 {
-	return (a->link != NULL ? group_link_serial(a->link) :
-	    client_serial(a->client));
-}
-
-static void
-router_peer_idle(struct attachment *a)
-{
-	if (a->link == NULL)
-		client_idle(a->client);
+	return (a->peer->serial(a->peer_arg));
 }
 
 static void
 router_peer_detached(struct attachment *a, const char *reason)
 {
-	if (a->link != NULL)
-		group_link_detached(a->link, reason);
-	else
-		client_detached(a->client, reason);
+	a->peer->detached(a->peer_arg, reason);
 }
 
 /*
@@ -209,14 +176,15 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
 	    nitems(iov))) == 0) {
 		log_warnx("%s: cannot rewrite a message for client %llu; "
-		    "dropped", worker_name(a->router->worker),
+		    "dropped", a->router->up->name(a->router->worker),
 		    (unsigned long long)router_peer_serial(a));
 		return;
 	}
 	a->router->bytes_down += len;
 	/* A large reply: pass the server's buffer on instead of a copy. */
-	if (may_steal && len >= ROUTER_NO_COPY_BYTES && (owned =
-	    worker_steal_line(a->router->worker, line, &size)) != NULL) {
+	if (may_steal && len >= ROUTER_NO_COPY_BYTES &&
+	    (owned = a->router->up->steal_line(a->router->worker, line,
+	    &size)) != NULL) {
 		router_peer_queue_owned(a, iov, (int)n, owned, size);
 		return;
 	}
@@ -254,7 +222,7 @@ router_wait_turn(struct attachment *a)
 {
 	struct router	*r = a->router;
 
-	if (a->waits_turn || worker_stdin_queued(r->worker) <=
+	if (a->waits_turn || r->up->stdin_queued(r->worker) <=
 	    ROUTER_STDIN_FAIR_BYTES)
 		return;
 	a->waits_turn = 1;
@@ -294,7 +262,7 @@ router_send_server(struct router *r, const char *line, size_t len,
 	if (nedits == 1 && envelope_edit_ok(len, edits)) {
 		/* One edit (an id): straight into the queue. */
 		r->bytes_up += len;
-		worker_write_edit(r->worker, line, len, edits);
+		r->up->write_edit(r->worker, line, len, edits);
 		goto sent;
 	}
 	if (nedits == 0) {
@@ -304,14 +272,14 @@ router_send_server(struct router *r, const char *line, size_t len,
 	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
 	    nitems(iov))) == 0) {
 		log_warnx("%s: cannot rewrite a message for the server; "
-		    "dropped", worker_name(r->worker));
+		    "dropped", r->up->name(r->worker));
 		return;
 	}
 	r->bytes_up += len;
-	worker_write(r->worker, iov, (int)n);
+	r->up->write(r->worker, iov, (int)n);
 sent:
 	/* Backpressure: only from the server's stdin to the writers. */
-	if (!r->paused && worker_stdin_queued(r->worker) >
+	if (!r->paused && r->up->stdin_queued(r->worker) >
 	    ROUTER_STDIN_HIGH_BYTES)
 		router_pause_clients(r, 1);
 }
@@ -390,14 +358,14 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
 	struct envelope_edit	 edit;
 	cJSON			*msg;
 	char			*text;
-	size_t			 queued = worker_stdin_queued(r->worker);
+	size_t			 queued = r->up->stdin_queued(r->worker);
 
 	/* A server that asks and never reads cannot grow mcpd. */
 	if (queued > ROUTER_SELF_SOFT_BYTES) {
 		cJSON_Delete(result);
 		r->self_dropped++;
 		if (++r->self_dropped_run == ROUTER_SELF_DROPS_BROKEN)
-			worker_broken(r->worker, "protocol violation: %llu "
+			r->up->broken(r->worker, "protocol violation: %llu "
 			    "requests answered by mcpd dropped while %zu "
 			    "bytes wait in its stdin; it does not read them",
 			    (unsigned long long)r->self_dropped_run, queued);
@@ -418,295 +386,6 @@ router_server_reply(struct router *r, const char *id, size_t id_len,
 		router_send_server(r, text, strlen(text), &edit, 1);
 	}
 	free(text);
-}
-
-/*
- * Pending requests.
- */
-
-/*
- * A client's ids in flight.  Entries are the pendings, chained in the
- * bucket of their hash: adding one hashes its id once, taking one out
- * (its reply came) is an unlink.  The table doubles when it holds more
- * requests than buckets.  It halves on removal when it has more than
- * ROUTER_ID_BUCKETS_KEEP buckets and four times as many buckets as
- * requests: a pipeline that fills and drains with every batch does not
- * resize it each time.
- */
-static void
-router_ids_resize(struct attachment *a, size_t nbuckets)
-{
-	struct router_id_bucket	*old = a->ids;
-	struct router_pending	*p;
-	size_t			 i, oldn = old == NULL ? 0 : a->ids_mask + 1;
-
-	a->ids = xcalloc(nbuckets, sizeof *a->ids);
-	a->ids_mask = nbuckets - 1;
-	for (i = 0; i < oldn; i++) {
-		while ((p = LIST_FIRST(&old[i])) != NULL) {
-			LIST_REMOVE(p, id_entry);
-			LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p,
-			    id_entry);
-		}
-	}
-	free(old);
-}
-
-uint64_t
-router_id_hash(const struct attachment *a, const char *id, size_t id_len)
-{
-	return (hmap_key_hash(&a->ids_key, id, id_len));
-}
-
-struct router_pending *
-router_find_id(const struct attachment *a, const char *id, size_t id_len)
-{
-	if (a->ninflight == 0)
-		return (NULL);
-	return (router_find_id_hash(a, id, id_len,
-	    router_id_hash(a, id, id_len)));
-}
-
-struct router_pending *
-router_find_id_hash(const struct attachment *a, const char *id,
-    size_t id_len, uint64_t hash)
-{
-	struct router_pending	*p;
-
-	if (a->ninflight == 0)
-		return (NULL);
-	LIST_FOREACH(p, &a->ids[hash & a->ids_mask], id_entry) {
-		if (p->id_hash == hash && p->id_len == id_len &&
-		    memcmp(p->id, id, id_len) == 0)
-			return (p);
-	}
-	return (NULL);
-}
-
-/* p is counted in a->ninflight already; its id_hash is set. */
-static void
-router_ids_add(struct attachment *a, struct router_pending *p)
-{
-	if (a->ids == NULL)
-		router_ids_resize(a, ROUTER_ID_BUCKETS_MIN);
-	else if (a->ninflight > a->ids_mask + 1)
-		router_ids_resize(a, (a->ids_mask + 1) * 2);
-	LIST_INSERT_HEAD(&a->ids[p->id_hash & a->ids_mask], p, id_entry);
-}
-
-/* p is no longer counted in a->ninflight. */
-static void
-router_ids_remove(struct attachment *a, struct router_pending *p)
-{
-	LIST_REMOVE(p, id_entry);
-	if (a->ids_mask + 1 > ROUTER_ID_BUCKETS_KEEP &&
-	    a->ninflight * 4 < a->ids_mask + 1)
-		router_ids_resize(a, (a->ids_mask + 1) / 2);
-}
-
-/*
- * Copy a short text (an id, a method name) as two overlapping fixed-size
- * moves instead of a call; longer ones through memcpy.
- */
-static inline void
-router_copy_short(char *dst, const char *src, size_t len)
-{
-	if (len >= 8 && len <= 16) {
-		memcpy(dst, src, 8);
-		memcpy(dst + len - 8, src + len - 8, 8);
-	} else if (len >= 4 && len < 8) {
-		memcpy(dst, src, 4);
-		memcpy(dst + len - 4, src + len - 4, 4);
-	} else if (len > 0 && len < 4) {
-		dst[0] = src[0];
-		dst[len / 2] = src[len / 2];
-		dst[len - 1] = src[len - 1];
-	} else if (len > 16)
-		memcpy(dst, src, len);
-}
-
-struct router_pending *
-router_pending_new(struct router *r, enum router_pending_kind kind,
-    struct attachment *a, const char *id, size_t id_len, uint64_t id_hash,
-    const char *method, size_t method_len)
-{
-	const struct conf_server *cs = worker_conf(r->worker);
-	struct router_pending	*p;
-	uint64_t		 now_us = clock_now_us(), now = now_us / 1000;
-
-	/*
-	 * Recycled: no allocation per request in the steady state.  A spare
-	 * is not cleared whole: every field is set below or on insertion,
-	 * and router_pending_free left the owned pointers NULL.
-	 */
-	if ((p = r->spare) != NULL) {
-		r->spare = p->next_spare;
-		r->nspare--;
-		p->id = NULL;
-		p->id_len = 0;
-	} else
-		p = xcalloc(1, sizeof *p);
-	p->kind = kind;
-	p->att = a;
-	p->upstream_id = worker_next_upstream_id(r->worker);
-	if (r->first_id == 0)
-		r->first_id = p->upstream_id;
-	r->last_id = p->upstream_id;
-	/* Its text: the last one's counted up, as ids are consecutive. */
-	if (r->up_len != 0 && r->up_value > 0 &&
-	    (uint64_t)p->upstream_id - (uint64_t)r->up_value == 1)
-		r->up_len = envelope_count_up(r->up_text, r->up_len);
-	else
-		r->up_len = envelope_print_int64(p->upstream_id, r->up_text);
-	r->up_value = p->upstream_id;
-	if (id != NULL) {
-		p->id = id_len < sizeof p->id_inline ? p->id_inline :
-		    xmalloc(id_len + 1);
-		router_copy_short(p->id, id, id_len);
-		p->id[id_len] = '\0';
-		p->id_len = id_len;
-		p->id_hash = id_hash;
-	}
-	if (method_len > sizeof p->method - 1)
-		method_len = sizeof p->method - 1;
-	router_copy_short(p->method, method, method_len);
-	p->method[method_len] = '\0';
-	p->started_us = now_us;
-	p->deadline_ms = now + cs->request_timeout_ms;
-	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
-	    ROUTER_HARD_TIMEOUT_FACTOR;
-	idtab_put(r->pending, p->upstream_id, p);
-	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
-	TAILQ_INSERT_TAIL(&r->by_start, p, start_entry);
-	if (kind == ROUTER_PENDING_CLIENT) {
-		r->active_ms = now;
-		TAILQ_INSERT_TAIL(&a->inflight, p, att_entry);
-		a->ninflight++;
-		r->ninflight++;
-		router_ids_add(a, p);
-	}
-	router_arm_sweep(r);
-	return (p);
-}
-
-/* Take a live pending off its client and its timers. */
-static void
-router_pending_unlink_live(struct router *r, struct router_pending *p)
-{
-	struct attachment	*a = p->att;
-
-	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
-	TAILQ_REMOVE(&r->by_start, p, start_entry);
-	p->att = NULL;
-	if (p->kind == ROUTER_PENDING_CLIENT) {
-		TAILQ_REMOVE(&a->inflight, p, att_entry);
-		a->ninflight--;
-		r->ninflight--;
-		router_ids_remove(a, p);
-		r->active_ms = clock_now_ms();
-		router_check_idle(a);
-	}
-}
-
-static void
-router_pending_free(struct router *r, struct router_pending *p)
-{
-	if (p->id != p->id_inline)
-		free(p->id);
-	/* What router_pending_new does not set again; mostly unset. */
-	if (p->token != NULL) {
-		free(p->token);
-		p->token = NULL;
-		p->token_len = 0;
-	}
-	if (p->sub_uri != NULL) {
-		free(p->sub_uri);
-		p->sub_uri = NULL;
-	}
-	if (r->nspare < ROUTER_SPARE_PENDINGS) {
-		p->next_spare = r->spare;
-		r->spare = p;
-		r->nspare++;
-	} else
-		free(p);
-}
-
-/* Done with a pending for good (reply delivered or nothing to wait for). */
-void
-router_pending_destroy(struct router *r, struct router_pending *p)
-{
-	router_pending_unlink_live(r, p);
-	idtab_del(r->pending, p->upstream_id);
-	router_pending_free(r, p);
-}
-
-/* A reply for an id this session issued and nobody waits for now. */
-int
-router_late_reply(const struct router *r, int64_t upstream_id)
-{
-	return (r->first_id != 0 && upstream_id >= r->first_id &&
-	    upstream_id <= r->last_id);
-}
-
-void
-router_record(struct router *r, struct router_pending *p,
-    enum router_outcome outcome, const char *reason)
-{
-	uint64_t	 us = clock_now_us() - p->started_us;
-	int		 bucket;
-
-	r->outcomes[outcome]++;
-	r->latency_sum_us += us;
-	/* Bucket k holds durations in [2^k, 2^(k+1)) µs: floor(log2(us)). */
-	bucket = us > 1 ? 63 - __builtin_clzll(us) : 0;
-	if (bucket > ROUTER_LATENCY_BUCKETS - 1)
-		bucket = ROUTER_LATENCY_BUCKETS - 1;
-	r->latency[bucket]++;
-	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
-		return;
-	router_record_log(r, p, outcome, reason, us);
-}
-
-/* The slow and the failed, to the journal. */
-static void
-router_record_log(struct router *r, struct router_pending *p,
-    enum router_outcome outcome, const char *reason, uint64_t us)
-{
-	char		 duration[32], pidtext[32];
-	struct log_field f[] = {
-		{ MCPD_FIELD_SERVER, worker_name(r->worker) },
-		{ MCPD_FIELD_METHOD, p->method },
-		{ MCPD_FIELD_DURATION_US, duration },
-		{ MCPD_FIELD_CLIENT_PID, pidtext },
-		{ MCPD_FIELD_REASON, reason },
-	};
-
-	snprintf(duration, sizeof duration, "%llu", (unsigned long long)us);
-	snprintf(pidtext, sizeof pidtext, "%ld", p->att != NULL ?
-	    (long)router_peer_pid(p->att) : 0L);
-	log_event(outcome == ROUTER_OUTCOME_OK ||
-	    outcome == ROUTER_OUTCOME_CANCELLED ? LOG_INFO : LOG_NOTICE,
-	    MCPD_MID_REQUEST, f, nitems(f),
-	    "%s: %s from pid %s: %s after %.1f ms%s%s", worker_name(r->worker),
-	    p->method, pidtext, router_outcome_names[outcome],
-	    (double)us / 1000.0, reason != NULL ? ": " : "",
-	    reason != NULL ? reason : "");
-}
-
-/* Tell the server to stop working on a request. */
-static void
-router_cancel_upstream(struct router *r, struct router_pending *p,
-    const char *reason)
-{
-	char	 text[160];
-	int	 n;
-
-	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
-		return;
-	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-	    "\"reason\":\"%s\"}}", (long long)p->upstream_id, reason);
-	router_send_server(r, text, (size_t)n, NULL, 0);
 }
 
 void
@@ -732,10 +411,26 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
  * Timers.
  */
 
+/* Tell the server to stop working on a request. */
+static void
+router_cancel_upstream(struct router *r, struct router_pending *p,
+    const char *reason)
+{
+	char	 text[160];
+	int	 n;
+
+	if (r->up->availability(r->worker) != WORKER_AVAIL_READY)
+		return;
+	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}", (long long)p->upstream_id, reason);
+	router_send_server(r, text, (size_t)n, NULL, 0);
+}
+
 static void
 router_timeout(struct router *r, struct router_pending *p)
 {
-	const struct conf_server *cs = worker_conf(r->worker);
+	const struct conf_server *cs = r->up->conf(r->worker);
 	char		 reason[96];
 
 	if (p->kind != ROUTER_PENDING_CLIENT) {
@@ -749,24 +444,16 @@ router_timeout(struct router *r, struct router_pending *p)
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not finish "
 		    "%s within %llu ms, the limit even with progress",
-		    worker_name(r->worker), p->method, (unsigned long long)
+		    r->up->name(r->worker), p->method, (unsigned long long)
 		    cs->request_timeout_ms * ROUTER_HARD_TIMEOUT_FACTOR);
 	else
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not answer "
-		    "%s within %u ms", worker_name(r->worker), p->method,
+		    "%s within %u ms", r->up->name(r->worker), p->method,
 		    cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
 	router_pending_destroy(r, p);
-	worker_request_timed_out(r->worker);
-}
-
-/* A client that has half-closed may go once nothing of its is pending. */
-static void
-router_check_idle(struct attachment *a)
-{
-	if (a->ninflight == 0 && a->nwaiting == 0)
-		router_peer_idle(a);
+	r->up->request_timed_out(r->worker);
 }
 
 /* Forget a held request (on r->waiting or already taken off it). */
@@ -804,7 +491,7 @@ router_waiting_fail(struct router *r, struct router_waiting *wt,
 	if (envelope_scan(wt->line, wt->len, &env, &erroff) == 0 &&
 	    env.id.type != ENVELOPE_ABSENT)
 		router_client_error(wt->att, router_text(wt->line, &env.id),
-		    env.id.len, worker_unavailable_code(r->worker), "%s", why);
+		    env.id.len, r->up->unavailable_code(r->worker), "%s", why);
 	router_waiting_free(r, wt);
 }
 
@@ -827,8 +514,8 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
 	    wt->deadline_ms <= now) {
 		xasprintf(&why, "server %s did not become ready within %u ms",
-		    worker_name(r->worker),
-		    worker_conf(r->worker)->init_timeout_ms);
+		    r->up->name(r->worker),
+		    r->up->conf(r->worker)->init_timeout_ms);
 		router_waiting_fail(r, wt, why);
 		free(why);
 	}
@@ -836,23 +523,6 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_arm_sweep(r);
 }
 
-/*
- * Called for every request: whether the timer is armed is kept here, not
- * asked of libevent each time.
- */
-void
-router_arm_sweep(struct router *r)
-{
-	struct timeval	 tv = { 0, ROUTER_SWEEP_MS * 1000 };
-
-	if (r->sweep_armed)
-		return;
-	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
-	    r->nroots_waiting == 0 && r->nroots_asking == 0)
-		return;
-	evtimer_add(r->ev_sweep, &tv);
-	r->sweep_armed = 1;
-}
 
 /*
  * Session events.
@@ -914,8 +584,8 @@ router_session_ready(struct router *r, int first)
 	}
 	/* A group's lists gain this server's tools. */
 	TAILQ_FOREACH(a, &r->atts, entry)
-		if (first && a->link != NULL)
-			group_link_session(a->link, 1);
+		if (first && a->peer->session != NULL)
+			a->peer->session(a->peer_arg, 1);
 
 	if (r->paused)
 		router_pause_clients(r, 0);
@@ -953,7 +623,7 @@ router_session_down(struct router *r, const char *reason)
 			router_record(r, p, ROUTER_OUTCOME_FAILED, reason);
 			router_client_error(p->att, p->id, p->id_len,
 			    RPC_CONNECTION_CLOSED, "server %s went away while "
-			    "handling %s: %s", worker_name(r->worker),
+			    "handling %s: %s", r->up->name(r->worker),
 			    p->method, reason);
 		}
 		router_pending_destroy(r, p);
@@ -974,8 +644,8 @@ router_session_down(struct router *r, const char *reason)
 	}
 	/* A group's lists lose this server's tools. */
 	TAILQ_FOREACH(a, &r->atts, entry)
-		if (a->link != NULL)
-			group_link_session(a->link, 0);
+		if (a->peer->session != NULL)
+			a->peer->session(a->peer_arg, 0);
 	/* Paused clients resume with the next session (or its refusal). */
 }
 
@@ -990,7 +660,7 @@ router_session_unavailable(struct router *r)
 
 	if (TAILQ_EMPTY(&r->waiting))
 		return;
-	why = worker_unavailable_reason(r->worker);
+	why = r->up->unavailable_reason(r->worker);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_fail(r, wt, why);
 	free(why);
@@ -999,7 +669,7 @@ router_session_unavailable(struct router *r)
 void
 router_stdin_drained(struct router *r)
 {
-	size_t	 queued = worker_stdin_queued(r->worker);
+	size_t	 queued = r->up->stdin_queued(r->worker);
 
 	if (r->nwaiting_turn > 0 && !r->paused &&
 	    queued < ROUTER_STDIN_FAIR_BYTES / 4)
@@ -1014,7 +684,7 @@ router_stdin_drained(struct router *r)
 cJSON *
 router_client_capabilities(const struct router *r)
 {
-	const struct conf_server *cs = worker_conf(r->worker);
+	const struct conf_server *cs = r->up->conf(r->worker);
 	cJSON		*caps;
 
 	caps = cJSON_CreateObject();
@@ -1036,20 +706,21 @@ router_client_capabilities(const struct router *r)
  * Attachments.
  */
 
-static struct attachment *
-router_attach_peer(struct router *r, struct client *c, struct glink *link)
+struct attachment *
+router_attach(struct router *r, const struct router_peer *peer,
+    void *peer_arg)
 {
 	struct attachment	*a;
 
 	a = xcalloc(1, sizeof *a);
 	a->router = r;
-	a->client = c;
-	a->link = link;
+	a->peer = peer;
+	a->peer_arg = peer_arg;
 	hmap_key_init(&a->ids_key, hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
 	/* Decided once here, not for every request (router_up.c). */
-	a->at_template = worker_is_template(r->worker);
+	a->at_template = r->up->is_template(r->worker);
 	TAILQ_INIT(&a->inflight);
 	TAILQ_INIT(&a->downs);
 	TAILQ_INSERT_TAIL(&r->atts, a, entry);
@@ -1057,18 +728,6 @@ router_attach_peer(struct router *r, struct client *c, struct glink *link)
 	if (r->paused)
 		router_peer_pause(a, 1);
 	return (a);
-}
-
-struct attachment *
-router_attach(struct router *r, struct client *c)
-{
-	return (router_attach_peer(r, c, NULL));
-}
-
-struct attachment *
-router_attach_link(struct router *r, struct glink *link)
-{
-	return (router_attach_peer(r, NULL, link));
 }
 
 /* A request of the server's at a client is done with, answered or not. */
@@ -1089,7 +748,7 @@ router_drop_downs(struct router *r, struct attachment *a, const char *why)
 	struct router_down	*d;
 
 	while ((d = TAILQ_FIRST(&a->downs)) != NULL) {
-		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+		if (r->up->availability(r->worker) == WORKER_AVAIL_READY)
 			router_server_reply(r, d->server_id, d->server_id_len,
 			    NULL, RPC_INTERNAL_ERROR, why);
 		router_down_free(r, d);
@@ -1114,7 +773,7 @@ router_count_subs(struct router *r, struct attachment *a, int delta)
 	while (hmap_iter_next(&it, &key, &keylen, NULL)) {
 		count = router_sub_count(r, key, keylen, delta);
 		if (count != (delta > 0 ? 1 : 0) ||
-		    worker_availability(r->worker) != WORKER_AVAIL_READY)
+		    r->up->availability(r->worker) != WORKER_AVAIL_READY)
 			continue;
 		uri = xstrndup(key, keylen);
 		params = cJSON_CreateObject();
@@ -1158,7 +817,7 @@ router_detach(struct attachment *a, const char *reason)
 	free(a->refused);
 	free(a);
 	if (r->natts == 0 && !r->freeing)
-		worker_unused(r->worker);
+		r->up->unused(r->worker);
 }
 
 /*
@@ -1212,7 +871,7 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 	TAILQ_INSERT_TAIL(&dst->atts, a, entry);
 	dst->natts++;
 	a->router = dst;
-	a->at_template = worker_is_template(dst->worker);
+	a->at_template = dst->up->is_template(dst->worker);
 	router_peer_pause(a, dst->paused);
 	router_set_upstream_level(src);
 	router_set_upstream_level(dst);
@@ -1220,7 +879,7 @@ router_move(struct attachment *a, struct router *dst, const char *why)
 	router_tell_changed(a);
 	router_arm_sweep(dst);
 	if (src->natts == 0 && !src->freeing)
-		worker_unused(src->worker);
+		src->up->unused(src->worker);
 }
 
 /*
@@ -1236,7 +895,7 @@ router_replay_attachment(struct attachment *a)
 	struct router_waiting_list mine;
 
 	if (a->roots_pending ||
-	    worker_availability(r->worker) != WORKER_AVAIL_READY)
+	    r->up->availability(r->worker) != WORKER_AVAIL_READY)
 		return;
 	TAILQ_INIT(&mine);
 	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, next) {
@@ -1317,12 +976,14 @@ router_attached_json(const struct router *r)
  */
 
 struct router *
-router_new(struct mcpd *mcpd, struct worker *w)
+router_new(struct mcpd *mcpd, const struct router_upstream *up,
+    struct worker *w)
 {
 	struct router	*r;
 
 	r = xcalloc(1, sizeof *r);
 	r->mcpd = mcpd;
+	r->up = up;
 	r->worker = w;
 	TAILQ_INIT(&r->atts);
 	TAILQ_INIT(&r->by_deadline);

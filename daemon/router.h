@@ -19,16 +19,96 @@
 
 #include <cjson/cJSON.h>
 
+#include "worker.h"
+
 struct attachment;
-struct client;
+struct envelope_edit;
 struct envelope_span;
 struct filter;
-struct glink;
+struct iovec;
 struct mcpd;
+struct roots;
 struct router;
 struct worker;
 
-struct router	*router_new(struct mcpd *, struct worker *);
+/*
+ * The router's upstream: the server it multiplexes, as the worker sees
+ * it.  The worker gives this table to router_new (as a transport's user
+ * gives it callbacks), so the router never calls up into worker.c; a
+ * stand-in (the fuzz target) supplies its own.  Every entry is required.
+ */
+struct router_upstream {
+	const char	*(*name)(const struct worker *);
+	const struct conf_server *(*conf)(const struct worker *);
+	/* Ready, starting (requests held) or refusing. */
+	enum worker_avail (*availability)(const struct worker *);
+	char		*(*unavailable_reason)(const struct worker *);
+	int		 (*unavailable_code)(const struct worker *);
+	/* The cached upstream initialize result (JSON text), or NULL. */
+	const char	*(*init_result_text)(const struct worker *);
+	int		 (*has_init)(const struct worker *);
+	int		 (*is_template)(const struct worker *);
+	const struct roots *(*roots)(const struct worker *);
+	int64_t		 (*next_upstream_id)(struct worker *);
+	/* The server's stdin: a message in pieces, or a line with an edit. */
+	int		 (*write)(struct worker *, const struct iovec *, int);
+	int		 (*write_edit)(struct worker *, const char *line,
+			    size_t len, const struct envelope_edit *);
+	size_t		 (*stdin_queued)(const struct worker *);
+	/* A large stdout line taken from the framer instead of copied. */
+	char		*(*steal_line)(struct worker *, const char *line,
+			    size_t *size);
+	void		 (*dropped_line)(struct worker *, const char *line,
+			    size_t len, size_t error_off);
+	/* The session's health and life. */
+	void		 (*request_timed_out)(struct worker *);
+	void		 (*broken)(struct worker *, const char *fmt, ...)
+			    __attribute__((format(printf, 2, 3)));
+	void		 (*violation)(struct worker *, const char *kind,
+			    const char *fmt, ...)
+			    __attribute__((format(printf, 3, 4)));
+	void		 (*wanted)(struct worker *, const char *why);
+	void		 (*unused)(struct worker *);
+	/* A client's roots are known: which instance serves it. */
+	void		 (*client_roots)(struct attachment *,
+			    const struct roots *);
+};
+
+/*
+ * An attachment's peer: a client's connection (client.c) or a group
+ * session's link to this server (group.c).  Each supplies this table
+ * with router_attach; the router never asks which kind it holds.
+ * Entries marked optional may be NULL.
+ */
+struct router_peer {
+	void		 (*queue)(void *peer, const struct iovec *, int);
+	/* A line with one edit applied; optional (spliced, then queue). */
+	void		 (*queue_edit)(void *peer, const char *line,
+			    size_t len, const struct envelope_edit *);
+	/* Pieces over mem, which the peer takes; optional (queue, free). */
+	void		 (*queue_owned)(void *peer, const struct iovec *, int,
+			    void *mem, size_t size);
+	void		 (*pause)(void *peer, int pause);
+	/* Nothing of this peer's in flight any more; optional. */
+	void		 (*idle)(void *peer);
+	/* The router let go of it (it is being freed, or refused). */
+	void		 (*detached)(void *peer, const char *reason);
+	/* The server's session came up or went down; optional. */
+	void		 (*session)(void *peer, int up);
+	pid_t		 (*pid)(const void *peer);
+	uid_t		 (*uid)(const void *peer);
+	uint64_t	 (*serial)(const void *peer);
+	/* An admin's roots are not narrowed; optional (not one). */
+	int		 (*is_admin)(const void *peer);
+	/*
+	 * A group's link: its session has its own roots (never asked of
+	 * it), and it is not a client of the server's own.
+	 */
+	int		 link;
+};
+
+struct router	*router_new(struct mcpd *, const struct router_upstream *,
+		    struct worker *);
 /* Detaches (and closes) every client first. */
 void		 router_free(struct router *);
 
@@ -52,10 +132,9 @@ unsigned int	 router_set_filters(struct router *,
 /* The capabilities mcpd declares upstream in its initialize. */
 cJSON		*router_client_capabilities(const struct router *);
 
-/* From clients. */
-struct attachment *router_attach(struct router *, struct client *);
-/* A group session's link to this server (group.h) attaches like a client. */
-struct attachment *router_attach_link(struct router *, struct glink *);
+/* From clients, and group sessions' links (group.h): a peer attaches. */
+struct attachment *router_attach(struct router *, const struct router_peer *,
+		    void *peer);
 void		 router_detach(struct attachment *, const char *reason);
 /* What became of a client's line. */
 enum router_line {

@@ -57,7 +57,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 			return;
 		}
 		r->unknown_ids++;
-		worker_violation(r->worker, "unknown-id", "reply to id %.*s, "
+		r->up->violation(r->worker, "unknown-id", "reply to id %.*s, "
 		    "which mcpd did not send or already answered",
 		    env->id.len > 40 ? 40 : (int)env->id.len,
 		    router_text(line, &env->id));
@@ -94,7 +94,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 			    RPC_INTERNAL_ERROR, "server %s answered %s with "
 			    "something that is not a list mcpd can filter "
 			    "(its filters apply to it)",
-			    worker_name(r->worker), p->method);
+			    r->up->name(r->worker), p->method);
 			router_record(r, p, ROUTER_OUTCOME_ERROR,
 			    "unfilterable list reply");
 			router_pending_destroy(r, p);
@@ -132,7 +132,7 @@ router_progress(struct router *r, const char *line, size_t len,
 	edit.text_len = p->token_len;
 	router_send_client(p->att, line, len, &edit, 1);
 	/* Progress proves the request is alive: restart its timeout. */
-	p->deadline_ms = now + worker_conf(r->worker)->request_timeout_ms;
+	p->deadline_ms = now + r->up->conf(r->worker)->request_timeout_ms;
 	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
 	TAILQ_INSERT_TAIL(&r->by_deadline, p, timer_entry);
 }
@@ -251,9 +251,9 @@ router_server_request(struct router *r, const char *line, size_t len,
 	}
 	/* Its instance's roots, or the configured ones (router_roots.c). */
 	if (strcmp(method, "roots/list") == 0 &&
-	    (worker_conf(r->worker)->share != CONF_SHARE_GLOBAL ||
-	    ((worker_conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
-	    worker_conf(r->worker)->nroots > 0))) {
+	    (r->up->conf(r->worker)->share != CONF_SHARE_GLOBAL ||
+	    ((r->up->conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
+	    r->up->conf(r->worker)->nroots > 0))) {
 		router_roots_server_request(r, id, env->id.len);
 		return;
 	}
@@ -293,7 +293,7 @@ router_server_line(struct router *r, const char *line, size_t len,
 	size_t		 erroff;
 
 	if (envelope_scan_plain(line, len, plain, &env, &erroff) != 0) {
-		worker_dropped_line(r->worker, line, len, erroff);
+		r->up->dropped_line(r->worker, line, len, erroff);
 		return;
 	}
 	if (env.method.type == ENVELOPE_STRING) {
@@ -303,7 +303,7 @@ router_server_line(struct router *r, const char *line, size_t len,
 		    env.id.type == ENVELOPE_NUMBER)
 			router_server_request(r, line, len, &env);
 		else
-			worker_violation(r->worker, "invalid", "request with "
+			r->up->violation(r->worker, "invalid", "request with "
 			    "an id that is not a string or number");
 		return;
 	}
@@ -314,7 +314,7 @@ router_server_line(struct router *r, const char *line, size_t len,
 		router_server_response(r, line, len, &env);
 		return;
 	}
-	worker_violation(r->worker, "invalid", "not a JSON-RPC request, "
+	r->up->violation(r->worker, "invalid", "not a JSON-RPC request, "
 	    "notification or response");
 }
 
@@ -322,7 +322,7 @@ void
 router_server_oversize(struct router *r, size_t total, const char *id,
     size_t id_len)
 {
-	const struct conf_server *cs = worker_conf(r->worker);
+	const struct conf_server *cs = r->up->conf(r->worker);
 	struct envelope_value	 v;
 	struct router_pending	*p;
 	int64_t			 upstream_id;
@@ -343,6 +343,6 @@ router_server_oversize(struct router *r, size_t total, const char *id,
 	router_client_error(p->att, p->id, p->id_len,
 	    MCPD_ERR_MESSAGE_TOO_LARGE, "response of %zu bytes from %s "
 	    "exceeds max_message_bytes (%zu); it was discarded", total,
-	    worker_name(r->worker), cs->max_message_bytes);
+	    r->up->name(r->worker), cs->max_message_bytes);
 	router_pending_destroy(r, p);
 }

@@ -28,7 +28,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "client.h"
 #include "conf.h"
 #include "envelope.h"
 #include "filter.h"
@@ -54,7 +53,7 @@ static const char *router_filter_changed[FILTER_KINDS] = {
 void
 router_filter_init(struct router *r)
 {
-	const struct conf_server *cs = worker_conf(r->worker);
+	const struct conf_server *cs = r->up->conf(r->worker);
 	size_t	 k;
 
 	r->filtered = 0;
@@ -95,10 +94,16 @@ router_set_filters(struct router *r, struct filter *const *filters)
 			r->filtered = 1;
 	}
 	TAILQ_FOREACH(a, &r->atts, entry) {
+		/*
+		 * Clients only, as before the peer table: a group's link was
+		 * never sent these (its session merges lists of its own).
+		 */
+		if (a->peer->link)
+			continue;
 		for (k = 0; k < FILTER_KINDS; k++) {
 			if (!(changed & (1U << k)))
 				continue;
-			client_queue_iov(a->client, &(struct iovec){
+			router_peer_queue(a, &(struct iovec){
 			    (void *)router_filter_changed[k],
 			    strlen(router_filter_changed[k]) }, 1);
 		}
@@ -275,7 +280,7 @@ router_filter_reply(struct router *r, const char *method, const char *line,
 		edit->text_len = len;
 		break;
 	case FILTER_BAD:
-		worker_violation(r->worker, "invalid", "a reply to %s that is "
+		r->up->violation(r->worker, "invalid", "a reply to %s that is "
 		    "not a list result with a \"%s\" array; its client gets "
 		    "an error, since mcpd cannot filter it", method,
 		    filter_list_member(list));

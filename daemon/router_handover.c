@@ -63,7 +63,7 @@ router_handover_release(struct router *r)
 	for (i = 0; i < r->nhandover_subs; i++) {
 		uri = r->handover_subs[i];
 		if (router_sub_count(r, uri, strlen(uri), -1) == 0 &&
-		    worker_availability(r->worker) == WORKER_AVAIL_READY) {
+		    r->up->availability(r->worker) == WORKER_AVAIL_READY) {
 			params = cJSON_CreateObject();
 			cJSON_AddStringToObject(params, "uri", uri);
 			router_internal_request(r, "resources/unsubscribe",

@@ -1,8 +1,9 @@
 /*
- * router_int.h -- the router's insides, shared by its three files and by
- * nothing else: router.c (pending requests, timers, output, sessions and
- * attachments), router_up.c (clients to the server) and router_down.c (the
- * server to clients).  Everything outside uses router.h.
+ * router_int.h -- the router's insides, shared by its files and by
+ * nothing else: router.c (timers, output, sessions and attachments),
+ * router_pending.c (pending requests), router_up.c (clients to the
+ * server), router_down.c (the server to clients) and the rest below.
+ * Everything outside uses router.h.
  */
 #ifndef MCPD_ROUTER_INT_H
 #define MCPD_ROUTER_INT_H
@@ -18,6 +19,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "router.h"
 #include "util.h"
 
 struct client;
@@ -122,8 +124,8 @@ TAILQ_HEAD(router_waiting_list, router_waiting);
 
 struct attachment {
 	struct router		*router;
-	struct client		*client;	/* NULL for a group's link */
-	struct glink		*link;		/* NULL for a client */
+	const struct router_peer *peer;		/* a client or a group's link */
+	void			*peer_arg;
 	/*
 	 * Client id text -> pending: a chained table of the pendings
 	 * themselves, so a reply takes its request out without hashing.
@@ -163,6 +165,7 @@ struct attachment {
 
 struct router {
 	struct mcpd		*mcpd;
+	const struct router_upstream *up;	/* the worker's, below */
 	struct worker		*worker;
 	TAILQ_HEAD(, attachment) atts;
 	size_t			 natts;
@@ -229,8 +232,28 @@ struct router {
 	int			 filtered;	/* any of them set */
 };
 
+/*
+ * The peer's pid (a group's link: its client's), and the end of a
+ * half-closed client once nothing of its is pending: inline, so that the
+ * router's files ask the peer table without calling one another.
+ */
+static inline pid_t
+router_peer_pid(const struct attachment *a)
+{
+	return (a->peer->pid(a->peer_arg));
+}
+
+static inline void
+router_check_idle(struct attachment *a)
+{
+	if (a->ninflight == 0 && a->nwaiting == 0 && a->peer->idle != NULL)
+		a->peer->idle(a->peer_arg);
+}
+
 /* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
 extern const char *router_levels[8];
+/* The names of outcomes, as status and the journal give them. */
+extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 
 /*
  * router.c
@@ -241,8 +264,6 @@ int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
-/* The attachment's peer's pid (a group's link: its client's). */
-pid_t		 router_peer_pid(const struct attachment *);
 /* A message to the attachment's peer, a client or a group's link. */
 void		 router_peer_queue(struct attachment *,
 		    const struct iovec *, int);
@@ -280,6 +301,17 @@ void		 router_down_free(struct router *, struct router_down *);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
 
+/* A request of mcpd's own to the server (params taken). */
+void		 router_internal_request(struct router *, const char *method,
+		    cJSON *params);
+
+/* Held requests. */
+void		 router_waiting_free(struct router *, struct router_waiting *);
+
+/*
+ * router_pending.c
+ */
+
 /*
  * Pending requests.  A client's (id not NULL) comes with the hash of its
  * id (router_id_hash); method[0, method_len) need not end with a NUL.
@@ -304,13 +336,11 @@ int		 router_late_reply(const struct router *, int64_t upstream_id);
 /* Count the outcome and latency; log the slow and the failed. */
 void		 router_record(struct router *, struct router_pending *,
 		    enum router_outcome, const char *reason);
-/* A request of mcpd's own to the server (params taken). */
-void		 router_internal_request(struct router *, const char *method,
-		    cJSON *params);
-
-/* Timers and held requests. */
+/*
+ * The sweep timer, armed for every request (and for held ones and roots
+ * asked for): timeouts run from it (router.c).
+ */
 void		 router_arm_sweep(struct router *);
-void		 router_waiting_free(struct router *, struct router_waiting *);
 
 /*
  * router_up.c

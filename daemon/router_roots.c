@@ -36,12 +36,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "client.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
 #include "esc.h"
-#include "instance.h"
 #include "log.h"
 #include "proto.h"
 #include "roots.h"
@@ -61,32 +59,33 @@ static uint64_t	router_roots_serial;
 static int
 router_roots_wanted(const struct router *r)
 {
-	return (worker_conf(r->worker)->share != CONF_SHARE_GLOBAL);
+	return (r->up->conf(r->worker)->share != CONF_SHARE_GLOBAL);
 }
 
 /* The client's roots are the configured ones. */
 static void
 router_roots_configured(struct attachment *a)
 {
-	const struct conf_server *cs = worker_conf(a->router->worker);
+	const struct conf_server *cs = a->router->up->conf(a->router->worker);
 	struct roots		 roots;
 
 	roots_from_uris(&roots, cs->roots, cs->nroots);
-	instance_client_roots(a, &roots);
+	a->router->up->client_roots(a, &roots);
 	roots_free(&roots);
 }
 
 void
 router_roots_initialize(struct attachment *a)
 {
-	if (!router_roots_wanted(a->router) || a->link != NULL)
+	if (!router_roots_wanted(a->router) || a->peer->link)
 		return;
 	if (!a->cap_roots) {
 		router_roots_configured(a);
 		return;
 	}
 	/* Which instance serves it depends on them: its requests wait. */
-	if (worker_conf(a->router->worker)->share == CONF_SHARE_PER_ROOTS)
+	if (a->router->up->conf(a->router->worker)->share ==
+	    CONF_SHARE_PER_ROOTS)
 		a->roots_pending = 1;
 }
 
@@ -97,14 +96,14 @@ router_roots_ask(struct attachment *a)
 	char		 text[128];
 	int		 n;
 
-	if (!router_roots_wanted(r) || !a->cap_roots || a->link != NULL ||
+	if (!router_roots_wanted(r) || !a->cap_roots || a->peer->link ||
 	    a->refused != NULL)
 		return;
 	if (a->roots_ask == 0)
 		r->nroots_asking++;
 	a->roots_ask = ++router_roots_serial;
 	a->roots_deadline_ms = clock_now_ms() +
-	    worker_conf(r->worker)->init_timeout_ms;
+	    r->up->conf(r->worker)->init_timeout_ms;
 	n = snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":\"%s%"
 	    PRIu64 "\",\"method\":\"roots/list\"}", ROUTER_ROOTS_ID_PREFIX,
 	    a->roots_ask);
@@ -145,10 +144,11 @@ router_roots_log(struct attachment *a, const char *why, const char *fmt, ...)
 	if (unlogged > 0)
 		log_warnx("%s: %s: %s (and %" PRIu64 " such warnings about "
 		    "clients' roots in the last second, not logged)",
-		    worker_name(a->router->worker), what, safe, unlogged);
+		    a->router->up->name(a->router->worker), what, safe,
+		    unlogged);
 	else
-		log_warnx("%s: %s: %s", worker_name(a->router->worker), what,
-		    safe);
+		log_warnx("%s: %s: %s",
+		    a->router->up->name(a->router->worker), what, safe);
 	logged_ms = now;
 	unlogged = 0;
 	free(safe);
@@ -169,13 +169,13 @@ router_roots_warn(struct attachment *a, const char *why)
 static void
 router_roots_take(struct attachment *a, const struct roots *roots)
 {
-	const struct conf_server *cs = worker_conf(a->router->worker);
+	const struct conf_server *cs = a->router->up->conf(a->router->worker);
 	struct roots		 kept;
 	char			*refused;
 	size_t			 n;
 
-	if (client_is_admin(a->client)) {
-		instance_client_roots(a, roots);
+	if (a->peer->is_admin != NULL && a->peer->is_admin(a->peer_arg)) {
+		a->router->up->client_roots(a, roots);
 		return;
 	}
 	n = roots_narrow(&kept, roots, cs->roots, cs->nroots,
@@ -185,11 +185,11 @@ router_roots_take(struct attachment *a, const struct roots *roots)
 		    "client of pid %ld (uid %lu) refused, as it is not an "
 		    "administrator; the first", n, roots->n,
 		    (long)router_peer_pid(a),
-		    (unsigned long)client_uid(a->client));
+		    (unsigned long)router_attachment_uid(a));
 	if (n > 0 && kept.n == 0)
 		router_roots_configured(a);
 	else
-		instance_client_roots(a, &kept);
+		a->router->up->client_roots(a, &kept);
 	roots_free(&kept);
 	free(refused);
 }
@@ -249,7 +249,7 @@ router_roots_answer_held(struct router *r, const struct roots *roots)
 static void
 router_roots_answer_configured(struct router *r)
 {
-	const struct conf_server *cs = worker_conf(r->worker);
+	const struct conf_server *cs = r->up->conf(r->worker);
 	struct roots		 roots;
 
 	roots_from_uris(&roots, cs->roots, cs->nroots);
@@ -260,7 +260,7 @@ router_roots_answer_configured(struct router *r)
 void
 router_roots_server_request(struct router *r, const char *id, size_t id_len)
 {
-	const struct roots	*roots = worker_roots(r->worker);
+	const struct roots	*roots = r->up->roots(r->worker);
 
 	if (roots != NULL) {
 		router_server_reply(r, id, id_len, cJSON_Parse(roots->result),
@@ -269,7 +269,7 @@ router_roots_server_request(struct router *r, const char *id, size_t id_len)
 		return;
 	}
 	if (r->nroots_waiting >= ROUTER_ROOTS_WAITING_MAX) {
-		worker_violation(r->worker, "flood", "more than %d roots/list "
+		r->up->violation(r->worker, "flood", "more than %d roots/list "
 		    "requests waiting for the client's roots",
 		    ROUTER_ROOTS_WAITING_MAX);
 		router_server_reply(r, id, id_len, NULL, RPC_INTERNAL_ERROR,
@@ -280,7 +280,7 @@ router_roots_server_request(struct router *r, const char *id, size_t id_len)
 		r->roots_waiting = xreallocarray(r->roots_waiting,
 		    ROUTER_ROOTS_WAITING_MAX, sizeof *r->roots_waiting);
 		r->roots_wait_deadline_ms = clock_now_ms() +
-		    worker_conf(r->worker)->init_timeout_ms;
+		    r->up->conf(r->worker)->init_timeout_ms;
 	}
 	r->roots_waiting[r->nroots_waiting++] = xstrndup(id, id_len);
 	router_arm_sweep(r);
@@ -296,7 +296,7 @@ router_roots_known(struct router *r)
 {
 	static const char	 changed[] = "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/roots/list_changed\"}";
-	const struct roots	*roots = worker_roots(r->worker);
+	const struct roots	*roots = r->up->roots(r->worker);
 	int			 told = r->roots_answered;
 
 	if (roots == NULL)
@@ -305,7 +305,7 @@ router_roots_known(struct router *r)
 		router_roots_answer_held(r, roots);
 		return;
 	}
-	if (told && worker_availability(r->worker) == WORKER_AVAIL_READY)
+	if (told && r->up->availability(r->worker) == WORKER_AVAIL_READY)
 		router_send_server(r, changed, sizeof changed - 1, NULL, 0);
 }
 
@@ -317,8 +317,8 @@ router_roots_sweep(struct router *r, uint64_t now)
 	if (r->nroots_waiting > 0 && r->roots_wait_deadline_ms <= now) {
 		log_warnx("%s: no client roots within %u ms; its roots/list "
 		    "is answered with the configured roots",
-		    worker_name(r->worker),
-		    worker_conf(r->worker)->init_timeout_ms);
+		    r->up->name(r->worker),
+		    r->up->conf(r->worker)->init_timeout_ms);
 		router_roots_answer_configured(r);
 	}
 	if (r->nroots_asking > 0) {

@@ -53,7 +53,7 @@ router_set_upstream_level(struct router *r)
 	if (level < 0 || level == r->upstream_level)
 		return;
 	r->upstream_level = level;
-	if (worker_availability(r->worker) != WORKER_AVAIL_READY)
+	if (r->up->availability(r->worker) != WORKER_AVAIL_READY)
 		return;
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "level", router_levels[level]);
@@ -116,7 +116,7 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		}
 		cJSON_Delete(msg);
 	}
-	cached = worker_init_result_text(a->router->worker);
+	cached = a->router->up->init_result_text(a->router->worker);
 	router_client_result(a, router_text(line, &env->id), env->id.len,
 	    cached, strlen(cached));
 	/* After the answer: this may move the client to an instance. */
@@ -320,14 +320,14 @@ router_hold(struct attachment *a, const char *line, size_t len,
 		    env->id.len, MCPD_ERR_LIMIT, "server %s is starting and "
 		    "this connection already has %zu bytes of requests "
 		    "waiting for it (client_max_held_bytes %zu)",
-		    worker_name(r->worker), a->held_bytes, cap);
+		    r->up->name(r->worker), a->held_bytes, cap);
 		return;
 	}
 	if (r->nwaiting >= ROUTER_WAITING_MAX) {
 		router_client_error(a, router_text(line, &env->id),
 		    env->id.len, MCPD_ERR_SERVER_UNAVAILABLE, "server %s is "
 		    "starting and %d requests are already waiting for it",
-		    worker_name(r->worker), ROUTER_WAITING_MAX);
+		    r->up->name(r->worker), ROUTER_WAITING_MAX);
 		return;
 	}
 	wt = xcalloc(1, sizeof *wt);
@@ -335,14 +335,14 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	wt->line = xstrndup(line, len);
 	wt->len = len;
 	wt->deadline_ms = clock_now_ms() +
-	    worker_conf(r->worker)->init_timeout_ms;
+	    r->up->conf(r->worker)->init_timeout_ms;
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;
 	a->nwaiting++;
 	a->held_bytes += len;
 	budget_add(r->mcpd, len);
 	router_arm_sweep(r);
-	worker_wanted(r->worker, "a request came");
+	r->up->wanted(r->worker, "a request came");
 }
 
 /*
@@ -420,7 +420,7 @@ router_client_request_ready(struct attachment *a, const char *line,
 		router_client_error(a, id, env->id.len, MCPD_ERR_LIMIT,
 		    "this connection has %zu requests in flight to %s, the "
 		    "most mcpd holds for one client (client_max_inflight)",
-		    a->ninflight, worker_name(a->router->worker));
+		    a->ninflight, a->router->up->name(a->router->worker));
 		return;
 	}
 	switch (router_own_method(method, method_len)) {
@@ -534,7 +534,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		default:
 			break;
 		}
-		if (worker_availability(r->worker) == WORKER_AVAIL_READY)
+		if (r->up->availability(r->worker) == WORKER_AVAIL_READY)
 			router_send_server(r, line, len, NULL, 0);
 		return (ROUTER_LINE_TAKEN);
 	}
@@ -570,16 +570,16 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	 * the rest waits.
 	 */
 	if ((a->roots_pending || a->at_template) &&
-	    worker_availability(r->worker) != WORKER_AVAIL_REFUSE) {
+	    r->up->availability(r->worker) != WORKER_AVAIL_REFUSE) {
 		if (router_own_method(method, mlen) == ROUTER_OWN_INITIALIZE &&
-		    worker_has_init(r->worker))
+		    r->up->has_init(r->worker))
 			router_client_request_ready(a, line, len, &env, method,
 			    mlen);
 		else
 			router_hold(a, line, len, &env);
 		return (ROUTER_LINE_TAKEN);
 	}
-	switch (worker_availability(r->worker)) {
+	switch (r->up->availability(r->worker)) {
 	case WORKER_AVAIL_READY:
 		router_client_request_ready(a, line, len, &env, method, mlen);
 		break;
@@ -587,9 +587,9 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		router_hold(a, line, len, &env);
 		break;
 	case WORKER_AVAIL_REFUSE:
-		why = worker_unavailable_reason(r->worker);
+		why = r->up->unavailable_reason(r->worker);
 		router_client_error(a, router_text(line, &env.id), env.id.len,
-		    worker_unavailable_code(r->worker), "%s", why);
+		    r->up->unavailable_code(r->worker), "%s", why);
 		free(why);
 		break;
 	}

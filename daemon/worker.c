@@ -33,6 +33,7 @@
 #include "backoff.h"
 #include "child.h"
 #include "clock.h"
+#include "instance.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
@@ -743,6 +744,34 @@ worker_kill_now(struct worker *w)
 		transport_kill(w->tp);
 }
 
+/*
+ * What the router calls of its server (router.h): the worker is its
+ * upstream, given to router_new, so the router never calls up.
+ */
+static const struct router_upstream worker_router_upstream = {
+	.name = worker_name,
+	.conf = worker_conf,
+	.availability = worker_availability,
+	.unavailable_reason = worker_unavailable_reason,
+	.unavailable_code = worker_unavailable_code,
+	.init_result_text = worker_init_result_text,
+	.has_init = worker_has_init,
+	.is_template = worker_is_template,
+	.roots = worker_roots,
+	.next_upstream_id = worker_next_upstream_id,
+	.write = worker_write,
+	.write_edit = worker_write_edit,
+	.stdin_queued = worker_stdin_queued,
+	.steal_line = worker_steal_line,
+	.dropped_line = worker_dropped_line,
+	.request_timed_out = worker_request_timed_out,
+	.broken = worker_broken,
+	.violation = worker_violation,
+	.wanted = worker_wanted,
+	.unused = worker_unused,
+	.client_roots = instance_client_roots,
+};
+
 struct worker *
 worker_make(struct mcpd *mcpd, const struct conf_server *cs,
     const char *name, struct worker *after)
@@ -764,7 +793,7 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
 	backoff_init(&w->backoff);
-	w->router = router_new(mcpd, w);
+	w->router = router_new(mcpd, &worker_router_upstream, w);
 	worker_set_rlink(w);
 	if (after != NULL)
 		TAILQ_INSERT_AFTER(&mcpd->workers, after, w, entry);

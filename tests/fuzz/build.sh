@@ -44,7 +44,8 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
-	client)		echo daemon/router.c daemon/router_up.c \
+	client)		echo daemon/router.c daemon/router_pending.c \
+			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
 			    src/handover.c src/b64.c \

@@ -1,14 +1,15 @@
 /*
  * fuzz_client.c -- a client connection's requests through the real router.
  *
- * The router (daemon/router.c, router_up.c, router_down.c,
- * router_filter.c) runs as in
- * mcpd, on a real event base, with up to three attachments.  What it calls
- * in the rest of the daemon is replaced by the stand-ins below (worker_*,
- * client_*, log_*, clock_*, hmap_random_seed), because a
- * fuzz target cannot run child processes or own sockets: they model the
- * worker's states and the clients' connections, and record every message
- * that would be written to the server or to a client.  The clock is
+ * The router (daemon/router.c, router_pending.c, router_up.c,
+ * router_down.c, router_filter.c, router_roots.c) runs as in
+ * mcpd, on a real event base, with up to three attachments.  Its upstream
+ * and its peers are the tables router.h asks for (fuzz_upstream for the
+ * worker, fuzz_peer for a client's connection), filled with the models
+ * below; only log_*, clock_* and hmap_random_seed are linked stand-ins.  A
+ * fuzz target cannot run child processes or own sockets: the models are
+ * the worker's states and the clients' connections, and record every
+ * message that would be written to the server or to a client.  The clock is
  * simulated, the maps' seeds are too, and the router's sweep timer is
  * fired by hand.
  *
@@ -68,15 +69,11 @@
 
 #include <event2/event.h>
 
-#include "client.h"
 #include "clock.h"
 #include "conf.h"
-#include "control.h"
 #include "envelope.h"
 #include "fuzz.h"
-#include "group.h"
 #include "hmap.h"
-#include "instance.h"
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -368,7 +365,7 @@ client_receives(struct client *c, const char *text, size_t len)
 	FUZZ_CHECK(!c->detached, "message for client %d after it was "
 	    "detached: %s", c->slot + 1, text);
 	if (c->dead)
-		return;		/* client_queue_iov drops it */
+		return;		/* peer_queue drops it */
 	msg = parse_written(text, len, "a client");
 	method = fuzz_json_member(msg, "method");
 	id = fuzz_json_member(msg, "id");
@@ -432,8 +429,9 @@ client_receives(struct client *c, const char *text, size_t len)
 
 /*
  * Stand-ins for the daemon around the router.  A fuzz target cannot run
- * child processes or accept connections, so worker.c, client.c, control.c,
- * log.c, clock.c and hmap_seed.c are replaced by these models.
+ * child processes or accept connections, so worker.c's and client.c's
+ * tables are filled with these models, control.c's line is answered by
+ * control_stand_in, and log.c, clock.c and hmap_seed.c are replaced.
  */
 
 uint64_t
@@ -465,38 +463,38 @@ hmap_random_seed(void)
 	    (uint64_t)random());
 }
 
-const char *
-worker_name(const struct worker *w)
+static const char *
+fuzz_worker_name(const struct worker *w)
 {
 	return ("fuzz");
 }
 
-const struct conf_server *
-worker_conf(const struct worker *w)
+static const struct conf_server *
+fuzz_worker_conf(const struct worker *w)
 {
 	return (w->conf);
 }
 
-int64_t
-worker_next_upstream_id(struct worker *w)
+static int64_t
+fuzz_worker_next_upstream_id(struct worker *w)
 {
 	return (w->next_upstream_id++);
 }
 
-const char *
-worker_init_result_text(const struct worker *w)
+static const char *
+fuzz_worker_init_result_text(const struct worker *w)
 {
 	return (FUZZ_INIT_RESULT);
 }
 
-int
-worker_has_init(const struct worker *w)
+static int
+fuzz_worker_has_init(const struct worker *w)
 {
 	return (1);
 }
 
-int
-worker_is_template(const struct worker *w)
+static int
+fuzz_worker_is_template(const struct worker *w)
 {
 	return (0);
 }
@@ -508,8 +506,8 @@ worker_is_template(const struct worker *w)
 static struct roots	 fuzz_roots;
 static const struct conf_server *fuzz_roots_conf;
 
-const struct roots *
-worker_roots(const struct worker *w)
+static const struct roots *
+fuzz_worker_roots(const struct worker *w)
 {
 	if (fuzz_roots_conf != w->conf) {
 		roots_free(&fuzz_roots);
@@ -519,8 +517,8 @@ worker_roots(const struct worker *w)
 	return (&fuzz_roots);
 }
 
-void
-worker_unused(struct worker *w)
+static void
+fuzz_worker_unused(struct worker *w)
 {
 }
 
@@ -562,21 +560,21 @@ check_member_roots(const struct conf_server *cs, const struct roots *roots)
 	cJSON_Delete(list);
 }
 
-void
-instance_client_roots(struct attachment *a, const struct roots *roots)
+static void
+fuzz_client_roots(struct attachment *a, const struct roots *roots)
 {
 	if (router_attachment_uid(a) != 0)
-		check_member_roots(worker_conf(router_attachment_worker(a)),
-		    roots);
-	(void)worker_roots(router_attachment_worker(a));
+		check_member_roots(fuzz_worker_conf(
+		    router_attachment_worker(a)), roots);
+	(void)fuzz_worker_roots(router_attachment_worker(a));
 	roots_free(&fuzz_roots);
 	roots_copy(&fuzz_roots, roots);
 	router_roots_known(F.router);
 	router_roots_settled(a);
 }
 
-enum worker_avail
-worker_availability(const struct worker *w)
+static enum worker_avail
+fuzz_worker_availability(const struct worker *w)
 {
 	/* As worker.c: not ready once the transport is gone. */
 	if (w->avail == WORKER_AVAIL_READY && w->transport_closed)
@@ -584,20 +582,20 @@ worker_availability(const struct worker *w)
 	return (w->avail);
 }
 
-char *
-worker_unavailable_reason(const struct worker *w)
+static char *
+fuzz_worker_unavailable_reason(const struct worker *w)
 {
 	return (xstrdup("server fuzz is stopped (fuzz)"));
 }
 
-int
-worker_unavailable_code(const struct worker *w)
+static int
+fuzz_worker_unavailable_code(const struct worker *w)
 {
 	return (MCPD_ERR_SERVER_UNAVAILABLE);
 }
 
-int
-worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
+static int
+fuzz_worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
 	char	*text;
 	size_t	 len;
@@ -609,8 +607,8 @@ worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 }
 
 /* One edit applied, as the transport's queue copies it. */
-int
-worker_write_edit(struct worker *w, const char *line, size_t len,
+static int
+fuzz_worker_write_edit(struct worker *w, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
@@ -618,18 +616,18 @@ worker_write_edit(struct worker *w, const char *line, size_t len,
 
 	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
 	FUZZ_CHECK(n != 0, "an edit the router checked cannot be spliced");
-	return (worker_write(w, iov, (int)n));
+	return (fuzz_worker_write(w, iov, (int)n));
 }
 
-size_t
-worker_stdin_queued(const struct worker *w)
+static size_t
+fuzz_worker_stdin_queued(const struct worker *w)
 {
 	return (w->stdin_high ? FUZZ_STDIN_HIGH_BYTES : 0);
 }
 
 /* worker.c: the buffer of the stdout line being routed, taken once. */
-char *
-worker_steal_line(struct worker *w, const char *line, size_t *size)
+static char *
+fuzz_worker_steal_line(struct worker *w, const char *line, size_t *size)
 {
 	char	*buf = F.line_buf;
 
@@ -640,8 +638,8 @@ worker_steal_line(struct worker *w, const char *line, size_t *size)
 	return (buf);
 }
 
-void
-worker_dropped_line(struct worker *w, const char *line, size_t len,
+static void
+fuzz_worker_dropped_line(struct worker *w, const char *line, size_t len,
     size_t error_off)
 {
 	FUZZ_CHECK(error_off <= len, "error offset %zu past a line of %zu",
@@ -649,20 +647,20 @@ worker_dropped_line(struct worker *w, const char *line, size_t len,
 }
 
 /* The worker only counts them (and ends itself later, from its timer). */
-void
-worker_request_timed_out(struct worker *w)
+static void
+fuzz_worker_request_timed_out(struct worker *w)
 {
 }
 
 /* The worker starts an idle server later, from an event of its own. */
-void
-worker_wanted(struct worker *w, const char *why)
+static void
+fuzz_worker_wanted(struct worker *w, const char *why)
 {
 }
 
 /* The worker ends itself later, from an event of its own. */
-void
-worker_broken(struct worker *w, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+fuzz_worker_broken(struct worker *w, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	 buf[1024];
@@ -672,8 +670,9 @@ worker_broken(struct worker *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-void
-worker_violation(struct worker *w, const char *kind, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+fuzz_worker_violation(struct worker *w, const char *kind, const char *fmt,
+    ...)
 {
 	va_list	 ap;
 	char	 buf[1024];
@@ -708,9 +707,10 @@ kill:
 	c->close_due = 1;
 }
 
-void
-client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
+static void
+peer_queue(void *arg, const struct iovec *iov, int iovcnt)
 {
+	struct client	*c = arg;
 	char	*text;
 	size_t	 len;
 
@@ -724,30 +724,32 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 }
 
 /* One edit applied, as the client's queue copies it. */
-void
-client_queue_edit(struct client *c, const char *line, size_t len,
+static void
+peer_queue_edit(void *arg, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
+	struct client	*c = arg;
 	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
 	size_t		 n;
 
 	n = envelope_splice(line, len, edit, 1, iov, nitems(iov));
 	FUZZ_CHECK(n != 0, "an edit the router checked cannot be spliced");
-	client_queue_iov(c, iov, (int)n);
+	peer_queue(c, iov, (int)n);
 }
 
 /* Pieces inside mem are queued by reference: mem lives until written. */
-void
-client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
+static void
+peer_queue_owned(void *arg, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
+	struct client	*c = arg;
 	FUZZ_CHECK(!c->detached, "message for client %d after it was "
 	    "detached", c->slot + 1);
 	if (c->dead) {
 		free(mem);
 		return;
 	}
-	client_queue_iov(c, iov, iovcnt);
+	peer_queue(c, iov, iovcnt);
 	c->owned = xreallocarray(c->owned, c->nowned + 1, sizeof *c->owned);
 	c->owned[c->nowned++] = mem;
 }
@@ -769,8 +771,8 @@ client_flushed(struct client *c)
 
 static void	client_deliver(struct client *, const char *, size_t);
 
-void
-client_pause(struct client *c)
+static void
+fuzz_client_pause(struct client *c)
 {
 	FUZZ_CHECK(!c->detached, "pausing a detached client");
 	if (c->dead)
@@ -779,8 +781,8 @@ client_pause(struct client *c)
 }
 
 /* As client.c does: lines already read are handed on at once. */
-void
-client_resume(struct client *c)
+static void
+fuzz_client_resume(struct client *c)
 {
 	char	*line;
 	size_t	 len;
@@ -802,88 +804,51 @@ client_resume(struct client *c)
 }
 
 /* client_maybe_close: a half-closed client goes once nothing is pending. */
-void
-client_idle(struct client *c)
+static void
+peer_idle(void *arg)
 {
+	struct client	*c = arg;
 	if (c->eof && !c->dead) {
 		c->dead = 1;
 		c->close_due = 1;	/* freed from a deferred event */
 	}
 }
 
-void
-client_detached(struct client *c, const char *reason)
+static void
+peer_detached(void *arg, const char *reason)
 {
+	struct client	*c = arg;
 	c->att = NULL;
 	c->dead = 1;
 }
 
-uint64_t
-client_serial(const struct client *c)
+static uint64_t
+peer_serial(const void *arg)
 {
+	const struct client	*c = arg;
 	return (c->serial);
 }
 
-pid_t
-client_pid(const struct client *c)
+static pid_t
+peer_pid(const void *arg)
 {
+	const struct client	*c = arg;
 	return ((pid_t)(1000 + c->serial));
 }
 
 /* Every other client is not an admin (a member of socket_group). */
-uid_t
-client_uid(const struct client *c)
+static uid_t
+peer_uid(const void *arg)
 {
+	const struct client	*c = arg;
 	return (c->serial % 2 == 0 ? FUZZ_MEMBER_UID : 0);
 }
 
-int
-client_is_admin(const struct client *c)
+static int
+peer_is_admin(const void *arg)
 {
-	return (client_uid(c) == 0);
-}
-
-/* No group session attaches here: a link's peer never runs. */
-void
-group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
-{
-	abort();
-}
-
-void
-group_link_pause(struct glink *l, int pause)
-{
-	abort();
-}
-
-pid_t
-group_link_pid(const struct glink *l)
-{
-	abort();
-}
-
-uid_t
-group_link_uid(const struct glink *l)
-{
-	abort();
-}
-
-uint64_t
-group_link_serial(const struct glink *l)
-{
-	abort();
-}
-
-void
-group_link_detached(struct glink *l, const char *reason)
-{
-	abort();
-}
-
-void
-group_link_session(struct glink *l, int up)
-{
-	abort();
+	const struct client	*c = arg;
+	return (peer_uid(c) == 0);
 }
 
 /*
@@ -914,7 +879,7 @@ control_stand_in(struct client *c, const char *line, size_t len)
 	cJSON_Delete(msg);
 	iov.iov_base = text;
 	iov.iov_len = strlen(text);
-	client_queue_iov(c, &iov, 1);
+	peer_queue(c, &iov, 1);
 	free(text);
 }
 
@@ -952,6 +917,53 @@ log_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What router.h asks of the stand-ins: the worker's and a client's tables. */
+static const struct router_upstream fuzz_upstream = {
+	.name = fuzz_worker_name,
+	.conf = fuzz_worker_conf,
+	.availability = fuzz_worker_availability,
+	.unavailable_reason = fuzz_worker_unavailable_reason,
+	.unavailable_code = fuzz_worker_unavailable_code,
+	.init_result_text = fuzz_worker_init_result_text,
+	.has_init = fuzz_worker_has_init,
+	.is_template = fuzz_worker_is_template,
+	.roots = fuzz_worker_roots,
+	.next_upstream_id = fuzz_worker_next_upstream_id,
+	.write = fuzz_worker_write,
+	.write_edit = fuzz_worker_write_edit,
+	.stdin_queued = fuzz_worker_stdin_queued,
+	.steal_line = fuzz_worker_steal_line,
+	.dropped_line = fuzz_worker_dropped_line,
+	.request_timed_out = fuzz_worker_request_timed_out,
+	.broken = fuzz_worker_broken,
+	.violation = fuzz_worker_violation,
+	.wanted = fuzz_worker_wanted,
+	.unused = fuzz_worker_unused,
+	.client_roots = fuzz_client_roots,
+};
+
+static void
+peer_pause(void *arg, int pause)
+{
+	if (pause)
+		fuzz_client_pause(arg);
+	else
+		fuzz_client_resume(arg);
+}
+
+static const struct router_peer fuzz_peer = {
+	.queue = peer_queue,
+	.queue_edit = peer_queue_edit,
+	.queue_owned = peer_queue_owned,
+	.pause = peer_pause,
+	.idle = peer_idle,
+	.detached = peer_detached,
+	.pid = peer_pid,
+	.uid = peer_uid,
+	.serial = peer_serial,
+	.is_admin = peer_is_admin,
+};
+
 /*
  * The harness.
  */
@@ -968,7 +980,7 @@ client_new(int slot)
 	    sizeof *F.clients);
 	F.clients[F.nclients++] = c;
 	F.slots[slot] = c;
-	c->att = router_attach(F.router, c);
+	c->att = router_attach(F.router, &fuzz_peer, c);
 	return (c);
 }
 
@@ -1210,7 +1222,7 @@ server_line(const char *line, size_t len)
 		free(text);
 		cJSON_Delete(json);
 	}
-	/* As the framer's buffer: worker_steal_line may take it. */
+	/* As the framer's buffer: fuzz_worker_steal_line may take it. */
 	F.line_size = len + 64;
 	F.line_buf = xmalloc(F.line_size);
 	memcpy(F.line_buf, line, len);
@@ -1325,7 +1337,7 @@ run_event(const char *line, size_t len)
 		if ((c = slot_client(line + 1, len - 1)) != NULL && !c->dead) {
 			c->eof = 1;
 			if (!router_attachment_busy(c->att))
-				client_idle(c);
+				peer_idle(c);
 		}
 		break;
 	case 'C':
@@ -1429,7 +1441,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	F.worker.avail = WORKER_AVAIL_WAIT;
 	if ((F.mcpd.base = event_base_new()) == NULL)
 		abort();
-	F.router = router_new(&F.mcpd, &F.worker);
+	F.router = router_new(&F.mcpd, &fuzz_upstream, &F.worker);
 	for (i = 0; i < (size_t)natt; i++)
 		client_new((int)i);
 	if (state == 'X' || state == 'x')

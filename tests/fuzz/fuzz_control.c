@@ -398,12 +398,16 @@ client_lost(struct client *c, const char *reason)
 	c->dead = 1;
 }
 
-void
+/* What client.c does when the router drops it (its peer table's). */
+static void
 client_detached(struct client *c, const char *reason)
 {
 	c->att = NULL;
 	client_lost(c, reason);
 }
+
+/* The stand-in router below never calls a peer: an empty table. */
+const struct router_peer client_router_peer;
 
 /* logs.c walks the connections only while one of them follows. */
 struct client *
@@ -503,7 +507,7 @@ log_event(int priority, const char *message_id,
  */
 
 struct attachment *
-router_attach(struct router *r, struct client *c)
+router_attach(struct router *r, const struct router_peer *peer, void *c)
 {
 	struct attachment	*a;
 
@@ -527,10 +531,11 @@ router_attachment_worker(const struct attachment *a)
 
 /* As instance.c for servers shared globally, all of the fuzzer's. */
 struct attachment *
-instance_attach(struct worker *w, struct client *c, char **why)
+instance_attach(struct worker *w, const struct router_peer *peer, void *c,
+    char **why)
 {
 	*why = NULL;
-	return (router_attach(worker_router(w), c));
+	return (router_attach(worker_router(w), peer, c));
 }
 
 struct worker *

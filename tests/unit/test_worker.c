@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "instance.h"
 #include "log.h"
 #include "logs.h"
 #include "mcpd.h"
@@ -250,7 +251,8 @@ struct router {
 };
 
 struct router *
-router_new(struct mcpd *mcpd, struct worker *w)
+router_new(struct mcpd *mcpd, const struct router_upstream *up,
+    struct worker *w)
 {
 	return (xcalloc(1, sizeof (struct router)));
 }
@@ -349,6 +351,12 @@ cJSON *
 router_attached_json(const struct router *r)
 {
 	return (cJSON_CreateArray());
+}
+
+/* The router's hook for a client's roots (worker.c's upstream table). */
+void
+instance_client_roots(struct attachment *a, const struct roots *roots)
+{
 }
 
 /*
