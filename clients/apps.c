@@ -41,6 +41,7 @@
 #include "diag.h"
 #include "fdio.h"
 #include "jsonc.h"
+#include "sbuf.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -112,10 +113,8 @@ int
 apps_read(const char *path, char **text, size_t *len, struct stat *sb,
     char **cause)
 {
-	char	*buf;
-	size_t	 cap, n = 0;
-	ssize_t	 r;
-	int	 fd;
+	struct sbuf	 b = { NULL, 0, 0 };
+	int		 fd;
 
 	*text = NULL;
 	*len = 0;
@@ -135,37 +134,21 @@ apps_read(const char *path, char **text, size_t *len, struct stat *sb,
 		close(fd);
 		return (-1);
 	}
-	cap = 4096;
-	buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			xasprintf(cause, "read: %s", strerror(errno));
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += r;
-		if (n > APPS_FILE_MAX_BYTES) {
+	if (fdio_read_all(fd, APPS_FILE_MAX_BYTES, &b) == -1) {
+		if (errno == EFBIG)
 			xasprintf(cause, "larger than %d bytes",
 			    APPS_FILE_MAX_BYTES);
-			goto fail;
-		}
+		else
+			xasprintf(cause, "read: %s", strerror(errno));
+		goto fail;
 	}
 	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
+	*text = b.p;
+	*len = b.len;
 	return (0);
 
 fail:
-	free(buf);
+	free(b.p);
 	close(fd);
 	return (-1);
 }

@@ -136,7 +136,7 @@ control_servers(struct mcpd *mcpd, struct client *c, const cJSON *id,
 			cJSON_Delete(unknown);
 			return (-1);
 		}
-		if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL)
+		if ((w = worker_find(mcpd, name->valuestring)) == NULL)
 			cJSON_AddItemToArray(unknown,
 			    cJSON_CreateString(name->valuestring));
 		else
@@ -318,7 +318,7 @@ control_logs(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "BOOL}");
 		return;
 	}
-	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL) {
+	if ((w = worker_find(mcpd, name->valuestring)) == NULL) {
 		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
 		    "unknown server: %s", name->valuestring);
 		return;
@@ -400,7 +400,7 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		return;
 	}
 	/* A server's name hides a group's ("all" may be both). */
-	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL &&
+	if ((w = worker_find(mcpd, name->valuestring)) == NULL &&
 	    (g = conf_find_group(mcpd->conf, name->valuestring)) != NULL) {
 		gs = group_attach(mcpd, g, c);
 		client_send_json(c, rpc_make_result(id,

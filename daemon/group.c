@@ -716,7 +716,7 @@ group_link_add(struct group_session *gs, const char *member)
 	l->gs = gs;
 	l->index = gs->nlinks;
 	l->member = xstrdup(member);
-	if ((w = mcpd_find_worker(gs->mcpd, member)) != NULL &&
+	if ((w = worker_find(gs->mcpd, member)) != NULL &&
 	    !worker_removing(w))
 		l->att = instance_attach_link(w, &group_link_peer, l);
 	gs->links = xreallocarray(gs->links, gs->nlinks + 1,
@@ -768,7 +768,7 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 				router_detach(att, "removed from the group");
 			}
 			changed = 1;
-		} else if (l->att == NULL && (w = mcpd_find_worker(gs->mcpd,
+		} else if (l->att == NULL && (w = worker_find(gs->mcpd,
 		    l->member)) != NULL && !worker_removing(w)) {
 			/* A server the file now defines. */
 			l->att = instance_attach_link(w, &group_link_peer, l);
@@ -929,7 +929,7 @@ group_status_json(struct mcpd *mcpd)
 		for (j = 0; j < g->nservers; j++) {
 			m = cJSON_CreateObject();
 			cJSON_AddStringToObject(m, "name", g->servers[j]);
-			w = mcpd_find_worker(mcpd, g->servers[j]);
+			w = worker_find(mcpd, g->servers[j]);
 			cJSON_AddStringToObject(m, "state", w != NULL ?
 			    worker_state_name(worker_state(w)) : "absent");
 			cJSON_AddItemToArray(members, m);

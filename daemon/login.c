@@ -191,7 +191,7 @@ login_done(struct login *l, const cJSON *msg)
 	log_info("%s: signed in", l->server);
 	login_reply(l, result, 0, NULL);
 	/* The server starts over with the new tokens. */
-	if ((w = mcpd_find_worker(l->mcpd, l->server)) != NULL &&
+	if ((w = worker_find(l->mcpd, l->server)) != NULL &&
 	    !worker_removing(w))
 		worker_restart(w);
 	login_over(l);
@@ -212,7 +212,7 @@ login_logout_done(struct login *l, const cJSON *msg)
 	log_info("%s: signed out", l->server);
 	login_reply(l, result, 0, NULL);
 	/* Without tokens it runs if it can, or waits for a sign-in. */
-	if ((w = mcpd_find_worker(l->mcpd, l->server)) != NULL &&
+	if ((w = worker_find(l->mcpd, l->server)) != NULL &&
 	    !worker_removing(w) && worker_running(w))
 		worker_restart(w);
 	login_over(l);
@@ -440,7 +440,7 @@ login_server(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "expected {\"server\": NAME, ...}");
 		return (NULL);
 	}
-	if ((w = mcpd_find_worker(mcpd, name->valuestring)) == NULL ||
+	if ((w = worker_find(mcpd, name->valuestring)) == NULL ||
 	    worker_removing(w)) {
 		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
 		    "unknown server: %s", name->valuestring);

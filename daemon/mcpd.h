@@ -75,10 +75,4 @@ struct mcpd {
 	size_t			 nclients;	/* connections open now */
 };
 
-/*
- * The lookup of a server by name is the worker's (worker_find, worker.h);
- * the old name stays for its callers.
- */
-#define mcpd_find_worker	worker_find
-
 #endif /* MCPD_MCPD_H */

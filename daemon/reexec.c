@@ -19,7 +19,6 @@
  */
 #include "config.h"
 
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -36,6 +35,7 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
+#include "fdio.h"
 #include "guard.h"
 #include "handover.h"
 #include "listener.h"
@@ -131,35 +131,8 @@ reexec_restore(struct reexec_fds *fds)
 static int
 reexec_memfd(const char *text, char **cause)
 {
-	size_t	 len = strlen(text), off = 0;
-	ssize_t	 n;
-	int	 fd;
-
-	if ((fd = memfd_create("mcpd-state", MFD_CLOEXEC |
-	    MFD_ALLOW_SEALING)) == -1) {
-		xasprintf(cause, "memfd_create: %s", strerror(errno));
-		return (-1);
-	}
-	while (off < len) {
-		n = write(fd, text + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			xasprintf(cause, "writing the state: %s",
-			    n == 0 ? "short write" : strerror(errno));
-			close(fd);
-			return (-1);
-		}
-		off += (size_t)n;
-	}
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL);
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		xasprintf(cause, "lseek: %s", strerror(errno));
-		close(fd);
-		return (-1);
-	}
-	return (fd);
+	return (fdio_sealed_memfd("mcpd-state", "the state", text,
+	    strlen(text), cause));
 }
 
 void

@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "esc.h"
+#include "fdio.h"
 #include "frame.h"
 #include "http.h"
 #include "proto.h"
@@ -134,12 +135,9 @@ rio_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct frame_msg	 fm;
 	enum frame_event	 fe;
-	char			*space;
-	size_t			 avail;
 	ssize_t			 n;
 
-	space = frame_space(rio_frame, &avail);
-	n = read(STDIN_FILENO, space, avail);
+	n = fdio_read_frame(STDIN_FILENO, rio_frame, NULL);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -147,7 +145,6 @@ rio_readable(evutil_socket_t fd, short what, void *arg)
 		rio_ev->ended(rio_r->session);
 		return;
 	}
-	frame_commit(rio_frame, n);
 	if (rio_file_input)
 		event_active(rio_in, EV_READ, 0);
 	while (rio_in != NULL &&

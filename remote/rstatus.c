@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,8 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 
+#include "fdio.h"
+#include "proto.h"
 #include "rstatus.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -32,8 +33,7 @@ static void
 rstatus_send(cJSON *obj)
 {
 	char	*text;
-	size_t	 len, off = 0;
-	ssize_t	 n;
+	size_t	 len;
 
 	if (rstatus_fd == -1) {
 		cJSON_Delete(obj);
@@ -45,16 +45,9 @@ rstatus_send(cJSON *obj)
 		return;
 	len = strlen(text);
 	text[len++] = '\n';	/* over the NUL: never printed as a string */
-	while (off < len) {
-		n = write(rstatus_fd, text + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(rstatus_fd);
-			rstatus_fd = -1;
-			break;
-		}
-		off += n;
+	if (fdio_write_all(rstatus_fd, text, len) == -1) {
+		close(rstatus_fd);
+		rstatus_fd = -1;
 	}
 	free(text);
 }
@@ -65,7 +58,7 @@ rstatus_new(const char *event)
 	cJSON	*obj;
 
 	obj = cJSON_CreateObject();
-	cJSON_AddNumberToObject(obj, "v", RSTATUS_VERSION);
+	cJSON_AddNumberToObject(obj, "v", MCPD_STATUS_VERSION);
 	cJSON_AddStringToObject(obj, "event", event);
 	return (obj);
 }

@@ -2,7 +2,7 @@
  * rstatus.h -- what mcpd-remote tells mcpd about itself: one JSON object
  * per line on the descriptor named by MCPD_REMOTE_STATUS_FD, nothing when
  * the program runs on its own.  Every line has "v" (the format version,
- * RSTATUS_VERSION) and "event":
+ * MCPD_STATUS_VERSION in src/proto.h, the one mcpd reads) and "event":
  *
  *   {"v":1,"event":"transport","transport":"http"|"sse"}
  *   {"v":1,"event":"session","state":"established"|"lost"|"recovered"|
@@ -32,8 +32,6 @@
 #define MCPD_RSTATUS_H
 
 #include <time.h>
-
-#define RSTATUS_VERSION	1
 
 struct event_base;
 

@@ -23,6 +23,7 @@
 
 #include "b64.h"
 #include "esc.h"
+#include "fdio.h"
 #include "frame.h"
 #include "http.h"
 #include "oauth.h"
@@ -568,13 +569,10 @@ signin_read_cb(evutil_socket_t fd, short events, void *arg)
 	struct signin		*si = arg;
 	struct frame_msg	 msg;
 	enum frame_event	 ev;
-	char			*space;
-	size_t			 avail;
 	ssize_t			 n;
 
 	(void)events;
-	space = frame_space(si->frame, &avail);
-	n = read(fd, space, avail);
+	n = fdio_read_frame(fd, si->frame, NULL);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -583,7 +581,6 @@ signin_read_cb(evutil_socket_t fd, short events, void *arg)
 		signin_end(si, REMOTE_EXIT_UNAVAILABLE);
 		return;
 	}
-	frame_commit(si->frame, (size_t)n);
 	for (;;) {
 		ev = frame_next(si->frame, &msg);
 		if (si->done || ev == FRAME_NONE)

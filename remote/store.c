@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "store.h"
 #include "tokens.h"
 #include "xmalloc.h"
@@ -156,23 +157,6 @@ store_load(const char *path, struct tokens *t, char **err)
 	return (rv);
 }
 
-static int
-store_write_all(int fd, const char *text, size_t len)
-{
-	ssize_t	 n;
-	size_t	 off = 0;
-
-	while (off < len) {
-		n = write(fd, text + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (-1);
-		off += (size_t)n;
-	}
-	return (0);
-}
-
 int
 store_save(const char *path, const struct tokens *t, char **err)
 {
@@ -196,7 +180,7 @@ store_save(const char *path, const struct tokens *t, char **err)
 	}
 	text = tokens_format(t);
 	len = strlen(text);
-	if (fchmod(fd, 0600) == -1 || store_write_all(fd, text, len) == -1 ||
+	if (fchmod(fd, 0600) == -1 || fdio_write_all(fd, text, len) == -1 ||
 	    fsync(fd) == -1) {
 		xasprintf(err, "token file %s: writing: %s", tmp,
 		    strerror(errno));

@@ -22,6 +22,7 @@
 
 #include "bsess.h"
 #include "hmap.h"
+#include "sbuf.h"
 #include "xmalloc.h"
 
 /* Kinds of request, stored as map values (never 0: NULL is absent). */
@@ -325,19 +326,6 @@ bsess_lost(struct bsess *s)
 	return (n);
 }
 
-/* Append text to *buf (size *cap, *len used). */
-static void
-bsess_put(char **buf, size_t *len, size_t *cap, const char *text,
-    size_t n)
-{
-	if (*len + n > *cap) {
-		*cap = (*len + n) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf + *len, text, n);
-	*len += n;
-}
-
 /* A new id of the bridge's own, registered with kind; JSON text in id. */
 static size_t
 bsess_own_id(struct bsess *s, int kind, char *id, size_t size)
@@ -355,44 +343,42 @@ bsess_own_id(struct bsess *s, int kind, char *id, size_t size)
 char *
 bsess_replay(struct bsess *s, size_t *lenp)
 {
-	char	*buf = NULL, id[64], head[160];
-	size_t	 len = 0, cap = 0, idlen, i;
-	int	 n;
+	struct sbuf	 b = { NULL, 0, 0 };
+	char		 id[64];
+	size_t		 idlen, i;
 
 	if (s->init_line == NULL || s->init_result == NULL)
 		return (NULL);
 	bsess_clear(&s->own);
 	idlen = bsess_own_id(s, BSESS_K_INIT, id, sizeof id);
-	bsess_put(&buf, &len, &cap, s->init_line, s->init_id_off);
-	bsess_put(&buf, &len, &cap, id, idlen);
-	bsess_put(&buf, &len, &cap, s->init_line + s->init_id_off +
+	sbuf_add(&b, s->init_line, s->init_id_off);
+	sbuf_add(&b, id, idlen);
+	sbuf_add(&b, s->init_line + s->init_id_off +
 	    s->init_id_len, s->init_len - s->init_id_off - s->init_id_len);
-	bsess_put(&buf, &len, &cap, "\n", 1);
+	sbuf_add(&b, "\n", 1);
 	if (s->initialized) {
 		static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/initialized\"}\n";
 
-		bsess_put(&buf, &len, &cap, note, sizeof note - 1);
+		sbuf_add(&b, note, sizeof note - 1);
 	}
 	for (i = 0; i < s->nsubs; i++) {
-		idlen = bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
-		n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":"
-		    "%s,\"method\":\"resources/subscribe\",\"params\":"
+		(void)bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
+		sbuf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"resources/subscribe\",\"params\":"
 		    "{\"uri\":", id);
-		bsess_put(&buf, &len, &cap, head, (size_t)n);
-		bsess_put(&buf, &len, &cap, s->subs[i], strlen(s->subs[i]));
-		bsess_put(&buf, &len, &cap, "}}\n", 3);
+		sbuf_adds(&b, s->subs[i]);
+		sbuf_add(&b, "}}\n", 3);
 	}
 	if (s->level[0] != '\0') {
-		idlen = bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
-		n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":"
-		    "%s,\"method\":\"logging/setLevel\",\"params\":"
+		(void)bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
+		sbuf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"logging/setLevel\",\"params\":"
 		    "{\"level\":%s}}\n", id, s->level);
-		bsess_put(&buf, &len, &cap, head, (size_t)n);
 	}
 	s->outcome = BSESS_INIT_PENDING;
-	*lenp = len;
-	return (buf);
+	*lenp = b.len;
+	return (b.p);
 }
 
 enum bsess_init

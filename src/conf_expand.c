@@ -85,7 +85,7 @@ conf_expand_credential(struct conf_parse *cp, const char *path,
 				len--;
 			if (len > 0 && text[len - 1] == '\r')
 				len--;
-			sbuf_add(b, text, len);
+			sbuf_add_secret(b, text, len);
 			rc = 0;
 		}
 		explicit_bzero(text, read_len);
@@ -100,7 +100,8 @@ conf_expand_credential(struct conf_parse *cp, const char *path,
  * Expand "${VAR}" and "${VAR:-default}" (default used when VAR is unset or
  * empty) and "${credential:NAME}"; "$$" is a literal '$', as is a '$' not
  * followed by '{'.  Returns NULL after reporting every problem in the
- * string.
+ * string.  Built with the wiping sbuf: a credential or a variable's value
+ * may be a secret, and no outgrown copy of it is left in freed memory.
  */
 static char *
 conf_expand(struct conf_parse *cp, const char *path, const char *in)
@@ -111,12 +112,12 @@ conf_expand(struct conf_parse *cp, const char *path, const char *in)
 	char			*name;
 	int			 failed = 0;
 
-	sbuf_add(&b, "", 0);
+	sbuf_add_secret(&b, "", 0);
 	s = in;
 	while (confvar_next(&s, &p)) {
 		switch (p.kind) {
 		case CONFVAR_TEXT:
-			sbuf_add(&b, p.text, p.text_len);
+			sbuf_add_secret(&b, p.text, p.text_len);
 			break;
 		case CONFVAR_UNTERMINATED:
 			conf_error(cp, path, "unterminated \"${\" (no closing "
@@ -145,9 +146,9 @@ conf_expand(struct conf_parse *cp, const char *path, const char *in)
 			value = cp->getenv_fn(name, cp->getenv_arg);
 			if (value != NULL && (*value != '\0' ||
 			    !p.has_default))
-				sbuf_add(&b, value, strlen(value));
+				sbuf_add_secret(&b, value, strlen(value));
 			else if (p.has_default)
-				sbuf_add(&b, p.text, p.text_len);
+				sbuf_add_secret(&b, p.text, p.text_len);
 			else {
 				conf_error(cp, path, "${%s} is not set", name);
 				failed = 1;
@@ -157,7 +158,7 @@ conf_expand(struct conf_parse *cp, const char *path, const char *in)
 		}
 	}
 	if (failed) {
-		free(b.p);
+		sbuf_wipe(&b);
 		return (NULL);
 	}
 	return (b.p);

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,8 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "fdio.h"
+#include "sbuf.h"
 #include "xmalloc.h"
 
 #define CONF_FILE_MAX_BYTES	(16 * 1024 * 1024)
@@ -252,9 +253,7 @@ conf_load(const char *file, struct conf_diags *diags)
 {
 	struct conf	*conf;
 	struct stat	 sb;
-	char		*buf = NULL;
-	size_t		 len = 0, cap;
-	ssize_t		 n;
+	struct sbuf	 b = { NULL, 0, 0 };
 	int		 fd;
 
 	/*
@@ -286,40 +285,23 @@ conf_load(const char *file, struct conf_diags *diags)
 	if (conf_check_owner(file, &sb, diags) != 0)
 		goto fail;
 
-	cap = 4096;
-	if (sb.st_size > 0 && (uintmax_t)sb.st_size < CONF_FILE_MAX_BYTES)
-		cap = (size_t)sb.st_size + 1;
-	buf = xmalloc(cap);
-	for (;;) {
-		if (len == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			conf_diag_error(diags, file, "read: %s",
-			    strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += n;
-		if (len > CONF_FILE_MAX_BYTES) {
+	if (fdio_read_all(fd, CONF_FILE_MAX_BYTES, &b) == -1) {
+		if (errno == EFBIG)
 			conf_diag_error(diags, file, "larger than %d bytes",
 			    CONF_FILE_MAX_BYTES);
-			goto fail;
-		}
+		else
+			conf_diag_error(diags, file, "read: %s",
+			    strerror(errno));
+		goto fail;
 	}
 	close(fd);
 
-	conf = conf_load_text(file, buf, len, diags);
-	free(buf);
+	conf = conf_load_text(file, b.p, b.len, diags);
+	free(b.p);
 	return (conf);
 
 fail:
-	free(buf);
+	free(b.p);
 	close(fd);
 	return (NULL);
 }

@@ -29,6 +29,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "sbuf.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -762,90 +763,50 @@ conf_remote_equal(const struct conf_server *a, const struct conf_server *b)
 	return (1);
 }
 
-/*
- * A buffer for text holding secrets: when it grows, the old copy is
- * wiped before it is freed.
- */
-struct conf_sbuf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
-static void
-conf_sbuf_add(struct conf_sbuf *b, const char *s, size_t n)
-{
-	char	*p;
-	size_t	 cap;
-
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap == 0 ? 512 : b->cap;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = xmalloc(cap);
-		if (b->p != NULL) {
-			memcpy(p, b->p, b->len);
-			explicit_bzero(b->p, b->cap);
-			free(b->p);
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-conf_sbuf_str(struct conf_sbuf *b, const char *s)
-{
-	conf_sbuf_add(b, s, strlen(s));
-}
-
 /* s (n bytes) as a JSON string: quotes, backslashes, controls escaped. */
 static void
-conf_sbuf_json(struct conf_sbuf *b, const char *s, size_t n)
+conf_sbuf_json(struct sbuf *b, const char *s, size_t n)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	char			 esc[7];
 	size_t			 i, span;
 	unsigned char		 c;
 
-	conf_sbuf_add(b, "\"", 1);
+	sbuf_add_secret(b, "\"", 1);
 	for (i = 0; i < n; i += span) {
 		for (span = 0; i + span < n; span++) {
 			c = (unsigned char)s[i + span];
 			if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
 				break;
 		}
-		conf_sbuf_add(b, s + i, span);
+		sbuf_add_secret(b, s + i, span);
 		if (i + span == n)
 			break;
 		c = (unsigned char)s[i + span];
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)c;
-			conf_sbuf_add(b, esc, 2);
+			sbuf_add_secret(b, esc, 2);
 		} else {
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[c >> 4];
 			esc[5] = hex[c & 15];
-			conf_sbuf_add(b, esc, 6);
+			sbuf_add_secret(b, esc, 6);
 		}
 		span++;
 	}
-	conf_sbuf_add(b, "\"", 1);
+	sbuf_add_secret(b, "\"", 1);
 }
 
 /* ,"key":"value" (or without the comma first). */
 static void
-conf_sbuf_member(struct conf_sbuf *b, int comma, const char *key,
+conf_sbuf_member(struct sbuf *b, int comma, const char *key,
     const char *value)
 {
 	if (comma)
-		conf_sbuf_str(b, ",");
+		sbuf_adds_secret(b, ",");
 	conf_sbuf_json(b, key, strlen(key));
-	conf_sbuf_str(b, ":");
+	sbuf_adds_secret(b, ":");
 	conf_sbuf_json(b, value, strlen(value));
 }
 
@@ -867,11 +828,15 @@ conf_remote_signs_in(const struct conf_server *cs)
 	return (1);
 }
 
+/*
+ * Built with the wiping sbuf: the text holds header values and oauth
+ * secrets, so no outgrown copy is left behind in freed memory.
+ */
 char *
 conf_remote_settings(const struct conf_server *cs,
     const struct conf_remote_extra *extra)
 {
-	struct conf_sbuf	 b = { NULL, 0, 0 };
+	struct sbuf		 b = { NULL, 0, 0 };
 	const char		*colon, *value, *v;
 	char			 num[128];
 	size_t			 i;
@@ -880,35 +845,35 @@ conf_remote_settings(const struct conf_server *cs,
 	if (!conf_server_is_remote(cs) || cs->url == NULL)
 		return (NULL);
 	snprintf(num, sizeof num, "{\"mcpd_remote\":%d", 1);
-	conf_sbuf_str(&b, num);
+	sbuf_adds_secret(&b, num);
 	conf_sbuf_member(&b, 1, "name", cs->name);
 	conf_sbuf_member(&b, 1, "url", cs->url);
 	conf_sbuf_member(&b, 1, "transport",
 	    conf_transport_name(cs->transport));
-	conf_sbuf_str(&b, ",\"headers\":{");
+	sbuf_adds_secret(&b, ",\"headers\":{");
 	for (i = 0, comma = 0; i < cs->nheaders; i++) {
 		if ((colon = strchr(cs->headers[i], ':')) == NULL)
 			continue;	/* not made by conf_parse */
 		if (comma)
-			conf_sbuf_str(&b, ",");
+			sbuf_adds_secret(&b, ",");
 		comma = 1;
 		conf_sbuf_json(&b, cs->headers[i], colon - cs->headers[i]);
-		conf_sbuf_str(&b, ":");
+		sbuf_adds_secret(&b, ":");
 		value = colon + 1;
 		if (*value == ' ')
 			value++;
 		conf_sbuf_json(&b, value, strlen(value));
 	}
-	conf_sbuf_str(&b, "}");
+	sbuf_adds_secret(&b, "}");
 	if (cs->ca_file != NULL)
 		conf_sbuf_member(&b, 1, "ca_file", cs->ca_file);
 	snprintf(num, sizeof num, ",\"connect_timeout_ms\":%" PRIu32
 	    ",\"request_timeout_ms\":%" PRIu32 ",\"max_message_bytes\":%zu",
 	    cs->connect_timeout_ms, cs->request_timeout_ms,
 	    cs->max_message_bytes);
-	conf_sbuf_str(&b, num);
+	sbuf_adds_secret(&b, num);
 	if (cs->has_oauth) {
-		conf_sbuf_str(&b, ",\"oauth\":{");
+		sbuf_adds_secret(&b, ",\"oauth\":{");
 		for (i = 0, comma = 0; i < nitems(conf_oauth_keys); i++) {
 			if ((v = *CONF_OAUTH_FIELD(&cs->oauth, i)) == NULL)
 				continue;
@@ -916,22 +881,22 @@ conf_remote_settings(const struct conf_server *cs,
 			    v);
 			comma = 1;
 		}
-		conf_sbuf_str(&b, "}");
+		sbuf_adds_secret(&b, "}");
 	} else if (conf_remote_signs_in(cs))
-		conf_sbuf_str(&b, ",\"oauth\":{\"grant\":\"" CONF_GRANT_CODE
+		sbuf_adds_secret(&b, ",\"oauth\":{\"grant\":\"" CONF_GRANT_CODE
 		    "\"}");
 	if (extra != NULL && extra->token_file != NULL)
 		conf_sbuf_member(&b, 1, "token_file", extra->token_file);
 	if (extra != NULL && extra->login != NULL) {
-		conf_sbuf_str(&b, ",\"login\":{");
+		sbuf_adds_secret(&b, ",\"login\":{");
 		conf_sbuf_member(&b, 0, "mode", extra->login);
 		if (extra->redirect_uri != NULL)
 			conf_sbuf_member(&b, 1, "redirect_uri",
 			    extra->redirect_uri);
 		if (extra->scope != NULL)
 			conf_sbuf_member(&b, 1, "scope", extra->scope);
-		conf_sbuf_str(&b, "}");
+		sbuf_adds_secret(&b, "}");
 	}
-	conf_sbuf_str(&b, "}");
+	sbuf_adds_secret(&b, "}");
 	return (b.p);
 }

@@ -1,6 +1,6 @@
 /*
  * fdio.c -- writing all of a buffer; a sealed memfd; a read into a
- * framer (see fdio.h).
+ * framer; a file read whole (see fdio.h).
  */
 #include "config.h"
 
@@ -13,7 +13,11 @@
 
 #include "fdio.h"
 #include "frame.h"
+#include "sbuf.h"
 #include "xmalloc.h"
+
+/* What fdio_read_all reads at a time. */
+#define FDIO_READ_BYTES	8192
 
 int
 fdio_write_all(int fd, const void *buf, size_t len)
@@ -74,4 +78,29 @@ fdio_read_frame(int fd, struct frame *f, size_t *avail)
 	if ((n = read(fd, space, room)) > 0)
 		frame_commit(f, (size_t)n);
 	return (n);
+}
+
+int
+fdio_read_all(int fd, size_t max, struct sbuf *b)
+{
+	char	 chunk[FDIO_READ_BYTES];
+	size_t	 got = 0;
+	ssize_t	 n;
+
+	sbuf_add(b, "", 0);
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return (-1);
+		if (n == 0)
+			return (0);
+		sbuf_add(b, chunk, (size_t)n);
+		got += (size_t)n;
+		if (got > max) {
+			errno = EFBIG;
+			return (-1);
+		}
+	}
 }

@@ -2,8 +2,9 @@
  * fdio.h -- the small things every user of a file descriptor repeated:
  * writing all of a buffer (EINTR retried, a short write continued), a
  * sealed memfd holding a text, to hand a child without a path, an
- * argument or an environment variable, and one read straight into a
- * framer (src/frame.c stays pure: the read is here).
+ * argument or an environment variable, one read straight into a
+ * framer (src/frame.c stays pure: the read is here), and a small file
+ * read whole.
  *
  * No libevent, no daemon state: blocking descriptors only (a socket
  * with an output queue goes through daemon/outq.c).
@@ -16,6 +17,7 @@
 #include <stddef.h>
 
 struct frame;
+struct sbuf;
 
 /* All of buf to fd: 0, or -1 with errno (EIO for a write of nothing). */
 int	fdio_write_all(int fd, const void *buf, size_t len);
@@ -34,5 +36,12 @@ int	fdio_sealed_memfd(const char *name, const char *what,
  * shorter than it drained a pipe.
  */
 ssize_t	fdio_read_frame(int fd, struct frame *, size_t *avail);
+
+/*
+ * All of fd, to its end, appended to b, which is NUL-ended even when
+ * nothing came: 0, or -1 with errno (EFBIG once more than max bytes
+ * came; EINTR is retried).
+ */
+int	fdio_read_all(int fd, size_t max, struct sbuf *b);
 
 #endif /* MCPD_FDIO_H */

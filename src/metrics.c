@@ -3,40 +3,14 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
 #include "proto.h"
+#include "sbuf.h"
 #include "util.h"
-#include "xmalloc.h"
-
-struct metrics_buf {
-	char	*s;
-	size_t	 len;
-	size_t	 size;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-metrics_printf(struct metrics_buf *b, const char *fmt, ...)
-{
-	va_list	 ap;
-	int	 n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->size - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		b->size = b->size * 2 + (size_t)(n > 0 ? n : 0) + 256;
-		b->s = xrealloc(b->s, b->size);
-	}
-}
 
 static double
 metrics_num(const cJSON *o, const char *key)
@@ -55,16 +29,16 @@ metrics_str(const cJSON *o, const char *key)
 }
 
 static void
-metrics_help(struct metrics_buf *b, const char *name, const char *type,
+metrics_help(struct sbuf *b, const char *name, const char *type,
     const char *help)
 {
-	metrics_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+	sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
 	    type);
 }
 
 /* One sample per server of a number found at path (stats.KEY or KEY). */
 static void
-metrics_per_server(struct metrics_buf *b, const cJSON *servers,
+metrics_per_server(struct sbuf *b, const cJSON *servers,
     const char *name, const char *type, const char *help, const char *key,
     int in_stats)
 {
@@ -73,14 +47,14 @@ metrics_per_server(struct metrics_buf *b, const cJSON *servers,
 	metrics_help(b, name, type, help);
 	cJSON_ArrayForEach(s, servers) {
 		o = in_stats ? cJSON_GetObjectItemCaseSensitive(s, "stats") : s;
-		metrics_printf(b, "%s{server=\"%s\"} %.0f\n", name,
+		sbuf_printf(b, "%s{server=\"%s\"} %.0f\n", name,
 		    metrics_str(s, "name"),
 		    metrics_num(o, key));
 	}
 }
 
 static void
-metrics_histogram(struct metrics_buf *b, const cJSON *servers)
+metrics_histogram(struct sbuf *b, const cJSON *servers)
 {
 	const cJSON	*s, *stats, *buckets, *v;
 	const char	*name;
@@ -101,24 +75,24 @@ metrics_histogram(struct metrics_buf *b, const cJSON *servers)
 			/* Bucket i holds durations below 2^(i+1) µs. */
 			le = (double)(2ULL << i) / 1e6;
 			if (v->next != NULL)
-				metrics_printf(b, "mcpd_request_duration_"
+				sbuf_printf(b, "mcpd_request_duration_"
 				    "seconds_bucket{server=\"%s\",le=\"%.6f\"} "
 				    "%.0f\n", name, le, cumulative);
 			i++;
 		}
-		metrics_printf(b, "mcpd_request_duration_seconds_bucket{server="
+		sbuf_printf(b, "mcpd_request_duration_seconds_bucket{server="
 		    "\"%s\",le=\"+Inf\"} %.0f\n", name, cumulative);
-		metrics_printf(b, "mcpd_request_duration_seconds_sum{server="
+		sbuf_printf(b, "mcpd_request_duration_seconds_sum{server="
 		    "\"%s\"} %.6f\n", name, metrics_num(stats, "latency_us_sum") /
 		    1e6);
-		metrics_printf(b, "mcpd_request_duration_seconds_count{server="
+		sbuf_printf(b, "mcpd_request_duration_seconds_count{server="
 		    "\"%s\"} %.0f\n", name, cumulative);
 	}
 }
 
 /* Groups: clients attached and requests they made. */
 static void
-metrics_groups(struct metrics_buf *b, const cJSON *groups)
+metrics_groups(struct sbuf *b, const cJSON *groups)
 {
 	const cJSON	*g;
 
@@ -127,19 +101,19 @@ metrics_groups(struct metrics_buf *b, const cJSON *groups)
 	metrics_help(b, "mcpd_group_clients", "gauge",
 	    "Clients attached to the group.");
 	cJSON_ArrayForEach(g, groups)
-		metrics_printf(b, "mcpd_group_clients{group=\"%s\"} %.0f\n",
+		sbuf_printf(b, "mcpd_group_clients{group=\"%s\"} %.0f\n",
 		    metrics_str(g, "name"), metrics_num(g, "clients"));
 	metrics_help(b, "mcpd_group_requests_total", "counter",
 	    "Requests clients made of the group.");
 	cJSON_ArrayForEach(g, groups)
-		metrics_printf(b, "mcpd_group_requests_total{group=\"%s\"} "
+		sbuf_printf(b, "mcpd_group_requests_total{group=\"%s\"} "
 		    "%.0f\n", metrics_str(g, "name"),
 		    metrics_num(g, "requests"));
 }
 
 /* Remote servers: HTTP responses by status code. */
 static void
-metrics_remote(struct metrics_buf *b, const cJSON *servers)
+metrics_remote(struct sbuf *b, const cJSON *servers)
 {
 	const cJSON	*s, *remote, *counts, *c;
 	int		 any = 0;
@@ -158,7 +132,7 @@ metrics_remote(struct metrics_buf *b, const cJSON *servers)
 			if (!cJSON_IsNumber(c) || strspn(c->string,
 			    "0123456789") != strlen(c->string))
 				continue;
-			metrics_printf(b, "mcpd_remote_http_responses_total{"
+			sbuf_printf(b, "mcpd_remote_http_responses_total{"
 			    "server=\"%s\",code=\"%s\"} %.0f\n",
 			    metrics_str(s, "name"), c->string, c->valuedouble);
 		}
@@ -172,32 +146,30 @@ metrics_render(const cJSON *status)
 	static const char	*outcomes[] = {
 		"ok", "error", "timeout", "cancelled", "failed", "oversize"
 	};
-	struct metrics_buf	 b = { NULL, 0, 0 };
+	struct sbuf		 b = { NULL, 0, 0 };
 	const cJSON		*servers, *daemon, *s, *stats, *requests;
 	const char		*name, *state;
 	size_t			 i;
 
-	b.size = 4096;
-	b.s = xmalloc(b.size);
-	b.s[0] = '\0';
+	sbuf_add(&b, "", 0);	/* never NULL, even empty */
 	servers = cJSON_GetObjectItemCaseSensitive(status, "servers");
 	daemon = cJSON_GetObjectItemCaseSensitive(status, "daemon");
 
 	metrics_help(&b, "mcpd_uptime_seconds", "gauge",
 	    "Seconds since mcpd started.");
-	metrics_printf(&b, "mcpd_uptime_seconds %.3f\n",
+	sbuf_printf(&b, "mcpd_uptime_seconds %.3f\n",
 	    metrics_num(daemon, "uptime_ms") / 1000.0);
 	metrics_help(&b, "mcpd_connections", "gauge",
 	    "Connections open on the control socket.");
-	metrics_printf(&b, "mcpd_connections %.0f\n",
+	sbuf_printf(&b, "mcpd_connections %.0f\n",
 	    metrics_num(daemon, "connections"));
 	metrics_help(&b, "mcpd_connections_total", "counter",
 	    "Connections accepted since mcpd started.");
-	metrics_printf(&b, "mcpd_connections_total %.0f\n",
+	sbuf_printf(&b, "mcpd_connections_total %.0f\n",
 	    metrics_num(daemon, "clients_total"));
 	metrics_help(&b, "mcpd_protocol_violations_total", "counter",
 	    "Messages from servers that broke the protocol.");
-	metrics_printf(&b, "mcpd_protocol_violations_total %.0f\n",
+	sbuf_printf(&b, "mcpd_protocol_violations_total %.0f\n",
 	    metrics_num(daemon, "protocol_violations"));
 
 	metrics_help(&b, "mcpd_server_state", "gauge",
@@ -206,7 +178,7 @@ metrics_render(const cJSON *status)
 		name = metrics_str(s, "name");
 		state = metrics_str(s, "state");
 		for (i = 0; i < nitems(states); i++)
-			metrics_printf(&b, "mcpd_server_state{server=\"%s\","
+			sbuf_printf(&b, "mcpd_server_state{server=\"%s\","
 			    "state=\"%s\"} %d\n", name, states[i],
 			    strcmp(states[i], state) == 0);
 	}
@@ -225,7 +197,7 @@ metrics_render(const cJSON *status)
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
 		requests = cJSON_GetObjectItemCaseSensitive(stats, "requests");
 		for (i = 0; i < nitems(outcomes); i++)
-			metrics_printf(&b, "mcpd_requests_total{server=\"%s\","
+			sbuf_printf(&b, "mcpd_requests_total{server=\"%s\","
 			    "outcome=\"%s\"} %.0f\n", name, outcomes[i],
 			    metrics_num(requests, outcomes[i]));
 	}
@@ -236,10 +208,10 @@ metrics_render(const cJSON *status)
 	cJSON_ArrayForEach(s, servers) {
 		name = metrics_str(s, "name");
 		stats = cJSON_GetObjectItemCaseSensitive(s, "stats");
-		metrics_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
+		sbuf_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
 		    "\"to_server\"} %.0f\n", name,
 		    metrics_num(stats, "bytes_to_server"));
-		metrics_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
+		sbuf_printf(&b, "mcpd_bytes_total{server=\"%s\",direction="
 		    "\"to_clients\"} %.0f\n", name,
 		    metrics_num(stats, "bytes_to_clients"));
 	}
@@ -260,5 +232,5 @@ metrics_render(const cJSON *status)
 	    "idle_stops", 1);
 	metrics_remote(&b, servers);
 	metrics_groups(&b, cJSON_GetObjectItemCaseSensitive(status, "groups"));
-	return (b.s);
+	return (b.p);
 }

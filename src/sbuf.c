@@ -3,19 +3,28 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sbuf.h"
 #include "xmalloc.h"
 
-void
-sbuf_add(struct sbuf *b, const char *s, size_t n)
+/* Room for n more bytes and the NUL. */
+static void
+sbuf_reserve(struct sbuf *b, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		b->cap = (b->len + n + 1) * 2;
 		b->p = xrealloc(b->p, b->cap);
 	}
+}
+
+void
+sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+	sbuf_reserve(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
@@ -25,6 +34,24 @@ void
 sbuf_adds(struct sbuf *b, const char *s)
 {
 	sbuf_add(b, s, strlen(s));
+}
+
+void
+sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();	/* a bad format: the caller's bug */
+	sbuf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	(void)vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 }
 
 /* As sbuf_add, but the buffer outgrown is wiped before it is freed. */
@@ -46,6 +73,12 @@ sbuf_add_secret(struct sbuf *b, const char *s, size_t n)
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
+}
+
+void
+sbuf_adds_secret(struct sbuf *b, const char *s)
+{
+	sbuf_add_secret(b, s, strlen(s));
 }
 
 /* Wiped, freed, and zeroed again for reuse. */

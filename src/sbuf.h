@@ -20,7 +20,10 @@ struct sbuf {
 
 void	 sbuf_add(struct sbuf *, const char *, size_t);
 void	 sbuf_adds(struct sbuf *, const char *);
+void	 sbuf_printf(struct sbuf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 void	 sbuf_add_secret(struct sbuf *, const char *, size_t);
+void	 sbuf_adds_secret(struct sbuf *, const char *);
 void	 sbuf_wipe(struct sbuf *);
 
 #endif /* MCPD_SBUF_H */

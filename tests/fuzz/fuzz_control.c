@@ -739,9 +739,9 @@ worker_status_json(const struct worker *w)
 	return (o);
 }
 
-/* mcpd.c's. */
+/* worker.c's. */
 struct worker *
-mcpd_find_worker(struct mcpd *mcpd, const char *name)
+worker_find(struct mcpd *mcpd, const char *name)
 {
 	struct worker	*w;
 
@@ -773,7 +773,7 @@ worker_add(int slot)
 static struct worker *
 worker_in_slot(int slot)
 {
-	return (mcpd_find_worker(&F.mcpd, fuzz_names[slot]));
+	return (worker_find(&F.mcpd, fuzz_names[slot]));
 }
 
 /* The newest worker of a slot, removing or not: it may still write. */
@@ -1001,7 +1001,7 @@ note_follow(struct client *c, const char *line, const struct envelope *env)
 		FUZZ_CHECK(cJSON_IsArray(fuzz_json_member(result, "lines")),
 		    "mcpd/logs result without lines");
 		if (cJSON_IsTrue(follow)) {
-			w = mcpd_find_worker(&F.mcpd, server->valuestring);
+			w = worker_find(&F.mcpd, server->valuestring);
 			FUZZ_CHECK(w != NULL, "mcpd/logs followed %s, which is "
 			    "not a server", server->valuestring);
 			if (!client_asked(c, w->serial)) {

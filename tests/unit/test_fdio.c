@@ -126,6 +126,56 @@ START_TEST(test_sbuf_secret)
 }
 END_TEST
 
+START_TEST(test_read_all)
+{
+	struct sbuf	 b = { 0 };
+	char		 big[20000];
+	int		 fd;
+
+	/* Nothing read: still a string. */
+	fd = fdio_sealed_memfd("test", "nothing", "", 0, &(char *){ NULL });
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fdio_read_all(fd, 10, &b), 0);
+	ck_assert_ptr_nonnull(b.p);
+	ck_assert_str_eq(b.p, "");
+	close(fd);
+	/* More than one chunk, exactly at the limit. */
+	memset(big, 'x', sizeof big);
+	fd = fdio_sealed_memfd("test", "big", big, sizeof big,
+	    &(char *){ NULL });
+	ck_assert_int_eq(fdio_read_all(fd, sizeof big, &b), 0);
+	ck_assert_uint_eq(b.len, sizeof big);
+	ck_assert_uint_eq(strlen(b.p), sizeof big);
+	close(fd);
+	free(b.p);
+	/* One byte over: EFBIG. */
+	memset(&b, 0, sizeof b);
+	fd = fdio_sealed_memfd("test", "big", big, sizeof big,
+	    &(char *){ NULL });
+	errno = 0;
+	ck_assert_int_eq(fdio_read_all(fd, sizeof big - 1, &b), -1);
+	ck_assert_int_eq(errno, EFBIG);
+	close(fd);
+	free(b.p);
+}
+END_TEST
+
+START_TEST(test_sbuf_printf)
+{
+	struct sbuf	 b = { 0 };
+	char		 long_text[3000];
+
+	sbuf_printf(&b, "%s=%d;", "a", 1);
+	memset(long_text, 'y', sizeof long_text - 1);
+	long_text[sizeof long_text - 1] = '\0';
+	sbuf_printf(&b, "%s", long_text);		/* grows */
+	ck_assert_uint_eq(b.len, 4 + sizeof long_text - 1);
+	ck_assert_uint_eq(strlen(b.p), b.len);
+	ck_assert(memcmp(b.p, "a=1;yyy", 7) == 0);
+	free(b.p);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -139,6 +189,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_sealed_memfd);
 	tcase_add_test(tc, test_read_frame);
 	tcase_add_test(tc, test_sbuf_secret);
+	tcase_add_test(tc, test_read_all);
+	tcase_add_test(tc, test_sbuf_printf);
 	suite_add_tcase(s, tc);
 	return (s);
 }
