@@ -9,6 +9,10 @@
  * logs point at a follower.  logs_free takes the serial out of every set
  * and closes the connections that followed only that server.  logs.c owns
  * the count of connections that follow anything (mcpd->logs_pool).
+ *
+ * The ring, the journal and the count are logs_ring.c's, below the
+ * worker that feeds them; this file is the followers', told of each
+ * line and of a server's end through struct logs_followers.
  */
 #ifndef MCPD_LOGS_H
 #define MCPD_LOGS_H
@@ -16,28 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
+#include "logs_ring.h"
 
 struct client;
-struct logs;
 struct mcpd;
 
-/* serial: never given to another server while mcpd runs. */
-struct logs	*logs_new(struct mcpd *, const char *name, uint64_t serial);
-/* The server is gone: a connection that followed only it is closed. */
-void		 logs_free(struct logs *, const char *reason);
-/* A stderr line (total bytes: more than len when it was cut). */
-void		 logs_line(struct logs *, const char *line, size_t len,
-		    size_t total);
-/* The last n lines, oldest first, as mcpd/logs answers them. */
-cJSON		*logs_json(const struct logs *, size_t n);
-uint64_t	 logs_serial(const struct logs *);
-/* Lines seen since the server was configured (status: stderr_lines). */
-uint64_t	 logs_count(const struct logs *);
-/* A re-exec: the recent lines and the count, handed over and taken. */
-struct handover_server;
-void		 logs_export(const struct logs *, struct handover_server *);
-void		 logs_adopt(struct logs *, const struct handover_server *);
+/* What logs.c tells the followers (mcpd.c hands it to the ring). */
+extern const struct logs_followers logs_followers;
 
 /* The connection follows the server; following twice is following once. */
 void		 logs_follow(struct mcpd *, struct client *, uint64_t serial);

@@ -32,9 +32,11 @@
 #include "conf.h"
 #include "group.h"
 #include "guard.h"
+#include "instance.h"
 #include "listener.h"
 #include "log.h"
 #include "login.h"
+#include "logs.h"
 #include "mcpd.h"
 #include "sdnotify.h"
 #include "paths.h"
@@ -256,6 +258,8 @@ main(int argc, char **argv)
 	memset(&mcpd, 0, sizeof mcpd);
 	TAILQ_INIT(&mcpd.workers);
 	mcpd.worker_changed = mcpd_worker_changed;
+	mcpd.logs_followers = &logs_followers;
+	mcpd.client_roots = instance_client_roots;
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
 	TAILQ_INIT(&mcpd.logins);

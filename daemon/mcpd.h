@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 
+struct attachment;
 struct client;
 struct client_pool;
 struct conf;
@@ -22,7 +23,9 @@ struct group_registry;
 struct guard;
 struct listener;
 struct login;
+struct logs_followers;
 struct logs_pool;
+struct roots;
 struct sdnotify;
 struct transport;
 struct worker;
@@ -52,6 +55,8 @@ struct mcpd {
 
 	struct sdnotify		*sdnotify;	/* sdnotify.c */
 	struct logs_pool	*logs_pool;	/* logs.c: followers, NULL: none */
+	/* mcpd.c: logs.c's, told of each stderr line (logs_ring.c). */
+	const struct logs_followers *logs_followers;
 	struct guard		*guard;		/* guard.c; NULL: none */
 	struct transport_list	 transports;	/* transport.c */
 	struct login_list	 logins;	/* login.c: sign-ins under way */
@@ -62,6 +67,9 @@ struct mcpd {
 	struct worker_list	 workers;
 	/* mcpd.c: told when a worker changes state (shutdown, status). */
 	void			(*worker_changed)(struct mcpd *);
+	/* mcpd.c: instance.c's, when a client's roots are known. */
+	void			(*client_roots)(struct attachment *,
+				    const struct roots *);
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
 

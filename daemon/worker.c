@@ -33,9 +33,8 @@
 #include "backoff.h"
 #include "child.h"
 #include "clock.h"
-#include "instance.h"
 #include "log.h"
-#include "logs.h"
+#include "logs_ring.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "restart.h"
@@ -769,7 +768,7 @@ static const struct router_upstream worker_router_upstream = {
 	.violation = worker_violation,
 	.wanted = worker_wanted,
 	.unused = worker_unused,
-	.client_roots = instance_client_roots,
+	.client_roots = worker_client_roots,
 };
 
 struct worker *

@@ -12,7 +12,7 @@
 #include "clock.h"
 #include "guard.h"
 #include "handover.h"
-#include "logs.h"
+#include "logs_ring.h"
 #include "rlink.h"
 #include "roots.h"
 #include "router.h"

@@ -247,3 +247,17 @@ worker_instance_events(struct worker *w)
 {
 	w->ev_unused = evtimer_new(w->mcpd->base, worker_unused_cb, w);
 }
+
+/*
+ * A client's roots are known: which instance serves it is instance.c's
+ * choice, a layer above the worker, which picks instances by calling it;
+ * mcpd.c hands that choice to the routers through struct mcpd, as it
+ * does worker_changed.
+ */
+void
+worker_client_roots(struct attachment *a, const struct roots *roots)
+{
+	struct worker	*w = router_attachment_worker(a);
+
+	w->mcpd->client_roots(a, roots);
+}

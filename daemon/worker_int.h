@@ -163,5 +163,9 @@ enum worker_reconf worker_template_reconfigure(struct worker *,
 void		 worker_set_conf_roots(struct worker *);
 struct worker	*worker_make_instance(struct worker *tmpl, uint32_t no,
 		    pid_t owner, uid_t owner_uid);
+/* The router's upstream: a client's roots are known (mcpd->client_roots). */
+struct attachment;
+void		 worker_client_roots(struct attachment *,
+		    const struct roots *);
 
 #endif /* MCPD_WORKER_INT_H */

@@ -19,7 +19,7 @@
 #include "clock.h"
 #include "envelope.h"
 #include "log.h"
-#include "logs.h"
+#include "logs_ring.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "rlink.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
-#include "logs.h"
+#include "logs_ring.h"
 #include "proto.h"
 #include "rlink.h"
 #include "roots.h"

@@ -1329,6 +1329,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	F.mcpd.config_file = "/home/u/.config/mcpd/mcpd.json";
 	F.mcpd.started_ms = 1000;
 	F.mcpd.budget_used = 4096;
+	F.mcpd.logs_followers = &logs_followers;
 	conf_diags_init(&diags);
 	F.mcpd.conf = conf_parse(fuzz_conf_text, strlen(fuzz_conf_text),
 	    no_getenv, NULL, &diags);

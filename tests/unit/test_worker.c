@@ -7,9 +7,10 @@
  * the transport (transport.h) by one that records what is written to
  * the server, which signals it got, and lets the test say what the
  * server wrote and when it ended; the router by one that records the
- * session's life; the journal by a list of messages.  Each test drives a
- * server through a story (start, handshake, crash, backoff, stop, give
- * up, idle and on-demand starts...) and checks the states it passes
+ * session's life; the journal by a list of messages (the stderr ring,
+ * logs_ring.c, runs as it is).  Each test drives a server through a
+ * story (start, handshake, crash, backoff, stop, give up, idle and
+ * on-demand starts...) and checks the states it passes
  * through and what the server was sent, and after every step that a
  * transport exists exactly while the state says the server runs.
  */
@@ -35,9 +36,8 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
-#include "instance.h"
 #include "log.h"
-#include "logs.h"
+#include "logs_ring.h"
 #include "mcpd.h"
 #include "proto.h"
 #include "router.h"
@@ -215,16 +215,6 @@ guard_remove(struct mcpd *mcpd, pid_t pgid)
 {
 }
 
-void
-logs_export(const struct logs *l, struct handover_server *s)
-{
-}
-
-void
-logs_adopt(struct logs *l, const struct handover_server *s)
-{
-}
-
 char *
 transport_steal_line(struct transport *t, const char *line, size_t *size)
 {
@@ -353,10 +343,11 @@ router_attached_json(const struct router *r)
 	return (cJSON_CreateArray());
 }
 
-/* The router's hook for a client's roots (worker.c's upstream table). */
-void
-instance_client_roots(struct attachment *a, const struct roots *roots)
+/* For the router's hook for a client's roots (worker_instance.c). */
+struct worker *
+router_attachment_worker(const struct attachment *a)
 {
+	return (NULL);
 }
 
 /*
@@ -428,35 +419,6 @@ const char *
 child_containment_default(void)
 {
 	return ("reaper");
-}
-
-/* The stderr log (logs.c): lines are counted. */
-struct logs {
-	uint64_t	 lines;
-};
-
-struct logs *
-logs_new(struct mcpd *mcpd, const char *name, uint64_t serial)
-{
-	return (xcalloc(1, sizeof (struct logs)));
-}
-
-void
-logs_free(struct logs *l, const char *reason)
-{
-	free(l);
-}
-
-void
-logs_line(struct logs *l, const char *line, size_t len, size_t total)
-{
-	l->lines++;
-}
-
-uint64_t
-logs_count(const struct logs *l)
-{
-	return (l->lines);
 }
 
 /*
