@@ -54,6 +54,7 @@
 #include "conf.h"
 #include "control.h"
 #include "follow.h"
+#include "fdio.h"
 #include "frame.h"
 #include "group.h"
 #include "log.h"
@@ -513,16 +514,13 @@ client_count_input(struct client *c)
 static void
 client_read(struct client *c, int fd)
 {
-	char		*space;
 	size_t		 avail;
 	ssize_t		 n;
 	int		 reads;
 
 	for (reads = 0; reads < CLIENT_READS_PER_CALLBACK; reads++) {
-		space = frame_space(c->frame, &avail);
-		n = read(fd, space, avail);
+		n = fdio_read_frame(fd, c->frame, &avail);
 		if (n > 0) {
-			frame_commit(c->frame, (size_t)n);
 			client_frames(c);
 			client_line_timer(c);
 			if (client_count_input(c) != 0)
