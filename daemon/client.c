@@ -52,13 +52,11 @@
 #include "client.h"
 #include "clock.h"
 #include "conf.h"
-#include "control.h"
 #include "follow.h"
+#include "fdio.h"
 #include "frame.h"
 #include "group.h"
 #include "log.h"
-#include "login.h"
-#include "logs.h"
 #include "mcpd.h"
 #include "outq.h"
 #include "proto.h"
@@ -90,8 +88,10 @@ struct client {
 	struct event		*ev_line;	/* client_line_timeout_ms */
 	struct frame		*frame;
 	struct outq		*out;
-	struct attachment	*att;		/* NULL: not attached */
-	struct group_session	*group;		/* or attached to a group */
+	const struct client_handler *base;	/* control's, from the accept */
+	void			*base_arg;
+	const struct client_handler *session;	/* NULL: not attached */
+	void			*session_arg;
 	struct follow_set	 follows;	/* servers followed (serials) */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	size_t			 frame_counted;	/* input buffer, in the budget */
@@ -159,15 +159,14 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct client	*c = arg;
 
-	if (c->att != NULL) {
-		router_detach(c->att, "client disconnected");
-		c->att = NULL;
+	/* The session lets go first, then the base (log follows). */
+	if (c->session != NULL) {
+		if (c->session->close != NULL)
+			c->session->close(c, c->session_arg);
+		c->session = NULL;
 	}
-	if (c->group != NULL) {
-		group_detach(c->group, "client disconnected");
-		c->group = NULL;
-	}
-	logs_unfollow_all(c->mcpd, c);
+	if (c->base->close != NULL)
+		c->base->close(c, c->base_arg);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -202,7 +201,10 @@ client_lost(struct client *c, const char *reason)
 	event_del(c->ev_hup);
 	client_line_disarm(c);
 	event_active(c->ev_free, EV_TIMEOUT, 0);
-	login_client_gone(c->mcpd, c->serial);
+	if (c->session != NULL && c->session->lost != NULL)
+		c->session->lost(c, c->session_arg);
+	if (c->base->lost != NULL)
+		c->base->lost(c, c->base_arg);
 }
 
 static void
@@ -353,18 +355,13 @@ client_send_error(struct client *c, const cJSON *id, int code,
 	free(text);
 }
 
-/* The one way in: the router has a session's lines, control the rest. */
+/* The one way in: a session's handler first, the base the rest. */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	enum router_line	 what = ROUTER_LINE_CONTROL;
-
-	if (c->att != NULL)
-		what = router_client_line(c->att, line, len);
-	else if (c->group != NULL)
-		what = group_client_line(c->group, line, len);
-	if (what == ROUTER_LINE_CONTROL)
-		control_line(c->mcpd, c, line, len);
+	if (c->session == NULL ||
+	    c->session->line(c, c->session_arg, line, len) != 0)
+		c->base->line(c, c->base_arg, line, len);
 }
 
 static void
@@ -460,8 +457,8 @@ client_maybe_close(struct client *c)
 		client_lost(c, "connection closed");
 		return;
 	}
-	if ((c->att != NULL && router_attachment_busy(c->att)) ||
-	    (c->group != NULL && group_session_busy(c->group))) {
+	if (c->session != NULL && c->session->busy != NULL &&
+	    c->session->busy(c->session_arg)) {
 		evtimer_add(c->ev_hup, &tv);
 		return;
 	}
@@ -513,16 +510,13 @@ client_count_input(struct client *c)
 static void
 client_read(struct client *c, int fd)
 {
-	char		*space;
 	size_t		 avail;
 	ssize_t		 n;
 	int		 reads;
 
 	for (reads = 0; reads < CLIENT_READS_PER_CALLBACK; reads++) {
-		space = frame_space(c->frame, &avail);
-		n = read(fd, space, avail);
+		n = fdio_read_frame(fd, c->frame, &avail);
 		if (n > 0) {
-			frame_commit(c->frame, (size_t)n);
 			client_frames(c);
 			client_line_timer(c);
 			if (client_count_input(c) != 0)
@@ -633,8 +627,9 @@ client_cron_cb(evutil_socket_t fd, short events, void *arg)
 	TAILQ_FOREACH(c, &mcpd->clients, entry) {
 		if (!c->dead && c->soft_since_ms != 0)
 			client_check_limits(c);
-		if (!c->dead && c->group != NULL)
-			group_check_limits(c->group);
+		if (!c->dead && c->session != NULL &&
+		    c->session->cron != NULL)
+			c->session->cron(c->session_arg);
 	}
 	client_count_fds(mcpd);
 	for (i = 0; i < CLIENT_CUT_COUNT; i++) {
@@ -797,6 +792,8 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	c->admin = admin;
+	c->base = mcpd->client_base;
+	c->base_arg = mcpd;
 	c->frame = frame_new(CLIENT_MAX_MESSAGE_BYTES);
 	c->out = outq_new(mcpd, fd, &client_outq_cb, c);
 	c->ev_read = event_new(mcpd->base, fd, EV_READ | EV_PERSIST,
@@ -866,34 +863,27 @@ client_resume(struct client *c)
 }
 
 void
-client_attach(struct client *c, struct attachment *att)
+client_set_session(struct client *c, const struct client_handler *h,
+    void *arg)
 {
-	c->att = att;
-}
-
-struct attachment *
-client_attachment(const struct client *c)
-{
-	return (c->att);
-}
-
-void
-client_attach_group(struct client *c, struct group_session *gs)
-{
-	c->group = gs;
+	c->session = h;
+	c->session_arg = arg;
 }
 
 int
 client_is_attached(const struct client *c)
 {
-	return (c->att != NULL || c->group != NULL);
+	return (c->session != NULL);
 }
 
-/* The router dropped this client (its server was removed): close it. */
+/*
+ * The router dropped this client (its server was removed): close it.
+ * Its session is gone already, so its close hook is not called.
+ */
 static void
 client_detached(struct client *c, const char *reason)
 {
-	c->att = NULL;
+	c->session = NULL;
 	client_lost(c, reason);
 }
 
@@ -983,6 +973,22 @@ const struct router_peer client_router_peer = {
 	.uid = client_peer_uid,
 	.serial = client_peer_serial,
 	.is_admin = client_peer_is_admin,
+};
+
+static void
+client_peer_close(void *c, const char *reason)
+{
+	client_lost(c, reason);
+}
+
+/* A group session's view of its connection (group.h). */
+const struct group_peer client_group_peer = {
+	.queue = client_peer_queue,
+	.pause = client_peer_pause,
+	.close = client_peer_close,
+	.pid = client_peer_pid,
+	.uid = client_peer_uid,
+	.serial = client_peer_serial,
 };
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */

@@ -2,7 +2,8 @@
  * client.h -- one connection on the control socket.
  *
  * Reads newline-delimited JSON-RPC, answers bad input with the JSON-RPC
- * error the spec asks for, hands mcpd/ methods to control.c.  A client is
+ * error the spec asks for, hands each line to its handler (control.c's,
+ * or an attachment's in front of it).  A client is
  * never freed inside its own callback: client_lost (client_close from
  * other modules) marks it dead and a deferred event frees it.  The servers
  * it follows are a set it keeps for logs.c, which sends it their stderr.
@@ -18,14 +19,35 @@
 
 #define CLIENT_MAX_MESSAGE_BYTES	(16 * 1024 * 1024)
 
-struct attachment;
 struct envelope_edit;
 struct follow_set;
-struct group_session;
+struct group_peer;
 struct iovec;
 struct mcpd;
 struct client;
 struct router_peer;
+
+/*
+ * What a connection's lines go to, and who is told when it goes, so that
+ * client.c calls no subsystem by name.  Every connection has a base
+ * handler from its accept (mcpd->client_base: control.c's, which also
+ * ends its log follows and sign-ins); attaching it to a server or a group
+ * puts a session handler in front, which hands the base what is not its
+ * (the mcpd/ requests).  One indirect call a line, nothing allocated.
+ */
+struct client_handler {
+	/* A line; non-zero: not this handler's, to the base handler. */
+	int	 (*line)(struct client *, void *arg, const char *line,
+		    size_t len);
+	/* It was marked dead (maybe inside a caller's callback); optional. */
+	void	 (*lost)(struct client *, void *arg);
+	/* It is being freed, from its deferred event: let go; optional. */
+	void	 (*close)(struct client *, void *arg);
+	/* Something of its still in flight (a half-close waits); optional. */
+	int	 (*busy)(void *arg);
+	/* Once a second (client.c's cron); optional. */
+	void	 (*cron)(void *arg);
+};
 
 void	 client_accept(struct mcpd *, int fd);
 /* Queue a message (takes ownership). */
@@ -36,10 +58,9 @@ void	 client_send_error(struct client *, const cJSON *id, int code,
 void	 client_queue_iov(struct client *, const struct iovec *, int);
 void	 client_pause(struct client *);
 void	 client_resume(struct client *);
-void	 client_attach(struct client *, struct attachment *);
-struct attachment *client_attachment(const struct client *);
-/* Attached to a group instead (group.h). */
-void	 client_attach_group(struct client *, struct group_session *);
+/* Attached to a server or a group: its lines go to h first. */
+void	 client_set_session(struct client *, const struct client_handler *h,
+	    void *arg);
 /* Attached to a server or a group. */
 int	 client_is_attached(const struct client *);
 /* Mark it dead, to be freed from a deferred event (as client_lost). */
@@ -54,6 +75,8 @@ void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
 /* What the router calls of a connection (router.h): router_attach's. */
 extern const struct router_peer client_router_peer;
+/* What a group session calls of it (group.h): group_attach's. */
+extern const struct group_peer client_group_peer;
 void	 client_close_all(struct mcpd *);
 void	 client_free_all(struct mcpd *);
 uid_t	 client_uid(const struct client *);

@@ -374,6 +374,32 @@ control_reload(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	    "the new configuration has errors; nothing changed", report));
 }
 
+/* An attached client's session handler: the router takes its lines. */
+static int
+control_server_line(struct client *c, void *att, const char *line,
+    size_t len)
+{
+	return (router_client_line(att, line, len) == ROUTER_LINE_CONTROL);
+}
+
+static void
+control_server_close(struct client *c, void *att)
+{
+	router_detach(att, "client disconnected");
+}
+
+static int
+control_server_busy(void *att)
+{
+	return (router_attachment_busy(att));
+}
+
+static const struct client_handler control_server_handler = {
+	.line = control_server_line,
+	.close = control_server_close,
+	.busy = control_server_busy,
+};
+
 /* Turn this connection into an MCP session with one server. */
 static void
 control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
@@ -402,10 +428,10 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	/* A server's name hides a group's ("all" may be both). */
 	if ((w = worker_find(mcpd, name->valuestring)) == NULL &&
 	    (g = conf_find_group(mcpd->conf, name->valuestring)) != NULL) {
-		gs = group_attach(mcpd, g, c);
+		gs = group_attach(mcpd, g, &client_group_peer, c);
 		client_send_json(c, rpc_make_result(id,
 		    group_attach_result(gs)));
-		client_attach_group(c, gs);
+		client_set_session(c, &group_client_handler, gs);
 		return;
 	}
 	if (w == NULL) {
@@ -451,7 +477,7 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	cJSON_Delete(init);
 	/* The reply goes out before anything the session sends. */
 	client_send_json(c, rpc_make_result(id, result));
-	client_attach(c, att);
+	client_set_session(c, &control_server_handler, att);
 	worker_wanted(at, "a client attached");
 }
 
@@ -577,3 +603,31 @@ control_line(struct mcpd *mcpd, struct client *c, const char *line, size_t len)
 	}
 	cJSON_Delete(id);
 }
+
+/* The base handler (control.h): arg is mcpd. */
+static int
+control_base_line(struct client *c, void *mcpd, const char *line, size_t len)
+{
+	control_line(mcpd, c, line, len);
+	return (0);
+}
+
+/* Marked dead: a sign-in it started has nobody to answer (login.h). */
+static void
+control_base_lost(struct client *c, void *mcpd)
+{
+	login_client_gone(mcpd, client_serial(c));
+}
+
+/* Being freed: the servers it followed forget it (logs.h). */
+static void
+control_base_close(struct client *c, void *mcpd)
+{
+	logs_unfollow_all(mcpd, c);
+}
+
+const struct client_handler control_client_handler = {
+	.line = control_base_line,
+	.lost = control_base_lost,
+	.close = control_base_close,
+};

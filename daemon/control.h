@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct client;
+struct client_handler;
 struct envelope;
 struct mcpd;
 
@@ -25,5 +26,11 @@ void	control_request(struct mcpd *, struct client *, const char *line,
  */
 void	control_line(struct mcpd *, struct client *, const char *line,
 	    size_t len);
+/*
+ * Every connection's base handler (client.h; mcpd.c makes it the
+ * default, its argument mcpd): control_line for its lines, and when it
+ * goes, the end of its sign-ins (login.h) and log follows (logs.h).
+ */
+extern const struct client_handler control_client_handler;
 
 #endif /* MCPD_CONTROL_H */

@@ -95,7 +95,7 @@ group_pass_reply(struct group_session *gs, const char *id, size_t id_len,
 	edit.text = id;
 	edit.text_len = id_len;
 	if ((n = envelope_splice(line, len, &edit, 1, iov, nitems(iov))) > 0)
-		client_queue_iov(gs->client, iov, (int)n);
+		gs->peer->queue(gs->client, iov, (int)n);
 }
 
 /* A member's reply to one of the session's own requests. */
@@ -201,7 +201,7 @@ group_member_request(struct group_session *gs, size_t link, const char *line,
 	edit.text = did;
 	edit.text_len = envelope_print_int64(d->did, did);
 	if ((n = envelope_splice(line, len, &edit, 1, iov, nitems(iov))) > 0)
-		client_queue_iov(gs->client, iov, (int)n);
+		gs->peer->queue(gs->client, iov, (int)n);
 }
 
 /*
@@ -236,7 +236,7 @@ group_member_cancelled(struct group_session *gs, size_t link,
 		edit.text_len = envelope_print_int64(d->did, did);
 		if ((n = envelope_splice(line, len, &edit, 1, iov,
 		    nitems(iov))) > 0)
-			client_queue_iov(gs->client, iov, (int)n);
+			gs->peer->queue(gs->client, iov, (int)n);
 		group_down_free(gs, d);
 		return;
 	}
@@ -296,27 +296,27 @@ group_link_pause(struct glink *l, int pause)
 		return;
 	l->paused = pause;
 	if (pause && gs->npaused++ == 0)
-		client_pause(gs->client);
+		gs->peer->pause(gs->client, 1);
 	else if (!pause && --gs->npaused == 0)
-		client_resume(gs->client);
+		gs->peer->pause(gs->client, 0);
 }
 
 pid_t
 group_link_pid(const struct glink *l)
 {
-	return (client_pid(l->gs->client));
+	return (l->gs->peer->pid(l->gs->client));
 }
 
 uid_t
 group_link_uid(const struct glink *l)
 {
-	return (client_uid(l->gs->client));
+	return (l->gs->peer->uid(l->gs->client));
 }
 
 uint64_t
 group_link_serial(const struct glink *l)
 {
-	return (client_serial(l->gs->client));
+	return (l->gs->peer->serial(l->gs->client));
 }
 
 static void
@@ -801,7 +801,8 @@ group_reconfigure(struct mcpd *mcpd)
 		/* Gone, or its name now a server's: the session ends. */
 		if ((g = conf_find_group(mcpd->conf, gs->name)) == NULL ||
 		    conf_find(mcpd->conf, gs->name) != NULL)
-			client_close(gs->client, "group removed by a reload");
+			gs->peer->close(gs->client,
+			    "group removed by a reload");
 		else
 			group_session_update(gs, g);
 	}
@@ -809,7 +810,7 @@ group_reconfigure(struct mcpd *mcpd)
 
 struct group_session *
 group_attach(struct mcpd *mcpd, const struct conf_group *g,
-    struct client *c)
+    const struct group_peer *peer, void *c)
 {
 	struct group_session	*gs;
 	struct group_stat	*st;
@@ -821,6 +822,7 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	}
 	gs = xcalloc(1, sizeof *gs);
 	gs->mcpd = mcpd;
+	gs->peer = peer;
 	gs->client = c;
 	gs->name = xstrdup(g->name);
 	gs->sep = xstrdup(g->separator);
@@ -908,6 +910,38 @@ group_session_busy(const struct group_session *gs)
 {
 	return (!TAILQ_EMPTY(&gs->pending));
 }
+
+/* The client's session handler (client.h): control has the rest. */
+static int
+group_handler_line(struct client *c, void *gs, const char *line, size_t len)
+{
+	return (group_client_line(gs, line, len) == ROUTER_LINE_CONTROL);
+}
+
+static void
+group_handler_close(struct client *c, void *gs)
+{
+	group_detach(gs, "client disconnected");
+}
+
+static int
+group_handler_busy(void *gs)
+{
+	return (group_session_busy(gs));
+}
+
+static void
+group_handler_cron(void *gs)
+{
+	group_check_limits(gs);
+}
+
+const struct client_handler group_client_handler = {
+	.line = group_handler_line,
+	.close = group_handler_close,
+	.busy = group_handler_busy,
+	.cron = group_handler_cron,
+};
 
 cJSON *
 group_status_json(struct mcpd *mcpd)

@@ -24,16 +24,38 @@
 
 #include "router.h"
 
-struct client;
+struct client_handler;
 struct conf_group;
 struct glink;
 struct group_session;
 struct iovec;
 struct mcpd;
 
+/*
+ * What a session calls of its client, a table the client supplies when
+ * the session is made (client.c's client_group_peer), so that no group
+ * file calls the connection's functions by name.
+ */
+struct group_peer {
+	/* Queue a message given as pieces; the newline is added. */
+	void		 (*queue)(void *client, const struct iovec *, int);
+	/* Backpressure from the members: stop or go on reading it. */
+	void		 (*pause)(void *client, int pause);
+	/* End it (marked dead; the session is freed with it, later). */
+	void		 (*close)(void *client, const char *reason);
+	pid_t		 (*pid)(const void *client);
+	uid_t		 (*uid)(const void *client);
+	uint64_t	 (*serial)(const void *client);
+};
+
 /* A client attaches to a group: its session, with a link per member. */
 struct group_session *group_attach(struct mcpd *, const struct conf_group *,
-		    struct client *);
+		    const struct group_peer *, void *client);
+/*
+ * The client's handler while attached (client.h): its lines, its close
+ * (group_detach), its requests in flight, its limits once a second.
+ */
+extern const struct client_handler group_client_handler;
 /* The attach result (server, state, protocolVersion, serverInfo). */
 cJSON		*group_attach_result(const struct group_session *);
 /* A line from the client. */

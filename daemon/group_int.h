@@ -133,7 +133,8 @@ struct group_down {
 
 struct group_session {
 	struct mcpd		*mcpd;
-	struct client		*client;
+	const struct group_peer	*peer;		/* its client's table */
+	void			*client;
 	char			*name;
 	char			*sep;
 	struct filter		*filters[FILTER_KINDS];	/* the group's */

@@ -55,7 +55,7 @@ static void	group_op_done(struct group_session *, struct group_op *);
 void
 group_send(struct group_session *gs, const char *text, size_t len)
 {
-	client_queue_iov(gs->client, &(struct iovec){ (void *)text, len }, 1);
+	gs->peer->queue(gs->client, &(struct iovec){ (void *)text, len }, 1);
 }
 
 /* {"jsonrpc":"2.0","id":ID,"MEMBER":VALUE}, the id and value raw JSON. */
@@ -78,7 +78,7 @@ group_reply_raw(struct group_session *gs, const char *id, size_t id_len,
 	iov[2] = (struct iovec){ mid, (size_t)n };
 	iov[3] = (struct iovec){ (void *)value, value_len };
 	iov[4] = (struct iovec){ (void *)"}", 1 };
-	client_queue_iov(gs->client, iov, (int)nitems(iov));
+	gs->peer->queue(gs->client, iov, (int)nitems(iov));
 }
 
 void

@@ -33,6 +33,7 @@
 #include "client.h"
 #include "conf.h"
 #include "esc.h"
+#include "fdio.h"
 #include "frame.h"
 #include "log.h"
 #include "login.h"
@@ -268,20 +269,16 @@ login_read_cb(evutil_socket_t fd, short events, void *arg)
 	struct login		*l = arg;
 	struct frame_msg	 m;
 	enum frame_event	 fe;
-	char			*space;
-	size_t			 avail;
 	ssize_t			 n;
 
 	(void)events;
-	space = frame_space(l->frame, &avail);
-	n = read(fd, space, avail);
+	n = fdio_read_frame(fd, l->frame, NULL);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
 		event_del(l->ev);
 		return;		/* the exit tells the rest */
 	}
-	frame_commit(l->frame, (size_t)n);
 	while (l->phase != LOGIN_OVER &&
 	    (fe = frame_next(l->frame, &m)) != FRAME_NONE) {
 		if (fe == FRAME_LINE)

@@ -30,6 +30,7 @@
 #include "client.h"
 #include "clock.h"
 #include "conf.h"
+#include "control.h"
 #include "group.h"
 #include "guard.h"
 #include "instance.h"
@@ -400,6 +401,8 @@ main(int argc, char **argv)
 	reexec_signals(&sigs);
 	sigprocmask(SIG_UNBLOCK, &sigs, NULL);
 
+	/* Every connection's lines go to the control plane first. */
+	mcpd.client_base = &control_client_handler;
 	if (state_fd != -1) {
 		reexec_adopt(&mcpd, state_fd);
 		/* Servers that ended while no handler was set. */

@@ -17,6 +17,7 @@
 
 struct attachment;
 struct client;
+struct client_handler;
 struct client_pool;
 struct conf;
 struct group_registry;
@@ -78,6 +79,8 @@ struct mcpd {
 
 	/* client.c */
 	struct client_list	 clients;
+	/* Every connection's base handler (control.c's; mcpd.c sets it). */
+	const struct client_handler *client_base;
 	struct client_pool	*client_pool;	/* cron, fd reserve */
 	uint64_t		 clients_total;
 	size_t			 nclients;	/* connections open now */

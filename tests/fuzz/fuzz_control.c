@@ -12,7 +12,8 @@
  * states and a struct logs (worker.c), and reloads that remove and add
  * workers (reload.c).  A stderr line takes worker.c's way in, logs_line.
  * Lifetimes are mcpd's: a closed connection is marked dead and freed from
- * a deferred step (client_free_cb, which calls logs_unfollow_all), and so
+ * a deferred step (client_free_cb, which calls the handlers' close hooks:
+ * control.c's logs_unfollow_all), and so
  * is a removed worker (worker_free, whose logs_free ends the follows of
  * it); nothing is freed inside its own call.
  *
@@ -132,6 +133,7 @@ struct client {
 	int			 admin;
 	int			 dead;
 	struct attachment	*att;
+	const struct client_handler *session;	/* att's (control.c's) */
 	struct follow_set	 follows;	/* as client.c keeps it */
 	uint64_t		*asked;		/* the model: serials followed */
 	size_t			 nasked;
@@ -331,16 +333,25 @@ client_uid(const struct client *c)
 	return (c->admin ? 0 : FUZZ_MEMBER_UID);
 }
 
-struct attachment *
-client_attachment(const struct client *c)
+uint64_t
+client_serial(const struct client *c)
 {
-	return (c->att);
+	return (c->serial);
 }
 
+/* Groups: attaching to one is left to the integration tests. */
+const struct client_handler group_client_handler;
+const struct group_peer client_group_peer;
+
+/* control.c's handler of an attachment to a server, kept as client.c. */
 void
-client_attach(struct client *c, struct attachment *att)
+client_set_session(struct client *c, const struct client_handler *h,
+    void *arg)
 {
-	c->att = att;
+	if (h == &group_client_handler)
+		return;
+	c->session = h;
+	c->att = arg;
 }
 
 int
@@ -349,14 +360,9 @@ client_is_attached(const struct client *c)
 	return (c->att != NULL);
 }
 
-/* Groups: attaching to one is left to the integration tests. */
-void
-client_attach_group(struct client *c, struct group_session *gs)
-{
-}
-
 struct group_session *
-group_attach(struct mcpd *mcpd, const struct conf_group *g, struct client *c)
+group_attach(struct mcpd *mcpd, const struct conf_group *g,
+    const struct group_peer *peer, void *c)
 {
 	return (NULL);
 }
@@ -392,10 +398,19 @@ log_warnx(const char *fmt, ...)
 {
 }
 
+/* No sign-ins here: login.c's part of a connection's end. */
+void
+login_client_gone(struct mcpd *mcpd, uint64_t serial)
+{
+}
+
 static void
 client_lost(struct client *c, const char *reason)
 {
+	if (c->dead)
+		return;
 	c->dead = 1;
+	control_client_handler.lost(c, c->mcpd);
 }
 
 /* What client.c does when the router drops it (its peer table's). */
@@ -521,6 +536,13 @@ void
 router_detach(struct attachment *a, const char *reason)
 {
 	free(a);
+}
+
+/* Nothing is in flight: the stand-in router answers nothing. */
+int
+router_attachment_busy(const struct attachment *a)
+{
+	return (0);
 }
 
 struct worker *
@@ -923,10 +945,10 @@ static void
 client_free(struct client *c)
 {
 	if (c->att != NULL) {
-		router_detach(c->att, "client disconnected");
+		c->session->close(c, c->att);
 		c->att = NULL;
 	}
-	logs_unfollow_all(c->mcpd, c);
+	control_client_handler.close(c, c->mcpd);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	if (F.slots[c->slot] == c)
@@ -963,13 +985,15 @@ run_deferred(int workers_first)
 	}
 }
 
-/* client_handle_line (client.c): the router, or the real control_line. */
+/*
+ * client_handle_line (client.c): the session handler control.c set at
+ * attach (the stand-in router), else or then control.c's base handler.
+ */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
-	if (c->att == NULL ||
-	    router_client_line(c->att, line, len) == ROUTER_LINE_CONTROL)
-		control_line(c->mcpd, c, line, len);
+	if (c->att == NULL || c->session->line(c, c->att, line, len) != 0)
+		control_client_handler.line(c, c->mcpd, line, len);
 }
 
 /* After a reply to mcpd/logs with "follow": true, what is followed. */
