@@ -15,8 +15,12 @@ N=25
 # then (a status poll, a metrics snapshot) must fit in it on a loaded
 # machine.
 BACKOFF_MS=5000
+# The snapshots are compared number for number: mcpd's own health pings
+# (every 30 s of a server's silence, and a loaded machine makes the test
+# longer than that) would add their bytes in between, so they are off.
 write_config "$T/mcpd.json" <<JSON
 {
+  "mcpd": { "health_interval_ms": 0 },
   "mcpServers": {
     "x": {"command": "$MCP_FAKE", "args": ["--pidfile=$T/x.pid"],
           "backoff_min_ms": $BACKOFF_MS, "backoff_max_ms": $BACKOFF_MS, "backoff_jitter": 0},

@@ -232,12 +232,23 @@ mr_refused() {
 # --- 1. discovery and client_secret_basic, refresh, revocation ------------------------
 # 3 s tokens, honoured 2 s longer (see below).
 as_start main --token-ttl 3 --token-grace 2 --scopes "mcp:tools mcp:read"
+t_first=$(now_ms)
 mr_start basic --oauth-client-id app --oauth-client-secret-file "$T/secret"
 mr_initialize
 mr_call whoami '{}' || fail "whoami failed: $MR_REPLY"
+t_whoami=$(($(now_ms) - t_first))
 [ "$MR_TEXT" = app ] || fail "whoami says '$MR_TEXT', not app"
-[ "$(as_stats .token_requests.client_secret_basic)" = 1 ] ||
-	fail "one client_secret_basic token request expected: $(as_stats)"
+# One token serves both, unless the machine was so loaded that 90 % of its
+# 3 s were gone before the whoami (then it was refreshed ahead, as below).
+basic=$(as_stats .token_requests.client_secret_basic)
+if [ "$t_whoami" -lt 2700 ]; then
+	[ "$basic" = 1 ] ||
+		fail "one client_secret_basic token request expected in $t_whoami ms: $(as_stats)"
+else
+	note "initialize and whoami took $t_whoami ms: $basic token requests"
+	[ "$basic" -le 2 ] ||
+		fail "at most two client_secret_basic token requests expected in $t_whoami ms: $(as_stats)"
+fi
 [ "$(as_stats .last_token_request.resource)" = "$AS_URL" ] ||
 	fail "the token request's resource is not $AS_URL: $(as_stats .last_token_request)"
 [ "$(as_stats .last_token_request.scope)" = "mcp:tools mcp:read" ] ||
