@@ -31,7 +31,8 @@ write_config "$T/mcpd.json" <<JSON
 {
   "mcpd": { "memory_budget_bytes": $BUDGET },
   "mcpServers": {
-    "hang": { "command": "$MCP_FAKE", "args": ["--hang-after-init"] },
+    "hang": { "command": "$MCP_FAKE", "args": ["--hang-after-init"],
+              "health_interval_ms": 0 },
     "other": { "command": "$MCP_FAKE" },
     "many": { "command": "$MCP_FAKE", "args": ["--extra-tools=300"] }
   },
