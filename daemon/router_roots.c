@@ -125,6 +125,9 @@ router_roots_forget(struct attachment *a)
  * at most one a second, so that a client that changes its roots in a
  * loop cannot flood the log; the next one counts those left out.
  */
+static void	router_roots_log(struct attachment *, const char *,
+		    const char *, ...) __attribute__((format(printf, 3, 4)));
+
 static void
 router_roots_log(struct attachment *a, const char *why, const char *fmt, ...)
 {
