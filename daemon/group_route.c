@@ -219,9 +219,24 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 {
 	cJSON		*msg, *ref, *type, *name, *uri;
 	const char	*rest = NULL;
+	char		*refname = NULL;
 	ssize_t		 found;
 	size_t		 link = 0;
 
+	/*
+	 * The ref is judged below as cJSON reads it, by the first of two
+	 * members of one name, and a server may read the last: a ref with a
+	 * member repeated is refused, as a server's own filter refuses it.
+	 */
+	if (filter_complete_ref(line + env->params.off, env->params.len,
+	    &refname) == FILTER_REF_BAD) {
+		group_error(gs, line + env->id.off, env->id.len,
+		    RPC_INVALID_PARAMS, "invalid params: ref must be a "
+		    "ref/prompt with a string name or a ref/resource with a "
+		    "string uri (without \\u0000), each member once");
+		return;
+	}
+	free(refname);
 	msg = len <= GROUP_PARSE_MAX_BYTES ?
 	    cJSON_ParseWithLength(line, len) : NULL;
 	ref = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(

@@ -110,6 +110,10 @@ session() {
 		done
 		request prompt completion/complete "$(jq -nc --arg n "${prefix}secret-plan" \
 			'{ref: {type: "ref/prompt", name: $n}, argument: {name: "a", value: ""}}')"
+		# The allowed name first, the hidden one again: judged by the
+		# first, a server reads the last (jq would fold them).
+		printf '{"jsonrpc": "2.0", "id": "prompt-dup", "method": "completion/complete", "params": {"ref": {"type": "ref/prompt", "name": "%s", "name": "%s"}, "argument": {"name": "a", "value": ""}}}\n' \
+			"${prefix}open-plan" "${prefix}secret-plan"
 		request allowed-read resources/read "$(jq -nc --arg u "file://$T/public.txt" '{uri: $u}')"
 		request allowed-template completion/complete \
 			'{"ref": {"type": "ref/resource", "uri": "file:///{+path}"}, "argument": {"name": "path", "value": "tm"}}'
@@ -135,14 +139,14 @@ check() {
 	local hostile bad=0 r id
 	: >"$log"
 	session "$name" "$2" "$out"
-	hostile=$((${#HOSTILE_URIS[@]} + ${#HIDDEN_TEMPLATES[@]} + 1))
+	hostile=$((${#HOSTILE_URIS[@]} + ${#HIDDEN_TEMPLATES[@]} + 2))
 	# What the server received of reads and completions, but the allowed.
 	reached=$(grep -e '^resources/read ' -e '^completion/complete ' "$log" |
 		grep -v -e 'public\.txt' -e '{+path}' -e 'open-plan' -c)
 	# /etc/passwd, or /etc/shadow where the test runs as root.
 	passwd=$(grep -c '"text":"root:' "$out")
 	note "$name: the server received $reached of the $hostile requests mcpd must refuse; $passwd replies held /etc/passwd or /etc/shadow"
-	for id in $(jq -r '.id | select(startswith("read") or startswith("tmpl") or . == "prompt")' "$out"); do
+	for id in $(jq -r '.id | select(startswith("read") or startswith("tmpl") or startswith("prompt"))' "$out"); do
 		r=$(reply "$out" "$id")
 		if ! jq -e '.error.code == -32002 or .error.code == -32602' <<<"$r" >/dev/null; then
 			# Not the text: it may be /etc/shadow.
@@ -155,7 +159,7 @@ check() {
 		FAILED+=("$name: $reached hostile requests reached the server, $passwd replies held /etc/passwd or /etc/shadow, $bad were not refused")
 		return
 	fi
-	[ "$(jq -r '.id' "$out" | grep -c -e '^read' -e '^tmpl' -e '^prompt$')" = "$hostile" ] ||
+	[ "$(jq -r '.id' "$out" | grep -c -e '^read' -e '^tmpl' -e '^prompt')" = "$hostile" ] ||
 		fail "$name: not every hostile request was answered: $(jq -r .id "$out" | tr '\n' ' ')"
 	got=$(reply "$out" allowed-read | jq -r '.result.contents[0].text')
 	[ "$got" = "public text $$" ] || fail "$name: the allowed file read gave: $(reply "$out" allowed-read | head -c 300)"
