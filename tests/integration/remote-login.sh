@@ -625,7 +625,7 @@ if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups \
 	# takes milliseconds; to a listener that takes the other user's
 	# connections it did not come within curl's 60 s (four 10 s slots
 	# and a full queue, taken again by the holders as they free).
-	LISTENER_STALL_MAX_MS=8000
+	LISTENER_STALL_MAX_MS=20000
 
 	# 1. Sixteen connections of uid 65534 held to the listener with a
 	# partial request line, each made again as soon as it is closed.
