@@ -287,21 +287,7 @@ retry:
 int
 filter_allows(const struct filter *f, const char *name)
 {
-	size_t	 i;
-
-	if (f == NULL)
-		return (1);
-	for (i = 0; i < f->ndeny; i++) {
-		if (filter_glob(f->deny[i], name))
-			return (0);
-	}
-	if (!f->has_allow)
-		return (1);
-	for (i = 0; i < f->nallow; i++) {
-		if (filter_glob(f->allow[i], name))
-			return (1);
-	}
-	return (0);
+	return (filter_allows_any(f, &name, 1));
 }
 
 int

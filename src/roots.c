@@ -17,7 +17,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "roots.h"
 #include "sbuf.h"
@@ -351,8 +350,7 @@ char *
 roots_uri_path(const char *uri, const char **why)
 {
 	char	*norm, *out;
-	size_t	 i, o = 0;
-	int	 hi, lo;
+	size_t	 o;
 
 	/*
 	 * The rule is urinorm's, the one filters use: a file URI's normal
@@ -369,15 +367,9 @@ roots_uri_path(const char *uri, const char **why)
 		*why = "not a file:// URI";
 		return (NULL);
 	}
-	out = xmalloc(strlen(norm) + 1);
-	for (i = strlen(ROOTS_SCHEME); norm[i] != '\0'; i++) {
-		if (norm[i] == '%' && (hi = url_hex_value(norm[i + 1])) >= 0 &&
-		    (lo = url_hex_value(norm[i + 2])) >= 0) {
-			out[o++] = (char)(hi << 4 | lo);
-			i += 2;
-		} else
-			out[o++] = norm[i];
-	}
+	/* urinorm refused %00: the decoder's '?' for it never shows. */
+	out = roots_uri_decode(norm + strlen(ROOTS_SCHEME));
+	o = strlen(out);
 	free(norm);
 	if (o > 1 && out[o - 1] == '/')
 		o--;
