@@ -20,7 +20,6 @@
 
 #include "access.h"
 #include "conf.h"
-#include "group.h"
 #include "instance.h"
 #include "log.h"
 #include "roots.h"
