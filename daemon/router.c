@@ -996,6 +996,7 @@ router_new(struct mcpd *mcpd, const struct router_upstream *up,
 	r->upstream_level = -1;
 	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
 	router_filter_init(r);
+	router_roots_init(r);
 	return (r);
 }
 

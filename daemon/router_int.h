@@ -19,6 +19,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "ratelim.h"
 #include "router.h"
 #include "util.h"
 
@@ -170,6 +171,8 @@ struct router {
 	TAILQ_HEAD(, attachment) atts;
 	size_t			 natts;
 
+	/* Warnings clients' roots cause, each server's own (router_roots.c). */
+	struct ratelim		 roots_warn;
 	struct idtab		*pending;	/* upstream id -> pending */
 	struct router_pending_list by_deadline;
 	struct router_pending_list by_start;
@@ -390,6 +393,8 @@ void		 router_roots_server_request(struct router *, const char *id,
 		    size_t id_len);
 /* Deadlines of both (from the sweep). */
 void		 router_roots_sweep(struct router *, uint64_t now);
+/* At router_new. */
+void		 router_roots_init(struct router *);
 /* A client leaves the router (detach, move). */
 void		 router_roots_forget(struct attachment *);
 void		 router_roots_free(struct router *);

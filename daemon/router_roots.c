@@ -51,7 +51,6 @@
 
 #define ROUTER_ROOTS_ID_PREFIX		"mcpd-roots-"
 #define ROUTER_ROOTS_WAITING_MAX	16
-#define ROUTER_ROOTS_WARN_MS		1000	/* one warning a second */
 
 /* Numbers mcpd's requests to clients, across every router. */
 static uint64_t	router_roots_serial;
@@ -120,10 +119,20 @@ router_roots_forget(struct attachment *a)
 	}
 }
 
+/* One warning a second of a server's clients' roots. */
+static const struct ratelim_policy router_roots_warn_rate = { 1, 1 };
+
+void
+router_roots_init(struct router *r)
+{
+	ratelim_init(&r->roots_warn, &router_roots_warn_rate, clock_now_ms());
+}
+
 /*
  * A warning a client's answer caused (why: its own text, escaped here):
- * at most one a second, so that a client that changes its roots in a
- * loop cannot flood the log; the next one counts those left out.
+ * rate limited per server, so that a client that changes its roots in a
+ * loop cannot flood the log nor silence another server's; the next one
+ * logged counts those left out.
  */
 static void	router_roots_log(struct attachment *, const char *,
 		    const char *, ...) __attribute__((format(printf, 3, 4)));
@@ -131,29 +140,25 @@ static void	router_roots_log(struct attachment *, const char *,
 static void
 router_roots_log(struct attachment *a, const char *why, const char *fmt, ...)
 {
-	static uint64_t	 logged_ms, unlogged;
-	uint64_t	 now = clock_now_ms();
+	struct router	*r = a->router;
+	uint64_t	 unlogged;
 	va_list		 ap;
 	char		*what, *safe;
 
-	if (logged_ms != 0 && now - logged_ms < ROUTER_ROOTS_WARN_MS) {
-		unlogged++;
+	if (!ratelim_allow(&r->roots_warn, &router_roots_warn_rate,
+	    clock_now_ms()))
 		return;
-	}
+	unlogged = ratelim_take_suppressed(&r->roots_warn);
 	va_start(ap, fmt);
 	xvasprintf(&what, fmt, ap);
 	va_end(ap);
 	safe = esc_text(why, strlen(why), 0);
 	if (unlogged > 0)
 		log_warnx("%s: %s: %s (and %" PRIu64 " such warnings about "
-		    "clients' roots in the last second, not logged)",
-		    a->router->up->name(a->router->worker), what, safe,
-		    unlogged);
+		    "clients' roots not logged before it)",
+		    r->up->name(r->worker), what, safe, unlogged);
 	else
-		log_warnx("%s: %s: %s",
-		    a->router->up->name(a->router->worker), what, safe);
-	logged_ms = now;
-	unlogged = 0;
+		log_warnx("%s: %s: %s", r->up->name(r->worker), what, safe);
 	free(safe);
 	free(what);
 }

@@ -48,7 +48,7 @@ sources() {
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
-			    src/handover.c src/b64.c \
+			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
