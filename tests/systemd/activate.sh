@@ -126,7 +126,10 @@ run() {
 	  exec setpriv --pdeathsig TERM "$MCPD" -c "$T/mcpd.json" -s "$SOCK" --log-target stderr ) &
 	echo $! >"$T/c$1.pid"
 	wait $!
-	echo $? >"$T/c$1.status"
+	# Renamed into place: the test waits for the file to exist, and
+	# must not read it between its creation and the write.
+	echo $? >"$T/c$1.status.new"
+	mv "$T/c$1.status.new" "$T/c$1.status"
 }
 run 1
 while [ ! -e "$T/go2" ]; do sleep 0.05; done
