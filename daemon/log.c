@@ -28,8 +28,9 @@
 
 #define LOG_MAX_FIELDS	24
 
-static int	log_journal;
-static int	log_verbose;
+static int		 log_journal;
+static int		 log_verbose;
+static log_sink_fn	*log_sink_to;
 
 int
 log_target_parse(const char *s, enum log_target *target)
@@ -85,6 +86,12 @@ log_to_journal(void)
 	return (log_journal);
 }
 
+void
+log_sink(log_sink_fn *fn)
+{
+	log_sink_to = fn;
+}
+
 static void
 log_vevent(int priority, const char *message_id,
     const struct log_field *fields, size_t nfields, const char *fmt,
@@ -101,6 +108,11 @@ log_vevent(int priority, const char *message_id,
 	xvasprintf(&raw, fmt, ap);
 	text = esc_text(raw, strlen(raw), ESC_KEEP_TAB);
 	free(raw);
+	if (log_sink_to != NULL) {
+		log_sink_to(priority, message_id, fields, nfields, text);
+		free(text);
+		return;
+	}
 	if (!log_journal) {
 		fprintf(stderr, "mcpd: %s\n", text);
 		free(text);

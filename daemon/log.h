@@ -28,6 +28,16 @@ int	log_target_parse(const char *, enum log_target *);
 void	log_open(enum log_target);
 int	log_to_journal(void);
 
+/*
+ * Where every message goes instead, for a program that checks what is
+ * logged (the unit and fuzz harnesses): its priority, MESSAGE_ID (NULL for
+ * a plain message), fields as given and text as escaped.  NULL: the
+ * target log_open chose.  Debug messages come only with MCPD_DEBUG set.
+ */
+typedef void	log_sink_fn(int priority, const char *message_id,
+		    const struct log_field *, size_t nfields, const char *text);
+void	log_sink(log_sink_fn *);
+
 /* An event with a MESSAGE_ID and fields (nfields may be 0). */
 void	log_event(int priority, const char *message_id,
 	    const struct log_field *fields, size_t nfields, const char *fmt, ...)

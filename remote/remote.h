@@ -210,8 +210,11 @@ extern int	rio_exit_code;
 
 /*
  * rlog.c: say something on stderr ("mcpd-remote: ...").  Every part
- * logs, so it is a file of its own at the bottom.
+ * logs, so it is a file of its own at the bottom.  remote_log_sink gives
+ * every line to fn instead (a harness that checks what is logged; NULL:
+ * stderr again).
  */
 void	remote_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	remote_log_sink(void (*fn)(const char *));
 
 #endif /* MCPD_REMOTE_H */

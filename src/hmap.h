@@ -38,9 +38,12 @@ struct hmap_iter {
 struct hmap	*hmap_new(uint64_t seed);
 /*
  * A seed from getrandom(2); should that fail (no entropy yet at boot), the
- * wall clock mixed with random().  In hmap_seed.c, not hmap.c.
+ * wall clock mixed with random().  In hmap_seed.c, not hmap.c.  After
+ * hmap_seed_fix(S), S != 0, every seed is S: a fuzz target's maps have
+ * the same layout on every run of an input (0: random again).
  */
 uint64_t	 hmap_random_seed(void);
+void		 hmap_seed_fix(uint64_t);
 /* Frees the keys and the table, not the values.  NULL is allowed. */
 void		 hmap_free(struct hmap *);
 size_t		 hmap_count(const struct hmap *);

@@ -22,8 +22,8 @@ CLANG=${CLANG:-clang}
 
 warn="-Wall -Wextra -Wshadow -Wformat=2 -Wpointer-arith -Wmissing-prototypes
     -Wstrict-prototypes -Wno-unused-parameter -Wno-missing-field-initializers"
-deps_cflags=$(pkg-config --cflags libcjson libevent)
-deps_libs="$(pkg-config --libs libcjson libevent) -lm"
+deps_cflags=$(pkg-config --cflags libcjson libevent libsystemd)
+deps_libs="$(pkg-config --libs libcjson libevent libsystemd) -lm"
 
 if [ ! -f "$BUILD/config.h" ]; then
 	echo "build.sh: no $BUILD/config.h (configure first, or set BUILD)" >&2
@@ -44,7 +44,8 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
-	client)		echo daemon/router.c daemon/router_pending.c \
+	client)		echo daemon/router.c daemon/router_pending.c daemon/log.c \
+			    src/clock.c src/hmap_seed.c \
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
@@ -56,7 +57,8 @@ sources() {
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/filter.c src/urinorm.c ;;
-	control)	echo daemon/control.c daemon/visible.c daemon/follow.c \
+	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
+			    src/clock.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
@@ -83,7 +85,8 @@ sources() {
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
-			    remote/session_recover.c \
+			    remote/session_recover.c remote/rstatus.c remote/rlog.c \
+			    src/clock.c src/hmap_seed.c src/fdio.c src/frame.c src/sbuf.c \
 			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
 			    src/backoff.c src/ratelim.c \

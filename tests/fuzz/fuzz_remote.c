@@ -642,6 +642,8 @@ fz_setup(const char *cfg, size_t len)
 	fake_oauth_fail = 0;
 	fake_oauth_slow = 0;
 	fake_clock_skew_ms = 0;
+	fake_time_init();
+	fake_status_open(fz.base);
 	memset(&fz_r, 0, sizeof fz_r);
 	fz_r.base = fz.base;
 	fz_r.conf = &fz_rc;
@@ -657,6 +659,7 @@ fz_teardown(void)
 	size_t	i;
 
 	session_free(fz_r.session);
+	fake_status_close();
 	FUZZ_CHECK(fake_http_count(0) == 0, "%zu HTTP requests outlive the "
 	    "session", fake_http_count(0));
 	if (fz_r.oauth != NULL)
@@ -696,6 +699,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz.steps++;
 		fz_check_memory();
 		fz_check_flow();
+		fake_status_check();
 		p = nl + 1;
 	}
 	/* The remote hangs: only timers move things now. */

@@ -1,12 +1,14 @@
 /*
- * remote_fakes.c -- stand-ins for remote/http.c, rio.c, rstatus.c and
- * oauth.c, the clock and the maps' seed, for fuzz_remote (see
- * remote_fakes.h).  Nothing here touches the network, a descriptor or
- * the real time beyond reading it.
+ * remote_fakes.c -- stand-ins for remote/http.c, rio.c and oauth.c, and
+ * the sources rlog.c, rstatus.c, clock.c and hmap_seed.c are given, for
+ * fuzz_remote (see remote_fakes.h).  Nothing here touches the network or
+ * the real time beyond reading it; the status channel is a memfd.
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include <event2/event.h>
 
@@ -23,6 +28,7 @@
 #include "hmap.h"
 #include "http.h"
 #include "oauth.h"
+#include "proto.h"
 #include "remote.h"
 #include "remote_fakes.h"
 #include "rstatus.h"
@@ -557,30 +563,25 @@ int	 fake_rio_congested;
 int	 rio_exit_code;
 int	 fake_secret_check = 1;
 
-void
-fake_rio_reset(void)
+/* What rlog.c logs (remote_log_sink): never a secret. */
+static void
+fake_log(const char *text)
 {
-	fake_rio_exited = 0;
-	fake_rio_reading = 1;
-	fake_rio_congested = 0;
-	rio_exit_code = 0;
-}
-
-void
-remote_log(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*text;
-
-	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
-	va_end(ap);
 	FUZZ_CHECK(!fake_secret_check || (strstr(text, FAKE_SECRET) == NULL &&
 	    strstr(text, FAKE_TOKEN) == NULL), "a secret in a log line: %s",
 	    text);
 	if (getenv("FUZZ_REMOTE_LOG") != NULL)
 		fprintf(stderr, "mcpd-remote: %s\n", text);
-	free(text);
+}
+
+void
+fake_rio_reset(void)
+{
+	remote_log_sink(fake_log);
+	fake_rio_exited = 0;
+	fake_rio_reading = 1;
+	fake_rio_congested = 0;
+	rio_exit_code = 0;
 }
 
 void
@@ -611,39 +612,62 @@ rio_exit(struct remote *r, int code)
 	rio_exit_code = code;
 }
 
-/* The status channel: mcpd is not there. -------------------------------- */
+/* The status channel: rstatus.c writes to a file, read back. ----------- */
+
+static int	 fake_status_fd = -1;
 
 void
-rstatus_transport(const char *name)
+fake_status_open(struct event_base *base)
 {
+	int	 fd;
+
+	if ((fd = memfd_create("rstatus", MFD_CLOEXEC)) == -1 ||
+	    (fake_status_fd = dup(fd)) == -1)
+		abort();
+	rstatus_open(base, fd);
+}
+
+/* Every line one JSON object of a known version, with no secret in it. */
+void
+fake_status_check(void)
+{
+	struct stat	 sb;
+	char		*text, *line, *nl;
+	cJSON		*obj;
+
+	if (fake_status_fd == -1 || fstat(fake_status_fd, &sb) == -1)
+		abort();
+	text = xmalloc((size_t)sb.st_size + 1);
+	if (pread(fake_status_fd, text, sb.st_size, 0) != sb.st_size)
+		abort();
+	text[sb.st_size] = '\0';
+	for (line = text; *line != '\0'; line = nl + 1) {
+		nl = strchr(line, '\n');
+		FUZZ_CHECK(nl != NULL, "a status line without its newline");
+		*nl = '\0';
+		obj = cJSON_Parse(line);
+		FUZZ_CHECK(obj != NULL && cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(obj, "v")) == MCPD_STATUS_VERSION,
+		    "a status line mcpd cannot read: %s", line);
+		cJSON_Delete(obj);
+		FUZZ_CHECK(!fake_secret_check || (strstr(line, FAKE_SECRET) ==
+		    NULL && strstr(line, FAKE_TOKEN) == NULL), "a secret in a "
+		    "status line: %s", line);
+	}
+	free(text);
+	/* The descriptors share the offset: rstatus.c writes from 0 again. */
+	if (ftruncate(fake_status_fd, 0) == -1 ||
+	    lseek(fake_status_fd, 0, SEEK_SET) == -1)
+		abort();
 }
 
 void
-rstatus_session(const char *state, const char *protocol)
+fake_status_close(void)
 {
-}
-
-void
-rstatus_resume(const char *stream)
-{
-}
-
-void
-rstatus_http(long status, const char *method)
-{
-}
-
-void
-rstatus_auth(const char *state, const char *reason, time_t expires)
-{
-	FUZZ_CHECK(!fake_secret_check || reason == NULL ||
-	    (strstr(reason, FAKE_SECRET) == NULL &&
-	    strstr(reason, FAKE_TOKEN) == NULL), "a secret in a status line");
-}
-
-void
-rstatus_step_up(const char *scope, const char *reason)
-{
+	rstatus_close();
+	fake_status_check();
+	close(fake_status_fd);
+	fake_status_fd = -1;
 }
 
 /* OAuth: a token after a deferred event, unless fake_oauth_fail. -------- */
@@ -765,8 +789,8 @@ oauth_cancel(struct oauth *o, void *arg)
 
 uint64_t	fake_clock_skew_ms;
 
-uint64_t
-clock_now_us(void)
+static uint64_t
+fake_mono_us(void)
 {
 	struct timespec	ts;
 
@@ -775,16 +799,13 @@ clock_now_us(void)
 	    fake_clock_skew_ms * 1000);
 }
 
-uint64_t
-clock_now_ms(void)
-{
-	return (clock_now_us() / 1000);
-}
+static const struct clock_source fake_clock = { fake_mono_us, NULL };
 
-uint64_t
-hmap_random_seed(void)
+void
+fake_time_init(void)
 {
-	return (0x6d637064726d7465ULL);
+	clock_use(&fake_clock);
+	hmap_seed_fix(0x6d637064726d7465ULL);
 }
 
 /* Client credentials, as far as the session can tell. */

@@ -1,9 +1,10 @@
 /*
  * remote_fakes.h -- the stand-ins fuzz_remote runs mcpd-remote's session
  * and transports against: an HTTP layer answered by the fuzz input
- * (remote/http.h), stdio (rio_*, captured), the status channel (no-ops),
- * OAuth (a token after a deferred event, or a failure), the clock (real
- * time plus the time skipped by firing timers early) and the maps' seed.
+ * (remote/http.h), stdio (rio_*, captured), the log (checked), the status
+ * channel (rstatus.c writing to a memfd, checked), OAuth (a token after a
+ * deferred event, or a failure), the clock (real time plus the time
+ * skipped by firing timers early) and one seed for the maps.
  *
  * The fake HTTP layer keeps the outstanding requests in the order they
  * were made and checks what the transports ask of it: methods, URLs on
@@ -66,7 +67,13 @@ extern int	 fake_oauth_fail;
 extern int	 fake_oauth_slow;
 void		 fake_oauth_kick(struct oauth *);
 
-/* Clock */
+/* Status channel: open, check what was written so far, close. */
+void		 fake_status_open(struct event_base *);
+void		 fake_status_check(void);
+void		 fake_status_close(void);
+
+/* Clock and seed: clock.c and hmap_seed.c read these after fake_time_init. */
 extern uint64_t	 fake_clock_skew_ms;
+void		 fake_time_init(void);
 
 #endif /* MCPD_REMOTE_FAKES_H */
