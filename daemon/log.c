@@ -164,26 +164,6 @@ log_event(int priority, const char *message_id,
 }
 
 void
-log_info(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	log_vevent(LOG_INFO, NULL, NULL, 0, fmt, ap);
-	va_end(ap);
-}
-
-void
-log_warnx(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	log_vevent(LOG_WARNING, NULL, NULL, 0, fmt, ap);
-	va_end(ap);
-}
-
-void
 log_debug(const char *fmt, ...)
 {
 	va_list	 ap;

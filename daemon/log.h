@@ -42,9 +42,9 @@ void	log_sink(log_sink_fn *);
 void	log_event(int priority, const char *message_id,
 	    const struct log_field *fields, size_t nfields, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
-/* Plain messages without an event type. */
-void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Plain messages without an event type; debug ones only with MCPD_DEBUG. */
+#define log_info(...)	log_event(LOG_INFO, NULL, NULL, 0, __VA_ARGS__)
+#define log_warnx(...)	log_event(LOG_WARNING, NULL, NULL, 0, __VA_ARGS__)
 void	log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	fatalx(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));

@@ -7,12 +7,12 @@
  * the transport (transport.h) by one that records what is written to
  * the server, which signals it got, and lets the test say what the
  * server wrote and when it ended; the router by one that records the
- * session's life; the journal by a list of messages (the stderr ring,
- * logs_ring.c, runs as it is).  Each test drives a server through a
- * story (start, handshake, crash, backoff, stop, give up, idle and
- * on-demand starts...) and checks the states it passes
- * through and what the server was sent, and after every step that a
- * transport exists exactly while the state says the server runs.
+ * session's life.  log.c and the stderr ring (logs_ring.c) run as they
+ * are, log.c giving each message to a list (log_sink).  Each test drives a
+ * server through a story (start, handshake, crash, backoff, stop, give up,
+ * idle and on-demand starts...) and checks the states it passes through
+ * and what the server was sent, and after every step that a transport
+ * exists exactly while the state says the server runs.
  */
 
 #include "config.h"
@@ -353,42 +353,13 @@ router_attachment_worker(const struct attachment *a)
 /*
  * The rest of the daemon.
  */
+/* What log.c is given (log_sink): the journal, as a list of messages. */
 static void
-record(const char *fmt, va_list ap)
+test_log(int priority, const char *message_id, const struct log_field *f,
+    size_t nfields, const char *text)
 {
 	if (F.nlog < 64)
-		vsnprintf(F.log[F.nlog++], sizeof F.log[0], fmt, ap);
-}
-
-void
-log_event(int priority, const char *message_id, const struct log_field *f,
-    size_t nfields, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	record(fmt, ap);
-	va_end(ap);
-}
-
-void
-log_info(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	record(fmt, ap);
-	va_end(ap);
-}
-
-void
-log_warnx(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	record(fmt, ap);
-	va_end(ap);
+		snprintf(F.log[F.nlog++], sizeof F.log[0], "%s", text);
 }
 
 /* mcpd's hook (mcpd.worker_changed). */
@@ -518,6 +489,7 @@ setup(void)
 	TAILQ_INIT(&F.mcpd.workers);
 	F.mcpd.worker_changed = test_worker_changed;
 	TAILQ_INIT(&F.mcpd.clients);
+	log_sink(test_log);
 	TAILQ_INIT(&F.mcpd.transports);
 }
 
