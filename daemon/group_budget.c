@@ -11,8 +11,9 @@
  *   A session may not take the budget past its end while it holds more
  *   than BUDGET_SHARE_BYTES; one that holds more while the budget is used
  *   up has what it holds for its requests let go, once a second
- *   (group_check_limits, in group_op.c), and those requests answered with -32015: a
- *   member that never answers cannot pin memory the others need.
+ *   (group_check_limits, in group_op.c), and those requests answered
+ *   with -32015: a member that never answers cannot pin memory the
+ *   others need.
  */
 #include "config.h"
 
@@ -26,14 +27,10 @@
 #include <cjson/cJSON.h>
 
 #include "budget.h"
-#include "clock.h"
 #include "conf.h"
 #include "group.h"
 #include "group_int.h"
-#include "log.h"
 #include "mcpd.h"
-#include "proto.h"
-#include "util.h"
 #include "xmalloc.h"
 
 void

@@ -151,7 +151,7 @@ struct group_session {
 	int64_t			 next_did;
 	size_t			 npaused;
 	size_t			 mem;		/* held, in the budget */
-	uint64_t		 budget_logged_ms; /* group_budget_check */
+	uint64_t		 budget_logged_ms; /* group_check_limits */
 	TAILQ_HEAD(, group_sent)	 pending;	/* sent, not answered */
 	TAILQ_HEAD(, group_op)	 ops;
 	TAILQ_ENTRY(group_session) entry;
