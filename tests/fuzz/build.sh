@@ -38,7 +38,7 @@ incs="-I$BUILD -I$top/src -I$top/daemon -I$top/tests/fuzz"
 sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
-	envelope)	echo src/envelope.c ;;
+	envelope)	echo src/envelope.c src/xmalloc.c ;;
 	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
