@@ -25,6 +25,17 @@
 
 #include "sockdiag.h"
 
+/* The local end is the source, the remote one the destination. */
+static void
+sockdiag_ends(struct inet_diag_sockid *id, in_port_t lport, const void *laddr,
+    in_port_t rport, const void *raddr, size_t alen)
+{
+	id->idiag_sport = lport;
+	id->idiag_dport = rport;
+	memcpy(id->idiag_src, laddr, alen);
+	memcpy(id->idiag_dst, raddr, alen);
+}
+
 /* The socket's 4-tuple in inet_diag's terms; -1 for an unknown family. */
 static int
 sockdiag_id(struct inet_diag_sockid *id, const struct sockaddr *local,
@@ -40,18 +51,14 @@ sockdiag_id(struct inet_diag_sockid *id, const struct sockaddr *local,
 	case AF_INET:
 		memcpy(&l4, local, sizeof l4);
 		memcpy(&r4, remote, sizeof r4);
-		id->idiag_sport = l4.sin_port;
-		id->idiag_dport = r4.sin_port;
-		memcpy(id->idiag_src, &l4.sin_addr, sizeof l4.sin_addr);
-		memcpy(id->idiag_dst, &r4.sin_addr, sizeof r4.sin_addr);
+		sockdiag_ends(id, l4.sin_port, &l4.sin_addr, r4.sin_port,
+		    &r4.sin_addr, sizeof l4.sin_addr);
 		return (AF_INET);
 	case AF_INET6:
 		memcpy(&l6, local, sizeof l6);
 		memcpy(&r6, remote, sizeof r6);
-		id->idiag_sport = l6.sin6_port;
-		id->idiag_dport = r6.sin6_port;
-		memcpy(id->idiag_src, &l6.sin6_addr, sizeof l6.sin6_addr);
-		memcpy(id->idiag_dst, &r6.sin6_addr, sizeof r6.sin6_addr);
+		sockdiag_ends(id, l6.sin6_port, &l6.sin6_addr, r6.sin6_port,
+		    &r6.sin6_addr, sizeof l6.sin6_addr);
 		return (AF_INET6);
 	}
 	return (-1);

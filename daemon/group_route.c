@@ -30,7 +30,6 @@
 #include "router.h"
 #include "rpc.h"
 #include "util.h"
-#include "xmalloc.h"
 
 #define GROUP_NAME_MAX		4096	/* a tool's or prompt's, in a call */
 /* Calls are parsed to rename: a bound on the tree built for that. */
@@ -174,15 +173,13 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	const char		*rest;
 	char			*name, *quoted, gid[ENVELOPE_INT64_BYTES];
 	size_t			 link;
-	int			 n, name_first;
+	int			 name_first;
 
-	name = xmalloc(GROUP_NAME_MAX);
-	if ((n = envelope_string_copy(line, &env->p_name, name,
-	    GROUP_NAME_MAX)) < 0) {
+	if ((name = envelope_string_dup(line, &env->p_name, GROUP_NAME_MAX,
+	    NULL)) == NULL) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_INVALID_PARAMS, "invalid params: name must be a string "
 		    "of at most %d bytes", GROUP_NAME_MAX - 1);
-		free(name);
 		return;
 	}
 	if ((rest = group_find_name(gs, kind, name, &link)) == NULL) {
@@ -285,16 +282,13 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	struct envelope_edit	 edit;
 	char			*uri, *why, gid[ENVELOPE_INT64_BYTES];
 	ssize_t			 link;
-	size_t			 i, attached = 0;
-	int			 n;
+	size_t			 i, n, attached = 0;
 
-	uri = xmalloc(GROUP_URI_MAX);
-	if ((n = envelope_string_copy(line, &env->p_uri, uri,
-	    GROUP_URI_MAX)) < 0) {
+	if ((uri = envelope_string_dup(line, &env->p_uri, GROUP_URI_MAX,
+	    &n)) == NULL) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_INVALID_PARAMS, "invalid params: uri must be a string "
 		    "of at most %d bytes", GROUP_URI_MAX - 1);
-		free(uri);
 		return;
 	}
 	if (!filter_allows_uri(gs->filters[FILTER_RESOURCES], uri)) {
@@ -303,7 +297,7 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		free(uri);
 		return;
 	}
-	link = group_route_uri(gs, uri, (size_t)n);
+	link = group_route_uri(gs, uri, n);
 	free(uri);
 	if (link >= 0 && group_link_usable(gs, (size_t)link)) {
 		q = group_sent_new(gs, (size_t)link, line + env->id.off,

@@ -60,6 +60,8 @@
 #include "worker.h"
 #include "xmalloc.h"
 
+/* Room for the pieces of a line with up to two edits. */
+#define ROUTER_PIECES	ENVELOPE_SPLICE_IOV(2)
 
 /* RFC 5424 severities, as MCP names them; index = syslog priority. */
 const char *router_levels[8] = {
@@ -154,11 +156,27 @@ router_peer_detached(struct attachment *a, const char *reason)
  * Output.
  */
 
+/*
+ * line[0, len) with its edits, as pieces in iov (ROUTER_PIECES of them):
+ * how many, or 0 if the edits break envelope_splice's rules.
+ */
+static size_t
+router_pieces(const char *line, size_t len, const struct envelope_edit *edits,
+    size_t nedits, struct iovec *iov)
+{
+	if (nedits == 0) {
+		iov[0].iov_base = (void *)line;
+		iov[0].iov_len = len;
+		return (1);
+	}
+	return (envelope_splice(line, len, edits, nedits, iov, ROUTER_PIECES));
+}
+
 void
 router_send_client_steal(struct attachment *a, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits, int may_steal)
 {
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
+	struct iovec	 iov[ROUTER_PIECES];
 	size_t		 n, size;
 	char		*owned;
 
@@ -169,12 +187,7 @@ router_send_client_steal(struct attachment *a, const char *line, size_t len,
 		router_peer_queue_edit(a, line, len, edits);
 		return;
 	}
-	if (nedits == 0) {
-		iov[0].iov_base = (void *)line;
-		iov[0].iov_len = len;
-		n = 1;
-	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
-	    nitems(iov))) == 0) {
+	if ((n = router_pieces(line, len, edits, nedits, iov)) == 0) {
 		log_warnx("%s: cannot rewrite a message for client %llu; "
 		    "dropped", a->router->up->name(a->router->worker),
 		    (unsigned long long)router_peer_serial(a));
@@ -256,7 +269,7 @@ void
 router_send_server(struct router *r, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits)
 {
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
+	struct iovec	 iov[ROUTER_PIECES];
 	size_t		 n;
 
 	if (nedits == 1 && envelope_edit_ok(len, edits)) {
@@ -265,12 +278,7 @@ router_send_server(struct router *r, const char *line, size_t len,
 		r->up->write_edit(r->worker, line, len, edits);
 		goto sent;
 	}
-	if (nedits == 0) {
-		iov[0].iov_base = (void *)line;
-		iov[0].iov_len = len;
-		n = 1;
-	} else if ((n = envelope_splice(line, len, edits, nedits, iov,
-	    nitems(iov))) == 0) {
+	if ((n = router_pieces(line, len, edits, nedits, iov)) == 0) {
 		log_warnx("%s: cannot rewrite a message for the server; "
 		    "dropped", r->up->name(r->worker));
 		return;

@@ -36,7 +36,6 @@
 #include "router.h"
 #include "router_int.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* How much of a refused name the error quotes. */
 #define ROUTER_FILTER_QUOTE_BYTES	256
@@ -221,15 +220,11 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (0);
 	v = kind == FILTER_RESOURCES ? &env->p_uri : &env->p_name;
 	member = kind == FILTER_RESOURCES ? "uri" : "name";
-	/* Decoded, it is never longer than its text. */
-	name = xmalloc(v->len + 1);
-	if (v->type != ENVELOPE_STRING ||
-	    envelope_string_copy(line, v, name, v->len + 1) < 0) {
+	if ((name = envelope_string_dup(line, v, SIZE_MAX, NULL)) == NULL) {
 		/* What cannot be judged is refused. */
 		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: %s must be a string (without \\u0000 "
 		    "or lone surrogates)", member);
-		free(name);
 		return (1);
 	}
 	if (kind != FILTER_RESOURCES)

@@ -155,15 +155,13 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 	size_t			 urilen;
 	int			 has, forward;
 
-	uri = xmalloc(ROUTER_URI_MAX);
-	if (envelope_string_copy(line, &env->p_uri, uri, ROUTER_URI_MAX) < 0) {
+	if ((uri = envelope_string_dup(line, &env->p_uri, ROUTER_URI_MAX,
+	    &urilen)) == NULL) {
 		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: uri must be a string of at most %d bytes",
 		    ROUTER_URI_MAX - 1);
-		free(uri);
 		return;
 	}
-	urilen = strlen(uri);
 	has = hmap_get(a->subs, uri, urilen) != NULL;
 	if (subscribe && !has && hmap_count(a->subs) >=
 	    r->mcpd->conf->client_max_subscriptions) {

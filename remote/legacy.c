@@ -31,7 +31,6 @@
 #include "xmalloc.h"
 
 #define LG_MAX_HEADERS		64
-#define LG_ERROR_BODY_BYTES	4096
 
 struct lg;
 
@@ -41,8 +40,6 @@ struct lg_x {
 	struct rmsg		*m;
 	struct http_req		*req;
 	long			 status;
-	char			*buf;
-	size_t			 len;
 	TAILQ_ENTRY(lg_x)	 entry;
 };
 TAILQ_HEAD(lg_xs, lg_x);
@@ -60,8 +57,6 @@ struct lg {
 	struct http_req		*stream;
 	long			 stream_status;
 	struct sse		*sse;
-	char			*err_buf;	/* a refused GET's body */
-	size_t			 err_len;
 	char			*endpoint;
 	struct lg_xs		 xs;
 	struct lg_qs		 queue;
@@ -103,7 +98,6 @@ lg_x_free(struct lg_x *x)
 	if (x->req != NULL)
 		http_cancel(x->req);
 	TAILQ_REMOVE(&x->lg->xs, x, entry);
-	free(x->buf);
 	free(x);
 }
 
@@ -116,9 +110,6 @@ lg_stream_close(struct lg *lg)
 	if (lg->sse != NULL)
 		sse_free(lg->sse);
 	lg->sse = NULL;
-	free(lg->err_buf);
-	lg->err_buf = NULL;
-	lg->err_len = 0;
 	free(lg->endpoint);
 	lg->endpoint = NULL;
 	lg->state = LG_IDLE;
@@ -212,15 +203,9 @@ lg_stream_body(void *arg, struct http_req *req, const char *data, size_t len)
 {
 	struct lg	*lg = arg;
 
-	if (lg->sse == NULL) {
-		if (len > LG_ERROR_BODY_BYTES - lg->err_len)
-			len = LG_ERROR_BODY_BYTES - lg->err_len;
-		lg->err_buf = xrealloc(lg->err_buf, lg->err_len + len + 1);
-		memcpy(lg->err_buf + lg->err_len, data, len);
-		lg->err_len += len;
-		lg->err_buf[lg->err_len] = '\0';
+	/* Not an event stream: dropped (lg_stream_done says why). */
+	if (lg->sse == NULL)
 		return (0);
-	}
 	if (rio_congested())
 		return (HTTP_PAUSE);
 	switch (sse_feed(lg->sse, data, len)) {
@@ -301,20 +286,6 @@ lg_post_head(void *arg, struct http_req *req)
 	return (0);
 }
 
-static int
-lg_post_body(void *arg, struct http_req *req, const char *data, size_t len)
-{
-	struct lg_x	*x = arg;
-
-	if (len > LG_ERROR_BODY_BYTES - x->len)
-		len = LG_ERROR_BODY_BYTES - x->len;
-	x->buf = xrealloc(x->buf, x->len + len + 1);
-	memcpy(x->buf + x->len, data, len);
-	x->len += len;
-	x->buf[x->len] = '\0';
-	return (0);
-}
-
 static void
 lg_post_done(void *arg, struct http_req *req, enum http_end end,
     const char *error)
@@ -363,7 +334,7 @@ lg_post_done(void *arg, struct http_req *req, enum http_end end,
 }
 
 static const struct http_cb lg_post_cb = {
-	lg_post_head, lg_post_body, lg_post_done
+	lg_post_head, NULL, lg_post_done	/* the status alone counts */
 };
 
 static void

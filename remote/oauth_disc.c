@@ -109,6 +109,18 @@ oauth_cand_answer(struct oauth *o, struct http_req *req, enum http_end end,
 	return (0);
 }
 
+/* A candidate's body, which must be a JSON object; NULL with *reason. */
+static cJSON *
+oauth_cand_object(const char *what, const char *shown, const char *body,
+    size_t len, char **reason)
+{
+	cJSON	*json;
+
+	if ((json = oauth_parse_object(body, len)) == NULL)
+		xasprintf(reason, "%s %s: not a JSON object", what, shown);
+	return (json);
+}
+
 static void
 oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
     const char *error, const char *body, size_t len)
@@ -138,11 +150,9 @@ oauth_prm_cb(void *arg, struct http_req *req, enum http_end end,
 		    "%s)", status, shown);
 		goto fail;
 	}
-	if ((json = oauth_parse_object(body, len)) == NULL) {
-		xasprintf(&reason, "protected resource metadata %s: not a "
-		    "JSON object", shown);
+	if ((json = oauth_cand_object("protected resource metadata", shown,
+	    body, len, &reason)) == NULL)
 		goto fail;
-	}
 	resource = oauth_json_string(json, "resource");
 	if (resource == NULL) {
 		xasprintf(&reason, "protected resource metadata %s has no "
@@ -386,11 +396,9 @@ oauth_asm_cb(void *arg, struct http_req *req, enum http_end end,
 		    "%ld", shown, status);
 		goto fail;
 	}
-	if ((json = oauth_parse_object(body, len)) == NULL) {
-		xasprintf(&reason, "authorization server metadata %s: not a "
-		    "JSON object", shown);
+	if ((json = oauth_cand_object("authorization server metadata", shown,
+	    body, len, &reason)) == NULL)
 		goto fail;
-	}
 	issuer = oauth_json_string(json, "issuer");
 	if (o->legacy && issuer != NULL &&
 	    url_same_origin(issuer, o->server_url)) {

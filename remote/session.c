@@ -89,6 +89,14 @@ rmsg_free(struct rmsg *m)
 	free(m);
 }
 
+/* The transport is through with m: no exchange, no stream open. */
+void
+session_idle(struct rmsg *m)
+{
+	m->busy = 0;
+	m->streaming = 0;
+}
+
 void
 session_free(struct rsession *s)
 {
@@ -248,8 +256,7 @@ session_stop(struct rsession *s, struct rmsg *m)
 	if (s->r->oauth != NULL)
 		oauth_cancel(s->r->oauth, m);
 	s->rt->ops->cancel(s->rt, m);
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 }
 
 /*
@@ -310,8 +317,7 @@ session_auth_failed(struct rsession *s, struct rmsg *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	if (m->init || m == s->recover_init)
 		session_fatal(s, REMOTE_EXIT_NOPERM, "%s", text);
 	else {
@@ -880,8 +886,7 @@ void
 session_done(struct rsession *s, struct rmsg *m)
 {
 	s->unreachable_said = 0;
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	if (m->method != NULL && !m->request &&
 	    strcmp(m->method, "notifications/initialized") == 0)
 		s->rt->ops->initialized(s->rt);
@@ -898,8 +903,7 @@ session_failed(struct rsession *s, struct rmsg *m, int code,
 	va_start(ap, fmt);
 	xvasprintf(&text, fmt, ap);
 	va_end(ap);
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	if (m->request && !m->answered) {
 		if (m == s->recover_init) {
 			free(text);

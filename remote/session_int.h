@@ -80,6 +80,8 @@ struct rsession {
 
 /* Hand a message to the transport, or hold it (see gate). */
 void		 session_send(struct rsession *, struct rmsg *);
+/* The transport is through with m: no exchange, no stream open. */
+void		 session_idle(struct rmsg *);
 /* Free m once nothing holds it and a request of it was answered. */
 void		 session_maybe_free(struct rsession *, struct rmsg *);
 /* A request's error response, once; internal requests are not answered. */

@@ -85,8 +85,7 @@ session_lost(struct rsession *s, struct rmsg *m)
 	int	init;
 
 	if (m != NULL) {
-		m->busy = 0;
-		m->streaming = 0;
+		session_idle(m);
 		if (m == s->recover_init || m->init) {
 			/* session_failed may free m. */
 			init = m->init;
@@ -126,8 +125,7 @@ session_lost(struct rsession *s, struct rmsg *m)
 void
 session_auth(struct rsession *s, struct rmsg *m, const char *www)
 {
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	if (s->r->oauth == NULL) {
 		/* Configured headers (or none, on its own): no sign-in. */
 		rstatus_auth("failed", "the remote answered 401 "
@@ -176,8 +174,7 @@ session_forbidden(struct rsession *s, struct rmsg *m, const char *www)
 	}
 	scope = esc_text(b.scope, strlen(b.scope), 0);
 	httphdr_bearer_clear(&b);
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	xasprintf(&reason, "this request needs the scope \"%s\"%s%s%s",
 	    scope, name != NULL ? ": sign in again with `mcpctl login " : "",
 	    name != NULL ? name : "", name != NULL ? "`" : "");
@@ -203,8 +200,7 @@ session_busy(struct rsession *s, struct rmsg *m, uint64_t delay_ms)
 {
 	uint64_t	now = clock_now_ms();
 
-	m->busy = 0;
-	m->streaming = 0;
+	session_idle(m);
 	if (m->deadline_ms == 0)
 		m->deadline_ms = now + SESSION_BUSY_MAX_MS;
 	if (delay_ms == 0)
@@ -241,8 +237,7 @@ session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
 	uint64_t	now = clock_now_ms(), delay;
 
 	if (m != NULL) {
-		m->busy = 0;
-		m->streaming = 0;
+		session_idle(m);
 	}
 	/* Only once a session stood: at start, mcpd's backoff is better. */
 	if (m != NULL && !m->init && s->state == SESSION_READY &&

@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -31,6 +32,7 @@
 #endif
 
 #include "envelope.h"
+#include "xmalloc.h"
 
 /*
  * Depths are counted from the top-level object (1).  The kinds of object
@@ -1169,6 +1171,28 @@ envelope_string_copy(const char *line, const struct envelope_value *v,
 	}
 	buf[i] = '\0';
 	return ((int)i);
+}
+
+char *
+envelope_string_dup(const char *line, const struct envelope_value *v,
+    size_t max, size_t *len)
+{
+	char	*s;
+	size_t	 size;
+	int	 n;
+
+	if (v->type != ENVELOPE_STRING || v->len < 2 || max == 0)
+		return (NULL);
+	/* Decoded, it is never longer than its text between the quotes. */
+	size = v->len - 1 < max ? v->len - 1 : max;
+	s = xmalloc(size);
+	if ((n = envelope_string_copy(line, v, s, size)) < 0) {
+		free(s);
+		return (NULL);
+	}
+	if (len != NULL)
+		*len = (size_t)n;
+	return (s);
 }
 
 int

@@ -6,7 +6,8 @@
  * their JSON type and the byte span of their raw text.  envelope_splice then
  * replaces some spans (a new id, a new progress token) by describing the
  * output as pieces to write, so a large payload is never copied or
- * reprinted.  Both are pure: no allocation, no I/O.
+ * reprinted.  Both are pure: no allocation, no I/O (envelope_string_dup
+ * is the one function here that allocates).
  *
  * Invariants the router can rely on after a successful scan:
  * - Only the levels named below are recorded; members of the same names
@@ -151,6 +152,14 @@ envelope_string_eq(const char *line, const struct envelope_value *v,
  */
 int	envelope_string_copy(const char *line, const struct envelope_value *v,
 	    char *buf, size_t size);
+
+/*
+ * The same into a new string of at most max - 1 bytes, allocated no
+ * larger than the value's text needs: NULL where envelope_string_copy
+ * fails, else the string, its length in *len (if len is not NULL).
+ */
+char	*envelope_string_dup(const char *line, const struct envelope_value *v,
+	    size_t max, size_t *len);
 
 /*
  * Read a NUMBER value written as an integer (no fraction, no exponent)

@@ -8,51 +8,23 @@
 #include "config.h"
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "esc.h"
-#include "xmalloc.h"
+#include "sbuf.h"
 
 #define ESC_REPLACEMENT		"\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
 
-struct esc_buf {
-	char	*s;
-	size_t	 len;
-	size_t	 size;
-};
-
 static void
-esc_add(struct esc_buf *b, const void *p, size_t n)
-{
-	if (b->size - b->len < n + 1) {
-		b->size = b->size * 2 + n + 64;
-		b->s = xrealloc(b->s, b->size);
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-esc_add_hex(struct esc_buf *b, const char *prefix, unsigned char c)
+esc_add_hex(struct sbuf *b, const char *prefix, unsigned char c)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	char			 out[2];
 
-	esc_add(b, prefix, strlen(prefix));
+	sbuf_adds(b, prefix);
 	out[0] = hex[c >> 4];
 	out[1] = hex[c & 0xf];
-	esc_add(b, out, 2);
-}
-
-static void
-esc_init(struct esc_buf *b, size_t len)
-{
-	b->size = len + len / 8 + 16;
-	b->s = xmalloc(b->size);
-	b->len = 0;
-	b->s[0] = '\0';
+	sbuf_add(b, out, 2);
 }
 
 /*
@@ -110,78 +82,78 @@ char *
 esc_text(const char *text, size_t len, int flags)
 {
 	const unsigned char	*s = (const unsigned char *)text;
-	struct esc_buf		 b;
+	struct sbuf		 b;
 	size_t			 off, n, i;
 	int32_t			 cp;
 
-	esc_init(&b, len);
+	sbuf_init(&b, len + len / 8 + 16);
 	for (off = 0; off < len; off += n) {
 		cp = esc_utf8_unit(s + off, len - off, &n);
 		if (cp == '\t' && (flags & ESC_KEEP_TAB))
-			esc_add(&b, "\t", 1);
+			sbuf_add(&b, "\t", 1);
 		else if (cp == '\t')
-			esc_add(&b, "\\t", 2);
+			sbuf_add(&b, "\\t", 2);
 		else if (cp == '\n' && (flags & ESC_KEEP_NEWLINE))
-			esc_add(&b, "\n", 1);
+			sbuf_add(&b, "\n", 1);
 		else if (cp == '\n')
-			esc_add(&b, "\\n", 2);
+			sbuf_add(&b, "\\n", 2);
 		else if (cp == '\r')
-			esc_add(&b, "\\r", 2);
+			sbuf_add(&b, "\\r", 2);
 		else if (cp == -1 || esc_is_control(cp)) {
 			for (i = 0; i < n; i++)
 				esc_add_hex(&b, "\\x", s[off + i]);
 		} else
-			esc_add(&b, s + off, n);
+			sbuf_add(&b, text + off, n);
 	}
-	return (b.s);
+	return (b.p);
 }
 
 char *
 esc_json_string(const char *text, size_t len)
 {
 	const unsigned char	*s = (const unsigned char *)text;
-	struct esc_buf		 b;
+	struct sbuf		 b;
 	size_t			 off, n;
 	int32_t			 cp;
 
-	esc_init(&b, len + 2);
-	esc_add(&b, "\"", 1);
+	sbuf_init(&b, len + len / 8 + 16);
+	sbuf_add(&b, "\"", 1);
 	for (off = 0; off < len; off += n) {
 		cp = esc_utf8_unit(s + off, len - off, &n);
 		switch (cp) {
 		case -1:
 		case 0:
-			esc_add(&b, ESC_REPLACEMENT, 3);
+			sbuf_add(&b, ESC_REPLACEMENT, 3);
 			break;
 		case '"':
-			esc_add(&b, "\\\"", 2);
+			sbuf_add(&b, "\\\"", 2);
 			break;
 		case '\\':
-			esc_add(&b, "\\\\", 2);
+			sbuf_add(&b, "\\\\", 2);
 			break;
 		case '\b':
-			esc_add(&b, "\\b", 2);
+			sbuf_add(&b, "\\b", 2);
 			break;
 		case '\f':
-			esc_add(&b, "\\f", 2);
+			sbuf_add(&b, "\\f", 2);
 			break;
 		case '\n':
-			esc_add(&b, "\\n", 2);
+			sbuf_add(&b, "\\n", 2);
 			break;
 		case '\r':
-			esc_add(&b, "\\r", 2);
+			sbuf_add(&b, "\\r", 2);
 			break;
 		case '\t':
-			esc_add(&b, "\\t", 2);
+			sbuf_add(&b, "\\t", 2);
 			break;
 		default:
 			if (esc_is_control(cp))
 				esc_add_hex(&b, "\\u00", (unsigned char)cp);
 			else
-				esc_add(&b, s + off, n);
+				sbuf_add(&b, text + off, n);
 			break;
 		}
 	}
-	esc_add(&b, "\"", 1);
-	return (b.s);
+	sbuf_add(&b, "\"", 1);
+	return (b.p);
 }

@@ -832,13 +832,9 @@ filter_complete_ref(const char *params, size_t len, char **name)
 	if (filter_member_once(params, params + ref.off, params + ref.off +
 	    ref.len, key, &member) == -1 || member.type != ENVELOPE_STRING)
 		return (FILTER_REF_BAD);
-	/* Decoded, it is never longer than its text. */
-	*name = xmalloc(member.len + 1);
-	if (envelope_string_copy(params, &member, *name, member.len + 1) < 0) {
-		free(*name);
-		*name = NULL;
+	if ((*name = envelope_string_dup(params, &member, SIZE_MAX,
+	    NULL)) == NULL)
 		return (FILTER_REF_BAD);
-	}
 	return (which);
 }
 

@@ -309,6 +309,13 @@ handover_num(struct handover_in *in, const char *key, int required,
 	return (d);
 }
 
+/* An optional count or time, exact as a JSON number; 0 if absent. */
+static uint64_t
+handover_u64(struct handover_in *in, const char *key)
+{
+	return ((uint64_t)handover_num(in, key, 0, 0, HANDOVER_EXACT_MAX, 0));
+}
+
 static int
 handover_fd(struct handover_in *in, const char *key, int required)
 {
@@ -390,8 +397,7 @@ handover_parse_lines(struct handover_in *in, struct handover_server *s)
 	const cJSON		*a, *v;
 	uint64_t		 t;
 
-	s->stderr_lines = (uint64_t)handover_num(in, "stderr_lines", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	s->stderr_lines = handover_u64(in, "stderr_lines");
 	if (in->cause != NULL || (a = handover_get(in, "stderr", 0)) == NULL)
 		return;
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_SUBS) {
@@ -457,18 +463,13 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->name = handover_str(in, "name", 1);
 	s->running = handover_bool(in, "running");
 	s->state = handover_str(in, "state", 1);
-	s->spawns = (uint64_t)handover_num(in, "spawns", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	s->spawns = handover_u64(in, "spawns");
 	s->last_exit = handover_str(in, "last_exit", 0);
 	handover_parse_lines(in, s);
-	s->lines_in = (uint64_t)handover_num(in, "lines_in", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	s->nonjson_lines = (uint64_t)handover_num(in, "nonjson_lines", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	s->oversize = (uint64_t)handover_num(in, "oversize", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	s->violations = (uint64_t)handover_num(in, "violations", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	s->lines_in = handover_u64(in, "lines_in");
+	s->nonjson_lines = handover_u64(in, "nonjson_lines");
+	s->oversize = handover_u64(in, "oversize");
+	s->violations = handover_u64(in, "violations");
 	s->remote = handover_str(in, "remote", 0);
 	handover_parse_instance(in, s);
 	if (!s->running)
@@ -481,10 +482,8 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->out_fd = handover_fd(in, "out_fd", 1);
 	s->err_fd = handover_fd(in, "err_fd", 1);
 	s->status_fd = handover_fd(in, "status_fd", 0);
-	s->spawned_ms = (uint64_t)handover_num(in, "spawned_ms", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	s->ready_ms = (uint64_t)handover_num(in, "ready_ms", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	s->spawned_ms = handover_u64(in, "spawned_ms");
+	s->ready_ms = handover_u64(in, "ready_ms");
 	s->next_upstream_id = (int64_t)handover_num(in, "next_upstream_id", 1,
 	    1, HANDOVER_EXACT_MAX, 1);
 	s->first_id = (int64_t)handover_num(in, "first_id", 0, 0,
@@ -558,17 +557,12 @@ handover_parse(const char *text, size_t len, struct handover *h,
 	h->guard_fd = handover_fd(&in, "guard_fd", 0);
 	h->guard_pid = (pid_t)handover_num(&in, "guard_pid", 0, 0, INT32_MAX,
 	    0);
-	h->nofile_cur = (uint64_t)handover_num(&in, "nofile_cur", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	h->nofile_max = (uint64_t)handover_num(&in, "nofile_max", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	h->nofile_cur = handover_u64(&in, "nofile_cur");
+	h->nofile_max = handover_u64(&in, "nofile_max");
 	h->nofile_raised = handover_bool(&in, "nofile_raised");
-	h->started_ms = (uint64_t)handover_num(&in, "started_ms", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	h->reexecs = (uint64_t)handover_num(&in, "reexecs", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
-	h->workers_total = (uint64_t)handover_num(&in, "workers_total", 0, 0,
-	    HANDOVER_EXACT_MAX, 0);
+	h->started_ms = handover_u64(&in, "started_ms");
+	h->reexecs = handover_u64(&in, "reexecs");
+	h->workers_total = handover_u64(&in, "workers_total");
 	if (in.cause == NULL && h->listen_fd < 0)
 		xasprintf(&in.cause, "the state has no listening socket");
 	servers = handover_get(&in, "servers", 1);

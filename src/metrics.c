@@ -36,6 +36,15 @@ metrics_help(struct sbuf *b, const char *name, const char *type,
 	    type);
 }
 
+/* A metric of one sample, without labels, shown with that many decimals. */
+static void
+metrics_single(struct sbuf *b, const char *name, const char *type,
+    const char *help, double value, int decimals)
+{
+	metrics_help(b, name, type, help);
+	sbuf_printf(b, "%s %.*f\n", name, decimals, value);
+}
+
 /* One sample per server of a number found at path (stats.KEY or KEY). */
 static void
 metrics_per_server(struct sbuf *b, const cJSON *servers,
@@ -155,22 +164,18 @@ metrics_render(const cJSON *status)
 	servers = cJSON_GetObjectItemCaseSensitive(status, "servers");
 	daemon = cJSON_GetObjectItemCaseSensitive(status, "daemon");
 
-	metrics_help(&b, "mcpd_uptime_seconds", "gauge",
-	    "Seconds since mcpd started.");
-	sbuf_printf(&b, "mcpd_uptime_seconds %.3f\n",
-	    metrics_num(daemon, "uptime_ms") / 1000.0);
-	metrics_help(&b, "mcpd_connections", "gauge",
-	    "Connections open on the control socket.");
-	sbuf_printf(&b, "mcpd_connections %.0f\n",
-	    metrics_num(daemon, "connections"));
-	metrics_help(&b, "mcpd_connections_total", "counter",
-	    "Connections accepted since mcpd started.");
-	sbuf_printf(&b, "mcpd_connections_total %.0f\n",
-	    metrics_num(daemon, "clients_total"));
-	metrics_help(&b, "mcpd_protocol_violations_total", "counter",
-	    "Messages from servers that broke the protocol.");
-	sbuf_printf(&b, "mcpd_protocol_violations_total %.0f\n",
-	    metrics_num(daemon, "protocol_violations"));
+	metrics_single(&b, "mcpd_uptime_seconds", "gauge",
+	    "Seconds since mcpd started.",
+	    metrics_num(daemon, "uptime_ms") / 1000.0, 3);
+	metrics_single(&b, "mcpd_connections", "gauge",
+	    "Connections open on the control socket.",
+	    metrics_num(daemon, "connections"), 0);
+	metrics_single(&b, "mcpd_connections_total", "counter",
+	    "Connections accepted since mcpd started.",
+	    metrics_num(daemon, "clients_total"), 0);
+	metrics_single(&b, "mcpd_protocol_violations_total", "counter",
+	    "Messages from servers that broke the protocol.",
+	    metrics_num(daemon, "protocol_violations"), 0);
 
 	metrics_help(&b, "mcpd_server_state", "gauge",
 	    "1 for the state each server is in, 0 for the others.");

@@ -21,11 +21,22 @@ sbuf_reserve(struct sbuf *b, size_t n)
 	}
 }
 
+/* Empty, with room for size bytes before it grows. */
+void
+sbuf_init(struct sbuf *b, size_t size)
+{
+	b->cap = size + 1;
+	b->p = xmalloc(b->cap);
+	b->len = 0;
+	b->p[0] = '\0';
+}
+
 void
 sbuf_add(struct sbuf *b, const char *s, size_t n)
 {
 	sbuf_reserve(b, n);
-	memcpy(b->p + b->len, s, n);
+	if (n > 0)
+		memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
 }

@@ -1,7 +1,8 @@
 /*
  * sbuf.h -- a growing text buffer (pure): bytes appended, always
- * NUL-ended, doubling as it grows.  Start it zeroed; p is malloc'd, the
- * caller's to take or free.
+ * NUL-ended, doubling as it grows.  Start it zeroed, or with sbuf_init
+ * where the size it will come to is known roughly (then p is never
+ * NULL); p is malloc'd, the caller's to take or free.
  *
  * For a secret (a token, a header value), append with sbuf_add_secret
  * and end with sbuf_wipe: no copy is left behind in freed memory, not
@@ -18,6 +19,7 @@ struct sbuf {
 	size_t	 cap;
 };
 
+void	 sbuf_init(struct sbuf *, size_t size);
 void	 sbuf_add(struct sbuf *, const char *, size_t);
 void	 sbuf_adds(struct sbuf *, const char *);
 void	 sbuf_printf(struct sbuf *, const char *, ...)

@@ -461,22 +461,12 @@ sse_run(struct sse *s, const char *p, size_t len)
 			}
 			break;
 		case SSE_VALUE:
-			n = sse_span(p, len);
-			if (n > 0 && (rc = sse_value_bytes(s, p, n)) != SSE_OK)
-				return (rc);
-			p += n;
-			len -= n;
-			if (len == 0)
-				break;
-			c = *p;
-			p++;
-			len--;
-			if ((rc = sse_line_end(s, c, sse_value_end(s))) !=
-			    SSE_OK)
-				return (rc);
-			break;
 		case SSE_SKIP:
+			/* The rest of the line: a known field's value, or not. */
 			n = sse_span(p, len);
+			if (n > 0 && s->state == SSE_VALUE &&
+			    (rc = sse_value_bytes(s, p, n)) != SSE_OK)
+				return (rc);
 			p += n;
 			len -= n;
 			if (len == 0)
@@ -484,7 +474,9 @@ sse_run(struct sse *s, const char *p, size_t len)
 			c = *p;
 			p++;
 			len--;
-			sse_line_end(s, c, SSE_OK);
+			if ((rc = sse_line_end(s, c, s->state == SSE_VALUE ?
+			    sse_value_end(s) : SSE_OK)) != SSE_OK)
+				return (rc);
 			break;
 		}
 	}

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbuf.h"
 #include "url.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -34,38 +35,13 @@
 #define URL_WK_OAUTH	"/.well-known/oauth-authorization-server"
 #define URL_WK_OIDC	"/.well-known/openid-configuration"
 
-/* A growing string. */
-struct url_buf {
-	char	*s;
-	size_t	 len;
-	size_t	 size;
-};
-
-static void
-buf_add(struct url_buf *b, const char *p, size_t n)
-{
-	if (b->size - b->len < n + 1) {
-		b->size = b->size * 2 + n + 32;
-		b->s = xrealloc(b->s, b->size);
-	}
-	if (n > 0)
-		memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-buf_adds(struct url_buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
+/* The text of b, never NULL. */
 static char *
-buf_take(struct url_buf *b)
+buf_take(struct sbuf *b)
 {
-	if (b->s == NULL)
-		buf_add(b, "", 0);
-	return (b->s);
+	if (b->p == NULL)
+		sbuf_add(b, "", 0);
+	return (b->p);
 }
 
 static int
@@ -144,7 +120,7 @@ part_char(enum url_part part, unsigned char c)
  * -1 if a character is not allowed or a percent-encoding is cut.
  */
 static int
-norm_part(struct url_buf *b, const char *s, size_t n, enum url_part part)
+norm_part(struct sbuf *b, const char *s, size_t n, enum url_part part)
 {
 	static const char	 hex[] = "0123456789ABCDEF";
 	unsigned char		 c;
@@ -157,7 +133,7 @@ norm_part(struct url_buf *b, const char *s, size_t n, enum url_part part)
 		if (c != '%') {
 			if (!part_char(part, c))
 				return (-1);
-			buf_add(b, (const char *)&c, 1);
+			sbuf_add(b, (const char *)&c, 1);
 			continue;
 		}
 		if (n - i < 3 || (hi = url_hex_value(s[i + 1])) < 0 ||
@@ -165,12 +141,12 @@ norm_part(struct url_buf *b, const char *s, size_t n, enum url_part part)
 			return (-1);
 		c = hi << 4 | lo;
 		if (is_unreserved(c))
-			buf_add(b, (const char *)&c, 1);
+			sbuf_add(b, (const char *)&c, 1);
 		else {
 			enc[0] = '%';
 			enc[1] = hex[hi];
 			enc[2] = hex[lo];
-			buf_add(b, enc, 3);
+			sbuf_add(b, enc, 3);
 		}
 		i += 2;
 	}
@@ -180,10 +156,10 @@ norm_part(struct url_buf *b, const char *s, size_t n, enum url_part part)
 static char *
 norm_part_dup(const char *s, size_t n, enum url_part part)
 {
-	struct url_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 
 	if (norm_part(&b, s, n, part) == -1) {
-		free(b.s);
+		free(b.p);
 		return (NULL);
 	}
 	return (buf_take(&b));
@@ -457,35 +433,35 @@ bad:
 
 /* scheme://[userinfo@]host[:port] */
 static void
-format_origin(struct url_buf *b, const struct url *u, int userinfo)
+format_origin(struct sbuf *b, const struct url *u, int userinfo)
 {
-	buf_adds(b, u->scheme);
-	buf_adds(b, "://");
+	sbuf_adds(b, u->scheme);
+	sbuf_adds(b, "://");
 	if (userinfo && u->userinfo != NULL) {
-		buf_adds(b, u->userinfo);
-		buf_adds(b, "@");
+		sbuf_adds(b, u->userinfo);
+		sbuf_adds(b, "@");
 	}
-	buf_adds(b, u->host);
+	sbuf_adds(b, u->host);
 	if (u->port != NULL) {
-		buf_adds(b, ":");
-		buf_adds(b, u->port);
+		sbuf_adds(b, ":");
+		sbuf_adds(b, u->port);
 	}
 }
 
 char *
 url_format(const struct url *u)
 {
-	struct url_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 
 	format_origin(&b, u, 1);
-	buf_adds(&b, u->path);
+	sbuf_adds(&b, u->path);
 	if (u->query != NULL) {
-		buf_adds(&b, "?");
-		buf_adds(&b, u->query);
+		sbuf_adds(&b, "?");
+		sbuf_adds(&b, u->query);
 	}
 	if (u->fragment != NULL) {
-		buf_adds(&b, "#");
-		buf_adds(&b, u->fragment);
+		sbuf_adds(&b, "#");
+		sbuf_adds(&b, u->fragment);
 	}
 	return (buf_take(&b));
 }
@@ -545,11 +521,11 @@ ref_split(const char *s, struct url_ref *r)
 static int
 valid_part(const char *s, size_t n, enum url_part part)
 {
-	struct url_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	int		 rc;
 
 	rc = norm_part(&b, s, n, part);
-	free(b.s);
+	free(b.p);
 	return (rc == 0);
 }
 
@@ -558,7 +534,7 @@ url_resolve(const char *base, const char *ref)
 {
 	struct url	 bu, tu;
 	struct url_ref	 r;
-	struct url_buf	 t = { NULL, 0, 0 }, path = { NULL, 0, 0 };
+	struct sbuf	 t = { NULL, 0, 0 }, path = { NULL, 0, 0 };
 	const char	*err, *slash;
 	char		*out = NULL, *dots;
 
@@ -573,62 +549,62 @@ url_resolve(const char *base, const char *ref)
 
 	if (r.scheme != NULL) {
 		/* url_parse below checks all of it, and the scheme. */
-		buf_add(&t, ref, strlen(ref));
+		sbuf_add(&t, ref, strlen(ref));
 		goto parse;
 	}
-	buf_adds(&t, bu.scheme);
-	buf_adds(&t, ":");
+	sbuf_adds(&t, bu.scheme);
+	sbuf_adds(&t, ":");
 	if (r.auth != NULL) {
-		buf_adds(&t, "//");
-		buf_add(&t, r.auth, r.auth_len);
+		sbuf_adds(&t, "//");
+		sbuf_add(&t, r.auth, r.auth_len);
 		dots = remove_dots(r.path, r.path_len);
-		buf_adds(&t, dots);
+		sbuf_adds(&t, dots);
 		free(dots);
 		if (r.query != NULL) {
-			buf_adds(&t, "?");
-			buf_add(&t, r.query, r.query_len);
+			sbuf_adds(&t, "?");
+			sbuf_add(&t, r.query, r.query_len);
 		}
 	} else {
 		format_origin(&path, &bu, 1);
-		buf_adds(&t, path.s + strlen(bu.scheme) + 1);
-		free(path.s);
+		sbuf_adds(&t, path.p + strlen(bu.scheme) + 1);
+		free(path.p);
 		memset(&path, 0, sizeof path);
 		if (r.path_len == 0) {
-			buf_adds(&t, bu.path);
+			sbuf_adds(&t, bu.path);
 			if (r.query != NULL) {
-				buf_adds(&t, "?");
-				buf_add(&t, r.query, r.query_len);
+				sbuf_adds(&t, "?");
+				sbuf_add(&t, r.query, r.query_len);
 			} else if (bu.query != NULL) {
-				buf_adds(&t, "?");
-				buf_adds(&t, bu.query);
+				sbuf_adds(&t, "?");
+				sbuf_adds(&t, bu.query);
 			}
 		} else {
 			if (r.path[0] == '/')
-				buf_add(&path, r.path, r.path_len);
+				sbuf_add(&path, r.path, r.path_len);
 			else {
 				/* Merge (section 5.2.3). */
 				if (*bu.path == '\0')
-					buf_adds(&path, "/");
+					sbuf_adds(&path, "/");
 				else {
 					slash = strrchr(bu.path, '/');
-					buf_add(&path, bu.path,
+					sbuf_add(&path, bu.path,
 					    slash - bu.path + 1);
 				}
-				buf_add(&path, r.path, r.path_len);
+				sbuf_add(&path, r.path, r.path_len);
 			}
-			dots = remove_dots(path.s, path.len);
-			buf_adds(&t, dots);
+			dots = remove_dots(path.p, path.len);
+			sbuf_adds(&t, dots);
 			free(dots);
-			free(path.s);
+			free(path.p);
 			if (r.query != NULL) {
-				buf_adds(&t, "?");
-				buf_add(&t, r.query, r.query_len);
+				sbuf_adds(&t, "?");
+				sbuf_add(&t, r.query, r.query_len);
 			}
 		}
 	}
 	if (r.frag != NULL) {
-		buf_adds(&t, "#");
-		buf_add(&t, r.frag, r.frag_len);
+		sbuf_adds(&t, "#");
+		sbuf_add(&t, r.frag, r.frag_len);
 	}
 
 parse:
@@ -638,7 +614,7 @@ parse:
 		url_clear(&tu);
 	}
 done:
-	free(t.s);
+	free(t.p);
 	url_clear(&bu);
 	return (out);
 }
@@ -710,7 +686,7 @@ char *
 url_origin(const char *url)
 {
 	struct url	 u;
-	struct url_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	const char	*err;
 
 	if (url_parse(url, &u, &err) == -1)
@@ -749,7 +725,7 @@ static int
 wk_parts(const char *s, char **origin, char **path)
 {
 	struct url	 u;
-	struct url_buf	 b = { NULL, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0 };
 	const char	*err;
 	size_t		 n;
 

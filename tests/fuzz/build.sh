@@ -38,7 +38,7 @@ incs="-I$BUILD -I$top/src -I$top/daemon -I$top/tests/fuzz"
 sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
-	envelope)	echo src/envelope.c ;;
+	envelope)	echo src/envelope.c src/xmalloc.c ;;
 	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
@@ -67,14 +67,14 @@ sources() {
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/filter.c src/urinorm.c ;;
-	filter)		echo src/filter.c src/urinorm.c src/url.c \
+	filter)		echo src/filter.c src/urinorm.c src/url.c src/sbuf.c \
 			    src/envelope.c src/xmalloc.c ;;
-	urinorm)	echo src/urinorm.c src/url.c src/xmalloc.c ;;
+	urinorm)	echo src/urinorm.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	gmerge)		echo src/gmerge.c src/gname.c src/hmap.c src/b64.c src/rpc.c \
 			    src/envelope.c \
 			    src/xmalloc.c ;;
 	sse)		echo src/sse.c src/xmalloc.c ;;
-	httphdr)	echo src/httphdr.c src/url.c src/xmalloc.c ;;
+	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
@@ -83,14 +83,16 @@ sources() {
 			    src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
-	callback)	echo clients/callback.c src/esc.c src/url.c src/xmalloc.c ;;
+	callback)	echo clients/callback.c src/esc.c src/url.c src/sbuf.c \
+			    src/xmalloc.c ;;
 	remote)		echo tests/fuzz/remote_fakes.c remote/session.c \
 			    remote/session_recover.c remote/rstatus.c remote/rlog.c \
 			    src/clock.c src/hmap_seed.c src/fdio.c src/frame.c src/sbuf.c \
 			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
 			    src/backoff.c src/ratelim.c \
-			    src/envelope.c src/hmap.c src/esc.c src/xmalloc.c ;;
+			    src/envelope.c src/hmap.c src/esc.c src/sbuf.c \
+			    src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
 }
