@@ -92,7 +92,7 @@ log_sink(log_sink_fn *fn)
 	log_sink_to = fn;
 }
 
-static void
+static void __attribute__((format(printf, 5, 0)))
 log_vevent(int priority, const char *message_id,
     const struct log_field *fields, size_t nfields, const char *fmt,
     va_list ap)

@@ -91,7 +91,7 @@ sources() {
 			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c src/sse.c src/url.c src/httphdr.c \
 			    src/backoff.c src/ratelim.c \
-			    src/envelope.c src/hmap.c src/esc.c src/sbuf.c \
+			    src/envelope.c src/hmap.c src/esc.c \
 			    src/xmalloc.c ;;
 	*)		echo "build.sh: unknown target $1" >&2; exit 1 ;;
 	esac
