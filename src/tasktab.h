@@ -1,0 +1,109 @@
+/*
+ * tasktab.h -- the tasks a server runs for mcpd's clients (MCP 2025-11-25
+ * tasks), each under an id of mcpd's own (pure: the caller gives the
+ * random bytes and the time).
+ *
+ * - A task is its principal's alone: tasktab_find answers NULL for an id
+ *   another principal owns exactly as for one that never existed, so a
+ *   caller that answers both alike gives nobody an oracle.
+ * - Behind mcpd's id are the server's id (tasktab_find_up, for what the
+ *   server says of it) and the Task object last seen, with mcpd's id in
+ *   it, which tasks/list answers from.
+ * - Entries are bounded per principal and in all (tasktab_add refuses at
+ *   either cap, never evicting); each is forgotten when its ttl has passed
+ *   since it was created (tasktab_expire), and a ttl of null or over
+ *   TASKTAB_TTL_MAX_MS counts as that.
+ * - tasks/list pages go in the order tasks were made; a cursor is the id
+ *   of the last task on the page before, valid while it is the caller's.
+ */
+#ifndef MCPD_TASKTAB_H
+#define MCPD_TASKTAB_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define TASKTAB_RANDOM_BYTES	16
+#define TASKTAB_ID_LEN		(2 * TASKTAB_RANDOM_BYTES)	/* hex */
+#define TASKTAB_TTL_MAX_MS	(24ULL * 3600 * 1000)
+#define TASKTAB_PAGE		50
+#define TASKTAB_UP_ID_MAX	256	/* a longer server id is refused */
+#define TASKTAB_TASK_MAX_BYTES	(16 * 1024) /* a larger Task is trimmed */
+
+enum task_status {
+	TASK_WORKING,
+	TASK_INPUT_REQUIRED,
+	TASK_COMPLETED,
+	TASK_FAILED,
+	TASK_CANCELLED,
+};
+
+struct task {
+	char			 id[TASKTAB_ID_LEN + 1];	/* mcpd's */
+	uint64_t		 principal;
+	char			*up_id;		/* the server's */
+	size_t			 up_len;
+	enum task_status	 status;
+	char			*last;		/* Task object, mcpd's id */
+	uint64_t		 created_ms;
+	uint64_t		 expires_ms;
+	size_t			 mem;		/* what the entry holds */
+	TAILQ_ENTRY(task)	 entry;		/* in the order made */
+};
+
+enum tasktab_refusal {
+	TASKTAB_OK,
+	TASKTAB_PRINCIPAL_FULL,
+	TASKTAB_FULL,
+	TASKTAB_BAD_ID,			/* the server's id: empty or too long */
+	TASKTAB_DUPLICATE,		/* the server gave this id already */
+};
+
+struct tasktab;
+
+struct tasktab	*tasktab_new(uint64_t seed, size_t max_per_principal,
+		    size_t max_total);
+void		 tasktab_free(struct tasktab *);
+/*
+ * A task the server made for principal, under its id up_id, from the
+ * Task object it returned (status, ttl); rnd gives mcpd's id.  NULL, with
+ * *why set, if refused.
+ */
+struct task	*tasktab_add(struct tasktab *, uint64_t principal,
+		    const unsigned char rnd[TASKTAB_RANDOM_BYTES],
+		    const char *up_id, size_t up_len, const cJSON *task,
+		    uint64_t now_ms, enum tasktab_refusal *why);
+/* May principal add one more?  TASKTAB_OK or the cap it is at. */
+enum tasktab_refusal tasktab_room(const struct tasktab *, uint64_t principal);
+struct task	*tasktab_find(const struct tasktab *, uint64_t principal,
+		    const char *id, size_t len);
+struct task	*tasktab_find_up(const struct tasktab *, const char *up_id,
+		    size_t up_len);
+/*
+ * What the server says of a task now (a Task object, or a tasks/get or
+ * tasks/cancel result, which are one): its status, and the object kept
+ * for tasks/list with mcpd's id in place of the server's.
+ */
+void		 tasktab_update(struct tasktab *, struct task *,
+		    const cJSON *task);
+void		 tasktab_remove(struct tasktab *, struct task *);
+/* Remove the tasks whose time has passed; returns how many. */
+size_t		 tasktab_expire(struct tasktab *, uint64_t now_ms);
+/* Remove every task of principal; returns how many. */
+size_t		 tasktab_drop_principal(struct tasktab *, uint64_t principal);
+/* A tasks/list result for principal, or NULL for a cursor not its own. */
+cJSON		*tasktab_list(const struct tasktab *, uint64_t principal,
+		    const char *cursor);
+/* Tasks not ended (working, input_required): the server is busy. */
+size_t		 tasktab_running(const struct tasktab *);
+size_t		 tasktab_count(const struct tasktab *);
+size_t		 tasktab_count_principal(const struct tasktab *, uint64_t);
+size_t		 tasktab_mem(const struct tasktab *);
+/* "working" ... "cancelled" <-> the enum; -1 for another string. */
+int		 task_status_parse(const char *);
+int		 task_status_ended(enum task_status);
+
+#endif /* MCPD_TASKTAB_H */
