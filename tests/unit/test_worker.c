@@ -3,16 +3,20 @@
  * fake transport.
  *
  * worker.c runs as it is, on a real libevent loop with timers of a few
- * milliseconds; what it calls in the rest of the daemon is replaced:
- * the transport (transport.h) by one that records what is written to
- * the server, which signals it got, and lets the test say what the
- * server wrote and when it ended; the router by one that records the
- * session's life.  log.c and the stderr ring (logs_ring.c) run as they
- * are, log.c giving each message to a list (log_sink).  Each test drives a
- * server through a story (start, handshake, crash, backoff, stop, give up,
- * idle and on-demand starts...) and checks the states it passes through
- * and what the server was sent, and after every step that a transport
- * exists exactly while the state says the server runs.
+ * milliseconds, and so does the router it owns (daemon/router*.c), and
+ * log.c, which gives each message to a list (log_sink); what it calls in
+ * the rest of the daemon is replaced: the transport (transport.h) by one
+ * that records what is written to the server, which signals it got, and
+ * lets the test say what the server wrote and when it ended; and the few
+ * functions of child.c and guard.c it calls by stand-ins (the stderr
+ * ring, logs_ring.c, runs as it is).  A client is played by a test client
+ * that attaches to the router through a router_peer table of its own
+ * (router.h), as a connection or a group's link does, and keeps what it
+ * is sent.  Each test drives a server through a story (start,
+ * handshake, crash, backoff, stop, give up, idle and on-demand
+ * starts...) and checks the states it passes through, what the server
+ * was sent and what a client got, and after every step that a
+ * transport exists exactly while the state says the server runs.
  */
 
 #include "config.h"
@@ -68,6 +72,19 @@ struct transport {
 	int			 killed;
 };
 
+/*
+ * A test client: attached to the router through tclient_peer, it keeps
+ * every message the router queues for it, one line each.
+ */
+#define TCLIENT_LINES	16
+
+struct tclient {
+	struct attachment	*att;		/* NULL: not attached */
+	char			 got[TCLIENT_LINES][512];
+	int			 ngot;
+	int			 detached;	/* the router let go of it */
+};
+
 static struct {
 	struct mcpd		 mcpd;
 	struct transport	*tp;		/* the live one, or NULL */
@@ -75,13 +92,7 @@ static struct {
 	int			 spawn_fails;	/* the next starts fail */
 	int			 freed;
 	pid_t			 next_pid;
-	/* The fake router. */
-	int			 ready_calls, first_ready, down_calls;
-	int			 unavailable_calls, pings, lines;
-	char			 last_down[256];
-	size_t			 clients;	/* attached */
-	int			 busy;		/* router_busy */
-	uint64_t		 active_ms;	/* router_active_ms */
+	struct tclient		 client;
 	/* The journal. */
 	char			 log[64][256];
 	int			 nlog;
@@ -201,16 +212,6 @@ transport_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 }
 
 void
-router_export(const struct router *r, struct handover_server *s)
-{
-}
-
-void
-router_adopt(struct router *r, const struct handover_server *s)
-{
-}
-
-void
 guard_remove(struct mcpd *mcpd, pid_t pgid)
 {
 }
@@ -231,123 +232,6 @@ const char *
 transport_containment(const struct transport *t)
 {
 	return ("reaper");
-}
-
-/*
- * The fake router: the session's life, counted.
- */
-struct router {
-	int	 unused;
-};
-
-struct router *
-router_new(struct mcpd *mcpd, const struct router_upstream *up,
-    struct worker *w)
-{
-	return (xcalloc(1, sizeof (struct router)));
-}
-
-void
-router_free(struct router *r)
-{
-	free(r);
-}
-
-void
-router_session_ready(struct router *r, int first)
-{
-	F.ready_calls++;
-	F.first_ready += first;
-}
-
-void
-router_session_down(struct router *r, const char *reason)
-{
-	F.down_calls++;
-	snprintf(F.last_down, sizeof F.last_down, "%s", reason);
-}
-
-void
-router_session_unavailable(struct router *r)
-{
-	F.unavailable_calls++;
-}
-
-void
-router_server_line(struct router *r, const char *line, size_t len,
-    const struct envelope_span *plain)
-{
-	F.lines++;
-}
-
-void
-router_server_oversize(struct router *r, size_t total, const char *id,
-    size_t id_len)
-{
-}
-
-void
-router_stdin_drained(struct router *r)
-{
-}
-
-cJSON *
-router_client_capabilities(const struct router *r)
-{
-	return (cJSON_CreateObject());
-}
-
-size_t
-router_inflight(const struct router *r)
-{
-	return (0);
-}
-
-void
-router_ping(struct router *r)
-{
-	F.pings++;
-}
-
-size_t
-router_clients(const struct router *r)
-{
-	return (F.clients);
-}
-
-int
-router_busy(const struct router *r)
-{
-	return (F.busy);
-}
-
-uint64_t
-router_active_ms(const struct router *r)
-{
-	return (F.active_ms);
-}
-
-void
-router_add_stats(const struct router *r, cJSON *stats)
-{
-}
-
-void
-router_roots_known(struct router *r)
-{
-}
-
-cJSON *
-router_attached_json(const struct router *r)
-{
-	return (cJSON_CreateArray());
-}
-
-/* For the router's hook for a client's roots (worker_instance.c). */
-struct worker *
-router_attachment_worker(const struct attachment *a)
-{
-	return (NULL);
 }
 
 /*
@@ -391,6 +275,71 @@ child_containment_default(void)
 {
 	return ("reaper");
 }
+
+/*
+ * The test client's side of the router (router.h's router_peer).
+ */
+static void
+tclient_queue(void *arg, const struct iovec *iov, int iovcnt)
+{
+	struct tclient	*c = arg;
+	char		*line;
+	size_t		 used = 0;
+	int		 i;
+
+	ck_assert_ptr_nonnull(c->att);	/* nothing after it is let go */
+	ck_assert_int_lt(c->ngot, TCLIENT_LINES);
+	line = c->got[c->ngot++];
+	for (i = 0; i < iovcnt; i++) {
+		ck_assert_uint_lt(used + iov[i].iov_len, sizeof c->got[0]);
+		memcpy(line + used, iov[i].iov_base, iov[i].iov_len);
+		used += iov[i].iov_len;
+	}
+	line[used] = '\0';
+}
+
+/* The server's stdin never fills here (transport_queued is 0). */
+static void
+tclient_pause(void *arg, int pause)
+{
+	ck_abort_msg("a client paused, with nothing queued to the server");
+}
+
+static void
+tclient_detached(void *arg, const char *reason)
+{
+	struct tclient	*c = arg;
+
+	c->att = NULL;
+	c->detached++;
+}
+
+static pid_t
+tclient_pid(const void *arg)
+{
+	return (4242);
+}
+
+static uid_t
+tclient_uid(const void *arg)
+{
+	return (1000);
+}
+
+static uint64_t
+tclient_serial(const void *arg)
+{
+	return (1);
+}
+
+static const struct router_peer tclient_peer = {
+	.queue = tclient_queue,
+	.pause = tclient_pause,
+	.detached = tclient_detached,
+	.pid = tclient_pid,
+	.uid = tclient_uid,
+	.serial = tclient_serial,
+};
 
 /*
  * Helpers.
@@ -472,11 +421,16 @@ new_worker(const char *extra)
 	return (w);
 }
 
+/* Freed, the router lets go of a client still attached, telling it. */
 static void
 free_worker(struct worker *w)
 {
+	int	 attached = F.client.att != NULL;
+
 	worker_free(w);
 	ck_assert_ptr_null(F.tp);
+	ck_assert_ptr_null(F.client.att);
+	ck_assert_int_eq(F.client.detached, attached);
 	conf_free(F.mcpd.conf);
 	F.mcpd.conf = NULL;
 }
@@ -520,6 +474,145 @@ server_exits(int wstatus)
 	ck_assert_int_eq(F.freed, freed + 1);
 }
 
+/* Run the loop until the server has been sent n lines. */
+static void
+wait_written(struct worker *w, int n)
+{
+	uint64_t	 until = clock_now_ms() + T_WAIT_MS;
+
+	while (F.tp != NULL && F.tp->nwritten < n && clock_now_ms() < until) {
+		event_base_loop(F.mcpd.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		check_invariant(w);
+	}
+	ck_assert_ptr_nonnull(F.tp);
+	ck_assert_int_ge(F.tp->nwritten, n);
+}
+
+/* Line i written to the server is a request for method: its id. */
+static int
+written_request(int i, const char *method)
+{
+	cJSON	*msg, *id;
+	int	 n;
+
+	ck_assert_ptr_nonnull(F.tp);
+	ck_assert_int_lt(i, F.tp->nwritten);
+	msg = cJSON_Parse(F.tp->written[i]);
+	ck_assert_msg(msg != NULL, "not JSON: %s", F.tp->written[i]);
+	ck_assert_msg(cJSON_IsString(cJSON_GetObjectItem(msg, "method")) &&
+	    strcmp(cJSON_GetObjectItem(msg, "method")->valuestring,
+	    method) == 0, "not %s: %s", method, F.tp->written[i]);
+	id = cJSON_GetObjectItem(msg, "id");
+	ck_assert_msg(cJSON_IsNumber(id), "no id: %s", F.tp->written[i]);
+	n = id->valueint;
+	cJSON_Delete(msg);
+	return (n);
+}
+
+/* The server answers its request id. */
+static void
+server_answers(int id)
+{
+	char	 reply[128];
+
+	snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"result\":{}}", id);
+	server_says(reply);
+}
+
+/* The test client attaches to the server, as control.c attaches one. */
+static struct tclient *
+client_attach(struct worker *w)
+{
+	struct tclient	*c = &F.client;
+
+	ck_assert_ptr_null(c->att);
+	c->att = router_attach(worker_router(w), &tclient_peer, c);
+	ck_assert_ptr_nonnull(c->att);
+	return (c);
+}
+
+static void
+client_detach(struct tclient *c)
+{
+	router_detach(c->att, "client disconnected");
+	c->att = NULL;
+}
+
+/* The client asks for the server's tools, under its id. */
+static void
+client_request(struct tclient *c, int id)
+{
+	char	 line[128];
+
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"method\":\"tools/list\"}", id);
+	ck_assert_int_eq(router_client_line(c->att, line, strlen(line)),
+	    ROUTER_LINE_TAKEN);
+}
+
+/* The client's line i, parsed: an answer to its request id. */
+static cJSON *
+client_answer(const struct tclient *c, int i, int id)
+{
+	cJSON	*msg, *jid;
+
+	ck_assert_int_lt(i, c->ngot);
+	msg = cJSON_Parse(c->got[i]);
+	ck_assert_msg(msg != NULL, "not JSON: %s", c->got[i]);
+	jid = cJSON_GetObjectItem(msg, "id");
+	ck_assert_msg(cJSON_IsNumber(jid) && jid->valueint == id,
+	    "not an answer to %d: %s", id, c->got[i]);
+	return (msg);
+}
+
+/* Line i the client got is the server's result for its request id. */
+static void
+client_got_result(const struct tclient *c, int i, int id)
+{
+	cJSON	*msg = client_answer(c, i, id);
+
+	ck_assert_msg(cJSON_IsObject(cJSON_GetObjectItem(msg, "result")),
+	    "not a result: %s", c->got[i]);
+	cJSON_Delete(msg);
+}
+
+/* Line i is an error for its request id: code, and a message with why. */
+static void
+client_got_error(const struct tclient *c, int i, int id, int code,
+    const char *why)
+{
+	cJSON		*msg = client_answer(c, i, id), *error;
+	const char	*message;
+
+	error = cJSON_GetObjectItem(msg, "error");
+	ck_assert_msg(cJSON_IsObject(error), "not an error: %s", c->got[i]);
+	ck_assert_int_eq(cJSON_GetObjectItem(error, "code")->valueint, code);
+	message = cJSON_GetStringValue(cJSON_GetObjectItem(error, "message"));
+	ck_assert_msg(message != NULL && strstr(message, why) != NULL,
+	    "not \"%s\": %s", why, c->got[i]);
+	cJSON_Delete(msg);
+}
+
+/* Lines i to i + 2: every list may have changed (a new server process). */
+static void
+client_got_changed(const struct tclient *c, int i)
+{
+	static const char	*changed[] = {
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/tools/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/resources/list_changed\"}",
+		"{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/prompts/list_changed\"}",
+	};
+	size_t			 j;
+
+	ck_assert_int_le(i + (int)nitems(changed), c->ngot);
+	for (j = 0; j < nitems(changed); j++)
+		ck_assert_str_eq(c->got[i + j], changed[j]);
+}
+
 static int
 logged(const char *needle)
 {
@@ -552,6 +645,7 @@ handshake(struct worker *w)
 {
 	char		 reply[256];
 	cJSON		*req, *id;
+	int		 n;
 
 	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
 	ck_assert_int_ge(F.tp->nwritten, 1);
@@ -567,9 +661,12 @@ handshake(struct worker *w)
 	    "\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}}",
 	    id->valueint, MCPD_MCP_VERSION);
 	cJSON_Delete(req);
+	n = F.tp->nwritten;
 	server_says(reply);
 	ck_assert_int_eq(worker_state(w), WORKER_READY);
-	ck_assert_str_eq(F.tp->written[F.tp->nwritten - 1],
+	/* Then what the router held for the session, if anything. */
+	ck_assert_int_gt(F.tp->nwritten, n);
+	ck_assert_str_eq(F.tp->written[n],
 	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 	check_invariant(w);
 }
@@ -581,16 +678,30 @@ handshake(struct worker *w)
 START_TEST(test_start_handshake_ready)
 {
 	struct worker	*w = new_worker(NULL);
+	struct tclient	*c = client_attach(w);
+	int		 id;
 
 	ck_assert_int_eq(F.starts, 1);
+	/* A request before the session is ready waits for it. */
+	client_request(c, 1);
+	ck_assert_int_eq(F.tp->nwritten, 1);		/* initialize */
+	ck_assert_int_eq(c->ngot, 0);
 	handshake(w);
-	ck_assert_int_eq(F.ready_calls, 1);
-	ck_assert_int_eq(F.first_ready, 1);
+	/* Ready: it goes to the server, once. */
+	ck_assert_int_eq(F.tp->nwritten, 3);
+	id = written_request(2, "tools/list");
+	/* The first session: nothing has changed for the client. */
+	ck_assert_int_eq(c->ngot, 0);
+	server_answers(id);
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_result(c, 0, 1);
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_READY);
 	ck_assert(logged("s: initializing -> ready"));
-	/* Other lines go to the router. */
+	/* Other lines go to the router, and from it to the clients. */
 	server_says("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
-	ck_assert_int_eq(F.lines, 1);
+	ck_assert_int_eq(c->ngot, 2);
+	ck_assert_str_eq(c->got[1],
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
 	free_worker(w);
 }
 END_TEST
@@ -640,6 +751,7 @@ initialize_id(void)
 START_TEST(test_needs_login_waits)
 {
 	struct worker	*w = new_remote_worker();
+	struct tclient	*c = client_attach(w);
 	const char	*status = "{\"v\":1,\"event\":\"auth\",\"state\":"
 	    "\"needs-login\",\"reason\":\"no sign-in yet\"}";
 	char		 reply[256];
@@ -672,6 +784,11 @@ START_TEST(test_needs_login_waits)
 	ck_assert_str_eq(why, "server s needs a sign-in: run `mcpctl login s` "
 	    "(no sign-in yet)");
 	free(why);
+	/* What a client's request is told. */
+	client_request(c, 1);
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_error(c, 0, 1, MCPD_ERR_REMOTE_AUTH, "server s needs a "
+	    "sign-in: run `mcpctl login s` (no sign-in yet)");
 	st = worker_status_json(w);
 	login = cJSON_GetObjectItem(st, "login");
 	ck_assert_str_eq(cJSON_GetObjectItem(login, "command")->valuestring,
@@ -717,21 +834,40 @@ END_TEST
 START_TEST(test_crash_backoff_restart)
 {
 	struct worker	*w = new_worker(NULL);
+	struct tclient	*c;
+	int		 id;
 
 	handshake(w);
+	c = client_attach(w);
+	client_request(c, 1);
+	(void)written_request(2, "tools/list");
 	server_exits(W_EXITCODE(3, 0));
 	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
 	check_invariant(w);
-	ck_assert_int_eq(F.down_calls, 1);
-	ck_assert_str_eq(F.last_down, "exited with status 3");
+	/* The session went down, once: its request in flight failed, why. */
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_error(c, 0, 1, RPC_CONNECTION_CLOSED, "server s went away "
+	    "while handling tools/list: exited with status 3");
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
+	client_request(c, 2);
+	ck_assert_int_eq(c->ngot, 2);
+	client_got_error(c, 1, 2, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
+	    "not running (exited with status 3); next attempt in ");
 	ck_assert(logged("restarting in 5 ms (restart 1)"));
 	/* The backoff timer starts it again, with a new handshake. */
 	wait_state(w, WORKER_INITIALIZING);
 	ck_assert_int_eq(F.starts, 2);
+	client_request(c, 3);
 	handshake(w);
-	ck_assert_int_eq(F.first_ready, 1);	/* not the first session */
-	ck_assert_int_eq(F.ready_calls, 2);
+	/* Not the first session: the client hears every list may differ. */
+	ck_assert_int_eq(c->ngot, 5);
+	client_got_changed(c, 2);
+	/* The session is ready again: what waited for it goes to it. */
+	ck_assert_int_eq(F.tp->nwritten, 3);
+	id = written_request(2, "tools/list");
+	server_answers(id);
+	ck_assert_int_eq(c->ngot, 6);
+	client_got_result(c, 5, 3);
 	free_worker(w);
 }
 END_TEST
@@ -767,6 +903,7 @@ END_TEST
 START_TEST(test_init_timeout)
 {
 	struct worker	*w = new_worker(NULL);
+	struct tclient	*c = client_attach(w);
 
 	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
@@ -774,10 +911,17 @@ START_TEST(test_init_timeout)
 	ck_assert(logged("initialize timed out after 200 ms"));
 	ck_assert_int_eq(F.tp->sigterms, 1);
 	ck_assert_int_eq(F.tp->input_closed, 1);
+	client_request(c, 1);
+	client_got_error(c, 0, 1, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
+	    "stopping: initialize timed out after 200 ms");
 	server_exits(W_EXITCODE(0, SIGTERM));
 	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
-	ck_assert_msg(strstr(F.last_down, "initialize timed out") != NULL,
-	    "down: %s", F.last_down);
+	/* Why the session ended, in what a client is told. */
+	client_request(c, 2);
+	ck_assert_int_eq(c->ngot, 2);
+	client_got_error(c, 1, 2, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
+	    "not running (initialize timed out after 200 ms (killed by "
+	    "signal 15))");
 	free_worker(w);
 }
 END_TEST
@@ -886,17 +1030,29 @@ END_TEST
 START_TEST(test_pipes_broke_and_garbage)
 {
 	struct worker	*w = new_worker(NULL);
+	struct tclient	*c;
 
 	handshake(w);
+	c = client_attach(w);
+	client_request(c, 1);
+	(void)written_request(2, "tools/list");
 	F.tp->cb->broke(F.tp->arg, "stdout closed");
 	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
 	ck_assert_int_eq(F.tp->sigterms, 1);
+	/* Its request in flight fails at once, not when it has exited. */
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_error(c, 0, 1, RPC_CONNECTION_CLOSED, "server s went away "
+	    "while handling tools/list: stdout closed");
 	/* Once stopping, what the pipes do changes nothing. */
 	F.tp->cb->broke(F.tp->arg, "stdin closed by the server");
 	F.tp->cb->garbage(F.tp->arg, 99999);
 	ck_assert_int_eq(F.tp->sigterms, 1);
 	server_exits(W_EXITCODE(0, SIGTERM));
-	ck_assert_str_eq(F.last_down, "stdout closed (killed by signal 15)");
+	ck_assert_int_eq(c->ngot, 1);
+	client_request(c, 2);
+	ck_assert_int_eq(c->ngot, 2);
+	client_got_error(c, 1, 2, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
+	    "not running (stdout closed (killed by signal 15))");
 	wait_state(w, WORKER_INITIALIZING);
 	handshake(w);
 	F.tp->cb->garbage(F.tp->arg, 99999);
@@ -927,11 +1083,18 @@ START_TEST(test_health_ping_unanswered)
 {
 	struct worker	*w = new_worker("\"health_interval_ms\": 100, "
 	    "\"health_timeout_ms\": 100");
+	struct tclient	*c = client_attach(w);
 
 	handshake(w);
-	/* Silence: a ping; no answer: hung. */
+	/* Silence: a ping; its answer is mcpd's, no client sees it. */
+	wait_written(w, 3);
+	server_answers(written_request(2, "ping"));
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	ck_assert_int_eq(c->ngot, 0);
+	/* Silence again: a ping; no answer: hung. */
 	wait_state(w, WORKER_STOPPING);
-	ck_assert_int_eq(F.pings, 1);
+	ck_assert_int_eq(F.tp->nwritten, 4);
+	(void)written_request(3, "ping");
 	ck_assert(logged("hung: no answer to a health ping within 100 ms"));
 	server_exits(W_EXITCODE(0, SIGTERM));
 	free_worker(w);
@@ -1074,8 +1237,12 @@ END_TEST
 START_TEST(test_on_demand_start_on_request)
 {
 	struct worker	*w = new_worker("\"start\": \"on-demand\"");
+	struct tclient	*c = client_attach(w);
+	int		 id;
 
-	worker_wanted(w, "a request came");
+	/* The router holds the request and wants the server. */
+	client_request(c, 1);
+	ck_assert_int_eq(c->ngot, 0);
 	ck_assert_int_eq(worker_state(w), WORKER_IDLE);	/* deferred */
 	ck_assert_int_eq(F.starts, 0);
 	worker_wanted(w, "a client attached");	/* once is enough */
@@ -1085,7 +1252,13 @@ START_TEST(test_on_demand_start_on_request)
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
 	ck_assert(logged("s: starting on demand: a client attached"));
 	handshake(w);
-	ck_assert_int_eq(F.first_ready, 1);
+	/* Its first session: the held request goes to it, nothing changed. */
+	ck_assert_int_eq(F.tp->nwritten, 3);
+	id = written_request(2, "tools/list");
+	ck_assert_int_eq(c->ngot, 0);
+	server_answers(id);
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_result(c, 0, 1);
 	ck_assert_double_eq(status_stat(w, "on_demand_starts"), 1);
 	/* Wanted while it runs: nothing happens. */
 	worker_wanted(w, "a request came");
@@ -1108,11 +1281,13 @@ START_TEST(test_idle_stop_and_start_again)
 {
 	struct worker	*w = new_worker("\"start\": \"on-demand\", "
 	    "\"idle_stop_s\": 1");
+	struct tclient	*c;
 	uint64_t	 ready_at, elapsed;
 	double		 idle_s;
 	struct transport *t;
+	int		 id;
 
-	F.clients = 1;		/* an editor, attached all day */
+	c = client_attach(w);	/* an editor, attached all day */
 	worker_wanted(w, "a client attached");
 	run_pending();
 	/* Before the handshake, which is the last activity it counts from. */
@@ -1133,35 +1308,57 @@ START_TEST(test_idle_stop_and_start_again)
 	ck_assert(logged(" s (idle_stop_s 1)"));
 	ck_assert_int_eq(t->input_closed, 1);
 	ck_assert_int_eq(t->sigterms, 0);
-	/* Requests now wait for the next session. */
+	/*
+	 * Requests now wait for the next session; the client, with none
+	 * waiting, hears nothing (one that waits: below).
+	 */
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
-	ck_assert_int_eq(F.unavailable_calls, 0);
+	ck_assert_int_eq(c->ngot, 0);
 	server_exits(W_EXITCODE(0, 0));
 	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
-	ck_assert_int_eq(F.unavailable_calls, 0);
+	ck_assert_int_eq(c->ngot, 0);
 	ck_assert_double_eq(status_stat(w, "idle_stops"), 1);
 	ck_assert_str_eq(status_string(w, "last_exit"), "exited with status 0");
 	run_for(w, 50);
 	ck_assert_int_eq(F.starts, 1);	/* no restart of its own */
 
-	worker_wanted(w, "a request came");
+	/* The client's next request is held, not refused, and starts it. */
+	client_request(c, 1);
+	ck_assert_int_eq(c->ngot, 0);
 	run_pending();
 	ck_assert_int_eq(F.starts, 2);
+	ck_assert(logged("s: starting on demand: a request came"));
 	handshake(w);
-	ck_assert_int_eq(F.ready_calls, 2);
-	/* Not a first session: the clients' sessions go on. */
-	ck_assert_int_eq(F.first_ready, 1);
+	/*
+	 * Not a first session: the client's session goes on, told that
+	 * every list may differ, and its request is the new server's.
+	 */
+	ck_assert_int_eq(c->ngot, 3);
+	client_got_changed(c, 0);
+	ck_assert_int_eq(F.tp->nwritten, 3);
+	id = written_request(2, "tools/list");
+	server_answers(id);
+	ck_assert_int_eq(c->ngot, 4);
+	client_got_result(c, 3, 1);
 	ck_assert_double_eq(status_stat(w, "on_demand_starts"), 2);
 
-	/* A request while it stops for being idle: it starts again. */
+	/* A request while it stops for being idle: held, it starts again. */
 	wait_state(w, WORKER_STOPPING);
-	worker_wanted(w, "a request came");
+	client_request(c, 2);
+	ck_assert_int_eq(c->ngot, 4);
 	server_exits(W_EXITCODE(0, 0));
 	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
+	ck_assert_int_eq(c->ngot, 4);
 	run_pending();
 	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
 	ck_assert_int_eq(F.starts, 3);
+	handshake(w);
+	client_got_changed(c, 4);
+	id = written_request(2, "tools/list");
+	server_answers(id);
+	ck_assert_int_eq(c->ngot, 8);
+	client_got_result(c, 7, 2);
 	free_worker(w);
 }
 END_TEST
@@ -1184,29 +1381,37 @@ START_TEST(test_idle_stop_always)
 END_TEST
 
 /*
- * Work keeps it running: a request in flight, one held, one of the
- * server's at a client, a subscription (router_busy), and the end of the
- * last request (router_active_ms) starts the wait again.
+ * Work keeps it running: here a client's request in flight (router_busy
+ * counts requests held, the server's own at a client and subscriptions
+ * too), and the end of the last request starts the wait again.
  */
 START_TEST(test_idle_stop_waits_for_work)
 {
 	struct worker	*w = new_worker("\"start\": \"on-demand\", "
 	    "\"idle_stop_s\": 1");
+	struct tclient	*c;
 	uint64_t	 t0, idle_from, elapsed;
+	int		 id;
 
 	worker_start(w);
 	handshake(w);
+	c = client_attach(w);
 	t0 = clock_now_ms();
-	F.busy = 1;
+	client_request(c, 1);
+	id = written_request(2, "tools/list");
 	run_for(w, 1600);
 	ck_assert_int_eq(worker_state(w), WORKER_READY);
-	/* The work ends: a second more without any. */
-	F.busy = 0;
+	/* The work ends, answered: a second more without any. */
+	server_answers(id);
+	client_got_result(c, 0, 1);
 	idle_from = clock_now_ms();
 	run_for(w, 300);
 	ck_assert_int_eq(worker_state(w), WORKER_READY);
 	/* A request began and ended. */
-	F.active_ms = idle_from = clock_now_ms();
+	client_request(c, 2);
+	server_answers(written_request(3, "tools/list"));
+	client_got_result(c, 1, 2);
+	idle_from = clock_now_ms();
 	wait_state(w, WORKER_STOPPING);
 	elapsed = clock_now_ms() - idle_from;
 	ck_assert_msg(elapsed >= 1000 && elapsed < 5000, "stopped %llu ms "
@@ -1226,8 +1431,9 @@ END_TEST
 START_TEST(test_on_demand_crash)
 {
 	struct worker	*w = new_worker("\"start\": \"on-demand\"");
+	struct tclient	*c;
 
-	F.clients = 1;
+	c = client_attach(w);
 	worker_wanted(w, "a client attached");
 	run_pending();
 	handshake(w);
@@ -1237,7 +1443,7 @@ START_TEST(test_on_demand_crash)
 	ck_assert_int_eq(F.starts, 2);
 	handshake(w);
 
-	F.clients = 0;
+	client_detach(c);
 	server_exits(W_EXITCODE(3, 0));
 	ck_assert_int_eq(worker_state(w), WORKER_IDLE);
 	ck_assert(logged("exited with status 3; on demand, and no client is "
@@ -1250,10 +1456,10 @@ START_TEST(test_on_demand_crash)
 	handshake(w);
 
 	/* Backoff, then the client leaves: no restart for nobody. */
-	F.clients = 1;
+	c = client_attach(w);
 	server_exits(W_EXITCODE(3, 0));
 	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
-	F.clients = 0;
+	client_detach(c);
 	wait_state(w, WORKER_IDLE);
 	run_for(w, 50);
 	ck_assert_int_eq(F.starts, 3);
@@ -1279,12 +1485,19 @@ START_TEST(test_on_demand_admin)
 {
 	struct worker	*w = new_worker("\"start\": \"on-demand\", "
 	    "\"idle_stop_s\": 1");
+	struct tclient	*c = client_attach(w);
 
-	/* Wanted, then stopped before the start: it stays stopped. */
-	worker_wanted(w, "a request came");
+	/*
+	 * Wanted for a request, then stopped before the start: it stays
+	 * stopped, and the request that waited is refused, once.
+	 */
+	client_request(c, 1);
+	ck_assert_int_eq(c->ngot, 0);
 	worker_stop(w);
 	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
-	ck_assert_int_eq(F.unavailable_calls, 1);
+	ck_assert_int_eq(c->ngot, 1);
+	client_got_error(c, 0, 1, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
+	    "stopped: run `mcpctl start s`");
 	run_pending();
 	ck_assert_int_eq(F.starts, 0);
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_REFUSE);
@@ -1292,6 +1505,7 @@ START_TEST(test_on_demand_admin)
 	run_pending();
 	ck_assert_int_eq(F.starts, 0);
 	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert_int_eq(c->ngot, 1);
 
 	worker_start(w);
 	ck_assert_int_eq(F.starts, 1);
