@@ -80,6 +80,11 @@ struct client {
 	struct mcpd		*mcpd;
 	int			 fd;
 	uint64_t		 serial;
+	/*
+	 * Who it is to mcpd, whose tasks it reaches: its own, the serial,
+	 * unless it presents a principal of a bridge's.
+	 */
+	uint64_t		 principal;
 	pid_t			 pid;
 	uid_t			 uid;
 	struct event		*ev_read;
@@ -789,6 +794,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->mcpd = mcpd;
 	c->fd = fd;
 	c->serial = ++mcpd->clients_total;
+	c->principal = c->serial;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	c->admin = admin;
@@ -893,6 +899,12 @@ client_serial(const struct client *c)
 	return (c->serial);
 }
 
+uint64_t
+client_principal(const struct client *c)
+{
+	return (c->principal);
+}
+
 /*
  * The router's view of a connection (router.h): the peer table a client
  * attaches with, so the router calls no function of this file by name.
@@ -956,6 +968,12 @@ client_peer_serial(const void *c)
 	return (client_serial(c));
 }
 
+static uint64_t
+client_peer_principal(const void *c)
+{
+	return (client_principal(c));
+}
+
 static int
 client_peer_is_admin(const void *c)
 {
@@ -972,6 +990,7 @@ const struct router_peer client_router_peer = {
 	.pid = client_peer_pid,
 	.uid = client_peer_uid,
 	.serial = client_peer_serial,
+	.principal = client_peer_principal,
 	.is_admin = client_peer_is_admin,
 };
 
@@ -989,6 +1008,7 @@ const struct group_peer client_group_peer = {
 	.pid = client_peer_pid,
 	.uid = client_peer_uid,
 	.serial = client_peer_serial,
+	.principal = client_peer_principal,
 };
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */

@@ -73,6 +73,8 @@ struct client *client_next(struct client *);
 struct follow_set *client_follows(struct client *);
 void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
+/* Whose tasks it reaches (router.h's peer principal). */
+uint64_t client_principal(const struct client *);
 /* What the router calls of a connection (router.h): router_attach's. */
 extern const struct router_peer client_router_peer;
 /* What a group session calls of it (group.h): group_attach's. */

@@ -428,6 +428,14 @@ group_peer_serial(const void *l)
 	return (group_link_serial(l));
 }
 
+static uint64_t
+group_peer_principal(const void *l)
+{
+	const struct glink	*link = l;
+
+	return (link->gs->peer->principal(link->gs->client));
+}
+
 static const struct router_peer group_link_peer = {
 	.queue = group_peer_queue,
 	.pause = group_peer_pause,
@@ -436,6 +444,7 @@ static const struct router_peer group_link_peer = {
 	.pid = group_peer_pid,
 	.uid = group_peer_uid,
 	.serial = group_peer_serial,
+	.principal = group_peer_principal,
 	.link = 1,
 };
 

@@ -46,6 +46,7 @@ struct group_peer {
 	pid_t		 (*pid)(const void *client);
 	uid_t		 (*uid)(const void *client);
 	uint64_t	 (*serial)(const void *client);
+	uint64_t	 (*principal)(const void *client);
 };
 
 /* A client attaches to a group: its session, with a link per member. */

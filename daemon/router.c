@@ -292,7 +292,7 @@ sent:
 		router_pause_clients(r, 1);
 }
 
-static void
+void
 router_send_server_json(struct router *r, cJSON *msg)
 {
 	char	*text;
@@ -448,6 +448,16 @@ router_timeout(struct router *r, struct router_pending *p)
 	snprintf(reason, sizeof reason, "timed out after %.1f s",
 	    (double)(clock_now_us() - p->started_us) / 1e6);
 	router_record(r, p, ROUTER_OUTCOME_TIMEOUT, reason);
+	if (p->long_wait) {
+		/* tasks/result: the task outlived its time, not the server. */
+		router_client_error(p->att, p->id, p->id_len,
+		    RPC_REQUEST_TIMEOUT, "request timed out: the task on %s "
+		    "did not end within its time to live (%s)",
+		    r->up->name(r->worker), reason);
+		router_cancel_upstream(r, p, "request timed out");
+		router_pending_destroy(r, p);
+		return;
+	}
 	if (clock_now_ms() >= p->hard_deadline_ms)
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not finish "
@@ -507,7 +517,7 @@ static void
 router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct router		*r = arg;
-	struct router_pending	*p;
+	struct router_pending	*p, *next;
 	struct router_waiting	*wt;
 	uint64_t		 now = clock_now_ms();
 	char			*why;
@@ -519,6 +529,11 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL &&
 	    p->hard_deadline_ms <= now)
 		router_timeout(r, p);
+	TAILQ_FOREACH_SAFE(p, &r->long_waits, start_entry, next) {
+		if (p->deadline_ms <= now)
+			router_timeout(r, p);
+	}
+	router_tasks_sweep(r, now);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
 	    wt->deadline_ms <= now) {
 		xasprintf(&why, "server %s did not become ready within %u ms",
@@ -614,6 +629,7 @@ router_session_ready(struct router *r, int first)
 void
 router_session_down(struct router *r, const char *reason)
 {
+	struct router_pending_list *list;
 	struct router_pending	*p, *next;
 	struct attachment	*a;
 	struct router_down	*d;
@@ -626,16 +642,22 @@ router_session_down(struct router *r, const char *reason)
 	/* The next process asks for its roots afresh. */
 	router_roots_free(r);
 	r->roots_answered = 0;
-	TAILQ_FOREACH_SAFE(p, &r->by_start, start_entry, next) {
-		if (p->kind == ROUTER_PENDING_CLIENT) {
-			router_record(r, p, ROUTER_OUTCOME_FAILED, reason);
-			router_client_error(p->att, p->id, p->id_len,
-			    RPC_CONNECTION_CLOSED, "server %s went away while "
-			    "handling %s: %s", r->up->name(r->worker),
-			    p->method, reason);
+	for (list = &r->by_start; list != NULL;
+	    list = list == &r->by_start ? &r->long_waits : NULL) {
+		TAILQ_FOREACH_SAFE(p, list, start_entry, next) {
+			if (p->kind == ROUTER_PENDING_CLIENT) {
+				router_record(r, p, ROUTER_OUTCOME_FAILED,
+				    reason);
+				router_client_error(p->att, p->id, p->id_len,
+				    RPC_CONNECTION_CLOSED, "server %s went "
+				    "away while handling %s: %s",
+				    r->up->name(r->worker), p->method, reason);
+			}
+			router_pending_destroy(r, p);
 		}
-		router_pending_destroy(r, p);
 	}
+	/* Its tasks went with the process. */
+	router_tasks_free(r);
 
 	/* Requests the dead server sent to clients: withdraw them. */
 	hmap_iter_init(r->downs, &it);
@@ -817,6 +839,7 @@ router_detach(struct attachment *a, const char *reason)
 		r->active_ms = clock_now_ms();
 	router_count_subs(r, a, -1);
 	router_roots_forget(a);
+	router_tasks_detach(a);
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
 	router_set_upstream_level(r);
@@ -996,6 +1019,7 @@ router_new(struct mcpd *mcpd, const struct router_upstream *up,
 	TAILQ_INIT(&r->atts);
 	TAILQ_INIT(&r->by_deadline);
 	TAILQ_INIT(&r->by_start);
+	TAILQ_INIT(&r->long_waits);
 	TAILQ_INIT(&r->waiting);
 	r->pending = idtab_new();
 	r->downs = hmap_new(hmap_random_seed());
@@ -1022,6 +1046,9 @@ router_free(struct router *r)
 	}
 	while ((p = TAILQ_FIRST(&r->by_start)) != NULL)
 		router_pending_destroy(r, p);
+	while ((p = TAILQ_FIRST(&r->long_waits)) != NULL)
+		router_pending_destroy(r, p);
+	router_tasks_free(r);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);
 	while ((p = r->spare) != NULL) {
@@ -1061,7 +1088,8 @@ int
 router_busy(const struct router *r)
 {
 	return (r->ninflight > 0 || r->nwaiting > 0 ||
-	    hmap_count(r->downs) > 0 || hmap_count(r->subs) > 0);
+	    hmap_count(r->downs) > 0 || hmap_count(r->subs) > 0 ||
+	    router_tasks_busy(r));
 }
 
 uint64_t

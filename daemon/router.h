@@ -98,6 +98,14 @@ struct router_peer {
 	pid_t		 (*pid)(const void *peer);
 	uid_t		 (*uid)(const void *peer);
 	uint64_t	 (*serial)(const void *peer);
+	/*
+	 * Who the client is to mcpd: its tasks are this principal's alone
+	 * (a group's link: its client's).  principal_lasts, optional: the
+	 * principal outlives the connection (a bridge's, which comes back),
+	 * so its tasks are kept when it goes.
+	 */
+	uint64_t	 (*principal)(const void *peer);
+	int		 (*principal_lasts)(const void *peer);
 	/* An admin's roots are not narrowed; optional (not one). */
 	int		 (*is_admin)(const void *peer);
 	/*

@@ -70,6 +70,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	case ROUTER_PENDING_CLIENT:
 		break;
 	}
+	if (p->task_op != ROUTER_TASK_NONE &&
+	    router_tasks_reply(r, p, line, len, env))
+		return;
 	a = p->att;
 	edits[0].off = env->id.off;
 	edits[0].len = env->id.len;
@@ -196,6 +199,10 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		router_server_log(r, line, len, env);
 		return;
 	}
+	if (strcmp(method, "notifications/tasks/status") == 0) {
+		router_tasks_status(r, line, len);
+		return;
+	}
 	if (strcmp(method, "notifications/resources/updated") == 0) {
 		if (envelope_string_copy(line, &env->p_uri, uri,
 		    sizeof uri) < 0)
@@ -240,6 +247,9 @@ router_server_request(struct router *r, const char *line, size_t len,
 	struct envelope_edit	 edit;
 	char			 method[ROUTER_METHOD_MAX], *text;
 	char			 idtext[ENVELOPE_INT64_BYTES];
+	char			*rewritten = NULL;
+	struct envelope		 renv;
+	size_t			 erroff;
 
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
@@ -257,10 +267,23 @@ router_server_request(struct router *r, const char *line, size_t len,
 		router_roots_server_request(r, id, env->id.len);
 		return;
 	}
-	if ((strcmp(method, "sampling/createMessage") != 0 &&
-	    strcmp(method, "elicitation/create") != 0) ||
-	    (a = router_pick_client(r, method)) == NULL ||
+	/* One that belongs to a task goes to the task's owner. */
+	a = NULL;
+	if (strcmp(method, "sampling/createMessage") == 0 ||
+	    strcmp(method, "elicitation/create") == 0) {
+		a = router_tasks_owner(r, line, len, method, &rewritten);
+		if (a != NULL && (envelope_scan(rewritten, strlen(rewritten),
+		    &renv, &erroff) != 0 || renv.id.type != env->id.type)) {
+			free(rewritten);
+			rewritten = NULL;
+			a = NULL;
+		}
+		if (a == NULL)
+			a = router_pick_client(r, method);
+	}
+	if (a == NULL ||
 	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
+		free(rewritten);
 		xasprintf(&text, "no client attached through mcpd can handle "
 		    "%s", method[0] != '\0' ? method : "this request");
 		router_server_reply(r, id, env->id.len, NULL,
@@ -278,10 +301,17 @@ router_server_request(struct router *r, const char *line, size_t len,
 	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
 	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
 
-	edit.off = env->id.off;
-	edit.len = env->id.len;
 	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
+	if (rewritten != NULL) {
+		edit.off = renv.id.off;
+		edit.len = renv.id.len;
+		router_send_client(a, rewritten, strlen(rewritten), &edit, 1);
+		free(rewritten);
+		return;
+	}
+	edit.off = env->id.off;
+	edit.len = env->id.len;
 	router_send_client(a, line, len, &edit, 1);
 }
 

@@ -68,6 +68,16 @@ enum router_pending_kind {
 	ROUTER_PENDING_INTERNAL,	/* mcpd's own request; reply absorbed */
 };
 
+/* A request about tasks (router_tasks.c), known on its way in. */
+enum router_task_op {
+	ROUTER_TASK_NONE,
+	ROUTER_TASK_CREATE,		/* a call with "task" */
+	ROUTER_TASK_GET,
+	ROUTER_TASK_RESULT,
+	ROUTER_TASK_CANCEL,
+	ROUTER_TASK_LIST,
+};
+
 enum router_outcome {
 	ROUTER_OUTCOME_OK,
 	ROUTER_OUTCOME_ERROR,		/* the server answered with an error */
@@ -95,6 +105,13 @@ struct router_pending {
 	uint64_t		 deadline_ms;	/* timeout */
 	uint64_t		 hard_deadline_ms;
 	char			*sub_uri;	/* subscribe: undo on error */
+	enum router_task_op	 task_op;
+	char			*task_id;	/* mcpd's, of get/result/cancel */
+	/*
+	 * Waits longer than requests do (tasks/result): on long_waits by
+	 * start_entry, its own deadline, not on by_deadline.
+	 */
+	int			 long_wait;
 	TAILQ_ENTRY(router_pending) timer_entry;	/* by_deadline */
 	TAILQ_ENTRY(router_pending) start_entry;	/* by_start */
 	TAILQ_ENTRY(router_pending) att_entry;	/* att->inflight */
@@ -176,6 +193,7 @@ struct router {
 	struct idtab		*pending;	/* upstream id -> pending */
 	struct router_pending_list by_deadline;
 	struct router_pending_list by_start;
+	struct router_pending_list long_waits;	/* each its own deadline */
 	int64_t			 first_id;	/* this session's ids, or 0 */
 	int64_t			 last_id;
 	/* The text of the newest pending's upstream id, counted up. */
@@ -229,6 +247,11 @@ struct router {
 	size_t			 nroots_asking;
 	int			 roots_answered; /* this process had some */
 	int			 freeing;	/* router_free: no hooks */
+
+	/* Tasks, under mcpd's ids (router_tasks.c); NULL until one. */
+	struct tasktab		*tasks;
+	size_t			 tasks_mem;	/* in the budget */
+	uint64_t		 tasks_swept_ms;
 
 	/* What clients may see (router_filter.c); NULL: all of a kind. */
 	struct filter		*filters[FILTER_KINDS];
@@ -285,6 +308,8 @@ void		 router_send_client_steal(struct attachment *,
 void		 router_send_server(struct router *, const char *line,
 		    size_t len, const struct envelope_edit *edits,
 		    size_t nedits);
+/* A message of mcpd's to the server (taken). */
+void		 router_send_server_json(struct router *, cJSON *);
 /* A result to a client: {"jsonrpc":"2.0","id":ID,"result":RESULT}. */
 void		 router_client_result(struct attachment *, const char *id,
 		    size_t id_len, const char *result, size_t result_len);
@@ -323,6 +348,9 @@ struct router_pending *router_pending_new(struct router *,
 		    enum router_pending_kind, struct attachment *,
 		    const char *id, size_t id_len, uint64_t id_hash,
 		    const char *method, size_t method_len);
+/* A pending that waits until deadline_ms instead (tasks/result). */
+void		 router_pending_long(struct router *, struct router_pending *,
+		    uint64_t deadline_ms);
 /* Done with a pending for good (reply delivered or nothing to wait for). */
 void		 router_pending_destroy(struct router *,
 		    struct router_pending *);
@@ -349,6 +377,10 @@ void		 router_arm_sweep(struct router *);
  * router_up.c
  */
 
+/* Forward a client request upstream under a fresh id; its pending. */
+struct router_pending *router_client_request(struct attachment *,
+		    const char *line, size_t len, const struct envelope *,
+		    uint64_t id_hash, const char *method, size_t method_len);
 /* Ask the server for the most verbose log level any client set, if new. */
 void		 router_set_upstream_level(struct router *);
 /* Count subscribers of a uri; returns the new count. */
@@ -400,6 +432,32 @@ void		 router_roots_forget(struct attachment *);
 void		 router_roots_free(struct router *);
 /* Requests held only while the client's roots were asked for, replayed. */
 void		 router_replay_attachment(struct attachment *);
+
+/*
+ * router_tasks.c
+ */
+
+/*
+ * A client's request about tasks, or a call that makes one: 1 once it is
+ * taken (forwarded or answered), 0 for any other request.
+ */
+int		 router_tasks_request(struct attachment *, const char *line,
+		    size_t len, const struct envelope *, uint64_t id_hash,
+		    const char *method, size_t method_len);
+/* The reply to one of those: 1 once delivered (p destroyed). */
+int		 router_tasks_reply(struct router *, struct router_pending *,
+		    const char *line, size_t len, const struct envelope *);
+/* notifications/tasks/status: to the task's owner, or nobody. */
+void		 router_tasks_status(struct router *, const char *line,
+		    size_t len);
+/* A request of the server's for a task: its owner (see the file). */
+struct attachment *router_tasks_owner(struct router *, const char *line,
+		    size_t len, const char *method, char **rewritten);
+void		 router_tasks_detach(struct attachment *);
+void		 router_tasks_sweep(struct router *, uint64_t now);
+int		 router_tasks_busy(const struct router *);
+/* The server's process is gone, or the router: its tasks with it. */
+void		 router_tasks_free(struct router *);
 
 /*
  * router_handover.c

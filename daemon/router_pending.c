@@ -201,6 +201,8 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	router_copy_short(p->method, method, method_len);
 	p->method[method_len] = '\0';
 	p->started_us = now_us;
+	p->task_op = ROUTER_TASK_NONE;
+	p->long_wait = 0;
 	p->deadline_ms = now + cs->request_timeout_ms;
 	p->hard_deadline_ms = now + (uint64_t)cs->request_timeout_ms *
 	    ROUTER_HARD_TIMEOUT_FACTOR;
@@ -218,14 +220,29 @@ router_pending_new(struct router *r, enum router_pending_kind kind,
 	return (p);
 }
 
+void
+router_pending_long(struct router *r, struct router_pending *p,
+    uint64_t deadline_ms)
+{
+	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
+	TAILQ_REMOVE(&r->by_start, p, start_entry);
+	TAILQ_INSERT_TAIL(&r->long_waits, p, start_entry);
+	p->long_wait = 1;
+	p->deadline_ms = p->hard_deadline_ms = deadline_ms;
+}
+
 /* Take a live pending off its client and its timers. */
 static void
 router_pending_unlink_live(struct router *r, struct router_pending *p)
 {
 	struct attachment	*a = p->att;
 
-	TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
-	TAILQ_REMOVE(&r->by_start, p, start_entry);
+	if (p->long_wait)
+		TAILQ_REMOVE(&r->long_waits, p, start_entry);
+	else {
+		TAILQ_REMOVE(&r->by_deadline, p, timer_entry);
+		TAILQ_REMOVE(&r->by_start, p, start_entry);
+	}
 	p->att = NULL;
 	if (p->kind == ROUTER_PENDING_CLIENT) {
 		TAILQ_REMOVE(&a->inflight, p, att_entry);
@@ -251,6 +268,10 @@ router_pending_free(struct router *r, struct router_pending *p)
 	if (p->sub_uri != NULL) {
 		free(p->sub_uri);
 		p->sub_uri = NULL;
+	}
+	if (p->task_id != NULL) {
+		free(p->task_id);
+		p->task_id = NULL;
 	}
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
@@ -334,7 +355,8 @@ router_arm_sweep(struct router *r)
 	if (r->sweep_armed)
 		return;
 	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
-	    r->nroots_waiting == 0 && r->nroots_asking == 0)
+	    r->nroots_waiting == 0 && r->nroots_asking == 0 &&
+	    TAILQ_EMPTY(&r->long_waits) && r->tasks == NULL)
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 	r->sweep_armed = 1;

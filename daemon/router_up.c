@@ -29,9 +29,6 @@
 #include "worker.h"
 #include "xmalloc.h"
 
-static void	router_client_request(struct attachment *, const char *,
-		    size_t, const struct envelope *, uint64_t, const char *,
-		    size_t);
 static enum router_line router_client_handle(struct attachment *,
 		    const char *, size_t);
 
@@ -200,7 +197,7 @@ router_subscribe(struct attachment *a, const char *line, size_t len,
 }
 
 /* Forward a client request upstream under a fresh id. */
-static void
+struct router_pending *
 router_client_request(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, uint64_t id_hash, const char *method,
     size_t method_len)
@@ -242,6 +239,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 		n++;
 	}
 	router_send_server(r, line, len, edits, n);
+	return (p);
 }
 
 static void
@@ -435,8 +433,10 @@ router_client_request_ready(struct attachment *a, const char *line,
 		router_subscribe(a, line, len, env, id_hash, 0);
 		break;
 	default:
-		router_client_request(a, line, len, env, id_hash, method,
-		    method_len);
+		if (!router_tasks_request(a, line, len, env, id_hash, method,
+		    method_len))
+			(void)router_client_request(a, line, len, env, id_hash,
+			    method, method_len);
 		break;
 	}
 }

@@ -63,6 +63,8 @@
 #define CONF_MAX_CLIENT_LINE_TIMEOUT_MS		86400000
 #define CONF_DEFAULT_MAX_CONNECTIONS_PER_UID	256
 #define CONF_DEFAULT_CLIENT_MAX_INFLIGHT	4096
+#define CONF_DEFAULT_CLIENT_MAX_TASKS		256
+#define CONF_DEFAULT_MAX_TASKS_PER_SERVER	4096
 #define CONF_DEFAULT_CLIENT_MAX_HELD_BYTES	(32 * 1024 * 1024)
 #define CONF_DEFAULT_CLIENT_MAX_GROUP_BYTES	(32 * 1024 * 1024)
 /* A group session must hold one list page of a member (RPC_PARSE_MAX_BYTES). */
@@ -293,6 +295,9 @@ struct conf {
 	size_t			 client_max_held_bytes;	/* while one starts */
 	size_t			 client_max_group_bytes; /* a group session */
 	uint32_t		 client_max_subscriptions; /* per server */
+	uint32_t		 client_max_tasks;	/* per server */
+	/* Tasks mcpd keeps for one server's clients, all together. */
+	uint32_t		 max_tasks_per_server;
 	/* Everything queued for peers, all together (see budget.h). */
 	size_t			 memory_budget_bytes;
 	/* Members of this group may connect (not administer): 0660 socket. */

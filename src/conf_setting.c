@@ -180,6 +180,10 @@ static const struct conf_daemon_setting conf_daemon_table[] = {
 	  offsetof(struct conf, client_max_group_bytes) },
 	{ "client_max_subscriptions", CONF_KIND_U32, 0, UINT32_MAX,
 	  offsetof(struct conf, client_max_subscriptions) },
+	{ "client_max_tasks", CONF_KIND_U32, 1, 1000000,
+	  offsetof(struct conf, client_max_tasks) },
+	{ "max_tasks_per_server", CONF_KIND_U32, 1, 1000000,
+	  offsetof(struct conf, max_tasks_per_server) },
 	{ "memory_budget_bytes", CONF_KIND_SIZE, CONF_MIN_MEMORY_BUDGET_BYTES,
 	  SIZE_MAX, offsetof(struct conf, memory_budget_bytes) },
 };
@@ -536,6 +540,8 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->conf->client_max_group_bytes = CONF_DEFAULT_CLIENT_MAX_GROUP_BYTES;
 	cp->conf->client_max_subscriptions =
 	    CONF_DEFAULT_CLIENT_MAX_SUBSCRIPTIONS;
+	cp->conf->client_max_tasks = CONF_DEFAULT_CLIENT_MAX_TASKS;
+	cp->conf->max_tasks_per_server = CONF_DEFAULT_MAX_TASKS_PER_SERVER;
 	cp->conf->memory_budget_bytes = CONF_DEFAULT_MEMORY_BUDGET_BYTES;
 }
 

@@ -935,6 +935,7 @@ static const struct router_peer fuzz_peer = {
 	.pid = peer_pid,
 	.uid = peer_uid,
 	.serial = peer_serial,
+	.principal = peer_serial,
 	.is_admin = peer_is_admin,
 };
 

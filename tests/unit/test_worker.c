@@ -340,6 +340,7 @@ static const struct router_peer tclient_peer = {
 	.pid = tclient_pid,
 	.uid = tclient_uid,
 	.serial = tclient_serial,
+	.principal = tclient_serial,
 };
 
 /*

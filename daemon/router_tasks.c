@@ -1,0 +1,582 @@
+/*
+ * router_tasks.c -- tasks (MCP 2025-11-25) under ids of mcpd's own.
+ *
+ * A server cannot tell mcpd's clients apart: over one session it would
+ * show any of them every task.  So the router keeps the tasks itself
+ * (tasktab.h), each owned by the principal of the client whose call made
+ * it, and the server's task ids never reach a client:
+ *
+ * - A tools/call with "task" goes up as it is; the CreateTaskResult that
+ *   answers it gets an id of mcpd's, recorded for the caller's principal.
+ *   A principal at its cap (client_max_tasks) or a server at its own
+ *   (max_tasks_per_server) is refused before anything is sent.
+ * - tasks/get, tasks/result and tasks/cancel of a task the caller does
+ *   not own are answered here with -32602, exactly as for an id that
+ *   never existed, and never forwarded: neither the server's wording nor
+ *   its timing tells the two apart.  Those of its own go up under the
+ *   server's id, and their answers come back with mcpd's.
+ * - tasks/list is answered here, from the caller's own tasks, with
+ *   mcpd's cursors.
+ * - notifications/tasks/status goes to the owner alone, or nowhere when
+ *   mcpd does not know the task (never adopted); a request of the
+ *   server's whose _meta names a task goes to the task's owner.
+ * - tasks/result waits as long as the task may run (its ttl, capped),
+ *   not request_timeout_ms; a client that gives up on it leaves the task
+ *   running.  A server with a task working or waiting for input is busy.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "budget.h"
+#include "clock.h"
+#include "conf.h"
+#include "envelope.h"
+#include "hmap.h"
+#include "mcpd.h"
+#include "proto.h"
+#include "router.h"
+#include "router_int.h"
+#include "rpc.h"
+#include "tasktab.h"
+#include "xmalloc.h"
+
+#define RELATED_TASK	"io.modelcontextprotocol/related-task"
+
+/* How a task method is known: by name, once, on its way in. */
+static enum router_task_op
+router_task_method(const char *m, size_t len)
+{
+	static const struct {
+		const char		*name;
+		enum router_task_op	 op;
+	} methods[] = {
+		{ "tasks/get", ROUTER_TASK_GET },
+		{ "tasks/result", ROUTER_TASK_RESULT },
+		{ "tasks/cancel", ROUTER_TASK_CANCEL },
+		{ "tasks/list", ROUTER_TASK_LIST },
+	};
+	size_t	 i;
+
+	if (len < 9 || memcmp(m, "tasks/", 6) != 0)
+		return (ROUTER_TASK_NONE);
+	for (i = 0; i < nitems(methods); i++) {
+		if (strlen(methods[i].name) == len &&
+		    memcmp(methods[i].name, m, len) == 0)
+			return (methods[i].op);
+	}
+	return (ROUTER_TASK_NONE);
+}
+
+static uint64_t
+router_task_principal(const struct attachment *a)
+{
+	return (a->peer->principal(a->peer_arg));
+}
+
+/* The table, made when the server's first task is. */
+static struct tasktab *
+router_tasks_table(struct router *r)
+{
+	const struct conf	*conf = r->mcpd->conf;
+
+	if (r->tasks == NULL)
+		r->tasks = tasktab_new(hmap_random_seed(),
+		    conf->client_max_tasks, conf->max_tasks_per_server);
+	return (r->tasks);
+}
+
+/* What the table holds, in mcpd's memory budget. */
+static void
+router_tasks_account(struct router *r)
+{
+	size_t	 mem = r->tasks != NULL ? tasktab_mem(r->tasks) : 0;
+
+	if (mem > r->tasks_mem)
+		budget_add(r->mcpd, mem - r->tasks_mem);
+	else
+		budget_sub(r->mcpd, r->tasks_mem - mem);
+	r->tasks_mem = mem;
+}
+
+/* The answer to a task id the caller does not own, or that never was. */
+static void
+router_task_unknown(struct attachment *a, const char *id, size_t id_len,
+    enum router_task_op op)
+{
+	router_client_error(a, id, id_len, RPC_INVALID_PARAMS, "%s",
+	    op == ROUTER_TASK_GET ? "Failed to retrieve task: Task not found" :
+	    "Task not found");
+}
+
+static const char *
+router_task_cap_text(enum tasktab_refusal why)
+{
+	return (why == TASKTAB_FULL ? "max_tasks_per_server" :
+	    "client_max_tasks");
+}
+
+/* Refused before it is sent: a principal or a server at its cap. */
+static int
+router_task_room(struct attachment *a, const char *id, size_t id_len)
+{
+	struct router		*r = a->router;
+	const struct conf	*conf = r->mcpd->conf;
+	enum tasktab_refusal	 why;
+
+	why = tasktab_room(router_tasks_table(r), router_task_principal(a));
+	if (why == TASKTAB_OK)
+		return (1);
+	router_client_error(a, id, id_len, MCPD_ERR_LIMIT, "%s keeps no more "
+	    "tasks for %s (%s %u): wait for one to end, or cancel one",
+	    r->up->name(r->worker), why == TASKTAB_FULL ? "its clients" :
+	    "this client", router_task_cap_text(why), why == TASKTAB_FULL ?
+	    conf->max_tasks_per_server : conf->client_max_tasks);
+	return (0);
+}
+
+/*
+ * How long tasks/result may wait: until the task's time is up, at most
+ * TASKTAB_TTL_MAX_MS, and never less than request_timeout_ms.
+ */
+static uint64_t
+router_task_wait_ms(const struct router *r, const struct task *t,
+    uint64_t now)
+{
+	uint64_t	 min = r->up->conf(r->worker)->request_timeout_ms;
+
+	if (t->expires_ms <= now + min)
+		return (min);
+	return (t->expires_ms - now);
+}
+
+/*
+ * A request for one of the caller's tasks, sent under the server's id:
+ * the rest of its params (and _meta) stay behind.
+ */
+static void
+router_task_forward(struct attachment *a, const char *line,
+    const struct envelope *env, uint64_t id_hash, const char *method,
+    size_t mlen, enum router_task_op op, const struct task *t)
+{
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	cJSON			*id, *params;
+	uint64_t		 now = clock_now_ms();
+
+	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a,
+	    router_text(line, &env->id), env->id.len, id_hash, method, mlen);
+	a->last_request_us = p->started_us;
+	p->task_op = op;
+	p->task_id = xstrdup(t->id);
+	if (op == ROUTER_TASK_RESULT)
+		router_pending_long(r, p, now + router_task_wait_ms(r, t, now));
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "taskId", t->up_id);
+	id = cJSON_CreateNumber((double)p->upstream_id);
+	/* p->method: the name with a NUL after it. */
+	router_send_server_json(r, rpc_make_request(id, p->method, params));
+	cJSON_Delete(id);
+}
+
+static void
+router_task_list(struct attachment *a, const char *line,
+    const struct envelope *env, const cJSON *params)
+{
+	struct router	*r = a->router;
+	const cJSON	*cursor;
+	cJSON		*result;
+	char		*text;
+
+	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+	if (cursor != NULL && !cJSON_IsString(cursor)) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "Invalid cursor");
+		return;
+	}
+	result = tasktab_list(router_tasks_table(r), router_task_principal(a),
+	    cJSON_GetStringValue(cursor));
+	if (result == NULL) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "Invalid cursor");
+		return;
+	}
+	text = rpc_print(result);
+	cJSON_Delete(result);
+	router_client_result(a, router_text(line, &env->id), env->id.len,
+	    text, strlen(text));
+	free(text);
+}
+
+int
+router_tasks_request(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env, uint64_t id_hash, const char *method,
+    size_t mlen)
+{
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	enum router_task_op	 op;
+	const cJSON		*params, *task_id;
+	cJSON			*msg;
+	struct task		*t;
+
+	op = router_task_method(method, mlen);
+	if (op == ROUTER_TASK_NONE) {
+		/* A call made a task: "task" is in it somewhere. */
+		if (mlen != sizeof "tools/call" - 1 ||
+		    memcmp(method, "tools/call", mlen) != 0 ||
+		    memmem(line, len, "\"task\"", 6) == NULL)
+			return (0);
+		msg = cJSON_ParseWithLength(line, len);
+		params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
+		    "task"))) {
+			cJSON_Delete(msg);
+			return (0);
+		}
+		cJSON_Delete(msg);
+		if (!router_task_room(a, router_text(line, &env->id),
+		    env->id.len))
+			return (1);
+		p = router_client_request(a, line, len, env, id_hash, method,
+		    mlen);
+		p->task_op = ROUTER_TASK_CREATE;
+		return (1);
+	}
+
+	msg = cJSON_ParseWithLength(line, len);
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	if (op == ROUTER_TASK_LIST) {
+		router_task_list(a, line, env, params);
+		cJSON_Delete(msg);
+		return (1);
+	}
+	task_id = cJSON_GetObjectItemCaseSensitive(params, "taskId");
+	if (!cJSON_IsString(task_id)) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "invalid params: "
+		    "expected {\"taskId\": string}");
+		cJSON_Delete(msg);
+		return (1);
+	}
+	t = r->tasks == NULL ? NULL : tasktab_find(r->tasks,
+	    router_task_principal(a), task_id->valuestring,
+	    strlen(task_id->valuestring));
+	if (t == NULL)
+		router_task_unknown(a, router_text(line, &env->id),
+		    env->id.len, op);
+	else
+		router_task_forward(a, line, env, id_hash, method, mlen, op,
+		    t);
+	cJSON_Delete(msg);
+	return (1);
+}
+
+/* Each place the server's id stands in a string, mcpd's instead. */
+static void
+router_task_replace(cJSON *s, const struct task *t, const char *mine)
+{
+	char	*at, *out;
+	size_t	 n = 0, olen;
+
+	if (!cJSON_IsString(s) || t == NULL ||
+	    strstr(s->valuestring, t->up_id) == NULL)
+		return;
+	olen = strlen(s->valuestring) + 1;
+	for (at = s->valuestring; (at = strstr(at, t->up_id)) != NULL;
+	    at += t->up_len)
+		n++;
+	olen += n * strlen(mine);
+	out = xmalloc(olen);
+	out[0] = '\0';
+	for (at = s->valuestring;;) {
+		char	*next = strstr(at, t->up_id);
+
+		if (next == NULL) {
+			strcat(out, at);
+			break;
+		}
+		strncat(out, at, (size_t)(next - at));
+		strcat(out, mine);
+		at = next + t->up_len;
+	}
+	cJSON_SetValuestring(s, out);
+	free(out);
+}
+
+/* Set a member that holds a task id to mcpd's. */
+static void
+router_task_set_id(cJSON *obj, const char *key, const char *mine)
+{
+	cJSON	*item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (cJSON_IsString(item))
+		cJSON_SetValuestring(item, mine);
+}
+
+/* The task has ended so (unless it had already): its kept Task says so. */
+static void
+router_task_ended(struct router *r, struct task *t, const char *status)
+{
+	cJSON	*obj;
+
+	if (task_status_ended(t->status) || (obj = cJSON_Parse(t->last)) ==
+	    NULL)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+	cJSON_AddStringToObject(obj, "status", status);
+	tasktab_update(r->tasks, t, obj);
+	cJSON_Delete(obj);
+}
+
+/* A server made a task for the caller: record it, under mcpd's id. */
+static int
+router_task_created(struct router *r, struct router_pending *p, cJSON *msg)
+{
+	struct attachment	*a = p->att;
+	unsigned char		 rnd[TASKTAB_RANDOM_BYTES];
+	enum tasktab_refusal	 why;
+	cJSON			*result, *task, *up, *params;
+	struct task		*t;
+
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	task = cJSON_GetObjectItemCaseSensitive(result, "task");
+	up = cJSON_GetObjectItemCaseSensitive(task, "taskId");
+	if (!cJSON_IsString(up))
+		return (0);	/* run as a plain call: its result as it is */
+	arc4random_buf(rnd, sizeof rnd);
+	t = tasktab_add(router_tasks_table(r), router_task_principal(a), rnd,
+	    up->valuestring, strlen(up->valuestring), task, clock_now_ms(),
+	    &why);
+	router_tasks_account(r);
+	if (t == NULL) {
+		/* Others' calls took the last places meanwhile: let it go. */
+		router_client_error(a, p->id, p->id_len, MCPD_ERR_LIMIT,
+		    "%s made a task mcpd cannot keep (%s): it was cancelled",
+		    r->up->name(r->worker), why == TASKTAB_BAD_ID ? "an id "
+		    "mcpd does not take" : why == TASKTAB_DUPLICATE ? "an id "
+		    "it gave already" : router_task_cap_text(why));
+		if (why != TASKTAB_DUPLICATE) {
+			params = cJSON_CreateObject();
+			cJSON_AddStringToObject(params, "taskId",
+			    up->valuestring);
+			router_internal_request(r, "tasks/cancel", params);
+		}
+		return (-1);
+	}
+	cJSON_SetValuestring(up, t->id);
+	return (1);
+}
+
+int
+router_tasks_reply(struct router *r, struct router_pending *p,
+    const char *line, size_t len, const struct envelope *env)
+{
+	struct attachment	*a = p->att;
+	cJSON			*msg, *result, *error, *meta, *rel, *id;
+	struct task		*t = NULL;
+	char			*text;
+	int			 done;
+
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (0);
+	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	if (p->task_id != NULL && r->tasks != NULL)
+		t = tasktab_find(r->tasks, router_task_principal(a),
+		    p->task_id, strlen(p->task_id));
+	switch (p->task_op) {
+	case ROUTER_TASK_CREATE:
+		if (error != NULL || (done = router_task_created(r, p,
+		    msg)) == 0) {
+			cJSON_Delete(msg);
+			return (0);
+		}
+		if (done < 0) {
+			router_record(r, p, ROUTER_OUTCOME_ERROR,
+			    "task refused");
+			router_pending_destroy(r, p);
+			cJSON_Delete(msg);
+			return (1);
+		}
+		break;
+	case ROUTER_TASK_GET:
+	case ROUTER_TASK_CANCEL:
+		if (cJSON_IsObject(result)) {
+			router_task_set_id(result, "taskId", p->task_id);
+			if (t != NULL)
+				tasktab_update(r->tasks, t, result);
+		}
+		break;
+	case ROUTER_TASK_RESULT:
+		meta = cJSON_GetObjectItemCaseSensitive(result, "_meta");
+		rel = cJSON_GetObjectItemCaseSensitive(meta, RELATED_TASK);
+		router_task_set_id(rel, "taskId", p->task_id);
+		/* A result comes once the task has ended: no longer busy. */
+		if (cJSON_IsObject(result) && t != NULL)
+			router_task_ended(r, t, cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(result, "isError")) ?
+			    "failed" : "completed");
+		break;
+	default:
+		break;
+	}
+	if (error != NULL && t != NULL) {
+		router_task_replace(cJSON_GetObjectItemCaseSensitive(error,
+		    "message"), t, t->id);
+		/* The server has forgotten it: so does mcpd. */
+		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+		    error, "code")) == RPC_INVALID_PARAMS &&
+		    p->task_op == ROUTER_TASK_GET) {
+			tasktab_remove(r->tasks, t);
+			t = NULL;
+		}
+	}
+	router_tasks_account(r);
+	/* The client's own id, byte for byte. */
+	id = cJSON_CreateRaw(p->id);
+	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id", id);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	router_send_client(a, text, strlen(text), NULL, 0);
+	free(text);
+	router_record(r, p, error != NULL ? ROUTER_OUTCOME_ERROR :
+	    ROUTER_OUTCOME_OK, NULL);
+	router_pending_destroy(r, p);
+	(void)env;
+	return (1);
+}
+
+/* A status of the server's for a task: its owner's, or nobody's. */
+void
+router_tasks_status(struct router *r, const char *line, size_t len)
+{
+	struct attachment	*a;
+	struct task		*t;
+	cJSON			*msg, *params, *up;
+	char			*text;
+	uint64_t		 principal;
+
+	if (r->tasks == NULL || (msg = cJSON_ParseWithLength(line, len)) ==
+	    NULL)
+		return;
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	up = cJSON_GetObjectItemCaseSensitive(params, "taskId");
+	if (!cJSON_IsString(up) || (t = tasktab_find_up(r->tasks,
+	    up->valuestring, strlen(up->valuestring))) == NULL) {
+		cJSON_Delete(msg);
+		return;
+	}
+	tasktab_update(r->tasks, t, params);
+	router_tasks_account(r);
+	principal = t->principal;
+	cJSON_SetValuestring(up, t->id);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (router_task_principal(a) == principal)
+			router_send_client(a, text, strlen(text), NULL, 0);
+	}
+	free(text);
+}
+
+/*
+ * A request of the server's that names a task in its _meta: the owner's
+ * attachment that can answer it (cap: sampling or elicitation), with the
+ * task's id made mcpd's in *rewritten (malloc'd).  NULL when it names
+ * none mcpd knows: then it goes where it would have.
+ */
+struct attachment *
+router_tasks_owner(struct router *r, const char *line, size_t len,
+    const char *method, char **rewritten)
+{
+	struct attachment	*a, *best = NULL;
+	struct task		*t;
+	cJSON			*msg, *rel, *up;
+	int			 sampling;
+
+	*rewritten = NULL;
+	if (r->tasks == NULL || memmem(line, len, RELATED_TASK,
+	    strlen(RELATED_TASK)) == NULL ||
+	    (msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (NULL);
+	rel = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(msg, "params"), "_meta"),
+	    RELATED_TASK);
+	up = cJSON_GetObjectItemCaseSensitive(rel, "taskId");
+	if (!cJSON_IsString(up) || (t = tasktab_find_up(r->tasks,
+	    up->valuestring, strlen(up->valuestring))) == NULL) {
+		cJSON_Delete(msg);
+		return (NULL);
+	}
+	sampling = strcmp(method, "sampling/createMessage") == 0;
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (router_task_principal(a) != t->principal ||
+		    (sampling ? !a->cap_sampling : !a->cap_elicitation))
+			continue;
+		/* The one waiting on the task, likely in tasks/result. */
+		if (best == NULL || a->last_request_us > best->last_request_us)
+			best = a;
+	}
+	if (best != NULL) {
+		cJSON_SetValuestring(up, t->id);
+		*rewritten = rpc_print(msg);
+	}
+	cJSON_Delete(msg);
+	return (best);
+}
+
+/* Its tasks can no longer be reached by anyone: forget them. */
+void
+router_tasks_detach(struct attachment *a)
+{
+	struct router		*r = a->router;
+	struct attachment	*other;
+	uint64_t		 principal = router_task_principal(a);
+
+	if (r->tasks == NULL ||
+	    tasktab_count_principal(r->tasks, principal) == 0 ||
+	    (a->peer->principal_lasts != NULL &&
+	    a->peer->principal_lasts(a->peer_arg)))
+		return;
+	TAILQ_FOREACH(other, &r->atts, entry) {
+		if (other != a && router_task_principal(other) == principal)
+			return;
+	}
+	tasktab_drop_principal(r->tasks, principal);
+	router_tasks_account(r);
+}
+
+/* From the sweep: tasks whose time is up. */
+void
+router_tasks_sweep(struct router *r, uint64_t now)
+{
+	if (r->tasks == NULL || now < r->tasks_swept_ms + 1000)
+		return;
+	r->tasks_swept_ms = now;
+	if (tasktab_expire(r->tasks, now) > 0)
+		router_tasks_account(r);
+}
+
+int
+router_tasks_busy(const struct router *r)
+{
+	return (r->tasks != NULL && tasktab_running(r->tasks) > 0);
+}
+
+void
+router_tasks_free(struct router *r)
+{
+	if (r->tasks == NULL)
+		return;
+	tasktab_free(r->tasks);
+	r->tasks = NULL;
+	router_tasks_account(r);
+}
