@@ -282,7 +282,7 @@ extern const char *router_levels[8];
 extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 
 /*
- * router.c
+ * router_out.c
  */
 
 /* The index of a level name in router_levels, or -1. */
@@ -290,6 +290,16 @@ int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 
+/* The peer's own table, for the router's other files. */
+void		 router_peer_pause(struct attachment *, int pause);
+void		 router_peer_detached(struct attachment *, const char *reason);
+/* Stop or resume reading every client (the server's stdin is full). */
+void		 router_pause_clients(struct router *, int pause);
+/* The clients waiting a turn at a slow server's stdin go on, in turn. */
+void		 router_take_turns(struct router *);
+/* Tell the server to stop working on a request. */
+void		 router_cancel_upstream(struct router *,
+		    struct router_pending *, const char *reason);
 /* A message to the attachment's peer, a client or a group's link. */
 void		 router_peer_queue(struct attachment *,
 		    const struct iovec *, int);
@@ -324,15 +334,19 @@ void		 router_client_error(struct attachment *, const char *id,
 void		 router_server_reply(struct router *, const char *id,
 		    size_t id_len, cJSON *result, int code,
 		    const char *message);
-/* A request of the server's at a client: forgotten and freed. */
-void		 router_down_free(struct router *, struct router_down *);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
-
 /* A request of mcpd's own to the server (params taken). */
 void		 router_internal_request(struct router *, const char *method,
 		    cJSON *params);
 
+
+/*
+ * router.c
+ */
+
+/* A request of the server's at a client: forgotten and freed. */
+void		 router_down_free(struct router *, struct router_down *);
 /* Held requests. */
 void		 router_waiting_free(struct router *, struct router_waiting *);
 
