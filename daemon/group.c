@@ -459,7 +459,7 @@ group_init_result(struct group_session *gs, const char *asked)
 {
 	static const char *known[] = MCPD_MCP_VERSIONS_ACCEPTED;
 	struct worker	*w;
-	cJSON		*result, *caps, *o, *init, *v, *info;
+	cJSON		*result, *caps, *o, *init, *v, *info, *tcaps;
 	char		*text, *instr = NULL, *tmp;
 	const char	*version = MCPD_MCP_VERSION;
 	size_t		 i;
@@ -470,6 +470,7 @@ group_init_result(struct group_session *gs, const char *asked)
 			version = known[i];
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "protocolVersion", version);
+	tcaps = cJSON_CreateObject();
 	for (i = 0; i < gs->nlinks; i++) {
 		if (gs->links[i]->gone || gs->links[i]->att == NULL)
 			continue;
@@ -484,6 +485,8 @@ group_init_result(struct group_session *gs, const char *asked)
 			free(instr);
 			instr = tmp;
 		}
+		group_tasks_caps(cJSON_GetObjectItemCaseSensitive(init,
+		    "capabilities"), tcaps);
 		cJSON_Delete(init);
 	}
 	caps = cJSON_AddObjectToObject(result, "capabilities");
@@ -496,6 +499,10 @@ group_init_result(struct group_session *gs, const char *asked)
 	cJSON_AddTrueToObject(o, "subscribe");
 	cJSON_AddObjectToObject(caps, "logging");
 	cJSON_AddObjectToObject(caps, "completions");
+	if ((o = cJSON_DetachItemFromObjectCaseSensitive(tcaps, "tasks")) !=
+	    NULL)
+		cJSON_AddItemToObject(caps, "tasks", o);
+	cJSON_Delete(tcaps);
 	info = cJSON_AddObjectToObject(result, "serverInfo");
 	xasprintf(&tmp, "mcpd group %s", gs->name);
 	cJSON_AddStringToObject(info, "name", tmp);
@@ -682,6 +689,11 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 		group_set_level(gs, line, &env);
 	else if (strcmp(method, "completion/complete") == 0)
 		group_complete(gs, line, len, &env);
+	else if (strcmp(method, "tasks/get") == 0 ||
+	    strcmp(method, "tasks/result") == 0 ||
+	    strcmp(method, "tasks/cancel") == 0 ||
+	    strcmp(method, "tasks/list") == 0)
+		group_tasks(gs, method, line, len, &env);
 	else
 		group_error(gs, id, env.id.len, RPC_METHOD_NOT_FOUND,
 		    "method not found: %s (group %s)", method, gs->name);

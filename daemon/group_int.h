@@ -205,6 +205,12 @@ char	*group_part_take(struct group_session *, struct group_op *,
 void	group_part_clear(struct group_session *, struct group_op *,
 	    size_t link);
 
+/* group_tasks.c: requests about tasks routed by mcpd's id; list; caps. */
+void	group_tasks(struct group_session *, const char *method,
+	    const char *line, size_t len, const struct envelope *);
+/* A member's tasks capability, merged into caps (the group's). */
+void	group_tasks_caps(const cJSON *member_caps, cJSON *caps);
+
 /* group_route.c: requests routed to a member, or to each in turn. */
 void	group_call(struct group_session *, int kind, const char *line,
 	    size_t len, const struct envelope *);

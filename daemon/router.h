@@ -171,6 +171,14 @@ cJSON		*router_attached_json(const struct router *);
 /* Requests of this client still in flight or held? */
 int		 router_attachment_busy(const struct attachment *);
 
+/*
+ * The tasks of an attachment's principal on this server (router_tasks.c),
+ * for a group routing them: does it own the task with mcpd's id; all of
+ * its tasks, as an array of Task objects in the order made (taken).
+ */
+int		 router_task_owned(const struct attachment *, const char *id);
+cJSON		*router_tasks_of(const struct attachment *);
+
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);
 /* Send the server a ping of mcpd's own (its answer is consumed). */

@@ -566,6 +566,46 @@ router_tasks_sweep(struct router *r, uint64_t now)
 }
 
 int
+router_task_owned(const struct attachment *a, const char *id)
+{
+	struct router	*r = a->router;
+
+	return (r->tasks != NULL && tasktab_find(r->tasks,
+	    router_task_principal(a), id, strlen(id)) != NULL);
+}
+
+cJSON *
+router_tasks_of(const struct attachment *a)
+{
+	struct router	*r = a->router;
+	cJSON		*all, *page, *tasks, *next;
+	char		*cursor = NULL;
+
+	all = cJSON_CreateArray();
+	if (r->tasks == NULL)
+		return (all);
+	for (;;) {
+		page = tasktab_list(r->tasks, router_task_principal(a), cursor);
+		free(cursor);
+		cursor = NULL;
+		if (page == NULL)
+			break;
+		tasks = cJSON_DetachItemFromObjectCaseSensitive(page, "tasks");
+		while (cJSON_GetArraySize(tasks) > 0)
+			cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(
+			    tasks, 0));
+		cJSON_Delete(tasks);
+		next = cJSON_GetObjectItemCaseSensitive(page, "nextCursor");
+		if (cJSON_IsString(next))
+			cursor = xstrdup(next->valuestring);
+		cJSON_Delete(page);
+		if (cursor == NULL)
+			break;
+	}
+	return (all);
+}
+
+int
 router_tasks_busy(const struct router *r)
 {
 	return (r->tasks != NULL && tasktab_running(r->tasks) > 0);
