@@ -23,6 +23,8 @@
 #endif
 #define HANDOVER_MAX_SERVERS	4096
 #define HANDOVER_MAX_SUBS	65536
+#define HANDOVER_MAX_TASKS	65536	/* a server's */
+#define HANDOVER_MAX_PRINCIPALS	(1024 * 1024)
 #define HANDOVER_MAX_BYTES	(1024 * 1024 * 1024)	/* the whole text */
 
 /* A byte string (not NUL-ended; may hold any byte). */
@@ -35,6 +37,29 @@ struct handover_bytes {
 struct handover_line {
 	struct handover_bytes text;
 	uint64_t	 time_us;		/* wall clock */
+};
+
+/*
+ * A task a server runs for a principal that outlives its connections
+ * (principal.h): mcpd's id and the server's, its Task object as last seen
+ * (JSON text, mcpd's id in it), how long ago it was made and how long it
+ * has left.
+ */
+struct handover_task {
+	char		*id;			/* mcpd's: 32 hex digits */
+	uint64_t	 principal;
+	char		*up_id;
+	char		*last;
+	uint64_t	 age_ms;
+	uint64_t	 left_ms;
+};
+
+/* A bridge's principal: its secret (hex), its uid and id, idle since. */
+struct handover_principal {
+	char		*sid;			/* 32 hex digits */
+	uid_t		 uid;
+	uint64_t	 id;
+	uint64_t	 idle_ms;
 };
 
 struct handover_server {
@@ -84,6 +109,8 @@ struct handover_server {
 	size_t		 nsubs;
 	char		**asks;			/* ids (JSON text) of the */
 	size_t		 nasks;			/* server's requests unanswered */
+	struct handover_task *tasks;		/* of lasting principals */
+	size_t		 ntasks;
 	struct handover_bytes out_partial;	/* a half line of stdout */
 	struct handover_bytes err_partial;	/* of stderr */
 	struct handover_bytes status_partial;	/* of the status channel */
@@ -107,6 +134,8 @@ struct handover {
 	uint64_t	 workers_total;
 	struct handover_server *servers;
 	size_t		 nservers;
+	struct handover_principal *principals;
+	size_t		 nprincipals;
 };
 
 void	 handover_init(struct handover *);
@@ -117,6 +146,12 @@ void	 handover_add_sub(struct handover_server *, const char *uri);
 void	 handover_add_ask(struct handover_server *, const char *id);
 void	 handover_add_line(struct handover_server *, const char *text,
 	    size_t len, uint64_t time_us);
+/* Copies of the strings are taken. */
+void	 handover_add_task(struct handover_server *, const char *id,
+	    uint64_t principal, const char *up_id, const char *last,
+	    uint64_t age_ms, uint64_t left_ms);
+void	 handover_add_principal(struct handover *, const char *sid,
+	    uid_t uid, uint64_t id, uint64_t idle_ms);
 /* malloc'd, NUL-ended. */
 char	*handover_print(const struct handover *);
 /* 0, or -1 with *cause (malloc'd) saying what is wrong. */
