@@ -6,9 +6,16 @@
  * type, every number its range (descriptors, pids, ids exactly
  * representable), every count its bound.  A missing optional member
  * takes its zero; a missing required one is an error naming it.
+ *
+ * Lasting principals and their tasks are optional members ("principals"
+ * at the top, "tasks" in a server), printed only when there are some: a
+ * state without them, as an older mcpd prints it, reads as one with none,
+ * and the version stays 1.  Principal ids are at least 2^62, past what a
+ * JSON number holds exactly, and so travel as decimal strings.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +26,13 @@
 #include "b64.h"
 #include "handover.h"
 #include "roots.h"
+#include "tasktab.h"
 #include "xmalloc.h"
 
 #define HANDOVER_EXACT_MAX	9007199254740992.0	/* 2^53 */
 #define HANDOVER_FD_MAX		(1 << 24)
+#define HANDOVER_HEX_LEN	32	/* a task id, a principal's secret */
+#define HANDOVER_PRINCIPAL_MIN	(1ULL << 62)	/* a lasting principal's id */
 
 void
 handover_init(struct handover *h)
@@ -63,6 +73,12 @@ handover_server_free(struct handover_server *s)
 	for (i = 0; i < s->nlines; i++)
 		handover_bytes_free(&s->lines[i].text);
 	free(s->lines);
+	for (i = 0; i < s->ntasks; i++) {
+		free(s->tasks[i].id);
+		free(s->tasks[i].up_id);
+		free(s->tasks[i].last);
+	}
+	free(s->tasks);
 	handover_bytes_free(&s->out_partial);
 	handover_bytes_free(&s->err_partial);
 	handover_bytes_free(&s->status_partial);
@@ -77,6 +93,9 @@ handover_free(struct handover *h)
 	for (i = 0; i < h->nservers; i++)
 		handover_server_free(&h->servers[i]);
 	free(h->servers);
+	for (i = 0; i < h->nprincipals; i++)
+		free(h->principals[i].sid);
+	free(h->principals);
 	free(h->config_file);
 	free(h->socket_path);
 	free(h->cgroup_root);
@@ -126,6 +145,38 @@ handover_add_line(struct handover_server *s, const char *text, size_t len,
 	l->time_us = time_us;
 }
 
+void
+handover_add_task(struct handover_server *s, const char *id,
+    uint64_t principal, const char *up_id, const char *last, uint64_t age_ms,
+    uint64_t left_ms)
+{
+	struct handover_task	*t;
+
+	s->tasks = xreallocarray(s->tasks, s->ntasks + 1, sizeof *s->tasks);
+	t = &s->tasks[s->ntasks++];
+	t->id = xstrdup(id);
+	t->principal = principal;
+	t->up_id = xstrdup(up_id);
+	t->last = xstrdup(last);
+	t->age_ms = age_ms;
+	t->left_ms = left_ms;
+}
+
+void
+handover_add_principal(struct handover *h, const char *sid, uid_t uid,
+    uint64_t id, uint64_t idle_ms)
+{
+	struct handover_principal	*p;
+
+	h->principals = xreallocarray(h->principals, h->nprincipals + 1,
+	    sizeof *h->principals);
+	p = &h->principals[h->nprincipals++];
+	p->sid = xstrdup(sid);
+	p->uid = uid;
+	p->id = id;
+	p->idle_ms = idle_ms;
+}
+
 /* A list of strings under key. */
 static void
 handover_put_strs(cJSON *o, const char *key, char *const *v, size_t n)
@@ -167,6 +218,62 @@ handover_put_num(cJSON *o, const char *key, double value)
 	cJSON_AddNumberToObject(o, key, value);
 }
 
+/* A principal's id, as a decimal string: a number would not be exact. */
+static void
+handover_put_id(cJSON *o, const char *key, uint64_t id)
+{
+	char	 text[32];
+
+	snprintf(text, sizeof text, "%llu", (unsigned long long)id);
+	cJSON_AddStringToObject(o, key, text);
+}
+
+/* "tasks": [{"id", "principal", "up_id", "last", "age_ms", "left_ms"}]. */
+static void
+handover_put_tasks(cJSON *o, const struct handover_server *s)
+{
+	const struct handover_task	*t;
+	cJSON				*tasks, *task;
+	size_t				 i;
+
+	if (s->ntasks == 0)
+		return;
+	tasks = cJSON_AddArrayToObject(o, "tasks");
+	for (i = 0; i < s->ntasks; i++) {
+		t = &s->tasks[i];
+		task = cJSON_CreateObject();
+		handover_put_str(task, "id", t->id);
+		handover_put_id(task, "principal", t->principal);
+		handover_put_str(task, "up_id", t->up_id);
+		handover_put_str(task, "last", t->last);
+		handover_put_num(task, "age_ms", (double)t->age_ms);
+		handover_put_num(task, "left_ms", (double)t->left_ms);
+		cJSON_AddItemToArray(tasks, task);
+	}
+}
+
+/* "principals": [{"sid", "uid", "id", "idle_ms"}]. */
+static void
+handover_put_principals(cJSON *o, const struct handover *h)
+{
+	const struct handover_principal	*p;
+	cJSON				*principals, *principal;
+	size_t				 i;
+
+	if (h->nprincipals == 0)
+		return;
+	principals = cJSON_AddArrayToObject(o, "principals");
+	for (i = 0; i < h->nprincipals; i++) {
+		p = &h->principals[i];
+		principal = cJSON_CreateObject();
+		handover_put_str(principal, "sid", p->sid);
+		handover_put_num(principal, "uid", p->uid);
+		handover_put_id(principal, "id", p->id);
+		handover_put_num(principal, "idle_ms", (double)p->idle_ms);
+		cJSON_AddItemToArray(principals, principal);
+	}
+}
+
 static cJSON *
 handover_server_json(const struct handover_server *s)
 {
@@ -203,6 +310,8 @@ handover_server_json(const struct handover_server *s)
 		handover_put_bytes(line, "text", &s->lines[i].text);
 		cJSON_AddItemToArray(lines, line);
 	}
+	/* Running or not, a server may hold tasks; none prints nothing. */
+	handover_put_tasks(o, s);
 	if (!s->running)
 		return (o);
 	handover_put_num(o, "pid", s->pid);
@@ -255,6 +364,7 @@ handover_print(const struct handover *h)
 	for (i = 0; i < h->nservers; i++)
 		cJSON_AddItemToArray(servers,
 		    handover_server_json(&h->servers[i]));
+	handover_put_principals(o, h);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (text == NULL)
@@ -426,6 +536,335 @@ handover_parse_lines(struct handover_in *in, struct handover_server *s)
 	}
 }
 
+/* key: exactly HANDOVER_HEX_LEN lowercase hex digits (malloc'd). */
+static char *
+handover_hex(struct handover_in *in, const char *key)
+{
+	char	*v;
+
+	if ((v = handover_str(in, key, 1)) == NULL)
+		return (NULL);
+	if (strlen(v) != HANDOVER_HEX_LEN ||
+	    strspn(v, "0123456789abcdef") != HANDOVER_HEX_LEN) {
+		handover_bad(in, key, "32 lowercase hex digits");
+		free(v);
+		return (NULL);
+	}
+	return (v);
+}
+
+/*
+ * key: a lasting principal's id, a decimal string from 2^62 to 2^64-1
+ * (handover_put_id's form: digits only, no sign, no leading zero).
+ */
+static uint64_t
+handover_id(struct handover_in *in, const char *key)
+{
+	const cJSON		*v;
+	const char		*p;
+	char			*end;
+	unsigned long long	 n;
+
+	if ((v = handover_get(in, key, 1)) == NULL)
+		return (0);
+	if (!cJSON_IsString(v))
+		goto bad;
+	p = v->valuestring;
+	if (*p < '1' || *p > '9' || strlen(p) > 20 ||
+	    strspn(p, "0123456789") != strlen(p))
+		goto bad;
+	errno = 0;
+	n = strtoull(p, &end, 10);
+	if (errno != 0 || *end != '\0' || n < HANDOVER_PRINCIPAL_MIN)
+		goto bad;
+	return ((uint64_t)n);
+
+bad:
+	handover_bad(in, key, "a principal's id (decimal digits in a string, "
+	    "2^62 to 2^64-1)");
+	return (0);
+}
+
+/*
+ * A task: mcpd's id, its principal (checked against the principals once
+ * all is read), the server's id as tasktab takes it, and its Task object
+ * as tasks/list answers it: one "taskId", mcpd's id, never the server's.
+ */
+static void
+handover_parse_task(struct handover_in *in, struct handover_server *s)
+{
+	const cJSON	*m;
+	cJSON		*last;
+	char		*id, *up_id, *text;
+	uint64_t	 principal, age_ms, left_ms;
+	int		 ids;
+
+	id = handover_hex(in, "id");
+	principal = handover_id(in, "principal");
+	up_id = handover_str(in, "up_id", 1);
+	if (up_id != NULL && (*up_id == '\0' ||
+	    strlen(up_id) > TASKTAB_UP_ID_MAX))
+		handover_bad(in, "up_id", "a server's task id of 1 to 256 bytes");
+	text = handover_str(in, "last", 1);
+	age_ms = handover_u64(in, "age_ms");
+	left_ms = handover_u64(in, "left_ms");
+	if (in->cause == NULL) {
+		last = cJSON_ParseWithOpts(text, NULL, 1);
+		ids = 0;
+		if (cJSON_IsObject(last)) {
+			cJSON_ArrayForEach(m, last) {
+				if (strcmp(m->string, "taskId") != 0)
+					continue;
+				if (!cJSON_IsString(m) ||
+				    strcmp(m->valuestring, id) != 0)
+					ids = -1;
+				else if (ids >= 0)
+					ids++;
+			}
+		}
+		if (ids != 1) {
+			handover_bad(in, "last", "a Task object whose one "
+			    "\"taskId\" is the task's \"id\"");
+		}
+		cJSON_Delete(last);
+	}
+	if (in->cause == NULL)
+		handover_add_task(s, id, principal, up_id, text, age_ms,
+		    left_ms);
+	free(id);
+	free(up_id);
+	free(text);
+}
+
+/* "tasks": at most HANDOVER_MAX_TASKS, a server's, running or not. */
+static void
+handover_parse_tasks(struct handover_in *in, struct handover_server *s)
+{
+	struct handover_in	 sub;
+	const cJSON		*a, *v;
+	char			 where[64];
+	size_t			 i = 0;
+
+	if (in->cause != NULL || (a = handover_get(in, "tasks", 0)) == NULL)
+		return;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_TASKS) {
+		handover_bad(in, "tasks", "an array of at most 65536 tasks");
+		return;
+	}
+	cJSON_ArrayForEach(v, a) {
+		snprintf(where, sizeof where, "%s, task %zu", in->where, i++);
+		if (!cJSON_IsObject(v)) {
+			xasprintf(&in->cause, "%s: not an object", where);
+			return;
+		}
+		sub.o = v;
+		sub.where = where;
+		sub.cause = NULL;
+		handover_parse_task(&sub, s);
+		if (sub.cause != NULL) {
+			in->cause = sub.cause;
+			return;
+		}
+	}
+}
+
+/* "principals": at most HANDOVER_MAX_PRINCIPALS, each alone checked. */
+static void
+handover_parse_principals(struct handover_in *in, struct handover *h)
+{
+	struct handover_in	 sub;
+	const cJSON		*a, *v;
+	char			*sid, where[32];
+	uid_t			 uid;
+	uint64_t		 id, idle_ms;
+	size_t			 i = 0;
+
+	if (in->cause != NULL ||
+	    (a = handover_get(in, "principals", 0)) == NULL)
+		return;
+	if (!cJSON_IsArray(a) ||
+	    cJSON_GetArraySize(a) > HANDOVER_MAX_PRINCIPALS) {
+		handover_bad(in, "principals", "an array of at most 1048576 "
+		    "principals");
+		return;
+	}
+	cJSON_ArrayForEach(v, a) {
+		snprintf(where, sizeof where, "principal %zu", i++);
+		if (!cJSON_IsObject(v)) {
+			xasprintf(&in->cause, "%s: not an object", where);
+			return;
+		}
+		sub.o = v;
+		sub.where = where;
+		sub.cause = NULL;
+		sid = handover_hex(&sub, "sid");
+		/* (uid_t)-1 is no one's: to chown(2) it means "unchanged". */
+		uid = (uid_t)handover_num(&sub, "uid", 1, 0, UINT32_MAX - 1.0,
+		    0);
+		id = handover_id(&sub, "id");
+		idle_ms = handover_u64(&sub, "idle_ms");
+		if (sub.cause != NULL) {
+			in->cause = sub.cause;
+			free(sid);
+			return;
+		}
+		handover_add_principal(h, sid, uid, id, idle_ms);
+		free(sid);
+	}
+}
+
+/*
+ * What one entry alone cannot show, found by sorting (the counts allow
+ * millions): a key used twice, and a task's principal not listed.
+ */
+struct handover_ref {
+	const char	*key;		/* or NULL: n is the key */
+	uint64_t	 n;
+	size_t		 i, j;		/* principal or server; task */
+};
+
+static int
+handover_ref_cmp(const void *a0, const void *b0)
+{
+	const struct handover_ref	*a = a0, *b = b0;
+	int				 c;
+
+	if (a->key != NULL && (c = strcmp(a->key, b->key)) != 0)
+		return (c);
+	if (a->key == NULL && a->n != b->n)
+		return (a->n < b->n ? -1 : 1);
+	/* Equal keys in the order given: the second is the later. */
+	if (a->i != b->i)
+		return (a->i < b->i ? -1 : 1);
+	if (a->j != b->j)
+		return (a->j < b->j ? -1 : 1);
+	return (0);
+}
+
+/* Sorts r; the earliest entry whose key an entry before it has, or NULL. */
+static const struct handover_ref *
+handover_ref_dup(struct handover_ref *r, size_t n)
+{
+	const struct handover_ref	*dup = NULL;
+	size_t				 k;
+
+	if (n == 0)
+		return (NULL);
+	qsort(r, n, sizeof *r, handover_ref_cmp);
+	for (k = 1; k < n; k++) {
+		if (r[k].key != NULL ? strcmp(r[k].key, r[k - 1].key) != 0 :
+		    r[k].n != r[k - 1].n)
+			continue;
+		if (dup == NULL || r[k].i < dup->i ||
+		    (r[k].i == dup->i && r[k].j < dup->j))
+			dup = &r[k];
+	}
+	return (dup);
+}
+
+/* Is id in r, sorted by number? */
+static int
+handover_ref_has(const struct handover_ref *r, size_t n, uint64_t id)
+{
+	size_t	 lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r[mid].n == id)
+			return (1);
+		if (r[mid].n < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (0);
+}
+
+/*
+ * Each principal's secret and id its own; each task's id unique in the
+ * state (a group routes by it across its members), its server id unique
+ * in its server (tasktab's key), its principal one listed.
+ */
+static void
+handover_check_tasks(struct handover_in *in, const struct handover *h)
+{
+	const struct handover_server	*s;
+	const struct handover_ref	*dup;
+	struct handover_ref		*by_id = NULL, *r = NULL;
+	size_t				 i, j, k, ntasks = 0;
+
+	if (in->cause != NULL)
+		return;
+	by_id = xcalloc(h->nprincipals + 1, sizeof *by_id);
+	for (i = 0; i < h->nprincipals; i++) {
+		by_id[i].key = h->principals[i].sid;
+		by_id[i].i = i;
+	}
+	if ((dup = handover_ref_dup(by_id, h->nprincipals)) != NULL) {
+		xasprintf(&in->cause, "principal %zu: a second principal of "
+		    "that \"sid\"", dup->i);
+		goto out;
+	}
+	for (i = 0; i < h->nprincipals; i++) {
+		by_id[i].key = NULL;
+		by_id[i].n = h->principals[i].id;
+		by_id[i].i = i;
+	}
+	if ((dup = handover_ref_dup(by_id, h->nprincipals)) != NULL) {
+		xasprintf(&in->cause, "principal %zu: a second principal of "
+		    "that \"id\"", dup->i);
+		goto out;
+	}
+
+	for (i = 0; i < h->nservers; i++) {
+		s = &h->servers[i];
+		ntasks += s->ntasks;
+		for (j = 0; j < s->ntasks; j++) {
+			if (!handover_ref_has(by_id, h->nprincipals,
+			    s->tasks[j].principal)) {
+				xasprintf(&in->cause, "server %zu, task %zu: "
+				    "\"principal\" is not one of the "
+				    "principals listed", i, j);
+				goto out;
+			}
+		}
+	}
+
+	r = xcalloc(ntasks + 1, sizeof *r);
+	k = 0;
+	for (i = 0; i < h->nservers; i++) {
+		s = &h->servers[i];
+		for (j = 0; j < s->ntasks; j++) {
+			r[k].key = s->tasks[j].id;
+			r[k].i = i;
+			r[k++].j = j;
+		}
+	}
+	if ((dup = handover_ref_dup(r, ntasks)) != NULL) {
+		xasprintf(&in->cause, "server %zu, task %zu: a second task of "
+		    "that \"id\"", dup->i, dup->j);
+		goto out;
+	}
+
+	for (i = 0; i < h->nservers; i++) {
+		s = &h->servers[i];
+		for (j = 0; j < s->ntasks; j++) {
+			r[j].key = s->tasks[j].up_id;
+			r[j].i = i;
+			r[j].j = j;
+		}
+		if ((dup = handover_ref_dup(r, s->ntasks)) != NULL) {
+			xasprintf(&in->cause, "server %zu, task %zu: a second "
+			    "task of that \"up_id\"", dup->i, dup->j);
+			goto out;
+		}
+	}
+
+out:
+	free(r);
+	free(by_id);
+}
+
 /* A template's count, or an instance's template, number, client, roots. */
 static void
 handover_parse_instance(struct handover_in *in, struct handover_server *s)
@@ -472,6 +911,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->violations = handover_u64(in, "violations");
 	s->remote = handover_str(in, "remote", 0);
 	handover_parse_instance(in, s);
+	handover_parse_tasks(in, s);
 	if (!s->running)
 		return;
 	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);
@@ -594,6 +1034,12 @@ handover_parse(const char *text, size_t len, struct handover *h,
 			}
 		}
 	}
+	in.o = root;
+	in.where = "the state";
+	handover_parse_principals(&in, h);
+	handover_check_tasks(&in, h);
+	if (in.cause != NULL)
+		goto fail;
 	cJSON_Delete(root);
 	return (0);
 

@@ -6,12 +6,21 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "handover.h"
 #include "unit.h"
+#include "xmalloc.h"
+
+/* Lasting principals' ids start at 2^62, past a JSON number's exactness. */
+#define PRINCIPAL_A	((1ULL << 62) + 5)
+#define PRINCIPAL_B	UINT64_MAX
+#define TASK_1		"00112233445566778899aabbccddeeff"
+#define TASK_2		"ffeeddccbbaa99887766554433221100"
+#define TASK_3		"0123456789abcdef0123456789abcdef"
 
 static void
 sample(struct handover *h)
@@ -88,6 +97,19 @@ sample(struct handover *h)
 	s->owner_pid = 31075;
 	s->owner_uid = 1000;
 	s->roots = strdup("{\"roots\":[{\"uri\":\"file:///w\",\"name\":\"w\"}]}");
+
+	/* Tasks of lasting principals, on a running server and a stopped one. */
+	handover_add_principal(h, "0123456789abcdef0123456789abcdef", 1000,
+	    PRINCIPAL_A, 60000);
+	handover_add_principal(h, "fedcba9876543210fedcba9876543210", 0,
+	    PRINCIPAL_B, 0);
+	handover_add_task(&h->servers[0], TASK_1, PRINCIPAL_A, "up-1 \"q\"",
+	    "{\"taskId\":\"" TASK_1 "\",\"status\":\"working\"}", 1500,
+	    86398500);
+	handover_add_task(&h->servers[0], TASK_2, PRINCIPAL_B, "7",
+	    "{\"status\":\"completed\",\"taskId\":\"" TASK_2 "\"}", 0, 0);
+	handover_add_task(&h->servers[1], TASK_3, PRINCIPAL_A, "up-1 \"q\"",
+	    "{\"taskId\":\"" TASK_3 "\"}", 123456789012345ULL, 1);
 }
 
 START_TEST(test_handover_round_trip)
@@ -151,6 +173,37 @@ START_TEST(test_handover_round_trip)
 	ck_assert_str_eq(back.servers[1].state, "stopped");
 	ck_assert_int_eq(back.servers[1].running, 0);
 	ck_assert_int_eq(back.servers[1].in_fd, -1);
+	/* The principals and their tasks, ids exact as decimal strings. */
+	ck_assert_uint_eq(back.nprincipals, 2);
+	ck_assert_str_eq(back.principals[0].sid,
+	    "0123456789abcdef0123456789abcdef");
+	ck_assert_uint_eq(back.principals[0].uid, 1000);
+	ck_assert(back.principals[0].id == PRINCIPAL_A);
+	ck_assert_uint_eq(back.principals[0].idle_ms, 60000);
+	ck_assert_str_eq(back.principals[1].sid,
+	    "fedcba9876543210fedcba9876543210");
+	ck_assert_uint_eq(back.principals[1].uid, 0);
+	ck_assert(back.principals[1].id == PRINCIPAL_B);
+	ck_assert_ptr_nonnull(strstr(text, "\"id\":\"18446744073709551615\""));
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\"principal\":\"4611686018427387909\""));
+	ck_assert_uint_eq(s->ntasks, 2);
+	ck_assert_str_eq(s->tasks[0].id, TASK_1);
+	ck_assert(s->tasks[0].principal == PRINCIPAL_A);
+	ck_assert_str_eq(s->tasks[0].up_id, "up-1 \"q\"");
+	ck_assert_str_eq(s->tasks[0].last, h.servers[0].tasks[0].last);
+	ck_assert_uint_eq(s->tasks[0].age_ms, 1500);
+	ck_assert_uint_eq(s->tasks[0].left_ms, 86398500);
+	ck_assert_str_eq(s->tasks[1].id, TASK_2);
+	ck_assert(s->tasks[1].principal == PRINCIPAL_B);
+	ck_assert_str_eq(s->tasks[1].up_id, "7");
+	ck_assert_str_eq(s->tasks[1].last, h.servers[0].tasks[1].last);
+	ck_assert_uint_eq(back.servers[1].ntasks, 1);
+	ck_assert_str_eq(back.servers[1].tasks[0].id, TASK_3);
+	ck_assert(back.servers[1].tasks[0].age_ms == 123456789012345ULL);
+	ck_assert_uint_eq(back.servers[1].tasks[0].left_ms, 1);
+	ck_assert_uint_eq(back.servers[2].ntasks, 0);
+	ck_assert_ptr_null(back.servers[2].tasks);
 	/* Printed again, the same text. */
 	again = handover_print(&back);
 	ck_assert_str_eq(again, text);
@@ -177,6 +230,35 @@ refused(const char *text, const char *want)
 	/* A refused parse leaves nothing to free but is safe to free. */
 	handover_free(&h);
 }
+
+/* A state as older mcpd printed it, without principals or tasks. */
+START_TEST(test_handover_without_tasks)
+{
+	static const char *text = "{\"version\":1,\"config_file\":\"f\","
+	    "\"socket_path\":\"s\",\"listen_fd\":3,\"servers\":["
+	    "{\"name\":\"fs\",\"running\":true,\"state\":\"ready\","
+	    "\"pid\":10,\"exit_pid\":11,\"containment\":2,\"in_fd\":5,"
+	    "\"out_fd\":6,\"err_fd\":7,\"next_upstream_id\":40,"
+	    "\"init_result\":\"{\\\"protocolVersion\\\":\\\"x\\\"}\"},"
+	    "{\"name\":\"off\",\"state\":\"stopped\"}]}";
+	struct handover	 h;
+	char		*cause = NULL, *again;
+
+	ck_assert_msg(handover_parse(text, strlen(text), &h, &cause) == 0,
+	    "%s", cause);
+	ck_assert_uint_eq(h.nprincipals, 0);
+	ck_assert_ptr_null(h.principals);
+	ck_assert_uint_eq(h.nservers, 2);
+	ck_assert_uint_eq(h.servers[0].ntasks, 0);
+	ck_assert_uint_eq(h.servers[1].ntasks, 0);
+	/* None prints as no member: an older mcpd reads it too. */
+	again = handover_print(&h);
+	ck_assert_ptr_null(strstr(again, "tasks"));
+	ck_assert_ptr_null(strstr(again, "principals"));
+	free(again);
+	handover_free(&h);
+}
+END_TEST
 
 START_TEST(test_handover_refused)
 {
@@ -251,6 +333,277 @@ START_TEST(test_handover_refused)
 }
 END_TEST
 
+/*
+ * A stopped server "a" with tasks, then the principals: every refusal of
+ * the tasks and principals is tried on this.
+ */
+#define STATE_HEAD	"{\"version\":1,\"config_file\":\"f\"," \
+	"\"socket_path\":\"s\",\"listen_fd\":3,"
+#define SID_A		"0123456789abcdef0123456789abcdef"
+#define SID_B		"fedcba9876543210fedcba9876543210"
+#define ID_A		"4611686018427387909"		/* 2^62 + 5 */
+#define ID_B		"18446744073709551615"		/* 2^64 - 1 */
+#define P_A		"{\"sid\":\"" SID_A "\",\"uid\":1000,\"id\":\"" ID_A "\"}"
+#define P_B		"{\"sid\":\"" SID_B "\",\"uid\":0,\"id\":\"" ID_B "\"}"
+#define LAST_1		"\"{\\\"taskId\\\":\\\"" TASK_1 "\\\"}\""
+#define T_1		"{\"id\":\"" TASK_1 "\",\"principal\":\"" ID_A "\"," \
+	"\"up_id\":\"u1\",\"last\":" LAST_1 "}"
+
+/* The state with these tasks on server "a" and these principals. */
+static char *
+with(const char *tasks, const char *principals)
+{
+	char	*text;
+
+	xasprintf(&text, STATE_HEAD "\"servers\":[{\"name\":\"a\","
+	    "\"state\":\"x\",\"tasks\":%s}],\"principals\":%s}", tasks,
+	    principals);
+	return (text);
+}
+
+static void
+with_accepted(const char *tasks, const char *principals)
+{
+	struct handover	 h;
+	char		*text, *cause = NULL;
+
+	text = with(tasks, principals);
+	ck_assert_msg(handover_parse(text, strlen(text), &h, &cause) == 0,
+	    "%s: %s", cause, text);
+	handover_free(&h);
+	free(text);
+}
+
+static void
+with_refused(const char *tasks, const char *principals, const char *want)
+{
+	char	*text;
+
+	text = with(tasks, principals);
+	refused(text, want);
+	free(text);
+}
+
+/* "tasks" of one task, from its members' JSON text. */
+static char *
+task(const char *id, const char *principal, const char *up_id,
+    const char *last)
+{
+	char	*text;
+
+	xasprintf(&text, "[{\"id\":%s,\"principal\":%s,\"up_id\":%s,"
+	    "\"last\":%s}]", id, principal, up_id, last);
+	return (text);
+}
+
+static void
+task_refused(const char *id, const char *principal, const char *up_id,
+    const char *last, const char *want)
+{
+	char	*tasks;
+
+	tasks = task(id, principal, up_id, last);
+	with_refused(tasks, "[" P_A "]", want);
+	free(tasks);
+}
+
+static void
+principal_refused(const char *sid, const char *uid, const char *id,
+    const char *want)
+{
+	char	*principals;
+
+	xasprintf(&principals, "[{\"sid\":%s,\"uid\":%s,\"id\":%s}]", sid,
+	    uid, id);
+	with_refused("[]", principals, want);
+	free(principals);
+}
+
+START_TEST(test_handover_tasks_refused)
+{
+	char	*up, *tasks;
+
+	/* What every case below alters, accepted as it is. */
+	with_accepted("[" T_1 "]", "[" P_A "," P_B "]");
+	with_accepted("[]", "[]");
+
+	/* Ids of mcpd's tasks and principals' secrets: 32 lowercase hex. */
+	task_refused("\"00112233445566778899AABBCCDDEEFF\"", "\"" ID_A "\"",
+	    "\"u1\"", LAST_1, "server 0, task 0: \"id\" is not 32 lowercase "
+	    "hex digits");
+	task_refused("\"0011223344556677889aabbccddeeff\"", "\"" ID_A "\"",
+	    "\"u1\"", LAST_1, "server 0, task 0: \"id\"");
+	task_refused("\"00112233445566778899aabbccddeeff0\"", "\"" ID_A "\"",
+	    "\"u1\"", LAST_1, "server 0, task 0: \"id\"");
+	task_refused("\"0011223344556677-899aabbccddeeff\"", "\"" ID_A "\"",
+	    "\"u1\"", LAST_1, "server 0, task 0: \"id\"");
+	task_refused("7", "\"" ID_A "\"", "\"u1\"", LAST_1,
+	    "server 0, task 0: \"id\" is not a string");
+	principal_refused("\"0123456789abcdeg0123456789abcdef\"", "1",
+	    "\"" ID_A "\"", "principal 0: \"sid\" is not 32 lowercase hex");
+	principal_refused("\"\"", "1", "\"" ID_A "\"", "principal 0: \"sid\"");
+	with_refused("[]", "[{\"uid\":1,\"id\":\"" ID_A "\"}]",
+	    "principal 0: no \"sid\"");
+
+	/* Principals' ids: decimal strings from 2^62 to 2^64 - 1. */
+	principal_refused("\"" SID_A "\"", "1", "\"4611686018427387903\"",
+	    "principal 0: \"id\" is not a principal's id");
+	principal_refused("\"" SID_A "\"", "1", "\"18446744073709551616\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\"99999999999999999999999\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "4611686018427387909",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\"+4611686018427387909\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\" 4611686018427387909\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\"04611686018427387909\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\"4611686018427387909x\"",
+	    "principal 0: \"id\"");
+	principal_refused("\"" SID_A "\"", "1", "\"\"", "principal 0: \"id\"");
+	task_refused("\"" TASK_1 "\"", "\"1\"", "\"u1\"", LAST_1,
+	    "server 0, task 0: \"principal\" is not a principal's id");
+	with_accepted("[]", "[{\"sid\":\"" SID_A "\",\"uid\":1,"
+	    "\"id\":\"4611686018427387904\"}]");
+
+	/* A uid, not (uid_t)-1. */
+	principal_refused("\"" SID_A "\"", "4294967295", "\"" ID_A "\"",
+	    "principal 0: \"uid\"");
+	principal_refused("\"" SID_A "\"", "-1", "\"" ID_A "\"",
+	    "principal 0: \"uid\"");
+	with_accepted("[]", "[{\"sid\":\"" SID_A "\",\"uid\":4294967294,"
+	    "\"id\":\"" ID_A "\"}]");
+
+	/* Each principal once, by secret and by id. */
+	with_refused("[]", "[" P_A "," P_B ",{\"sid\":\"" SID_A "\",\"uid\":1,"
+	    "\"id\":\"4611686018427387904\"}]",
+	    "principal 2: a second principal of that \"sid\"");
+	with_refused("[]", "[" P_B "," P_A ",{\"sid\":"
+	    "\"00000000000000000000000000000000\",\"uid\":1,"
+	    "\"id\":\"" ID_B "\"}]",
+	    "principal 2: a second principal of that \"id\"");
+
+	/* A task's principal is one listed, wherever the list comes. */
+	with_refused("[" T_1 "]", "[" P_B "]", "server 0, task 0: "
+	    "\"principal\" is not one of the principals listed");
+	with_refused("[" T_1 "]", "[]", "\"principal\" is not one of");
+	refused(STATE_HEAD "\"servers\":[{\"name\":\"a\",\"state\":\"x\","
+	    "\"tasks\":[" T_1 "]}]}", "server 0, task 0: \"principal\"");
+
+	/* The server's id: 1 to 256 bytes, once in its server. */
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"\"", LAST_1,
+	    "server 0, task 0: \"up_id\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "3", LAST_1,
+	    "server 0, task 0: \"up_id\" is not a string");
+	up = xmalloc(256 + 3);
+	up[0] = '"';
+	memset(up + 1, 'u', 256);
+	strcpy(up + 257, "\"");
+	tasks = task("\"" TASK_1 "\"", "\"" ID_A "\"", up, LAST_1);
+	with_accepted(tasks, "[" P_A "]");
+	free(tasks);
+	up = xrealloc(up, 257 + 3);
+	memset(up + 1, 'u', 257);
+	strcpy(up + 258, "\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", up, LAST_1,
+	    "server 0, task 0: \"up_id\"");
+	free(up);
+	with_refused("[" T_1 ",{\"id\":\"" TASK_2 "\",\"principal\":\"" ID_A
+	    "\",\"up_id\":\"u1\",\"last\":\"{\\\"taskId\\\":\\\"" TASK_2
+	    "\\\"}\"}]", "[" P_A "]",
+	    "server 0, task 1: a second task of that \"up_id\"");
+
+	/* mcpd's id once in the whole state: groups route by it. */
+	refused(STATE_HEAD "\"servers\":[{\"name\":\"a\",\"state\":\"x\","
+	    "\"tasks\":[" T_1 "]},{\"name\":\"b\",\"state\":\"x\","
+	    "\"tasks\":[" T_1 "]}],\"principals\":[" P_A "]}",
+	    "server 1, task 0: a second task of that \"id\"");
+
+	/* The Task object: an object whose "taskId" is mcpd's id. */
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"", "\"[1]\"",
+	    "server 0, task 0: \"last\" is not a Task object");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"", "\"{\"",
+	    "server 0, task 0: \"last\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"taskId\\\":\\\"" TASK_1 "\\\"} x\"", "\"last\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "{\"taskId\":\"" TASK_1 "\"}", "\"last\" is not a string");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"taskId\\\":\\\"" TASK_2 "\\\"}\"",
+	    "server 0, task 0: \"last\" is not a Task object whose one "
+	    "\"taskId\" is the task's \"id\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"status\\\":\\\"working\\\"}\"", "\"last\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"taskId\\\":1}\"", "\"last\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"taskId\\\":\\\"" TASK_1 "\\\",\\\"taskId\\\":\\\""
+	    TASK_2 "\\\"}\"", "\"last\"");
+	task_refused("\"" TASK_1 "\"", "\"" ID_A "\"", "\"u1\"",
+	    "\"{\\\"taskId\\\":\\\"" TASK_1 "\\\",\\\"taskId\\\":\\\""
+	    TASK_1 "\\\"}\"", "\"last\"");
+	with_refused("[{\"id\":\"" TASK_1 "\",\"principal\":\"" ID_A "\","
+	    "\"up_id\":\"u1\"}]", "[" P_A "]", "server 0, task 0: no \"last\"");
+
+	/* The members' own types. */
+	with_refused("{}", "[" P_A "]", "server 0: \"tasks\" is not an array");
+	with_refused("[7]", "[" P_A "]", "server 0, task 0: not an object");
+	with_refused("[]", "{}", "the state: \"principals\" is not an array");
+	with_refused("[]", "[\"p\"]", "principal 0: not an object");
+}
+END_TEST
+
+/* Counts at their bounds are read; one more is refused. */
+START_TEST(test_handover_too_many)
+{
+	struct handover	 h;
+	char		*text, *cause = NULL, *p;
+	size_t		 i, size;
+
+	/* HANDOVER_MAX_TASKS tasks, each its own ids: read. */
+	size = HANDOVER_MAX_TASKS * 200 + 4096;
+	text = xmalloc(size);
+	p = text + snprintf(text, size, STATE_HEAD "\"servers\":[{\"name\":"
+	    "\"a\",\"state\":\"x\",\"tasks\":[");
+	for (i = 0; i < HANDOVER_MAX_TASKS; i++) {
+		p += snprintf(p, size - (p - text), "%s{\"id\":\"%032zx\","
+		    "\"principal\":\"" ID_A "\",\"up_id\":\"%zu\",\"last\":"
+		    "\"{\\\"taskId\\\":\\\"%032zx\\\"}\"}", i == 0 ? "" : ",",
+		    i, i, i);
+	}
+	snprintf(p, size - (p - text), "]}],\"principals\":[" P_A "]}");
+	ck_assert_msg(handover_parse(text, strlen(text), &h, &cause) == 0,
+	    "%s", cause);
+	ck_assert_uint_eq(h.servers[0].ntasks, HANDOVER_MAX_TASKS);
+	handover_free(&h);
+	free(text);
+
+	/* One more: refused by count, before any is read. */
+	size = (HANDOVER_MAX_TASKS + 1) * 2 + 4096;
+	text = xmalloc(size);
+	p = text + snprintf(text, size, STATE_HEAD "\"servers\":[{\"name\":"
+	    "\"a\",\"state\":\"x\",\"tasks\":[");
+	for (i = 0; i < HANDOVER_MAX_TASKS + 1; i++)
+		p += snprintf(p, size - (p - text), "%s0", i == 0 ? "" : ",");
+	snprintf(p, size - (p - text), "]}]}");
+	refused(text, "server 0: \"tasks\" is not an array of at most 65536");
+	free(text);
+
+	size = (HANDOVER_MAX_PRINCIPALS + 1) * 2 + 4096;
+	text = xmalloc(size);
+	p = text + snprintf(text, size, STATE_HEAD "\"servers\":[],"
+	    "\"principals\":[");
+	for (i = 0; i < HANDOVER_MAX_PRINCIPALS + 1; i++)
+		p += snprintf(p, size - (p - text), "%s0", i == 0 ? "" : ",");
+	snprintf(p, size - (p - text), "]}");
+	refused(text, "the state: \"principals\" is not an array of at most "
+	    "1048576");
+	free(text);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -260,7 +613,10 @@ unit_suite(void)
 	s = suite_create("handover");
 	tc = tcase_create("handover");
 	tcase_add_test(tc, test_handover_round_trip);
+	tcase_add_test(tc, test_handover_without_tasks);
 	tcase_add_test(tc, test_handover_refused);
+	tcase_add_test(tc, test_handover_tasks_refused);
+	tcase_add_test(tc, test_handover_too_many);
 	suite_add_tcase(s, tc);
 	return (s);
 }
