@@ -163,6 +163,12 @@ struct bridge {
 	unsigned		 delay_ms;
 	uint64_t		 lost_at;
 	int			 attached;	/* ever */
+	/*
+	 * Who this bridge is to mcpd across its connections (the tasks its
+	 * client started are this principal's): asked for at the first
+	 * attach, presented at each after; in memory only.
+	 */
+	char			 principal[CONNECT_PRINCIPAL_LEN + 1];
 	int			 last_try;	/* no more tries after this */
 	int			 resume;	/* the replay's outcome came */
 	int			 end_rc;	/* given up: the exit code */
@@ -846,7 +852,7 @@ bridge_try(struct bridge *b)
 	last = !b->track || b->last_try ||
 	    (b->deadline != 0 && now >= b->deadline);
 	rc = connect_attach_try(b->socket_path, b->server, b->label, !last &&
-	    b->track, &b->sock, &extra, &extra_len);
+	    b->track, &b->sock, &extra, &extra_len, b->principal);
 	if (rc == DIAG_EXIT_UNREACHABLE && !last) {
 		if (!b->attached && b->delay_ms == 0)
 			diag_warnx(b->label, "cannot reach mcpd at %s yet; "

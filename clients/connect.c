@@ -262,13 +262,15 @@ connect_attach(const char *socket_path, const char *server,
     const char *label, int *fdp, char **extra, size_t *extra_len)
 {
 	return (connect_attach_try(socket_path, server, label, 0, fdp, extra,
-	    extra_len));
+	    extra_len, NULL));
 }
 
 int
 connect_attach_try(const char *socket_path, const char *server,
-    const char *label, int quiet, int *fdp, char **extra, size_t *extra_len)
+    const char *label, int quiet, int *fdp, char **extra, size_t *extra_len,
+    char *principal)
 {
+	const cJSON		*given;
 	struct request		 req;
 	enum request_status	 status;
 	struct line		*line;
@@ -289,6 +291,10 @@ connect_attach_try(const char *socket_path, const char *server,
 	req.method = MCPD_METHOD_ATTACH;
 	req.params = cJSON_CreateObject();
 	cJSON_AddStringToObject(req.params, "server", server);
+	if (principal != NULL && principal[0] != '\0')
+		cJSON_AddStringToObject(req.params, "principal", principal);
+	else if (principal != NULL)
+		cJSON_AddTrueToObject(req.params, "principal");
 	left = (int64_t)deadline - (int64_t)clock_now_ms();
 	req.timeout_ms = left > 0 ? (int)left : 0;	/* connecting counts */
 	req.null_id = 1;		/* an error mcpd could not tie to us */
@@ -302,6 +308,18 @@ connect_attach_try(const char *socket_path, const char *server,
 		rc = connect_attach_failed(label, socket_path, status, &req);
 	else if (cJSON_GetObjectItemCaseSensitive(req.reply, "error") != NULL)
 		rc = connect_attach_error(label, server, req.reply);
+	else if (principal != NULL) {
+		/* Held in memory only: never in argv or the environment. */
+		given = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(req.reply, "result"),
+		    "principal");
+		if (cJSON_IsString(given) &&
+		    strlen(given->valuestring) == CONNECT_PRINCIPAL_LEN)
+			memcpy(principal, given->valuestring,
+			    CONNECT_PRINCIPAL_LEN + 1);
+		else
+			principal[0] = '\0';
+	}
 	cJSON_Delete(req.reply);
 	if (rc != DIAG_EXIT_OK) {
 		line_free(line);

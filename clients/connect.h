@@ -29,10 +29,14 @@ int	connect_attach(const char *socket_path, const char *server,
  * The same; quiet: no message when mcpd cannot be reached or closes the
  * connection before answering (DIAG_EXIT_UNREACHABLE: worth another
  * try).  A refusal (such as an unknown server) is always reported.
+ * principal, if not NULL, is the bridge's (CONNECT_PRINCIPAL_LEN hex
+ * digits, or "" to ask for one): presented, and replaced by the one mcpd
+ * gives (the same, or a new one when mcpd no longer knew it).
  */
+#define CONNECT_PRINCIPAL_LEN	32
 int	connect_attach_try(const char *socket_path, const char *server,
 	    const char *label, int quiet, int *fd, char **extra,
-	    size_t *extra_len);
+	    size_t *extra_len, char *principal);
 /*
  * Connect to mcpd's socket (exit code); quiet: no message if unreachable.
  * A socket whose directory fails paths_check_dir, or whose listener runs

@@ -59,6 +59,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "outq.h"
+#include "principal.h"
 #include "proto.h"
 #include "router.h"
 #include "rpc.h"
@@ -85,6 +86,7 @@ struct client {
 	 * unless it presents a principal of a bridge's.
 	 */
 	uint64_t		 principal;
+	int			 principal_lasts; /* a bridge's (principal.c) */
 	pid_t			 pid;
 	uid_t			 uid;
 	struct event		*ev_read;
@@ -172,6 +174,8 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	}
 	if (c->base->close != NULL)
 		c->base->close(c, c->base_arg);
+	if (c->principal_lasts)
+		principal_release(c->mcpd, c->principal);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -906,6 +910,31 @@ client_principal(const struct client *c)
 }
 
 /*
+ * mcpd/attach with "principal" (control.c): the bridge's, or a new one;
+ * the secret to present again goes in hex.  0: none given (at the cap),
+ * the connection stays its own.
+ */
+int
+client_claim_principal(struct client *c, const char *presented,
+    char hex[PRINCIPAL_HEX_LEN + 1])
+{
+	uint64_t	 id;
+
+	if (c->principal_lasts ||
+	    (id = principal_claim(c->mcpd, c->uid, presented, hex)) == 0)
+		return (-1);
+	c->principal = id;
+	c->principal_lasts = 1;
+	return (0);
+}
+
+static int
+client_peer_principal_lasts(const void *c)
+{
+	return (((const struct client *)c)->principal_lasts);
+}
+
+/*
  * The router's view of a connection (router.h): the peer table a client
  * attaches with, so the router calls no function of this file by name.
  */
@@ -991,6 +1020,7 @@ const struct router_peer client_router_peer = {
 	.uid = client_peer_uid,
 	.serial = client_peer_serial,
 	.principal = client_peer_principal,
+	.principal_lasts = client_peer_principal_lasts,
 	.is_admin = client_peer_is_admin,
 };
 
@@ -1009,6 +1039,7 @@ const struct group_peer client_group_peer = {
 	.uid = client_peer_uid,
 	.serial = client_peer_serial,
 	.principal = client_peer_principal,
+	.principal_lasts = client_peer_principal_lasts,
 };
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */

@@ -75,6 +75,9 @@ void	 client_queue_text(struct client *, const char *, size_t);
 uint64_t client_serial(const struct client *);
 /* Whose tasks it reaches (router.h's peer principal). */
 uint64_t client_principal(const struct client *);
+/* A bridge's principal, presented (hex) or new (NULL): 0, or -1. */
+int	 client_claim_principal(struct client *, const char *presented,
+	    char hex[33]);
 /* What the router calls of a connection (router.h): router_attach's. */
 extern const struct router_peer client_router_peer;
 /* What a group session calls of it (group.h): group_attach's. */

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "metrics.h"
+#include "principal.h"
 #include "proto.h"
 #include "reload.h"
 #include "reexec.h"
@@ -405,14 +406,14 @@ static void
 control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
-	const cJSON	*name, *info, *version;
+	const cJSON	*name, *info, *version, *principal;
 	const struct conf_group *g;
 	struct group_session *gs;
 	struct worker	*w, *at;
 	struct attachment *att;
 	cJSON		*result, *init;
 	const char	*text;
-	char		*why;
+	char		*why, hex[PRINCIPAL_HEX_LEN + 1];
 
 	name = cJSON_GetObjectItemCaseSensitive(params, "server");
 	if (!cJSON_IsString(name)) {
@@ -425,12 +426,26 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "is already attached to a server");
 		return;
 	}
+	/* A bridge's principal, new or presented again (principal.h). */
+	principal = cJSON_GetObjectItemCaseSensitive(params, "principal");
+	if (principal != NULL && !cJSON_IsTrue(principal) &&
+	    !cJSON_IsString(principal)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
+		    "\"principal\" is true or the string mcpd gave");
+		return;
+	}
+	hex[0] = '\0';
+	if (principal != NULL && client_claim_principal(c,
+	    cJSON_GetStringValue(principal), hex) != 0)
+		hex[0] = '\0';
 	/* A server's name hides a group's ("all" may be both). */
 	if ((w = worker_find(mcpd, name->valuestring)) == NULL &&
 	    (g = conf_find_group(mcpd->conf, name->valuestring)) != NULL) {
 		gs = group_attach(mcpd, g, &client_group_peer, c);
-		client_send_json(c, rpc_make_result(id,
-		    group_attach_result(gs)));
+		result = group_attach_result(gs);
+		if (hex[0] != '\0')
+			cJSON_AddStringToObject(result, "principal", hex);
+		client_send_json(c, rpc_make_result(id, result));
 		client_set_session(c, &group_client_handler, gs);
 		return;
 	}
@@ -475,6 +490,8 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	else
 		cJSON_AddNullToObject(result, "serverInfo");
 	cJSON_Delete(init);
+	if (hex[0] != '\0')
+		cJSON_AddStringToObject(result, "principal", hex);
 	/* The reply goes out before anything the session sends. */
 	client_send_json(c, rpc_make_result(id, result));
 	client_set_session(c, &control_server_handler, att);

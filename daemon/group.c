@@ -82,7 +82,7 @@ struct group_registry {
 static void	group_count(struct group_session *);
 
 /* Pass a member's reply on to the client under the client's id. */
-static void
+void
 group_pass_reply(struct group_session *gs, const char *id, size_t id_len,
     const char *line, size_t len, const struct envelope *env)
 {
@@ -272,6 +272,8 @@ group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
 			goto done;
 		if (q->id == NULL)
 			group_own_reply(gs, q, line, len, &env);
+		else if (q->call)
+			group_call_reply(gs, q, line, len, &env);
 		else {
 			group_pass_reply(gs, q->id, q->id_len, line, len, &env);
 			group_sent_free(gs, q);
@@ -436,6 +438,14 @@ group_peer_principal(const void *l)
 	return (link->gs->peer->principal(link->gs->client));
 }
 
+static int
+group_peer_principal_lasts(const void *l)
+{
+	const struct glink	*link = l;
+
+	return (link->gs->peer->principal_lasts(link->gs->client));
+}
+
 static const struct router_peer group_link_peer = {
 	.queue = group_peer_queue,
 	.pause = group_peer_pause,
@@ -445,6 +455,7 @@ static const struct router_peer group_link_peer = {
 	.uid = group_peer_uid,
 	.serial = group_peer_serial,
 	.principal = group_peer_principal,
+	.principal_lasts = group_peer_principal_lasts,
 	.link = 1,
 };
 

@@ -47,6 +47,7 @@ struct group_peer {
 	uid_t		 (*uid)(const void *client);
 	uint64_t	 (*serial)(const void *client);
 	uint64_t	 (*principal)(const void *client);
+	int		 (*principal_lasts)(const void *client);
 };
 
 /* A client attaches to a group: its session, with a link per member. */

@@ -121,6 +121,7 @@ struct group_sent {
 	char			*id;		/* the client's; NULL: op's */
 	size_t			 id_len;
 	struct group_op		*op;		/* NULL: nobody waits */
+	int			 call;		/* tools/call: links to read */
 };
 
 /* A member's request passed to the client under a session number. */
@@ -210,6 +211,21 @@ void	group_tasks(struct group_session *, const char *method,
 	    const char *line, size_t len, const struct envelope *);
 /* A member's tasks capability, merged into caps (the group's). */
 void	group_tasks_caps(const cJSON *member_caps, cJSON *caps);
+
+/*
+ * A tools/call's result from a member: the resource links the group's
+ * filter hides taken out, the others remembered with the member, so that
+ * reading one reaches it (group_route.c).  Then passed to the client.
+ */
+void	group_call_reply(struct group_session *, struct group_sent *,
+	    const char *line, size_t len, const struct envelope *);
+/* A member's reply to the client, under the client's id (group.c). */
+void	group_pass_reply(struct group_session *, const char *id,
+	    size_t id_len, const char *line, size_t len,
+	    const struct envelope *);
+/* A URI a member gave out, to route reads of it there (group_list.c). */
+void	group_remember_uri(struct group_session *, size_t link,
+	    const char *uri);
 
 /* group_route.c: requests routed to a member, or to each in turn. */
 void	group_call(struct group_session *, int kind, const char *line,

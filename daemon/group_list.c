@@ -263,6 +263,16 @@ group_list_uri(struct group_session *gs, size_t link, const char *uri,
 	}
 }
 
+void
+group_remember_uri(struct group_session *gs, size_t link, const char *uri)
+{
+	size_t	 unkept = 0;
+
+	if (gs->uris == NULL)
+		gs->uris = hmap_new(hmap_random_seed());
+	group_list_uri(gs, link, uri, &unkept);
+}
+
 static void
 group_list_template(struct group_session *gs, struct glink *l,
     const char *t, size_t *unkept)

@@ -196,6 +196,7 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	cJSON_Delete(js);
 	free(name);
 	q = group_sent_new(gs, link, line + env->id.off, env->id.len, NULL);
+	q->call = kind == GROUP_LIST_TOOLS;
 	name_first = env->p_name.off < env->id.off;
 	edits[!name_first] = (struct envelope_edit){ env->p_name.off,
 	    env->p_name.len, quoted, strlen(quoted) };
@@ -204,6 +205,52 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	if (group_forward(gs, link, line, len, edits, 2) == -1)
 		group_sent_refuse(gs, q);
 	free(quoted);
+}
+
+void
+group_call_reply(struct group_session *gs, struct group_sent *q,
+    const char *line, size_t len, const struct envelope *env)
+{
+	const struct filter	*f = gs->filters[FILTER_RESOURCES];
+	struct envelope		 fenv;
+	struct envelope_edit	 edit;
+	const cJSON		*item, *type, *uri;
+	cJSON			*result;
+	char			*text = NULL, *spliced = NULL;
+	size_t			 tlen, total, erroff;
+
+	if (env->result.type == ENVELOPE_OBJECT &&
+	    memmem(line, len, "resource_link", 13) != NULL) {
+		/* What the group's filter hides is not linked either. */
+		if (filter_links_text(f, line + env->result.off,
+		    env->result.len, &text, &tlen) == FILTER_CHANGED) {
+			edit = (struct envelope_edit){ env->result.off,
+			    env->result.len, text, tlen };
+			spliced = group_splice(line, len, &edit, 1, &total);
+			if (spliced != NULL && envelope_scan(spliced, total,
+			    &fenv, &erroff) == 0) {
+				line = spliced;
+				len = total;
+				env = &fenv;
+			}
+		}
+		result = cJSON_ParseWithLength(line + env->result.off,
+		    env->result.len);
+		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
+		    result, "content")) {
+			type = cJSON_GetObjectItemCaseSensitive(item, "type");
+			uri = cJSON_GetObjectItemCaseSensitive(item, "uri");
+			if (cJSON_IsString(type) && strcmp(type->valuestring,
+			    "resource_link") == 0 && cJSON_IsString(uri))
+				group_remember_uri(gs, q->link,
+				    uri->valuestring);
+		}
+		cJSON_Delete(result);
+	}
+	group_pass_reply(gs, q->id, q->id_len, line, len, env);
+	group_sent_free(gs, q);
+	free(text);
+	free(spliced);
 }
 
 /*

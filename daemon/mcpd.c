@@ -41,6 +41,7 @@
 #include "mcpd.h"
 #include "sdnotify.h"
 #include "paths.h"
+#include "principal.h"
 #include "proto.h"
 #include "reexec.h"
 #include "reload.h"
@@ -228,6 +229,7 @@ mcpd_free(struct mcpd *mcpd)
 	login_free_all(mcpd);
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
+	principal_free_all(mcpd);
 	sdnotify_free(mcpd);
 	guard_stop(mcpd);
 	listener_close(mcpd->listener);

@@ -26,6 +26,7 @@ struct listener;
 struct login;
 struct logs_followers;
 struct logs_pool;
+struct principals;
 struct roots;
 struct sdnotify;
 struct transport;
@@ -76,6 +77,9 @@ struct mcpd {
 
 	/* group.c: sessions of clients attached to groups, counters */
 	struct group_registry	*groups;
+
+	/* principal.c: the bridges' principals; NULL until one */
+	struct principals	*principals;
 
 	/* client.c */
 	struct client_list	 clients;

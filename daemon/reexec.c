@@ -41,6 +41,7 @@
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
+#include "principal.h"
 #include "proto.h"
 #include "reexec.h"
 #include "reload.h"
@@ -188,6 +189,8 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	h.started_ms = mcpd->started_ms;
 	h.reexecs = mcpd->reexecs + 1;
 	h.workers_total = mcpd->workers_total;
+	/* The bridges' principals, for the tasks that go with them. */
+	principal_export(mcpd, &h);
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
 		if (worker_removing(w))
 			continue;	/* stopping for good: killed below */
@@ -370,6 +373,7 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	mcpd->started_ms = h.started_ms;
 	mcpd->reexecs = h.reexecs;
 	mcpd->workers_total = h.workers_total;
+	principal_adopt(mcpd, &h);
 
 	for (i = 0; i < mcpd->conf->nservers; i++) {
 		for (j = 0; j < h.nservers; j++) {

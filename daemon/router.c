@@ -235,6 +235,8 @@ router_session_ready(struct router *r, int first)
 	TAILQ_FOREACH(a, &r->atts, entry)
 		if (first && a->peer->session != NULL)
 			a->peer->session(a->peer_arg, 1);
+	/* Which of its tools it runs only as tasks. */
+	router_tasks_session(r);
 
 	if (r->paused)
 		router_pause_clients(r, 0);
@@ -675,6 +677,7 @@ router_free(struct router *r)
 	while ((p = TAILQ_FIRST(&r->long_waits)) != NULL)
 		router_pending_destroy(r, p);
 	router_tasks_free(r);
+	router_elicit_free(r);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);
 	while ((p = r->spare) != NULL) {

@@ -65,6 +65,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	}
 	switch (p->kind) {
 	case ROUTER_PENDING_INTERNAL:
+		if (env->error.type == ENVELOPE_ABSENT &&
+		    strcmp(p->method, "tools/list") == 0)
+			router_tasks_tools(r, line, len);
 		router_pending_destroy(r, p);
 		return;
 	case ROUTER_PENDING_CLIENT:
@@ -104,6 +107,10 @@ router_server_response(struct router *r, const char *line, size_t len,
 			return;
 		}
 	}
+	if (!is_error && strcmp(p->method, "tools/list") == 0)
+		router_tasks_tools(r, line, len);
+	if (is_error)
+		router_elicit_error(r, a, line, len);
 	/* One recipient: the server's buffer may go to it as is. */
 	router_send_client_steal(a, line, len, edits, nedits,
 	    filtered == NULL);
@@ -201,6 +208,10 @@ router_server_notification(struct router *r, const char *line, size_t len,
 	}
 	if (strcmp(method, "notifications/tasks/status") == 0) {
 		router_tasks_status(r, line, len);
+		return;
+	}
+	if (strcmp(method, "notifications/elicitation/complete") == 0) {
+		router_elicit_complete(r, line, len);
 		return;
 	}
 	if (strcmp(method, "notifications/resources/updated") == 0) {
@@ -303,6 +314,8 @@ router_server_request(struct router *r, const char *line, size_t len,
 
 	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
+	if (strcmp(method, "elicitation/create") == 0)
+		router_elicit_sent(r, a, line, len);
 	if (rewritten != NULL) {
 		edit.off = renv.id.off;
 		edit.len = renv.id.len;

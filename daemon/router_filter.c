@@ -257,6 +257,19 @@ router_filter_reply(struct router *r, const char *method, const char *line,
 	char			*text;
 	size_t			 len;
 
+	/* A call's result may link resources the client may not see. */
+	if (strcmp(method, "tools/call") == 0) {
+		if ((f = r->filters[FILTER_RESOURCES]) == NULL ||
+		    env->result.type != ENVELOPE_OBJECT ||
+		    filter_links_text(f, router_text(line, &env->result),
+		    env->result.len, &text, &len) != FILTER_CHANGED)
+			return (FILTER_KEPT);
+		edit->off = env->result.off;
+		edit->len = env->result.len;
+		edit->text = text;
+		edit->text_len = len;
+		return (FILTER_CHANGED);
+	}
 	if (filter_list_of_method(method, &list) != 0 ||
 	    (f = r->filters[filter_list_kind(list)]) == NULL)
 		return (FILTER_KEPT);

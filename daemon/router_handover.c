@@ -3,7 +3,9 @@
  * router.h): what the router hands over, and what it takes over.
  *
  * Clients do not cross a re-exec (their bridges reconnect), so nothing
- * of theirs is carried: what is, is the session's own state upstream.
+ * of theirs is carried but the tasks of their principals (principal.h),
+ * which the bridges come back to: the rest is the session's own state
+ * upstream.
  * The log level mcpd set stays set.  The server's requests that waited
  * for a client are answered with an error, as when a client leaves.  Each subscription the server holds
  * is counted once more, for the client that made it, until it comes back
@@ -50,6 +52,7 @@ router_export(const struct router *r, struct handover_server *s)
 		handover_add_sub(s, uri);
 		free(uri);
 	}
+	router_tasks_export(r, s);
 }
 
 /* The hold has run out: the subscriptions nobody took back go. */
@@ -98,6 +101,9 @@ router_adopt(struct router *r, const struct handover_server *s)
 		router_server_reply(r, s->asks[i], strlen(s->asks[i]), NULL,
 		    RPC_INTERNAL_ERROR, "the client handling this request "
 		    "disconnected");
+	/* The tasks of bridges, which come back for them. */
+	router_tasks_adopt(r, s);
+	router_tasks_session(r);
 	if (s->nsubs == 0)
 		return;
 	r->handover_subs = xcalloc(s->nsubs, sizeof *r->handover_subs);

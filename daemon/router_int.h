@@ -29,6 +29,8 @@ struct envelope_edit;
 struct envelope_value;
 struct event;
 struct glink;
+struct router_elicits;
+struct handover_server;
 struct iovec;
 struct idtab;
 struct mcpd;
@@ -76,6 +78,7 @@ enum router_task_op {
 	ROUTER_TASK_RESULT,
 	ROUTER_TASK_CANCEL,
 	ROUTER_TASK_LIST,
+	ROUTER_TASK_RUN,		/* a call run as a task for a client */
 };
 
 enum router_outcome {
@@ -250,6 +253,8 @@ struct router {
 
 	/* Tasks, under mcpd's ids (router_tasks.c); NULL until one. */
 	struct tasktab		*tasks;
+	struct hmap		*task_required;	/* tools that need a task */
+	struct router_elicits	*elicits;	/* router_elicit.c */
 	size_t			 tasks_mem;	/* in the budget */
 	uint64_t		 tasks_swept_ms;
 
@@ -461,6 +466,14 @@ int		 router_tasks_request(struct attachment *, const char *line,
 /* The reply to one of those: 1 once delivered (p destroyed). */
 int		 router_tasks_reply(struct router *, struct router_pending *,
 		    const char *line, size_t len, const struct envelope *);
+/*
+ * A session is up (or taken over): a server that runs calls as tasks is
+ * asked for its tools, to know which it runs only so.
+ */
+void		 router_tasks_session(struct router *);
+/* A tools/list result: which tools the server runs only as tasks. */
+void		 router_tasks_tools(struct router *, const char *line,
+		    size_t len);
 /* notifications/tasks/status: to the task's owner, or nobody. */
 void		 router_tasks_status(struct router *, const char *line,
 		    size_t len);
@@ -472,6 +485,26 @@ void		 router_tasks_sweep(struct router *, uint64_t now);
 int		 router_tasks_busy(const struct router *);
 /* The server's process is gone, or the router: its tasks with it. */
 void		 router_tasks_free(struct router *);
+/* A re-exec: the tasks of lasting principals handed over, taken over. */
+void		 router_tasks_export(const struct router *,
+		    struct handover_server *);
+void		 router_tasks_adopt(struct router *,
+		    const struct handover_server *);
+
+/*
+ * router_elicit.c: URL-mode elicitations, each its asked client's.
+ */
+
+/* An elicitation/create the router passed to a's client. */
+void		 router_elicit_sent(struct router *, struct attachment *,
+		    const char *line, size_t len);
+/* An error answering a's request: a -32042 names elicitations. */
+void		 router_elicit_error(struct router *, struct attachment *,
+		    const char *line, size_t len);
+/* notifications/elicitation/complete: to the client it is for. */
+void		 router_elicit_complete(struct router *, const char *line,
+		    size_t len);
+void		 router_elicit_free(struct router *);
 
 /*
  * router_handover.c

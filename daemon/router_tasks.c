@@ -23,6 +23,10 @@
  * - tasks/result waits as long as the task may run (its ttl, capped),
  *   not request_timeout_ms; a client that gives up on it leaves the task
  *   running.  A server with a task working or waiting for input is busy.
+ * - A tool the server runs only as a task (execution.taskSupport
+ *   "required" in a tools/list result), called without one by a client
+ *   that does not do tasks, is run as a task for it: the call goes up
+ *   with "task", and the task's result answers the plain call.
  */
 #include "config.h"
 
@@ -39,8 +43,10 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "handover.h"
 #include "hmap.h"
 #include "mcpd.h"
+#include "principal.h"
 #include "proto.h"
 #include "router.h"
 #include "router_int.h"
@@ -215,6 +221,106 @@ router_task_list(struct attachment *a, const char *line,
 	free(text);
 }
 
+/*
+ * A plain call of a tool the server runs only as a task: sent with a
+ * task, whose result will answer it (router_task_created).  0 for any
+ * other call, which goes up as it is.
+ */
+static int
+router_task_run(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env, uint64_t id_hash, const char *method,
+    size_t mlen)
+{
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	cJSON			*msg, *params;
+	char			 name[256], *text;
+
+	if (r->task_required == NULL || hmap_count(r->task_required) == 0 ||
+	    envelope_string_copy(line, &env->p_name, name, sizeof name) < 0 ||
+	    hmap_get(r->task_required, name, strlen(name)) == NULL)
+		return (0);
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (0);
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	if (!cJSON_IsObject(params)) {
+		cJSON_Delete(msg);
+		return (0);
+	}
+	if (!router_task_room(a, router_text(line, &env->id), env->id.len)) {
+		cJSON_Delete(msg);
+		return (1);
+	}
+	cJSON_AddObjectToObject(params, "task");
+	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a,
+	    router_text(line, &env->id), env->id.len, id_hash, method, mlen);
+	a->last_request_us = p->started_us;
+	p->task_op = ROUTER_TASK_RUN;
+	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id",
+	    cJSON_CreateNumber((double)p->upstream_id));
+	/* Its own progress token, if any, stays the client's. */
+	cJSON_DeleteItemFromObjectCaseSensitive(params, "_meta");
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	router_send_server(r, text, strlen(text), NULL, 0);
+	free(text);
+	return (1);
+}
+
+void
+router_tasks_session(struct router *r)
+{
+	const char	*init = r->up->init_result_text(r->worker);
+	cJSON		*result;
+	const cJSON	*calls;
+
+	if (init == NULL || strstr(init, "\"tasks\"") == NULL ||
+	    (result = cJSON_Parse(init)) == NULL)
+		return;
+	calls = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    result, "capabilities"), "tasks"), "requests"), "tools"), "call");
+	if (cJSON_IsObject(calls))
+		router_internal_request(r, "tools/list", NULL);
+	cJSON_Delete(result);
+}
+
+/* Which tools of a tools/list result the server runs only as tasks. */
+void
+router_tasks_tools(struct router *r, const char *line, size_t len)
+{
+	const cJSON	*tool, *name, *support;
+	cJSON		*msg;
+
+	/* Most servers have none: the list is not read for them. */
+	if (memmem(line, len, "taskSupport", 11) == NULL &&
+	    (r->task_required == NULL || hmap_count(r->task_required) == 0))
+		return;
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return;
+	if (r->task_required == NULL)
+		r->task_required = hmap_new(hmap_random_seed());
+	cJSON_ArrayForEach(tool, cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(msg, "result"), "tools")) {
+		name = cJSON_GetObjectItemCaseSensitive(tool, "name");
+		support = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(tool, "execution"),
+		    "taskSupport");
+		if (!cJSON_IsString(name) || strlen(name->valuestring) >= 256)
+			continue;
+		if (cJSON_IsString(support) &&
+		    strcmp(support->valuestring, "required") == 0) {
+			if (hmap_count(r->task_required) < TASKTAB_PAGE * 20)
+				hmap_put(r->task_required, name->valuestring,
+				    strlen(name->valuestring), (void *)1);
+		} else
+			hmap_del(r->task_required, name->valuestring,
+			    strlen(name->valuestring));
+	}
+	cJSON_Delete(msg);
+}
+
 int
 router_tasks_request(struct attachment *a, const char *line, size_t len,
     const struct envelope *env, uint64_t id_hash, const char *method,
@@ -229,11 +335,13 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 
 	op = router_task_method(method, mlen);
 	if (op == ROUTER_TASK_NONE) {
-		/* A call made a task: "task" is in it somewhere. */
 		if (mlen != sizeof "tools/call" - 1 ||
-		    memcmp(method, "tools/call", mlen) != 0 ||
-		    memmem(line, len, "\"task\"", 6) == NULL)
+		    memcmp(method, "tools/call", mlen) != 0)
 			return (0);
+		/* A call made a task: "task" is in it somewhere. */
+		if (memmem(line, len, "\"task\"", 6) == NULL)
+			return (router_task_run(a, line, len, env, id_hash,
+			    method, mlen));
 		msg = cJSON_ParseWithLength(line, len);
 		params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
@@ -375,6 +483,57 @@ router_task_created(struct router *r, struct router_pending *p, cJSON *msg)
 	return (1);
 }
 
+/*
+ * The task made for a plain call (router_task_run): now its result, which
+ * answers the call under the client's own id.  1 once taken over.
+ */
+static int
+router_task_run_result(struct router *r, struct router_pending *p,
+    cJSON *msg)
+{
+	struct attachment	*a = p->att;
+	struct router_pending	*q;
+	struct task		*t;
+	cJSON			*params, *id;
+	char			*client_id;
+	size_t			 id_len;
+	uint64_t		 id_hash = p->id_hash, now = clock_now_ms();
+	int			 made;
+
+	if ((made = router_task_created(r, p, msg)) <= 0) {
+		if (made < 0) {
+			router_record(r, p, ROUTER_OUTCOME_ERROR,
+			    "task refused");
+			router_pending_destroy(r, p);
+			return (1);
+		}
+		return (0);
+	}
+	t = tasktab_find(r->tasks, router_task_principal(a),
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    msg, "result"), "task"), "taskId")), TASKTAB_ID_LEN);
+	if (t == NULL)
+		return (0);
+	client_id = xstrndup(p->id, p->id_len);
+	id_len = p->id_len;
+	router_record(r, p, ROUTER_OUTCOME_OK, NULL);
+	router_pending_destroy(r, p);
+	/* The same client id, now waiting for the task's result. */
+	q = router_pending_new(r, ROUTER_PENDING_CLIENT, a, client_id, id_len,
+	    id_hash, "tasks/result", strlen("tasks/result"));
+	free(client_id);
+	q->task_op = ROUTER_TASK_RESULT;
+	q->task_id = xstrdup(t->id);
+	router_pending_long(r, q, now + router_task_wait_ms(r, t, now));
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "taskId", t->up_id);
+	id = cJSON_CreateNumber((double)q->upstream_id);
+	router_send_server_json(r, rpc_make_request(id, q->method, params));
+	cJSON_Delete(id);
+	return (1);
+}
+
 int
 router_tasks_reply(struct router *r, struct router_pending *p,
     const char *line, size_t len, const struct envelope *env)
@@ -393,6 +552,13 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 		t = tasktab_find(r->tasks, router_task_principal(a),
 		    p->task_id, strlen(p->task_id));
 	switch (p->task_op) {
+	case ROUTER_TASK_RUN:
+		if (error == NULL && router_task_run_result(r, p, msg)) {
+			cJSON_Delete(msg);
+			return (1);
+		}
+		cJSON_Delete(msg);
+		return (0);	/* as the server answered */
 	case ROUTER_TASK_CREATE:
 		if (error != NULL || (done = router_task_created(r, p,
 		    msg)) == 0) {
@@ -605,6 +771,62 @@ router_tasks_of(const struct attachment *a)
 	return (all);
 }
 
+/*
+ * A re-exec: the tasks of principals that outlive their connections
+ * (bridges, which come back) go to the next mcpd; a connection's own go
+ * with it.
+ */
+void
+router_tasks_export(const struct router *r, struct handover_server *s)
+{
+	const struct task	*t;
+	uint64_t		 now = clock_now_ms();
+
+	if (r->tasks == NULL)
+		return;
+	for (t = tasktab_first(r->tasks); t != NULL; t = tasktab_next(t)) {
+		if (t->principal < PRINCIPAL_ID_BASE)
+			continue;
+		handover_add_task(s, t->id, t->principal, t->up_id, t->last,
+		    now - t->created_ms, t->expires_ms > now ?
+		    t->expires_ms - now : 0);
+	}
+}
+
+void
+router_tasks_adopt(struct router *r, const struct handover_server *s)
+{
+	const struct handover_task *ht;
+	unsigned char		 rnd[TASKTAB_RANDOM_BYTES];
+	enum tasktab_refusal	 why;
+	struct task		*t;
+	cJSON			*last;
+	uint64_t		 now = clock_now_ms();
+	unsigned int		 b;
+	size_t			 i, j;
+
+	for (i = 0; i < s->ntasks; i++) {
+		ht = &s->tasks[i];
+		/* handover_parse checked the id: 32 hex digits. */
+		for (j = 0; j < TASKTAB_RANDOM_BYTES; j++) {
+			if (sscanf(ht->id + 2 * j, "%2x", &b) != 1)
+				break;
+			rnd[j] = (unsigned char)b;
+		}
+		if (j != TASKTAB_RANDOM_BYTES ||
+		    (last = cJSON_Parse(ht->last)) == NULL)
+			continue;
+		t = tasktab_add(router_tasks_table(r), ht->principal, rnd,
+		    ht->up_id, strlen(ht->up_id), last, now, &why);
+		cJSON_Delete(last);
+		if (t == NULL)
+			continue;
+		t->created_ms = now > ht->age_ms ? now - ht->age_ms : 0;
+		t->expires_ms = now + ht->left_ms;
+	}
+	router_tasks_account(r);
+}
+
 int
 router_tasks_busy(const struct router *r)
 {
@@ -614,6 +836,10 @@ router_tasks_busy(const struct router *r)
 void
 router_tasks_free(struct router *r)
 {
+	if (r->task_required != NULL && r->freeing) {
+		hmap_free(r->task_required);
+		r->task_required = NULL;
+	}
 	if (r->tasks == NULL)
 		return;
 	tasktab_free(r->tasks);

@@ -389,6 +389,39 @@ filter_allows_entry(const struct filter *f, enum filter_list list,
 	return (filter_judge_alloc(f, list, name, &why) == 1);
 }
 
+enum filter_result
+filter_links_text(const struct filter *f, const char *text, size_t len,
+    char **out, size_t *outlen)
+{
+	cJSON		*result, *content, *item, *next, *type, *uri;
+	size_t		 removed = 0;
+
+	*out = NULL;
+	*outlen = 0;
+	if (f == NULL || memmem(text, len, "resource_link", 13) == NULL ||
+	    (result = cJSON_ParseWithLength(text, len)) == NULL)
+		return (FILTER_KEPT);
+	content = cJSON_GetObjectItemCaseSensitive(result, "content");
+	for (item = cJSON_IsArray(content) ? content->child : NULL;
+	    item != NULL; item = next) {
+		next = item->next;
+		type = cJSON_GetObjectItemCaseSensitive(item, "type");
+		if (!cJSON_IsString(type) ||
+		    strcmp(type->valuestring, "resource_link") != 0)
+			continue;
+		uri = cJSON_GetObjectItemCaseSensitive(item, "uri");
+		if (cJSON_IsString(uri) && filter_allows_entry(f,
+		    FILTER_LIST_RESOURCES, uri->valuestring))
+			continue;
+		cJSON_Delete(cJSON_DetachItemViaPointer(content, item));
+		removed++;
+	}
+	if (removed > 0 && (*out = cJSON_PrintUnformatted(result)) != NULL)
+		*outlen = strlen(*out);
+	cJSON_Delete(result);
+	return (*out != NULL ? FILTER_CHANGED : FILTER_KEPT);
+}
+
 /*
  * Configuration.
  */

@@ -159,5 +159,15 @@ enum filter_result filter_list_text(const struct filter *f,
 /* The same on a parsed result, in place. */
 enum filter_result filter_list_json(const struct filter *f,
 		    enum filter_list, cJSON *result);
+/*
+ * A tools/call result (text, an object) whose content holds resource
+ * links ({"type": "resource_link", "uri": ...}) the resources filter f
+ * does not let through: FILTER_CHANGED with the result without them in
+ * *out (malloc'd), else FILTER_KEPT.  A link is a resource's name, so one
+ * the client may not read is not shown to it.  Never FILTER_BAD: what is
+ * not a result of that shape is passed on as it is.
+ */
+enum filter_result filter_links_text(const struct filter *f,
+		    const char *text, size_t len, char **out, size_t *outlen);
 
 #endif /* MCPD_FILTER_H */

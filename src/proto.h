@@ -84,6 +84,7 @@
 #define RPC_CONNECTION_CLOSED		-32000	/* SDK convention */
 #define RPC_REQUEST_TIMEOUT		-32001	/* SDK convention */
 #define RPC_RESOURCE_NOT_FOUND		-32002
+#define RPC_URL_ELICITATION_REQUIRED	-32042	/* MCP 2025-11-25 */
 /* mcpd's own, in the implementation-defined server error range. */
 #define MCPD_ERR_UNKNOWN_SERVER		-32010
 #define MCPD_ERR_SERVER_UNAVAILABLE	-32011

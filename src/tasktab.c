@@ -340,6 +340,18 @@ tasktab_list(const struct tasktab *tt, uint64_t principal,
 	return (result);
 }
 
+struct task *
+tasktab_first(const struct tasktab *tt)
+{
+	return (TAILQ_FIRST(&tt->all));
+}
+
+struct task *
+tasktab_next(const struct task *t)
+{
+	return (TAILQ_NEXT(t, entry));
+}
+
 size_t
 tasktab_running(const struct tasktab *tt)
 {

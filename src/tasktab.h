@@ -97,6 +97,9 @@ size_t		 tasktab_drop_principal(struct tasktab *, uint64_t principal);
 /* A tasks/list result for principal, or NULL for a cursor not its own. */
 cJSON		*tasktab_list(const struct tasktab *, uint64_t principal,
 		    const char *cursor);
+/* Every task, in the order made (a re-exec hands them over). */
+struct task	*tasktab_first(const struct tasktab *);
+struct task	*tasktab_next(const struct task *);
 /* Tasks not ended (working, input_required): the server is busy. */
 size_t		 tasktab_running(const struct tasktab *);
 size_t		 tasktab_count(const struct tasktab *);

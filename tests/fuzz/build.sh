@@ -49,7 +49,8 @@ sources() {
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
-			    daemon/router_tasks.c daemon/router_out.c src/tasktab.c \
+			    daemon/router_tasks.c daemon/router_out.c daemon/router_elicit.c \
+			    src/tasktab.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
@@ -59,7 +60,7 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
-			    src/clock.c \
+			    src/clock.c daemon/principal.c src/hmap_seed.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \

@@ -25,7 +25,7 @@
  *	fN W		connection N sends mcpd/logs following worker W
  *	kN M W		connection N sends the Mth mcpd/ method (status,
  *			start, stop, restart, version, attach, reload, logs,
- *			metrics) naming worker W
+ *			metrics, attach asking for a principal) naming worker W
  *	eW TEXT		worker W (0-3) writes a line on stderr
  *	EW TEXT		the same, but the line was longer and got cut
  *	bW TEXT		worker W writes the line FUZZ_BURST_LINES times at
@@ -84,6 +84,7 @@
 #include "login.h"
 #include "logs.h"
 #include "mcpd.h"
+#include "principal.h"
 #include "proto.h"
 #include "reexec.h"
 #include "reload.h"
@@ -118,6 +119,7 @@ static const char *fuzz_canned[] = {
 	"\"mcpd/reload\"",
 	"\"mcpd/logs\",\"params\":{\"server\":\"@\",\"lines\":1}",
 	"\"mcpd/metrics\",\"params\":{}",
+	"\"mcpd/attach\",\"params\":{\"server\":\"@\",\"principal\":true}",
 };
 #define FUZZ_NCANNED	nitems(fuzz_canned)
 #define FUZZ_FOLLOW \
@@ -131,6 +133,7 @@ struct client {
 	struct mcpd		*mcpd;
 	int			 slot;
 	uint64_t		 serial;
+	uint64_t		 principal;	/* claimed; 0: its own */
 	int			 admin;
 	int			 dead;
 	struct attachment	*att;
@@ -335,6 +338,18 @@ uint64_t
 client_serial(const struct client *c)
 {
 	return (c->serial);
+}
+
+/* A bridge's principal: principal.c's own table, as client.c uses it. */
+int
+client_claim_principal(struct client *c, const char *presented,
+    char hex[PRINCIPAL_HEX_LEN + 1])
+{
+	if (c->principal != 0)
+		return (-1);
+	c->principal = principal_claim(c->mcpd, client_uid(c), presented,
+	    hex);
+	return (c->principal != 0 ? 0 : -1);
 }
 
 /* Groups: attaching to one is left to the integration tests. */
@@ -939,6 +954,8 @@ client_free(struct client *c)
 		c->att = NULL;
 	}
 	control_client_handler.close(c, c->mcpd);
+	if (c->principal != 0)
+		principal_release(c->mcpd, c->principal);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	if (F.slots[c->slot] == c)
@@ -1375,6 +1392,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    TAILQ_EMPTY(&F.mcpd.workers),
 	    "left at the end: %zu connections, %zu following",
 	    F.mcpd.nclients, logs_following(&F.mcpd));
+	principal_free_all(&F.mcpd);
 	conf_free(F.mcpd.conf);
 	return (0);
 }

@@ -803,6 +803,47 @@ START_TEST(test_list_json)
 }
 END_TEST
 
+/* A call's resource links: those the filter denies are not shown. */
+START_TEST(test_links)
+{
+	struct filter	*f = make_as(FILTER_RESOURCES,
+	    "{'deny': ['file:///secret/*']}");
+	const char	*text;
+	char		*out;
+	size_t		 len;
+
+	text = "{\"content\":[{\"type\":\"text\",\"text\":\"see\"},"
+	    "{\"type\":\"resource_link\",\"uri\":\"file:///secret/k\","
+	    "\"name\":\"k\"},{\"type\":\"resource_link\",\"uri\":"
+	    "\"file:///pub/a\",\"name\":\"a\"},{\"type\":"
+	    "\"resource_link\",\"uri\":\"file:///secret/../secret/j\"},"
+	    "{\"type\":\"resource_link\"}]}";
+	ck_assert_int_eq(filter_links_text(f, text, strlen(text), &out, &len),
+	    FILTER_CHANGED);
+	/* Every spelling of a denied one goes, and one without a URI. */
+	ck_assert_str_eq(out, "{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"see\"},{\"type\":\"resource_link\",\"uri\":"
+	    "\"file:///pub/a\",\"name\":\"a\"}]}");
+	ck_assert_uint_eq(len, strlen(out));
+	free(out);
+	/* Nothing to remove, or no links, or not JSON: as it is. */
+	text = "{\"content\":[{\"type\":\"resource_link\",\"uri\":"
+	    "\"file:///pub/b\"}]}";
+	ck_assert_int_eq(filter_links_text(f, text, strlen(text), &out, &len),
+	    FILTER_KEPT);
+	ck_assert_ptr_null(out);
+	text = "{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}";
+	ck_assert_int_eq(filter_links_text(f, text, strlen(text), &out, &len),
+	    FILTER_KEPT);
+	text = "resource_link, not JSON";
+	ck_assert_int_eq(filter_links_text(f, text, strlen(text), &out, &len),
+	    FILTER_KEPT);
+	ck_assert_int_eq(filter_links_text(NULL, text, strlen(text), &out,
+	    &len), FILTER_KEPT);
+	filter_free(f);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -835,6 +876,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_uri_normal_form);
 	tcase_add_test(tc, test_parse_resource_patterns);
 	tcase_add_test(tc, test_complete_ref);
+	tcase_add_test(tc, test_links);
 	suite_add_tcase(s, tc);
 	return (s);
 }
