@@ -54,30 +54,12 @@ principals_get(struct mcpd *mcpd)
 	return (ps);
 }
 
-static size_t
-principal_uid_count(const struct principals *ps, uid_t uid)
-{
-	return ((size_t)(uintptr_t)hmap_get(ps->per_uid, &uid, sizeof uid));
-}
-
-static void
-principal_uid_add(struct principals *ps, uid_t uid, int delta)
-{
-	size_t	 n = principal_uid_count(ps, uid);
-
-	n = delta > 0 ? n + 1 : n - 1;
-	if (n == 0)
-		hmap_del(ps->per_uid, &uid, sizeof uid);
-	else
-		hmap_put(ps->per_uid, &uid, sizeof uid, (void *)(uintptr_t)n);
-}
-
 static void
 principal_remove(struct principals *ps, struct principal *p)
 {
 	hmap_del(ps->by_sid, p->sid, sizeof p->sid);
 	hmap_del_i64(ps->by_id, (int64_t)p->id);
-	principal_uid_add(ps, p->uid, -1);
+	(void)hmap_count_add(ps->per_uid, &p->uid, sizeof p->uid, -1);
 	TAILQ_REMOVE(&ps->all, p, entry);
 	explicit_bzero(p->sid, sizeof p->sid);
 	free(p);
@@ -139,7 +121,7 @@ principal_insert(struct principals *ps, const unsigned char *sid, uid_t uid,
 	p->last_ms = last_ms;
 	hmap_put(ps->by_sid, p->sid, sizeof p->sid, p);
 	hmap_put_i64(ps->by_id, (int64_t)p->id, p);
-	principal_uid_add(ps, uid, 1);
+	(void)hmap_count_add(ps->per_uid, &uid, sizeof uid, 1);
 	TAILQ_INSERT_TAIL(&ps->all, p, entry);
 	return (p);
 }
@@ -158,7 +140,8 @@ principal_claim(struct mcpd *mcpd, uid_t uid, const char *hex,
 		p = hmap_get(ps->by_sid, sid, sizeof sid);
 	/* Another uid's is not found: the same answer as for none. */
 	if (p == NULL || p->uid != uid) {
-		if (principal_uid_count(ps, uid) >= PRINCIPAL_MAX_PER_UID)
+		if (hmap_count_of(ps->per_uid, &uid, sizeof uid) >=
+		    PRINCIPAL_MAX_PER_UID)
 			return (0);
 		do {
 			arc4random_buf(sid, sizeof sid);

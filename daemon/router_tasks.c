@@ -164,21 +164,21 @@ router_task_wait_ms(const struct router *r, const struct task *t,
 }
 
 /*
- * A request for one of the caller's tasks, sent under the server's id:
- * the rest of its params (and _meta) stay behind.
+ * A request for one of the caller's tasks (client id id), sent under the
+ * server's id: the rest of its params (and _meta) stay behind.
  */
 static void
-router_task_forward(struct attachment *a, const char *line,
-    const struct envelope *env, uint64_t id_hash, const char *method,
-    size_t mlen, enum router_task_op op, const struct task *t)
+router_task_forward(struct attachment *a, const char *id, size_t id_len,
+    uint64_t id_hash, const char *method, size_t mlen, enum router_task_op op,
+    const struct task *t)
 {
 	struct router		*r = a->router;
 	struct router_pending	*p;
-	cJSON			*id, *params;
+	cJSON			*upid, *params;
 	uint64_t		 now = clock_now_ms();
 
-	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a,
-	    router_text(line, &env->id), env->id.len, id_hash, method, mlen);
+	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, id_len,
+	    id_hash, method, mlen);
 	a->last_request_us = p->started_us;
 	p->task_op = op;
 	p->task_id = xstrdup(t->id);
@@ -186,10 +186,10 @@ router_task_forward(struct attachment *a, const char *line,
 		router_pending_long(r, p, now + router_task_wait_ms(r, t, now));
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "taskId", t->up_id);
-	id = cJSON_CreateNumber((double)p->upstream_id);
+	upid = cJSON_CreateNumber((double)p->upstream_id);
 	/* p->method: the name with a NUL after it. */
-	router_send_server_json(r, rpc_make_request(id, p->method, params));
-	cJSON_Delete(id);
+	router_send_server_json(r, rpc_make_request(upid, p->method, params));
+	cJSON_Delete(upid);
 }
 
 static void
@@ -381,8 +381,8 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 		router_task_unknown(a, router_text(line, &env->id),
 		    env->id.len, op);
 	else
-		router_task_forward(a, line, env, id_hash, method, mlen, op,
-		    t);
+		router_task_forward(a, router_text(line, &env->id),
+		    env->id.len, id_hash, method, mlen, op, t);
 	cJSON_Delete(msg);
 	return (1);
 }
@@ -492,12 +492,10 @@ router_task_run_result(struct router *r, struct router_pending *p,
     cJSON *msg)
 {
 	struct attachment	*a = p->att;
-	struct router_pending	*q;
 	struct task		*t;
-	cJSON			*params, *id;
 	char			*client_id;
 	size_t			 id_len;
-	uint64_t		 id_hash = p->id_hash, now = clock_now_ms();
+	uint64_t		 id_hash = p->id_hash;
 	int			 made;
 
 	if ((made = router_task_created(r, p, msg)) <= 0) {
@@ -520,17 +518,9 @@ router_task_run_result(struct router *r, struct router_pending *p,
 	router_record(r, p, ROUTER_OUTCOME_OK, NULL);
 	router_pending_destroy(r, p);
 	/* The same client id, now waiting for the task's result. */
-	q = router_pending_new(r, ROUTER_PENDING_CLIENT, a, client_id, id_len,
-	    id_hash, "tasks/result", strlen("tasks/result"));
+	router_task_forward(a, client_id, id_len, id_hash, "tasks/result",
+	    strlen("tasks/result"), ROUTER_TASK_RESULT, t);
 	free(client_id);
-	q->task_op = ROUTER_TASK_RESULT;
-	q->task_id = xstrdup(t->id);
-	router_pending_long(r, q, now + router_task_wait_ms(r, t, now));
-	params = cJSON_CreateObject();
-	cJSON_AddStringToObject(params, "taskId", t->up_id);
-	id = cJSON_CreateNumber((double)q->upstream_id);
-	router_send_server_json(r, rpc_make_request(id, q->method, params));
-	cJSON_Delete(id);
 	return (1);
 }
 

@@ -456,3 +456,22 @@ hmap_iter_next(struct hmap_iter *it, const void **key, size_t *keylen,
 	}
 	return (0);
 }
+
+size_t
+hmap_count_of(const struct hmap *m, const void *key, size_t keylen)
+{
+	return ((size_t)(uintptr_t)hmap_get(m, key, keylen));
+}
+
+size_t
+hmap_count_add(struct hmap *m, const void *key, size_t keylen, int delta)
+{
+	size_t	 n = hmap_count_of(m, key, keylen);
+
+	n = delta > 0 ? n + 1 : n - 1;
+	if (n == 0)
+		hmap_del(m, key, keylen);
+	else
+		hmap_put(m, key, keylen, (void *)(uintptr_t)n);
+	return (n);
+}

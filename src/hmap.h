@@ -56,6 +56,16 @@ void		*hmap_put(struct hmap *, const void *key, size_t keylen,
 void		*hmap_del(struct hmap *, const void *key, size_t keylen);
 
 /*
+ * A count kept as the value itself (a pointer-sized integer, absent for
+ * 0): hmap_count_of reads it, hmap_count_add adds delta (+1 or -1) and
+ * returns the new count, deleting the key when it reaches 0.
+ */
+size_t		 hmap_count_of(const struct hmap *, const void *key,
+		    size_t keylen);
+size_t		 hmap_count_add(struct hmap *, const void *key, size_t keylen,
+		    int delta);
+
+/*
  * int64 keys are the 8 bytes of the int64_t in host byte order:
  * hmap_get_i64(m, v) finds what hmap_put(m, &v, sizeof v, p) stored.
  */

@@ -96,21 +96,7 @@ tasktab_free(struct tasktab *tt)
 size_t
 tasktab_count_principal(const struct tasktab *tt, uint64_t principal)
 {
-	return ((size_t)(uintptr_t)hmap_get(tt->counts, &principal,
-	    sizeof principal));
-}
-
-static void
-tasktab_count_add(struct tasktab *tt, uint64_t principal, int delta)
-{
-	size_t	 n = tasktab_count_principal(tt, principal);
-
-	n = delta > 0 ? n + 1 : n - 1;
-	if (n == 0)
-		hmap_del(tt->counts, &principal, sizeof principal);
-	else
-		hmap_put(tt->counts, &principal, sizeof principal,
-		    (void *)(uintptr_t)n);
+	return (hmap_count_of(tt->counts, &principal, sizeof principal));
 }
 
 enum tasktab_refusal
@@ -225,7 +211,7 @@ tasktab_add(struct tasktab *tt, uint64_t principal,
 	task_set(tt, t, task);
 	hmap_put(tt->by_id, t->id, TASKTAB_ID_LEN, t);
 	hmap_put(tt->by_up, t->up_id, up_len, t);
-	tasktab_count_add(tt, principal, 1);
+	(void)hmap_count_add(tt->counts, &principal, sizeof principal, 1);
 	TAILQ_INSERT_TAIL(&tt->all, t, entry);
 	*why = TASKTAB_OK;
 	return (t);
@@ -262,7 +248,8 @@ tasktab_remove(struct tasktab *tt, struct task *t)
 {
 	hmap_del(tt->by_id, t->id, TASKTAB_ID_LEN);
 	hmap_del(tt->by_up, t->up_id, t->up_len);
-	tasktab_count_add(tt, t->principal, -1);
+	(void)hmap_count_add(tt->counts, &t->principal,
+	    sizeof t->principal, -1);
 	TAILQ_REMOVE(&tt->all, t, entry);
 	if (!task_status_ended(t->status))
 		tt->running--;

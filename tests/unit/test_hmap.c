@@ -811,6 +811,24 @@ START_TEST(test_hmap_random_seed)
 }
 END_TEST
 
+/* Counts kept as values: absent at 0, gone again when back at 0. */
+START_TEST(test_hmap_counts)
+{
+	struct hmap	*m = hmap_new(7);
+
+	ck_assert_uint_eq(hmap_count_of(m, "a", 1), 0);
+	ck_assert_uint_eq(hmap_count_add(m, "a", 1, 1), 1);
+	ck_assert_uint_eq(hmap_count_add(m, "a", 1, 1), 2);
+	ck_assert_uint_eq(hmap_count_add(m, "b", 1, 1), 1);
+	ck_assert_uint_eq(hmap_count(m), 2);
+	ck_assert_uint_eq(hmap_count_add(m, "a", 1, -1), 1);
+	ck_assert_uint_eq(hmap_count_add(m, "a", 1, -1), 0);
+	ck_assert_ptr_null(hmap_get(m, "a", 1));
+	ck_assert_uint_eq(hmap_count(m), 1);
+	hmap_free(m);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -836,6 +854,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_hmap_key_hash);
 	tcase_add_test(tc, test_hmap_spread);
 	tcase_add_test(tc, test_hmap_random_seed);
+	tcase_add_test(tc, test_hmap_counts);
 	suite_add_tcase(s, tc);
 	return (s);
 }
