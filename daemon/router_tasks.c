@@ -140,8 +140,10 @@ router_task_room(struct attachment *a, const char *id, size_t id_len)
 	why = tasktab_room(router_tasks_table(r), router_task_principal(a));
 	if (why == TASKTAB_OK)
 		return (1);
+	/* An ended task is kept for its result, until its time is up. */
 	router_client_error(a, id, id_len, MCPD_ERR_LIMIT, "%s keeps no more "
-	    "tasks for %s (%s %u): wait for one to end, or cancel one",
+	    "tasks for %s (%s %u): a task, running or ended, is kept until "
+	    "its time to live is up; try again when one has expired",
 	    r->up->name(r->worker), why == TASKTAB_FULL ? "its clients" :
 	    "this client", router_task_cap_text(why), why == TASKTAB_FULL ?
 	    conf->max_tasks_per_server : conf->client_max_tasks);
