@@ -22,7 +22,9 @@
  *   server's whose _meta names a task goes to the task's owner.
  * - tasks/result waits as long as the task may run (its ttl, capped),
  *   not request_timeout_ms; a client that gives up on it leaves the task
- *   running.  A server with a task working or waiting for input is busy.
+ *   running.  A server with a task whose result nobody has fetched yet
+ *   (running, or ended but unread; not cancelled) is busy: an idle stop
+ *   would lose it.
  * - A tool the server runs only as a task (execution.taskSupport
  *   "required" in a tools/list result), called without one by a client
  *   that does not do tasks, is run as a task for it: the call goes up
@@ -577,11 +579,13 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 		meta = cJSON_GetObjectItemCaseSensitive(result, "_meta");
 		rel = cJSON_GetObjectItemCaseSensitive(meta, RELATED_TASK);
 		router_task_set_id(rel, "taskId", p->task_id);
-		/* A result comes once the task has ended: no longer busy. */
-		if (cJSON_IsObject(result) && t != NULL)
+		/* A result comes once the task has ended, and is now read. */
+		if (cJSON_IsObject(result) && t != NULL) {
 			router_task_ended(r, t, cJSON_IsTrue(
 			    cJSON_GetObjectItemCaseSensitive(result, "isError")) ?
 			    "failed" : "completed");
+			tasktab_set_read(r->tasks, t);
+		}
 		break;
 	default:
 		break;
@@ -819,10 +823,14 @@ router_tasks_adopt(struct router *r, const struct handover_server *s)
 	router_tasks_account(r);
 }
 
+/*
+ * Busy while a task's result is still to be fetched: an idle stop would
+ * take it with the process.
+ */
 int
 router_tasks_busy(const struct router *r)
 {
-	return (r->tasks != NULL && tasktab_running(r->tasks) > 0);
+	return (r->tasks != NULL && tasktab_unread(r->tasks) > 0);
 }
 
 void

@@ -26,6 +26,7 @@ struct tasktab {
 	size_t			 max_per_principal;
 	size_t			 max_total;
 	size_t			 running;
+	size_t			 unread;
 	size_t			 mem;
 };
 
@@ -166,6 +167,18 @@ task_set(struct tasktab *tt, struct task *t, const cJSON *task)
 	tt->mem += t->mem;
 	if (was && task_status_ended(t->status))
 		tt->running--;
+	/* A cancelled task has no result to wait for. */
+	if (t->status == TASK_CANCELLED)
+		tasktab_set_read(tt, t);
+}
+
+void
+tasktab_set_read(struct tasktab *tt, struct task *t)
+{
+	if (!t->read) {
+		t->read = 1;
+		tt->unread--;
+	}
 }
 
 struct task *
@@ -208,6 +221,7 @@ tasktab_add(struct tasktab *tt, uint64_t principal,
 		ttl_ms = (uint64_t)ttl->valuedouble;
 	t->expires_ms = now_ms + ttl_ms;
 	tt->running++;
+	tt->unread++;
 	task_set(tt, t, task);
 	hmap_put(tt->by_id, t->id, TASKTAB_ID_LEN, t);
 	hmap_put(tt->by_up, t->up_id, up_len, t);
@@ -253,6 +267,8 @@ tasktab_remove(struct tasktab *tt, struct task *t)
 	TAILQ_REMOVE(&tt->all, t, entry);
 	if (!task_status_ended(t->status))
 		tt->running--;
+	if (!t->read)
+		tt->unread--;
 	tt->mem -= t->mem;
 	task_free(t);
 }
@@ -337,6 +353,12 @@ struct task *
 tasktab_next(const struct task *t)
 {
 	return (TAILQ_NEXT(t, entry));
+}
+
+size_t
+tasktab_unread(const struct tasktab *tt)
+{
+	return (tt->unread);
 }
 
 size_t

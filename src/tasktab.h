@@ -50,6 +50,8 @@ struct task {
 	char			*last;		/* Task object, mcpd's id */
 	uint64_t		 created_ms;
 	uint64_t		 expires_ms;
+	int			 read;		/* its result was fetched, or
+						   it has none (cancelled) */
 	size_t			 mem;		/* what the entry holds */
 	TAILQ_ENTRY(task)	 entry;		/* in the order made */
 };
@@ -100,7 +102,14 @@ cJSON		*tasktab_list(const struct tasktab *, uint64_t principal,
 /* Every task, in the order made (a re-exec hands them over). */
 struct task	*tasktab_first(const struct tasktab *);
 struct task	*tasktab_next(const struct task *);
-/* Tasks not ended (working, input_required): the server is busy. */
+/* Its result was fetched (tasks/result answered it). */
+void		 tasktab_set_read(struct tasktab *, struct task *);
+/*
+ * Tasks whose result nobody has fetched yet, running or ended (not
+ * cancelled): while there are any, the server is busy.
+ */
+size_t		 tasktab_unread(const struct tasktab *);
+/* Tasks not ended (working, input_required). */
 size_t		 tasktab_running(const struct tasktab *);
 size_t		 tasktab_count(const struct tasktab *);
 size_t		 tasktab_count_principal(const struct tasktab *, uint64_t);

@@ -124,11 +124,24 @@ START_TEST(test_tasktab_status)
 	tasktab_update(tt, b, o);
 	cJSON_Delete(o);
 	ck_assert_int_eq(b->status, TASK_WORKING);
+	/* Ended, a's result is still to be read; b's is never. */
+	ck_assert_uint_eq(tasktab_unread(tt), 2);
+	tasktab_set_read(tt, a);
+	tasktab_set_read(tt, a);
+	ck_assert_uint_eq(tasktab_unread(tt), 1);
 	tasktab_remove(tt, b);
 	ck_assert_uint_eq(tasktab_running(tt), 0);
-	/* Born ended (a server that finished at once). */
+	ck_assert_uint_eq(tasktab_unread(tt), 0);
+	/* Born ended (a server that finished at once): unread. */
 	ck_assert_ptr_nonnull(add(tt, 1, "c", "failed", 1, 0));
 	ck_assert_uint_eq(tasktab_running(tt), 0);
+	ck_assert_uint_eq(tasktab_unread(tt), 1);
+	/* Cancelled: nothing left to read. */
+	b = add(tt, 1, "d", "working", 1, 0);
+	o = task_obj("cancelled", 60000);
+	tasktab_update(tt, b, o);
+	cJSON_Delete(o);
+	ck_assert_uint_eq(tasktab_unread(tt), 1);
 	ck_assert_int_eq(task_status_parse("cancelled"), TASK_CANCELLED);
 	ck_assert_int_eq(task_status_parse("Cancelled"), -1);
 	tasktab_free(tt);
