@@ -1,0 +1,518 @@
+#!/bin/bash
+# tasks.sh -- MCP 2025-11-25 tasks through mcpd, each client reaching its
+# own alone.  server-everything from npm (simulate-research-query, a task
+# of four 1 s stages; with "ambiguous" it asks for a clarification by
+# elicitation/create, delivered through tasks/result) under mcpd, and the
+# official SDK client (tasks-client.mjs: client.experimental.tasks, with
+# the elicitation capability) through `mcpctl connect`, one per simulated
+# user.  mcpd's "client_max_tasks" is 2.
+#
+#   1  A starts a task (callToolStream, which adds "task" itself from what
+#      mcpd relays of the server's capabilities and tools): its id is 32
+#      hex digits.  While
+#      it runs, B's tasks/list does not show it, and B's tasks/get,
+#      tasks/result and tasks/cancel of A's id get the very error (code
+#      and message) of a made-up id, as does A's tasks/get of a made-up
+#      one; A's tasks/list shows it; A reads its report (A's topic, its
+#      _meta naming A's id), twice, and the task was not cancelled by B's
+#      tasks/cancel.  Nothing B was sent names A's topic or A's task.
+#   2  notifications/tasks/status of A's task reach A, under A's id, and
+#      not B.
+#   3  On a server with request_timeout_ms 1500 (a plain 4 s call times
+#      out there), a tasks/result sent as soon as the task is made waits
+#      for the task (about 4 s) and gets its result.
+#   4  An ambiguous query of A's: its elicitation/create goes to A, its
+#      owner, naming A's id, although B is then the client with the latest
+#      request, and one in flight; A's answer is what the report uses.
+#   5  An on-demand server with idle_stop_s 1 and a task running is not
+#      stopped for being idle: ready, same process, for the 3 s its
+#      client sends nothing, until the task's last stage; then the client
+#      reads its result, and once it is idle the server stops.
+#   6  client_max_tasks 2: D's third task is refused (-32015, naming
+#      client_max_tasks); B can still make one.  D cancels one of its
+#      own: the server's id of that task (its stderr names it) is not
+#      mcpd's, and no client was ever sent it.
+#   7  A leaves: a new client C gets for A's ids the error of a made-up
+#      id, and an empty tasks/list; B's own task is still there for B.
+#   8  The refusal's advice ("wait for one to end, or cancel one"): once
+#      D's one task is cancelled and the other has ended, D can make two
+#      tasks again, and a third is refused.
+# At the end no client has heard a status notification of a task that
+# is not its own.  Times are printed as "# figure:" lines.
+#
+# node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
+# (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By hand, from the
+# top of the source tree with the build in build/:
+#   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
+#   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
+#   bash tests/interop/tasks.sh
+
+if [ -z "${TESTS_SRCDIR:-}" ]; then
+	echo "ERROR: tasks: TESTS_SRCDIR is not set (see tests/integration/lib.sh)" >&2
+	exit 99
+fi
+# npm ci may be slow; the checks take a minute or two on a loaded machine.
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
+
+# shellcheck source=../integration/lib.sh
+. "$TESTS_SRCDIR/integration/lib.sh"
+# shellcheck source=../remote/lib.sh
+. "$TESTS_SRCDIR/remote/lib.sh"
+
+remote_setup
+cp "$TESTS_SRCDIR/interop/tasks-client.mjs" "$T/" ||
+	hard_error "cannot copy tasks-client.mjs"
+export MCPCTL
+
+TOOL=simulate-research-query
+# The errors of mcpd for a task id a client does not have.
+NOT_FOUND_GET='Failed to retrieve task: Task not found'
+NOT_FOUND='Task not found'
+# A task id nobody has: 32 hex digits, like mcpd's.
+MADE_UP=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+[[ $MADE_UP =~ ^[0-9a-f]{32}$ ]] || hard_error "cannot make up a task id: $MADE_UP"
+
+# ev: shared by A, B, C and D; evq: request_timeout_ms 1500; evd: on
+# demand, stopped after 1 s idle.
+config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
+	def lit: gsub("\\$"; "$$");
+	def everything: { command: ($node | lit),
+		args: ([$ev, "stdio"] | map(lit)), cwd: ($t | lit),
+		env: { MCPD_TEST_DIR: ($t | lit) } };
+	{
+		mcpd: { init_timeout_ms: 60000, client_max_tasks: 2 },
+		mcpServers: {
+			ev: everything,
+			evq: (everything + { request_timeout_ms: 1500 }),
+			evd: (everything + { start: "on-demand",
+				idle_stop_s: 1 })
+		}
+	}') || hard_error "cannot build the configuration"
+write_config "$T/mcpd.json" "$config"
+
+# --- the clients -------------------------------------------------------------
+# Each client is a tasks-client.mjs with a name (A, B...): it sends the
+# name as its clientInfo.name, reads commands from $T/NAME.in and answers
+# on $T/NAME.out; its stderr and its bridge's go to $T/NAME.err, what it
+# sent and heard to $T/NAME.wire.
+declare -A CL_IN CL_OUT CL_PID
+
+# wires: the last messages of each client, for a failure.
+wires() {
+	local f
+	for f in "$T"/*.wire; do
+		[ -f "$f" ] || continue
+		echo "--- last messages of client $(basename "$f" .wire) ($f) ---"
+		tail -n 12 "$f" | cut -c 1-400
+	done
+}
+
+# tfail MSG: fail, with what the clients sent and heard last.
+tfail() {
+	wires >&2
+	fail "$@"
+}
+
+# cl_spawn NAME SERVER: start client NAME on SERVER; the first line it
+# answers (connected or not) is read by cl_read.
+cl_spawn() {
+	local id=$1 server=$2 fd
+	rm -f "$T/$id.in" "$T/$id.out"
+	mkfifo "$T/$id.in" "$T/$id.out" || hard_error "mkfifo failed"
+	(
+		# Not the other clients' pipes: their ends would stay open.
+		for fd in "${CL_IN[@]}" "${CL_OUT[@]}"; do
+			eval "exec $fd>&-"
+		done
+		MCPD_TEST_DIR=$T exec "$NODE" "$T/tasks-client.mjs" \
+			--socket "$SOCK" --server "$server" --name "$id" \
+			--trace "$T/$id.wire"
+	) <"$T/$id.in" >"$T/$id.out" 2>"$T/$id.err" &
+	CL_PID[$id]=$!
+	exec {fd}>"$T/$id.in"
+	CL_IN[$id]=$fd
+	exec {fd}<"$T/$id.out"
+	CL_OUT[$id]=$fd
+}
+
+# cl_read NAME TIMEOUT_S: the client's next answer (stdout); 1 if it was
+# not ok.  Fails the test if it does not answer in time.
+cl_read() {
+	local line
+	IFS= read -r -t "$2" line <&"${CL_OUT[$1]}" ||
+		tfail "client $1 did not answer within $2 s; it said: $(tail -5 "$T/$1.err")"
+	printf '%s\n' "$line"
+	jq -e .ok <<<"$line" >/dev/null
+}
+
+# cl_start NAME SERVER: start client NAME; it must connect.
+cl_start() {
+	local id=$1 out
+	cl_spawn "$@"
+	out=$(cl_read "$id" 90) ||
+		tfail "client $id could not connect to $2: $out; it said: $(tail -5 "$T/$id.err")"
+}
+
+# cl NAME CMD...: one command; its answer on stdout, 1 if it was not ok.
+# (The write is in a subshell: a client that has died would otherwise
+# end this shell with SIGPIPE.)  The client's own waits are at most
+# 300 s (tasks/result).
+cl() {
+	local id=$1
+	shift
+	if ! (printf '%s\n' "$*" >&"${CL_IN[$id]}") 2>/dev/null; then
+		jq -cn --arg id "$id" '{ok: false, error: "client \($id) has exited"}'
+		return 1
+	fi
+	cl_read "$id" 330
+}
+
+# cl_ok NAME CMD...: the command must succeed.
+cl_ok() {
+	local out
+	out=$(cl "$@") || tfail "client $1: $2 failed: $out"
+	printf '%s\n' "$out"
+}
+
+# cl_close NAME: the client closes its session and exits.
+cl_close() {
+	local id=$1 pid=${CL_PID[$1]}
+	cl "$id" close >/dev/null
+	wait_for 30 eval '! pid_running '"$pid" ||
+		tfail "client $id did not exit within 30 s of closing"
+	wait "$pid" 2>/dev/null
+	eval "exec ${CL_IN[$id]}>&- ${CL_OUT[$id]}<&-"
+	unset "CL_IN[$id]" "CL_OUT[$id]" "CL_PID[$id]"
+}
+
+# task_id OUT: the taskId of a start or stream answer, which must be 32
+# hex digits.
+task_id() {
+	local id
+	id=$(jq -r '.taskId // empty' <<<"$1")
+	[[ $id =~ ^[0-9a-f]{32}$ ]] || return 1
+	printf '%s\n' "$id"
+}
+
+# unknown_id CASE NAME ID WHO: client NAME's tasks/get, tasks/result and
+# tasks/cancel of ID (WHO's) are answered exactly as those of a made-up
+# id: -32602 and mcpd's wording.
+unknown_id() {
+	local c=$1 id=$2 who=$4 op out made want
+	for op in get result cancel; do
+		out=$(cl "$id" "$op" "$3") &&
+			tfail "$c: client $id's tasks/$op of $who task $3 succeeded: $out"
+		made=$(cl "$id" "$op" "$MADE_UP") &&
+			tfail "$c: client $id's tasks/$op of the made-up id $MADE_UP succeeded: $made"
+		if [ "$op" = get ]; then want=$NOT_FOUND_GET; else want=$NOT_FOUND; fi
+		jq -e --arg w "$want" '.code == -32602 and .message == $w' \
+			<<<"$made" >/dev/null ||
+			tfail "$c: client $id's tasks/$op of a made-up id: expected -32602 \"$want\": $made"
+		[ "$(jq -c '{code, message, data}' <<<"$out")" = \
+			"$(jq -c '{code, message, data}' <<<"$made")" ] ||
+			tfail "$c: client $id's tasks/$op of $who task $3 is not answered as for a made-up id: $out, against $made"
+	done
+}
+
+# heard NAME WORD: a message client NAME was sent (by mcpd) contains
+# WORD.
+heard() {
+	grep -F ' S->C ' "$T/$1.wire" 2>/dev/null | grep -qF -- "$2"
+}
+
+# up_cancelled: UP, the server's id of the last task it failed to go on
+# with after a tasks/cancel, from its stderr (mcpctl logs).
+# shellcheck disable=SC2317  # called through wait_for
+up_cancelled() {
+	UP=$(ctl logs ev -n 2000 2>/dev/null |
+		grep -oE 'Cannot update task "?[0-9a-f]{32}' | tail -n 1 |
+		grep -oE '[0-9a-f]{32}$')
+	[ -n "$UP" ]
+}
+
+# no_foreign CASE NAME: client NAME heard no status notification of a
+# task it did not make.
+no_foreign() {
+	local out
+	out=$(cl_ok "$2" statuses) || exit 1
+	[ "$(jq .foreign <<<"$out")" = 0 ] ||
+		tfail "$1: client $2 heard status notifications of tasks not its own: $out"
+}
+
+# --- mcpd's status -------------------------------------------------------------
+# entry NAME: the status entry of server NAME, without its statistics.
+entry() {
+	ctl --json status 2>/dev/null | jq -c --arg n "$1" '
+		(first(.servers[] | select(.name == $n)) | del(.stats)) // null'
+}
+
+start_mcpd "$T/mcpd.json"
+wait_ready ev 90
+wait_ready evq 90
+[ "$(server_field evd state)" = idle ] ||
+	fail "evd (on demand) is not idle before any client came: $(entry evd)"
+
+# --- 1: A's task, and what B sees of it ------------------------------------------
+cl_start A ev
+cl_start B ev
+for c in A B; do
+	out=$(cl_ok "$c" tools) || exit 1
+	jq -e --arg t "$TOOL" '.taskSupport[$t] == "required" and
+		(.tasks.requests.tools.call | type) == "object"' <<<"$out" >/dev/null ||
+		tfail "1: client $c does not see tasks on ev (capabilities.tasks.requests.tools.call, $TOOL's execution.taskSupport required): $(jq -c '{tasks, taskSupport}' <<<"$out")"
+done
+TOPIC_A="alpha-$RANDOM$RANDOM"
+out=$(cl A stream s1 "$TOOL" "{\"topic\":\"$TOPIC_A\"}") ||
+	tfail "1: client A's callToolStream of $TOOL made no task: $out"
+TA1=$(task_id "$out") || tfail "1: client A's task id is not 32 hex digits: $out"
+A_TASKS=("$TA1")
+note "1: A's task $TA1"
+
+# B, while A's task runs.
+out=$(cl_ok B list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "1: client B, which made no task, lists tasks: $out"
+unknown_id 1 B "$TA1" "A's"
+out=$(cl_ok B list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "1: client B lists tasks after asking for A's: $out"
+# A of a made-up id: the same as B of A's.
+out=$(cl A get "$MADE_UP") && tfail "1: client A's tasks/get of a made-up id succeeded: $out"
+jq -e --arg w "$NOT_FOUND_GET" '.code == -32602 and .message == $w' <<<"$out" >/dev/null ||
+	tfail "1: client A's tasks/get of a made-up id: expected -32602 \"$NOT_FOUND_GET\": $out"
+out=$(cl_ok A list) || exit 1
+jq -e --arg id "$TA1" '.ids == [$id] and .tasks[0].taskId == $id and
+	(.tasks[0].status | type) == "string"' <<<"$out" >/dev/null ||
+	tfail "1: client A's tasks/list should show its task $TA1 alone: $out"
+
+out=$(cl A stream-wait s1 120000) ||
+	tfail "1: client A's callToolStream of $TOOL did not end with its result: $out"
+jq -e --arg topic "$TOPIC_A" --arg id "$TA1" '
+	(.text | startswith("# Research Report: " + $topic + "\n")) and
+	.related == $id' <<<"$out" >/dev/null ||
+	tfail "1: client A's result is not its report, or its _meta does not name $TA1: $(jq -c '{related, events, text: (.text // "" | .[:80])}' <<<"$out")"
+note "figure: callToolStream of $TOOL through mcpd: $(jq .ms <<<"$out") ms from the call to the result ($(jq -r '.events | join(" ")' <<<"$out"))"
+out=$(cl_ok A result "$TA1") || exit 1
+jq -e --arg topic "$TOPIC_A" --arg id "$TA1" '
+	(.text | startswith("# Research Report: " + $topic + "\n")) and
+	.related == $id' <<<"$out" >/dev/null ||
+	tfail "1: client A's second tasks/result of $TA1: $(jq -c '{related, text: (.text // "" | .[:80])}' <<<"$out")"
+out=$(cl_ok A get "$TA1") || exit 1
+jq -e --arg id "$TA1" '.task.taskId == $id and .task.status == "completed"' \
+	<<<"$out" >/dev/null ||
+	tfail "1: client A's task $TA1 is not completed (B's tasks/cancel of it?): $out"
+heard B "$TOPIC_A" && tfail "1: client B was sent client A's topic: $(grep -F "$TOPIC_A" "$T/B.wire" | cut -c 1-400)"
+grep -F ' S->C ' "$T/B.wire" | grep -qF "$TA1" &&
+	tfail "1: client B was sent client A's task id: $(grep -F ' S->C ' "$T/B.wire" | grep -F "$TA1" | cut -c 1-400)"
+note "1: B got \"$NOT_FOUND_GET\" / \"$NOT_FOUND\" for A's task, as for a made-up id"
+
+# --- 2: status notifications to the owner only --------------------------------------
+out=$(cl A wait-status "$TA1" completed 30000) ||
+	tfail "2: client A heard no status notification \"completed\" of its task $TA1: $out"
+jq -e --arg id "$TA1" '.ids == [$id] and .foreign == 0 and (.list | length) >= 2' \
+	<<<"$out" >/dev/null ||
+	tfail "2: client A's status notifications should all name its task $TA1: $out"
+na=$(jq .n <<<"$out")
+out=$(cl_ok B statuses) || exit 1
+[ "$(jq .n <<<"$out")" = 0 ] ||
+	tfail "2: client B heard status notifications of client A's task: $out"
+note "figure: status notifications of A's task: $na to A ($(cl_ok A statuses "$TA1" | jq -r '.list | join(" ")')), 0 to B"
+
+# --- 3: tasks/result outlives request_timeout_ms ----------------------------------
+cl_start E evq
+out=$(cl E call trigger-long-running-operation '{"duration":4,"steps":1}') &&
+	tfail "3: a plain 4 s call on evq (request_timeout_ms 1500) did not time out: $out"
+jq -e '.code == -32001' <<<"$out" >/dev/null ||
+	tfail "3: a plain 4 s call on evq (request_timeout_ms 1500): expected -32001: $out"
+TOPIC_E="echo-$RANDOM$RANDOM"
+out=$(cl E start "$TOOL" "{\"topic\":\"$TOPIC_E\"}") ||
+	tfail "3: client E's task-augmented call on evq failed: $out"
+TE=$(task_id "$out") || tfail "3: client E's task id is not 32 hex digits: $out"
+out=$(cl E result "$TE") ||
+	tfail "3: client E's tasks/result of $TE, sent at once, on evq (request_timeout_ms 1500) failed: $out"
+jq -e --arg topic "$TOPIC_E" --arg id "$TE" '
+	(.text | startswith("# Research Report: " + $topic + "\n")) and
+	.related == $id' <<<"$out" >/dev/null ||
+	tfail "3: client E's tasks/result is not its report: $(jq -c '{related, text: (.text // "" | .[:80])}' <<<"$out")"
+ms=$(jq .ms <<<"$out")
+[ "$ms" -gt 1500 ] ||
+	tfail "3: client E's tasks/result came after $ms ms: the task had ended before it was asked, nothing was checked"
+note "figure: a blocking tasks/result on evq (request_timeout_ms 1500) answered after $ms ms with the result"
+wait_ready evq 30
+no_foreign 3 E
+cl_close E
+
+# --- 4: the elicitation of A's task goes to A ------------------------------------
+# The owner sends tasks/result, then B sends a slow call: B is the latest
+# client with a request in flight when the task asks (about 2 s after it
+# began), which is where a server's elicitation would go without the
+# task's _meta.  Should a slow machine let the question come before B's
+# call is in flight, the case starts again with a new owner.
+owner=A
+for try in 1 2 3; do
+	if [ "$try" -gt 1 ]; then
+		owner=A$try
+		cl_start "$owner" ev
+	fi
+	cl_ok "$owner" elicit hold >/dev/null
+	TOPIC_4="python-$RANDOM$RANDOM"
+	out=$(cl "$owner" start "$TOOL" "{\"topic\":\"$TOPIC_4\",\"ambiguous\":true}") ||
+		tfail "4: client $owner's ambiguous task failed: $out"
+	TA2=$(task_id "$out") || tfail "4: client $owner's task id is not 32 hex digits: $out"
+	cl_ok "$owner" result-bg r4 "$TA2" >/dev/null
+	wait_inflight ev 1
+	cl_ok B call-bg slow trigger-long-running-operation '{"duration":60,"steps":1}' >/dev/null
+	wait_inflight ev 2
+	asked=$(cl_ok "$owner" elicitations | jq .n)
+	[ "$asked" = 0 ] && break
+	note "4: client $owner was asked before B's call was in flight (try $try), again"
+	cl_ok B call-abort slow >/dev/null
+	cl_ok "$owner" wait-elicit 0 60000 >/dev/null
+	cl_ok "$owner" answer >/dev/null
+	out=$(cl "$owner" result-wait r4 60000) ||
+		tfail "4: client $owner's tasks/result of $TA2 failed: $out"
+	# shellcheck disable=SC2016  # expanded by eval
+	wait_for 30 eval '[ "$(server_field ev inflight)" = 0 ]' ||
+		tfail "4: requests still in flight on ev: $(entry ev)"
+done
+[ "$asked" = 0 ] || tfail "4: three times the task asked before B's call was in flight"
+t=$(now_ms)
+out=$(cl "$owner" wait-elicit 0 60000) ||
+	tfail "4: client $owner, owner of the ambiguous task $TA2, was not asked to clarify within 60 s (B was asked $(cl_ok B elicitations | jq .n) times): $out"
+jq -e --arg id "$TA2" '.n == 1 and .list[0].related == $id and
+	(.list[0].choices | index("snake"))' <<<"$out" >/dev/null ||
+	tfail "4: client $owner's elicitation should name its task $TA2 and offer \"snake\": $out"
+out=$(cl_ok B elicitations) || exit 1
+[ "$(jq .n <<<"$out")" = 0 ] ||
+	tfail "4: client B was sent the elicitation of client $owner's task: $out"
+out=$(cl B call-wait slow 0)
+jq -e '.pending == true' <<<"$out" >/dev/null ||
+	tfail "4: client B's slow call was no longer in flight when $owner was asked: $out"
+cl_ok "$owner" answer '{"interpretation":"snake"}' >/dev/null
+out=$(cl "$owner" result-wait r4 60000) ||
+	tfail "4: client $owner's tasks/result of $TA2 failed after its answer: $out"
+jq -e --arg topic "$TOPIC_4" --arg id "$TA2" '
+	(.text | startswith("# Research Report: " + $topic + " (snake)\n")) and
+	.related == $id' <<<"$out" >/dev/null ||
+	tfail "4: client $owner's report does not use its answer \"snake\": $(jq -c '{related, text: (.text // "" | .[:80])}' <<<"$out")"
+note "figure: ambiguous task: $owner's tasks/result answered $(($(now_ms) - t)) ms after B's call was in flight; the blocking tasks/result took $(jq .ms <<<"$out") ms"
+cl_ok B call-abort slow >/dev/null
+heard B "$TOPIC_4" && tfail "4: client B was sent client $owner's topic"
+cl_ok "$owner" elicit auto >/dev/null
+[ "$owner" = A ] && A_TASKS+=("$TA2")
+note "4: the elicitation of $owner's task went to $owner (try $try), not to B"
+
+# --- 5: an on-demand server is not idle while a task runs -------------------------
+cl_start F evd
+wait_ready evd 90
+pd=$(server_pid evd) || tfail "5: evd is ready without a pid: $(entry evd)"
+TOPIC_F="foxtrot-$RANDOM$RANDOM"
+out=$(cl F start "$TOOL" "{\"topic\":\"$TOPIC_F\"}") ||
+	tfail "5: client F's task on evd failed: $out"
+TF=$(task_id "$out") || tfail "5: client F's task id is not 32 hex digits: $out"
+t_start=$(jq .done <<<"$out")
+t=$(now_ms)
+# F sends nothing more until the task's last stage (about 3 s in, 1 s
+# before it ends: a result mcpd's idle stop took could not be read):
+# then its tasks/result.
+cl_ok F result-on r5 "$TF" Generating >/dev/null
+deadline=$((t + 90000))
+while :; do
+	e=$(entry evd)
+	jq -e --argjson p "$pd" '.state == "ready" and .pid == $p' <<<"$e" >/dev/null ||
+		tfail "5: evd (idle_stop_s 1) did not stay up while client F's task ran, $(($(now_ms) - t)) ms after F's last request: $e"
+	out=$(cl F result-wait r5 0) && break
+	jq -e '.pending == true' <<<"$out" >/dev/null ||
+		tfail "5: client F's tasks/result of its task $TF on evd failed: $out"
+	[ "$(now_ms)" -lt "$deadline" ] ||
+		tfail "5: client F's task on evd did not end within 90 s: $(cl F statuses "$TF")"
+	sleep 0.1
+done
+jq -e --arg topic "$TOPIC_F" '.text | startswith("# Research Report: " + $topic + "\n")' \
+	<<<"$out" >/dev/null || tfail "5: client F's result: $(jq -c '{text: (.text // "" | .[:80])}' <<<"$out")"
+up=$(($(jq .sent <<<"$out") - t_start))
+[ "$up" -gt 2000 ] ||
+	tfail "5: client F asked for its result $up ms after its last request: too soon to tell whether evd would stop"
+t=$(now_ms)
+wait_for 30 server_is evd idle ||
+	tfail "5: evd (idle_stop_s 1) did not stop within 30 s of its client's last request, the task ended: $(entry evd)"
+wait_for 30 proc_dead "$pd" || tfail "5: evd's process outlived it by 30 s: $(describe_pid "$pd")"
+note "figure: on-demand evd (idle_stop_s 1) ready through F's task, $up ms without a request of F's; stopped $(($(now_ms) - t)) ms after F's last request"
+no_foreign 5 F
+cl_close F
+
+# --- 6: client_max_tasks ------------------------------------------------------------
+cl_start D ev
+out=$(cl D start "$TOOL" '{"topic":"d1"}') || tfail "6: client D's first task failed: $out"
+TD1=$(task_id "$out") || tfail "6: client D's task id is not 32 hex digits: $out"
+out=$(cl D start "$TOOL" '{"topic":"d2"}') || tfail "6: client D's second task failed: $out"
+TD2=$(task_id "$out") || tfail "6: client D's task id is not 32 hex digits: $out"
+out=$(cl D start "$TOOL" '{"topic":"d3"}') &&
+	tfail "6: client D's third task was made over client_max_tasks 2: $out"
+jq -e '.code == -32015 and (.message | contains("client_max_tasks"))' <<<"$out" >/dev/null ||
+	tfail "6: client D's third task: expected -32015 naming client_max_tasks: $out"
+note "6: refused: $(jq -r .message <<<"$out")"
+out=$(cl B start "$TOOL" '{"topic":"b1"}') ||
+	tfail "6: client B could not make a task while client D was at its client_max_tasks: $out"
+TB=$(task_id "$out") || tfail "6: client B's task id is not 32 hex digits: $out"
+# (Within the 4 s the task runs.)
+out=$(cl_ok D cancel "$TD1") || exit 1
+jq -e --arg id "$TD1" '.task.taskId == $id and .task.status == "cancelled"' <<<"$out" >/dev/null ||
+	tfail "6: client D's tasks/cancel of its task $TD1: $out"
+out=$(cl_ok D list) || exit 1
+jq -e --arg a "$TD1" --arg b "$TD2" '(.ids | sort) == ([$a, $b] | sort) and
+	any(.tasks[]; .taskId == $a and .status == "cancelled")' <<<"$out" >/dev/null ||
+	tfail "6: client D should list its two tasks, $TD1 cancelled: $out"
+# The cancelled task's next stage fails on the server, which says so on
+# its stderr under its own id.
+wait_for 30 up_cancelled ||
+	tfail "6: ev's stderr does not name the task D cancelled within 30 s: $(ctl logs ev 2>&1 | tail -n 5)"
+up=$UP
+[ "$up" != "$TD1" ] ||
+	tfail "6: the server's id of D's task is the one D was given, $TD1"
+for f in "$T"/*.wire; do
+	grep -qF "$up" "$f" &&
+		tfail "6: client $(basename "$f" .wire) was sent the server's id $up of D's task $TD1: $(grep -F "$up" "$f" | head -n 3 | cut -c 1-400)"
+done
+note "6: D refused a third task, B made $TB; D's cancelled $TD1 is $up to the server"
+
+# --- 7: a client that leaves takes its tasks along ---------------------------------
+no_foreign 7 A
+cl_close A
+cl_start C ev
+for id in "${A_TASKS[@]}"; do
+	unknown_id 7 C "$id" "A's (gone)"
+done
+out=$(cl_ok C list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "7: client C, which made no task, lists tasks after A left: $out"
+out=$(cl_ok B list) || exit 1
+jq -e --arg id "$TB" '.ids == [$id]' <<<"$out" >/dev/null ||
+	tfail "7: client B should list its own task $TB alone: $out"
+out=$(cl_ok B result "$TB") || exit 1
+jq -e '.text | startswith("# Research Report: b1\n")' <<<"$out" >/dev/null ||
+	tfail "7: client B's result of its own task: $(jq -c '{text: (.text // "" | .[:80])}' <<<"$out")"
+note "7: after A left, C got the made-up id's errors for A's tasks"
+
+# --- 8: the refusal's advice --------------------------------------------------------
+out=$(cl D wait-status "$TD2" completed 60000) ||
+	tfail "8: client D's task $TD2 did not end within 60 s: $out"
+for n in 5 6; do
+	out=$(cl D start "$TOOL" "{\"topic\":\"d$n\"}") ||
+		tfail "8: client D, whose task $TD1 was cancelled and $TD2 has ended, cannot make its task number $n (the refusal said \"wait for one to end, or cancel one\"): $out"
+	task_id "$out" >/dev/null || tfail "8: client D's task id is not 32 hex digits: $out"
+done
+out=$(cl D start "$TOOL" '{"topic":"d7"}') &&
+	tfail "8: client D made a third task at once, over client_max_tasks 2: $out"
+jq -e '.code == -32015 and (.message | contains("client_max_tasks"))' <<<"$out" >/dev/null ||
+	tfail "8: client D's third running task: expected -32015 naming client_max_tasks: $out"
+note "8: D, its first two tasks over, made two more and was refused a third"
+
+# --- the end: nobody heard of others' tasks -------------------------------------------
+for c in "${!CL_PID[@]}"; do
+	no_foreign end "$c"
+	cl_close "$c"
+done
+stop_mcpd TERM
+[ "$MCPD_STATUS" = 0 ] || fail "mcpd exited $MCPD_STATUS on SIGTERM"
+exit 0
