@@ -228,59 +228,67 @@ handover_put_id(cJSON *o, const char *key, uint64_t id)
 	cJSON_AddStringToObject(o, key, text);
 }
 
-/* "tasks": [{"id", "principal", "up_id", "last", "age_ms", "left_ms"}]. */
+/*
+ * An array under key of an object for each of the n entries of size bytes
+ * at v, its members put by put_one.  None is an empty array.
+ */
 static void
-handover_put_tasks(cJSON *o, const struct handover_server *s)
+handover_put_list(cJSON *o, const char *key, const void *v, size_t n,
+    size_t size, void (*put_one)(cJSON *, const void *))
 {
-	const struct handover_task	*t;
-	cJSON				*tasks, *task;
-	size_t				 i;
-
-	if (s->ntasks == 0)
-		return;
-	tasks = cJSON_AddArrayToObject(o, "tasks");
-	for (i = 0; i < s->ntasks; i++) {
-		t = &s->tasks[i];
-		task = cJSON_CreateObject();
-		handover_put_str(task, "id", t->id);
-		handover_put_id(task, "principal", t->principal);
-		handover_put_str(task, "up_id", t->up_id);
-		handover_put_str(task, "last", t->last);
-		handover_put_num(task, "age_ms", (double)t->age_ms);
-		handover_put_num(task, "left_ms", (double)t->left_ms);
-		cJSON_AddItemToArray(tasks, task);
-	}
-}
-
-/* "principals": [{"sid", "uid", "id", "idle_ms"}]. */
-static void
-handover_put_principals(cJSON *o, const struct handover *h)
-{
-	const struct handover_principal	*p;
-	cJSON				*principals, *principal;
-	size_t				 i;
-
-	if (h->nprincipals == 0)
-		return;
-	principals = cJSON_AddArrayToObject(o, "principals");
-	for (i = 0; i < h->nprincipals; i++) {
-		p = &h->principals[i];
-		principal = cJSON_CreateObject();
-		handover_put_str(principal, "sid", p->sid);
-		handover_put_num(principal, "uid", p->uid);
-		handover_put_id(principal, "id", p->id);
-		handover_put_num(principal, "idle_ms", (double)p->idle_ms);
-		cJSON_AddItemToArray(principals, principal);
-	}
-}
-
-static cJSON *
-handover_server_json(const struct handover_server *s)
-{
-	cJSON	*o, *lines, *line;
+	cJSON	*a, *e;
 	size_t	 i;
 
-	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, key);
+	for (i = 0; i < n; i++) {
+		e = cJSON_CreateObject();
+		put_one(e, (const char *)v + i * size);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
+/* A stderr line: {"t", "text"}. */
+static void
+handover_put_line(cJSON *o, const void *v)
+{
+	const struct handover_line	*l = v;
+
+	handover_put_num(o, "t", (double)l->time_us);
+	/* An empty line prints as no member: it reads back empty. */
+	handover_put_bytes(o, "text", &l->text);
+}
+
+/* A task: {"id", "principal", "up_id", "last", "age_ms", "left_ms"}. */
+static void
+handover_put_task(cJSON *o, const void *v)
+{
+	const struct handover_task	*t = v;
+
+	handover_put_str(o, "id", t->id);
+	handover_put_id(o, "principal", t->principal);
+	handover_put_str(o, "up_id", t->up_id);
+	handover_put_str(o, "last", t->last);
+	handover_put_num(o, "age_ms", (double)t->age_ms);
+	handover_put_num(o, "left_ms", (double)t->left_ms);
+}
+
+/* A principal: {"sid", "uid", "id", "idle_ms"}. */
+static void
+handover_put_principal(cJSON *o, const void *v)
+{
+	const struct handover_principal	*p = v;
+
+	handover_put_str(o, "sid", p->sid);
+	handover_put_num(o, "uid", p->uid);
+	handover_put_id(o, "id", p->id);
+	handover_put_num(o, "idle_ms", (double)p->idle_ms);
+}
+
+static void
+handover_put_server(cJSON *o, const void *v)
+{
+	const struct handover_server	*s = v;
+
 	handover_put_str(o, "name", s->name);
 	cJSON_AddBoolToObject(o, "running", s->running);
 	handover_put_str(o, "state", s->state);
@@ -302,18 +310,15 @@ handover_server_json(const struct handover_server *s)
 		handover_put_num(o, "owner_uid", s->owner_uid);
 		handover_put_str(o, "roots", s->roots);
 	}
-	lines = cJSON_AddArrayToObject(o, "stderr");
-	for (i = 0; i < s->nlines; i++) {
-		line = cJSON_CreateObject();
-		handover_put_num(line, "t", (double)s->lines[i].time_us);
-		/* An empty line prints as no member: it reads back empty. */
-		handover_put_bytes(line, "text", &s->lines[i].text);
-		cJSON_AddItemToArray(lines, line);
-	}
+	handover_put_list(o, "stderr", s->lines, s->nlines, sizeof *s->lines,
+	    handover_put_line);
 	/* Running or not, a server may hold tasks; none prints nothing. */
-	handover_put_tasks(o, s);
+	if (s->ntasks > 0) {
+		handover_put_list(o, "tasks", s->tasks, s->ntasks,
+		    sizeof *s->tasks, handover_put_task);
+	}
 	if (!s->running)
-		return (o);
+		return;
 	handover_put_num(o, "pid", s->pid);
 	handover_put_num(o, "exit_pid", s->exit_pid);
 	handover_put_num(o, "containment", s->containment);
@@ -334,15 +339,13 @@ handover_server_json(const struct handover_server *s)
 	handover_put_bytes(o, "err_partial", &s->err_partial);
 	handover_put_bytes(o, "status_partial", &s->status_partial);
 	handover_put_bytes(o, "in_queued", &s->in_queued);
-	return (o);
 }
 
 char *
 handover_print(const struct handover *h)
 {
-	cJSON	*o, *servers;
+	cJSON	*o;
 	char	*text;
-	size_t	 i;
 
 	o = cJSON_CreateObject();
 	handover_put_num(o, "version", h->version);
@@ -360,11 +363,14 @@ handover_print(const struct handover *h)
 	handover_put_num(o, "started_ms", (double)h->started_ms);
 	handover_put_num(o, "reexecs", (double)h->reexecs);
 	handover_put_num(o, "workers_total", (double)h->workers_total);
-	servers = cJSON_AddArrayToObject(o, "servers");
-	for (i = 0; i < h->nservers; i++)
-		cJSON_AddItemToArray(servers,
-		    handover_server_json(&h->servers[i]));
-	handover_put_principals(o, h);
+	handover_put_list(o, "servers", h->servers, h->nservers,
+	    sizeof *h->servers, handover_put_server);
+	/* None prints nothing, as an older mcpd prints it. */
+	if (h->nprincipals > 0) {
+		handover_put_list(o, "principals", h->principals,
+		    h->nprincipals, sizeof *h->principals,
+		    handover_put_principal);
+	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (text == NULL)
@@ -475,6 +481,60 @@ handover_bytes(struct handover_in *in, const char *key,
 	}
 }
 
+/*
+ * key: an optional array of at most max entries, which the refusal calls
+ * what ("tasks"); NULL if absent, refused or after an error.
+ */
+static const cJSON *
+handover_array(struct handover_in *in, const char *key, int max,
+    const char *what)
+{
+	const cJSON	*a;
+
+	if (in->cause != NULL || (a = handover_get(in, key, 0)) == NULL)
+		return (NULL);
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > max) {
+		xasprintf(&in->cause, "%s: \"%s\" is not an array of at most "
+		    "%d %s", in->where, key, max, what);
+		return (NULL);
+	}
+	return (a);
+}
+
+/*
+ * key: an optional array of at most max objects, each read alone by
+ * parse_one into arg.  Each is named "name i" ("principal 2"), and the
+ * first error, its own or its reader's, is in's.
+ */
+static void
+handover_parse_list(struct handover_in *in, const char *key, int max,
+    const char *what, const char *name,
+    void (*parse_one)(struct handover_in *, void *), void *arg)
+{
+	struct handover_in	 sub;
+	const cJSON		*a, *v;
+	char			 where[96];
+	size_t			 i = 0;
+
+	if ((a = handover_array(in, key, max, what)) == NULL)
+		return;
+	cJSON_ArrayForEach(v, a) {
+		snprintf(where, sizeof where, "%s %zu", name, i++);
+		if (!cJSON_IsObject(v)) {
+			xasprintf(&in->cause, "%s: not an object", where);
+			return;
+		}
+		sub.o = v;
+		sub.where = where;
+		sub.cause = NULL;
+		parse_one(&sub, arg);
+		if (sub.cause != NULL) {
+			in->cause = sub.cause;
+			return;
+		}
+	}
+}
+
 /* An optional array of at most HANDOVER_MAX_SUBS strings, each added. */
 static void
 handover_strs(struct handover_in *in, const char *key,
@@ -483,12 +543,8 @@ handover_strs(struct handover_in *in, const char *key,
 {
 	const cJSON	*a, *v;
 
-	if (in->cause != NULL || (a = handover_get(in, key, 0)) == NULL)
+	if ((a = handover_array(in, key, HANDOVER_MAX_SUBS, "strings")) == NULL)
 		return;
-	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_SUBS) {
-		handover_bad(in, key, "an array of at most 65536 strings");
-		return;
-	}
 	cJSON_ArrayForEach(v, a) {
 		if (!cJSON_IsString(v)) {
 			handover_bad(in, key, "an array of strings");
@@ -508,12 +564,10 @@ handover_parse_lines(struct handover_in *in, struct handover_server *s)
 	uint64_t		 t;
 
 	s->stderr_lines = handover_u64(in, "stderr_lines");
-	if (in->cause != NULL || (a = handover_get(in, "stderr", 0)) == NULL)
+	if ((a = handover_array(in, "stderr", HANDOVER_MAX_SUBS,
+	    "lines")) == NULL)
 		return;
-	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_SUBS) {
-		handover_bad(in, "stderr", "an array of at most 65536 lines");
-		return;
-	}
+	/* A line's errors are its server's: the lines are not numbered. */
 	cJSON_ArrayForEach(v, a) {
 		if (!cJSON_IsObject(v)) {
 			handover_bad(in, "stderr", "an array of objects");
@@ -591,13 +645,14 @@ bad:
  * as tasks/list answers it: one "taskId", mcpd's id, never the server's.
  */
 static void
-handover_parse_task(struct handover_in *in, struct handover_server *s)
+handover_parse_task(struct handover_in *in, void *arg)
 {
-	const cJSON	*m;
-	cJSON		*last;
-	char		*id, *up_id, *text;
-	uint64_t	 principal, age_ms, left_ms;
-	int		 ids;
+	struct handover_server	*s = arg;
+	const cJSON		*m;
+	cJSON			*last;
+	char			*id, *up_id, *text;
+	uint64_t		 principal, age_ms, left_ms;
+	int			 ids;
 
 	id = handover_hex(in, "id");
 	principal = handover_id(in, "principal");
@@ -636,81 +691,23 @@ handover_parse_task(struct handover_in *in, struct handover_server *s)
 	free(text);
 }
 
-/* "tasks": at most HANDOVER_MAX_TASKS, a server's, running or not. */
+/* A lasting principal, checked alone: two alike are found once all is read. */
 static void
-handover_parse_tasks(struct handover_in *in, struct handover_server *s)
+handover_parse_principal(struct handover_in *in, void *arg)
 {
-	struct handover_in	 sub;
-	const cJSON		*a, *v;
-	char			 where[64];
-	size_t			 i = 0;
+	struct handover	*h = arg;
+	char		*sid;
+	uid_t		 uid;
+	uint64_t	 id, idle_ms;
 
-	if (in->cause != NULL || (a = handover_get(in, "tasks", 0)) == NULL)
-		return;
-	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > HANDOVER_MAX_TASKS) {
-		handover_bad(in, "tasks", "an array of at most 65536 tasks");
-		return;
-	}
-	cJSON_ArrayForEach(v, a) {
-		snprintf(where, sizeof where, "%s, task %zu", in->where, i++);
-		if (!cJSON_IsObject(v)) {
-			xasprintf(&in->cause, "%s: not an object", where);
-			return;
-		}
-		sub.o = v;
-		sub.where = where;
-		sub.cause = NULL;
-		handover_parse_task(&sub, s);
-		if (sub.cause != NULL) {
-			in->cause = sub.cause;
-			return;
-		}
-	}
-}
-
-/* "principals": at most HANDOVER_MAX_PRINCIPALS, each alone checked. */
-static void
-handover_parse_principals(struct handover_in *in, struct handover *h)
-{
-	struct handover_in	 sub;
-	const cJSON		*a, *v;
-	char			*sid, where[32];
-	uid_t			 uid;
-	uint64_t		 id, idle_ms;
-	size_t			 i = 0;
-
-	if (in->cause != NULL ||
-	    (a = handover_get(in, "principals", 0)) == NULL)
-		return;
-	if (!cJSON_IsArray(a) ||
-	    cJSON_GetArraySize(a) > HANDOVER_MAX_PRINCIPALS) {
-		handover_bad(in, "principals", "an array of at most 1048576 "
-		    "principals");
-		return;
-	}
-	cJSON_ArrayForEach(v, a) {
-		snprintf(where, sizeof where, "principal %zu", i++);
-		if (!cJSON_IsObject(v)) {
-			xasprintf(&in->cause, "%s: not an object", where);
-			return;
-		}
-		sub.o = v;
-		sub.where = where;
-		sub.cause = NULL;
-		sid = handover_hex(&sub, "sid");
-		/* (uid_t)-1 is no one's: to chown(2) it means "unchanged". */
-		uid = (uid_t)handover_num(&sub, "uid", 1, 0, UINT32_MAX - 1.0,
-		    0);
-		id = handover_id(&sub, "id");
-		idle_ms = handover_u64(&sub, "idle_ms");
-		if (sub.cause != NULL) {
-			in->cause = sub.cause;
-			free(sid);
-			return;
-		}
+	sid = handover_hex(in, "sid");
+	/* (uid_t)-1 is no one's: to chown(2) it means "unchanged". */
+	uid = (uid_t)handover_num(in, "uid", 1, 0, UINT32_MAX - 1.0, 0);
+	id = handover_id(in, "id");
+	idle_ms = handover_u64(in, "idle_ms");
+	if (in->cause == NULL)
 		handover_add_principal(h, sid, uid, id, idle_ms);
-		free(sid);
-	}
+	free(sid);
 }
 
 /*
@@ -896,8 +893,8 @@ static void
 handover_parse_server(struct handover_in *in, struct handover_server *s)
 {
 	cJSON	*id;
+	char	 name[64];
 	size_t	 i;
-
 
 	s->name = handover_str(in, "name", 1);
 	s->running = handover_bool(in, "running");
@@ -911,7 +908,10 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->violations = handover_u64(in, "violations");
 	s->remote = handover_str(in, "remote", 0);
 	handover_parse_instance(in, s);
-	handover_parse_tasks(in, s);
+	/* Running or not, a server may hold tasks: "server 0, task 1". */
+	snprintf(name, sizeof name, "%s, task", in->where);
+	handover_parse_list(in, "tasks", HANDOVER_MAX_TASKS, "tasks", name,
+	    handover_parse_task, s);
 	if (!s->running)
 		return;
 	s->pid = (pid_t)handover_num(in, "pid", 1, 2, INT32_MAX, 0);
@@ -956,15 +956,33 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	}
 }
 
+/* A server of the state, its name not one a server before it has. */
+static void
+handover_parse_one_server(struct handover_in *in, void *arg)
+{
+	struct handover		*h = arg;
+	struct handover_server	*s;
+	size_t			 j;
+
+	s = handover_add_server(h);
+	handover_parse_server(in, s);
+	if (in->cause != NULL)
+		return;
+	for (j = 0; j + 1 < h->nservers; j++) {
+		if (strcmp(h->servers[j].name, s->name) == 0) {
+			xasprintf(&in->cause, "%s: a second server of that "
+			    "name", in->where);
+			return;
+		}
+	}
+}
+
 int
 handover_parse(const char *text, size_t len, struct handover *h,
     char **cause)
 {
 	struct handover_in	 in = { NULL, "the state", NULL };
-	const cJSON		*servers, *srv;
 	cJSON			*root;
-	char			 where[32];
-	size_t			 i, j;
 	int			 version;
 
 	handover_init(h);
@@ -1005,38 +1023,12 @@ handover_parse(const char *text, size_t len, struct handover *h,
 	h->workers_total = handover_u64(&in, "workers_total");
 	if (in.cause == NULL && h->listen_fd < 0)
 		xasprintf(&in.cause, "the state has no listening socket");
-	servers = handover_get(&in, "servers", 1);
-	if (in.cause != NULL)
-		goto fail;
-	if (!cJSON_IsArray(servers) ||
-	    cJSON_GetArraySize(servers) > HANDOVER_MAX_SERVERS) {
-		handover_bad(&in, "servers", "an array of at most 4096 objects");
-		goto fail;
-	}
-	i = 0;
-	cJSON_ArrayForEach(srv, servers) {
-		snprintf(where, sizeof where, "server %zu", i++);
-		if (!cJSON_IsObject(srv)) {
-			xasprintf(&in.cause, "%s: not an object", where);
-			goto fail;
-		}
-		in.o = srv;
-		in.where = where;
-		handover_parse_server(&in, handover_add_server(h));
-		if (in.cause != NULL)
-			goto fail;
-		for (j = 0; j + 1 < h->nservers; j++) {
-			if (strcmp(h->servers[j].name,
-			    h->servers[h->nservers - 1].name) == 0) {
-				xasprintf(&in.cause, "%s: a second server "
-				    "of that name", where);
-				goto fail;
-			}
-		}
-	}
-	in.o = root;
-	in.where = "the state";
-	handover_parse_principals(&in, h);
+	/* The servers are required, if only as an empty array. */
+	handover_get(&in, "servers", 1);
+	handover_parse_list(&in, "servers", HANDOVER_MAX_SERVERS, "objects",
+	    "server", handover_parse_one_server, h);
+	handover_parse_list(&in, "principals", HANDOVER_MAX_PRINCIPALS,
+	    "principals", "principal", handover_parse_principal, h);
 	handover_check_tasks(&in, h);
 	if (in.cause != NULL)
 		goto fail;
