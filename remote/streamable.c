@@ -40,6 +40,7 @@
 #include "rconf.h"
 #include "remote.h"
 #include "rstatus.h"
+#include "sbuf.h"
 #include "sse.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -64,10 +65,8 @@ struct sh_x {
 	int			 sent_session;	/* carried Mcp-Session-Id */
 	long			 status;
 	enum { SH_NONE, SH_JSON, SH_SSE, SH_ERR } kind;
-	char			*buf;		/* JSON or error body */
-	size_t			 len;
-	size_t			 cap;
-	size_t			 max;
+	struct sbuf		 body;		/* JSON or error body */
+	size_t			 max;		/* of body: more is cut or refused */
 	struct sse		*sse;
 	char			*last_id;	/* of this stream's events */
 	uint64_t		 retry_ms;	/* the server's, 0 if none */
@@ -121,7 +120,7 @@ sh_x_free(struct sh_x *x)
 	if (sh->get == x)
 		sh->get = NULL;
 	TAILQ_REMOVE(&sh->xs, x, entry);
-	free(x->buf);
+	free(x->body.p);
 	free(x->last_id);
 	free(x);
 }
@@ -218,6 +217,7 @@ sh_head(void *arg, struct http_req *req)
 	if (x->status < 200 || x->status > 299) {
 		x->kind = SH_ERR;
 		x->max = SH_ERROR_BODY_BYTES;
+		sbuf_bound(&x->body, x->max);
 		return (0);
 	}
 	if (x->m != NULL && x->m->init && (sid = http_header(req,
@@ -245,6 +245,7 @@ sh_head(void *arg, struct http_req *req)
 	} else {
 		x->kind = SH_JSON;
 		x->max = sh->rt.r->conf->max_message_bytes;
+		sbuf_bound(&x->body, x->max);
 		if (x->m != NULL)
 			sh->rt.ev->head(sh_session(sh), x->m, 0);
 	}
@@ -271,23 +272,15 @@ sh_body(void *arg, struct http_req *req, const char *data, size_t len)
 		}
 	case SH_JSON:
 	case SH_ERR:
-		if (len > x->max - x->len) {
+		if (len > x->max - x->body.len) {
 			if (x->kind == SH_ERR)
-				len = x->max - x->len;
+				len = x->max - x->body.len;
 			else {
 				x->status = -2;
 				return (-1);
 			}
 		}
-		if (x->len + len + 1 > x->cap) {
-			x->cap = x->cap == 0 ? 16384 : x->cap;
-			while (x->cap < x->len + len + 1)
-				x->cap *= 2;
-			x->buf = xrealloc(x->buf, x->cap);
-		}
-		memcpy(x->buf + x->len, data, len);
-		x->len += len;
-		x->buf[x->len] = '\0';
+		sbuf_add(&x->body, data, len);
 		return (0);
 	default:
 		return (0);
@@ -302,13 +295,13 @@ sh_excerpt(const struct sh_x *x)
 	size_t	 i, n = 0, lim = 200;
 
 	out = xmalloc(lim + 4);
-	for (i = 0; i < x->len && n < lim; i++) {
-		if (x->buf[i] >= 0x20 && x->buf[i] < 0x7f)
-			out[n++] = x->buf[i];
+	for (i = 0; i < x->body.len && n < lim; i++) {
+		if (x->body.p[i] >= 0x20 && x->body.p[i] < 0x7f)
+			out[n++] = x->body.p[i];
 		else if (n > 0 && out[n - 1] != ' ')
 			out[n++] = ' ';
 	}
-	if (i < x->len) {
+	if (i < x->body.len) {
 		memcpy(out + n, "...", 3);
 		n += 3;
 	}
@@ -322,8 +315,8 @@ sh_says_no_session(const struct sh_x *x)
 {
 	size_t	i;
 
-	for (i = 0; i + 7 <= x->len; i++) {
-		if (strncasecmp(x->buf + i, "session", 7) == 0)
+	for (i = 0; i + 7 <= x->body.len; i++) {
+		if (strncasecmp(x->body.p + i, "session", 7) == 0)
 			return (1);
 	}
 	return (0);
@@ -529,8 +522,8 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		sh_x_free(x);
 		return;
 	}
-	if (x->kind == SH_JSON && x->len > 0 && end == HTTP_DONE)
-		sh->rt.ev->incoming(s, x->buf, x->len);
+	if (x->kind == SH_JSON && x->body.len > 0 && end == HTTP_DONE)
+		sh->rt.ev->incoming(s, x->body.p, x->body.len);
 	if (!m->request || m->answered || x->kind == SH_NONE) {
 		sh_x_free(x);
 		sh->rt.ev->done(s, m);
@@ -580,7 +573,7 @@ sh_x_start(struct sh_x *x, const char *last_event_id)
 	x->sent_session = sh->session_id != NULL;
 	x->status = 0;
 	x->kind = SH_NONE;
-	x->len = 0;
+	x->body.len = 0;
 	if (post) {
 		body = xmalloc(x->m->len);
 		memcpy(body, x->m->line, x->m->len);

@@ -26,11 +26,11 @@
  * an "id" value being read (up to its first NUL) at most max_event_bytes.
  * Each is checked as the bytes come, so whether a stream is too big does
  * not depend on how it was split.  After SSE_TOO_BIG the event's buffers
- * are released.  Each buffer grows by doubling up to max_event_bytes + 1
- * and is released when emptied if it holds more than SSE_KEEP_BYTES, so
- * sse_held is at most the sum over its five buffers of
- * max(SSE_KEEP_BYTES, 2 x (length + 1)), and never more than
- * 5 x (max_event_bytes + 1).
+ * are released.  Each buffer is an sbuf bounded by max_event_bytes, so
+ * it grows by doubling up to max_event_bytes + 1, and it is released
+ * when emptied if it holds more than SSE_KEEP_BYTES: sse_held is at most
+ * the sum over its five buffers of max(SSE_KEEP_BYTES, 2 x (length + 1)),
+ * and never more than 5 x (max_event_bytes + 1).
  */
 
 #include "config.h"
@@ -39,11 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbuf.h"
 #include "sse.h"
 #include "util.h"
 #include "xmalloc.h"
 
-#define SSE_MIN_BYTES	64	/* a buffer's first allocation */
 #define SSE_KEEP_BYTES	256	/* larger buffers are freed when emptied */
 #define SSE_NAME_BYTES	5	/* the longest field name we act on */
 /* Keeps length arithmetic far from overflowing. */
@@ -66,12 +66,6 @@ enum sse_field {
 	SSE_FIELD_RETRY,
 };
 
-struct sse_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
 struct sse {
 	size_t		 max;
 	struct sse_cb	 cb;
@@ -85,14 +79,14 @@ struct sse {
 	size_t		 name_len;
 	enum sse_field	 field;
 
-	struct sse_buf	 data;		/* data lines joined with LF */
+	struct sbuf	 data;		/* data lines joined with LF */
 	size_t		 data_lines;
-	struct sse_buf	 type;
-	struct sse_buf	 id;		/* the last event ID buffer */
+	struct sbuf	 type;
+	struct sbuf	 id;		/* the last event ID buffer */
 	int		 id_changed;	/* since it was last committed */
-	struct sse_buf	 pend;		/* an id value being read */
+	struct sbuf	 pend;		/* an id value being read */
 	int		 pend_nul;	/* it holds a NUL: the line is ignored */
-	struct sse_buf	 last;		/* the last event ID in force */
+	struct sbuf	 last;		/* the last event ID in force */
 
 	uint64_t	 retry;
 	int		 retry_ok;
@@ -111,53 +105,27 @@ static const struct {
 	{ "retry",	SSE_FIELD_RETRY },
 };
 
-/* Room for len + 1 bytes (the NUL); need is at most max + 1. */
+/* Released, and empty again (its bound kept). */
 static void
-sse_buf_reserve(struct sse *s, struct sse_buf *b, size_t need)
-{
-	size_t	 cap;
-
-	if (need <= b->cap)
-		return;
-	cap = b->cap == 0 ? SSE_MIN_BYTES : b->cap;
-	while (cap < need)
-		cap *= 2;
-	if (cap > s->max + 1)
-		cap = s->max + 1;
-	b->p = xrealloc(b->p, cap);
-	b->cap = cap;
-}
-
-static void
-sse_buf_append(struct sse *s, struct sse_buf *b, const char *p, size_t len)
-{
-	sse_buf_reserve(s, b, b->len + len + 1);
-	if (len > 0)
-		memcpy(b->p + b->len, p, len);
-	b->len += len;
-	b->p[b->len] = '\0';
-}
-
-static void
-sse_buf_reset(struct sse_buf *b)
-{
-	b->len = 0;
-	if (b->cap > SSE_KEEP_BYTES) {
-		free(b->p);
-		b->p = NULL;
-		b->cap = 0;
-	}
-}
-
-static void
-sse_buf_free(struct sse_buf *b)
+sse_buf_free(struct sbuf *b)
 {
 	free(b->p);
-	memset(b, 0, sizeof *b);
+	b->p = NULL;
+	b->len = b->cap = 0;
 }
 
+/* Emptied; released too if large, so one big event is not held on to. */
+static void
+sse_buf_reset(struct sbuf *b)
+{
+	b->len = 0;
+	if (b->cap > SSE_KEEP_BYTES)
+		sse_buf_free(b);
+}
+
+/* The content as a string (p is NULL, or stale, while len is 0). */
 static const char *
-sse_buf_str(const struct sse_buf *b)
+sse_buf_str(const struct sbuf *b)
 {
 	return (b->len == 0 ? "" : b->p);
 }
@@ -191,7 +159,7 @@ sse_dispatch(struct sse *s)
 
 	if (s->id_changed) {
 		sse_buf_reset(&s->last);
-		sse_buf_append(s, &s->last, s->id.p, s->id.len);
+		sbuf_add(&s->last, s->id.p, s->id.len);
 		s->id_changed = 0;
 	}
 	if (s->data_lines == 0) {
@@ -261,7 +229,7 @@ sse_value_begin(struct sse *s)
 		if (s->data_lines > 0) {
 			if (sse_event_over(s, 1))
 				return (sse_too_big(s));
-			sse_buf_append(s, &s->data, "\n", 1);
+			sbuf_add(&s->data, "\n", 1);
 		}
 		s->data_lines++;
 		break;
@@ -294,12 +262,12 @@ sse_value_bytes(struct sse *s, const char *p, size_t len)
 	case SSE_FIELD_DATA:
 		if (sse_event_over(s, len))
 			return (sse_too_big(s));
-		sse_buf_append(s, &s->data, p, len);
+		sbuf_add(&s->data, p, len);
 		break;
 	case SSE_FIELD_EVENT:
 		if (sse_event_over(s, len))
 			return (sse_too_big(s));
-		sse_buf_append(s, &s->type, p, len);
+		sbuf_add(&s->type, p, len);
 		break;
 	case SSE_FIELD_ID:
 		if (s->pend_nul)
@@ -313,7 +281,7 @@ sse_value_bytes(struct sse *s, const char *p, size_t len)
 		if (s->pend_nul)
 			sse_buf_reset(&s->pend);
 		else
-			sse_buf_append(s, &s->pend, p, len);
+			sbuf_add(&s->pend, p, len);
 		break;
 	case SSE_FIELD_RETRY:
 		for (i = 0; i < len && s->retry_ok; i++) {
@@ -338,7 +306,7 @@ sse_value_bytes(struct sse *s, const char *p, size_t len)
 static enum sse_result
 sse_value_end(struct sse *s)
 {
-	struct sse_buf	 swap;
+	struct sbuf	 swap;
 
 	switch (s->field) {
 	case SSE_FIELD_ID:
@@ -491,6 +459,11 @@ sse_new(size_t max_event_bytes, const struct sse_cb *cb, void *arg)
 	s = xcalloc(1, sizeof *s);
 	s->max = max_event_bytes > SSE_MAX_LIMIT ? SSE_MAX_LIMIT :
 	    max_event_bytes;
+	sbuf_bound(&s->data, s->max);
+	sbuf_bound(&s->type, s->max);
+	sbuf_bound(&s->id, s->max);
+	sbuf_bound(&s->pend, s->max);
+	sbuf_bound(&s->last, s->max);
 	if (cb != NULL)
 		s->cb = *cb;
 	s->arg = arg;

@@ -75,7 +75,7 @@ sources() {
 	gmerge)		echo src/gmerge.c src/gname.c src/hmap.c src/b64.c src/rpc.c \
 			    src/envelope.c \
 			    src/xmalloc.c ;;
-	sse)		echo src/sse.c src/xmalloc.c ;;
+	sse)		echo src/sse.c src/sbuf.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \

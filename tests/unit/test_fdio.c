@@ -1,7 +1,7 @@
 /*
  * test_fdio.c -- unit tests for the small fd helpers (write-all, the
  * sealed memfd, a read into a framer) and the growing buffer, secrets
- * included.
+ * and bounds included.
  */
 
 #include "config.h"
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,6 +177,123 @@ START_TEST(test_sbuf_printf)
 }
 END_TEST
 
+/* Unbounded, a buffer grows to twice what it needs, as it always has. */
+START_TEST(test_sbuf_unbounded)
+{
+	struct sbuf	 b = { 0 };
+
+	sbuf_add(&b, "abc", 3);
+	ck_assert_uint_eq(b.cap, 8);
+	sbuf_add(&b, "defg", 4);			/* fits */
+	ck_assert_uint_eq(b.cap, 8);
+	sbuf_add(&b, "h", 1);
+	ck_assert_uint_eq(b.cap, 18);
+	ck_assert_str_eq(b.p, "abcdefgh");
+	free(b.p);
+
+	/* SIZE_MAX is no bound at all. */
+	memset(&b, 0, sizeof b);
+	sbuf_bound(&b, SIZE_MAX);
+	ck_assert_uint_eq(b.lim, 0);
+	sbuf_add(&b, "abc", 3);
+	ck_assert_uint_eq(b.cap, 8);
+	free(b.p);
+
+	/* sbuf_init starts unbounded, whatever was there. */
+	b.lim = 5;
+	sbuf_init(&b, 2);
+	ck_assert_uint_eq(b.lim, 0);
+	sbuf_adds(&b, "longer than five");
+	ck_assert_str_eq(b.p, "longer than five");
+	free(b.p);
+}
+END_TEST
+
+/* Bounded, the capacity never passes max + 1, however it is filled. */
+START_TEST(test_sbuf_bounded)
+{
+	struct sbuf	 b = { 0 };
+	char		 fill[100];
+	size_t		 i, max = sizeof fill;
+
+	memset(fill, 'x', sizeof fill);
+	/* A byte at a time, up to the bound. */
+	sbuf_bound(&b, max);
+	for (i = 0; i < max; i++) {
+		sbuf_add(&b, fill, 1);
+		ck_assert_uint_le(b.cap, max + 1);
+		ck_assert_uint_gt(b.cap, b.len);
+	}
+	ck_assert_uint_eq(b.len, max);
+	ck_assert_uint_eq(b.cap, max + 1);
+	ck_assert_uint_eq(strlen(b.p), max);
+	/* Emptied, it fills again without growing. */
+	b.len = 0;
+	sbuf_add(&b, fill, max);
+	ck_assert_uint_eq(b.cap, max + 1);
+	free(b.p);
+
+	/* From 64 bytes it doubles, then stops at the bound. */
+	memset(&b, 0, sizeof b);
+	sbuf_bound(&b, 300);
+	sbuf_add(&b, fill, 9);
+	ck_assert_uint_eq(b.cap, 64);
+	sbuf_add(&b, fill, 60);
+	ck_assert_uint_eq(b.cap, 128);
+	sbuf_add(&b, fill, 100);
+	ck_assert_uint_eq(b.cap, 256);
+	sbuf_add(&b, fill, 100);
+	ck_assert_uint_eq(b.cap, 301);
+	sbuf_add(&b, fill, 31);
+	ck_assert_uint_eq(b.cap, 301);
+	ck_assert_uint_eq(b.len, 300);
+	free(b.p);
+
+	/* A bound below 64 is the first allocation. */
+	memset(&b, 0, sizeof b);
+	sbuf_bound(&b, 10);
+	sbuf_add(&b, "a", 1);
+	ck_assert_uint_eq(b.cap, 11);
+	free(b.p);
+
+	/* Printed and secret bytes keep to it too. */
+	memset(&b, 0, sizeof b);
+	sbuf_bound(&b, max);
+	sbuf_printf(&b, "%.*s", 70, fill);
+	ck_assert_uint_eq(b.cap, max + 1);
+	ck_assert_uint_eq(b.len, 70);
+	ck_assert_uint_eq(strlen(b.p), 70);
+	free(b.p);
+	memset(&b, 0, sizeof b);
+	sbuf_bound(&b, max);
+	for (i = 0; i < max / 4; i++) {
+		sbuf_add_secret(&b, "abcd", 4);
+		ck_assert_uint_le(b.cap, max + 1);
+	}
+	ck_assert_uint_eq(b.len, max);
+	sbuf_wipe(&b);
+	ck_assert_uint_eq(b.lim, max + 1);		/* the bound is kept */
+
+	/* A bound of 0: only the NUL. */
+	sbuf_bound(&b, 0);
+	sbuf_add(&b, "", 0);
+	ck_assert_uint_eq(b.cap, 1);
+	ck_assert_str_eq(b.p, "");
+	free(b.p);
+}
+END_TEST
+
+/* Adding past the bound is the caller's bug: it aborts. */
+START_TEST(test_sbuf_past_bound)
+{
+	struct sbuf	 b = { 0 };
+
+	sbuf_bound(&b, 4);
+	sbuf_add(&b, "abcd", 4);
+	sbuf_add(&b, "e", 1);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -191,6 +309,9 @@ unit_suite(void)
 	tcase_add_test(tc, test_sbuf_secret);
 	tcase_add_test(tc, test_read_all);
 	tcase_add_test(tc, test_sbuf_printf);
+	tcase_add_test(tc, test_sbuf_unbounded);
+	tcase_add_test(tc, test_sbuf_bounded);
+	tcase_add_test_raise_signal(tc, test_sbuf_past_bound, SIGABRT);
 	suite_add_tcase(s, tc);
 	return (s);
 }
