@@ -60,7 +60,7 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
-			    src/clock.c daemon/principal.c src/hmap_seed.c \
+			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
