@@ -46,14 +46,26 @@
 //   cancel ID               experimental.tasks.cancelTask: "task"
 //   list                    experimental.tasks.listTasks: "ids", "tasks"
 //   raw METHOD [JSON-PARAMS]  any request, any result: "result"
-//   call TOOL [JSON-ARGS]   a plain tools/call: "text", "sent", "done"; ok
-//                           is false for an error or an isError result
+//   raw-until METHOD MS [JSON-PARAMS]  the same, again every 50 ms until
+//                           it succeeds (MS at most): as "raw", plus
+//                           "tries", "ms", and the "first" error
+//   call TOOL [JSON-ARGS]   a plain tools/call (client.callTool, which
+//                           refuses a tool the SDK has listed as one
+//                           that needs a task): "text", "links" (the uris
+//                           of its resource_link items), "types" (of
+//                           its content items), "related" (the task
+//                           of its _meta, then counted as this
+//                           client's), "sent", "done"; ok is false for
+//                           an error or an isError result
+//   call-raw TOOL [JSON-ARGS]  the same as a raw tools/call without
+//                           "task", whatever the SDK listed
 //   call-bg LABEL TOOL [JSON-ARGS]  the same in the background; "sent"
 //   call-wait LABEL MS      wait (at most MS) for it
 //   call-abort LABEL        give it up (notifications/cancelled)
 //   statuses [ID]           the notifications/tasks/status that came: "n",
 //                           "ids" (distinct taskIds), "foreign" (how many
-//                           named a task this client did not create), and
+//                           named a task this client did not create, nor
+//                           was told of by a call's result), and
 //                           for ID its "list" of statuses
 //   wait-status ID STATUS MS  wait (at most MS) for a status notification
 //                           of task ID with STATUS
@@ -246,6 +258,20 @@ function resultOut(r, start) {
     ms: Date.now() - start };
 }
 
+// What a call's result holds: its text, its links, its content types.
+// A call answered by a task's result (a tool that needs a task, called
+// without one, is run as one) names the task in its _meta: the task
+// was made for this client, and is counted as its own.
+function callOut(r) {
+  const content = r?.content || [];
+  const related = r?._meta?.[RELATED]?.taskId ?? null;
+  if (related !== null) mine.add(related);
+  return { ok: !r.isError, text: textOf(r),
+    links: content.filter((c) => c.type === "resource_link")
+      .map((c) => c.uri),
+    types: content.map((c) => c.type), related };
+}
+
 async function taskResult(id) {
   const start = Date.now();
   try {
@@ -262,7 +288,19 @@ async function callTool(tool, args, signal) {
   try {
     const r = await client.callTool({ name: tool, arguments: args },
       undefined, { ...REQ, signal });
-    return { ok: !r.isError, text: textOf(r), sent, done: Date.now() };
+    return { ...callOut(r), sent, done: Date.now() };
+  } catch (err) {
+    return errorOf(err, { sent, done: Date.now() });
+  }
+}
+
+// tools/call without "task", past the SDK's guard for tools that need one.
+async function callRaw(tool, args) {
+  const sent = Date.now();
+  try {
+    const r = await client.request({ method: "tools/call",
+      params: { name: tool, arguments: args } }, CallToolResultSchema, REQ);
+    return { ...callOut(r), sent, done: Date.now() };
   } catch (err) {
     return errorOf(err, { sent, done: Date.now() });
   }
@@ -426,7 +464,25 @@ async function run(words) {
       } catch (err) {
         return errorOf(err);
       }
+    case "raw-until": {
+      const start = Date.now();
+      let first = null;
+      for (let tries = 1; ; tries++) {
+        let out;
+        try {
+          out = { ok: true, result: await client.request({ method: a,
+            params: json(c) }, ResultSchema.loose(), REQ) };
+        } catch (err) {
+          out = errorOf(err);
+        }
+        first ??= out.ok ? null : out;
+        if (out.ok || Date.now() - start > Number(b))
+          return { ...out, tries, ms: Date.now() - start, first };
+        await sleep(50);
+      }
+    }
     case "call": return callTool(a, json(b));
+    case "call-raw": return callRaw(a, json(b));
     case "call-bg": {
       const ac = new AbortController();
       const sent = Date.now();

@@ -5,7 +5,9 @@
 # elicitation/create, delivered through tasks/result) under mcpd, and the
 # official SDK client (tasks-client.mjs: client.experimental.tasks, with
 # the elicitation capability) through `mcpctl connect`, one per simulated
-# user.  mcpd's "client_max_tasks" is 2.
+# user.  mcpd's "client_max_tasks" is 2.  Group dev holds mcp-fake (fk)
+# and then evf, a server-everything whose resources filter denies the
+# blob resources; dev's own filter denies one text resource.
 #
 #   1  A starts a task (callToolStream, which adds "task" itself from what
 #      mcpd relays of the server's capabilities and tools): its id is 32
@@ -38,6 +40,33 @@
 #      not: with one task cancelled and the other ended, D is still
 #      refused, told that the time to live frees a place, and can still
 #      read its ended task.
+#   9  Through group dev: its initialize result declares tasks, and it
+#      lists evf's simulate-research-query (renamed) as needing a task.
+#      A9 starts one there; B9, also on dev, gets for its id the error
+#      of a made-up id and an empty tasks/list; A9's tasks/list through
+#      the group shows it, and A9 reads its report.
+#  10  A10 starts a task on ev and waits for its result; `mcpctl
+#      reexec`: the tasks/result in flight fails once (or had its
+#      answer), A10's bridge reconnects by itself (a ping through it
+#      succeeds), and A10's tasks/get and tasks/result of its task
+#      succeed, the report naming A10's topic.  B's tasks/get of it is
+#      still the made-up id's error, B's own task is still B's, a new
+#      client's tasks/list is empty, and A9's task is still listed for
+#      A9 through the group.
+#  11  simulate-research-query, which the server runs only as a task,
+#      called without one: by a client that never listed the tools
+#      (client.callTool), by one that did (a raw tools/call), and through
+#      the group: each call's result is the research report, not the
+#      server's refusal.  A task its _meta names is the caller's (B gets
+#      the made-up id's errors for it), and the caller alone hears its
+#      status notifications.
+#  12  get-resource-links (4 links: blob/1, text/2, blob/3, text/4 of
+#      demo://resource/dynamic/): all four on ev; on evf, whose filter
+#      denies the blobs, only text/2 and text/4 are left, the text item
+#      kept; through dev, whose filter also denies text/4, only text/2.
+#      The group's resources/read of text/2 returns its contents from
+#      evf without asking fk, its first member (a read of text/6, never
+#      linked, asks fk first); one of text/4 is refused (-32002).
 # At the end no client has heard a status notification of a task that
 # is not its own.  Times are printed as "# figure:" lines.
 #
@@ -74,8 +103,12 @@ MADE_UP=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 [[ $MADE_UP =~ ^[0-9a-f]{32}$ ]] || hard_error "cannot make up a task id: $MADE_UP"
 
 # ev: shared by A, B, C and D; evq: request_timeout_ms 1500; evd: on
-# demand, stopped after 1 s idle.
-config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
+# demand, stopped after 1 s idle; evf: its blob resources denied; fk: a
+# fake server without health pings, whose requests are counted; group
+# dev: fk, then evf, with text/4 denied too.
+LINK=demo://resource/dynamic
+config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" \
+	--arg fake "$MCP_FAKE" --arg link "$LINK" '
 	def lit: gsub("\\$"; "$$");
 	def everything: { command: ($node | lit),
 		args: ([$ev, "stdio"] | map(lit)), cwd: ($t | lit),
@@ -86,7 +119,15 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
 			ev: everything,
 			evq: (everything + { request_timeout_ms: 1500 }),
 			evd: (everything + { start: "on-demand",
-				idle_stop_s: 1 })
+				idle_stop_s: 1 }),
+			evf: (everything + { resources:
+				{ deny: [$link + "/blob/*"] } }),
+			fk: { command: ($fake | lit), health_interval_ms: 0,
+				env: { MCPD_TEST_DIR: ($t | lit) } }
+		},
+		groups: {
+			dev: { servers: ["fk", "evf"],
+				resources: { deny: [$link + "/text/4"] } }
 		}
 	}') || hard_error "cannot build the configuration"
 write_config "$T/mcpd.json" "$config"
@@ -232,12 +273,25 @@ up_cancelled() {
 }
 
 # no_foreign CASE NAME: client NAME heard no status notification of a
-# task it did not make.
+# task it did not make, nor was named by one of its calls' results.
 no_foreign() {
 	local out
 	out=$(cl_ok "$2" statuses) || exit 1
 	[ "$(jq .foreign <<<"$out")" = 0 ] ||
 		tfail "$1: client $2 heard status notifications of tasks not its own: $out"
+}
+
+# is_report OUT TOPIC [ID]: OUT is the report on TOPIC (of task ID).
+is_report() {
+	jq -e --arg topic "$2" --arg id "${3:-}" '
+		(.text // "" | startswith("# Research Report: " + $topic + "\n")) and
+		($id == "" or .related == $id)' <<<"$1" >/dev/null
+}
+
+# brief OUT: an answer, shortened for a message.
+brief() {
+	jq -c '(.text // "" | .[:80]) as $t | del(.text) + {text: $t}' <<<"$1" 2>/dev/null ||
+		printf '%s\n' "$1"
 }
 
 # --- mcpd's status -------------------------------------------------------------
@@ -247,9 +301,16 @@ entry() {
 		(first(.servers[] | select(.name == $n)) | del(.stats)) // null'
 }
 
+# fk_requests: the requests fk has answered or failed, all told.
+fk_requests() {
+	ctl --json status fk | jq -e '.servers[0].stats.requests | add'
+}
+
 start_mcpd "$T/mcpd.json"
 wait_ready ev 90
 wait_ready evq 90
+wait_ready evf 90
+wait_ready fk 30
 [ "$(server_field evd state)" = idle ] ||
 	fail "evd (on demand) is not idle before any client came: $(entry evd)"
 
@@ -508,6 +569,175 @@ jq -e '.code == -32015 and (.message | contains("client_max_tasks")) and
 	tfail "8: client D's refusal should be -32015 naming client_max_tasks and the time to live that frees a place: $out"
 out=$(cl D get "$TD2") || tfail "8: client D's ended task is no longer kept: $out"
 note "8: D, its two tasks over but kept for their results, is refused a third, told why"
+
+# --- 9: a task through a group --------------------------------------------------------
+cl_start A9 dev
+cl_start B9 dev
+out=$(cl_ok A9 tools) || exit 1
+GTOOL=$(jq -r --arg t "$TOOL" 'first(.names[] | select(contains($t))) // empty' <<<"$out")
+[ -n "$GTOOL" ] ||
+	tfail "9: group dev lists no tool named like $TOOL: $(jq -c .names <<<"$out")"
+jq -e '(.tasks.requests.tools.call | type) == "object"' <<<"$out" >/dev/null ||
+	tfail "9: group dev's initialize result does not declare capabilities.tasks.requests.tools.call: $(jq -c .tasks <<<"$out")"
+jq -e --arg t "$GTOOL" '.taskSupport[$t] == "required"' <<<"$out" >/dev/null ||
+	tfail "9: group dev does not list $GTOOL as needing a task: $(jq -c .taskSupport <<<"$out")"
+TOPIC_9="golf-$RANDOM$RANDOM"
+out=$(cl A9 start "$GTOOL" "{\"topic\":\"$TOPIC_9\"}") ||
+	tfail "9: client A9's task-augmented call of $GTOOL through dev failed: $out"
+TG=$(task_id "$out") || tfail "9: client A9's task id is not 32 hex digits: $out"
+out=$(cl_ok B9 list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "9: client B9, which made no task, lists tasks through dev: $out"
+unknown_id 9 B9 "$TG" "A9's"
+out=$(cl_ok B9 list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "9: client B9 lists tasks through dev after asking for A9's: $out"
+out=$(cl_ok A9 list) || exit 1
+jq -e --arg id "$TG" '.ids == [$id] and .tasks[0].taskId == $id' <<<"$out" >/dev/null ||
+	tfail "9: client A9's tasks/list through dev should show its task $TG alone: $out"
+out=$(cl A9 result "$TG") || tfail "9: client A9's tasks/result of $TG through dev failed: $out"
+is_report "$out" "$TOPIC_9" "$TG" ||
+	tfail "9: client A9's result through dev is not its report, or its _meta does not name $TG: $(brief "$out")"
+out=$(cl_ok A9 get "$TG") || exit 1
+jq -e --arg id "$TG" '.task.taskId == $id and .task.status == "completed"' \
+	<<<"$out" >/dev/null ||
+	tfail "9: client A9's task $TG through dev is not completed (B9's tasks/cancel of it?): $out"
+heard B9 "$TOPIC_9" && tfail "9: client B9 was sent client A9's topic"
+note "9: A9's task $TG through dev ($GTOOL): B9 got the made-up id's errors, A9 its report"
+
+# --- 10: a bridge's tasks across mcpctl reexec --------------------------------------
+cl_start A10 ev
+TOPIC_10="hotel-$RANDOM$RANDOM"
+out=$(cl A10 start "$TOOL" "{\"topic\":\"$TOPIC_10\"}") ||
+	tfail "10: client A10's task failed: $out"
+T10=$(task_id "$out") || tfail "10: client A10's task id is not 32 hex digits: $out"
+cl_ok A10 result-bg r10 "$T10" >/dev/null
+wait_inflight ev 1
+t=$(now_ms)
+out=$(ctl reexec 2>&1) || tfail "10: mcpctl reexec failed: $out"
+note "10: $out"
+out=$(cl A10 raw-until ping 60000) ||
+	tfail "10: no ping through client A10's bridge succeeded within 60 s of mcpctl reexec: $out"
+note "figure: A10's bridge answered a ping $(($(now_ms) - t)) ms after mcpctl reexec began ($(jq .tries <<<"$out") tries; first failure: $(jq -c '.first // "none" | if type == "object" then {code, message} else . end' <<<"$out"))"
+# The tasks/result in flight: lost with the connection, unless the task
+# had ended and its answer came first.
+out=$(cl A10 result-wait r10 60000)
+if jq -e '.ok' <<<"$out" >/dev/null; then
+	is_report "$out" "$TOPIC_10" "$T10" ||
+		tfail "10: client A10's tasks/result in flight over the re-exec: $(brief "$out")"
+	note "10: A10's tasks/result was answered before the re-exec"
+else
+	jq -e '.code == -32000' <<<"$out" >/dev/null ||
+		tfail "10: client A10's tasks/result in flight over the re-exec: expected its result or -32000: $out"
+	note "10: A10's tasks/result in flight: $(jq -r .message <<<"$out")"
+fi
+out=$(cl A10 get "$T10") ||
+	tfail "10: client A10's tasks/get of its task $T10 after mcpctl reexec failed: $out"
+jq -e --arg id "$T10" '.task.taskId == $id' <<<"$out" >/dev/null ||
+	tfail "10: client A10's tasks/get of $T10 after mcpctl reexec: $out"
+out=$(cl A10 result "$T10") ||
+	tfail "10: client A10's tasks/result of its task $T10 after mcpctl reexec failed: $out"
+is_report "$out" "$TOPIC_10" "$T10" ||
+	tfail "10: client A10's tasks/result of $T10 after mcpctl reexec is not its report: $(brief "$out")"
+cl B raw-until ping 60000 >/dev/null ||
+	tfail "10: no ping through client B's bridge succeeded within 60 s of mcpctl reexec"
+unknown_id 10 B "$T10" "A10's"
+out=$(cl B get "$TB") ||
+	tfail "10: client B's own task $TB is not B's after mcpctl reexec: $out"
+cl_start C10 ev
+out=$(cl_ok C10 list) || exit 1
+jq -e '.ids == []' <<<"$out" >/dev/null ||
+	tfail "10: client C10, new after mcpctl reexec, lists tasks: $out"
+cl A9 raw-until ping 60000 >/dev/null ||
+	tfail "10: no ping through client A9's bridge (group dev) succeeded within 60 s of mcpctl reexec"
+out=$(cl A9 list) || tfail "10: client A9's tasks/list through dev after mcpctl reexec failed: $out"
+jq -e --arg id "$TG" '.ids == [$id]' <<<"$out" >/dev/null ||
+	tfail "10: client A9's task $TG through dev is not listed for A9 after mcpctl reexec: $out"
+heard B "$TOPIC_10" && tfail "10: client B was sent client A10's topic"
+note "10: after mcpctl reexec A10 read its task $T10; B got the made-up id's errors for it, C10 an empty list"
+
+# --- 11: a tool that needs a task, called without one ----------------------------------
+# R has not listed the tools: the SDK's callTool sends the plain call.
+cl_start R ev
+TOPIC_11="india-$RANDOM$RANDOM"
+out=$(cl R call "$TOOL" "{\"topic\":\"$TOPIC_11\"}") ||
+	tfail "11: client R's plain call of $TOOL (no task) failed: $(brief "$out")"
+is_report "$out" "$TOPIC_11" ||
+	tfail "11: client R's plain call of $TOOL did not get the report: $(brief "$out")"
+note "figure: a plain call of $TOOL, run as a task by mcpd: $(($(jq .done <<<"$out") - $(jq .sent <<<"$out"))) ms"
+# The result's _meta may name the task made for the call: then it is
+# R's, under mcpd's id, and not B's.
+R11=$(jq -r '.related // empty' <<<"$out")
+if [ -n "$R11" ]; then
+	out=$(cl R get "$R11") ||
+		tfail "11: client R's plain call named task $R11 in its _meta, which R cannot get: $out"
+	jq -e --arg id "$R11" '.task.taskId == $id' <<<"$out" >/dev/null ||
+		tfail "11: client R's tasks/get of $R11, named by its plain call: $out"
+	unknown_id 11 B "$R11" "R's"
+	note "11: R's plain call named its task $R11, which R can get and B cannot"
+fi
+cl_ok R tools >/dev/null
+TOPIC_11b="juliet-$RANDOM$RANDOM"
+out=$(cl R call-raw "$TOOL" "{\"topic\":\"$TOPIC_11b\"}") ||
+	tfail "11: client R's raw tools/call of $TOOL without a task failed: $(brief "$out")"
+is_report "$out" "$TOPIC_11b" ||
+	tfail "11: client R's raw tools/call of $TOOL without a task did not get the report: $(brief "$out")"
+TOPIC_11c="kilo-$RANDOM$RANDOM"
+out=$(cl A9 call-raw "$GTOOL" "{\"topic\":\"$TOPIC_11c\"}") ||
+	tfail "11: client A9's tools/call of $GTOOL through dev without a task failed: $(brief "$out")"
+is_report "$out" "$TOPIC_11c" ||
+	tfail "11: client A9's tools/call of $GTOOL through dev without a task did not get the report: $(brief "$out")"
+note "11: $TOOL called without a task got its report: on ev, before and after listing, and through dev"
+
+# --- 12: resource links the filters deny are removed ------------------------------
+ALL_LINKS=$(jq -cn --arg l "$LINK" '[$l + "/blob/1", $l + "/text/2", $l + "/blob/3", $l + "/text/4"]')
+out=$(cl B call get-resource-links '{"count":4}') ||
+	tfail "12: client B's get-resource-links on ev failed: $(brief "$out")"
+jq -e --argjson w "$ALL_LINKS" '.links == $w' <<<"$out" >/dev/null ||
+	tfail "12: get-resource-links on ev (no filter) should link $ALL_LINKS: $(brief "$out")"
+cl_start L evf
+out=$(cl L call get-resource-links '{"count":4}') ||
+	tfail "12: client L's get-resource-links on evf failed: $(brief "$out")"
+jq -e --arg l "$LINK" '.links == [$l + "/text/2", $l + "/text/4"] and
+	.types == ["text", "resource_link", "resource_link"]' <<<"$out" >/dev/null ||
+	tfail "12: get-resource-links on evf (blob/* denied) should keep the text item and link text/2 and text/4 alone: $(brief "$out")"
+GLINKS=$(cl_ok A9 tools | jq -r 'first(.names[] | select(contains("get-resource-links"))) // empty')
+[ -n "$GLINKS" ] || tfail "12: group dev lists no get-resource-links"
+out=$(cl A9 call "$GLINKS" '{"count":4}') ||
+	tfail "12: client A9's $GLINKS through dev failed: $(brief "$out")"
+jq -e --arg l "$LINK" '.links == [$l + "/text/2"] and
+	.types == ["text", "resource_link"]' <<<"$out" >/dev/null ||
+	tfail "12: $GLINKS through dev (text/4 denied by dev, blob/* by evf) should link text/2 alone: $(brief "$out")"
+# A URI nobody listed nor linked is tried on fk first, and counted there:
+# the count sees the group's reads.
+n0=$(fk_requests) || tfail "12: no request counts for fk: $(entry fk)"
+out=$(cl A9 raw resources/read "{\"uri\":\"$LINK/text/6\"}") ||
+	tfail "12: client A9's resources/read of $LINK/text/6 (not linked) through dev failed: $out"
+jq -e --arg u "$LINK/text/6" '.result.contents[0].uri == $u' <<<"$out" >/dev/null ||
+	tfail "12: client A9's resources/read of $LINK/text/6 through dev: $(jq -c . <<<"$out" | cut -c 1-400)"
+n1=$(fk_requests) || tfail "12: no request counts for fk: $(entry fk)"
+[ "$n1" -gt "$n0" ] ||
+	tfail "12: the resources/read of $LINK/text/6, which no member listed or linked, is not counted on fk, its first member ($n0 requests before, $n1 after): the count cannot tell where a read went"
+n0=$n1
+out=$(cl A9 raw resources/read "{\"uri\":\"$LINK/text/2\"}") ||
+	tfail "12: client A9's resources/read of the linked $LINK/text/2 through dev failed: $out"
+jq -e --arg u "$LINK/text/2" '.result.contents[0].uri == $u and
+	(.result.contents[0].text | startswith("Resource 2: "))' <<<"$out" >/dev/null ||
+	tfail "12: client A9's resources/read of $LINK/text/2 through dev: $(jq -c . <<<"$out" | cut -c 1-400)"
+n1=$(fk_requests) || tfail "12: no request counts for fk: $(entry fk)"
+[ "$n1" = "$n0" ] ||
+	tfail "12: the resources/read of $LINK/text/2, linked by evf, was sent to fk too ($n0 requests before, $n1 after)"
+out=$(cl A9 raw resources/read "{\"uri\":\"$LINK/text/4\"}") &&
+	tfail "12: client A9 read $LINK/text/4 through dev, which denies it: $out"
+jq -e '.code == -32002' <<<"$out" >/dev/null ||
+	tfail "12: client A9's resources/read of $LINK/text/4 through dev (denied): expected -32002: $out"
+# (The errors of the reads name the URI asked for.)
+for c in A9 L; do
+	if [ "$c" = A9 ]; then denied=$LINK/text/4; else denied=$LINK/blob/; fi
+	grep -F ' S->C ' "$T/$c.wire" | grep -F '"result":' | grep -qF "$denied" &&
+		tfail "12: client $c was sent a result naming $denied, which its filters deny: $(grep -F ' S->C ' "$T/$c.wire" | grep -F '"result":' | grep -F "$denied" | head -n 2 | cut -c 1-400)"
+done
+note "12: links denied by evf's and dev's filters removed; dev read the linked text/2 on evf alone"
 
 # --- the end: nobody heard of others' tasks -------------------------------------------
 for c in "${!CL_PID[@]}"; do
