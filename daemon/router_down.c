@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "router.h"
 #include "router_int.h"
+#include "rpc.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -40,8 +41,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	struct router_pending	*p;
 	struct attachment	*a;
 	struct envelope_edit	 edits[2], tmp;
-	size_t			 nedits = 1;
-	char			*filtered = NULL;
+	struct envelope		 senv;
+	size_t			 nedits = 1, erroff;
+	char			*filtered = NULL, *scrubbed = NULL;
 	int64_t			 id;
 	int			 is_error = env->error.type != ENVELOPE_ABSENT;
 	int			 numeric;
@@ -73,10 +75,38 @@ router_server_response(struct router *r, const char *line, size_t len,
 	case ROUTER_PENDING_CLIENT:
 		break;
 	}
+	/*
+	 * A tools/call the server made a task of, though mcpd did not see
+	 * one asked for: its id is made mcpd's all the same.
+	 */
+	if (p->task_op == ROUTER_TASK_NONE && !is_error &&
+	    strcmp(p->method, "tools/call") == 0 &&
+	    (memmem(line, len, "taskId", 6) != NULL ||
+	    (len <= RPC_PARSE_MAX_BYTES && memmem(line, len, "\\u", 2) !=
+	    NULL)))
+		p->task_op = ROUTER_TASK_CREATE;
 	if (p->task_op != ROUTER_TASK_NONE &&
 	    router_tasks_reply(r, p, line, len, env))
 		return;
 	a = p->att;
+	/* A task its result's _meta names, as this client may see it. */
+	if (router_tasks_reply_meta(r, a, line, len, &scrubbed)) {
+		if (envelope_scan(scrubbed, strlen(scrubbed), &senv,
+		    &erroff) != 0) {
+			free(scrubbed);
+			router_client_error(a, p->id, p->id_len,
+			    RPC_INTERNAL_ERROR, "server %s answered %s with a "
+			    "message mcpd cannot read", r->up->name(r->worker),
+			    p->method);
+			router_record(r, p, ROUTER_OUTCOME_ERROR,
+			    "unreadable reply");
+			router_pending_destroy(r, p);
+			return;
+		}
+		line = scrubbed;
+		len = strlen(scrubbed);
+		env = &senv;
+	}
 	edits[0].off = env->id.off;
 	edits[0].len = env->id.len;
 	edits[0].text = p->id;
@@ -104,6 +134,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 			router_record(r, p, ROUTER_OUTCOME_ERROR,
 			    "unfilterable list reply");
 			router_pending_destroy(r, p);
+			free(scrubbed);
 			return;
 		}
 	}
@@ -113,8 +144,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 		router_elicit_error(r, a, line, len);
 	/* One recipient: the server's buffer may go to it as is. */
 	router_send_client_steal(a, line, len, edits, nedits,
-	    filtered == NULL);
+	    filtered == NULL && scrubbed == NULL);
 	free(filtered);
+	free(scrubbed);
 	if (is_error && p->sub_uri != NULL &&
 	    hmap_del(a->subs, p->sub_uri, strlen(p->sub_uri)) != NULL)
 		router_sub_count(r, p->sub_uri, strlen(p->sub_uri), -1);
@@ -123,9 +155,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	router_pending_destroy(r, p);
 }
 
-static void
-router_progress(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
+void
+router_progress_of(struct router *r, const char *line, size_t len,
+    const struct envelope *env, uint64_t principal)
 {
 	struct router_pending	*p;
 	struct envelope_edit	 edit;
@@ -136,6 +168,9 @@ router_progress(struct router *r, const char *line, size_t len,
 	    (p = idtab_get(r->pending, token)) == NULL ||
 	    p->kind != ROUTER_PENDING_CLIENT || p->token == NULL)
 		return;		/* not ours to route (or already done) */
+	if (principal != 0 &&
+	    p->att->peer->principal(p->att->peer_arg) != principal)
+		return;		/* not the task's owner's request */
 	edit.off = env->p_progress_token.off;
 	edit.len = env->p_progress_token.len;
 	edit.text = p->token;
@@ -194,8 +229,19 @@ router_server_notification(struct router *r, const char *line, size_t len,
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
 		method[0] = '\0';
+	if (strcmp(method, "notifications/tasks/status") == 0) {
+		router_tasks_status(r, line, len);
+		return;
+	}
+	if (strcmp(method, "notifications/elicitation/complete") == 0) {
+		router_elicit_complete(r, line, len);
+		return;
+	}
+	/* One about a task: its owner's alone. */
+	if (router_tasks_notification(r, line, len, method))
+		return;
 	if (strcmp(method, "notifications/progress") == 0) {
-		router_progress(r, line, len, env);
+		router_progress_of(r, line, len, env, 0);
 		return;
 	}
 	if (strcmp(method, "notifications/cancelled") == 0) {
@@ -204,14 +250,6 @@ router_server_notification(struct router *r, const char *line, size_t len,
 	}
 	if (strcmp(method, "notifications/message") == 0) {
 		router_server_log(r, line, len, env);
-		return;
-	}
-	if (strcmp(method, "notifications/tasks/status") == 0) {
-		router_tasks_status(r, line, len);
-		return;
-	}
-	if (strcmp(method, "notifications/elicitation/complete") == 0) {
-		router_elicit_complete(r, line, len);
 		return;
 	}
 	if (strcmp(method, "notifications/resources/updated") == 0) {
@@ -261,6 +299,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 	char			*rewritten = NULL;
 	struct envelope		 renv;
 	size_t			 erroff;
+	int			 owned;
 
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
@@ -278,23 +317,34 @@ router_server_request(struct router *r, const char *line, size_t len,
 		router_roots_server_request(r, id, env->id.len);
 		return;
 	}
-	/* One that belongs to a task goes to the task's owner. */
+	/*
+	 * One that belongs to a task goes to the task's owner, or is
+	 * refused: never to another client.
+	 */
 	a = NULL;
+	owned = 0;
 	if (strcmp(method, "sampling/createMessage") == 0 ||
 	    strcmp(method, "elicitation/create") == 0) {
-		a = router_tasks_owner(r, line, len, method, &rewritten);
-		if (a != NULL && (envelope_scan(rewritten, strlen(rewritten),
+		owned = router_tasks_owner(r, line, len, method, &a,
+		    &rewritten);
+		if (owned > 0 && (envelope_scan(rewritten, strlen(rewritten),
 		    &renv, &erroff) != 0 || renv.id.type != env->id.type)) {
 			free(rewritten);
 			rewritten = NULL;
 			a = NULL;
 		}
-		if (a == NULL)
+		if (owned == 0)
 			a = router_pick_client(r, method);
 	}
 	if (a == NULL ||
 	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
 		free(rewritten);
+		if (owned != 0) {
+			router_server_reply(r, id, env->id.len, NULL,
+			    RPC_INVALID_PARAMS, "the task this request is for "
+			    "has no client through mcpd that can answer it");
+			return;
+		}
 		xasprintf(&text, "no client attached through mcpd can handle "
 		    "%s", method[0] != '\0' ? method : "this request");
 		router_server_reply(r, id, env->id.len, NULL,

@@ -287,6 +287,17 @@ extern const char *router_levels[8];
 extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 
 /*
+ * router_down.c
+ */
+
+/*
+ * Progress to the request its token names (principal: only if that is
+ * its client's, 0 for any), with the client's own token.
+ */
+void		 router_progress_of(struct router *, const char *line,
+		    size_t len, const struct envelope *, uint64_t principal);
+
+/*
  * router_out.c
  */
 
@@ -478,8 +489,15 @@ void		 router_tasks_tools(struct router *, const char *line,
 void		 router_tasks_status(struct router *, const char *line,
 		    size_t len);
 /* A request of the server's for a task: its owner (see the file). */
-struct attachment *router_tasks_owner(struct router *, const char *line,
-		    size_t len, const char *method, char **rewritten);
+int		 router_tasks_owner(struct router *, const char *line,
+		    size_t len, const char *method, struct attachment **,
+		    char **rewritten);
+/* A notification of the server's naming a task: 1 once taken. */
+int		 router_tasks_notification(struct router *, const char *line,
+		    size_t len, const char *method);
+/* A reply naming a task, made fit for its client: 1 with *rewritten. */
+int		 router_tasks_reply_meta(struct router *, struct attachment *,
+		    const char *line, size_t len, char **rewritten);
 void		 router_tasks_detach(struct attachment *);
 void		 router_tasks_sweep(struct router *, uint64_t now);
 int		 router_tasks_busy(const struct router *);

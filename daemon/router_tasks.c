@@ -342,8 +342,12 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 		if (mlen != sizeof "tools/call" - 1 ||
 		    memcmp(method, "tools/call", mlen) != 0)
 			return (0);
-		/* A call made a task: "task" is in it somewhere. */
-		if (memmem(line, len, "\"task\"", 6) == NULL)
+		/*
+		 * A call made a task: "task" is in it somewhere, unless the
+		 * key is spelled with an escape, which a server reads alike.
+		 */
+		if (memmem(line, len, "\"task\"", 6) == NULL &&
+		    memmem(line, len, "\\u", 2) == NULL)
 			return (router_task_run(a, line, len, env, id_hash,
 			    method, mlen));
 		msg = cJSON_ParseWithLength(line, len);
@@ -351,7 +355,8 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
 		    "task"))) {
 			cJSON_Delete(msg);
-			return (0);
+			return (router_task_run(a, line, len, env, id_hash,
+			    method, mlen));
 		}
 		cJSON_Delete(msg);
 		if (!router_task_room(a, router_text(line, &env->id),
@@ -431,6 +436,48 @@ router_task_set_id(cJSON *obj, const char *key, const char *mine)
 
 	if (cJSON_IsString(item))
 		cJSON_SetValuestring(item, mine);
+}
+
+/*
+ * The related task an object's _meta names (the params of a request or
+ * notification, the result of a reply): -1 when it names none; else its
+ * id member in *idp, and the task in *tp (NULL: one mcpd does not hold).
+ */
+static int
+router_task_meta(struct router *r, cJSON *obj, cJSON **idp, struct task **tp)
+{
+	cJSON	*meta, *rel, *id;
+
+	meta = cJSON_GetObjectItemCaseSensitive(obj, "_meta");
+	if ((rel = cJSON_GetObjectItemCaseSensitive(meta, RELATED_TASK)) ==
+	    NULL)
+		return (-1);
+	id = cJSON_GetObjectItemCaseSensitive(rel, "taskId");
+	*idp = id;
+	*tp = cJSON_IsString(id) && r->tasks != NULL ? tasktab_find_up(
+	    r->tasks, id->valuestring, strlen(id->valuestring)) : NULL;
+	return (0);
+}
+
+/*
+ * What a client may see of the task an object's _meta names: mcpd's id
+ * when the task is principal's, else nothing (the member is taken out):
+ * a server's id never reaches a client, nor another's task.
+ */
+static void
+router_task_meta_for(struct router *r, cJSON *obj, uint64_t principal)
+{
+	struct task	*t;
+	cJSON		*id;
+
+	if (router_task_meta(r, obj, &id, &t) != 0)
+		return;
+	if (t != NULL && t->principal == principal)
+		cJSON_SetValuestring(id, t->id);
+	else
+		cJSON_DeleteItemFromObjectCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(obj, "_meta"),
+		    RELATED_TASK);
 }
 
 /* The task has ended so (unless it had already): its kept Task says so. */
@@ -517,6 +564,7 @@ router_task_run_result(struct router *r, struct router_pending *p,
 	    msg, "result"), "task"), "taskId")), TASKTAB_ID_LEN);
 	if (t == NULL)
 		return (0);
+	t->hidden = 1;
 	client_id = xstrndup(p->id, p->id_len);
 	id_len = p->id_len;
 	router_record(r, p, ROUTER_OUTCOME_OK, NULL);
@@ -533,13 +581,20 @@ router_tasks_reply(struct router *r, struct router_pending *p,
     const char *line, size_t len, const struct envelope *env)
 {
 	struct attachment	*a = p->att;
-	cJSON			*msg, *result, *error, *meta, *rel, *id;
+	cJSON			*msg, *result, *error, *id;
 	struct task		*t = NULL;
 	char			*text;
 	int			 done;
 
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
-		return (0);
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL) {
+		/* Not passed on as it is: it may hold the server's ids. */
+		router_client_error(a, p->id, p->id_len, RPC_INTERNAL_ERROR,
+		    "server %s answered %s with a message mcpd cannot read "
+		    "(it may name a task)", r->up->name(r->worker), p->method);
+		router_record(r, p, ROUTER_OUTCOME_ERROR, "unreadable reply");
+		router_pending_destroy(r, p);
+		return (1);
+	}
 	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
 	error = cJSON_GetObjectItemCaseSensitive(msg, "error");
 	if (p->task_id != NULL && r->tasks != NULL)
@@ -576,9 +631,6 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 		}
 		break;
 	case ROUTER_TASK_RESULT:
-		meta = cJSON_GetObjectItemCaseSensitive(result, "_meta");
-		rel = cJSON_GetObjectItemCaseSensitive(meta, RELATED_TASK);
-		router_task_set_id(rel, "taskId", p->task_id);
 		/* A result comes once the task has ended, and is now read. */
 		if (cJSON_IsObject(result) && t != NULL) {
 			router_task_ended(r, t, cJSON_IsTrue(
@@ -601,6 +653,16 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 			t = NULL;
 		}
 	}
+	/*
+	 * A task made for a plain call ends with its answer: the call's
+	 * result names none, and mcpd forgets it (it counts no more).
+	 */
+	if (t != NULL && t->hidden && p->task_op == ROUTER_TASK_RESULT) {
+		tasktab_remove(r->tasks, t);
+		t = NULL;
+	}
+	/* Whatever task its _meta names, as this client may see it. */
+	router_task_meta_for(r, result, router_task_principal(a));
 	router_tasks_account(r);
 	/* The client's own id, byte for byte. */
 	id = cJSON_CreateRaw(p->id);
@@ -638,6 +700,11 @@ router_tasks_status(struct router *r, const char *line, size_t len)
 	}
 	tasktab_update(r->tasks, t, params);
 	router_tasks_account(r);
+	if (t->hidden) {
+		/* Its caller made a plain call: no task to hear of. */
+		cJSON_Delete(msg);
+		return;
+	}
 	principal = t->principal;
 	cJSON_SetValuestring(up, t->id);
 	text = rpc_print(msg);
@@ -650,37 +717,37 @@ router_tasks_status(struct router *r, const char *line, size_t len)
 }
 
 /*
- * A request of the server's that names a task in its _meta: the owner's
- * attachment that can answer it (cap: sampling or elicitation), with the
- * task's id made mcpd's in *rewritten (malloc'd).  NULL when it names
- * none mcpd knows: then it goes where it would have.
+ * A request of the server's that names a task in its _meta: to the
+ * task's owner (an attachment of its principal that can answer it: cap
+ * sampling or elicitation), with the task's id made mcpd's in
+ * *rewritten (malloc'd); 1 then.  0: it names no task, and goes where it
+ * would.  -1: it names a task no client of mcpd's can answer for (one
+ * mcpd does not hold, or whose owner is gone or cannot): refused, never
+ * passed to another client.
  */
-struct attachment *
+int
 router_tasks_owner(struct router *r, const char *line, size_t len,
-    const char *method, char **rewritten)
+    const char *method, struct attachment **ap, char **rewritten)
 {
 	struct attachment	*a, *best = NULL;
 	struct task		*t;
-	cJSON			*msg, *rel, *up;
+	cJSON			*msg, *id;
 	int			 sampling;
 
 	*rewritten = NULL;
-	if (r->tasks == NULL || memmem(line, len, RELATED_TASK,
-	    strlen(RELATED_TASK)) == NULL ||
-	    (msg = cJSON_ParseWithLength(line, len)) == NULL)
-		return (NULL);
-	rel = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(msg, "params"), "_meta"),
-	    RELATED_TASK);
-	up = cJSON_GetObjectItemCaseSensitive(rel, "taskId");
-	if (!cJSON_IsString(up) || (t = tasktab_find_up(r->tasks,
-	    up->valuestring, strlen(up->valuestring))) == NULL) {
+	*ap = NULL;
+	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL)
+		return (0);
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (-1);
+	if (router_task_meta(r, cJSON_GetObjectItemCaseSensitive(msg,
+	    "params"), &id, &t) != 0) {
 		cJSON_Delete(msg);
-		return (NULL);
+		return (0);
 	}
 	sampling = strcmp(method, "sampling/createMessage") == 0;
 	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (router_task_principal(a) != t->principal ||
+		if (t == NULL || router_task_principal(a) != t->principal ||
 		    (sampling ? !a->cap_sampling : !a->cap_elicitation))
 			continue;
 		/* The one waiting on the task, likely in tasks/result. */
@@ -688,11 +755,85 @@ router_tasks_owner(struct router *r, const char *line, size_t len,
 			best = a;
 	}
 	if (best != NULL) {
-		cJSON_SetValuestring(up, t->id);
+		cJSON_SetValuestring(id, t->id);
 		*rewritten = rpc_print(msg);
+		*ap = best;
 	}
 	cJSON_Delete(msg);
-	return (best);
+	return (best != NULL ? 1 : -1);
+}
+
+/*
+ * A notification of the server's that names a task in its _meta: 0 when
+ * it names none.  1 once taken: to the task's owner alone, under mcpd's
+ * id (progress: to the request its token names, if that is the
+ * owner's), or nowhere when mcpd does not hold the task.
+ */
+int
+router_tasks_notification(struct router *r, const char *line, size_t len,
+    const char *method)
+{
+	struct attachment	*a;
+	struct task		*t;
+	struct envelope		 env;
+	cJSON			*msg, *id;
+	char			*text;
+	size_t			 erroff;
+	uint64_t		 principal;
+
+	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL)
+		return (0);
+	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (1);
+	if (router_task_meta(r, cJSON_GetObjectItemCaseSensitive(msg,
+	    "params"), &id, &t) != 0) {
+		cJSON_Delete(msg);
+		return (0);
+	}
+	if (t == NULL) {
+		cJSON_Delete(msg);
+		return (1);
+	}
+	principal = t->principal;
+	cJSON_SetValuestring(id, t->id);
+	text = rpc_print(msg);
+	cJSON_Delete(msg);
+	if (strcmp(method, "notifications/progress") == 0) {
+		if (envelope_scan(text, strlen(text), &env, &erroff) == 0)
+			router_progress_of(r, text, strlen(text), &env,
+			    principal);
+	} else {
+		TAILQ_FOREACH(a, &r->atts, entry) {
+			if (router_task_principal(a) == principal)
+				router_send_client(a, text, strlen(text),
+				    NULL, 0);
+		}
+	}
+	free(text);
+	return (1);
+}
+
+/*
+ * A reply to a request of a client's that is not about tasks, naming a
+ * task in its result's _meta (1: *rewritten, malloc'd, to send instead),
+ * or a tools/call's that made one mcpd did not see asked for: as this
+ * client may see it (router_task_meta_for).
+ */
+int
+router_tasks_reply_meta(struct router *r, struct attachment *a,
+    const char *line, size_t len, char **rewritten)
+{
+	cJSON	*msg;
+
+	*rewritten = NULL;
+	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL ||
+	    (msg = cJSON_ParseWithLength(line, len)) == NULL)
+		return (0);
+	router_task_meta_for(r, cJSON_GetObjectItemCaseSensitive(msg,
+	    "result"), router_task_principal(a));
+	*rewritten = rpc_print(msg);
+	cJSON_Delete(msg);
+	return (1);
 }
 
 /* Its tasks can no longer be reached by anyone: forget them. */

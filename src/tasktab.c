@@ -325,7 +325,7 @@ tasktab_list(const struct tasktab *tt, uint64_t principal,
 	result = cJSON_CreateObject();
 	tasks = cJSON_AddArrayToObject(result, "tasks");
 	for (; t != NULL; t = TAILQ_NEXT(t, entry)) {
-		if (t->principal != principal)
+		if (t->principal != principal || t->hidden)
 			continue;
 		if (n == TASKTAB_PAGE) {
 			/* More to come: the cursor is the page's last. */

@@ -13,8 +13,9 @@
  *   either cap, never evicting); each is forgotten when its ttl has passed
  *   since it was created (tasktab_expire), and a ttl of null or over
  *   TASKTAB_TTL_MAX_MS counts as that.
- * - tasks/list pages go in the order tasks were made; a cursor is the id
- *   of the last task on the page before, valid while it is the caller's.
+ * - tasks/list pages go in the order tasks were made, leaving out those
+ *   mcpd made for plain calls (hidden); a cursor is the id of the last
+ *   task on the page before, valid while it is the caller's.
  */
 #ifndef MCPD_TASKTAB_H
 #define MCPD_TASKTAB_H
@@ -52,6 +53,9 @@ struct task {
 	uint64_t		 expires_ms;
 	int			 read;		/* its result was fetched, or
 						   it has none (cancelled) */
+	int			 hidden;	/* made by mcpd for a plain
+						   call: its caller never
+						   hears of it */
 	size_t			 mem;		/* what the entry holds */
 	TAILQ_ENTRY(task)	 entry;		/* in the order made */
 };

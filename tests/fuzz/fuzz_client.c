@@ -87,9 +87,6 @@
  * a client finds only ids mcpd gave it in a CreateTaskResult, never the
  * server's (unless mcpd's by chance) and never one another client was
  * given; notifications/tasks/status goes to the task's owner alone.
- * (The places where mcpd is known to pass the server's id on are let
- * through unless FUZZ_STRICT, as make check builds it: task_positions
- * lists them.)
  * tasks/get, tasks/result and tasks/cancel written to the server carry
  * just {"taskId": the server's id} of a task whose owner asked, once per
  * asking (or cancel a task mcpd refused as it was made); tasks/list never
@@ -582,24 +579,13 @@ task_note_request(struct client *c, const char *line, size_t len,
 	cJSON_Delete(raw);
 }
 
-#ifndef FUZZ_STRICT
-/*
- * Places where mcpd still passes a server's task id on as it is (open
- * findings, listed at task_positions): left out of the check so that
- * fuzzing goes on past them.  make check builds with -DFUZZ_STRICT.
- */
-#define KNOWN_LEAK(x)	(x)
-#else
-#define KNOWN_LEAK(x)	0
-#endif
-
 /*
  * A task id where a client reads one: one mcpd gave this client, else
- * none of the server's (unless open says the place is a known leak).
+ * none of the server's.
  */
 static void
 task_id_at(const struct client *c, const cJSON *v, const char *where,
-    int open, const char *text)
+    const char *text)
 {
 	struct mtask	*t;
 
@@ -613,27 +599,14 @@ task_id_at(const struct client *c, const cJSON *v, const char *where,
 		    text);
 		return;
 	}
-	FUZZ_CHECK(open || bag_find(&F.up_ids, v->valuestring) < 0, "client "
+	FUZZ_CHECK(bag_find(&F.up_ids, v->valuestring) < 0, "client "
 	    "%d (serial %llu) got, as %s, the server's own task id: %s",
 	    c->slot + 1, (unsigned long long)c->serial, where, text);
 }
 
 /*
  * Where a client reads task ids, in a message to c (tr: what it asked,
- * for a reply; NULL if unknown).  Open findings, let through unless
- * FUZZ_STRICT:
- *  1. a server's request (elicitation/create, sampling/createMessage)
- *     whose related-task mcpd does not hold for an owner that can answer
- *     it (never made through mcpd, its owner gone or without the
- *     capability, its ttl over) goes to any client, under the server's id;
- *  2. related-task in a server's notification (notifications/message,
- *     notifications/progress, ...) is not rewritten;
- *  3. related-task in a reply other than to tasks/result, and
- *     result.task of a tools/call mcpd did not read as making a task
- *     (none, or "task" spelled with an escape), are not rewritten;
- *  4. a server's answer cJSON cannot read (an escaped lone surrogate,
- *     valid JSON) to a request about a task goes on as it is: the
- *     server's id in it, the task not recorded nor forgotten.
+ * for a reply; NULL if unknown).
  */
 static void
 task_positions(const struct client *c, const cJSON *msg,
@@ -658,7 +631,7 @@ task_positions(const struct client *c, const cJSON *msg,
 			    (unsigned long long)c->serial, text);
 		}
 		task_id_at(c, related_task_id(params),
-		    "params._meta related-task", KNOWN_LEAK(1), text);
+		    "params._meta related-task", text);
 		return;
 	}
 	if (!cJSON_IsObject(result))
@@ -667,26 +640,25 @@ task_positions(const struct client *c, const cJSON *msg,
 	case TOP_CALL:
 	case TOP_CREATE:
 		task_id_at(c, fuzz_json_member(fuzz_json_member(result, "task"),
-		    "taskId"), "result.task.taskId of tools/call",
-		    KNOWN_LEAK(!tr->mcpd_task || F.server_unparsed), text);
+		    "taskId"), "result.task.taskId of tools/call", text);
 		break;
 	case TOP_GET:
 	case TOP_CANCEL:
 		task_id_at(c, fuzz_json_member(result, "taskId"),
-		    "result.taskId", KNOWN_LEAK(F.server_unparsed), text);
+		    "result.taskId", text);
 		break;
 	case TOP_LIST:
 		cJSON_ArrayForEach(v, fuzz_json_member(result, "tasks"))
 			task_id_at(c, fuzz_json_member(v, "taskId"),
-			    "result.tasks[].taskId", 0, text);
+			    "result.tasks[].taskId", text);
 		task_id_at(c, fuzz_json_member(result, "nextCursor"),
-		    "result.nextCursor of tasks/list", 0, text);
+		    "result.nextCursor of tasks/list", text);
 		break;
 	default:
 		break;
 	}
 	task_id_at(c, related_task_id(result), "result._meta related-task",
-	    KNOWN_LEAK(op != TOP_RESULT || F.server_unparsed), text);
+	    text);
 }
 
 /* result.task.key of the server's line being routed, as mcpd reads it. */
