@@ -57,9 +57,9 @@
 #      called without one: by a client that never listed the tools
 #      (client.callTool), by one that did (a raw tools/call), and through
 #      the group: each call's result is the research report, not the
-#      server's refusal.  A task its _meta names is the caller's (B gets
-#      the made-up id's errors for it), and the caller alone hears its
-#      status notifications.
+#      server's refusal.  The task mcpd made for it is the call's alone:
+#      its result names no task, its caller hears no status of it, and
+#      its tasks/list shows none.
 #  12  get-resource-links (4 links: blob/1, text/2, blob/3, text/4 of
 #      demo://resource/dynamic/): all four on ev; on evf, whose filter
 #      denies the blobs, only text/2 and text/4 are left, the text item
@@ -665,17 +665,16 @@ out=$(cl R call "$TOOL" "{\"topic\":\"$TOPIC_11\"}") ||
 is_report "$out" "$TOPIC_11" ||
 	tfail "11: client R's plain call of $TOOL did not get the report: $(brief "$out")"
 note "figure: a plain call of $TOOL, run as a task by mcpd: $(($(jq .done <<<"$out") - $(jq .sent <<<"$out"))) ms"
-# The result's _meta may name the task made for the call: then it is
-# R's, under mcpd's id, and not B's.
-R11=$(jq -r '.related // empty' <<<"$out")
-if [ -n "$R11" ]; then
-	out=$(cl R get "$R11") ||
-		tfail "11: client R's plain call named task $R11 in its _meta, which R cannot get: $out"
-	jq -e --arg id "$R11" '.task.taskId == $id' <<<"$out" >/dev/null ||
-		tfail "11: client R's tasks/get of $R11, named by its plain call: $out"
-	unknown_id 11 B "$R11" "R's"
-	note "11: R's plain call named its task $R11, which R can get and B cannot"
-fi
+# The task mcpd made for the call was the call's alone: its result names
+# none, R heard no status of it, and R's tasks/list shows none.
+jq -e '.related == null' <<<"$out" >/dev/null ||
+	tfail "11: client R's plain call named a task in its _meta: $out"
+out=$(cl R statuses) || tfail "11: client R's statuses: $out"
+jq -e '(.n // 0) == 0' <<<"$out" >/dev/null ||
+	tfail "11: client R, which made a plain call, heard status notifications: $out"
+out=$(cl R list) || tfail "11: client R's tasks/list failed: $out"
+jq -e '(.tasks // []) | length == 0' <<<"$out" >/dev/null ||
+	tfail "11: client R's tasks/list shows the task of its plain call: $out"
 cl_ok R tools >/dev/null
 TOPIC_11b="juliet-$RANDOM$RANDOM"
 out=$(cl R call-raw "$TOOL" "{\"topic\":\"$TOPIC_11b\"}") ||
