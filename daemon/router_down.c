@@ -81,9 +81,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 	 */
 	if (p->task_op == ROUTER_TASK_NONE && !is_error &&
 	    strcmp(p->method, "tools/call") == 0 &&
-	    (memmem(line, len, "taskId", 6) != NULL ||
-	    (len <= RPC_PARSE_MAX_BYTES && memmem(line, len, "\\u", 2) !=
-	    NULL)))
+	    (bytes_has(line, len, "taskId", 6, 4) ||
+	    (len <= RPC_PARSE_MAX_BYTES && bytes_has(line, len, "\\u", 2,
+	    0))))
 		p->task_op = ROUTER_TASK_CREATE;
 	if (p->task_op != ROUTER_TASK_NONE &&
 	    router_tasks_reply(r, p, line, len, env))

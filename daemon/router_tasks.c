@@ -57,6 +57,9 @@
 #include "xmalloc.h"
 
 #define RELATED_TASK	"io.modelcontextprotocol/related-task"
+/* Whether a line may name a task: by the key's '/', rare in messages. */
+#define RELATED_TASK_IN(line, len) \
+	bytes_has((line), (len), RELATED_TASK, sizeof RELATED_TASK - 1, 23)
 
 /* How a task method is known: by name, once, on its way in. */
 static enum router_task_op
@@ -346,8 +349,8 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 		 * A call made a task: "task" is in it somewhere, unless the
 		 * key is spelled with an escape, which a server reads alike.
 		 */
-		if (memmem(line, len, "\"task\"", 6) == NULL &&
-		    memmem(line, len, "\\u", 2) == NULL)
+		if (!bytes_has(line, len, "\"task\"", 6, 4) &&
+		    !bytes_has(line, len, "\\u", 2, 0))
 			return (router_task_run(a, line, len, env, id_hash,
 			    method, mlen));
 		msg = cJSON_ParseWithLength(line, len);
@@ -736,7 +739,7 @@ router_tasks_owner(struct router *r, const char *line, size_t len,
 
 	*rewritten = NULL;
 	*ap = NULL;
-	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL)
+	if (!RELATED_TASK_IN(line, len))
 		return (0);
 	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
 		return (-1);
@@ -781,7 +784,7 @@ router_tasks_notification(struct router *r, const char *line, size_t len,
 	size_t			 erroff;
 	uint64_t		 principal;
 
-	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL)
+	if (!RELATED_TASK_IN(line, len))
 		return (0);
 	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
 		return (1);
@@ -826,7 +829,7 @@ router_tasks_reply_meta(struct router *r, struct attachment *a,
 	cJSON	*msg;
 
 	*rewritten = NULL;
-	if (memmem(line, len, RELATED_TASK, strlen(RELATED_TASK)) == NULL ||
+	if (!RELATED_TASK_IN(line, len) ||
 	    (msg = cJSON_ParseWithLength(line, len)) == NULL)
 		return (0);
 	router_task_meta_for(r, cJSON_GetObjectItemCaseSensitive(msg,

@@ -15,4 +15,30 @@
 	    (var) = (tvar))
 #endif
 
+/*
+ * Does hay[0, len) hold needle[0, nlen)?  Found by memchr(3) of the
+ * needle's byte at anchor (pick one rare in the text searched) and a
+ * compare around it: on the message path, where memmem's setup costs
+ * more than a short line's whole scan.
+ */
+#include <string.h>
+
+static inline int
+bytes_has(const char *hay, size_t len, const char *needle, size_t nlen,
+    size_t anchor)
+{
+	const char	*p = hay + anchor, *end = hay + len;
+
+	if (nlen == 0 || nlen > len)
+		return (nlen == 0);
+	while (p < end - (nlen - 1 - anchor) &&
+	    (p = memchr(p, needle[anchor], (size_t)(end - (nlen - 1 -
+	    anchor) - p))) != NULL) {
+		if (memcmp(p - anchor, needle, nlen) == 0)
+			return (1);
+		p++;
+	}
+	return (0);
+}
+
 #endif /* MCPD_UTIL_H */

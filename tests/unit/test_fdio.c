@@ -21,6 +21,7 @@
 #include "frame.h"
 #include "sbuf.h"
 #include "unit.h"
+#include "util.h"
 
 /* More than a pipe holds at once: the writer must go on after a short write. */
 #define TEST_BIG_BYTES	(256 * 1024)
@@ -294,6 +295,32 @@ START_TEST(test_sbuf_past_bound)
 }
 END_TEST
 
+/* util.h's bytes_has: every place, the edges, any anchor. */
+START_TEST(test_bytes_has)
+{
+	const char	*n = "io.x/related-task";
+	char		 hay[64];
+	size_t		 nl = strlen(n), at, a;
+
+	for (a = 0; a < nl; a++) {
+		for (at = 0; at + nl <= sizeof hay; at++) {
+			memset(hay, '/', sizeof hay);
+			memcpy(hay + at, n, nl);
+			ck_assert_int_eq(bytes_has(hay, sizeof hay, n, nl, a), 1);
+			/* Cut one byte short of it: not there. */
+			ck_assert_int_eq(bytes_has(hay, at + nl - 1, n, nl, a),
+			    0);
+		}
+	}
+	ck_assert_int_eq(bytes_has("ab", 2, "abc", 3, 0), 0);
+	ck_assert_int_eq(bytes_has("ab", 2, "", 0, 0), 1);
+	ck_assert_int_eq(bytes_has("a\\u0074", 7, "\\u", 2, 0), 1);
+	ck_assert_int_eq(bytes_has("{\"task\":{}}", 11, "\"task\"", 6, 4), 1);
+	ck_assert_int_eq(bytes_has("{\"tasks\":{}}", 12, "\"task\"", 6, 4),
+	    0);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -311,6 +338,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_sbuf_printf);
 	tcase_add_test(tc, test_sbuf_unbounded);
 	tcase_add_test(tc, test_sbuf_bounded);
+	tcase_add_test(tc, test_bytes_has);
 	tcase_add_test_raise_signal(tc, test_sbuf_past_bound, SIGABRT);
 	suite_add_tcase(s, tc);
 	return (s);
