@@ -36,6 +36,7 @@
 #include "proto.h"
 #include "router.h"
 #include "router_int.h"
+#include "tasktab.h"
 #include "rpc.h"
 #include "util.h"
 #include "worker.h"
@@ -356,7 +357,8 @@ router_arm_sweep(struct router *r)
 		return;
 	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
 	    r->nroots_waiting == 0 && r->nroots_asking == 0 &&
-	    TAILQ_EMPTY(&r->long_waits) && r->tasks == NULL)
+	    TAILQ_EMPTY(&r->long_waits) &&
+	    (r->tasks == NULL || tasktab_count(r->tasks) == 0))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 	r->sweep_armed = 1;
