@@ -86,8 +86,7 @@ principal_unhex(const char *hex, unsigned char sid[PRINCIPAL_SID_BYTES])
 	if (hex == NULL || strlen(hex) != PRINCIPAL_HEX_LEN)
 		return (-1);
 	for (i = 0; i < PRINCIPAL_HEX_LEN; i++) {
-		if (strchr("0123456789abcdef", hex[i]) == NULL ||
-		    hex[i] == '\0')
+		if (strchr("0123456789abcdef", hex[i]) == NULL)
 			return (-1);
 	}
 	for (i = 0; i < PRINCIPAL_SID_BYTES; i++) {

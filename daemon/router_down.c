@@ -86,7 +86,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 	    0))))
 		p->task_op = ROUTER_TASK_CREATE;
 	if (p->task_op != ROUTER_TASK_NONE &&
-	    router_tasks_reply(r, p, line, len, env))
+	    router_tasks_reply(r, p, line, len))
 		return;
 	a = p->att;
 	/* A task its result's _meta names, as this client may see it. */

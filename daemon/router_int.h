@@ -476,7 +476,7 @@ int		 router_tasks_request(struct attachment *, const char *line,
 		    const char *method, size_t method_len);
 /* The reply to one of those: 1 once delivered (p destroyed). */
 int		 router_tasks_reply(struct router *, struct router_pending *,
-		    const char *line, size_t len, const struct envelope *);
+		    const char *line, size_t len);
 /*
  * A session is up (or taken over): a server that runs calls as tasks is
  * asked for its tools, to know which it runs only so.

@@ -53,6 +53,7 @@
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
+#include "sbuf.h"
 #include "tasktab.h"
 #include "xmalloc.h"
 
@@ -401,34 +402,21 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 
 /* Each place the server's id stands in a string, mcpd's instead. */
 static void
-router_task_replace(cJSON *s, const struct task *t, const char *mine)
+router_task_replace(cJSON *s, const struct task *t)
 {
-	char	*at, *out;
-	size_t	 n = 0, olen;
+	struct sbuf	 out = { NULL, 0, 0, 0 };
+	const char	*at, *next;
 
-	if (!cJSON_IsString(s) || t == NULL ||
-	    strstr(s->valuestring, t->up_id) == NULL)
+	if (!cJSON_IsString(s) || strstr(s->valuestring, t->up_id) == NULL)
 		return;
-	olen = strlen(s->valuestring) + 1;
-	for (at = s->valuestring; (at = strstr(at, t->up_id)) != NULL;
-	    at += t->up_len)
-		n++;
-	olen += n * strlen(mine);
-	out = xmalloc(olen);
-	out[0] = '\0';
-	for (at = s->valuestring;;) {
-		char	*next = strstr(at, t->up_id);
-
-		if (next == NULL) {
-			strcat(out, at);
-			break;
-		}
-		strncat(out, at, (size_t)(next - at));
-		strcat(out, mine);
-		at = next + t->up_len;
+	for (at = s->valuestring; (next = strstr(at, t->up_id)) != NULL;
+	    at = next + t->up_len) {
+		sbuf_add(&out, at, (size_t)(next - at));
+		sbuf_adds(&out, t->id);
 	}
-	cJSON_SetValuestring(s, out);
-	free(out);
+	sbuf_adds(&out, at);
+	cJSON_SetValuestring(s, out.p);
+	free(out.p);
 }
 
 /* Set a member that holds a task id to mcpd's. */
@@ -581,7 +569,7 @@ router_task_run_result(struct router *r, struct router_pending *p,
 
 int
 router_tasks_reply(struct router *r, struct router_pending *p,
-    const char *line, size_t len, const struct envelope *env)
+    const char *line, size_t len)
 {
 	struct attachment	*a = p->att;
 	cJSON			*msg, *result, *error, *id;
@@ -647,7 +635,7 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 	}
 	if (error != NULL && t != NULL) {
 		router_task_replace(cJSON_GetObjectItemCaseSensitive(error,
-		    "message"), t, t->id);
+		    "message"), t);
 		/* The server has forgotten it: so does mcpd. */
 		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
 		    error, "code")) == RPC_INVALID_PARAMS &&
@@ -677,7 +665,6 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 	router_record(r, p, error != NULL ? ROUTER_OUTCOME_ERROR :
 	    ROUTER_OUTCOME_OK, NULL);
 	router_pending_destroy(r, p);
-	(void)env;
 	return (1);
 }
 
@@ -883,30 +870,17 @@ router_task_owned(const struct attachment *a, const char *id)
 cJSON *
 router_tasks_of(const struct attachment *a)
 {
-	struct router	*r = a->router;
-	cJSON		*all, *page, *tasks, *next;
-	char		*cursor = NULL;
+	struct router		*r = a->router;
+	const struct task	*t;
+	uint64_t		 principal = router_task_principal(a);
+	cJSON			*all, *obj;
 
 	all = cJSON_CreateArray();
-	if (r->tasks == NULL)
-		return (all);
-	for (;;) {
-		page = tasktab_list(r->tasks, router_task_principal(a), cursor);
-		free(cursor);
-		cursor = NULL;
-		if (page == NULL)
-			break;
-		tasks = cJSON_DetachItemFromObjectCaseSensitive(page, "tasks");
-		while (cJSON_GetArraySize(tasks) > 0)
-			cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(
-			    tasks, 0));
-		cJSON_Delete(tasks);
-		next = cJSON_GetObjectItemCaseSensitive(page, "nextCursor");
-		if (cJSON_IsString(next))
-			cursor = xstrdup(next->valuestring);
-		cJSON_Delete(page);
-		if (cursor == NULL)
-			break;
+	for (t = r->tasks != NULL ? tasktab_first(r->tasks) : NULL; t != NULL;
+	    t = tasktab_next(t)) {
+		if (t->principal == principal && !t->hidden &&
+		    (obj = cJSON_Parse(t->last)) != NULL)
+			cJSON_AddItemToArray(all, obj);
 	}
 	return (all);
 }

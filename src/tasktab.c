@@ -273,15 +273,18 @@ tasktab_remove(struct tasktab *tt, struct task *t)
 	task_free(t);
 }
 
-size_t
-tasktab_expire(struct tasktab *tt, uint64_t now_ms)
+/* Remove the tasks whose time is up at now_ms, or principal's (if set). */
+static size_t
+tasktab_remove_if(struct tasktab *tt, uint64_t now_ms, int by_principal,
+    uint64_t principal)
 {
 	struct task	*t, *next;
 	size_t		 n = 0;
 
 	for (t = TAILQ_FIRST(&tt->all); t != NULL; t = next) {
 		next = TAILQ_NEXT(t, entry);
-		if (now_ms >= t->expires_ms) {
+		if (by_principal ? t->principal == principal :
+		    now_ms >= t->expires_ms) {
 			tasktab_remove(tt, t);
 			n++;
 		}
@@ -290,21 +293,17 @@ tasktab_expire(struct tasktab *tt, uint64_t now_ms)
 }
 
 size_t
+tasktab_expire(struct tasktab *tt, uint64_t now_ms)
+{
+	return (tasktab_remove_if(tt, now_ms, 0, 0));
+}
+
+size_t
 tasktab_drop_principal(struct tasktab *tt, uint64_t principal)
 {
-	struct task	*t, *next;
-	size_t		 n = 0;
-
 	if (tasktab_count_principal(tt, principal) == 0)
 		return (0);
-	for (t = TAILQ_FIRST(&tt->all); t != NULL; t = next) {
-		next = TAILQ_NEXT(t, entry);
-		if (t->principal == principal) {
-			tasktab_remove(tt, t);
-			n++;
-		}
-	}
-	return (n);
+	return (tasktab_remove_if(tt, 0, 1, principal));
 }
 
 cJSON *
