@@ -286,6 +286,7 @@ router_session_down(struct router *r, const char *reason)
 	}
 	/* Its tasks went with the process. */
 	router_tasks_free(r);
+	router_ctasks_free(r);
 
 	/* Requests the dead server sent to clients: withdraw them. */
 	hmap_iter_init(r->downs, &it);
@@ -350,6 +351,10 @@ router_client_capabilities(const struct router *r)
 		cJSON_AddObjectToObject(caps, "sampling");
 	if (cs->client_caps & CONF_CAP_ELICITATION)
 		cJSON_AddObjectToObject(caps, "elicitation");
+	/* Its requests run as tasks by the clients that can (router_ctasks.c). */
+	if (cs->client_caps & (CONF_CAP_SAMPLING | CONF_CAP_ELICITATION))
+		router_ctasks_declare(caps, cs->client_caps & CONF_CAP_SAMPLING,
+		    cs->client_caps & CONF_CAP_ELICITATION);
 	/* Not shared globally: the roots are its clients', and change. */
 	if (cs->share != CONF_SHARE_GLOBAL)
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
@@ -396,6 +401,7 @@ router_down_free(struct router *r, struct router_down *d)
 	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
 	TAILQ_REMOVE(&d->att->downs, d, att_entry);
 	free(d->server_id);
+	free(d->ctask);
 	free(d);
 }
 
@@ -468,6 +474,7 @@ router_detach(struct attachment *a, const char *reason)
 	router_count_subs(r, a, -1);
 	router_roots_forget(a);
 	router_tasks_detach(a);
+	router_ctasks_detach(a);
 	TAILQ_REMOVE(&r->atts, a, entry);
 	r->natts--;
 	router_set_upstream_level(r);
@@ -677,6 +684,7 @@ router_free(struct router *r)
 	while ((p = TAILQ_FIRST(&r->long_waits)) != NULL)
 		router_pending_destroy(r, p);
 	router_tasks_free(r);
+	router_ctasks_free(r);
 	router_elicit_free(r);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL)
 		router_waiting_free(r, wt);

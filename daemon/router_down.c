@@ -164,9 +164,14 @@ router_progress_of(struct router *r, const char *line, size_t len,
 	int64_t			 token;
 	uint64_t		 now = clock_now_ms();
 
-	if (envelope_int64(line, &env->p_progress_token, &token) != 0 ||
-	    (p = idtab_get(r->pending, token)) == NULL ||
-	    p->kind != ROUTER_PENDING_CLIENT || p->token == NULL)
+	if (envelope_int64(line, &env->p_progress_token, &token) != 0)
+		return;		/* not ours to route */
+	if ((p = idtab_get(r->pending, token)) == NULL) {
+		/* A call that made a task: its token lasts with the task. */
+		router_tasks_progress(r, line, len, env, token, principal);
+		return;
+	}
+	if (p->kind != ROUTER_PENDING_CLIENT || p->token == NULL)
 		return;		/* not ours to route (or already done) */
 	if (principal != 0 &&
 	    p->att->peer->principal(p->att->peer_arg) != principal)
@@ -267,6 +272,23 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		router_send_client(a, line, len, NULL, 0);
 }
 
+struct router_down *
+router_down_new(struct router *r, struct attachment *a, const char *id,
+    size_t len)
+{
+	struct router_down	*d;
+
+	d = xcalloc(1, sizeof *d);
+	d->down_id = ++r->next_down_id;
+	d->att = a;
+	d->server_id = xstrndup(id, len);
+	d->server_id_len = len;
+	hmap_put_i64(r->downs, d->down_id, d);
+	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
+	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
+	return (d);
+}
+
 /* The client most likely to be the one this server request is for. */
 static struct attachment *
 router_pick_client(struct router *r, const char *method)
@@ -296,7 +318,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 	struct envelope_edit	 edit;
 	char			 method[ROUTER_METHOD_MAX], *text;
 	char			 idtext[ENVELOPE_INT64_BYTES];
-	char			*rewritten = NULL;
+	char			*rewritten = NULL, *plain;
 	struct envelope		 renv;
 	size_t			 erroff;
 	int			 owned;
@@ -309,6 +331,9 @@ router_server_request(struct router *r, const char *line, size_t len,
 		    0, NULL);
 		return;
 	}
+	/* About a task a client runs for it (router_ctasks.c). */
+	if (router_ctasks_server_request(r, line, len, env, method))
+		return;
 	/* Its instance's roots, or the configured ones (router_roots.c). */
 	if (strcmp(method, "roots/list") == 0 &&
 	    (r->up->conf(r->worker)->share != CONF_SHARE_GLOBAL ||
@@ -353,19 +378,28 @@ router_server_request(struct router *r, const char *line, size_t len,
 		return;
 	}
 
-	d = xcalloc(1, sizeof *d);
-	d->down_id = ++r->next_down_id;
-	d->att = a;
-	d->server_id = xstrndup(id, env->id.len);
-	d->server_id_len = env->id.len;
-	hmap_put_i64(r->downs, d->down_id, d);
-	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
-	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
-
+	d = router_down_new(r, a, id, env->id.len);
 	edit.text_len = envelope_print_int64(d->down_id, idtext);
 	edit.text = idtext;
 	if (strcmp(method, "elicitation/create") == 0)
 		router_elicit_sent(r, a, line, len);
+	/* With "task" to a client that runs none: made plain. */
+	if (router_ctasks_outgoing(r, a, d, rewritten != NULL ? rewritten :
+	    line, rewritten != NULL ? strlen(rewritten) : len, method,
+	    &plain)) {
+		free(rewritten);
+		rewritten = plain;
+		if (envelope_scan(rewritten, strlen(rewritten), &renv,
+		    &erroff) != 0) {
+			/* Printed by cJSON: cannot be. */
+			free(rewritten);
+			router_server_reply(r, d->server_id,
+			    d->server_id_len, NULL, RPC_INTERNAL_ERROR,
+			    "mcpd could not pass this request on");
+			router_down_free(r, d);
+			return;
+		}
+	}
 	if (rewritten != NULL) {
 		edit.off = renv.id.off;
 		edit.len = renv.id.len;

@@ -129,6 +129,14 @@ struct router_down {
 	struct attachment	*att;
 	char			*server_id;	/* raw JSON text */
 	size_t			 server_id_len;
+	/*
+	 * About a task the client runs for the server (router_ctasks.c):
+	 * a request with "task" (task_aug), or a tasks/ request for the
+	 * task of mcpd's id ctask (ctask_op).
+	 */
+	int			 task_aug;
+	char			*ctask;
+	enum router_task_op	 ctask_op;
 	TAILQ_ENTRY(router_down) att_entry;
 };
 TAILQ_HEAD(router_down_list, router_down);
@@ -167,6 +175,9 @@ struct attachment {
 	int			 cap_sampling;
 	int			 cap_elicitation;
 	int			 cap_roots;
+	/* It runs sampling, elicitation requests as tasks when asked. */
+	int			 cap_task_sampling;
+	int			 cap_task_elicitation;
 	uint64_t		 last_request_us;
 	/*
 	 * A server not shared globally (router_roots.c): the client's roots
@@ -257,6 +268,9 @@ struct router {
 	struct router_elicits	*elicits;	/* router_elicit.c */
 	size_t			 tasks_mem;	/* in the budget */
 	uint64_t		 tasks_swept_ms;
+	/* Tasks clients run for the server (router_ctasks.c). */
+	struct tasktab		*ctasks;
+	size_t			 ctasks_mem;
 
 	/* What clients may see (router_filter.c); NULL: all of a kind. */
 	struct filter		*filters[FILTER_KINDS];
@@ -289,6 +303,10 @@ extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 /*
  * router_down.c
  */
+
+/* A request of the server's (its id: raw text) on its way to a. */
+struct router_down *router_down_new(struct router *, struct attachment *a,
+		    const char *server_id, size_t len);
 
 /*
  * Progress to the request its token names (principal: only if that is
@@ -467,6 +485,8 @@ void		 router_replay_attachment(struct attachment *);
  * router_tasks.c
  */
 
+/* tasks/get ... tasks/list (method[0, len)), or ROUTER_TASK_NONE. */
+enum router_task_op router_task_method(const char *method, size_t len);
 /*
  * A client's request about tasks, or a call that makes one: 1 once it is
  * taken (forwarded or answered), 0 for any other request.
@@ -485,6 +505,14 @@ void		 router_tasks_session(struct router *);
 /* A tools/list result: which tools the server runs only as tasks. */
 void		 router_tasks_tools(struct router *, const char *line,
 		    size_t len);
+/*
+ * Progress under the token of a call that made a task (token: the
+ * server's, principal: the owner its _meta names, or 0): to the task's
+ * owner with the client's token, or nobody.
+ */
+void		 router_tasks_progress(struct router *, const char *line,
+		    size_t len, const struct envelope *, int64_t token,
+		    uint64_t principal);
 /* notifications/tasks/status: to the task's owner, or nobody. */
 void		 router_tasks_status(struct router *, const char *line,
 		    size_t len);
@@ -503,6 +531,33 @@ void		 router_tasks_sweep(struct router *, uint64_t now);
 int		 router_tasks_busy(const struct router *);
 /* The server's process is gone, or the router: its tasks with it. */
 void		 router_tasks_free(struct router *);
+/*
+ * router_ctasks.c: tasks a client runs for the server (task-augmented
+ * sampling/createMessage and elicitation/create), under mcpd's ids.
+ */
+/* mcpd's "tasks" capability, as the server's client, into caps. */
+void		 router_ctasks_declare(cJSON *caps, int sampling,
+		    int elicitation);
+/* What a client's initialize capabilities say it runs as tasks. */
+void		 router_ctasks_caps(struct attachment *, const cJSON *caps);
+/* The server's request is bound for a: made plain if a runs no tasks. */
+int		 router_ctasks_outgoing(struct router *, struct attachment *a,
+		    struct router_down *, const char *line, size_t len,
+		    const char *method, char **plain);
+/* The server's tasks/get, result, cancel, list: 1 once answered here. */
+int		 router_ctasks_server_request(struct router *,
+		    const char *line, size_t len, const struct envelope *,
+		    const char *method);
+/* A client's answer to d, when d is about a task: 1 once sent on. */
+int		 router_ctasks_response(struct attachment *,
+		    struct router_down *, const char *line, size_t len);
+/* A client's notification about a task it runs: 1 once taken. */
+int		 router_ctasks_notification(struct attachment *,
+		    const char *line, size_t len, const char *method,
+		    size_t mlen);
+void		 router_ctasks_detach(struct attachment *);
+void		 router_ctasks_sweep(struct router *, uint64_t now);
+void		 router_ctasks_free(struct router *);
 /* A re-exec: the tasks of lasting principals handed over, taken over. */
 void		 router_tasks_export(const struct router *,
 		    struct handover_server *);

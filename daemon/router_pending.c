@@ -358,7 +358,8 @@ router_arm_sweep(struct router *r)
 	if (TAILQ_EMPTY(&r->by_deadline) && TAILQ_EMPTY(&r->waiting) &&
 	    r->nroots_waiting == 0 && r->nroots_asking == 0 &&
 	    TAILQ_EMPTY(&r->long_waits) &&
-	    (r->tasks == NULL || tasktab_count(r->tasks) == 0))
+	    (r->tasks == NULL || tasktab_count(r->tasks) == 0) &&
+	    (r->ctasks == NULL || tasktab_count(r->ctasks) == 0))
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 	r->sweep_armed = 1;

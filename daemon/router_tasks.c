@@ -63,7 +63,7 @@
 	bytes_has((line), (len), RELATED_TASK, sizeof RELATED_TASK - 1, 23)
 
 /* How a task method is known: by name, once, on its way in. */
-static enum router_task_op
+enum router_task_op
 router_task_method(const char *m, size_t len)
 {
 	static const struct {
@@ -522,7 +522,44 @@ router_task_created(struct router *r, struct router_pending *p, cJSON *msg)
 		return (-1);
 	}
 	cJSON_SetValuestring(up, t->id);
+	if (p->token != NULL)
+		tasktab_set_progress(r->tasks, t, p->upstream_id, p->token,
+		    p->token_len);
 	return (1);
+}
+
+/* The attachment of principal's that asked last, or NULL. */
+static struct attachment *
+router_task_owner_att(struct router *r, uint64_t principal)
+{
+	struct attachment	*a, *best = NULL;
+
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (router_task_principal(a) == principal &&
+		    (best == NULL || a->last_request_us > best->last_request_us))
+			best = a;
+	}
+	return (best);
+}
+
+void
+router_tasks_progress(struct router *r, const char *line, size_t len,
+    const struct envelope *env, int64_t token, uint64_t principal)
+{
+	struct envelope_edit	 edit;
+	struct attachment	*a;
+	struct task		*t;
+
+	if (r->tasks == NULL ||
+	    (t = tasktab_find_progress(r->tasks, token)) == NULL ||
+	    (principal != 0 && t->principal != principal) ||
+	    (a = router_task_owner_att(r, t->principal)) == NULL)
+		return;
+	edit.off = env->p_progress_token.off;
+	edit.len = env->p_progress_token.len;
+	edit.text = t->progress_token;
+	edit.text_len = t->progress_len;
+	router_send_client(a, line, len, &edit, 1);
 }
 
 /*
@@ -851,11 +888,14 @@ router_tasks_detach(struct attachment *a)
 void
 router_tasks_sweep(struct router *r, uint64_t now)
 {
-	if (r->tasks == NULL || now < r->tasks_swept_ms + 1000)
+	if ((r->tasks == NULL && r->ctasks == NULL) ||
+	    now < r->tasks_swept_ms + 1000)
 		return;
 	r->tasks_swept_ms = now;
-	if (tasktab_expire(r->tasks, now) > 0)
+	if (r->tasks != NULL && tasktab_expire(r->tasks, now) > 0)
 		router_tasks_account(r);
+	/* And those clients run for the server. */
+	router_ctasks_sweep(r, now);
 }
 
 int

@@ -99,6 +99,7 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		    "elicitation") != NULL;
 		a->cap_roots = cJSON_IsObject(
 		    cJSON_GetObjectItemCaseSensitive(caps, "roots"));
+		router_ctasks_caps(a, caps);
 		/* Who it is, for status: printable, short. */
 		info = cJSON_GetObjectItemCaseSensitive(msg, "clientInfo");
 		name = cJSON_GetObjectItemCaseSensitive(info, "name");
@@ -295,6 +296,9 @@ router_client_response(struct attachment *a, const char *line, size_t len,
 	if (envelope_int64(line, &env->id, &id) != 0 ||
 	    (d = hmap_get_i64(r->downs, id)) == NULL || d->att != a)
 		return;		/* late, or not a request we sent it */
+	if ((d->task_aug || d->ctask != NULL) &&
+	    router_ctasks_response(a, d, line, len))
+		return;
 	edit.off = env->id.off;
 	edit.len = env->id.len;
 	edit.text = d->server_id;
@@ -532,6 +536,8 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 		default:
 			break;
 		}
+		if (router_ctasks_notification(a, line, len, method, mlen))
+			return (ROUTER_LINE_TAKEN);
 		if (r->up->availability(r->worker) == WORKER_AVAIL_READY)
 			router_send_server(r, line, len, NULL, 0);
 		return (ROUTER_LINE_TAKEN);

@@ -21,6 +21,7 @@ TAILQ_HEAD(task_list, task);
 struct tasktab {
 	struct hmap		*by_id;		/* mcpd's id -> task */
 	struct hmap		*by_up;		/* server's id -> task */
+	struct hmap		*by_progress;	/* server's token -> task */
 	struct hmap		*counts;	/* principal -> count (as ptr) */
 	struct task_list	 all;		/* in the order made */
 	size_t			 max_per_principal;
@@ -63,6 +64,7 @@ tasktab_new(uint64_t seed, size_t max_per_principal, size_t max_total)
 	tt->by_id = hmap_new(seed);
 	tt->by_up = hmap_new(seed ^ 0x7461736b73ULL);
 	tt->counts = hmap_new(seed ^ 0x636f756e74ULL);
+	tt->by_progress = hmap_new(seed ^ 0x70726f67ULL);
 	TAILQ_INIT(&tt->all);
 	tt->max_per_principal = max_per_principal;
 	tt->max_total = max_total;
@@ -74,6 +76,7 @@ task_free(struct task *t)
 {
 	free(t->up_id);
 	free(t->last);
+	free(t->progress_token);
 	free(t);
 }
 
@@ -91,6 +94,7 @@ tasktab_free(struct tasktab *tt)
 	hmap_free(tt->by_id);
 	hmap_free(tt->by_up);
 	hmap_free(tt->counts);
+	hmap_free(tt->by_progress);
 	free(tt);
 }
 
@@ -163,7 +167,8 @@ task_set(struct tasktab *tt, struct task *t, const cJSON *task)
 	tt->mem -= t->mem;
 	free(t->last);
 	t->last = task_object_text(t, task);
-	t->mem = sizeof *t + t->up_len + 1 + strlen(t->last) + 1;
+	t->mem = sizeof *t + t->up_len + 1 + strlen(t->last) + 1 +
+	    t->progress_len;
 	tt->mem += t->mem;
 	if (was && task_status_ended(t->status))
 		tt->running--;
@@ -240,7 +245,8 @@ tasktab_find(const struct tasktab *tt, uint64_t principal, const char *id,
 	if (len != TASKTAB_ID_LEN)
 		return (NULL);
 	t = hmap_get(tt->by_id, id, len);
-	if (t == NULL || t->principal != principal)
+	if (t == NULL || (t->principal != principal &&
+	    principal != TASKTAB_ANYONE))
 		return (NULL);
 	return (t);
 }
@@ -249,6 +255,32 @@ struct task *
 tasktab_find_up(const struct tasktab *tt, const char *up_id, size_t up_len)
 {
 	return (hmap_get(tt->by_up, up_id, up_len));
+}
+
+void
+tasktab_set_progress(struct tasktab *tt, struct task *t, int64_t up,
+    const char *token, size_t len)
+{
+	if (t->progress_token != NULL) {
+		hmap_del_i64(tt->by_progress, t->progress_up);
+		free(t->progress_token);
+		tt->mem -= t->progress_len;
+		t->mem -= t->progress_len;
+	}
+	t->progress_up = up;
+	t->progress_token = xmalloc(len + 1);
+	memcpy(t->progress_token, token, len);
+	t->progress_token[len] = '\0';
+	t->progress_len = len;
+	tt->mem += len;
+	t->mem += len;
+	hmap_put_i64(tt->by_progress, up, t);
+}
+
+struct task *
+tasktab_find_progress(const struct tasktab *tt, int64_t up)
+{
+	return (hmap_get_i64(tt->by_progress, up));
 }
 
 void
@@ -262,6 +294,8 @@ tasktab_remove(struct tasktab *tt, struct task *t)
 {
 	hmap_del(tt->by_id, t->id, TASKTAB_ID_LEN);
 	hmap_del(tt->by_up, t->up_id, t->up_len);
+	if (t->progress_token != NULL)
+		hmap_del_i64(tt->by_progress, t->progress_up);
 	(void)hmap_count_add(tt->counts, &t->principal,
 	    sizeof t->principal, -1);
 	TAILQ_REMOVE(&tt->all, t, entry);
@@ -306,6 +340,55 @@ tasktab_drop_principal(struct tasktab *tt, uint64_t principal)
 	return (tasktab_remove_if(tt, 0, 1, principal));
 }
 
+/* Whether tasks/list shows t to principal. */
+static int
+task_listed(const struct task *t, uint64_t principal)
+{
+	return (!t->hidden && (t->principal == principal ||
+	    principal == TASKTAB_ANYONE));
+}
+
+/* The first task of the page after cursor; *bad when it names none. */
+static struct task *
+task_page_first(const struct tasktab *tt, uint64_t principal,
+    const char *cursor, int *bad)
+{
+	struct task	*t;
+
+	*bad = 0;
+	if (cursor == NULL)
+		return (TAILQ_FIRST(&tt->all));
+	if ((t = tasktab_find(tt, principal, cursor, strlen(cursor))) ==
+	    NULL) {
+		*bad = 1;
+		return (NULL);
+	}
+	return (TAILQ_NEXT(t, entry));
+}
+
+struct task *
+tasktab_next_running(const struct tasktab *tt, uint64_t principal,
+    const char *cursor, const struct task *after)
+{
+	struct task	*t;
+	size_t		 n = 0;
+	int		 bad, seen = after == NULL;
+
+	t = task_page_first(tt, principal, cursor, &bad);
+	for (; t != NULL && n < TASKTAB_PAGE; t = TAILQ_NEXT(t, entry)) {
+		if (!task_listed(t, principal))
+			continue;
+		n++;
+		if (!seen) {
+			seen = t == after;
+			continue;
+		}
+		if (!task_status_ended(t->status))
+			return (t);
+	}
+	return (NULL);
+}
+
 cJSON *
 tasktab_list(const struct tasktab *tt, uint64_t principal,
     const char *cursor)
@@ -313,18 +396,15 @@ tasktab_list(const struct tasktab *tt, uint64_t principal,
 	struct task	*t;
 	cJSON		*result, *tasks, *obj;
 	size_t		 n = 0;
+	int		 bad;
 
-	if (cursor != NULL) {
-		t = tasktab_find(tt, principal, cursor, strlen(cursor));
-		if (t == NULL)
-			return (NULL);
-		t = TAILQ_NEXT(t, entry);
-	} else
-		t = TAILQ_FIRST(&tt->all);
+	t = task_page_first(tt, principal, cursor, &bad);
+	if (bad)
+		return (NULL);
 	result = cJSON_CreateObject();
 	tasks = cJSON_AddArrayToObject(result, "tasks");
 	for (; t != NULL; t = TAILQ_NEXT(t, entry)) {
-		if (t->principal != principal || t->hidden)
+		if (!task_listed(t, principal))
 			continue;
 		if (n == TASKTAB_PAGE) {
 			/* More to come: the cursor is the page's last. */

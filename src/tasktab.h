@@ -33,6 +33,8 @@
 #define TASKTAB_PAGE		50
 #define TASKTAB_UP_ID_MAX	256	/* a longer server id is refused */
 #define TASKTAB_TASK_MAX_BYTES	(16 * 1024) /* a larger Task is trimmed */
+/* For tasktab_find and tasktab_list: whoever owns it (never a principal). */
+#define TASKTAB_ANYONE		UINT64_MAX
 
 enum task_status {
 	TASK_WORKING,
@@ -57,6 +59,14 @@ struct task {
 						   call: its caller never
 						   hears of it */
 	size_t			 mem;		/* what the entry holds */
+	/*
+	 * The progress token of the call that made it, which stays valid
+	 * while the task runs: the server's (mcpd's request id) and the
+	 * client's (JSON text); progress_token NULL: none.
+	 */
+	int64_t			 progress_up;
+	char			*progress_token;
+	size_t			 progress_len;
 	TAILQ_ENTRY(task)	 entry;		/* in the order made */
 };
 
@@ -89,6 +99,14 @@ struct task	*tasktab_find(const struct tasktab *, uint64_t principal,
 struct task	*tasktab_find_up(const struct tasktab *, const char *up_id,
 		    size_t up_len);
 /*
+ * The call that made t had a progress token: the server's up, the
+ * client's token (JSON text of len bytes, copied).  tasktab_find_progress
+ * finds the task by the server's.
+ */
+void		 tasktab_set_progress(struct tasktab *, struct task *,
+		    int64_t up, const char *token, size_t len);
+struct task	*tasktab_find_progress(const struct tasktab *, int64_t up);
+/*
  * What the server says of a task now (a Task object, or a tasks/get or
  * tasks/cancel result, which are one): its status, and the object kept
  * for tasks/list with mcpd's id in place of the server's.
@@ -103,6 +121,13 @@ size_t		 tasktab_drop_principal(struct tasktab *, uint64_t principal);
 /* A tasks/list result for principal, or NULL for a cursor not its own. */
 cJSON		*tasktab_list(const struct tasktab *, uint64_t principal,
 		    const char *cursor);
+/*
+ * The next task on the tasks/list page cursor names (as tasktab_list
+ * would list it for principal) that has not ended, after `after` (NULL:
+ * from the page's first); NULL when there is none.
+ */
+struct task	*tasktab_next_running(const struct tasktab *, uint64_t principal,
+		    const char *cursor, const struct task *after);
 /* Every task, in the order made (a re-exec hands them over). */
 struct task	*tasktab_first(const struct tasktab *);
 struct task	*tasktab_next(const struct task *);

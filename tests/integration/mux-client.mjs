@@ -1122,6 +1122,168 @@ async function cmdSubscribe(o) {
 
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// ctasks: the server's requests run as tasks by a client (mux-server.mjs).
+// a declares tasks for sampling and runs them; b declares sampling only.
+// --max is mcpd's client_max_tasks.
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+async function cmdCtasks(o) {
+	const problems = [];
+	const out = {};
+	const hosted = new Map();	// a's own task ids -> status
+	const answer = (c, idText, result) => c.send(
+	    `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result)}}`);
+	const sample = (text) => ({ role: 'assistant',
+	    content: { type: 'text', text }, model: 'mux-model' });
+	const task = (taskId, status) => ({ taskId, status, ttl: 60000,
+	    createdAt: '2026-01-01T00:00:00Z',
+	    lastUpdatedAt: '2026-01-01T00:00:00Z' });
+	const a = await connect(o, 'a', { sampling: {},
+	    tasks: { requests: { sampling: { createMessage: {} } } } });
+	const b = await connect(o, 'b', { sampling: {} });
+	a.onRequest = (m) => {
+		const p = m.msg?.params ?? {};
+		switch (m.msg?.method) {
+		case 'sampling/createMessage':
+			if (p.task === undefined) {
+				answer(a, m.idText, sample('plain from a'));
+				break;
+			}
+			hosted.set(`a-task-${hosted.size + 1}`, 'working');
+			answer(a, m.idText, { task: task(`a-task-${hosted.size}`,
+			    'working') });
+			break;
+		case 'tasks/get':
+		case 'tasks/cancel':
+			if (!hosted.has(p.taskId)) {
+				a.send(`{"jsonrpc":"2.0","id":${m.idText},"error":` +
+				    '{"code":-32602,"message":"Task not found"}}');
+				break;
+			}
+			if (m.msg.method === 'tasks/cancel')
+				hosted.set(p.taskId, 'cancelled');
+			answer(a, m.idText, task(p.taskId, hosted.get(p.taskId)));
+			break;
+		case 'tasks/result':
+			answer(a, m.idText, { ...sample('result of ' +
+			    `task ${[...hosted.keys()].indexOf(p.taskId) + 1}`),
+			    _meta: { [RELATED_TASK]: { taskId: p.taskId } } });
+			break;
+		}
+	};
+	b.onRequest = (m) => {
+		if (m.msg?.method === 'sampling/createMessage')
+			answer(b, m.idText, sample('plain from b'));
+	};
+	const ask = async (c, idText, method, params) => askResult(
+	    await tool(c, idText, 'request', { method, params }));
+	const sampling = { task: { ttl: 60000 }, maxTokens: 5,
+	    messages: [{ role: 'user', content: { type: 'text', text: 'q' } }] };
+	const asked = (c, method) => c.requests.filter(
+	    (x) => x.msg?.method === method);
+
+	// 1. a runs it as a task: the server gets an id of mcpd's, not a's.
+	let r = await ask(a, '1', 'sampling/createMessage', sampling);
+	const mine = r?.response?.result?.task?.taskId;
+	out.mine = mine;
+	out.created = r?.response;
+	if (!/^[0-9a-f]{32}$/.test(mine ?? ''))
+		problems.push(`a task-augmented sampling made by a: the server got ${JSON.stringify(r)}, expected a task under an id of mcpd's`);
+	const toA = asked(a, 'sampling/createMessage');
+	if (toA.length !== 1 || toA[0].msg.params?.task?.ttl !== 60000)
+		problems.push(`a got ${short(toA[0])}, expected the request with its "task"`);
+
+	// 2. tasks/get goes to a under a's id; the answer names mcpd's.
+	hosted.set('a-task-1', 'completed');
+	r = await ask(a, '2', 'tasks/get', { taskId: mine });
+	out.get = r?.response;
+	if (r?.response?.result?.taskId !== mine ||
+	    r?.response?.result?.status !== 'completed')
+		problems.push(`the server's tasks/get got ${JSON.stringify(r?.response)}`);
+	const gets = asked(a, 'tasks/get');
+	if (gets.length !== 1 || gets[0].msg.params?.taskId !== 'a-task-1')
+		problems.push(`a got tasks/get ${short(gets[0])}, expected its own id a-task-1`);
+
+	// 3. tasks/result: the task its _meta names is mcpd's id too.
+	r = await ask(a, '3', 'tasks/result', { taskId: mine });
+	out.result = r?.response;
+	if (r?.response?.result?._meta?.[RELATED_TASK]?.taskId !== mine ||
+	    r?.response?.result?.content?.text !== 'result of task 1')
+		problems.push(`the server's tasks/result got ${JSON.stringify(r?.response)}`);
+
+	// 4. At the cap (client_max_tasks), the server is told: nothing evicted.
+	for (let i = 2; i <= o.max; i++)
+		await ask(a, `"more-${i}"`, 'sampling/createMessage', sampling);
+	r = await ask(a, '4', 'sampling/createMessage', sampling);
+	out.over_cap = r?.response;
+	if (!/client_max_tasks/.test(r?.response?.error?.message ?? ''))
+		problems.push(`a task past client_max_tasks ${o.max}: the server got ${JSON.stringify(r?.response)}`);
+	r = await ask(a, '5', 'tasks/list', {});
+	out.listed = r?.response?.result?.tasks?.map((t) => t.taskId);
+	if (out.listed?.length !== o.max || out.listed[0] !== mine ||
+	    !out.listed.every((id) => /^[0-9a-f]{32}$/.test(id)))
+		problems.push(`the server's tasks/list got ${JSON.stringify(r?.response)}, expected the ${o.max} tasks, under mcpd's ids, ${mine} first`);
+
+	// 5. Status: a's about its task reaches the server under mcpd's id;
+	// b's naming a's task (by a's id or mcpd's) goes nowhere.
+	const status = (taskId, st) => `{"jsonrpc":"2.0","method":` +
+	    `"notifications/tasks/status","params":${JSON.stringify(task(taskId, st))}}`;
+	a.send(status('a-task-1', 'completed'));
+	b.send(status('a-task-1', 'failed'));
+	b.send(status(mine, 'failed'));
+	b.send(status('made-up', 'failed'));
+	await barrier([a, b], problems);
+
+	// 6. Ids mcpd did not give: -32602 from mcpd, nothing passed on, the
+	// same answer for a's own id as for a made-up one.
+	const before = a.requests.length;
+	const guesses = [['tasks/get', 'a-task-1'], ['tasks/get', 'f'.repeat(32)],
+	    ['tasks/result', 'a-task-2'], ['tasks/cancel', ''],
+	    ['tasks/get', mine.toUpperCase()]];
+	out.guesses = [];
+	for (const [i, [method, id]] of guesses.entries()) {
+		r = await ask(b, `"guess-${i}"`, method, { taskId: id });
+		out.guesses.push(r?.response?.error ?? r?.response);
+		if (r?.response?.error?.code !== -32602)
+			problems.push(`the server's ${method} of ${JSON.stringify(id)} got ${JSON.stringify(r?.response)}, expected -32602`);
+	}
+	if (out.guesses[0]?.message !== out.guesses[1]?.message)
+		problems.push(`a's own id and a made-up one were answered differently: ${JSON.stringify(out.guesses.slice(0, 2))}`);
+	if (a.requests.length !== before)
+		problems.push(`a was asked about a task id mcpd never gave: ${short(a.requests[a.requests.length - 1])}`);
+
+	// 7. b runs no tasks: it gets the request without "task", and its
+	// plain answer goes to the server.
+	r = await ask(b, '1', 'sampling/createMessage', sampling);
+	const toB = asked(b, 'sampling/createMessage');
+	out.plain = r?.response;
+	if (toB.length !== 1 || toB[0].msg.params?.task !== undefined)
+		problems.push(`b (no tasks) got ${short(toB[0])}, expected the request without "task"`);
+	if (r?.response?.result?.content?.text !== 'plain from b')
+		problems.push(`b's plain answer: the server got ${JSON.stringify(r?.response)}`);
+
+	// 8. Cancelled through a; then a hangs up and its tasks go with it.
+	r = await ask(a, '6', 'tasks/cancel', { taskId: mine });
+	if (r?.response?.result?.status !== 'cancelled' ||
+	    r?.response?.result?.taskId !== mine)
+		problems.push(`the server's tasks/cancel got ${JSON.stringify(r?.response)}`);
+	a.destroy();
+	if (await pollServer(o, (s) => s.clients === 1, POLL_TIMEOUT_MS) === null)
+		throw new Abort('mcpd still counts a among the clients after it hung up');
+	r = await ask(b, '2', 'tasks/get', { taskId: mine });
+	out.after_hangup = r?.response;
+	if (r?.response?.error?.code !== -32602)
+		problems.push(`after a hung up, the server's tasks/get of its task got ${JSON.stringify(r?.response)}`);
+	r = await ask(b, '3', 'tasks/list', {});
+	if (r?.response?.result?.tasks?.length !== 0)
+		problems.push(`after a hung up, the server's tasks/list got ${JSON.stringify(r?.response)}`);
+	b.destroy();
+	out.problems = problems;
+	return out;
+}
+
 const COMMANDS = {
 	ids: [cmdIds, { clients: 20, per: 50 }],
 	progress: [cmdProgress, { clients: 10, ms: 120 }],
@@ -1134,6 +1296,7 @@ const COMMANDS = {
 	bad: [cmdBad, {}],
 	sampling: [cmdSampling, {}],
 	subscribe: [cmdSubscribe, {}],
+	ctasks: [cmdCtasks, { max: 3 }],
 };
 
 function parseArgs(argv) {

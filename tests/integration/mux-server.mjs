@@ -27,6 +27,9 @@
 //   roots {}                      the same with roots/list (id "roots-N")
 //   ping {}                       the same with ping (numeric id 7000+N)
 //   notify {method, params}       sends that notification, then "sent"
+//   request {method, params}      sends that request (id "req-N") to the
+//                                 client side, waits for the answer and
+//                                 returns {ms, id, response} as ask does
 // Also: initialize, ping, resources/subscribe, resources/unsubscribe,
 // logging/setLevel ({}), resources/list, tools/list; anything else -32601.
 
@@ -126,6 +129,12 @@ function toolCall(idText, params) {
 		    (r) => text(idText, JSON.stringify(r)));
 		return;
 	}
+	case 'request': {
+		const n = ++nextAsk;
+		askClient(String(a.method), a.params, JSON.stringify(`req-${n}`),
+		    (r) => text(idText, JSON.stringify(r)));
+		return;
+	}
 	case 'notify': {
 		const line = `{"jsonrpc":"2.0","method":${JSON.stringify(a.method)}` +
 		    (a.params !== undefined ? `,"params":${JSON.stringify(a.params)}` : '') + '}';
@@ -190,7 +199,7 @@ function handle(line) {
 		result(idText, { resources: [] });
 		return;
 	case 'tools/list':
-		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify'].map(
+		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify', 'request'].map(
 		    (name) => ({ name, inputSchema: { type: 'object' } })) });
 		return;
 	case 'tools/call':

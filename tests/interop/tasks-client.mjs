@@ -4,8 +4,14 @@
 // capability and answers elicitation/create at once or on command.
 //
 //   MCPCTL=/abs/path/to/mcpctl node tasks-client.mjs --socket PATH \
-//       --server NAME [--name CLIENT-NAME] [--trace FILE]
+//       --server NAME [--name CLIENT-NAME] [--trace FILE] \
+//       [--sampling plain|tasks]
 //
+// --sampling declares the sampling capability and answers
+// sampling/createMessage with "sampled by NAME": plainly, or with "tasks"
+// also tasks.requests.sampling.createMessage, running a request that
+// asks for a task as one (an InMemoryTaskStore, the result stored 200 ms
+// later).
 // --name is the clientInfo.name sent in initialize ("tasks-client" by
 // default); --trace appends every message on the wire to FILE, one line
 // each: "+MS C->S JSON" or "+MS S->C JSON" (MS since the client began).
@@ -79,6 +85,11 @@
 //   answer [JSON-CONTENT]   accept the oldest held one with this content
 //                           (default: as auto would)
 //   tasks                   the ids of the tasks this client created
+//   samplings               the sampling/createMessage requests that
+//                           came: "n", "asked" (how many had "task"),
+//                           "hosted" (the ids of the tasks this client
+//                           ran for them), "taskGets" (the taskIds of
+//                           the tasks/get it was sent)
 //   now                     "at": Date.now()
 //   close                   close the client (the bridge ends) and exit
 // Every request but tasks/result has a 60 s timeout; stdin ending ends
@@ -86,8 +97,10 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   CreateTaskResultSchema,
   ElicitRequestSchema,
   ResultSchema,
@@ -116,6 +129,11 @@ const opts = { name: "tasks-client" };
       case "--server": opts.server = want(); break;
       case "--name": opts.name = want(); break;
       case "--trace": opts.trace = want(); break;
+      case "--sampling":
+        opts.sampling = want();
+        if (opts.sampling !== "plain" && opts.sampling !== "tasks")
+          usage("--sampling is plain or tasks");
+        break;
       default: usage(`unknown argument: ${argv[i]}`);
     }
   }
@@ -145,6 +163,8 @@ class TracingTransport {
     this.inner = inner;
     inner.onmessage = (m, extra) => {
       trace("S->C", m);
+      if (m.method === "tasks/get")
+        samplings.taskGets.push(m.params?.taskId);
       this.onmessage?.(m, extra);
     };
     inner.onclose = () => this.onclose?.();
@@ -167,8 +187,38 @@ const streams = new Map();
 const backgrounds = new Map();
 let closed = false;
 
+const capabilities = { elicitation: { form: {} } };
+if (opts.sampling !== undefined)
+  capabilities.sampling = {};
+if (opts.sampling === "tasks")
+  capabilities.tasks = { requests: { sampling: { createMessage: {} } } };
 const client = new Client({ name: opts.name, version: "1.0.0" },
-  { capabilities: { elicitation: { form: {} } } });
+  { capabilities,
+    taskStore: opts.sampling === "tasks" ? new InMemoryTaskStore() :
+      undefined });
+
+// Sampling, plainly or as a task (--sampling).
+const samplings = { n: 0, asked: 0, hosted: [], taskGets: [] };
+if (opts.sampling !== undefined) {
+  client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
+    samplings.n++;
+    const reply = { role: "assistant", model: "tasks-client",
+      content: { type: "text", text: `sampled by ${opts.name}` } };
+    if (req.params?.task === undefined)
+      return reply;
+    samplings.asked++;
+    if (extra.taskStore === undefined)
+      return reply;
+    const task = await extra.taskStore.createTask(
+      { ttl: req.params.task.ttl ?? 60000 });
+    samplings.hosted.push(task.taskId);
+    setTimeout(() => {
+      extra.taskStore.storeTaskResult(task.taskId, "completed", reply)
+        .catch(() => {});
+    }, 200);
+    return { task };
+  });
+}
 
 // The choice auto answers with: the first property's first const/enum.
 function firstChoice(params) {
@@ -520,6 +570,7 @@ async function run(words) {
       return { ok: true, related: e.related };
     }
     case "tasks": return { ok: true, ids: [...mine] };
+    case "samplings": return { ok: true, ...samplings };
     case "now": return { ok: true, at: Date.now() };
     case "closed": return { ok: true, closed };
     case "close":

@@ -60,6 +60,12 @@
 #      server's refusal.  The task mcpd made for it is the call's alone:
 #      its result names no task, its caller hears no status of it, and
 #      its tasks/list shows none.
+#  13  The other way: trigger-sampling-request-async, a sampling request
+#      the server asks to run as a task.  H (sampling and tasks) runs it
+#      as one: the server knows it under an id of mcpd's, and its
+#      tasks/get reach H under H's own; the call completes with H's
+#      answer.  S (sampling only) gets it without "task" and answers
+#      plainly: the server reports a synchronous answer.
 #  12  get-resource-links (4 links: blob/1, text/2, blob/3, text/4 of
 #      demo://resource/dynamic/): all four on ev; on evf, whose filter
 #      denies the blobs, only text/2 and text/4 are left, the text item
@@ -155,10 +161,12 @@ tfail() {
 	fail "$@"
 }
 
-# cl_spawn NAME SERVER: start client NAME on SERVER; the first line it
-# answers (connected or not) is read by cl_read.
+# cl_spawn NAME SERVER [ARGS...]: start client NAME on SERVER, with
+# tasks-client.mjs's ARGS; the first line it answers (connected or not)
+# is read by cl_read.
 cl_spawn() {
 	local id=$1 server=$2 fd
+	shift 2
 	rm -f "$T/$id.in" "$T/$id.out"
 	mkfifo "$T/$id.in" "$T/$id.out" || hard_error "mkfifo failed"
 	(
@@ -168,7 +176,7 @@ cl_spawn() {
 		done
 		MCPD_TEST_DIR=$T exec "$NODE" "$T/tasks-client.mjs" \
 			--socket "$SOCK" --server "$server" --name "$id" \
-			--trace "$T/$id.wire"
+			--trace "$T/$id.wire" "$@"
 	) <"$T/$id.in" >"$T/$id.out" 2>"$T/$id.err" &
 	CL_PID[$id]=$!
 	exec {fd}>"$T/$id.in"
@@ -187,7 +195,7 @@ cl_read() {
 	jq -e .ok <<<"$line" >/dev/null
 }
 
-# cl_start NAME SERVER: start client NAME; it must connect.
+# cl_start NAME SERVER [ARGS...]: start client NAME; it must connect.
 cl_start() {
 	local id=$1 out
 	cl_spawn "$@"
@@ -737,6 +745,39 @@ for c in A9 L; do
 		tfail "12: client $c was sent a result naming $denied, which its filters deny: $(grep -F ' S->C ' "$T/$c.wire" | grep -F '"result":' | grep -F "$denied" | head -n 2 | cut -c 1-400)"
 done
 note "12: links denied by evf's and dev's filters removed; dev read the linked text/2 on evf alone"
+
+# --- 13: a task the client runs for the server ------------------------------------
+# trigger-sampling-request-async: the server's sampling/createMessage
+# asks for a task; H runs it as one, and the server polls it with
+# tasks/get and reads it with tasks/result through mcpd.  S declares
+# sampling but not tasks: it gets the request without "task", answers
+# it plainly, and the server says it ran synchronously.
+ASYNC=trigger-sampling-request-async
+cl_start H ev --sampling tasks
+cl_start S ev --sampling plain
+out=$(cl_ok H call "$ASYNC" '{"prompt":"weather","maxTokens":10}') || exit 1
+text=$(jq -r .text <<<"$out")
+[[ $text == "[COMPLETED] Async sampling completed!"* ]] ||
+	tfail "13: H's call of $ASYNC: $(brief "$out")"
+grep -qF 'sampled by H' <<<"$text" ||
+	tfail "13: the result of H's call of $ASYNC does not carry H's answer: $(brief "$out")"
+seen=$(grep -oE 'Task created: [^ ]+' <<<"$text" | head -1 | cut -d' ' -f3)
+hosted=$(cl_ok H samplings) || exit 1
+mine=$(jq -r '.hosted[0] // empty' <<<"$hosted")
+[ "$(jq '.hosted | length' <<<"$hosted")" = 1 ] && [ -n "$mine" ] ||
+	tfail "13: H ran $(jq -c .hosted <<<"$hosted") as tasks for $ASYNC, expected one"
+[[ $seen =~ ^[0-9a-f]{32}$ ]] && [ "$seen" != "$mine" ] ||
+	tfail "13: the server knew H's task as \"$seen\", expected an id of mcpd's, not H's own \"$mine\""
+jq -e --arg m "$mine" '(.taskGets | length) > 0 and all(.taskGets[]; . == $m)' \
+	<<<"$hosted" >/dev/null ||
+	tfail "13: the server's tasks/get reached H as $(jq -c .taskGets <<<"$hosted"), expected H's own id $mine"
+out=$(cl_ok S call "$ASYNC" '{"prompt":"rain","maxTokens":10}') || exit 1
+jq -e '.text | startswith("[SYNC]") and contains("sampled by S")' <<<"$out" >/dev/null ||
+	tfail "13: S (no tasks) called $ASYNC: $(brief "$out")"
+plain=$(cl_ok S samplings) || exit 1
+jq -e '.n == 1 and .asked == 0' <<<"$plain" >/dev/null ||
+	tfail "13: S, which declared no tasks, was sent $(jq -c '{n, asked}' <<<"$plain") sampling requests (asked: with \"task\"), expected one without"
+note "13: the server ran H's task as $seen (H's own id: $mine); S answered plainly"
 
 # --- the end: nobody heard of others' tasks -------------------------------------------
 for c in "${!CL_PID[@]}"; do

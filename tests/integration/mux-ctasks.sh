@@ -1,0 +1,55 @@
+#!/bin/bash
+# mux-ctasks.sh -- tasks a client runs for the server (MCP 2025-11-25
+# task-augmented sampling/createMessage).  mcpd tells the server it runs
+# them; the client a request goes to either runs it as a task (it
+# declared tasks.requests.sampling.createMessage) or gets it without
+# "task" and answers plainly.  A task a client made reaches the server
+# under an id of mcpd's: the server's tasks/get, tasks/result and
+# tasks/cancel go to that client under its own id and come back under
+# mcpd's; an id mcpd did not give is refused by mcpd (-32602) and never
+# reaches a client; a client's status notification reaches the server
+# only for its own task; at client_max_tasks the server is told; the
+# tasks go with the client that runs them.
+#
+# The server is mux-server.mjs, a stand-in that sends any request the
+# test asks it to (its "request" tool) and logs what it receives.
+
+# shellcheck source=mux-lib.sh
+. "$TESTS_SRCDIR/integration/mux-lib.sh"
+
+STUB_LOG=$T/stub.log
+
+write_config "$T/mcpd.json" <<JSON
+{
+  "mcpd": { "client_max_tasks": 3 },
+  "mcpServers": { "stub": $(stub_json "$STUB_LOG") }
+}
+JSON
+start_mcpd "$T/mcpd.json"
+wait_ready stub
+
+# mcpd told the server it runs sampling as tasks.
+caps=$(stub_in "$STUB_LOG" 'select(.method == "initialize") | .params.capabilities.tasks' | head -1)
+[ "$(jq -c '.requests.sampling.createMessage' <<<"$caps")" = '{}' ] ||
+	fail "mcpd's initialize declared tasks $caps, expected requests.sampling.createMessage"
+
+mux "$T/c.json" ctasks --server stub --max 3
+note "the server saw a's task as $(jv "$T/c.json" .mine); tasks/get: $(jv "$T/c.json" '.get | tojson')"
+note "past the cap: $(jv "$T/c.json" '.over_cap.error.message')"
+note "ids mcpd never gave: $(jv "$T/c.json" '[.guesses[].message] | unique | join(", ")')"
+mux_check "$T/c.json" "tasks clients run for the server"
+
+# Of the four status notifications, the server got a's alone, under
+# mcpd's id.
+mine=$(jv "$T/c.json" .mine)
+got=$(stub_in "$STUB_LOG" 'select(.method == "notifications/tasks/status") | .params | [.taskId, .status] | join(" ")' | jq -r .)
+[ "$got" = "$mine completed" ] ||
+	fail "the server got these task statuses: [$got], expected only \"$mine completed\""
+# No id of a's reached the server from mcpd (the test's own tools/call
+# arguments name some).
+from_mcpd=$(stub_in "$STUB_LOG" 'select(.method != "tools/call")')
+if grep -q 'a-task-' <<<"$from_mcpd"; then
+	fail "a client's own task id reached the server: $(grep 'a-task-' <<<"$from_mcpd" | head -1)"
+fi
+mcpd_running || fail "mcpd died"
+exit 0
