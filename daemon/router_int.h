@@ -79,6 +79,7 @@ enum router_task_op {
 	ROUTER_TASK_CANCEL,
 	ROUTER_TASK_LIST,
 	ROUTER_TASK_RUN,		/* a call run as a task for a client */
+	ROUTER_TASK_REFRESH,		/* tasks/get for a tasks/list */
 };
 
 enum router_outcome {
@@ -110,6 +111,7 @@ struct router_pending {
 	char			*sub_uri;	/* subscribe: undo on error */
 	enum router_task_op	 task_op;
 	char			*task_id;	/* mcpd's, of get/result/cancel */
+	char			*task_cursor;	/* tasks/list: its cursor */
 	/*
 	 * Waits longer than requests do (tasks/result): on long_waits by
 	 * start_entry, its own deadline, not on by_deadline.

@@ -270,6 +270,10 @@ router_pending_free(struct router *r, struct router_pending *p)
 		free(p->sub_uri);
 		p->sub_uri = NULL;
 	}
+	if (p->task_cursor != NULL) {
+		free(p->task_cursor);
+		p->task_cursor = NULL;
+	}
 	if (p->task_id != NULL) {
 		free(p->task_id);
 		p->task_id = NULL;

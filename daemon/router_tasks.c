@@ -175,7 +175,7 @@ router_task_wait_ms(const struct router *r, const struct task *t,
  * A request for one of the caller's tasks (client id id), sent under the
  * server's id: the rest of its params (and _meta) stay behind.
  */
-static void
+static struct router_pending *
 router_task_forward(struct attachment *a, const char *id, size_t id_len,
     uint64_t id_hash, const char *method, size_t mlen, enum router_task_op op,
     const struct task *t)
@@ -198,35 +198,112 @@ router_task_forward(struct attachment *a, const char *id, size_t id_len,
 	/* p->method: the name with a NUL after it. */
 	router_send_server_json(r, rpc_make_request(upid, p->method, params));
 	cJSON_Delete(upid);
+	return (p);
 }
 
+/* The caller's page of tasks (cursor: NULL for the first), answered. */
 static void
-router_task_list(struct attachment *a, const char *line,
-    const struct envelope *env, const cJSON *params)
+router_task_list_answer(struct attachment *a, const char *id, size_t id_len,
+    const char *cursor)
 {
 	struct router	*r = a->router;
-	const cJSON	*cursor;
 	cJSON		*result;
 	char		*text;
 
-	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
-	if (cursor != NULL && !cJSON_IsString(cursor)) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, RPC_INVALID_PARAMS, "Invalid cursor");
-		return;
-	}
 	result = tasktab_list(router_tasks_table(r), router_task_principal(a),
-	    cJSON_GetStringValue(cursor));
+	    cursor);
 	if (result == NULL) {
-		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, RPC_INVALID_PARAMS, "Invalid cursor");
+		router_client_error(a, id, id_len, RPC_INVALID_PARAMS,
+		    "Invalid cursor");
 		return;
 	}
 	text = rpc_print(result);
 	cJSON_Delete(result);
-	router_client_result(a, router_text(line, &env->id), env->id.len,
-	    text, strlen(text));
+	router_client_result(a, id, id_len, text, strlen(text));
 	free(text);
+}
+
+/*
+ * tasks/list: the statuses of the tasks on the page that have not ended
+ * are asked of the server first (tasks/get, one after the other: a task
+ * on the page at a time, router_task_refreshed), then the page answered.
+ */
+static void
+router_task_list_next(struct attachment *a, const char *id, size_t id_len,
+    uint64_t id_hash, const char *cursor, const struct task *after)
+{
+	struct router		*r = a->router;
+	struct router_pending	*p;
+	struct task		*t;
+
+	t = tasktab_next_running(router_tasks_table(r),
+	    router_task_principal(a), cursor, after);
+	if (t == NULL) {
+		router_task_list_answer(a, id, id_len, cursor);
+		return;
+	}
+	p = router_task_forward(a, id, id_len, id_hash, "tasks/get",
+	    strlen("tasks/get"), ROUTER_TASK_REFRESH, t);
+	if (cursor != NULL)
+		p->task_cursor = xstrdup(cursor);
+}
+
+static void
+router_task_list(struct attachment *a, const char *line,
+    const struct envelope *env, uint64_t id_hash, const cJSON *params)
+{
+	struct router	*r = a->router;
+	const cJSON	*cursor;
+	const char	*c;
+
+	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+	c = cJSON_GetStringValue(cursor);
+	if ((cursor != NULL && !cJSON_IsString(cursor)) || (c != NULL &&
+	    tasktab_find(router_tasks_table(r), router_task_principal(a), c,
+	    strlen(c)) == NULL)) {
+		router_client_error(a, router_text(line, &env->id),
+		    env->id.len, RPC_INVALID_PARAMS, "Invalid cursor");
+		return;
+	}
+	router_task_list_next(a, router_text(line, &env->id), env->id.len,
+	    id_hash, c, NULL);
+}
+
+/*
+ * The server's answer to a tasks/get of a tasks/list's: kept, and the
+ * next task on the page asked for, or the page answered.
+ */
+static void
+router_task_refreshed(struct router *r, struct router_pending *p,
+    struct task *t, cJSON *result, cJSON *error)
+{
+	struct attachment	*a = p->att;
+	char			*id, *cursor;
+	size_t			 id_len = p->id_len;
+	uint64_t		 id_hash = p->id_hash;
+
+	if (t != NULL && error == NULL && cJSON_IsObject(result))
+		tasktab_update(r->tasks, t, result);
+	/* The server has forgotten it: so does mcpd. */
+	if (t != NULL && error != NULL && cJSON_GetNumberValue(
+	    cJSON_GetObjectItemCaseSensitive(error, "code")) ==
+	    RPC_INVALID_PARAMS) {
+		tasktab_remove(r->tasks, t);
+		t = NULL;
+	}
+	router_tasks_account(r);
+	id = xstrndup(p->id, p->id_len);
+	cursor = p->task_cursor != NULL ? xstrdup(p->task_cursor) : NULL;
+	router_record(r, p, error != NULL ? ROUTER_OUTCOME_ERROR :
+	    ROUTER_OUTCOME_OK, NULL);
+	router_pending_destroy(r, p);
+	/* A task gone from the page ends the asking: the page as it is. */
+	if (t == NULL)
+		router_task_list_answer(a, id, id_len, cursor);
+	else
+		router_task_list_next(a, id, id_len, id_hash, cursor, t);
+	free(id);
+	free(cursor);
 }
 
 /*
@@ -375,7 +452,7 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 	msg = cJSON_ParseWithLength(line, len);
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	if (op == ROUTER_TASK_LIST) {
-		router_task_list(a, line, env, params);
+		router_task_list(a, line, env, id_hash, params);
 		cJSON_Delete(msg);
 		return (1);
 	}
@@ -394,7 +471,7 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 		router_task_unknown(a, router_text(line, &env->id),
 		    env->id.len, op);
 	else
-		router_task_forward(a, router_text(line, &env->id),
+		(void)router_task_forward(a, router_text(line, &env->id),
 		    env->id.len, id_hash, method, mlen, op, t);
 	cJSON_Delete(msg);
 	return (1);
@@ -598,7 +675,7 @@ router_task_run_result(struct router *r, struct router_pending *p,
 	router_record(r, p, ROUTER_OUTCOME_OK, NULL);
 	router_pending_destroy(r, p);
 	/* The same client id, now waiting for the task's result. */
-	router_task_forward(a, client_id, id_len, id_hash, "tasks/result",
+	(void)router_task_forward(a, client_id, id_len, id_hash, "tasks/result",
 	    strlen("tasks/result"), ROUTER_TASK_RESULT, t);
 	free(client_id);
 	return (1);
@@ -629,6 +706,10 @@ router_tasks_reply(struct router *r, struct router_pending *p,
 		t = tasktab_find(r->tasks, router_task_principal(a),
 		    p->task_id, strlen(p->task_id));
 	switch (p->task_op) {
+	case ROUTER_TASK_REFRESH:
+		router_task_refreshed(r, p, t, result, error);
+		cJSON_Delete(msg);
+		return (1);
 	case ROUTER_TASK_RUN:
 		if (error == NULL && router_task_run_result(r, p, msg)) {
 			cJSON_Delete(msg);

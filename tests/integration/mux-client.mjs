@@ -1284,6 +1284,61 @@ async function cmdCtasks(o) {
 	return out;
 }
 
+// ---------------------------------------------------------------------------
+// stasks: a task the server runs (mux-server.mjs --tasks), which sends no
+// status notifications: progress under the call's token after the call
+// was answered, and tasks/list statuses asked of the server.
+
+async function cmdStasks(o) {
+	const problems = [];
+	const out = {};
+	const a = await connect(o, 'a', {});
+	const b = await connect(o, 'b', {});
+	let m = await a.call('1', 'tools/call', { name: 'echo',
+	    arguments: { text: 'x' }, task: { ttl: 60000 } }, { token: '"tok-a"' });
+	const id = m?.msg?.result?.task?.taskId;
+	out.id = id;
+	if (!/^[0-9a-f]{32}$/.test(id ?? ''))
+		problems.push(`a call with a task got ${short(m)}, expected a task under an id of mcpd's`);
+
+	// 1. Progress under the call's token, the call long answered.
+	const from = a.log.length;
+	await tool(b, '1', 'task-progress', { taskId: 'srv-task-1', n: 3 });
+	await barrier([a, b], problems);
+	const progress = a.notes.filter((n) => n.seq >= from &&
+	    n.msg?.method === 'notifications/progress');
+	out.progress = progress.map((n) => n.msg.params);
+	if (progress.length !== 3 ||
+	    !progress.every((n) => /"progressToken":"tok-a"/.test(n.raw)))
+		problems.push(`progress of a's task after its call was answered: a got ${JSON.stringify(out.progress)}, expected 3 under its token "tok-a"`);
+	if (b.notes.some((n) => n.msg?.method === 'notifications/progress'))
+		problems.push(`b got progress of a's task: ${short(b.notes.find((n) => n.msg?.method === 'notifications/progress'))}`);
+
+	// 2. tasks/list: the status as the server tells it now.
+	const listed = async (idText) => {
+		const r = await a.call(idText, 'tasks/list', {});
+		return r?.msg?.result?.tasks ?? r?.msg;
+	};
+	out.before = await listed('2');
+	if (out.before?.[0]?.status !== 'working' || out.before[0].taskId !== id)
+		problems.push(`a's tasks/list while its task runs: ${JSON.stringify(out.before)}`);
+	await tool(b, '2', 'finish', { taskId: 'srv-task-1' });
+	out.after = await listed('3');
+	if (out.after?.[0]?.status !== 'completed' || out.after[0].taskId !== id)
+		problems.push(`a's tasks/list after the task ended (no status notification): ${JSON.stringify(out.after)}, expected completed`);
+	out.again = await listed('4');
+	m = await b.call('3', 'tasks/list', {});
+	if (JSON.stringify(m?.msg?.result?.tasks) !== '[]')
+		problems.push(`b's tasks/list: ${short(m)}`);
+	m = await a.call('5', 'tasks/result', { taskId: id });
+	if (replyText(m) !== 'done srv-task-1')
+		problems.push(`a's tasks/result: ${short(m)}`);
+	a.destroy();
+	b.destroy();
+	out.problems = problems;
+	return out;
+}
+
 const COMMANDS = {
 	ids: [cmdIds, { clients: 20, per: 50 }],
 	progress: [cmdProgress, { clients: 10, ms: 120 }],
@@ -1297,6 +1352,7 @@ const COMMANDS = {
 	sampling: [cmdSampling, {}],
 	subscribe: [cmdSubscribe, {}],
 	ctasks: [cmdCtasks, { max: 3 }],
+	stasks: [cmdStasks, {}],
 };
 
 function parseArgs(argv) {

@@ -11,6 +11,12 @@
 # only for its own task; at client_max_tasks the server is told; the
 # tasks go with the client that runs them.
 #
+# And a task the server runs, which tells nobody of its status (a second
+# stand-in, with --tasks): progress under the token of the call that made
+# it reaches the caller after the call was answered, and tasks/list asks
+# the server (tasks/get) for the status of each task on the page that
+# has not ended, and of no other.
+#
 # The server is mux-server.mjs, a stand-in that sends any request the
 # test asks it to (its "request" tool) and logs what it receives.
 
@@ -19,14 +25,21 @@
 
 STUB_LOG=$T/stub.log
 
+TASKS_LOG=$T/tasks.log
+
 write_config "$T/mcpd.json" <<JSON
 {
   "mcpd": { "client_max_tasks": 3 },
-  "mcpServers": { "stub": $(stub_json "$STUB_LOG") }
+  "mcpServers": {
+    "stub": $(stub_json "$STUB_LOG"),
+    "tk": {"command": "$NODE", "args": ["$MUX_SERVER", "--log", "$TASKS_LOG", "--tasks"],
+      "env": {"MCPD_TEST_DIR": "$T"}}
+  }
 }
 JSON
 start_mcpd "$T/mcpd.json"
 wait_ready stub
+wait_ready tk
 
 # mcpd told the server it runs sampling as tasks.
 caps=$(stub_in "$STUB_LOG" 'select(.method == "initialize") | .params.capabilities.tasks' | head -1)
@@ -51,5 +64,13 @@ from_mcpd=$(stub_in "$STUB_LOG" 'select(.method != "tools/call")')
 if grep -q 'a-task-' <<<"$from_mcpd"; then
 	fail "a client's own task id reached the server: $(grep 'a-task-' <<<"$from_mcpd" | head -1)"
 fi
+
+mux "$T/s.json" stasks --server tk
+note "progress after the call that made the task: $(jv "$T/s.json" '.progress | tojson')"
+note "tasks/list: $(jv "$T/s.json" '[.before[0].status, .after[0].status, .again[0].status] | join(" -> ")')"
+mux_check "$T/s.json" "a task of the server's"
+gets=$(stub_in "$TASKS_LOG" 'select(.method == "tasks/get") | .params.taskId' | jq -r . | tr '\n' ' ')
+[ "$gets" = "srv-task-1 srv-task-1 " ] ||
+	fail "for three tasks/list (working, then ended, then ended), the server was asked tasks/get of [$gets], expected srv-task-1 twice (not once it ended)"
 mcpd_running || fail "mcpd died"
 exit 0

@@ -7,7 +7,7 @@
 // of every line it receives and sends, so a test can see exactly what
 // reached the server.
 //
-// Usage: node mux-server.mjs --log FILE
+// Usage: node mux-server.mjs --log FILE [--tasks]
 //
 // Speaks newline-delimited JSON-RPC on stdin/stdout.  FILE gets one JSON
 // object per line: {"t": MS, "dir": "in"|"out", "msg": MESSAGE}, MESSAGE
@@ -30,6 +30,16 @@
 //   request {method, params}      sends that request (id "req-N") to the
 //                                 client side, waits for the answer and
 //                                 returns {ms, id, response} as ask does
+//   finish {taskId}               ends that task ("completed"), telling
+//                                 nobody: "finished"
+//   task-progress {taskId, n}     sends n notifications/progress under the
+//                                 token of the call that made the task:
+//                                 "sent"
+// With --tasks it declares tasks for tools/call, and a tools/call with
+// "task" (of any tool) makes a task instead: the answer
+// is a CreateTaskResult (taskId "srv-task-N", working), tasks/get tells
+// its status, tasks/result its result ("done N") once finished; it sends
+// no status notifications.
 // Also: initialize, ping, resources/subscribe, resources/unsubscribe,
 // logging/setLevel ({}), resources/list, tools/list; anything else -32601.
 
@@ -38,9 +48,12 @@ import { rawMembers } from './rawjson.mjs';
 
 const args = process.argv.slice(2);
 let logFile = null;
+let withTasks = false;
 for (let i = 0; i < args.length; i++) {
 	if (args[i] === '--log')
 		logFile = args[++i];
+	else if (args[i] === '--tasks')
+		withTasks = true;
 	else {
 		process.stderr.write(`mux-server: unknown argument ${args[i]}\n`);
 		process.exit(2);
@@ -93,10 +106,57 @@ function askClient(method, params, idText, done) {
 	    (params !== undefined ? `,"params":${JSON.stringify(params)}` : '') + '}');
 }
 
+const tasks = new Map();	// taskId -> {status, token, results: [idText]}
+
+function taskObject(taskId) {
+	return { taskId, status: tasks.get(taskId).status, ttl: 60000,
+	    createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z' };
+}
+
+function taskMethod(idText, method, params) {
+	const t = tasks.get(params?.taskId);
+	if (t === undefined) {
+		error(idText, -32602, 'Task not found');
+		return;
+	}
+	if (method === 'tasks/get')
+		result(idText, taskObject(params.taskId));
+	else if (t.status === 'completed')
+		text(idText, `done ${params.taskId}`);
+	else
+		t.results.push(idText);
+}
+
 function toolCall(idText, params) {
 	const name = params?.name;
 	const a = params?.arguments ?? {};
+	if (params?.task !== undefined) {
+		const taskId = `srv-task-${tasks.size + 1}`;
+		tasks.set(taskId, { status: 'working', results: [],
+		    token: params?._meta?.progressToken });
+		result(idText, { task: taskObject(taskId) });
+		return;
+	}
 	switch (name) {
+	case 'finish': {
+		const t = tasks.get(a.taskId);
+		if (t !== undefined) {
+			t.status = 'completed';
+			for (const r of t.results)
+				text(r, `done ${a.taskId}`);
+			t.results = [];
+		}
+		text(idText, t !== undefined ? 'finished' : 'no such task');
+		return;
+	}
+	case 'task-progress': {
+		const t = tasks.get(a.taskId);
+		for (let i = 1; i <= Number(a.n ?? 1); i++)
+			send({ jsonrpc: '2.0', method: 'notifications/progress',
+			    params: { progressToken: t?.token, progress: i } });
+		text(idText, 'sent');
+		return;
+	}
 	case 'echo':
 		text(idText, String(a.text ?? ''));
 		return;
@@ -185,6 +245,7 @@ function handle(line) {
 				tools: { listChanged: true },
 				resources: { subscribe: true, listChanged: true },
 				logging: {},
+				...(withTasks ? { tasks: { requests: { tools: { call: {} } } } } : {}),
 			},
 			serverInfo: { name: 'mux-server', version: '1.0.0' },
 		});
@@ -199,11 +260,16 @@ function handle(line) {
 		result(idText, { resources: [] });
 		return;
 	case 'tools/list':
-		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify', 'request'].map(
+		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify', 'request',
+		    'finish', 'task-progress'].map(
 		    (name) => ({ name, inputSchema: { type: 'object' } })) });
 		return;
 	case 'tools/call':
 		toolCall(idText, msg.params);
+		return;
+	case 'tasks/get':
+	case 'tasks/result':
+		taskMethod(idText, msg.method, msg.params);
 		return;
 	default:
 		error(idText, -32601, `method not found: ${msg.method}`);

@@ -289,6 +289,88 @@ START_TEST(test_tasktab_list)
 }
 END_TEST
 
+/* The running tasks of a page, one after the other; everyone's for ANYONE. */
+START_TEST(test_tasktab_next_running)
+{
+	struct tasktab	*tt = tasktab_new(1, 200, 1000);
+	struct task	*t, *first = NULL, *ended = NULL, *other;
+	cJSON		*o, *list;
+	char		 up[32];
+	int		 i, n;
+
+	for (i = 0; i < TASKTAB_PAGE + 5; i++) {
+		snprintf(up, sizeof up, "up-%d", i);
+		t = add(tt, 1, up, i % 2 == 0 ? "working" : "completed", 60000,
+		    1000);
+		ck_assert_ptr_nonnull(t);
+		if (i == 0)
+			first = t;
+		if (i == 2)
+			ended = t;
+	}
+	other = add(tt, 2, "other", "working", 60000, 1000);
+	ck_assert_ptr_nonnull(other);
+	/* Task 2 ends: the walk leaves it out. */
+	o = task_obj("failed", 60000);
+	tasktab_update(tt, ended, o);
+	cJSON_Delete(o);
+	/* The first page: its 50 tasks, of which 0, 4, 6 ... 48 run. */
+	n = 0;
+	for (t = tasktab_next_running(tt, 1, NULL, NULL); t != NULL;
+	    t = tasktab_next_running(tt, 1, NULL, t)) {
+		ck_assert_int_eq(t->principal, 1);
+		ck_assert(t != ended);
+		ck_assert(!task_status_ended(t->status));
+		n++;
+	}
+	ck_assert_int_eq(n, 24);
+	ck_assert_ptr_eq(tasktab_next_running(tt, 1, NULL, NULL), first);
+	/* The second page starts after the first's last (up-49). */
+	list = tasktab_list(tt, 1, NULL);
+	t = tasktab_next_running(tt, 1, cJSON_GetStringValue(
+	    cJSON_GetObjectItem(list, "nextCursor")), NULL);
+	cJSON_Delete(list);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->up_id, "up-50");
+	/* Another's cursor names no page of principal 1's. */
+	ck_assert_ptr_null(tasktab_next_running(tt, 1, other->id, NULL));
+	/* Anyone: found by any id, listed all together. */
+	ck_assert_ptr_eq(tasktab_find(tt, TASKTAB_ANYONE, other->id,
+	    TASKTAB_ID_LEN), other);
+	ck_assert_ptr_null(tasktab_find(tt, 1, other->id, TASKTAB_ID_LEN));
+	list = tasktab_list(tt, TASKTAB_ANYONE, NULL);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list,
+	    "tasks")), TASKTAB_PAGE);
+	cJSON_Delete(list);
+	tasktab_free(tt);
+}
+END_TEST
+
+/* A call's progress token outlives the call, and goes with the task. */
+START_TEST(test_tasktab_progress)
+{
+	struct tasktab	*tt = tasktab_new(1, 8, 100);
+	struct task	*a, *b;
+	size_t		 mem;
+
+	a = add(tt, 1, "up-a", "working", 60000, 1000);
+	b = add(tt, 1, "up-b", "working", 60000, 1000);
+	mem = tasktab_mem(tt);
+	ck_assert_ptr_null(tasktab_find_progress(tt, 7));
+	tasktab_set_progress(tt, a, 7, "\"tok\"", 5);
+	tasktab_set_progress(tt, b, 8, "12", 2);
+	ck_assert_uint_eq(tasktab_mem(tt), mem + 7);
+	ck_assert_ptr_eq(tasktab_find_progress(tt, 7), a);
+	ck_assert_ptr_eq(tasktab_find_progress(tt, 8), b);
+	ck_assert_str_eq(a->progress_token, "\"tok\"");
+	ck_assert_uint_eq(a->progress_len, 5);
+	tasktab_remove(tt, a);
+	ck_assert_ptr_null(tasktab_find_progress(tt, 7));
+	ck_assert_ptr_eq(tasktab_find_progress(tt, 8), b);
+	tasktab_free(tt);
+}
+END_TEST
+
 START_TEST(test_tasktab_large_status)
 {
 	struct tasktab	*tt = tasktab_new(6, 8, 100);
@@ -328,6 +410,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_tasktab_expire);
 	tcase_add_test(tc, test_tasktab_list);
 	tcase_add_test(tc, test_tasktab_large_status);
+	tcase_add_test(tc, test_tasktab_next_running);
+	tcase_add_test(tc, test_tasktab_progress);
 	suite_add_tcase(s, tc);
 	return (s);
 }
