@@ -94,8 +94,8 @@ ctask_principal(const struct attachment *a)
 	return (a->peer->principal(a->peer_arg));
 }
 
-static struct tasktab *
-ctasks_table(struct router *r)
+struct tasktab *
+router_ctasks_table(struct router *r)
 {
 	const struct conf	*conf = r->mcpd->conf;
 
@@ -199,7 +199,7 @@ ctask_list(struct router *r, const char *id, size_t id_len, cJSON *params)
 
 	cursor = cJSON_GetObjectItemCaseSensitive(params, "cursor");
 	if (cursor == NULL || cJSON_IsString(cursor))
-		result = tasktab_list(ctasks_table(r), TASKTAB_ANYONE,
+		result = tasktab_list(router_ctasks_table(r), TASKTAB_ANYONE,
 		    cJSON_GetStringValue(cursor));
 	if (result == NULL) {
 		router_server_reply(r, id, id_len, NULL, RPC_INVALID_PARAMS,
@@ -305,7 +305,7 @@ ctask_created(struct router *r, struct attachment *a, cJSON *result,
 	}
 	key = ctask_key(ctask_principal(a), id->valuestring);
 	arc4random_buf(rnd, sizeof rnd);
-	t = tasktab_add(ctasks_table(r), ctask_principal(a), rnd, key,
+	t = tasktab_add(router_ctasks_table(r), ctask_principal(a), rnd, key,
 	    strlen(key), task, clock_now_ms(), &refused);
 	free(key);
 	ctasks_account(r);
@@ -481,6 +481,14 @@ router_ctasks_notification(struct attachment *a, const char *line,
 	router_send_server(r, text, strlen(text), NULL, 0);
 	free(text);
 	return (1);
+}
+
+/* Taken over from the last mcpd: in the budget, and swept. */
+void
+router_ctasks_adopted(struct router *r)
+{
+	ctasks_account(r);
+	router_arm_sweep(r);
 }
 
 void

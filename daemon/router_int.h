@@ -558,6 +558,9 @@ int		 router_ctasks_notification(struct attachment *,
 		    const char *line, size_t len, const char *method,
 		    size_t mlen);
 void		 router_ctasks_detach(struct attachment *);
+/* The table, made when the first task is (a re-exec's adopt too). */
+struct tasktab	*router_ctasks_table(struct router *);
+void		 router_ctasks_adopted(struct router *);
 void		 router_ctasks_sweep(struct router *, uint64_t now);
 void		 router_ctasks_free(struct router *);
 /* A re-exec: the tasks of lasting principals handed over, taken over. */

@@ -1014,17 +1014,23 @@ router_tasks_of(const struct attachment *a)
 void
 router_tasks_export(const struct router *r, struct handover_server *s)
 {
+	const struct tasktab	*tabs[2] = { r->tasks, r->ctasks };
 	const struct task	*t;
 	uint64_t		 now = clock_now_ms();
+	size_t			 i;
 
-	if (r->tasks == NULL)
-		return;
-	for (t = tasktab_first(r->tasks); t != NULL; t = tasktab_next(t)) {
-		if (t->principal < PRINCIPAL_ID_BASE)
+	/* Those the server runs, then those clients run for it. */
+	for (i = 0; i < nitems(tabs); i++) {
+		if (tabs[i] == NULL)
 			continue;
-		handover_add_task(s, t->id, t->principal, t->up_id, t->last,
-		    now - t->created_ms, t->expires_ms > now ?
-		    t->expires_ms - now : 0);
+		for (t = tasktab_first(tabs[i]); t != NULL;
+		    t = tasktab_next(t)) {
+			if (t->principal < PRINCIPAL_ID_BASE)
+				continue;
+			handover_add_task(s, t->id, t->principal, t->up_id,
+			    t->last, now - t->created_ms, t->expires_ms > now ?
+			    t->expires_ms - now : 0)->client_runs = i == 1;
+		}
 	}
 }
 
@@ -1051,8 +1057,9 @@ router_tasks_adopt(struct router *r, const struct handover_server *s)
 		if (j != TASKTAB_RANDOM_BYTES ||
 		    (last = cJSON_Parse(ht->last)) == NULL)
 			continue;
-		t = tasktab_add(router_tasks_table(r), ht->principal, rnd,
-		    ht->up_id, strlen(ht->up_id), last, now, &why);
+		t = tasktab_add(ht->client_runs ? router_ctasks_table(r) :
+		    router_tasks_table(r), ht->principal, rnd, ht->up_id,
+		    strlen(ht->up_id), last, now, &why);
 		cJSON_Delete(last);
 		if (t == NULL)
 			continue;
@@ -1060,6 +1067,7 @@ router_tasks_adopt(struct router *r, const struct handover_server *s)
 		t->expires_ms = now + ht->left_ms;
 	}
 	router_tasks_account(r);
+	router_ctasks_adopted(r);
 }
 
 /*

@@ -145,7 +145,7 @@ handover_add_line(struct handover_server *s, const char *text, size_t len,
 	l->time_us = time_us;
 }
 
-void
+struct handover_task *
 handover_add_task(struct handover_server *s, const char *id,
     uint64_t principal, const char *up_id, const char *last, uint64_t age_ms,
     uint64_t left_ms)
@@ -160,6 +160,8 @@ handover_add_task(struct handover_server *s, const char *id,
 	t->last = xstrdup(last);
 	t->age_ms = age_ms;
 	t->left_ms = left_ms;
+	t->client_runs = 0;
+	return (t);
 }
 
 void
@@ -270,6 +272,8 @@ handover_put_task(cJSON *o, const void *v)
 	handover_put_str(o, "last", t->last);
 	handover_put_num(o, "age_ms", (double)t->age_ms);
 	handover_put_num(o, "left_ms", (double)t->left_ms);
+	if (t->client_runs)
+		handover_put_str(o, "runs", "client");
 }
 
 /* A principal: {"sid", "uid", "id", "idle_ms"}. */
@@ -650,7 +654,7 @@ handover_parse_task(struct handover_in *in, void *arg)
 	struct handover_server	*s = arg;
 	const cJSON		*m;
 	cJSON			*last;
-	char			*id, *up_id, *text;
+	char			*id, *up_id, *text, *runs;
 	uint64_t		 principal, age_ms, left_ms;
 	int			 ids;
 
@@ -663,6 +667,9 @@ handover_parse_task(struct handover_in *in, void *arg)
 	text = handover_str(in, "last", 1);
 	age_ms = handover_u64(in, "age_ms");
 	left_ms = handover_u64(in, "left_ms");
+	runs = handover_str(in, "runs", 0);
+	if (runs != NULL && strcmp(runs, "client") != 0)
+		handover_bad(in, "runs", "\"client\"");
 	if (in->cause == NULL) {
 		last = cJSON_ParseWithOpts(text, NULL, 1);
 		ids = 0;
@@ -685,10 +692,11 @@ handover_parse_task(struct handover_in *in, void *arg)
 	}
 	if (in->cause == NULL)
 		handover_add_task(s, id, principal, up_id, text, age_ms,
-		    left_ms);
+		    left_ms)->client_runs = runs != NULL;
 	free(id);
 	free(up_id);
 	free(text);
+	free(runs);
 }
 
 /* A lasting principal, checked alone: two alike are found once all is read. */
@@ -843,14 +851,17 @@ handover_check_tasks(struct handover_in *in, const struct handover *h)
 		goto out;
 	}
 
-	for (i = 0; i < h->nservers; i++) {
-		s = &h->servers[i];
-		for (j = 0; j < s->ntasks; j++) {
-			r[j].key = s->tasks[j].up_id;
-			r[j].i = i;
-			r[j].j = j;
+	/* A server's ids apart from the keys of those clients run. */
+	for (i = 0; i < h->nservers * 2; i++) {
+		s = &h->servers[i / 2];
+		for (j = k = 0; j < s->ntasks; j++) {
+			if (s->tasks[j].client_runs != (int)(i % 2))
+				continue;
+			r[k].key = s->tasks[j].up_id;
+			r[k].i = i / 2;
+			r[k++].j = j;
 		}
-		if ((dup = handover_ref_dup(r, s->ntasks)) != NULL) {
+		if ((dup = handover_ref_dup(r, k)) != NULL) {
 			xasprintf(&in->cause, "server %zu, task %zu: a second "
 			    "task of that \"up_id\"", dup->i, dup->j);
 			goto out;

@@ -52,6 +52,11 @@ struct handover_task {
 	char		*last;
 	uint64_t	 age_ms;
 	uint64_t	 left_ms;
+	/*
+	 * A task a client runs for the server ("runs": "client"): up_id is
+	 * the key mcpd keeps the client's id under.
+	 */
+	int		 client_runs;
 };
 
 /* A bridge's principal: its secret (hex), its uid and id, idle since. */
@@ -146,8 +151,8 @@ void	 handover_add_sub(struct handover_server *, const char *uri);
 void	 handover_add_ask(struct handover_server *, const char *id);
 void	 handover_add_line(struct handover_server *, const char *text,
 	    size_t len, uint64_t time_us);
-/* Copies of the strings are taken. */
-void	 handover_add_task(struct handover_server *, const char *id,
+/* Copies of the strings are taken; the task added is returned. */
+struct handover_task *handover_add_task(struct handover_server *, const char *id,
 	    uint64_t principal, const char *up_id, const char *last,
 	    uint64_t age_ms, uint64_t left_ms);
 void	 handover_add_principal(struct handover *, const char *sid,

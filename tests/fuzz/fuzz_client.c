@@ -56,7 +56,8 @@
  * the id of mcpd's newest roots/list to this client (a string), "$T" the
  * newest task id mcpd gave this client ("$T1"-"$T3" the newest given
  * to the client in that slot, gone or not), "$V" the newest task id of a
- * 'Y' ("$V1" the one before, up to "$V9"), "$C" the nextCursor of the
+ * 'Y' ("$V1" the one before, up to "$V9"), "$M" the newest task id mcpd
+ * gave the server for a task a client runs, "$C" the nextCursor of the
  * last tasks/list page this client got, and
  * "$Z" 270 KiB of 'x', for large messages.  Client output counts against
  * the configured limits until 'F'; lines of one peer form a batch, and
@@ -338,6 +339,13 @@ static struct {
 	char			*slot_task[FUZZ_SLOTS];	/* "$T1"-"$T3" */
 	char			*canon[TOP_COUNT];	/* "not found" */
 	cJSON			*cur_server;	/* the line routed, as mcpd */
+	/* tasks/get mcpd sent for a tasks/list: upstream id, task. */
+	struct {
+		int64_t		 up;
+		size_t		 task;		/* in mtasks */
+	}			*refresh;
+	char			*ctask;		/* "$M": a client's, mcpd's id */
+	size_t			 nrefresh;
 	int			 server_unparsed; /* cJSON refused it */
 	unsigned int		 k_seq;		/* 'K' ids */
 } F;
@@ -821,8 +829,22 @@ task_reply(struct client *c, const char *idtext, const cJSON *msg,
  * tasks/get, tasks/result or tasks/cancel written to the server: for one
  * of its own tasks mcpd holds, its owner asking.
  */
+/* A tasks/list of o's in flight, whose page mcpd may ask statuses for. */
+static int
+lists_awaiting(const struct client *o)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->ntreqs; i++) {
+		if (o->treqs[i].op == TOP_LIST)
+			return (1);
+	}
+	return (0);
+}
+
 static void
-task_sent_up(const char *method, const cJSON *params, const char *text)
+task_sent_up(const char *method, const cJSON *params, const cJSON *id,
+    const char *text)
 {
 	const cJSON	*v, *made;
 	struct mtask	*t;
@@ -863,6 +885,14 @@ task_sent_up(const char *method, const cJSON *params, const char *text)
 			unsure = tr;
 	}
 	tr = i < o->ntreqs ? &o->treqs[i] : unsure;
+	/* router_task_list_next: a status asked for a tasks/list. */
+	if (tr == NULL && op == TOP_GET && lists_awaiting(o)) {
+		F.refresh = xreallocarray(F.refresh, F.nrefresh + 1,
+		    sizeof *F.refresh);
+		F.refresh[F.nrefresh].up = (int64_t)id->valuedouble;
+		F.refresh[F.nrefresh++].task = (size_t)(t - F.mtasks);
+		return;
+	}
 	FUZZ_CHECK(tr != NULL, "%s of client %d's task %s written to the "
 	    "server, which that client did not ask (or not so often): %s",
 	    method, o->slot + 1, t->id, text);
@@ -880,6 +910,50 @@ tasks_of_gone(const struct client *c)
 		if (c == NULL || F.mtasks[i].owner == c)
 			F.mtasks[i].dead = 1;
 	}
+}
+
+/*
+ * The server answers a tasks/get mcpd sent for a tasks/list: -32602, and
+ * mcpd forgets the task (router_task_refreshed).
+ */
+static void
+refresh_answered(const cJSON *msg)
+{
+	const cJSON	*id, *code;
+	size_t		 i;
+
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (!cJSON_IsNumber(id) ||
+	    cJSON_GetObjectItemCaseSensitive(msg, "method") != NULL)
+		return;
+	code = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(msg, "error"), "code");
+	for (i = 0; i < F.nrefresh; i++) {
+		if (F.refresh[i].up != (int64_t)id->valuedouble)
+			continue;
+		if (cJSON_IsNumber(code) &&
+		    code->valuedouble == RPC_INVALID_PARAMS)
+			F.mtasks[F.refresh[i].task].dead = 1;
+		F.refresh[i] = F.refresh[--F.nrefresh];
+		return;
+	}
+}
+
+/*
+ * A reply to the server naming a task a client runs for it under an id
+ * of mcpd's: "$M" from now on.
+ */
+static void
+ctask_told(const cJSON *msg)
+{
+	const cJSON	*v;
+
+	v = fuzz_json_member(fuzz_json_member(fuzz_json_member(msg, "result"),
+	    "task"), "taskId");
+	if (!cJSON_IsString(v) || !is_mcpd_task_id(v->valuestring))
+		return;
+	free(F.ctask);
+	F.ctask = xstrdup(v->valuestring);
 }
 
 /* A message the router wrote to the server. */
@@ -913,7 +987,7 @@ server_receives(const char *text, size_t len)
 		FUZZ_CHECK(strcmp(method->valuestring, "tasks/list") != 0,
 		    "tasks/list written to the server (mcpd answers it from "
 		    "the asker's tasks): %s", text);
-		task_sent_up(method->valuestring, params, text);
+		task_sent_up(method->valuestring, params, id, text);
 	} else if (method != NULL) {
 		if (strcmp(method->valuestring,
 		    "notifications/cancelled") == 0)
@@ -928,6 +1002,7 @@ server_receives(const char *text, size_t len)
 		    "server for id %s, which it did not ask or was answered: %s",
 		    idtext, text);
 		free(idtext);
+		ctask_told(msg);
 	}
 	cJSON_Delete(msg);
 }
@@ -1676,6 +1751,8 @@ task_var(const char *in, size_t len, size_t *i, const struct client *c)
 
 	if (in[*i] == 'C')
 		return (c != NULL && c->cursor != NULL ? c->cursor : "");
+	if (in[*i] == 'M')
+		return (F.ctask != NULL ? F.ctask : "");
 	if (in[*i] == 'T') {
 		if (*i + 1 < len && in[*i + 1] >= '1' && in[*i + 1] <= '3')
 			v = F.slot_task[in[++*i] - '1'];
@@ -1690,7 +1767,7 @@ task_var(const char *in, size_t len, size_t *i, const struct client *c)
 	    FUZZ_UP_TASK_PREFIX "0");
 }
 
-/* Replace $U[k], $D, $R, $T[n], $V[k], $C and $Z in a line. */
+/* Replace $U[k], $D, $R, $T[n], $V[k], $C, $M and $Z in a line. */
 static char *
 expand(const char *in, size_t len, const struct client *c, size_t *out_len)
 {
@@ -1702,7 +1779,7 @@ expand(const char *in, size_t len, const struct client *c, size_t *out_len)
 		k += in[i] == '$' && in[i + 1] == 'Z';
 		r += in[i] == '$' && in[i + 1] == 'R';
 		t += in[i] == '$' && (in[i + 1] == 'T' || in[i + 1] == 'V' ||
-		    in[i + 1] == 'C');
+		    in[i + 1] == 'C' || in[i + 1] == 'M');
 	}
 	out = xmalloc(len * 10 + k * FUZZ_PAD_BYTES +
 	    r * FUZZ_ROOTS_ID_BYTES + t * FUZZ_TASK_ID_BYTES + 1);
@@ -1726,7 +1803,7 @@ expand(const char *in, size_t len, const struct client *c, size_t *out_len)
 			o += sprintf(out + o, "%lld",
 			    c != NULL ? c->last_down : 0LL);
 		} else if (in[i] == '$' && i + 1 < len && (in[i + 1] == 'T' ||
-		    in[i + 1] == 'V' || in[i + 1] == 'C')) {
+		    in[i + 1] == 'V' || in[i + 1] == 'C' || in[i + 1] == 'M')) {
 			i++;
 			o += (size_t)snprintf(out + o, FUZZ_TASK_ID_BYTES,
 			    "%s", task_var(in, len, &i, c));
@@ -1830,6 +1907,7 @@ server_line(const char *line, size_t len)
 	F.cur_server = cJSON_ParseWithLength(line, len);
 	F.server_unparsed = F.cur_server == NULL;
 	note_up_ids(F.cur_server);
+	refresh_answered(F.cur_server);
 	/* As the framer's buffer: fuzz_worker_steal_line may take it. */
 	F.line_size = len + 64;
 	F.line_buf = xmalloc(F.line_size);
@@ -2215,6 +2293,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(F.mtasks[i].up);
 	}
 	free(F.mtasks);
+	free(F.refresh);
+	free(F.ctask);
 	bag_free(&F.up_ids);
 	bag_free(&F.up_made);
 	for (i = 0; i < FUZZ_SLOTS; i++)

@@ -1339,6 +1339,98 @@ async function cmdStasks(o) {
 	return out;
 }
 
+// ctasks-reexec: a task a client of a lasting principal runs for the
+// server outlives a re-exec of mcpd: the server's tasks/get reaches the
+// client when it comes back with its principal.
+
+async function cmdCtasksReexec(o) {
+	const problems = [];
+	const out = {};
+	const caps = { sampling: {},
+	    tasks: { requests: { sampling: { createMessage: {} } } } };
+	const hosted = new Map();
+	const host = (c) => (m) => {
+		const p = m.msg?.params ?? {};
+		const reply = (result) => c.send(`{"jsonrpc":"2.0","id":${m.idText},` +
+		    `"result":${JSON.stringify(result)}}`);
+		const task = (taskId) => ({ taskId, status: hosted.get(taskId),
+		    ttl: 60000, createdAt: '2026-01-01T00:00:00Z',
+		    lastUpdatedAt: '2026-01-01T00:00:00Z' });
+		if (m.msg?.method === 'sampling/createMessage' && p.task) {
+			hosted.set('r-task-1', 'working');
+			reply({ task: task('r-task-1') });
+		} else if (m.msg?.method === 'tasks/get' && hosted.has(p.taskId))
+			reply(task(p.taskId));
+	};
+	const join = async (name, principal) => {
+		const c = await new Conn(name).open(o.sock);
+		const r = await c.call('"attach"', 'mcpd/attach',
+		    { server: o.server, principal });
+		if (typeof r?.msg?.result?.principal !== 'string')
+			throw new Abort(`${name}: mcpd/attach with a principal: ${short(r)}`);
+		const i = await c.call('"init"', 'initialize', {
+			protocolVersion: '2025-11-25', capabilities: caps,
+			clientInfo: { name: `mux-${name}`, version: '1.0' } });
+		if (i?.msg?.result === undefined)
+			throw new Abort(`${name}: initialize: ${short(i)}`);
+		c.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+		c.onRequest = host(c);
+		return [c, r.msg.result.principal];
+	};
+	const ask = async (c, idText, method, params) => askResult(
+	    await tool(c, idText, 'request', { method, params }));
+
+	const [a, principal] = await join('a', true);
+	let r = await ask(a, '1', 'sampling/createMessage', { task: { ttl: 60000 },
+	    maxTokens: 5, messages: [{ role: 'user', content: { type: 'text', text: 'q' } }] });
+	const mine = r?.response?.result?.task?.taskId;
+	out.mine = mine;
+	if (!/^[0-9a-f]{32}$/.test(mine ?? ''))
+		throw new Abort(`a task-augmented sampling: the server got ${JSON.stringify(r)}`);
+
+	// mcpctl reexec, by the control socket.
+	const before = (await status(o)).daemon.reexecs;
+	const admin = await new Conn('admin').open(o.sock);
+	// Answered, or the connection closed by the re-exec.
+	admin.send(requestLine('"reexec"', 'mcpd/reexec', {}));
+	const x = await admin.waitFor((m) => m === null || m.idText === '"reexec"',
+	    CALL_TIMEOUT_MS);
+	out.reexec = x?.msg?.result ?? x?.msg?.error ?? null;
+	admin.destroy();
+	if (!(await a.waitClosed(CALL_TIMEOUT_MS)))
+		problems.push('a\'s connection outlived the re-exec');
+	let st = null;
+	for (const deadline = now() + POLL_TIMEOUT_MS; now() < deadline;) {
+		try {
+			st = await status(o);
+			if (st.daemon.reexecs === before + 1)
+				break;
+		} catch {
+			// The new mcpd is not answering yet.
+		}
+		await sleep(20);
+	}
+	if (st?.daemon?.reexecs !== before + 1)
+		throw new Abort(`mcpd did not re-execute: ${JSON.stringify(out.reexec)}`);
+
+	// a comes back with its principal: the server still reaches its task.
+	const [a2, again] = await join('a2', principal);
+	if (again !== principal)
+		problems.push(`a came back with principal ${principal} and was given ${again}`);
+	hosted.set('r-task-1', 'completed');
+	r = await ask(a2, '1', 'tasks/get', { taskId: mine });
+	out.get = r?.response;
+	if (r?.response?.result?.taskId !== mine ||
+	    r?.response?.result?.status !== 'completed')
+		problems.push(`after the re-exec, the server's tasks/get of a's task got ${JSON.stringify(r?.response)}`);
+	const gets = a2.requests.filter((q) => q.msg?.method === 'tasks/get');
+	if (gets.length !== 1 || gets[0].msg.params?.taskId !== 'r-task-1')
+		problems.push(`after the re-exec a got tasks/get ${short(gets[0])}, expected its own id r-task-1`);
+	a2.destroy();
+	out.problems = problems;
+	return out;
+}
+
 const COMMANDS = {
 	ids: [cmdIds, { clients: 20, per: 50 }],
 	progress: [cmdProgress, { clients: 10, ms: 120 }],
@@ -1353,6 +1445,7 @@ const COMMANDS = {
 	subscribe: [cmdSubscribe, {}],
 	ctasks: [cmdCtasks, { max: 3 }],
 	stasks: [cmdStasks, {}],
+	'ctasks-reexec': [cmdCtasksReexec, {}],
 };
 
 function parseArgs(argv) {

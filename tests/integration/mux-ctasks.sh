@@ -9,7 +9,9 @@
 # mcpd's; an id mcpd did not give is refused by mcpd (-32602) and never
 # reaches a client; a client's status notification reaches the server
 # only for its own task; at client_max_tasks the server is told; the
-# tasks go with the client that runs them.
+# tasks go with the client that runs them, or, for a client of a lasting
+# principal (mcpd/attach "principal", as mcpctl connect does), across a
+# re-exec of mcpd until it comes back.
 #
 # And a task the server runs, which tells nobody of its status (a second
 # stand-in, with --tasks): progress under the token of the call that made
@@ -64,6 +66,10 @@ from_mcpd=$(stub_in "$STUB_LOG" 'select(.method != "tools/call")')
 if grep -q 'a-task-' <<<"$from_mcpd"; then
 	fail "a client's own task id reached the server: $(grep 'a-task-' <<<"$from_mcpd" | head -1)"
 fi
+
+mux "$T/r.json" ctasks-reexec --server stub
+note "across a re-exec: $(jv "$T/r.json" '.get | tojson')"
+mux_check "$T/r.json" "a client-run task across a re-exec"
 
 mux "$T/s.json" stasks --server tk
 note "progress after the call that made the task: $(jv "$T/s.json" '.progress | tojson')"

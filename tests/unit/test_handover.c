@@ -21,6 +21,7 @@
 #define TASK_1		"00112233445566778899aabbccddeeff"
 #define TASK_2		"ffeeddccbbaa99887766554433221100"
 #define TASK_3		"0123456789abcdef0123456789abcdef"
+#define TASK_4		"abcdefabcdefabcdefabcdefabcdefab"
 
 static void
 sample(struct handover *h)
@@ -110,6 +111,9 @@ sample(struct handover *h)
 	    "{\"status\":\"completed\",\"taskId\":\"" TASK_2 "\"}", 0, 0);
 	handover_add_task(&h->servers[1], TASK_3, PRINCIPAL_A, "up-1 \"q\"",
 	    "{\"taskId\":\"" TASK_3 "\"}", 123456789012345ULL, 1);
+	/* One a client runs for the server, kept under the same key. */
+	handover_add_task(&h->servers[0], TASK_4, PRINCIPAL_B, "up-1 \"q\"",
+	    "{\"taskId\":\"" TASK_4 "\"}", 5, 6)->client_runs = 1;
 }
 
 START_TEST(test_handover_round_trip)
@@ -187,7 +191,12 @@ START_TEST(test_handover_round_trip)
 	ck_assert_ptr_nonnull(strstr(text, "\"id\":\"18446744073709551615\""));
 	ck_assert_ptr_nonnull(strstr(text,
 	    "\"principal\":\"4611686018427387909\""));
-	ck_assert_uint_eq(s->ntasks, 2);
+	ck_assert_uint_eq(s->ntasks, 3);
+	ck_assert_int_eq(s->tasks[0].client_runs, 0);
+	ck_assert_int_eq(s->tasks[1].client_runs, 0);
+	ck_assert_str_eq(s->tasks[2].id, TASK_4);
+	ck_assert_str_eq(s->tasks[2].up_id, "up-1 \"q\"");
+	ck_assert_int_eq(s->tasks[2].client_runs, 1);
 	ck_assert_str_eq(s->tasks[0].id, TASK_1);
 	ck_assert(s->tasks[0].principal == PRINCIPAL_A);
 	ck_assert_str_eq(s->tasks[0].up_id, "up-1 \"q\"");
@@ -514,6 +523,14 @@ START_TEST(test_handover_tasks_refused)
 	    "\",\"up_id\":\"u1\",\"last\":\"{\\\"taskId\\\":\\\"" TASK_2
 	    "\\\"}\"}]", "[" P_A "]",
 	    "server 0, task 1: a second task of that \"up_id\"");
+
+	/* Who runs it: the server (no "runs") or a client; keys apart. */
+	with_accepted("[" T_1 ",{\"id\":\"" TASK_2 "\",\"principal\":\"" ID_A
+	    "\",\"up_id\":\"u1\",\"runs\":\"client\",\"last\":"
+	    "\"{\\\"taskId\\\":\\\"" TASK_2 "\\\"}\"}]", "[" P_A "]");
+	with_refused("[{\"id\":\"" TASK_1 "\",\"principal\":\"" ID_A "\","
+	    "\"up_id\":\"u1\",\"runs\":\"server\",\"last\":" LAST_1 "}]",
+	    "[" P_A "]", "server 0, task 0: \"runs\" is not \"client\"");
 
 	/* mcpd's id once in the whole state: groups route by it. */
 	refused(STATE_HEAD "\"servers\":[{\"name\":\"a\",\"state\":\"x\","
