@@ -343,8 +343,19 @@ router_task_run(struct attachment *a, const char *line, size_t len,
 	p->task_op = ROUTER_TASK_RUN;
 	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id",
 	    cJSON_CreateNumber((double)p->upstream_id));
-	/* Its own progress token, if any, stays the client's. */
+	/*
+	 * Of its _meta only a progress token goes up, mcpd's (the task
+	 * keeps the client's, router_task_created); the rest stays.
+	 */
 	cJSON_DeleteItemFromObjectCaseSensitive(params, "_meta");
+	if (env->progress_token.type == ENVELOPE_STRING ||
+	    env->progress_token.type == ENVELOPE_NUMBER) {
+		p->token = xstrndup(router_text(line, &env->progress_token),
+		    env->progress_token.len);
+		p->token_len = env->progress_token.len;
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(params,
+		    "_meta"), "progressToken", (double)p->upstream_id);
+	}
 	text = rpc_print(msg);
 	cJSON_Delete(msg);
 	router_send_server(r, text, strlen(text), NULL, 0);

@@ -1333,6 +1333,43 @@ async function cmdStasks(o) {
 	m = await a.call('5', 'tasks/result', { taskId: id });
 	if (replyText(m) !== 'done srv-task-1')
 		problems.push(`a's tasks/result: ${short(m)}`);
+
+	// 3. A plain call of a tool the server runs only as a task: run as
+	// one by mcpd; progress under the call's token reaches a, and the
+	// task's result answers the call.
+	const job = a.call('6', 'tools/call', { name: 'job', arguments: {} },
+	    { token: '"tok-job"' });
+	const jobFrom = a.log.length;
+	m = await tool(b, '4', 'task-progress', { taskId: 'srv-task-2', n: 2 });
+	if (replyText(m) !== 'sent')
+		problems.push(`the plain call of job made no task srv-task-2: ${short(m)}`);
+	await barrier([a], problems);
+	const jobProgress = a.notes.filter((n) => n.seq >= jobFrom &&
+	    n.msg?.method === 'notifications/progress');
+	out.job_progress = jobProgress.map((n) => n.msg.params);
+	if (jobProgress.length !== 2 ||
+	    !jobProgress.every((n) => /"progressToken":"tok-job"/.test(n.raw)))
+		problems.push(`progress of the task mcpd ran for a's plain call: ${JSON.stringify(out.job_progress)}, expected 2 under "tok-job"`);
+	await tool(b, '5', 'finish', { taskId: 'srv-task-2' });
+	m = await job;
+	out.job = m?.msg;
+	if (replyText(m) !== 'done srv-task-2' || m?.msg?.result?.task !== undefined)
+		problems.push(`a's plain call of job: ${short(m)}`);
+
+	// 4. Ids nobody gave, many at once: mcpd answers each, none reaches
+	// the server (the shell counts the server's tasks/get).
+	const flood = [];
+	for (let i = 0; i < 2000; i++) {
+		const taskId = i % 2 ? `srv-task-${i}` : i.toString(16).padStart(32, '0');
+		flood.push(b.call(`"f-${i}"`, i % 3 ? 'tasks/get' : 'tasks/result',
+		    { taskId }));
+		b.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status",` +
+		    `"params":{"taskId":"${taskId}","status":"failed"}}`);
+	}
+	const answers = await Promise.all(flood);
+	out.flood_errors = answers.filter((x) => x?.msg?.error?.code === -32602).length;
+	if (out.flood_errors !== 2000)
+		problems.push(`of 2000 requests about tasks nobody gave, ${out.flood_errors} got -32602`);
 	a.destroy();
 	b.destroy();
 	out.problems = problems;

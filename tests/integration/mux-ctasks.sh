@@ -17,7 +17,10 @@
 # stand-in, with --tasks): progress under the token of the call that made
 # it reaches the caller after the call was answered, and tasks/list asks
 # the server (tasks/get) for the status of each task on the page that
-# has not ended, and of no other.
+# has not ended, and of no other.  A plain call of a tool the server runs
+# only as a task is run as one, its progress reaching the caller under
+# its own token.  2000 requests and status notifications about ids
+# nobody gave are answered by mcpd, none reaching the server.
 #
 # The server is mux-server.mjs, a stand-in that sends any request the
 # test asks it to (its "request" tool) and logs what it receives.
@@ -77,6 +80,9 @@ note "tasks/list: $(jv "$T/s.json" '[.before[0].status, .after[0].status, .again
 mux_check "$T/s.json" "a task of the server's"
 gets=$(stub_in "$TASKS_LOG" 'select(.method == "tasks/get") | .params.taskId' | jq -r . | tr '\n' ' ')
 [ "$gets" = "srv-task-1 srv-task-1 " ] ||
-	fail "for three tasks/list (working, then ended, then ended), the server was asked tasks/get of [$gets], expected srv-task-1 twice (not once it ended)"
+	fail "for three tasks/list (working, then ended, then ended) and 2000 requests about ids nobody gave, the server was asked tasks/get of [$gets], expected srv-task-1 twice (not once it ended)"
+n=$(stub_in "$TASKS_LOG" 'select(.method == "notifications/tasks/status")' | wc -l)
+[ "$n" = 0 ] || fail "a client's status notifications of tasks nobody gave reached the server: $n"
+note "a plain call of job (a task for mcpd): progress $(jv "$T/s.json" '.job_progress | tojson'), answered $(jv "$T/s.json" '.job.result.content[0].text')"
 mcpd_running || fail "mcpd died"
 exit 0

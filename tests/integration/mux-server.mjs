@@ -33,13 +33,14 @@
 //   finish {taskId}               ends that task ("completed"), telling
 //                                 nobody: "finished"
 //   task-progress {taskId, n}     sends n notifications/progress under the
-//                                 token of the call that made the task:
-//                                 "sent"
+//                                 token of the call that made the task
+//                                 (waiting for it to be made): "sent"
 // With --tasks it declares tasks for tools/call, and a tools/call with
 // "task" (of any tool) makes a task instead: the answer
 // is a CreateTaskResult (taskId "srv-task-N", working), tasks/get tells
 // its status, tasks/result its result ("done N") once finished; it sends
-// no status notifications.
+// no status notifications.  Its tool "job" needs a task
+// (execution.taskSupport "required").
 // Also: initialize, ping, resources/subscribe, resources/unsubscribe,
 // logging/setLevel ({}), resources/list, tools/list; anything else -32601.
 
@@ -150,11 +151,20 @@ function toolCall(idText, params) {
 		return;
 	}
 	case 'task-progress': {
-		const t = tasks.get(a.taskId);
-		for (let i = 1; i <= Number(a.n ?? 1); i++)
-			send({ jsonrpc: '2.0', method: 'notifications/progress',
-			    params: { progressToken: t?.token, progress: i } });
-		text(idText, 'sent');
+		// A task not made yet is waited for (10 s at most).
+		const t0 = Date.now();
+		const go = () => {
+			const t = tasks.get(a.taskId);
+			if (t === undefined && Date.now() - t0 < 10000) {
+				setTimeout(go, 10);
+				return;
+			}
+			for (let i = 1; i <= Number(a.n ?? 1); i++)
+				send({ jsonrpc: '2.0', method: 'notifications/progress',
+				    params: { progressToken: t?.token, progress: i } });
+			text(idText, t !== undefined ? 'sent' : 'no such task');
+		};
+		go();
 		return;
 	}
 	case 'echo':
@@ -262,7 +272,9 @@ function handle(line) {
 	case 'tools/list':
 		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify', 'request',
 		    'finish', 'task-progress'].map(
-		    (name) => ({ name, inputSchema: { type: 'object' } })) });
+		    (name) => ({ name, inputSchema: { type: 'object' } })).concat(withTasks ?
+		    [{ name: 'job', inputSchema: { type: 'object' },
+		    execution: { taskSupport: 'required' } }] : []) });
 		return;
 	case 'tools/call':
 		toolCall(idText, msg.params);
