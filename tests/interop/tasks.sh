@@ -65,7 +65,8 @@
 #      as one: the server knows it under an id of mcpd's, and its
 #      tasks/get reach H under H's own; the call completes with H's
 #      answer.  S (sampling only) gets it without "task" and answers
-#      plainly: the server reports a synchronous answer.
+#      plainly: the server reports a synchronous answer.  HG does as H
+#      through group dev, for evf.
 #  12  get-resource-links (4 links: blob/1, text/2, blob/3, text/4 of
 #      demo://resource/dynamic/): all four on ev; on evf, whose filter
 #      denies the blobs, only text/2 and text/4 are left, the text item
@@ -778,6 +779,21 @@ plain=$(cl_ok S samplings) || exit 1
 jq -e '.n == 1 and .asked == 0' <<<"$plain" >/dev/null ||
 	tfail "13: S, which declared no tasks, was sent $(jq -c '{n, asked}' <<<"$plain") sampling requests (asked: with \"task\"), expected one without"
 note "13: the server ran H's task as $seen (H's own id: $mine); S answered plainly"
+# Through group dev, whose member evf asks.
+cl_start HG dev --sampling tasks
+out=$(cl_ok HG tools) || exit 1
+GASYNC=$(jq -r --arg t "$ASYNC" 'first(.names[] | select(contains($t))) // empty' <<<"$out")
+[ -n "$GASYNC" ] || tfail "13: group dev does not list evf's $ASYNC: $(jq -c .names <<<"$out")"
+out=$(cl_ok HG call "$GASYNC" '{"prompt":"snow","maxTokens":10}') || exit 1
+text=$(jq -r .text <<<"$out")
+[[ $text == "[COMPLETED] Async sampling completed!"* ]] && grep -qF 'sampled by HG' <<<"$text" ||
+	tfail "13: HG's call of $GASYNC through dev: $(brief "$out")"
+seen=$(grep -oE 'Task created: [^ ]+' <<<"$text" | head -1 | cut -d' ' -f3)
+hosted=$(cl_ok HG samplings) || exit 1
+mine=$(jq -r '.hosted[0] // empty' <<<"$hosted")
+[[ $seen =~ ^[0-9a-f]{32}$ ]] && [ -n "$mine" ] && [ "$seen" != "$mine" ] ||
+	tfail "13: through dev, evf knew HG's task as \"$seen\", HG's own id is \"$mine\""
+note "13: through dev, evf ran HG's task as $seen (HG's own id: $mine)"
 
 # --- the end: nobody heard of others' tasks -------------------------------------------
 for c in "${!CL_PID[@]}"; do
