@@ -60,13 +60,6 @@
 #      server's refusal.  The task mcpd made for it is the call's alone:
 #      its result names no task, its caller hears no status of it, and
 #      its tasks/list shows none.
-#  13  The other way: trigger-sampling-request-async, a sampling request
-#      the server asks to run as a task.  H (sampling and tasks) runs it
-#      as one: the server knows it under an id of mcpd's, and its
-#      tasks/get reach H under H's own; the call completes with H's
-#      answer.  S (sampling only) gets it without "task" and answers
-#      plainly: the server reports a synchronous answer.  HG does as H
-#      through group dev, for evf.
 #  12  get-resource-links (4 links: blob/1, text/2, blob/3, text/4 of
 #      demo://resource/dynamic/): all four on ev; on evf, whose filter
 #      denies the blobs, only text/2 and text/4 are left, the text item
@@ -74,6 +67,16 @@
 #      The group's resources/read of text/2 returns its contents from
 #      evf without asking fk, its first member (a read of text/6, never
 #      linked, asks fk first); one of text/4 is refused (-32002).
+#  13  The other way: trigger-sampling-request-async, a sampling request
+#      the server asks to run as a task.  H (sampling and tasks) runs it
+#      as one: the server knows it under an id of mcpd's, and its
+#      tasks/get reach H under H's own; the call completes with H's
+#      answer.  S (sampling only) gets it without "task" and answers
+#      plainly: the server reports a synchronous answer.  HG does as H
+#      through group dev, for evf.
+#  14  A real restart of mcpd (TERM, start again; not a re-exec): R's
+#      bridge reconnects, and for R's task, gone with the server, R gets
+#      the made-up id's errors and an empty tasks/list.
 # At the end no client has heard a status notification of a task that
 # is not its own.  Times are printed as "# figure:" lines.
 #
@@ -794,6 +797,27 @@ mine=$(jq -r '.hosted[0] // empty' <<<"$hosted")
 [[ $seen =~ ^[0-9a-f]{32}$ ]] && [ -n "$mine" ] && [ "$seen" != "$mine" ] ||
 	tfail "13: through dev, evf knew HG's task as \"$seen\", HG's own id is \"$mine\""
 note "13: through dev, evf ran HG's task as $seen (HG's own id: $mine)"
+
+# --- 14: a real restart of mcpd takes the tasks with the servers ------------------
+# Not a re-exec: mcpd stops (its servers with it) and starts again.  R's
+# bridge reconnects by itself; R's task went with the server that ran
+# it: tasks/get, tasks/result and tasks/cancel of its id get the made-up
+# id's error, and tasks/list is empty.
+cl_start R ev
+out=$(cl_ok R start "$TOOL" '{"topic":"restart"}') || exit 1
+RID=$(task_id "$out") || tfail "14: R's task: $(brief "$out")"
+out=$(cl_ok R get "$RID") || exit 1
+stop_mcpd TERM
+[ "$MCPD_STATUS" = 0 ] || fail "14: mcpd exited $MCPD_STATUS on SIGTERM"
+start_mcpd "$T/mcpd.json"
+wait_ready ev 90
+out=$(cl R raw-until ping 60000) ||
+	tfail "14: R's bridge did not come back within 60 s of mcpd's restart: $out"
+unknown_id 14 R "$RID" "its own (before the restart)"
+out=$(cl_ok R list) || exit 1
+[ "$(jq -c .ids <<<"$out")" = "[]" ] ||
+	tfail "14: after mcpd's restart R's tasks/list: $(jq -c . <<<"$out")"
+note "14: after a restart of mcpd, R's task $RID is gone: the made-up id's errors, an empty list"
 
 # --- the end: nobody heard of others' tasks -------------------------------------------
 for c in "${!CL_PID[@]}"; do
