@@ -394,17 +394,6 @@ router_attach(struct router *r, const struct router_peer *peer,
 }
 
 /* A request of the server's at a client is done with, answered or not. */
-void
-router_down_free(struct router *r, struct router_down *d)
-{
-	hmap_del_i64(r->downs, d->down_id);
-	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
-	TAILQ_REMOVE(&d->att->downs, d, att_entry);
-	free(d->server_id);
-	free(d->ctask);
-	free(d);
-}
-
 /* The server's requests at a client that leaves it: answered for it. */
 static void
 router_drop_downs(struct router *r, struct attachment *a, const char *why)

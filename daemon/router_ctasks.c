@@ -56,6 +56,31 @@
  */
 #define CTASK_KEY_PREFIX	17	/* 16 hex digits and ':' */
 
+/* How a task method is known: by name, once, on its way in. */
+enum router_task_op
+router_task_method(const char *m, size_t len)
+{
+	static const struct {
+		const char		*name;
+		enum router_task_op	 op;
+	} methods[] = {
+		{ "tasks/get", ROUTER_TASK_GET },
+		{ "tasks/result", ROUTER_TASK_RESULT },
+		{ "tasks/cancel", ROUTER_TASK_CANCEL },
+		{ "tasks/list", ROUTER_TASK_LIST },
+	};
+	size_t	 i;
+
+	if (len < 9 || memcmp(m, "tasks/", 6) != 0)
+		return (ROUTER_TASK_NONE);
+	for (i = 0; i < nitems(methods); i++) {
+		if (strlen(methods[i].name) == len &&
+		    memcmp(methods[i].name, m, len) == 0)
+			return (methods[i].op);
+	}
+	return (ROUTER_TASK_NONE);
+}
+
 void
 router_ctasks_declare(cJSON *caps, int sampling, int elicitation)
 {

@@ -272,23 +272,6 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		router_send_client(a, line, len, NULL, 0);
 }
 
-struct router_down *
-router_down_new(struct router *r, struct attachment *a, const char *id,
-    size_t len)
-{
-	struct router_down	*d;
-
-	d = xcalloc(1, sizeof *d);
-	d->down_id = ++r->next_down_id;
-	d->att = a;
-	d->server_id = xstrndup(id, len);
-	d->server_id_len = len;
-	hmap_put_i64(r->downs, d->down_id, d);
-	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
-	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
-	return (d);
-}
-
 /* The client most likely to be the one this server request is for. */
 static struct attachment *
 router_pick_client(struct router *r, const char *method)

@@ -306,10 +306,6 @@ extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
  * router_down.c
  */
 
-/* A request of the server's (its id: raw text) on its way to a. */
-struct router_down *router_down_new(struct router *, struct attachment *a,
-		    const char *server_id, size_t len);
-
 /*
  * Progress to the request its token names (principal: only if that is
  * its client's, 0 for any), with the client's own token.
@@ -381,13 +377,21 @@ void		 router_internal_request(struct router *, const char *method,
  * router.c
  */
 
-/* A request of the server's at a client: forgotten and freed. */
-void		 router_down_free(struct router *, struct router_down *);
 /* Held requests. */
 void		 router_waiting_free(struct router *, struct router_waiting *);
 
 /*
  * router_pending.c
+ */
+
+/* A request of the server's (its id: raw text) on its way to a. */
+struct router_down *router_down_new(struct router *, struct attachment *a,
+		    const char *server_id, size_t len);
+/* A request of the server's at a client: forgotten and freed. */
+void		 router_down_free(struct router *, struct router_down *);
+
+/*
+ * router_pending.c (the client's requests)
  */
 
 /*

@@ -1,6 +1,7 @@
 /*
  * router_pending.c -- the requests a router forwarded, from the moment
- * they go upstream until their reply or until nobody waits for them: a
+ * they go upstream until their reply or until nobody waits for them (and
+ * the server's at a client, router_down_new and router_down_free): a
  * client's ids in flight (a table of the pendings themselves), the spare
  * pendings kept for reuse, late replies recognised by id alone, each
  * outcome counted and logged, and the sweep timer that times them out
@@ -367,4 +368,36 @@ router_arm_sweep(struct router *r)
 		return;
 	evtimer_add(r->ev_sweep, &tv);
 	r->sweep_armed = 1;
+}
+
+/*
+ * The server's requests at a client.
+ */
+
+struct router_down *
+router_down_new(struct router *r, struct attachment *a, const char *id,
+    size_t len)
+{
+	struct router_down	*d;
+
+	d = xcalloc(1, sizeof *d);
+	d->down_id = ++r->next_down_id;
+	d->att = a;
+	d->server_id = xstrndup(id, len);
+	d->server_id_len = len;
+	hmap_put_i64(r->downs, d->down_id, d);
+	hmap_put(r->downs_by_server, d->server_id, d->server_id_len, d);
+	TAILQ_INSERT_TAIL(&a->downs, d, att_entry);
+	return (d);
+}
+
+void
+router_down_free(struct router *r, struct router_down *d)
+{
+	hmap_del_i64(r->downs, d->down_id);
+	hmap_del(r->downs_by_server, d->server_id, d->server_id_len);
+	TAILQ_REMOVE(&d->att->downs, d, att_entry);
+	free(d->server_id);
+	free(d->ctask);
+	free(d);
 }

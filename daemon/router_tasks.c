@@ -62,31 +62,6 @@
 #define RELATED_TASK_IN(line, len) \
 	bytes_has((line), (len), RELATED_TASK, sizeof RELATED_TASK - 1, 23)
 
-/* How a task method is known: by name, once, on its way in. */
-enum router_task_op
-router_task_method(const char *m, size_t len)
-{
-	static const struct {
-		const char		*name;
-		enum router_task_op	 op;
-	} methods[] = {
-		{ "tasks/get", ROUTER_TASK_GET },
-		{ "tasks/result", ROUTER_TASK_RESULT },
-		{ "tasks/cancel", ROUTER_TASK_CANCEL },
-		{ "tasks/list", ROUTER_TASK_LIST },
-	};
-	size_t	 i;
-
-	if (len < 9 || memcmp(m, "tasks/", 6) != 0)
-		return (ROUTER_TASK_NONE);
-	for (i = 0; i < nitems(methods); i++) {
-		if (strlen(methods[i].name) == len &&
-		    memcmp(methods[i].name, m, len) == 0)
-			return (methods[i].op);
-	}
-	return (ROUTER_TASK_NONE);
-}
-
 static uint64_t
 router_task_principal(const struct attachment *a)
 {
