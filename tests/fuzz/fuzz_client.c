@@ -2,7 +2,8 @@
  * fuzz_client.c -- a client connection's requests through the real router.
  *
  * The router (daemon/router.c, router_pending.c, router_up.c,
- * router_down.c, router_filter.c, router_roots.c, router_tasks.c) runs as
+ * router_down.c, router_filter.c, router_roots.c, router_tasks.c,
+ * router_ctasks.c) runs as
  * in mcpd, on a real event base, with up to three attachments.  Its upstream
  * and its peers are the tables router.h asks for (fuzz_upstream for the
  * worker, fuzz_peer for a client's connection, whose principal is its
