@@ -2,7 +2,8 @@
  * admin_servers.c -- the servers' states: `mcpctl status` as a table
  * (remote servers' sessions and sign-ins in a second one, and a hint for
  * each server that needs a sign-in or waits, idle, for its first
- * client), and start, stop and restart, which
+ * client; beside a failed server's exit, the last line of its stderr),
+ * and start, stop and restart, which
  * wait until the servers have settled (unless --no-block).
  */
 #include "config.h"
@@ -105,7 +106,7 @@ static void
 admin_print_table(const struct ctl *ctl, const cJSON *servers)
 {
 	const cJSON	*s, *instances;
-	const char	*state, *last, *share;
+	const char	*state, *last, *share, *said;
 	char		 pid[24], uptime[24], detail[160];
 	int		 namew = 4;
 	size_t		 len;
@@ -146,14 +147,19 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 		else if (state != NULL && strcmp(state, "idle") == 0)
 			snprintf(detail, sizeof detail, " (on demand: starts "
 			    "with its next client or request)");
-		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s%s\n",
+		/* Why it failed, in its words (shown to administrators). */
+		said = out_str(s, "last_stderr");
+		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s",
 		    namew, out_esc(out_str(s, "name")),
 		    admin_state_color(ctl, state),
 		    state != NULL ? out_esc(state) : "?",
 		    ctl->color ? "\033[0m" : "", pid, uptime,
 		    out_num(s, "restarts", 0), out_num(s, "clients", 0),
 		    out_num(s, "inflight", 0),
-		    last != NULL ? out_esc(last) : "-", detail);
+		    last != NULL ? out_esc(last) : "-");
+		if (said != NULL)
+			printf("; stderr: %s", out_esc(said));
+		printf("%s\n", detail);
 	}
 }
 
@@ -497,7 +503,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	struct admin_before *before;
 	int		 status, i, all_settled, started, rc = DIAG_EXIT_OK;
 	uint64_t	 deadline;
-	const char	*state, *last, *reason;
+	const char	*state, *last, *reason, *said;
 
 	/* Remember pids first so a restart is seen to have happened. */
 	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
@@ -569,9 +575,12 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 			rc = DIAG_EXIT_FAILED;
 		} else if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
 		    state != NULL && strcmp(state, "ready") != 0 && !started) {
-			diag_warnx(NULL, "%s: %s%s%s", out_str(s, "name"),
+			said = out_str(s, "last_stderr");
+			diag_warnx(NULL, "%s: %s%s%s%s%s", out_str(s, "name"),
 			    state, last != NULL ? ": " : "",
-			    last != NULL ? last : "");
+			    last != NULL ? last : "", said != NULL ?
+			    "; its last stderr line: " : "", said != NULL ?
+			    said : "");
 			rc = DIAG_EXIT_FAILED;
 		} else if (!ctl->json)
 			printf("%s: %s\n", out_esc(out_str(s, "name")),

@@ -6,8 +6,9 @@
  * Otherwise: servers whose effective configuration is identical keep their
  * process, session, clients and in-flight requests; changed ones restart
  * with the new settings (their clients stay attached), unless only when
- * they run changed (start, idle_stop_s); added ones start (or wait, idle,
- * when on demand);
+ * they run changed (start, idle_stop_s, first_start_timeout_ms); added
+ * ones start (or wait, idle, when on demand or not shared globally: the
+ * report says which);
  * removed ones stop and are freed, closing their clients.  Workers own a
  * copy of their settings, so the old configuration can go at once.
  * Filters (tools, prompts, resources) are not part of that comparison: a
@@ -67,6 +68,27 @@ reload_filters(struct worker *w, const struct conf_server *cs,
 	}
 	log_info("%s: new filters for %s, applied without a restart",
 	    worker_name(w), names);
+}
+
+/*
+ * What became of a server the reload added: started, or waiting, idle,
+ * for a client (on demand, or an instance for each client or set of
+ * roots), or disabled.
+ */
+static const char *
+reload_added_action(const struct worker *w)
+{
+	const struct conf_server *cs = worker_conf(w);
+
+	if (cs->disabled)
+		return ("disabled");
+	if (worker_state(w) != WORKER_IDLE)
+		return ("started");
+	if (!worker_is_template(w))
+		return ("idle, starts with its first client");
+	return (cs->share == CONF_SHARE_PER_CLIENT ? "idle, each client "
+	    "gets an instance of its own" : "idle, each set of client roots "
+	    "gets an instance of its own");
 }
 
 static void
@@ -168,17 +190,15 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 		cs = &conf->servers[i];
 		if (worker_find(mcpd, cs->name) != NULL)
 			continue;
+		w = worker_new(mcpd, cs);
 		/* Not a server replaced above (its share changed). */
 		if (cJSON_GetObjectItemCaseSensitive(actions,
 		    cs->name) == NULL) {
 			cJSON_AddItemToArray(added,
 			    cJSON_CreateString(cs->name));
 			cJSON_AddStringToObject(actions, cs->name,
-			    cs->disabled ? "added, disabled" :
-			    cs->start == CONF_START_ON_DEMAND ?
-			    "added, idle" : "started");
+			    reload_added_action(w));
 		}
-		(void)worker_new(mcpd, cs);
 	}
 	if ((conf->socket_group == NULL) != (mcpd->conf->socket_group ==
 	    NULL) || (conf->socket_group != NULL &&

@@ -147,6 +147,8 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	struct router_waiting	*wt;
 	uint64_t		 now = clock_now_ms();
 	char			*why;
+	const char		*setting;
+	uint32_t		 limit;
 
 	r->sweep_armed = 0;
 	while ((p = TAILQ_FIRST(&r->by_deadline)) != NULL &&
@@ -162,9 +164,9 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 	router_tasks_sweep(r, now);
 	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
 	    wt->deadline_ms <= now) {
-		xasprintf(&why, "server %s did not become ready within %u ms",
-		    r->up->name(r->worker),
-		    r->up->conf(r->worker)->init_timeout_ms);
+		limit = r->up->start_limit(r->worker, &setting);
+		xasprintf(&why, "server %s did not become ready within %u ms "
+		    "(%s)", r->up->name(r->worker), limit, setting);
 		router_waiting_fail(r, wt, why);
 		free(why);
 	}

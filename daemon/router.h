@@ -44,6 +44,8 @@ struct router_upstream {
 	enum worker_avail (*availability)(const struct worker *);
 	char		*(*unavailable_reason)(const struct worker *);
 	int		 (*unavailable_code)(const struct worker *);
+	/* How long a start may take (requests are held), and its setting. */
+	uint32_t	 (*start_limit)(const struct worker *, const char **);
 	/* The cached upstream initialize result (JSON text), or NULL. */
 	const char	*(*init_result_text)(const struct worker *);
 	int		 (*has_init)(const struct worker *);

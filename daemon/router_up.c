@@ -314,6 +314,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	struct router	*r = a->router;
 	struct router_waiting *wt;
 	size_t		 cap = r->mcpd->conf->client_max_held_bytes;
+	const char	*setting;
 
 	if (a->held_bytes + len > cap) {
 		router_client_error(a, router_text(line, &env->id),
@@ -335,7 +336,7 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	wt->line = xstrndup(line, len);
 	wt->len = len;
 	wt->deadline_ms = clock_now_ms() +
-	    r->up->conf(r->worker)->init_timeout_ms;
+	    r->up->start_limit(r->worker, &setting);
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;
 	a->nwaiting++;

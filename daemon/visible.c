@@ -5,7 +5,8 @@
  * names no client; what identifies clients (an instance's attached
  * connections, the user it is charged to, the roots they chose) is
  * added here, and for a caller who is not an administrator only where it
- * is its own.  A roots key that is absent means "not yours to see".
+ * is its own.  A roots key that is absent means "not yours to see"; so
+ * does an absent last_stderr (a server's stderr is for administrators).
  */
 #include "config.h"
 
@@ -43,6 +44,14 @@ visible_server_json(const struct worker *w, const struct client *viewer)
 	int	 admin = client_is_admin(viewer), owner, uses;
 
 	o = worker_status_json(w);
+	/* Its stderr's words on why it failed: server stderr is theirs. */
+	if (admin) {
+		if (worker_last_stderr(w) != NULL)
+			cJSON_AddStringToObject(o, "last_stderr",
+			    worker_last_stderr(w));
+		else
+			cJSON_AddNullToObject(o, "last_stderr");
+	}
 	if (worker_parent(w) == NULL)
 		return (o);	/* its roots are the configuration's */
 	attached = router_attached_json(worker_router(w));

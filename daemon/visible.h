@@ -8,7 +8,8 @@
  * own uid; an instance's roots only if one of its own connections is
  * attached to it or it was made for its uid, and the user it is charged
  * to only in the latter case.
- * Server stderr (mcpd/logs, an admin method in control.c's table) and
+ * Server stderr (mcpd/logs, an admin method in control.c's table; the
+ * last line of a server that failed, last_stderr in its status) and
  * the identity of other clients (pids, uids, app names) are for
  * administrators; counts (clients, requests, instances) are for all.
  * Errors a client is sent name that client alone (instance.c, router).

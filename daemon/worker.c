@@ -54,6 +54,10 @@ _Static_assert(nitems(worker_state_names) == WORKER_NSTATES,
 /* mcpd-remote's exit status when only a sign-in can help (EX_NOPERM). */
 #define WORKER_EXIT_NEEDS_LOGIN	77
 
+/* The settings a start's time runs out on, as messages name them. */
+#define WORKER_INIT_SETTING	"init_timeout_ms"
+#define WORKER_FIRST_SETTING	"first_start_timeout_ms"
+
 static void	worker_failed(struct worker *, int clean);
 
 /* Every start but the first is a restart. */
@@ -151,6 +155,57 @@ worker_evtimer_add_ms(struct event *ev, uint64_t ms)
 	evtimer_add(ev, &tv);
 }
 
+/* "30 s", or "200 ms" for a time that is no whole number of seconds. */
+void
+worker_ms_text(char *buf, size_t size, uint64_t ms)
+{
+	if (ms >= 1000 && ms % 1000 == 0)
+		snprintf(buf, size, "%llu s", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, size, "%llu ms", (unsigned long long)ms);
+}
+
+/*
+ * How long the next start may take to answer initialize (worker_int.h:
+ * first_start), and the setting that says so.  An instance's first start
+ * is its template's: the first instance may be downloading the server.
+ */
+static uint32_t
+worker_next_start_limit(const struct worker *w, const char **name)
+{
+	const struct conf_server *cs = w->conf;
+	int			  first;
+
+	first = w->parent != NULL ? w->parent->first_start : w->first_start;
+	if (first && cs->first_start_timeout_ms > cs->init_timeout_ms) {
+		*name = WORKER_FIRST_SETTING;
+		return (cs->first_start_timeout_ms);
+	}
+	*name = WORKER_INIT_SETTING;
+	return (cs->init_timeout_ms);
+}
+
+/* The start under way's limit, or the next one's (a request held for it). */
+uint32_t
+worker_start_limit(const struct worker *w, const char **name)
+{
+	if ((w->state == WORKER_STARTING || w->state == WORKER_INITIALIZING) &&
+	    w->start_limit_name != NULL) {
+		*name = w->start_limit_name;
+		return (w->start_limit_ms);
+	}
+	return (worker_next_start_limit(w, name));
+}
+
+/* A start got ready, or ran out of its first start's time: no more. */
+static void
+worker_first_start_spent(struct worker *w)
+{
+	if (w->parent != NULL)
+		w->parent->first_start = 0;
+	w->first_start = 0;
+}
+
 void
 worker_set_state(struct worker *w, enum worker_state next,
     const char *reason)
@@ -175,6 +230,7 @@ worker_set_state(struct worker *w, enum worker_state next,
 	    worker_state_names[prev], worker_state_names[next],
 	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
 	if (next == WORKER_READY) {
+		worker_first_start_spent(w);
 		router_session_ready(w->router, !w->was_ready);
 		w->was_ready = 1;
 		worker_health_start(w);
@@ -228,6 +284,7 @@ worker_spawn_failed(struct worker *w, const char *cause)
 	log_event(LOG_ERR, MCPD_MID_SPAWN_FAILED, f, nitems(f),
 	    "%s: %s", w->name, cause);
 	worker_set_reason(&w->last_exit, cause);
+	worker_stderr_ended(w, 0);
 	worker_failed(w, 0);
 }
 
@@ -248,6 +305,8 @@ worker_spawn(struct worker *w)
 	w->stop_phase = 0;
 	worker_set_reason(&w->fail_reason, NULL);
 	w->next_restart_at_ms = 0;
+	worker_stderr_forget(w);
+	w->start_limit_ms = worker_next_start_limit(w, &w->start_limit_name);
 	worker_set_state(w, WORKER_STARTING, NULL);
 
 	if ((w->tp = transport_start(w->mcpd, w->conf, w->name,
@@ -265,7 +324,7 @@ worker_spawn(struct worker *w)
 
 	worker_send_initialize(w);
 	worker_set_state(w, WORKER_INITIALIZING, NULL);
-	worker_arm_timer(w, w->conf->init_timeout_ms);
+	worker_arm_timer(w, w->start_limit_ms);
 }
 
 /* The process is gone: so are its transport and its session. */
@@ -346,8 +405,9 @@ worker_stop_escalate(struct worker *w)
 
 	switch (w->stop_phase) {
 	case 1:
-		log_info("%s: still running %u ms after stdin was closed; "
-		    "sending SIGTERM", w->name, w->conf->stop_timeout_ms / 2);
+		log_info("%s: still running %u ms after stdin was closed (half "
+		    "of stop_timeout_ms); sending SIGTERM", w->name,
+		    w->conf->stop_timeout_ms / 2);
 		transport_signal(w->tp, SIGTERM);
 		w->stop_phase = 2;
 		worker_arm_timer(w, w->conf->stop_timeout_ms -
@@ -355,8 +415,9 @@ worker_stop_escalate(struct worker *w)
 		break;
 	default:
 		log_event(LOG_WARNING, MCPD_MID_STATE, f, nitems(f),
-		    "%s: did not exit after SIGTERM; sending SIGKILL to "
-		    "process group %ld", w->name, (long)transport_pid(w->tp));
+		    "%s: did not exit after SIGTERM (stop_timeout_ms); "
+		    "sending SIGKILL to process group %ld", w->name,
+		    (long)transport_pid(w->tp));
 		transport_kill(w->tp);
 		w->stop_phase = 3;
 		break;
@@ -367,12 +428,16 @@ static void
 worker_timer_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct worker	*w = arg;
-	char		*reason;
+	char		*reason, limit[32];
 
 	switch (w->state) {
 	case WORKER_INITIALIZING:
-		xasprintf(&reason, "initialize timed out after %u ms",
-		    w->conf->init_timeout_ms);
+		worker_ms_text(limit, sizeof limit, w->start_limit_ms);
+		xasprintf(&reason, "initialize timed out after %s (%s)", limit,
+		    w->start_limit_name);
+		/* The download, if it was one, had its time: not again. */
+		if (strcmp(w->start_limit_name, WORKER_FIRST_SETTING) == 0)
+			worker_first_start_spent(w);
 		worker_kill(w, reason);
 		free(reason);
 		break;
@@ -465,6 +530,7 @@ worker_tp_ended(void *arg, int wstatus)
 		{ WIFEXITED(wstatus) ? MCPD_FIELD_EXIT_STATUS :
 		    MCPD_FIELD_EXIT_SIGNAL, code },
 		{ MCPD_FIELD_REASON, NULL },
+		{ MCPD_FIELD_LAST_STDERR, NULL },
 	};
 
 	status = child_describe_status(wstatus);
@@ -476,12 +542,17 @@ worker_tp_ended(void *arg, int wstatus)
 	else
 		reason = xstrdup(status);
 	f[3].value = reason;
-	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
-	    MCPD_MID_EXIT, f, nitems(f), "%s: process %ld %s", w->name,
-	    (long)transport_pid(w->tp), reason);
-
 	clean = w->fail_reason == NULL && WIFEXITED(wstatus) &&
 	    WEXITSTATUS(wstatus) == 0;
+	/* Why it failed (as the restart policy counts), in its own words. */
+	worker_stderr_ended(w, w->after == WORKER_AFTER_FAILURE && !clean);
+	f[4].value = w->last_stderr;
+	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
+	    MCPD_MID_EXIT, f, nitems(f), "%s: process %ld %s%s%s", w->name,
+	    (long)transport_pid(w->tp), reason, w->last_stderr != NULL ?
+	    "; its last stderr line: " : "", w->last_stderr != NULL ?
+	    w->last_stderr : "");
+
 	worker_set_reason(&w->last_exit, reason);
 	worker_set_reason(&w->fail_reason, NULL);
 	free(reason);
@@ -665,6 +736,9 @@ worker_reconfigure(struct worker *w, const struct conf_server *cs)
 	conf_server_release(old);
 	worker_set_rlink(w);
 	worker_set_conf_roots(w);
+	/* It runs another way: its first start may download it again. */
+	if (!when_only)
+		w->first_start = 1;
 	if (worker_is_template(w))
 		return (worker_template_reconfigure(w, was_disabled,
 		    when_only));
@@ -753,6 +827,7 @@ static const struct router_upstream worker_router_upstream = {
 	.availability = worker_availability,
 	.unavailable_reason = worker_unavailable_reason,
 	.unavailable_code = worker_unavailable_code,
+	.start_limit = worker_start_limit,
 	.init_result_text = worker_init_result_text,
 	.has_init = worker_has_init,
 	.is_template = worker_is_template,
@@ -783,6 +858,7 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	w->conf = conf_server_dup(cs);
 	w->state = WORKER_STOPPED;
 	w->state_since_ms = clock_now_ms();
+	w->first_start = 1;
 	w->containment = child_containment_default();
 	w->ev_timer = evtimer_new(mcpd->base, worker_timer_cb, w);
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
@@ -856,6 +932,8 @@ worker_free(struct worker *w)
 	backoff_free(&w->backoff);
 	free(w->fail_reason);
 	free(w->last_exit);
+	free(w->last_stderr);
+	worker_stderr_forget(w);
 	free(w->name);
 	conf_server_release(w->conf);
 	free(w);

@@ -106,6 +106,12 @@ void		 worker_kill_now(struct worker *);
 
 /* Its status, naming no client (visible.h adds who uses an instance). */
 cJSON		*worker_status_json(const struct worker *);
+/*
+ * The last line of its stderr before its last exit that was a failure,
+ * secrets taken out, escaped and bounded; NULL: none.  Server stderr is
+ * for administrators (visible.h).
+ */
+const char	*worker_last_stderr(const struct worker *);
 /* Clients attached to it now. */
 size_t		 worker_clients(const struct worker *);
 
@@ -123,6 +129,12 @@ int64_t		 worker_next_upstream_id(struct worker *);
 /* The cached upstream initialize result as JSON text. */
 const char	*worker_init_result_text(const struct worker *);
 enum worker_avail worker_availability(const struct worker *);
+/*
+ * How long the start under way (or the next, while none is) may take to
+ * answer initialize, and the setting that says so: init_timeout_ms, or
+ * first_start_timeout_ms for the first start of a configuration.
+ */
+uint32_t	 worker_start_limit(const struct worker *, const char **name);
 /* Why requests are refused, for the error a client sees (malloc'd). */
 char		*worker_unavailable_reason(const struct worker *);
 /* The scope a call needed (a step-up), or NULL. */

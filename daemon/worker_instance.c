@@ -109,7 +109,11 @@ worker_template_reconfigure(struct worker *w, int was_disabled,
 			return (WORKER_RECONF_KEPT);
 		return (worker_enable(w));
 	}
-	return (when_only ? WORKER_RECONF_UPDATED : WORKER_RECONF_RESTARTED);
+	if (when_only)
+		return (WORKER_RECONF_UPDATED);
+	/* No instance ran: none restarted, the next one starts anew. */
+	return (w->ninstances > 0 ? WORKER_RECONF_RESTARTED :
+	    WORKER_RECONF_IDLE);
 }
 
 /* A server that is not an instance is given the configured roots. */

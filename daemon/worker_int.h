@@ -5,7 +5,8 @@
  * writes); worker_session.c the session on the transport (handshake,
  * health, violations); worker_demand.c on-demand starts and idle stops;
  * worker_instance.c templates and their instances; worker_handover.c a
- * re-exec's export and adoption; worker_status.c its status.  Nothing
+ * re-exec's export and adoption; worker_status.c its status;
+ * worker_stderr.c the stderr line that says why a run failed.  Nothing
  * outside these files includes this header.
  */
 #ifndef MCPD_WORKER_INT_H
@@ -35,6 +36,13 @@ enum worker_after {
 	WORKER_AFTER_STOP,	/* admin stop or shutdown: stopped */
 	WORKER_AFTER_RESTART,	/* admin restart: start again at once */
 	WORKER_AFTER_IDLE,	/* nothing to do: idle until wanted */
+};
+
+/* A stderr line kept (worker_stderr.c); cut: the start of a longer one. */
+struct worker_errline {
+	char			*p;
+	size_t			 len;
+	int			 cut;
 };
 
 struct worker {
@@ -72,6 +80,20 @@ struct worker {
 	struct backoff		 backoff;
 	uint64_t		 spawns;	/* restarts: all but the first */
 	char			*last_exit;
+	char			*last_stderr;	/* why, in its words; or NULL */
+	struct worker_errline	 err_said;	/* this run's: its last message */
+	struct worker_errline	 err_any;	/* and its last line */
+
+	/*
+	 * The first start of a configuration may download the server (npx
+	 * -y, uvx): until a start has got ready, or has run out of it, a
+	 * start may take first_start_timeout_ms when that is longer than
+	 * init_timeout_ms.  Set when the worker is made and when a reload
+	 * changes how it runs; an instance spends its template's.
+	 */
+	int			 first_start;
+	uint32_t		 start_limit_ms;	/* the start under way */
+	const char		*start_limit_name;	/* its setting */
 	uint64_t		 next_restart_at_ms;
 
 	int64_t			 next_upstream_id; /* never reset */
@@ -134,6 +156,18 @@ struct worker	*worker_make(struct mcpd *, const struct conf_server *,
 		    const char *name, struct worker *after);
 struct worker	*worker_new_stopped(struct mcpd *,
 		    const struct conf_server *);
+
+/* "30 s", "200 ms": a limit as messages give it. */
+void		 worker_ms_text(char *, size_t, uint64_t ms);
+
+/*
+ * worker_stderr.c: the stderr line that says why a run ended.
+ */
+void		 worker_stderr_line(struct worker *, const char *line,
+		    size_t len, size_t total);
+void		 worker_stderr_forget(struct worker *);
+/* The run ended; fail: it failed, so its line is last_stderr. */
+void		 worker_stderr_ended(struct worker *, int fail);
 
 /*
  * worker_session.c: the session on the transport.

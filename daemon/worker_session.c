@@ -64,8 +64,8 @@ worker_health_cb(evutil_socket_t fd, short events, void *arg)
 	if (w->ping_sent_ms != 0) {
 		if (now - w->ping_sent_ms >= cs->health_timeout_ms) {
 			xasprintf(&reason, "hung: no answer to a health ping "
-			    "within %u ms, nothing heard for %llu ms",
-			    cs->health_timeout_ms,
+			    "within %u ms (health_timeout_ms), nothing heard "
+			    "for %llu ms", cs->health_timeout_ms,
 			    (unsigned long long)(now - w->heard_ms));
 			worker_kill(w, reason);
 			free(reason);
@@ -137,7 +137,8 @@ worker_request_timed_out(struct worker *w)
 		return;
 	if (++w->timeouts_in_row == w->conf->health_max_timeouts)
 		worker_broken(w, "hung: %u requests in a row timed out without "
-		    "a word from the server", w->timeouts_in_row);
+		    "a word from the server (health_max_timeouts)",
+		    w->timeouts_in_row);
 }
 
 /* Count and log a protocol violation by the server. */
@@ -398,6 +399,7 @@ worker_tp_err_line(void *arg, const char *line, size_t len, size_t total)
 	struct worker	*w = arg;
 
 	logs_line(w->logs, line, len, total);
+	worker_stderr_line(w, line, len, total);
 }
 
 static void

@@ -50,6 +50,8 @@
 #define CONF_DEFAULT_RESTART_WINDOW_S		60
 #define CONF_MAX_MAX_RESTARTS			10000
 #define CONF_DEFAULT_INIT_TIMEOUT_MS		30000
+/* A first start may download the server first (npx -y, uvx). */
+#define CONF_DEFAULT_FIRST_START_TIMEOUT_MS	300000
 #define CONF_DEFAULT_REQUEST_TIMEOUT_MS		60000
 #define CONF_DEFAULT_STOP_TIMEOUT_MS		5000
 #define CONF_DEFAULT_HEALTH_INTERVAL_MS		30000	/* 0: no health ping */
@@ -165,6 +167,10 @@ enum conf_share {
  * - memory_max (bytes, memory.max), pids_max (pids.max) and cpu_weight
  *   (cpu.weight, 1 to 10000) limit the server's cgroup (cgroup.h), 0:
  *   none.  They need cgroup containment and those controllers.
+ * - first_start_timeout_ms: instead of init_timeout_ms (when longer),
+ *   how long a server's first start may take to answer initialize,
+ *   after mcpd starts or a reload changes how it runs; a package runner
+ *   may be downloading it (daemon/worker.c says when it applies).
  * - connect_timeout_ms: a remote server's TCP and TLS connect timeout
  *   (ignored, with a warning, on a stdio server's own entry).
  * - start: CONF_START_ALWAYS runs the server with mcpd; an on-demand one
@@ -177,6 +183,7 @@ enum conf_share {
 	enum conf_restart	 restart;				\
 	struct backoff_policy	 backoff;				\
 	uint32_t		 init_timeout_ms;			\
+	uint32_t		 first_start_timeout_ms;		\
 	uint32_t		 request_timeout_ms;			\
 	uint32_t		 stop_timeout_ms;			\
 	uint32_t		 health_interval_ms;			\
@@ -378,8 +385,8 @@ void		 conf_server_release(struct conf_server *);
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 /*
- * 1 if two servers differ at most in when the server runs (start and
- * idle_stop_s) or in the limits of its instances (max_instances,
+ * 1 if two servers differ at most in when the server runs (start,
+ * idle_stop_s, first_start_timeout_ms) or in the limits of its instances (max_instances,
  * max_instances_per_uid, member_roots): a change that needs no restart.
  */
 int		 conf_server_runs_same(const struct conf_server *,

@@ -111,7 +111,7 @@ int		 conf_filter_kind(const char *key);
  * change of a server setting means on reload: it runs the server
  * differently (a restart), it is compared with the remote keys
  * (conf_remote_equal), or it changes only when the server starts and
- * stops (start, idle_stop_s).
+ * stops (start, idle_stop_s, first_start_timeout_ms).
  */
 enum conf_setting_group {
 	CONF_SETTING_RUNS,

@@ -56,6 +56,7 @@ enum conf_setting_id {
 	CONF_S_MAX_RESTARTS,
 	CONF_S_RESTART_WINDOW_S,
 	CONF_S_INIT_TIMEOUT_MS,
+	CONF_S_FIRST_START_TIMEOUT_MS,
 	CONF_S_REQUEST_TIMEOUT_MS,
 	CONF_S_STOP_TIMEOUT_MS,
 	CONF_S_HEALTH_INTERVAL_MS,
@@ -108,6 +109,10 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    CONF_SETTING_RUNS),
 	CONF_SETTING(CONF_S_INIT_TIMEOUT_MS, "init_timeout_ms", CONF_KIND_U32,
 	    1, UINT32_MAX, init_timeout_ms, CONF_SETTING_RUNS),
+	/* It applies from the next start: nothing restarts for it. */
+	CONF_SETTING(CONF_S_FIRST_START_TIMEOUT_MS, "first_start_timeout_ms",
+	    CONF_KIND_U32, 1, UINT32_MAX, first_start_timeout_ms,
+	    CONF_SETTING_WAKES),
 	CONF_SETTING(CONF_S_REQUEST_TIMEOUT_MS, "request_timeout_ms",
 	    CONF_KIND_U32, 1, UINT32_MAX, request_timeout_ms,
 	    CONF_SETTING_RUNS),
@@ -516,6 +521,8 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->defaults.backoff.max_restarts = CONF_DEFAULT_MAX_RESTARTS;
 	cp->defaults.backoff.restart_window_s = CONF_DEFAULT_RESTART_WINDOW_S;
 	cp->defaults.init_timeout_ms = CONF_DEFAULT_INIT_TIMEOUT_MS;
+	cp->defaults.first_start_timeout_ms =
+	    CONF_DEFAULT_FIRST_START_TIMEOUT_MS;
 	cp->defaults.request_timeout_ms = CONF_DEFAULT_REQUEST_TIMEOUT_MS;
 	cp->defaults.stop_timeout_ms = CONF_DEFAULT_STOP_TIMEOUT_MS;
 	cp->defaults.health_interval_ms = CONF_DEFAULT_HEALTH_INTERVAL_MS;

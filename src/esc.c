@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "esc.h"
 #include "sbuf.h"
@@ -78,17 +79,40 @@ esc_is_control(int32_t cp)
 	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f));
 }
 
-char *
-esc_text(const char *text, size_t len, int flags)
+/* The length of a unit's escape in esc_text. */
+static size_t
+esc_text_unit_len(int32_t cp, size_t n, int flags)
+{
+	if ((cp == '\t' && (flags & ESC_KEEP_TAB)) ||
+	    (cp == '\n' && (flags & ESC_KEEP_NEWLINE)))
+		return (1);
+	if (cp == '\t' || cp == '\n' || cp == '\r')
+		return (2);
+	if (cp == -1 || esc_is_control(cp))
+		return (4 * n);
+	return (n);
+}
+
+/*
+ * esc_text of at most max bytes: when a unit would not fit, the text goes
+ * back to the longest run of whole units that leaves room for "...".
+ */
+static char *
+esc_text_bounded(const char *text, size_t len, int flags, size_t max)
 {
 	const unsigned char	*s = (const unsigned char *)text;
 	struct sbuf		 b;
-	size_t			 off, n, i;
+	size_t			 off, n, i, keep = 0;
 	int32_t			 cp;
 
-	sbuf_init(&b, len + len / 8 + 16);
+	sbuf_init(&b, (len < max ? len : max) + len / 8 + 16);
 	for (off = 0; off < len; off += n) {
 		cp = esc_utf8_unit(s + off, len - off, &n);
+		if (esc_text_unit_len(cp, n, flags) > max - b.len) {
+			b.len = keep;
+			sbuf_add(&b, "...", 3);
+			break;
+		}
 		if (cp == '\t' && (flags & ESC_KEEP_TAB))
 			sbuf_add(&b, "\t", 1);
 		else if (cp == '\t')
@@ -104,7 +128,64 @@ esc_text(const char *text, size_t len, int flags)
 				esc_add_hex(&b, "\\x", s[off + i]);
 		} else
 			sbuf_add(&b, text + off, n);
+		if (b.len <= max - 3)
+			keep = b.len;
 	}
+	return (b.p);
+}
+
+char *
+esc_text(const char *text, size_t len, int flags)
+{
+	return (esc_text_bounded(text, len, flags, SIZE_MAX));
+}
+
+char *
+esc_text_max(const char *text, size_t len, int flags, size_t max)
+{
+	return (esc_text_bounded(text, len, flags, max < 4 ? 4 : max));
+}
+
+/* The longest secret that starts at text (or, cut, that text's end begins). */
+static size_t
+esc_secret_at(const char *text, size_t len, const char *const *secrets,
+    int cut)
+{
+	size_t	 i, n, best = 0;
+
+	for (i = 0; secrets[i] != NULL; i++) {
+		n = strlen(secrets[i]);
+		if (n < ESC_REDACT_MIN_BYTES)
+			continue;
+		if (n <= len && memcmp(text, secrets[i], n) == 0) {
+			if (n > best)
+				best = n;
+		} else if (cut && n > len && memcmp(text, secrets[i],
+		    len) == 0)
+			best = len;
+	}
+	return (best);
+}
+
+char *
+esc_redact(const char *text, size_t len, const char *const *secrets,
+    int cut, size_t *outlen)
+{
+	struct sbuf	 b;
+	size_t		 off, n, plain = 0;
+
+	sbuf_init(&b, len + 16);
+	for (off = 0; off < len; off++) {
+		if ((n = esc_secret_at(text + off, len - off, secrets,
+		    cut)) == 0)
+			continue;
+		sbuf_add(&b, text + plain, off - plain);
+		sbuf_adds(&b, ESC_REDACTED);
+		off += n - 1;
+		plain = off + 1;
+	}
+	sbuf_add(&b, text + plain, len - plain);
+	*outlen = b.len;
 	return (b.p);
 }
 

@@ -27,6 +27,28 @@
 char	*esc_text(const char *, size_t len, int flags);
 
 /*
+ * esc_text kept within max bytes (at least 4): when the escaped text
+ * would be longer it ends, before the first unit that would not fit,
+ * with "...".  A unit's escape is never split.
+ */
+char	*esc_text_max(const char *, size_t len, int flags, size_t max);
+
+/*
+ * Secrets taken out of text before it is shown (a server's stderr line
+ * in mcpctl status, its journal entry).  Every occurrence of one of the
+ * secrets (a NULL-ended array) becomes ESC_REDACTED, the longest secret
+ * first where two start at the same byte.  With cut (text is the start of
+ * a longer line), an end of text that begins a secret is redacted too.
+ * A secret shorter than ESC_REDACT_MIN_BYTES is not looked for: it would
+ * hide ordinary words and protects nothing.  Bytes in, bytes out: a new
+ * buffer of *outlen bytes (NUL-ended), to be escaped before it is shown.
+ */
+#define ESC_REDACTED		"[redacted]"
+#define ESC_REDACT_MIN_BYTES	4
+char	*esc_redact(const char *, size_t len, const char *const *secrets,
+	    int cut, size_t *outlen);
+
+/*
  * A JSON string literal, quotes included, that is always valid UTF-8:
  * '"' and '\' are escaped, control characters (C0, DEL, C1) become \b, \f,
  * \n, \r, \t or \u00XX, and every ill-formed unit and every NUL becomes

@@ -123,6 +123,8 @@
 #define MCPD_FIELD_PID			"MCPD_PID"
 #define MCPD_FIELD_EXIT_STATUS		"MCPD_EXIT_STATUS"
 #define MCPD_FIELD_EXIT_SIGNAL		"MCPD_EXIT_SIGNAL"
+/* A failed server's last stderr line: escaped, bounded, secrets out. */
+#define MCPD_FIELD_LAST_STDERR		"MCPD_LAST_STDERR"
 #define MCPD_FIELD_RESTARTS		"MCPD_RESTARTS"
 #define MCPD_FIELD_DELAY_MS		"MCPD_DELAY_MS"
 #define MCPD_FIELD_METHOD		"MCPD_METHOD"

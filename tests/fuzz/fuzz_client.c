@@ -1247,6 +1247,13 @@ fuzz_worker_unavailable_code(const struct worker *w)
 	return (MCPD_ERR_SERVER_UNAVAILABLE);
 }
 
+static uint32_t
+fuzz_worker_start_limit(const struct worker *w, const char **setting)
+{
+	*setting = "init_timeout_ms";
+	return (fuzz_worker_conf(w)->init_timeout_ms);
+}
+
 static int
 fuzz_worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
@@ -1557,6 +1564,7 @@ static const struct router_upstream fuzz_upstream = {
 	.availability = fuzz_worker_availability,
 	.unavailable_reason = fuzz_worker_unavailable_reason,
 	.unavailable_code = fuzz_worker_unavailable_code,
+	.start_limit = fuzz_worker_start_limit,
 	.init_result_text = fuzz_worker_init_result_text,
 	.has_init = fuzz_worker_has_init,
 	.is_template = fuzz_worker_is_template,

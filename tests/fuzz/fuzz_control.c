@@ -99,6 +99,9 @@ const char	*fuzz_target_name = "control";
 #define FUZZ_CONNS		4
 #define FUZZ_WORKERS		4
 #define FUZZ_NOT_ADMIN		3	/* this connection is not an admin */
+/* What a failed server's stderr said, for administrators alone. */
+#define FUZZ_STDERR_WORDS	"fuzz: boom, from its stderr"
+
 #define FUZZ_MEMBER_UID		65534	/* and its user */
 #define FUZZ_MAX_PADS		2
 #define FUZZ_BURST_LINES	600	/* logs.c's journal takes 500 at once */
@@ -227,7 +230,7 @@ static void
 client_receives(struct client *c, const char *text, size_t len)
 {
 	struct envelope	 env;
-	cJSON		*msg, *method, *params, *server;
+	cJSON		*msg, *method, *params, *server, *servers;
 
 	FUZZ_CHECK(!c->dead, "message for dead connection %llu: %.*s",
 	    (unsigned long long)c->serial, (int)len, text);
@@ -264,6 +267,13 @@ client_receives(struct client *c, const char *text, size_t len)
 	if (env.error.type != ENVELOPE_ABSENT)
 		FUZZ_CHECK(env.e_code.type == ENVELOPE_NUMBER, "error without "
 		    "a code: %.*s", (int)len, text);
+	/* A server's stderr is for administrators (visible.h). */
+	servers = fuzz_json_member(fuzz_json_member(msg, "result"),
+	    "servers");
+	cJSON_ArrayForEach(server, servers)
+		FUZZ_CHECK(c->admin || fuzz_json_member(server,
+		    "last_stderr") == NULL, "a connection that is not an "
+		    "admin was shown a server's stderr: %.*s", (int)len, text);
 	c->replies++;
 	free(c->reply_id);
 	c->reply_id = xstrndup(text + env.id.off, env.id.len);
@@ -717,6 +727,13 @@ worker_attached(const struct worker *w)
 			n++;
 	}
 	return (n);
+}
+
+/* A server's last stderr line (worker_stderr.c): some have one. */
+const char *
+worker_last_stderr(const struct worker *w)
+{
+	return (w->serial % 2 == 1 ? FUZZ_STDERR_WORDS : NULL);
 }
 
 /* The members worker_status_json and router_add_stats give. */

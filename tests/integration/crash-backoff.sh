@@ -78,7 +78,8 @@ write_config "$T/mcpd.json" <<JSON
     "hang": {
       "command": "$MCP_FAKE",
       "args": ["--no-init-reply"],
-      "init_timeout_ms": 500
+      "init_timeout_ms": 500,
+      "first_start_timeout_ms": 500
     },
     "mute": {
       "command": "$MCP_FAKE",

@@ -8,7 +8,8 @@
 # journal or a directory); mcpd and journalctl join that namespace with
 # nsenter.  The harness proves itself first with systemd-cat and logger
 # --journald, then mcpd supervises a server that crashes at start with
-# status 3.
+# status 3, saying why on stderr: the entry of each exit has that line
+# (MCPD_LAST_STDERR, and in its MESSAGE).
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -84,12 +85,16 @@ note "harness: systemd-cat and logger --journald entries found with journalctl -
 # --- mcpd's telemetry --------------------------------------------------------
 
 STARTS=$T/crashy.starts
+# What crashy says before it exits: "boom: crashy cannot start".
+CRASHY_SAYS="boom: crashy cannot start"
+CRASHY_HEX=$(printf '%s\n' "$CRASHY_SAYS" | od -An -tx1 -v | tr -d ' \n')
 write_config "$T/mcpd.json" <<JSON
 {
   "mcpServers": {
     "crashy": {
       "command": "$MCP_FAKE",
-      "args": ["--crash-at-start=3", "--startlog=$STARTS"],
+      "args": ["--stderr-hex=$CRASHY_HEX", "--crash-at-start=3",
+               "--startlog=$STARTS"],
       "backoff_min_ms": 200,
       "backoff_max_ms": 400,
       "backoff_jitter": 0.2
@@ -141,7 +146,13 @@ for pid in $(jq -r "select($exit_sel) | .MCPD_PID" "$T/journal.json"); do
 	awk -v p="$pid" '$1 == p { found = 1 } END { exit !found }' "$STARTS" ||
 		fail "exit entry names MCPD_PID=$pid, which crashy's startlog never recorded"
 done
-note "exit entry: $(jq -c "select($exit_sel) | {MESSAGE, MCPD_PID, MCPD_EXIT_STATUS, MCPD_REASON}" "$T/journal.json" | head -1)"
+note "exit entry: $(jq -c "select($exit_sel) | {MESSAGE, MCPD_PID, MCPD_EXIT_STATUS, MCPD_REASON, MCPD_LAST_STDERR}" "$T/journal.json" | head -1)"
+# Why it exited, in its own words: the field, and the message.
+n=$(journal_count "$exit_sel and .MCPD_EXIT_STATUS == \"3\" and
+	.MCPD_LAST_STDERR == \"$CRASHY_SAYS\" and
+	(.MESSAGE | tostring | endswith(\"its last stderr line: $CRASHY_SAYS\"))")
+[ "$n" -eq "$n_ok" ] ||
+	fail "$n of $n_ok exit entries with status 3 have MCPD_LAST_STDERR=\"$CRASHY_SAYS\" and it in their MESSAGE: $(jq -c "select($exit_sel) | {MESSAGE, MCPD_LAST_STDERR}" "$T/journal.json" | head -2)"
 
 # Scheduled restarts: numeric delays on the configured curve (200..400 ms
 # +/- 20 %) and a numeric restart count.

@@ -344,6 +344,37 @@ rc_echo k '"kend"' "keep at the end"
 rc_echo c '"cend"' "change at the end"
 [ "$(server_pid keep)" = "$KEEP_PID" ] || fail "keep's pid changed"
 note "keep (pid $KEEP_PID) served its client through 2 reloads and 5 refused ones"
+
+# --- added servers that wait for clients: the reload says so --------------------
+# A per-client and a per-roots server, an on-demand one and a disabled
+# one start no process when a reload adds them, and the report says what
+# each does instead (a per-client one used to be reported "started").
+jq --arg fake "$MCP_FAKE" '.mcpServers += {
+	tab: {command: $fake, share: "per-client"},
+	proj: {command: $fake, share: "per-roots", start: "on-demand"},
+	lazy: {command: $fake, start: "on-demand"},
+	off: {command: $fake, disabled: true}}' <<<"$GOOD" |
+	write_config "$CFG"
+ctl reload >"$T/waiting.out" 2>&1 || fail "mcpctl reload adding waiting servers failed: $(cat "$T/waiting.out")"
+note "waiting servers added: $(tr '\n' '|' <"$T/waiting.out")"
+for want in 'tab (idle, each client gets an instance of its own)' \
+	'proj (idle, each set of client roots gets an instance of its own)' \
+	'lazy (idle, starts with its first client)' 'off (disabled)'; do
+	grep -qxF "added: $want" "$T/waiting.out" ||
+		fail "mcpctl reload does not say 'added: $want': $(cat "$T/waiting.out")"
+done
+! grep -q started "$T/waiting.out" ||
+	fail "mcpctl reload says a server that waits was started: $(cat "$T/waiting.out")"
+out=$(status_json)
+jq -e '[.servers[] | select(.name == "tab" or .name == "proj" or
+	.name == "lazy" or .name == "off") | select(.pid == null)] | length == 4' \
+	<<<"$out" >/dev/null || fail "a server added to wait has a process: $out"
+# A per-client server changed while none of its instances runs: idle.
+jq --arg fake "$MCP_FAKE" '.mcpServers.tab.args = ["--stderr-noise=1"]' \
+	<"$CFG" | write_config "$CFG"
+ctl reload >"$T/tab.out" 2>&1 || fail "mcpctl reload changing tab failed: $(cat "$T/tab.out")"
+grep -qxF 'changed: tab (idle)' "$T/tab.out" ||
+	fail "mcpctl reload of tab without instances: $(cat "$T/tab.out")"
 rc_stop
 
 mcpd_running || fail "mcpd died"

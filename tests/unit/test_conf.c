@@ -213,6 +213,8 @@ check_defaults(const struct conf_server *cs)
 	ck_assert_uint_eq(cs->backoff.restart_window_s,
 	    CONF_DEFAULT_RESTART_WINDOW_S);
 	ck_assert_uint_eq(cs->init_timeout_ms, CONF_DEFAULT_INIT_TIMEOUT_MS);
+	ck_assert_uint_eq(cs->first_start_timeout_ms,
+	    CONF_DEFAULT_FIRST_START_TIMEOUT_MS);
 	ck_assert_uint_eq(cs->request_timeout_ms,
 	    CONF_DEFAULT_REQUEST_TIMEOUT_MS);
 	ck_assert_uint_eq(cs->stop_timeout_ms, CONF_DEFAULT_STOP_TIMEOUT_MS);
@@ -482,6 +484,38 @@ START_TEST(test_start_and_idle_stop_errors)
 	    "mcpd.start: expected \"always\" or \"on-demand\"");
 	expect_error("{'mcpd': {'idle_stop_s': 1e12}}",
 	    "mcpd.idle_stop_s: expected an integer between 0 and 31536000");
+}
+END_TEST
+
+/*
+ * first_start_timeout_ms: a server's or everyone's; a change of it alone
+ * restarts nothing (only the next start has it).
+ */
+START_TEST(test_first_start_timeout)
+{
+	struct conf	*conf, *other;
+
+	conf = parse_ok("{'mcpd': {'first_start_timeout_ms': 600000},"
+	    "'mcpServers': {'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'first_start_timeout_ms': 1}}}");
+	ck_assert_uint_eq(conf_find(conf, "a")->first_start_timeout_ms, 600000);
+	ck_assert_uint_eq(conf_find(conf, "b")->first_start_timeout_ms, 1);
+	other = parse_ok("{'mcpServers': {'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'first_start_timeout_ms': 1}}}");
+	ck_assert(conf_server_runs_same(conf_find(conf, "a"),
+	    conf_find(other, "a")));
+	ck_assert(!conf_server_equal(conf_find(conf, "a"),
+	    conf_find(other, "a")));
+	ck_assert(conf_server_equal(conf_find(conf, "b"),
+	    conf_find(other, "b")));
+	conf_free(other);
+	conf_free(conf);
+	expect_server_error("{'command': 'c', 'first_start_timeout_ms': 0}",
+	    "mcpServers.x.first_start_timeout_ms: expected an integer between "
+	    "1 and 4294967295");
+	expect_error("{'mcpd': {'first_start_timeout_ms': '5m'}}",
+	    "mcpd.first_start_timeout_ms: expected an integer between 1 and "
+	    "4294967295");
 }
 END_TEST
 
@@ -3273,6 +3307,7 @@ unit_suite(void)
 
 	tc = tcase_create("shapes");
 	tcase_add_test(tc, test_mcpservers_shape);
+	tcase_add_test(tc, test_first_start_timeout);
 	tcase_add_test(tc, test_servers_shape);
 	tcase_add_test(tc, test_both_shapes_in_file_order);
 	tcase_add_test(tc, test_defaults);

@@ -111,6 +111,83 @@ START_TEST(test_esc_text_idempotent)
 }
 END_TEST
 
+/* esc_text_max(in, inlen, flags, max) must be exactly want. */
+static void
+assert_text_max(const char *in, size_t inlen, size_t max, const char *want)
+{
+	char	*got;
+
+	got = esc_text_max(in, inlen, 0, max);
+	ck_assert_msg(strcmp(got, want) == 0, "esc_text_max %zu: got \"%s\", "
+	    "want \"%s\"", max, got, want);
+	ck_assert_uint_le(strlen(got), max);
+	free(got);
+}
+
+START_TEST(test_esc_text_max)
+{
+	/* What fits is whole, to the last byte. */
+	assert_text_max(S("0123456789"), 10, "0123456789");
+	assert_text_max(S("0123456789"), 200, "0123456789");
+	/* What does not ends with "..." within the bound. */
+	assert_text_max(S("0123456789"), 9, "012345...");
+	assert_text_max(S("0123456789"), 4, "0...");
+	/* An escape or a character is never split. */
+	assert_text_max(S("ab\x1b[2Jcdef"), 8, "ab...");
+	assert_text_max(S("ab\x1b" "cdefgh"), 9, "ab\\x1b...");
+	assert_text_max(S("a\xe2\x82\xac\xe2\x82\xac" "bcdef"), 8,
+	    "a\xe2\x82\xac...");
+	assert_text_max(S("ab\ncdefgh"), 7, "ab\\n...");
+}
+END_TEST
+
+/* esc_redact(in, secrets, cut) must be exactly want. */
+static void
+assert_redact(const char *in, const char *const *secrets, int cut,
+    const char *want)
+{
+	char	*got;
+	size_t	 len;
+
+	got = esc_redact(in, strlen(in), secrets, cut, &len);
+	ck_assert_msg(strcmp(got, want) == 0, "esc_redact: got \"%s\", want "
+	    "\"%s\"", got, want);
+	ck_assert_uint_eq(len, strlen(want));
+	free(got);
+}
+
+START_TEST(test_esc_redact)
+{
+	const char	*none[] = { NULL };
+	const char	*keys[] = { "sk-12345", "sk-12345-long", "hunter2x",
+			    "abc", NULL };
+
+	assert_redact("boom: missing API key", none, 0,
+	    "boom: missing API key");
+	assert_redact("", keys, 0, "");
+	/* Each occurrence, the longest where two start at one byte. */
+	assert_redact("key sk-12345 refused", keys, 0,
+	    "key " ESC_REDACTED " refused");
+	assert_redact("sk-12345-long,hunter2xhunter2x", keys, 0,
+	    ESC_REDACTED "," ESC_REDACTED ESC_REDACTED);
+	/* Too short to look for. */
+	assert_redact("abc abc", keys, 0, "abc abc");
+	/* A cut line: its end may be the start of a secret. */
+	assert_redact("token=sk-12", keys, 1, "token=" ESC_REDACTED);
+	assert_redact("token=sk-12", keys, 0, "token=sk-12");
+	/* Bytes as they are, a NUL included. */
+	{
+		char	*got;
+		size_t	 len;
+
+		got = esc_redact("a\0hunter2x\0b", 12, keys, 0, &len);
+		ck_assert_uint_eq(len, 4 + sizeof ESC_REDACTED - 1);
+		ck_assert(memcmp(got, "a\0" ESC_REDACTED "\0b", len) == 0);
+		free(got);
+	}
+}
+END_TEST
+
 START_TEST(test_esc_json_escapes)
 {
 	assert_json(S(""), "\"\"");
@@ -177,6 +254,8 @@ unit_suite(void)
 	tcase_add_test(tc, test_esc_text_controls);
 	tcase_add_test(tc, test_esc_text_invalid_utf8);
 	tcase_add_test(tc, test_esc_text_idempotent);
+	tcase_add_test(tc, test_esc_text_max);
+	tcase_add_test(tc, test_esc_redact);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_esc_json_escapes);

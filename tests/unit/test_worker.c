@@ -40,6 +40,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "esc.h"
 #include "log.h"
 #include "logs_ring.h"
 #include "mcpd.h"
@@ -98,6 +99,7 @@ static struct {
 	int			 nlog;
 	int			 changed;
 	int			 short_init;	/* init_timeout_ms 200 */
+	char			 last_stderr_field[256]; /* of the last exit */
 } F;
 
 struct transport *
@@ -243,8 +245,19 @@ static void
 test_log(int priority, const char *message_id, const struct log_field *f,
     size_t nfields, const char *text)
 {
+	size_t	 i;
+
 	if (F.nlog < 64)
 		snprintf(F.log[F.nlog++], sizeof F.log[0], "%s", text);
+	if (message_id == NULL || strcmp(message_id, MCPD_MID_EXIT) != 0)
+		return;
+	F.last_stderr_field[0] = '\0';
+	for (i = 0; i < nfields; i++) {
+		if (strcmp(f[i].name, MCPD_FIELD_LAST_STDERR) == 0 &&
+		    f[i].value != NULL)
+			snprintf(F.last_stderr_field,
+			    sizeof F.last_stderr_field, "%s", f[i].value);
+	}
 }
 
 /* mcpd's hook (mcpd.worker_changed). */
@@ -411,6 +424,8 @@ short_conf(const char *extra)
 	 * handshake, or a request held for it, before the story goes on.
 	 */
 	cs->init_timeout_ms = F.short_init ? 200 : T_WAIT_MS;
+	/* The first start's own limit: the stories that want it set it. */
+	cs->first_start_timeout_ms = cs->init_timeout_ms;
 	cs->stop_timeout_ms = 60;
 	return (conf);
 }
@@ -919,20 +934,181 @@ START_TEST(test_init_timeout)
 	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
 	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_WAIT);
 	wait_state(w, WORKER_STOPPING);
-	ck_assert(logged("initialize timed out after 200 ms"));
+	ck_assert(logged("initialize timed out after 200 ms "
+	    "(init_timeout_ms)"));
 	ck_assert_int_eq(F.tp->sigterms, 1);
 	ck_assert_int_eq(F.tp->input_closed, 1);
 	client_request(c, 1);
 	client_got_error(c, 0, 1, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
-	    "stopping: initialize timed out after 200 ms");
+	    "stopping: initialize timed out after 200 ms (init_timeout_ms)");
 	server_exits(W_EXITCODE(0, SIGTERM));
 	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
 	/* Why the session ended, in what a client is told. */
 	client_request(c, 2);
 	ck_assert_int_eq(c->ngot, 2);
 	client_got_error(c, 1, 2, MCPD_ERR_SERVER_UNAVAILABLE, "server s is "
-	    "not running (initialize timed out after 200 ms (killed by "
-	    "signal 15))");
+	    "not running (initialize timed out after 200 ms (init_timeout_ms) "
+	    "(killed by signal 15))");
+	free_worker(w);
+}
+END_TEST
+
+/* A worker whose first start may take first_ms, any other init 200 ms. */
+static struct worker *
+new_first_start_worker(const char *extra, uint32_t first_ms)
+{
+	struct conf		*conf;
+	struct worker		*w;
+
+	F.short_init = 1;
+	conf = short_conf(extra);
+	conf->servers[0].first_start_timeout_ms = first_ms;
+	F.mcpd.conf = conf;
+	w = worker_new(&F.mcpd, &conf->servers[0]);
+	check_invariant(w);
+	return (w);
+}
+
+static void
+assert_start_limit(const struct worker *w, uint32_t ms, const char *name)
+{
+	const char	*got;
+
+	ck_assert_uint_eq(worker_start_limit(w, &got), ms);
+	ck_assert_str_eq(got, name);
+}
+
+/*
+ * The first start of a configuration has first_start_timeout_ms; once it
+ * ran out, the next start has init_timeout_ms.  Both messages name their
+ * setting.
+ */
+START_TEST(test_first_start_timeout)
+{
+	struct worker	*w = new_first_start_worker(NULL, 400);
+	struct tclient	*c = client_attach(w);
+	uint64_t	 t0 = clock_now_ms();
+
+	assert_start_limit(w, 400, "first_start_timeout_ms");
+	wait_state(w, WORKER_STOPPING);
+	/* Longer than init_timeout_ms (200), whatever the timer rounds. */
+	ck_assert_uint_ge(clock_now_ms() - t0, 300);
+	ck_assert(logged("initialize timed out after 400 ms "
+	    "(first_start_timeout_ms)"));
+	server_exits(W_EXITCODE(0, SIGTERM));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	/* What a request held for the next start is given. */
+	assert_start_limit(w, 200, "init_timeout_ms");
+	wait_state(w, WORKER_INITIALIZING);
+	assert_start_limit(w, 200, "init_timeout_ms");
+	wait_state(w, WORKER_STOPPING);
+	ck_assert(logged("initialize timed out after 200 ms "
+	    "(init_timeout_ms)"));
+	server_exits(W_EXITCODE(0, SIGTERM));
+	(void)c;
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * A first start that got ready spends it too; a reload that changes how
+ * the server runs gives the next start its own again, one that changes
+ * only first_start_timeout_ms does not.
+ */
+START_TEST(test_first_start_spent_and_renewed)
+{
+	struct worker	*w = new_first_start_worker(NULL, 5000);
+	struct conf	*conf;
+
+	assert_start_limit(w, 5000, "first_start_timeout_ms");
+	handshake(w);
+	assert_start_limit(w, 200, "init_timeout_ms");
+	/* The same command, another first_start_timeout_ms: nothing new. */
+	conf = short_conf(NULL);
+	conf->servers[0].first_start_timeout_ms = 6000;
+	ck_assert_int_eq(worker_reconfigure(w, &conf->servers[0]),
+	    WORKER_RECONF_UPDATED);
+	conf_free(conf);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	assert_start_limit(w, 200, "init_timeout_ms");
+	/* Another argument: restarted, a first start again. */
+	conf = short_conf("\"args\": [\"--other\"]");
+	conf->servers[0].first_start_timeout_ms = 6000;
+	ck_assert_int_eq(worker_reconfigure(w, &conf->servers[0]),
+	    WORKER_RECONF_RESTARTED);
+	conf_free(conf);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	assert_start_limit(w, 6000, "first_start_timeout_ms");
+	handshake(w);
+	assert_start_limit(w, 200, "init_timeout_ms");
+	free_worker(w);
+}
+END_TEST
+
+/* The server says a line on stderr. */
+static void
+server_errs(const char *line)
+{
+	ck_assert_ptr_nonnull(F.tp);
+	F.tp->cb->err_line(F.tp->arg, line, strlen(line), strlen(line));
+}
+
+/*
+ * A server that fails says why on stderr: its last line that reads as a
+ * message (not a stack frame, not Node.js's version line) is kept, its
+ * secrets taken out, beside the exit in status and in the journal.  A
+ * clean exit and a stop that was asked for have none; a new run forgets
+ * the last one's.
+ */
+START_TEST(test_last_stderr)
+{
+	struct worker	*w = new_worker("\"env\": {\"API_KEY\": "
+	    "\"sk-secret-4711\", \"DEBUG\": \"1\"}");
+	char		 longline[1500];
+
+	ck_assert_ptr_null(worker_last_stderr(w));
+	server_errs("mcp-fake: started pid 1");
+	server_errs("Error: boom: missing API key (got sk-secret-4711 \x1b[2J)");
+	server_errs("    at main (/srv/index.js:1:1)");
+	server_errs("   ");
+	server_errs("Node.js v20.11.0");
+	server_exits(W_EXITCODE(1, 0));
+	ck_assert_str_eq(worker_last_stderr(w), "Error: boom: missing API key "
+	    "(got " ESC_REDACTED " \\x1b[2J)");
+	ck_assert_str_eq(F.last_stderr_field, worker_last_stderr(w));
+	ck_assert(logged("s: process 1 exited with status 1; its last stderr "
+	    "line: Error: boom: missing API key (got " ESC_REDACTED));
+	/* A new run forgets it once it ends; only indented lines: the last. */
+	wait_state(w, WORKER_INITIALIZING);
+	server_errs("  only a frame");
+	server_exits(W_EXITCODE(2, 0));
+	ck_assert_str_eq(worker_last_stderr(w), "  only a frame");
+	/* Bounded. */
+	wait_state(w, WORKER_INITIALIZING);
+	memset(longline, 'x', sizeof longline - 1);
+	longline[sizeof longline - 1] = '\0';
+	server_errs(longline);
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_uint_le(strlen(worker_last_stderr(w)), 200);
+	ck_assert(strstr(worker_last_stderr(w), "xxx...") != NULL);
+	/* A run that says nothing has no line. */
+	wait_state(w, WORKER_INITIALIZING);
+	server_exits(W_EXITCODE(4, 0));
+	ck_assert_ptr_null(worker_last_stderr(w));
+	/* Nor one that ends cleanly, status 0, by itself: no failure. */
+	wait_state(w, WORKER_INITIALIZING);
+	server_errs("done for now");
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_ptr_null(worker_last_stderr(w));
+	/* Nor a stop that was asked for. */
+	wait_state(w, WORKER_INITIALIZING);
+	handshake(w);
+	server_errs("shutting down");
+	worker_stop(w);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	ck_assert_ptr_null(worker_last_stderr(w));
 	free_worker(w);
 }
 END_TEST
@@ -1622,6 +1798,9 @@ unit_suite(void)
 	tcase_add_test(tc, test_crash_backoff_restart);
 	tcase_add_test(tc, test_stop_escalates);
 	tcase_add_test(tc, test_init_timeout);
+	tcase_add_test(tc, test_first_start_timeout);
+	tcase_add_test(tc, test_first_start_spent_and_renewed);
+	tcase_add_test(tc, test_last_stderr);
 	tcase_add_test(tc, test_init_error_and_bad_version);
 	tcase_add_test(tc, test_give_up_then_admin_start);
 	tcase_add_test(tc, test_restart_policies);
