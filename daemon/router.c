@@ -87,14 +87,15 @@ router_timeout(struct router *r, struct router_pending *p)
 	if (clock_now_ms() >= p->hard_deadline_ms)
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not finish "
-		    "%s within %llu ms, the limit even with progress",
-		    r->up->name(r->worker), p->method, (unsigned long long)
-		    cs->request_timeout_ms * ROUTER_HARD_TIMEOUT_FACTOR);
+		    "%s within %llu ms, the limit even with progress (ten "
+		    "times request_timeout_ms)", r->up->name(r->worker),
+		    p->method, (unsigned long long)cs->request_timeout_ms *
+		    ROUTER_HARD_TIMEOUT_FACTOR);
 	else
 		router_client_error(p->att, p->id, p->id_len,
 		    RPC_REQUEST_TIMEOUT, "request timed out: %s did not answer "
-		    "%s within %u ms", r->up->name(r->worker), p->method,
-		    cs->request_timeout_ms);
+		    "%s within %u ms (request_timeout_ms)",
+		    r->up->name(r->worker), p->method, cs->request_timeout_ms);
 	router_cancel_upstream(r, p, "request timed out");
 	router_pending_destroy(r, p);
 	r->up->request_timed_out(r->worker);

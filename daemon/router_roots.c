@@ -323,8 +323,8 @@ router_roots_sweep(struct router *r, uint64_t now)
 	struct attachment	*a, *next;
 
 	if (r->nroots_waiting > 0 && r->roots_wait_deadline_ms <= now) {
-		log_warnx("%s: no client roots within %u ms; its roots/list "
-		    "is answered with the configured roots",
+		log_warnx("%s: no client roots within %u ms (init_timeout_ms); "
+		    "its roots/list is answered with the configured roots",
 		    r->up->name(r->worker),
 		    r->up->conf(r->worker)->init_timeout_ms);
 		router_roots_answer_configured(r);
