@@ -31,6 +31,8 @@ worker_export(struct worker *w, struct handover_server *s)
 	s->name = xstrdup(w->name);
 	s->spawns = w->spawns;
 	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;
+	s->last_stderr = w->last_stderr != NULL ? xstrdup(w->last_stderr) :
+	    NULL;
 	logs_export(w->logs, s);
 	s->lines_in = w->lines_in;
 	s->nonjson_lines = w->nonjson_lines;
@@ -87,6 +89,9 @@ worker_adopt_history(struct worker *w, const struct handover_server *s)
 {
 	w->spawns = s->spawns;
 	worker_set_reason(&w->last_exit, s->last_exit);
+	free(w->last_stderr);
+	w->last_stderr = s->last_stderr != NULL ? xstrdup(s->last_stderr) :
+	    NULL;
 	logs_adopt(w->logs, s);
 	w->lines_in = s->lines_in;
 	w->nonjson_lines = s->nonjson_lines;

@@ -59,6 +59,7 @@ handover_server_free(struct handover_server *s)
 	free(s->name);
 	free(s->state);
 	free(s->last_exit);
+	free(s->last_stderr);
 	free(s->cgroup_leaf);
 	free(s->init_result);
 	free(s->remote);
@@ -298,6 +299,7 @@ handover_put_server(cJSON *o, const void *v)
 	handover_put_str(o, "state", s->state);
 	handover_put_num(o, "spawns", (double)s->spawns);
 	handover_put_str(o, "last_exit", s->last_exit);
+	handover_put_str(o, "last_stderr", s->last_stderr);
 	handover_put_str(o, "remote", s->remote);
 	handover_put_num(o, "stderr_lines", (double)s->stderr_lines);
 	handover_put_num(o, "lines_in", (double)s->lines_in);
@@ -912,6 +914,7 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->state = handover_str(in, "state", 1);
 	s->spawns = handover_u64(in, "spawns");
 	s->last_exit = handover_str(in, "last_exit", 0);
+	s->last_stderr = handover_str(in, "last_stderr", 0);
 	handover_parse_lines(in, s);
 	s->lines_in = handover_u64(in, "lines_in");
 	s->nonjson_lines = handover_u64(in, "nonjson_lines");

@@ -79,6 +79,7 @@ struct handover_server {
 	char		*state;
 	uint64_t	 spawns;		/* starts so far */
 	char		*last_exit;		/* or NULL */
+	char		*last_stderr;		/* or NULL */
 	struct handover_line *lines;		/* recent stderr, oldest first */
 	size_t		 nlines;
 	uint64_t	 stderr_lines;		/* seen since configured */

@@ -51,6 +51,7 @@ sample(struct handover *h)
 	s->state = strdup("ready");
 	s->spawns = 3;
 	s->last_exit = strdup("exited with status 1");
+	s->last_stderr = strdup("boom: missing API key");
 	s->pid = 5000;
 	s->exit_pid = 5001;
 	s->containment = 2;
@@ -157,6 +158,8 @@ START_TEST(test_handover_round_trip)
 	ck_assert(s->first_id == 17);
 	ck_assert_int_eq(s->level, 3);
 	ck_assert_str_eq(s->remote, "{\"session\":\"established\"}");
+	ck_assert_str_eq(s->last_stderr, "boom: missing API key");
+	ck_assert_ptr_null(back.servers[1].last_stderr);
 	ck_assert_uint_eq(s->nlines, 3);
 	ck_assert_uint_eq(s->stderr_lines, 99);
 	ck_assert_uint_eq(s->lines[0].text.len, 18);
