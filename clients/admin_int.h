@@ -25,4 +25,20 @@ cJSON	*admin_call_wait(struct ctl *, const char *method, cJSON *params,
 /* o as JSON on stdout, integers as integers; one_line for streams. */
 void	 admin_print_json(cJSON *o, int one_line);
 
+/*
+ * The servers the names on the command line stand for: a group's name
+ * (one that is no server's) for its members in group order, anything
+ * else for itself (mcpd says if it is unknown); each once, in order.
+ */
+struct admin_names {
+	char	**v;		/* NULL-ended */
+	int	  n;
+	int	  groups;	/* how many names were groups' */
+};
+int	 admin_names(struct ctl *, int argc, char **argv,
+	    struct admin_names *);
+void	 admin_names_free(struct admin_names *);
+/* The entry named name in an array of objects with a "name", or NULL. */
+const cJSON *admin_find_named(const cJSON *list, const char *name);
+
 #endif /* MCPD_ADMIN_INT_H */
