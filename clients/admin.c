@@ -135,8 +135,9 @@ admin_call_wait(struct ctl *ctl, const char *method, cJSON *params,
 	if ((error = cJSON_GetObjectItemCaseSensitive(req.reply, "error")) !=
 	    NULL) {
 		message = out_str(error, "message");
-		diag_warnx(NULL, "%s", message != NULL ? message :
-		    "mcpd returned an error");
+		if (!ctl->quiet_errors)
+			diag_warnx(NULL, "%s", message != NULL ? message :
+			    "mcpd returned an error");
 		cJSON_Delete(ctl->last_error_data);
 		ctl->last_error_data = cJSON_DetachItemFromObjectCaseSensitive(
 		    error, "data");

@@ -13,8 +13,8 @@
  * Send a request (params is owned, may be NULL) and wait for its
  * response, at most ADMIN_REPLY_TIMEOUT_MS of silence from mcpd.
  * Returns the result (caller frees) or NULL after printing the error
- * (an error from mcpd is kept in ctl->last_error_*); *status says which
- * exit code.
+ * (an error from mcpd is kept in ctl->last_error_*, and not printed with
+ * ctl->quiet_errors); *status says which exit code.
  */
 #define ADMIN_REPLY_TIMEOUT_MS	10000
 cJSON	*admin_call(struct ctl *, const char *method, cJSON *params,
