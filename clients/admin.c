@@ -228,7 +228,8 @@ admin_names(struct ctl *ctl, int argc, char **argv,
 	}
 	cJSON_Delete(status);
 	if (names->n == 0) {
-		diag_warnx(NULL, "%s: a group without servers", argv[0]);
+		diag_warnx(NULL, "no server to act on: the groups named have "
+		    "none");
 		return (DIAG_EXIT_FAILED);
 	}
 	return (DIAG_EXIT_OK);
