@@ -124,6 +124,8 @@ admin_call_wait(struct ctl *ctl, const char *method, cJSON *params,
 	req.null_id = 1;		/* mcpd refusing the connection */
 	req.any_oversize = 1;		/* mcpd's control lines are short */
 	req.unsent_wait_ms = ADMIN_REFUSAL_WAIT_MS;
+	req.on_notification = ctl->on_notification;
+	req.arg = ctl->notification_arg;
 	st = request_run(ctl->line, &req);
 	cJSON_Delete((cJSON *)req.id);
 	if ((*status = admin_lost(ctl, st, req.error, timeout_ms)) !=
@@ -133,8 +135,9 @@ admin_call_wait(struct ctl *ctl, const char *method, cJSON *params,
 	if ((error = cJSON_GetObjectItemCaseSensitive(req.reply, "error")) !=
 	    NULL) {
 		message = out_str(error, "message");
-		diag_warnx(NULL, "%s", message != NULL ? message :
-		    "mcpd returned an error");
+		if (!ctl->quiet_errors)
+			diag_warnx(NULL, "%s", message != NULL ? message :
+			    "mcpd returned an error");
 		cJSON_Delete(ctl->last_error_data);
 		ctl->last_error_data = cJSON_DetachItemFromObjectCaseSensitive(
 		    error, "data");
@@ -157,6 +160,90 @@ admin_print_json(cJSON *o, int one_line)
 {
 	out_json_integers(o);
 	out_json(stdout, o, one_line);
+}
+
+/*
+ * Names.
+ */
+
+/* The entry named name in an array of objects with a "name", or NULL. */
+const cJSON *
+admin_find_named(const cJSON *list, const char *name)
+{
+	const cJSON	*e;
+	const char	*n;
+
+	cJSON_ArrayForEach(e, list) {
+		if ((n = out_str(e, "name")) != NULL && strcmp(n, name) == 0)
+			return (e);
+	}
+	return (NULL);
+}
+
+static void
+admin_names_add(struct admin_names *names, const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < names->n; i++) {
+		if (strcmp(names->v[i], name) == 0)
+			return;
+	}
+	names->v = xreallocarray(names->v, (size_t)names->n + 2,
+	    sizeof *names->v);
+	names->v[names->n++] = xstrdup(name);
+	names->v[names->n] = NULL;
+}
+
+int
+admin_names(struct ctl *ctl, int argc, char **argv,
+    struct admin_names *names)
+{
+	cJSON		*status;
+	const cJSON	*servers, *group, *m;
+	const char	*name;
+	int		 i, rc;
+
+	memset(names, 0, sizeof *names);
+	names->v = xcalloc(1, sizeof *names->v);
+	if (argc == 0)
+		return (DIAG_EXIT_OK);
+	if ((status = admin_call(ctl, MCPD_METHOD_STATUS, NULL, &rc)) == NULL)
+		return (rc);
+	servers = cJSON_GetObjectItemCaseSensitive(status, "servers");
+	for (i = 0; i < argc; i++) {
+		/* A server's name wins over a group's. */
+		if (admin_find_named(servers, argv[i]) != NULL ||
+		    (group = admin_find_named(cJSON_GetObjectItemCaseSensitive(
+		    status, "groups"), argv[i])) == NULL) {
+			admin_names_add(names, argv[i]);
+			continue;
+		}
+		names->groups++;
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(group,
+		    "servers")) {
+			if ((name = out_str(m, "name")) != NULL)
+				admin_names_add(names, name);
+		}
+	}
+	cJSON_Delete(status);
+	if (names->n == 0) {
+		diag_warnx(NULL, "no server to act on: the groups named have "
+		    "none");
+		return (DIAG_EXIT_FAILED);
+	}
+	return (DIAG_EXIT_OK);
+}
+
+void
+admin_names_free(struct admin_names *names)
+{
+	int	 i;
+
+	for (i = 0; i < names->n; i++)
+		free(names->v[i]);
+	free(names->v);
+	memset(names, 0, sizeof *names);
 }
 
 /*
@@ -241,13 +328,15 @@ admin_reload(struct ctl *ctl, int argc, char **argv)
 	return (DIAG_EXIT_OK);
 }
 
+/* A line of a server's stderr; named: after the server's name. */
 static void
-admin_print_log_line(const struct ctl *ctl, cJSON *line)
+admin_print_log_line(const struct ctl *ctl, cJSON *line, int named)
 {
 	char		 when[32], *shown;
 	time_t		 t;
 	struct tm	 tm;
 	const char	*text = out_str(line, "text");
+	const char	*server = out_str(line, "server");
 
 	if (ctl->json) {
 		admin_print_json(line, 1);
@@ -258,17 +347,31 @@ admin_print_log_line(const struct ctl *ctl, cJSON *line)
 	strftime(when, sizeof when, "%b %d %H:%M:%S", &tm);
 	shown = esc_text(text != NULL ? text : "", text != NULL ?
 	    strlen(text) : 0, ESC_KEEP_TAB);
-	printf("%s %s\n", when, shown);
+	if (named)
+		printf("%s %s: %s\n", when, out_esc(server != NULL ? server :
+		    "?"), shown);
+	else
+		printf("%s %s\n", when, shown);
 	free(shown);
+}
+
+/* A log notification's line, or NULL. */
+static cJSON *
+admin_log_params(const cJSON *msg)
+{
+	const char	*method = out_str(msg, "method");
+
+	if (method == NULL || strcmp(method, MCPD_NOTIFY_LOG) != 0)
+		return (NULL);
+	return (cJSON_GetObjectItemCaseSensitive(msg, "params"));
 }
 
 /* logs -f: print the log notifications mcpd sends until it closes. */
 static int
-admin_follow(struct ctl *ctl)
+admin_follow(struct ctl *ctl, int named)
 {
 	struct frame_msg	 m;
 	cJSON			*msg, *p;
-	const char		*method;
 
 	for (;;) {
 		switch (line_next(ctl->line, 0, &m)) {
@@ -288,39 +391,117 @@ admin_follow(struct ctl *ctl)
 			return (DIAG_EXIT_FAILED);
 		}
 		msg = cJSON_ParseWithLength(m.line, m.len);
-		method = out_str(msg, "method");
-		p = cJSON_GetObjectItemCaseSensitive(msg, "params");
-		if (method != NULL && strcmp(method, MCPD_NOTIFY_LOG) == 0 &&
-		    p != NULL) {
-			admin_print_log_line(ctl, p);
+		if ((p = admin_log_params(msg)) != NULL) {
+			admin_print_log_line(ctl, p, named);
 			fflush(stdout);
 		}
 		cJSON_Delete(msg);
 	}
 }
 
+/* While a group's follows are asked for: the lines that come, kept. */
+static void
+admin_logs_keep(void *arg, const cJSON *msg)
+{
+	const cJSON	*p;
+
+	if ((p = admin_log_params(msg)) != NULL)
+		cJSON_AddItemToArray(arg, cJSON_Duplicate(p, 1));
+}
+
+struct admin_line {
+	cJSON	*line;
+	size_t	 order;
+};
+
+/* Older first, by the time mcpd read them; each server's in its order. */
+static int
+admin_line_cmp(const void *a, const void *b)
+{
+	const struct admin_line	*x = a, *y = b;
+	double			 tx, ty;
+
+	tx = out_num(x->line, "time_us", 0);
+	ty = out_num(y->line, "time_us", 0);
+	if (tx != ty)
+		return (tx < ty ? -1 : 1);
+	return (x->order < y->order ? -1 : x->order > y->order);
+}
+
+/* Several servers' lines, merged in time: the last ctl->lines printed. */
+static void
+admin_print_merged(const struct ctl *ctl, cJSON *lines, int named)
+{
+	struct admin_line	*v;
+	cJSON			*line;
+	size_t			 n = 0, i, first;
+
+	v = xreallocarray(NULL, (size_t)cJSON_GetArraySize(lines) + 1,
+	    sizeof *v);
+	cJSON_ArrayForEach(line, lines) {
+		v[n].line = line;
+		v[n].order = n;
+		n++;
+	}
+	qsort(v, n, sizeof *v, admin_line_cmp);
+	first = n > (size_t)ctl->lines ? n - (size_t)ctl->lines : 0;
+	for (i = first; i < n; i++)
+		admin_print_log_line(ctl, v[i].line, named);
+	free(v);
+}
+
+/*
+ * logs NAME: a server's lines; a group's name: its members', merged in
+ * time and each after its server's name, and with -f every member
+ * followed on the one connection.
+ */
 int
 admin_logs(struct ctl *ctl, int argc, char **argv)
 {
-	cJSON		*params, *result, *line;
-	int		 status;
+	struct admin_names	 names;
+	cJSON			*params, *result, *lines, *kept, *line;
+	int			 status, i, named, rc;
 
-	params = cJSON_CreateObject();
-	cJSON_AddStringToObject(params, "server", argv[0]);
-	cJSON_AddNumberToObject(params, "lines", (double)ctl->lines);
-	cJSON_AddBoolToObject(params, "follow", ctl->follow);
-	if ((result = admin_call(ctl, MCPD_METHOD_LOGS, params, &status)) ==
-	    NULL)
-		return (status);
-	cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(result,
-	    "lines"))
-		admin_print_log_line(ctl, line);
-	cJSON_Delete(result);
-	if (!ctl->follow)
-		return (DIAG_EXIT_OK);
+	if ((rc = admin_names(ctl, argc, argv, &names)) != DIAG_EXIT_OK) {
+		admin_names_free(&names);
+		return (rc);
+	}
+	named = names.groups > 0;
+	lines = cJSON_CreateArray();
+	kept = cJSON_CreateArray();
+	ctl->on_notification = admin_logs_keep;
+	ctl->notification_arg = kept;
+	for (i = 0; i < names.n; i++) {
+		params = cJSON_CreateObject();
+		cJSON_AddStringToObject(params, "server", names.v[i]);
+		cJSON_AddNumberToObject(params, "lines", (double)ctl->lines);
+		cJSON_AddBoolToObject(params, "follow", ctl->follow);
+		if ((result = admin_call(ctl, MCPD_METHOD_LOGS, params,
+		    &status)) == NULL) {
+			rc = status;
+			goto out;
+		}
+		while ((line = cJSON_DetachItemFromArray(
+		    cJSON_GetObjectItemCaseSensitive(result, "lines"), 0)) !=
+		    NULL)
+			cJSON_AddItemToArray(lines, line);
+		cJSON_Delete(result);
+	}
+	ctl->on_notification = NULL;
+	admin_print_merged(ctl, lines, named);
+	cJSON_ArrayForEach(line, kept)
+		admin_print_log_line(ctl, line, named);
+	if (ctl->follow) {
+		fflush(stdout);
+		rc = admin_follow(ctl, named);
+	}
 
-	fflush(stdout);
-	return (admin_follow(ctl));
+out:
+	ctl->on_notification = NULL;
+	cJSON_Delete(lines);
+	cJSON_Delete(kept);
+	admin_names_free(&names);
+	return (rc);
 }
 
 int

@@ -13,8 +13,8 @@
  * Send a request (params is owned, may be NULL) and wait for its
  * response, at most ADMIN_REPLY_TIMEOUT_MS of silence from mcpd.
  * Returns the result (caller frees) or NULL after printing the error
- * (an error from mcpd is kept in ctl->last_error_*); *status says which
- * exit code.
+ * (an error from mcpd is kept in ctl->last_error_*, and not printed with
+ * ctl->quiet_errors); *status says which exit code.
  */
 #define ADMIN_REPLY_TIMEOUT_MS	10000
 cJSON	*admin_call(struct ctl *, const char *method, cJSON *params,
@@ -24,5 +24,21 @@ cJSON	*admin_call_wait(struct ctl *, const char *method, cJSON *params,
 	    int timeout_ms, int *status);
 /* o as JSON on stdout, integers as integers; one_line for streams. */
 void	 admin_print_json(cJSON *o, int one_line);
+
+/*
+ * The servers the names on the command line stand for: a group's name
+ * (one that is no server's) for its members in group order, anything
+ * else for itself (mcpd says if it is unknown); each once, in order.
+ */
+struct admin_names {
+	char	**v;		/* NULL-ended */
+	int	  n;
+	int	  groups;	/* how many names were groups' */
+};
+int	 admin_names(struct ctl *, int argc, char **argv,
+	    struct admin_names *);
+void	 admin_names_free(struct admin_names *);
+/* The entry named name in an array of objects with a "name", or NULL. */
+const cJSON *admin_find_named(const cJSON *list, const char *name);
 
 #endif /* MCPD_ADMIN_INT_H */

@@ -4,7 +4,9 @@
  * each server that needs a sign-in or waits, idle, for its first
  * client; beside a failed server's exit, the last line of its stderr),
  * and start, stop and restart, which
- * wait until the servers have settled (unless --no-block).
+ * wait until the servers have settled (unless --no-block).  Each takes a
+ * group's name for its members (admin_names), and names each server
+ * once.
  */
 #include "config.h"
 
@@ -28,6 +30,30 @@
 
 #define ADMIN_SETTLE_TIMEOUT_MS	60000
 #define ADMIN_SETTLE_POLL_MS	50
+
+/* Each server once: `status NAME NAME#1` lists NAME#1 with NAME too. */
+static void
+admin_servers_once(cJSON *servers)
+{
+	cJSON		*s, *next;
+	const cJSON	*p;
+	const char	*name;
+
+	for (s = servers != NULL ? servers->child : NULL; s != NULL;
+	    s = next) {
+		next = s->next;
+		if ((name = out_str(s, "name")) == NULL)
+			continue;
+		for (p = servers->child; p != s; p = p->next) {
+			if (out_str(p, "name") != NULL &&
+			    strcmp(out_str(p, "name"), name) == 0) {
+				cJSON_Delete(cJSON_DetachItemViaPointer(servers,
+				    s));
+				break;
+			}
+		}
+	}
+}
 
 static cJSON *
 admin_names_params(int argc, char **argv)
@@ -388,13 +414,22 @@ admin_print_logins(const cJSON *servers)
 int
 admin_status(struct ctl *ctl, int argc, char **argv)
 {
-	cJSON	*result;
-	int	 status;
+	struct admin_names	 names;
+	cJSON			*result;
+	int			 status;
 
-	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
-	    argv), &status);
+	if ((status = admin_names(ctl, argc, argv, &names)) !=
+	    DIAG_EXIT_OK) {
+		admin_names_free(&names);
+		return (status);
+	}
+	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(
+	    names.n, names.v), &status);
+	admin_names_free(&names);
 	if (result == NULL)
 		return (status);
+	admin_servers_once(cJSON_GetObjectItemCaseSensitive(result,
+	    "servers"));
 	if (ctl->json)
 		admin_print_json(result, 0);
 	else {
@@ -495,8 +530,9 @@ admin_settled(const cJSON *s, enum admin_goal goal,
 	    strcmp(state, "failed") == 0 || strcmp(state, "stopped") == 0);
 }
 
+/* The action on these servers (no groups: admin_names). */
 static int
-admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
+admin_act_on(struct ctl *ctl, const char *method, enum admin_goal goal,
     int argc, char **argv)
 {
 	cJSON		*result, *servers, *s;
@@ -505,7 +541,11 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	uint64_t	 deadline;
 	const char	*state, *last, *reason, *said;
 
-	/* Remember pids first so a restart is seen to have happened. */
+	/*
+	 * Remember pids first so a restart is seen to have happened.  The
+	 * status of a server named lists its instances after it: each is
+	 * found by its name.
+	 */
 	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(argc,
 	    argv), &status);
 	if (result == NULL)
@@ -513,7 +553,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	before = xcalloc((size_t)argc, sizeof *before);
 	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
 	for (i = 0; i < argc; i++) {
-		s = cJSON_GetArrayItem(servers, i);
+		s = (cJSON *)admin_find_named(servers, argv[i]);
 		before[i].pid = strcmp(method, MCPD_METHOD_RESTART) == 0 ?
 		    out_num(s, "pid", -1) : -2;
 		before[i].idle_stops = admin_idle_stops(s);
@@ -530,7 +570,7 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 		servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
 		all_settled = 1;
 		for (i = 0; i < argc; i++) {
-			s = cJSON_GetArrayItem(servers, i);
+			s = (cJSON *)admin_find_named(servers, argv[i]);
 			if (!admin_settled(s, goal, &before[i]))
 				all_settled = 0;
 		}
@@ -557,10 +597,10 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 		cJSON_DeleteItemFromObjectCaseSensitive(result, "daemon");
 		admin_print_json(result, 0);
 	}
-	i = 0;
-	cJSON_ArrayForEach(s, servers) {
-		started = i < argc && admin_went_idle(s, &before[i]);
-		i++;
+	for (i = 0; i < argc; i++) {
+		if ((s = (cJSON *)admin_find_named(servers, argv[i])) == NULL)
+			continue;
+		started = admin_went_idle(s, &before[i]);
 		state = out_str(s, "state");
 		last = out_str(s, "last_exit");
 		if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
@@ -588,6 +628,20 @@ admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
 	}
 	cJSON_Delete(result);
 	admin_before_free(before, argc);
+	return (rc);
+}
+
+/* The action on the servers named, or on a group's. */
+static int
+admin_act(struct ctl *ctl, const char *method, enum admin_goal goal,
+    int argc, char **argv)
+{
+	struct admin_names names;
+	int		 rc;
+
+	if ((rc = admin_names(ctl, argc, argv, &names)) == DIAG_EXIT_OK)
+		rc = admin_act_on(ctl, method, goal, names.n, names.v);
+	admin_names_free(&names);
 	return (rc);
 }
 

@@ -30,6 +30,10 @@ struct ctl {
 	cJSON		*last_error_data;	/* the last error's data */
 	char		*last_error_message;	/* its message, or NULL */
 	int		 last_error_code;	/* its code, or 0 */
+	int		 quiet_errors;	/* an error answered: kept, not said */
+	/* Notifications that come while a call waits; NULL: dropped. */
+	void		(*on_notification)(void *, const cJSON *);
+	void		*notification_arg;
 };
 
 typedef int	ctl_command_fn(struct ctl *, int argc, char **argv);

@@ -2,11 +2,12 @@
  * import.c -- mcpctl import: the MCP servers other apps start, moved
  * under mcpd.
  *
- *	mcpctl import [--from APP|FILE]... [--dry-run] [--yes] [--config FILE]
+ *	mcpctl import [--from APP|FILE]... [--dry-run] [--yes] [-c FILE]
  *
  * Reads the entries of the apps found (apps.c) or named, merges them into
  * mcpd's configuration (appconf.c: identical servers once, clashes
- * renamed), says what happens to each, shows the diff and asks; then
+ * renamed; the file runconf.h finds, named first), says what happens to
+ * each, shows the diff and asks; then
  * keeps the old file as FILE.bak, writes the new one in its place and
  * asks mcpd to reload.  Nothing is written with --dry-run, or without a
  * terminal to ask on and without --yes (exit 1).
@@ -32,7 +33,7 @@
 #include "diag.h"
 #include "import.h"
 #include "out.h"
-#include "paths.h"
+#include "runconf.h"
 #include "udiff.h"
 #include "xmalloc.h"
 
@@ -132,20 +133,6 @@ import_check(const char *config, const char *text, size_t len)
 	conf_diags_free(&diags);
 }
 
-/* After a write: a reload if mcpd runs. */
-int
-import_reload(struct ctl *ctl, const char *config)
-{
-	int	 rc;
-
-	if ((rc = admin_connect(ctl, 1)) != DIAG_EXIT_OK) {
-		printf("mcpd is not running (at %s): it reads %s when it "
-		    "starts\n", out_esc(ctl->socket_path), out_esc(config));
-		return (DIAG_EXIT_OK);
-	}
-	return (admin_reload(ctl, 0, NULL));
-}
-
 int
 import_run(struct ctl *ctl, int argc, char **argv)
 {
@@ -160,15 +147,17 @@ import_run(struct ctl *ctl, int argc, char **argv)
 	};
 	struct apps_files	 files = { NULL, 0 };
 	struct appconf_list	 list = { NULL, 0 };
+	struct runconf		 rc_conf = { NULL, NULL, NULL, 0 };
 	struct stat		 sb;
-	char			*config = NULL, *text = NULL, *new = NULL;
-	char			*cause, *diff = NULL, *backup;
+	char			*config = NULL, *given = NULL, *text = NULL;
+	char			*new = NULL;
+	char			*cause, *diff = NULL, *backup, *question;
 	size_t			 len, newlen, i;
 	int			 ch, dry_run = 0, yes = 0, from = 0, rc;
 	int			 exists, failed = 0;
 
 	optind = 0;
-	while ((ch = getopt_long(argc + 1, argv - 1, "s:hny", options,
+	while ((ch = getopt_long(argc + 1, argv - 1, "c:s:hny", options,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'F':
@@ -194,8 +183,7 @@ import_run(struct ctl *ctl, int argc, char **argv)
 			yes = 1;
 			break;
 		case 'c':
-			free(config);
-			config = xstrdup(optarg);
+			given = optarg;
 			break;
 		case 's':
 			ctl->socket_path = optarg;
@@ -203,7 +191,7 @@ import_run(struct ctl *ctl, int argc, char **argv)
 		case 'h':
 		default:
 			diag_warnx(NULL, "usage: mcpctl import [--from "
-			    "APP|FILE]... [--dry-run] [--yes] [--config "
+			    "APP|FILE]... [--dry-run] [--yes] [-c|--config "
 			    "FILE]");
 			rc = ch == 'h' ? DIAG_EXIT_OK : DIAG_EXIT_USAGE;
 			goto out;
@@ -217,9 +205,6 @@ import_run(struct ctl *ctl, int argc, char **argv)
 	}
 	if (!from && apps_find(NULL, &files) != 0)
 		failed = 1;
-	if (config == NULL)
-		config = paths_default_config();
-
 	for (i = 0; i < files.n; i++) {
 		if (appconf_read(&files.v[i].f, files.v[i].text,
 		    files.v[i].len, &list, &cause) == -1) {
@@ -236,6 +221,8 @@ import_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
+	runconf_find(ctl, given, "editing", &rc_conf);
+	config = rc_conf.path;
 
 	if ((rc = apps_read(config, &text, &len, &sb, &cause)) == -1) {
 		diag_warnx(config, "%s", cause);
@@ -265,8 +252,11 @@ import_run(struct ctl *ctl, int argc, char **argv)
 		rc = failed ? DIAG_EXIT_FAILED : DIAG_EXIT_OK;
 		goto out;
 	}
-	if ((rc = apps_confirm(diff, exists ? "Write this to mcpd's "
-	    "configuration?" : "Create mcpd's configuration?", yes)) != 1) {
+	xasprintf(&question, "%s %s?", exists ? "Write this to" : "Create",
+	    out_esc(config));
+	rc = apps_confirm(diff, question, yes);
+	free(question);
+	if (rc != 1) {
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
@@ -293,15 +283,15 @@ import_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
-	printf("wrote %s\n", out_esc(config));
-	rc = import_reload(ctl, config);
+	printf("wrote %s (%s)\n", out_esc(config), rc_conf.why);
+	rc = runconf_reload(ctl, &rc_conf);
 	if (rc == DIAG_EXIT_OK && failed)
 		rc = DIAG_EXIT_FAILED;
 
 out:
 	appconf_list_free(&list);
 	apps_files_free(&files);
-	free(config);
+	runconf_clear(&rc_conf);
 	free(text);
 	free(new);
 	free(diff);

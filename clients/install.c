@@ -2,11 +2,12 @@
  * install.c -- mcpctl install and uninstall: an app's own configuration
  * pointed at mcpd, and back.
  *
- *	mcpctl install APP [--servers NAME...] [--yes] [--config FILE]
+ *	mcpctl install APP [--servers NAME...] [--yes] [-c FILE]
  *	mcpctl uninstall APP [--yes] [--force]
  *
  * install rewrites, in each of the app's files (apps.c), every entry that
- * mcpd's configuration runs the same server as (appconf_same_server) into
+ * mcpd's configuration (the file runconf.h finds, named first) runs the
+ * same server as (appconf_same_server) into
  * {"command": MCPCTL, "args": ["connect", NAME]} (and "-s", SOCKET when
  * the socket is not the default one), MCPCTL being this program's
  * absolute path.  Other entries, and every other byte of the file,
@@ -41,6 +42,7 @@
 #include "import.h"
 #include "out.h"
 #include "paths.h"
+#include "runconf.h"
 #include "udiff.h"
 #include "xmalloc.h"
 
@@ -51,7 +53,7 @@ struct install_opts {
 	char	**servers;	/* --servers, NULL-ended, or NULL */
 	int	  yes;
 	int	  force;
-	char	 *config;
+	char	 *config;	/* --config, or NULL */
 	char	 *app;
 };
 
@@ -63,7 +65,7 @@ install_usage(int uninstall)
 		    "[--force] (APP: %s)", apps_names());
 	else
 		diag_warnx(NULL, "usage: mcpctl install APP [--servers "
-		    "NAME...] [--yes] [--config FILE] (APP: %s)",
+		    "NAME...] [--yes] [-c|--config FILE] (APP: %s)",
 		    apps_names());
 }
 
@@ -85,9 +87,11 @@ install_options(struct ctl *ctl, int argc, char **argv, int uninstall,
 			o->yes = 1;
 		else if (strcmp(a, "--force") == 0 || strcmp(a, "-f") == 0)
 			o->force = 1;
-		else if ((strcmp(a, "--config") == 0 || strcmp(a, "-s") ==
-		    0 || strcmp(a, "--socket") == 0) && i + 1 < argc) {
-			if (a[2] == 'c') {
+		else if ((strcmp(a, "--config") == 0 || strcmp(a, "-c") ==
+		    0 || strcmp(a, "-s") == 0 || strcmp(a, "--socket") == 0) &&
+		    i + 1 < argc) {
+			if (strcmp(a, "--config") == 0 || strcmp(a, "-c") ==
+			    0) {
 				free(o->config);
 				o->config = xstrdup(argv[++i]);
 			} else
@@ -114,8 +118,6 @@ install_options(struct ctl *ctl, int argc, char **argv, int uninstall,
 		    apps_names());
 		return (DIAG_EXIT_USAGE);
 	}
-	if (o->config == NULL)
-		o->config = paths_default_config();
 	return (0);
 
 usage:
@@ -299,6 +301,7 @@ install_run(struct ctl *ctl, int argc, char **argv)
 {
 	struct install_opts	 o;
 	struct apps_files	 files = { NULL, 0 };
+	struct runconf		 conf = { NULL, NULL, NULL, 0 };
 	struct stat		 sb;
 	char			*mcpd_text = NULL, *self = NULL, *cause;
 	char			*sock = NULL, buf[PATH_MAX];
@@ -321,13 +324,14 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		else
 			sock = xstrdup(ctl->socket_path);
 	}
-	if ((rc = apps_read(o.config, &mcpd_text, &mcpd_len, &sb,
+	runconf_find(ctl, o.config, "mcpd's servers from", &conf);
+	if ((rc = apps_read(conf.path, &mcpd_text, &mcpd_len, &sb,
 	    &cause)) != 0) {
 		if (rc == 1)
-			diag_warnx(o.config, "does not exist: run mcpctl "
+			diag_warnx(conf.path, "does not exist: run mcpctl "
 			    "import first");
 		else {
-			diag_warnx(o.config, "%s", cause);
+			diag_warnx(conf.path, "%s", cause);
 			free(cause);
 		}
 		rc = DIAG_EXIT_FAILED;
@@ -350,14 +354,16 @@ install_run(struct ctl *ctl, int argc, char **argv)
 			rc = one;
 	}
 	if (rc == DIAG_EXIT_OK && !changed)
-		printf("%s: nothing to change\n", o.app);
+		printf("%s: nothing to change (mcpd's servers from %s)\n",
+		    o.app, out_esc(conf.path));
 	else if (changed)
-		printf("restart %s (or reload its MCP servers) to use mcpd; "
-		    "mcpctl uninstall %s puts its files back\n", o.app,
-		    o.app);
+		printf("restart %s (or reload its MCP servers) to use mcpd "
+		    "with the servers of %s; mcpctl uninstall %s puts its "
+		    "files back\n", o.app, out_esc(conf.path), o.app);
 
 out:
 	apps_files_free(&files);
+	runconf_clear(&conf);
 	free(mcpd_text);
 	free(self);
 	free(sock);

@@ -831,6 +831,67 @@ login_unsupported(const struct ctl *ctl)
 }
 
 /*
+ * Does the server ask for a sign-in at all?  Not one whose session with
+ * mcpd is up without an HTTP 401 ever, nor an authorization state: it
+ * answers without one.  A sign-in to it fails in discovery (with no
+ * protected resource metadata, the defaults of MCP 2025-03-26 at its
+ * origin: a 404 there), which says nothing of that.
+ */
+static int
+login_asks_none(struct ctl *ctl, const char *server)
+{
+	cJSON		*params, *result;
+	const cJSON	*s, *remote, *state;
+	const char	*session;
+	int		 status, none;
+
+	params = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(params, "servers"),
+	    cJSON_CreateString(server));
+	if ((result = admin_call(ctl, MCPD_METHOD_STATUS, params,
+	    &status)) == NULL)
+		return (0);
+	s = admin_find_named(cJSON_GetObjectItemCaseSensitive(result,
+	    "servers"), server);
+	remote = cJSON_GetObjectItemCaseSensitive(s, "remote");
+	session = out_str(remote, "session");
+	state = cJSON_GetObjectItemCaseSensitive(remote, "auth");
+	none = session != NULL && strcmp(session, "established") == 0 &&
+	    (state == NULL || cJSON_IsNull(state)) &&
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    remote, "http_responses"), "401") == NULL;
+	cJSON_Delete(result);
+	return (none);
+}
+
+/* mcpd/login failed: why, or that the server needs no sign-in. */
+static int
+login_refused(struct ctl *ctl, const char *server, int status)
+{
+	const char	*why = ctl->last_error_message, *detail;
+	char		*prefix;
+
+	if (ctl->last_error_code == 0)	/* no answer from mcpd: said */
+		return (status);
+	if (why == NULL)
+		why = "mcpd returned an error";
+	if (ctl->last_error_code == MCPD_ERR_REMOTE_AUTH &&
+	    login_asks_none(ctl, server)) {
+		xasprintf(&prefix, "sign-in to %s failed: ", server);
+		detail = strncmp(why, prefix, strlen(prefix)) == 0 ?
+		    why + strlen(prefix) : why;
+		printf("%s needs no sign-in: it answers mcpd without asking "
+		    "for one (never an HTTP 401)\n  (what looking for one "
+		    "found: %s)\n", out_esc(server), out_esc(detail));
+		free(prefix);
+		return (DIAG_EXIT_OK);
+	}
+	diag_warnx(NULL, "%s", why);
+	login_unsupported(ctl);
+	return (status);
+}
+
+/*
  * Commands.
  */
 
@@ -862,10 +923,12 @@ login_login(struct ctl *ctl, int argc, char **argv)
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "server", lg.server);
 	cJSON_AddStringToObject(params, "redirect_uri", redirect);
-	if ((result = admin_call_wait(ctl, MCPD_METHOD_LOGIN, params,
-	    LOGIN_REPLY_TIMEOUT_MS, &status)) == NULL) {
-		login_unsupported(ctl);
-		rc = status;
+	ctl->quiet_errors = 1;
+	result = admin_call_wait(ctl, MCPD_METHOD_LOGIN, params,
+	    LOGIN_REPLY_TIMEOUT_MS, &status);
+	ctl->quiet_errors = 0;
+	if (result == NULL) {
+		rc = login_refused(ctl, lg.server, status);
 		goto out;
 	}
 	if ((url = out_str(result, "url")) == NULL || !login_url_ok(url)) {

@@ -187,6 +187,42 @@ ctl_common_option(struct ctl *ctl, char **socket_path, int ch)
 	return (0);
 }
 
+/*
+ * call: mcpctl's own options among the words after the command (`mcpctl
+ * call S T text=hi --json`).  Only a word that is one exactly is taken:
+ * no tool argument is (a KEY=VALUE has a '=', a JSON object a '{'); "--"
+ * ends them.  The words left are moved to the front; their number, or
+ * -1 after a usage error.
+ */
+static int
+ctl_call_options(struct ctl *ctl, char **socket_path, int argc, char **argv)
+{
+	int	 i, n = 0, done = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (done)
+			argv[n++] = argv[i];
+		else if (strcmp(argv[i], "--") == 0)
+			done = 1;
+		else if (strcmp(argv[i], "--json") == 0)
+			ctl->json = 1;
+		else if (strcmp(argv[i], "--no-block") == 0)
+			ctl->no_block = 1;
+		else if (strncmp(argv[i], "--socket=", 9) == 0) {
+			free(*socket_path);
+			*socket_path = xstrdup(argv[i] + 9);
+		} else if (strcmp(argv[i], "-s") == 0 ||
+		    strcmp(argv[i], "--socket") == 0) {
+			if (i + 1 == argc)
+				return (-1);
+			free(*socket_path);
+			*socket_path = xstrdup(argv[++i]);
+		} else
+			argv[n++] = argv[i];
+	}
+	return (n);
+}
+
 static const struct ctl_command *
 ctl_find_command(const char *name)
 {
@@ -263,8 +299,9 @@ main(int argc, char **argv)
 	}
 
 	/*
-	 * Options may also follow the command (`mcpctl status --json`), but
-	 * not tool arguments, which may start with '-'.
+	 * Options may also follow the command (`mcpctl status --json`); for
+	 * call, getopt stops at the server's name and the rest is
+	 * ctl_call_options's.
 	 */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, cmd->fn == tools_call ?
@@ -329,6 +366,9 @@ main(int argc, char **argv)
 		}
 	}
 	nargs = argc - optind;
+	if (cmd->fn == tools_call && (nargs = ctl_call_options(&ctl,
+	    &socket_path, nargs, argv + optind)) == -1)
+		goto usage;
 	if (nargs < cmd->min_args || (cmd->max_args >= 0 &&
 	    nargs > cmd->max_args)) {
 		diag_warnx(NULL, "usage: mcpctl %s %s", cmd->name, cmd->args);

@@ -98,6 +98,9 @@ request_run(struct line *l, struct request *req)
 			if (req->on_request != NULL &&
 			    rpc_classify(msg) == RPC_KIND_REQUEST)
 				req->on_request(req->arg, msg);
+			else if (req->on_notification != NULL &&
+			    rpc_classify(msg) == RPC_KIND_NOTIFICATION)
+				req->on_notification(req->arg, msg);
 			cJSON_Delete(msg);
 			if (req->idle)
 				deadline = request_deadline(timeout_ms);

@@ -48,6 +48,8 @@ struct request {
 	int		 unsent_wait_ms;
 	/* A request from the other side; NULL: dropped. */
 	void		(*on_request)(void *arg, const cJSON *msg);
+	/* A notification meanwhile; NULL: dropped. */
+	void		(*on_notification)(void *arg, const cJSON *msg);
 	void		*arg;
 
 	/* The outcome. */

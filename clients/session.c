@@ -123,18 +123,47 @@ session_failed(struct session *s, enum request_status status,
 	return (DIAG_EXIT_OK);
 }
 
+void
+session_warn_error(const struct session *s, const char *method,
+    const cJSON *error)
+{
+	const cJSON	*message, *code;
+	const char	*text;
+	size_t		 len;
+
+	message = cJSON_GetObjectItemCaseSensitive(error, "message");
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	text = cJSON_IsString(message) ? message->valuestring :
+	    "the server returned an error";
+	/* mcpd's own messages start with the server's name. */
+	len = strlen(s->server);
+	if (strncmp(text, s->server, len) == 0 &&
+	    strncmp(text + len, ": ", 2) == 0)
+		text += len + 2;
+	diag_warnx(s->server, "%s: %s (error %d)", method, text,
+	    cJSON_IsNumber(code) ? code->valueint : 0);
+}
+
 int
 session_request(struct session *s, const char *method, cJSON *params,
     cJSON **result, int timeout_ms)
 {
+	return (session_request_error(s, method, params, result, timeout_ms,
+	    NULL));
+}
+
+int
+session_request_error(struct session *s, const char *method, cJSON *params,
+    cJSON **result, int timeout_ms, cJSON **errorp)
+{
 	struct request		 req;
 	enum request_status	 status;
-	const cJSON		*error, *message, *code;
-	const char		*text;
-	size_t			 len;
+	const cJSON		*error;
 	int			 rc;
 
 	*result = NULL;
+	if (errorp != NULL)
+		*errorp = NULL;
 	memset(&req, 0, sizeof req);
 	req.id = cJSON_CreateNumber((double)++s->next_id);
 	req.method = method;
@@ -152,17 +181,11 @@ session_request(struct session *s, const char *method, cJSON *params,
 
 	if ((error = cJSON_GetObjectItemCaseSensitive(req.reply, "error")) !=
 	    NULL) {
-		message = cJSON_GetObjectItemCaseSensitive(error, "message");
-		code = cJSON_GetObjectItemCaseSensitive(error, "code");
-		text = cJSON_IsString(message) ? message->valuestring :
-		    "the server returned an error";
-		/* mcpd's own messages start with the server's name. */
-		len = strlen(s->server);
-		if (strncmp(text, s->server, len) == 0 &&
-		    strncmp(text + len, ": ", 2) == 0)
-			text += len + 2;
-		diag_warnx(s->server, "%s: %s (error %d)", method, text,
-		    cJSON_IsNumber(code) ? code->valueint : 0);
+		if (errorp != NULL)
+			*errorp = cJSON_DetachItemFromObjectCaseSensitive(
+			    req.reply, "error");
+		else
+			session_warn_error(s, method, error);
 		cJSON_Delete(req.reply);
 		return (DIAG_EXIT_FAILED);
 	}

@@ -25,6 +25,18 @@ int		 session_open(const char *socket_path, const char *server,
 int		 session_request(struct session *, const char *method,
 		    cJSON *params, cJSON **result, int timeout_ms);
 /*
+ * The same, but an error the server (or mcpd) answers is not printed:
+ * *error gets it (the JSON-RPC error object; caller frees) and the exit
+ * code is DIAG_EXIT_FAILED.  Other failures are printed as above, with
+ * *error NULL.
+ */
+int		 session_request_error(struct session *, const char *method,
+		    cJSON *params, cJSON **result, int timeout_ms,
+		    cJSON **error);
+/* Say an error the server (or mcpd) answered to method, as above. */
+void		 session_warn_error(const struct session *,
+		    const char *method, const cJSON *error);
+/*
  * From now on, any message from mcpd restarts a request's timeout: for
  * requests that mcpd times out itself.
  */

@@ -12,11 +12,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "callargs.h"
 #include "clock.h"
 #include "ctl.h"
 #include "diag.h"
 #include "esc.h"
 #include "out.h"
+#include "proto.h"
 #include "session.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -36,10 +38,14 @@
  * Listing.
  */
 
-/* Every page of tools/list, in one array (caller frees), or NULL. */
+/*
+ * Every page of tools/list, in one array (caller frees), or NULL; quiet:
+ * nothing said of a failure (the list is only a help).
+ */
 static cJSON *
-tools_fetch(struct session *s, const char *server, int *rc)
+tools_fetch(struct session *s, const char *server, int quiet, int *rc)
 {
+	cJSON		*error = NULL;
 	cJSON		*tools, *result = NULL, *params, *page, *tool;
 	const cJSON	*next;
 	char		*cursor = NULL;
@@ -52,13 +58,15 @@ tools_fetch(struct session *s, const char *server, int *rc)
 			params = cJSON_CreateObject();
 			cJSON_AddStringToObject(params, "cursor", cursor);
 		}
-		if ((*rc = session_request(s, "tools/list", params, &result,
-		    TOOLS_LIST_TIMEOUT_MS)) != DIAG_EXIT_OK)
+		if ((*rc = session_request_error(s, "tools/list", params,
+		    &result, TOOLS_LIST_TIMEOUT_MS, quiet ? &error : NULL)) !=
+		    DIAG_EXIT_OK)
 			goto fail;
 		page = cJSON_GetObjectItemCaseSensitive(result, "tools");
 		if (!cJSON_IsArray(page)) {
-			diag_warnx(server, "tools/list: the result has no "
-			    "tools array");
+			if (!quiet)
+				diag_warnx(server, "tools/list: the result "
+				    "has no tools array");
 			*rc = DIAG_EXIT_FAILED;
 			goto fail;
 		}
@@ -69,8 +77,9 @@ tools_fetch(struct session *s, const char *server, int *rc)
 		    strcmp(cursor, next->valuestring) == 0))
 			break;
 		if (pages == TOOLS_MAX_PAGES) {
-			diag_warnx(server, "tools/list: gave up after %d "
-			    "pages", pages);
+			if (!quiet)
+				diag_warnx(server, "tools/list: gave up after "
+				    "%d pages", pages);
 			*rc = DIAG_EXIT_FAILED;
 			goto fail;
 		}
@@ -85,6 +94,7 @@ tools_fetch(struct session *s, const char *server, int *rc)
 
 fail:
 	free(cursor);
+	cJSON_Delete(error);
 	cJSON_Delete(result);
 	cJSON_Delete(tools);
 	return (NULL);
@@ -137,7 +147,7 @@ tools_list(struct ctl *ctl, int argc, char **argv)
 
 	if ((rc = session_open(ctl->socket_path, server, &s)) != DIAG_EXIT_OK)
 		return (rc);
-	if ((tools = tools_fetch(s, server, &rc)) != NULL) {
+	if ((tools = tools_fetch(s, server, 0, &rc)) != NULL) {
 		if (ctl->json)
 			out_json(stdout, tools, 0);
 		else {
@@ -155,106 +165,6 @@ tools_list(struct ctl *ctl, int argc, char **argv)
 /*
  * Calling.
  */
-
-/* Is text exactly a JSON number (so "007" or "1." stay strings)? */
-static int
-tools_is_json_number(const char *p)
-{
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9') {
-		while (*p >= '0' && *p <= '9')
-			p++;
-	} else
-		return (0);
-	if (*p == '.') {
-		p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return (0);
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return (0);
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	return (*p == '\0');
-}
-
-/*
- * A KEY=VALUE value: JSON if it parses, else the text as a string.
- * Numbers keep their exact text, so big integers are not rounded.
- */
-static cJSON *
-tools_call_value(const char *text)
-{
-	cJSON	*v;
-
-	if (tools_is_json_number(text))
-		return (cJSON_CreateRaw(text));
-	v = cJSON_ParseWithOpts(text, NULL, 1);
-	if (v != NULL && !cJSON_IsNumber(v))
-		return (v);
-	cJSON_Delete(v);
-	return (cJSON_CreateString(text));
-}
-
-static int
-tools_call_arguments(int argc, char **argv, cJSON **out)
-{
-	cJSON		*args;
-	const char	*p, *eq, *end = NULL;
-	char		*key;
-	int		 i;
-
-	*out = NULL;
-	p = argc > 0 ? argv[0] + strspn(argv[0], " \t\r\n") : "";
-	if (*p == '{') {
-		if (argc > 1) {
-			diag_warnx("call", "a JSON object must be the only "
-			    "argument after the tool name");
-			return (DIAG_EXIT_USAGE);
-		}
-		args = cJSON_ParseWithOpts(argv[0], &end, 1);
-		if (!cJSON_IsObject(args)) {
-			diag_warnx("call", "the arguments are not a valid JSON "
-			    "object (error at byte %zu)", args == NULL &&
-			    end != NULL ? (size_t)(end - argv[0]) : (size_t)0);
-			cJSON_Delete(args);
-			return (DIAG_EXIT_USAGE);
-		}
-		*out = args;
-		return (DIAG_EXIT_OK);
-	}
-
-	args = cJSON_CreateObject();
-	for (i = 0; i < argc; i++) {
-		if ((eq = strchr(argv[i], '=')) == NULL || eq == argv[i]) {
-			diag_warnx("call", "expected KEY=VALUE or one JSON "
-			    "object, got \"%s\"", argv[i]);
-			cJSON_Delete(args);
-			return (DIAG_EXIT_USAGE);
-		}
-		key = xstrndup(argv[i], (size_t)(eq - argv[i]));
-		if (cJSON_GetObjectItemCaseSensitive(args, key) != NULL) {
-			diag_warnx("call", "argument \"%s\" given twice", key);
-			free(key);
-			cJSON_Delete(args);
-			return (DIAG_EXIT_USAGE);
-		}
-		cJSON_AddItemToObject(args, key, tools_call_value(eq + 1));
-		free(key);
-	}
-	*out = args;
-	return (DIAG_EXIT_OK);
-}
 
 /* Decoded size of base64 text, without decoding it. */
 static size_t
@@ -312,17 +222,166 @@ tools_print_content_item(FILE *f, const cJSON *item)
 		fprintf(f, "[%s content]\n", out_esc(type));
 }
 
+/* A text block's text, or NULL. */
+static const char *
+tools_text_of(const cJSON *item)
+{
+	const char	*type = out_str(item, "type");
+
+	return (type != NULL && strcmp(type, "text") == 0 ?
+	    out_str(item, "text") : NULL);
+}
+
+/* Is text the text of one of content's text blocks? */
+static int
+tools_has_text(const cJSON *content, const char *text)
+{
+	const cJSON	*item;
+	const char	*t;
+
+	cJSON_ArrayForEach(item, content) {
+		if ((t = tools_text_of(item)) != NULL && strcmp(t, text) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Does the content say the structured content already?  It does when a
+ * text block is its JSON (what MCP advises servers to send beside it),
+ * or when it is an object each of whose members is the text of a text
+ * block or the content itself (as the filesystem server's
+ * {"content": TEXT}).
+ */
+static int
+tools_structured_said(const cJSON *content, const cJSON *structured)
+{
+	const cJSON	*item, *m;
+	const char	*text;
+	cJSON		*parsed;
+	int		 said;
+
+	cJSON_ArrayForEach(item, content) {
+		if ((text = tools_text_of(item)) == NULL)
+			continue;
+		parsed = cJSON_Parse(text);
+		said = parsed != NULL && cJSON_Compare(parsed, structured, 1);
+		cJSON_Delete(parsed);
+		if (said)
+			return (1);
+	}
+	if (!cJSON_IsObject(structured) || structured->child == NULL ||
+	    cJSON_GetArraySize(content) == 0)
+		return (0);
+	cJSON_ArrayForEach(m, structured) {
+		if (!(cJSON_IsString(m) && tools_has_text(content,
+		    m->valuestring)) && !cJSON_Compare(m, content, 1))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * What a call returned, for people: the content, then the structured
+ * content as JSON unless the content says it already, under a line that
+ * says which is which when both are printed.
+ */
+static void
+tools_print_result(FILE *f, const cJSON *result)
+{
+	const cJSON	*content, *structured, *item;
+
+	content = cJSON_GetObjectItemCaseSensitive(result, "content");
+	structured = cJSON_GetObjectItemCaseSensitive(result,
+	    "structuredContent");
+	cJSON_ArrayForEach(item, content)
+		tools_print_content_item(f, item);
+	if (structured == NULL || tools_structured_said(content, structured))
+		return;
+	if (cJSON_GetArraySize(content) > 0)
+		fprintf(f, "[structured content]\n");
+	out_json(f, structured, 0);
+}
+
+/* KEY=VALUE arguments typed from the tool's inputSchema, if it is listed. */
+static void
+tools_call_typed(struct session *s, const char *server, const char *tool,
+    int argc, char **argv, cJSON **args)
+{
+	cJSON		*tools, *typed;
+	const cJSON	*t, *schema = NULL;
+	const char	*name;
+	int		 rc;
+
+	if ((tools = tools_fetch(s, server, 1, &rc)) == NULL)
+		return;
+	cJSON_ArrayForEach(t, tools) {
+		if ((name = out_str(t, "name")) != NULL &&
+		    strcmp(name, tool) == 0) {
+			schema = cJSON_GetObjectItemCaseSensitive(t,
+			    "inputSchema");
+			break;
+		}
+	}
+	if (schema != NULL && callargs_parse(argc, argv, schema, &typed) ==
+	    DIAG_EXIT_OK) {
+		cJSON_Delete(*args);
+		*args = typed;
+	}
+	cJSON_Delete(tools);
+}
+
+/*
+ * An error answered for the call.  One about the tool's name names it as
+ * typed: a group's member, and mcpd's filter for it, name the tool by the
+ * member's own name, without the group's prefix.
+ */
+static void
+tools_call_error(struct session *s, const char *server, const char *tool,
+    const cJSON *error)
+{
+	static const char	 unknown[] = "unknown tool: ";
+	const char		*message, *name;
+	size_t			 len, nlen, tlen, hlen;
+	int			 code;
+
+	message = out_str(error, "message");
+	code = (int)out_num(error, "code", 0);
+	if (message == NULL || strncmp(message, unknown,
+	    sizeof unknown - 1) != 0) {
+		session_warn_error(s, "tools/call", error);
+		return;
+	}
+	len = strlen(message);
+	hlen = strlen(MCPD_FILTER_HIDDEN_NOTE);
+	if (len >= hlen && strcmp(message + len - hlen,
+	    MCPD_FILTER_HIDDEN_NOTE) == 0) {
+		diag_warnx(server, "tools/call: %s: hidden by a filter in "
+		    "mcpd's configuration (error %d)", tool, code);
+		return;
+	}
+	name = message + sizeof unknown - 1;
+	nlen = strcspn(name, " ");
+	tlen = strlen(tool);
+	if (nlen > 0 && nlen <= tlen && memcmp(tool + tlen - nlen, name,
+	    nlen) == 0)
+		diag_warnx(server, "tools/call: unknown tool: %s%s (error %d)",
+		    tool, name + nlen, code);
+	else
+		session_warn_error(s, "tools/call", error);
+}
+
 int
 tools_call(struct ctl *ctl, int argc, char **argv)
 {
 	struct session	*s;
-	cJSON		*args, *params, *result;
-	const cJSON	*item, *structured;
+	cJSON		*args, *params, *result, *error;
 	const char	*server = argv[0], *tool = argv[1];
 	FILE		*f;
 	int		 rc, is_error;
 
-	if ((rc = tools_call_arguments(argc - 2, argv + 2, &args)) !=
+	/* The words are checked before mcpd is asked anything. */
+	if ((rc = callargs_parse(argc - 2, argv + 2, NULL, &args)) !=
 	    DIAG_EXIT_OK)
 		return (rc);
 	if ((rc = session_open(ctl->socket_path, server, &s)) !=
@@ -330,13 +389,18 @@ tools_call(struct ctl *ctl, int argc, char **argv)
 		cJSON_Delete(args);
 		return (rc);
 	}
+	if (callargs_keyvalue(argc - 2, argv + 2))
+		tools_call_typed(s, server, tool, argc - 2, argv + 2, &args);
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "name", tool);
 	cJSON_AddItemToObject(params, "arguments", args);
 	/* mcpd times tool calls out (and resets on progress), not us. */
 	session_idle_timeouts(s);
-	rc = session_request(s, "tools/call", params, &result,
-	    TOOLS_CALL_IDLE_MS);
+	rc = session_request_error(s, "tools/call", params, &result,
+	    TOOLS_CALL_IDLE_MS, &error);
+	if (error != NULL)
+		tools_call_error(s, server, tool, error);
+	cJSON_Delete(error);
 	session_close(s);
 	if (rc != DIAG_EXIT_OK)
 		return (rc);
@@ -353,13 +417,7 @@ tools_call(struct ctl *ctl, int argc, char **argv)
 			    tool);
 			f = stderr;
 		}
-		cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
-		    result, "content"))
-			tools_print_content_item(f, item);
-		structured = cJSON_GetObjectItemCaseSensitive(result,
-		    "structuredContent");
-		if (structured != NULL)
-			out_json(f, structured, 0);
+		tools_print_result(f, result);
 	}
 	cJSON_Delete(result);
 	return (is_error ? DIAG_EXIT_FAILED : DIAG_EXIT_OK);

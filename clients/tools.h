@@ -10,8 +10,7 @@
 
 /* argv: NAME */
 ctl_command_fn	tools_list;
-/* argv: NAME TOOL, then one JSON object or KEY=VALUE pairs (VALUE as
-   JSON if it parses) */
+/* argv: NAME TOOL, then one JSON object or KEY=VALUE pairs (callargs.h) */
 ctl_command_fn	tools_call;
 /* argv: NAME */
 ctl_command_fn	tools_ping;

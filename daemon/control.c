@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,26 @@ control_servers_json(struct worker **v, int n, const struct client *c)
 	return (servers);
 }
 
+/*
+ * The file mcpd reads, as an absolute path: mcpctl import and install
+ * edit it from another directory.  mcpd never changes its directory, so
+ * a relative -c is taken from the one it runs in.
+ */
+static void
+control_add_config(cJSON *d, const char *file)
+{
+	char	 cwd[PATH_MAX], *path;
+
+	if (*file == '/' || getcwd(cwd, sizeof cwd) == NULL) {
+		cJSON_AddStringToObject(d, "config", file);
+		return;
+	}
+	xasprintf(&path, "%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/",
+	    file);
+	cJSON_AddStringToObject(d, "config", path);
+	free(path);
+}
+
 static cJSON *
 control_daemon_json(struct mcpd *mcpd)
 {
@@ -185,7 +206,7 @@ control_daemon_json(struct mcpd *mcpd)
 	cJSON_AddStringToObject(d, "binary", reexec_binary());
 	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
 	if (mcpd->config_file != NULL)
-		cJSON_AddStringToObject(d, "config", mcpd->config_file);
+		control_add_config(d, mcpd->config_file);
 	cJSON_AddNumberToObject(d, "connections", (double)mcpd->nclients);
 	cJSON_AddNumberToObject(d, "clients_total",
 	    (double)mcpd->clients_total);

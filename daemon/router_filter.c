@@ -134,12 +134,14 @@ router_filter_refuse(struct attachment *a, const char *line,
 
 	if (code == RPC_RESOURCE_NOT_FOUND)
 		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, code, "resource not found: %.*s%s", shown,
-		    name, name[shown] != '\0' ? "..." : "");
+		    env->id.len, code, "resource not found: %.*s%s%s", shown,
+		    name, name[shown] != '\0' ? "..." : "",
+		    MCPD_FILTER_HIDDEN_NOTE);
 	else
 		router_client_error(a, router_text(line, &env->id),
-		    env->id.len, code, "unknown %s: %.*s%s", what, shown, name,
-		    name[shown] != '\0' ? "..." : "");
+		    env->id.len, code, "unknown %s: %.*s%s%s", what, shown,
+		    name, name[shown] != '\0' ? "..." : "",
+		    MCPD_FILTER_HIDDEN_NOTE);
 }
 
 /*

@@ -102,6 +102,11 @@
 #define MCPD_ERR_REMOTE_AUTH		-32017
 /* mcpd/reexec: the new binary cannot be executed; this mcpd carries on. */
 #define MCPD_ERR_REEXEC			-32018
+/*
+ * The end of the message of a request refused for a name or URI that a
+ * server's filter hides ("unknown tool: NAME" and the like before it).
+ */
+#define MCPD_FILTER_HIDDEN_NOTE		" (hidden by a filter)"
 
 /*
  * Server states, in the order of the lifecycle (SPEC 2); "needs-login": a

@@ -5,11 +5,13 @@
 # The completion function runs as bash would run it (COMP_WORDS, COMP_CWORD),
 # with a PATH that holds mcpctl and the few standard tools it may use but
 # no jq, against an mcpd supervising "alpha" and "b-2.x" (fake servers,
-# whose serverInfo.name is "mcp-fake": a name that must not be offered).
+# whose serverInfo.name is "mcp-fake": a name that must not be offered)
+# and the group "grp" of both.
 # Asserted: every command of `mcpctl help` and nothing else; prefixes;
-# options; server names for NAME arguments, found through -s PATH,
-# --socket=PATH or $MCPD_SOCKET; nothing after a command's last NAME; and
-# nothing, quickly, when mcpd is not running.
+# options; server and group names (the built-in "all" too) for NAME
+# arguments, found through -s PATH, --socket=PATH or $MCPD_SOCKET, and
+# server names alone for login and logout; nothing after a command's last
+# NAME; and nothing, quickly, when mcpd is not running.
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -27,7 +29,8 @@ done
 
 write_config "$T/mcpd.json" <<JSON
 { "mcpServers": { "alpha": { "command": "$MCP_FAKE" },
-                  "b-2.x": { "command": "$MCP_FAKE" } } }
+                  "b-2.x": { "command": "$MCP_FAKE" } },
+  "groups": { "grp": { "servers": ["alpha", "b-2.x"] } } }
 JSON
 start_mcpd "$T/mcpd.json"
 wait_ready alpha
@@ -77,14 +80,18 @@ for opt in --socket --json --no-block --help --version; do
 done
 note "'mcpctl --' -> $got"
 
-expect_completion "alpha b-2.x" mcpctl -s "$SOCK" restart ""
-expect_completion "alpha b-2.x" mcpctl -s "$SOCK" stop alpha ""
-expect_completion "alpha" mcpctl --socket="$SOCK" status al
-expect_completion "alpha b-2.x" mcpctl --json -s "$SOCK" ping ""
+NAMES="all alpha b-2.x grp"
+expect_completion "$NAMES" mcpctl -s "$SOCK" restart ""
+expect_completion "$NAMES" mcpctl -s "$SOCK" stop alpha ""
+expect_completion "$NAMES" mcpctl -s "$SOCK" logs ""
+expect_completion "all alpha" mcpctl --socket="$SOCK" status al
+expect_completion "grp" mcpctl -s "$SOCK" status g
+expect_completion "$NAMES" mcpctl --json -s "$SOCK" ping ""
 expect_completion "" mcpctl -s "$SOCK" ping alpha ""
-expect_completion "alpha b-2.x" mcpctl -s "$SOCK" call ""
+expect_completion "$NAMES" mcpctl -s "$SOCK" call ""
 expect_completion "" mcpctl -s "$SOCK" call alpha ""
-MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "alpha b-2.x" mcpctl start ""
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" login ""
+MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
 
 # mcpd not running: nothing, and at once.
 t0=$(now_ms)
