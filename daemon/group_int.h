@@ -258,10 +258,10 @@ void	group_link_templates_clear(struct group_session *, struct glink *);
 /*
  * The member and its own name for a name the group gives out (kind:
  * tools or prompts); NULL if no member offers it under that name, or the
- * group's filter hides it.
+ * group's filter hides it (then *hidden, if not NULL, is 1).
  */
 const char *group_find_name(struct group_session *, int kind,
-	    const char *name, size_t *link);
+	    const char *name, size_t *link, int *hidden);
 /* Which member a resource URI goes to first, or -1: try them all. */
 ssize_t	group_route_uri(struct group_session *, const char *uri,
 	    size_t len);

@@ -159,11 +159,13 @@ group_filter_allows(const struct group_session *gs, int kind, size_t link,
 
 const char *
 group_find_name(struct group_session *gs, int kind, const char *name,
-    size_t *link)
+    size_t *link, int *hidden)
 {
 	const char	*own, *rest;
 	size_t		 i, l = 0;
 
+	if (hidden != NULL)
+		*hidden = 0;
 	if ((own = gmerge_name_find(gs->names[kind], name, &l)) == NULL) {
 		/*
 		 * Not listed in this session: only a name the list would
@@ -177,8 +179,13 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 			}
 		}
 	}
-	if (own == NULL || !group_filter_allows(gs, kind, l, own))
+	if (own == NULL)
 		return (NULL);
+	if (!group_filter_allows(gs, kind, l, own)) {
+		if (hidden != NULL)
+			*hidden = 1;
+		return (NULL);
+	}
 	*link = l;
 	return (own);
 }

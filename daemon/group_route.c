@@ -173,7 +173,7 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	const char		*rest;
 	char			*name, *quoted, gid[ENVELOPE_INT64_BYTES];
 	size_t			 link;
-	int			 name_first;
+	int			 name_first, hidden;
 
 	if ((name = envelope_string_dup(line, &env->p_name, GROUP_NAME_MAX,
 	    NULL)) == NULL) {
@@ -182,11 +182,14 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 		    "of at most %d bytes", GROUP_NAME_MAX - 1);
 		return;
 	}
-	if ((rest = group_find_name(gs, kind, name, &link)) == NULL) {
+	if ((rest = group_find_name(gs, kind, name, &link, &hidden)) ==
+	    NULL) {
+		/* The wording a hidden name gets on a server, or not offered. */
 		group_error(gs, line + env->id.off, env->id.len,
-		    RPC_INVALID_PARAMS, "unknown %s: %s (not offered by any "
-		    "server of group %s)", kind == GROUP_LIST_TOOLS ? "tool" :
-		    "prompt", name, gs->name);
+		    RPC_INVALID_PARAMS, hidden ? "unknown %s: %s" 
+		    MCPD_FILTER_HIDDEN_NOTE : "unknown %s: %s (not offered by "
+		    "any server of group %s)", kind == GROUP_LIST_TOOLS ?
+		    "tool" : "prompt", name, gs->name);
 		free(name);
 		return;
 	}
@@ -291,7 +294,7 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 	if (cJSON_IsString(type) && strcmp(type->valuestring,
 	    "ref/prompt") == 0 && cJSON_IsString(name)) {
 		if ((rest = group_find_name(gs, GROUP_LIST_PROMPTS,
-		    name->valuestring, &link)) != NULL)
+		    name->valuestring, &link, NULL)) != NULL)
 			cJSON_ReplaceItemInObjectCaseSensitive(ref, "name",
 			    cJSON_CreateString(rest));
 	} else if (cJSON_IsString(type) && strcmp(type->valuestring,

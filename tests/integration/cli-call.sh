@@ -37,7 +37,8 @@ write_config "$T/mcpd.json" <<JSON
     "fake": {"command": "$MCP_FAKE", "tools": {"deny": ["crash"]}}
   },
   "groups": {
-    "g": {"servers": ["cli", "fake"]}
+    "g": {"servers": ["cli", "fake"]},
+    "gf": {"servers": ["fake"], "tools": {"deny": ["fake__echo"]}}
   }
 }
 JSON
@@ -126,6 +127,11 @@ expect_rc 1 hidden1 "call fake crash"
 grep -qF 'mcpctl: fake: tools/call: crash: hidden by a filter' "$T/hidden1.err" ||
 	fail "a tool hidden by the server's filter: $(cat "$T/hidden1.err")"
 [ "$(server_pid fake)" = "$pid" ] || fail "the hidden crash tool ran: fake's pid changed"
+# The group's own filter hides fake__echo in gf: said so, not "not offered".
+run hidden2 call gf fake__echo text=x
+expect_rc 1 hidden2 "call gf fake__echo"
+grep -qF 'mcpctl: gf: tools/call: fake__echo: hidden by a filter' "$T/hidden2.err" ||
+	fail "a tool hidden by the group's own filter: $(cat "$T/hidden2.err")"
 run unknown call g cli__nosuch
 expect_rc 1 unknown "call g cli__nosuch"
 grep -qF 'unknown tool: cli__nosuch' "$T/unknown.err" ||
