@@ -38,9 +38,11 @@ static void
 rstatus_say(const cJSON *obj)
 {
 	const cJSON	*item;
+	const char	*event;
 	char		*v;
 	struct sbuf	 b;
 
+	event = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "event"));
 	sbuf_init(&b, 128);
 	for (item = obj->child; item != NULL; item = item->next) {
 		if (strcmp(item->string, "v") == 0 ||
@@ -53,11 +55,13 @@ rstatus_say(const cJSON *obj)
 			v = cJSON_PrintUnformatted(item);
 		if (v == NULL)
 			continue;
-		sbuf_printf(&b, " %s=%s", item->string, v);
+		if (strcmp(item->string, event) == 0)
+			sbuf_printf(&b, " %s", v);	/* "transport: http" */
+		else
+			sbuf_printf(&b, " %s=%s", item->string, v);
 		free(v);
 	}
-	remote_log("%s:%s", cJSON_GetStringValue(cJSON_GetObjectItem(obj,
-	    "event")), b.p);
+	remote_log("%s:%s", event, b.p);
 	free(b.p);
 }
 

@@ -15,7 +15,8 @@
 # which take -s alone), as mcpctl(1) says; that is run as well.
 #
 # The other way: every option that --help shows (mcpctl's, and each
-# command's) is in the page, for the program or for that command.
+# command's) is in the page, for the program or for that command.  And
+# mcpd-remote -v says what its page says, against a remote (node).
 
 . "$TESTS_SRCDIR/integration/lib.sh"
 
@@ -196,4 +197,40 @@ for cmd in $COMMANDS; do
 done
 
 note "$CHECKS runs"
+
+# mcpd-remote -v says more, as its page says: the transport, each
+# response's status, the session and its protocol version; without -v,
+# none of it.  (tests/remote/hostile-server.mjs, answering all but calls,
+# plays the remote.)
+if NODE=$(command -v node 2>/dev/null); then
+	HS_PID=
+	hs_stop() { [ -z "$HS_PID" ] || { kill -TERM "$HS_PID" 2>/dev/null; wait "$HS_PID" 2>/dev/null; }; }
+	CLEANUP_HOOKS+=(hs_stop)
+	MCPD_TEST_DIR=$T "$NODE" "$TESTS_SRCDIR/remote/hostile-server.mjs" --mode hang \
+		</dev/null >"$T/hs.out" 2>"$T/hs.err" &
+	HS_PID=$!
+	wait_for 60 grep -q '"port"' "$T/hs.out" ||
+		hard_error "hostile-server.mjs did not start: $(cat "$T/hs.err")"
+	url=$(jq -r .url "$T/hs.out")
+	init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+	for v in -v ''; do
+		printf '%s\n' "$init" '{"jsonrpc":"2.0","method":"notifications/initialized"}' |
+			timeout 60 "$MCPD_REMOTE" $v "$url" >"$T/mr.out" 2>"$T/mr$v.err" ||
+			fail "mcpd-remote $v $url failed: $(cat "$T/mr$v.err")"
+		jq -e '.result.serverInfo.name == "hostile"' "$T/mr.out" >/dev/null ||
+			fail "mcpd-remote $v did not answer initialize: $(cat "$T/mr.out")"
+	done
+	for line in 'mcpd-remote: transport: http' 'mcpd-remote: http: POST 200' \
+		'mcpd-remote: session: state=established protocol=2025-11-25'; do
+		grep -qxF "$line" "$T/mr-v.err" ||
+			fail "mcpd-remote -v did not say '$line': $(cat "$T/mr-v.err")"
+		! grep -qxF "$line" "$T/mr.err" ||
+			fail "mcpd-remote without -v said '$line'"
+	done
+	note "mcpd-remote -v: $(tr '\n' ';' <"$T/mr-v.err")"
+	hs_stop
+	HS_PID=
+else
+	note "node is not installed: mcpd-remote -v is not run against a server"
+fi
 echo "PASS: $TEST_NAME"
