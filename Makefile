@@ -9,7 +9,8 @@
 #   make deps         only install what the build needs (make deps-check: and
 #                     the tests); no other target installs anything, so when
 #                     something is missing `make` stops with configure's error
-#   make install      install (honours DESTDIR and PREFIX)
+#   make install      install into PREFIX (default /usr/local; honours DESTDIR)
+#                     make install PREFIX=$HOME/.local: for oneself, no root
 #   make bench        benchmarks
 #   make fuzz         build the fuzzers (clang, libFuzzer), run each FUZZ_SECONDS
 #   make clean        remove the build directories
@@ -19,10 +20,22 @@
 # build-aux/test-timed).  JOBS=1 TEST_JOBS=1 does one thing at a time.
 #
 # The real build is autotools in $(BUILD); this file only prepares it.
+#
+# PREFIX: /usr/local, or /usr, keep the configuration in /etc and put the
+# systemd units and the journal catalog where systemd reads them; any
+# other prefix is private (configure.ac): everything goes below it, the
+# example configuration in $(PREFIX)/etc/mcpd, the user units in
+# $(PREFIX)/share/systemd/user, and no system units or catalog.  $(BUILD)
+# is configured again when a PREFIX given (or, for make install, the
+# default) is not the one it was configured for (build-aux/configure-build).
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+# Given on the command line or in the environment (not the default).
+PREFIX_GIVEN := $(filter command line environment environment override,\
+	$(origin PREFIX))
 PREFIX ?= /usr/local
+SYSCONFDIR ?= $(if $(filter /usr /usr/local,$(PREFIX:%/=%)),/etc,$(PREFIX:%/=%)/etc)
 CONFIGURE_FLAGS ?=
 SRCDIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -30,12 +43,13 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # -j for the builds below, unless make was given one (its jobserver rules).
 PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all run check check-plain check-sanitizers check-quick check-stress \
+.PHONY: all configured configured-install run check check-plain \
+	check-sanitizers check-quick check-stress \
 	check-build-plain check-build-sanitizers check-npm install bench chaos \
 	fuzz clean \
 	deps deps-check distclean
 
-all: $(BUILD)/Makefile
+all: configured
 	@$(MAKE) -C $(BUILD) $(PAR)
 
 deps:
@@ -44,18 +58,32 @@ deps:
 deps-check:
 	@sh $(SRCDIR)/build-aux/install-deps check
 
-$(SRCDIR)/configure: $(SRCDIR)/configure.ac $(SRCDIR)/Makefile.am
+# Made here only when missing (a fresh clone): once a build directory is
+# configured, its own Makefile runs autoconf, automake and configure again
+# as configure.ac and Makefile.am change, keeping what configure was given.
+$(SRCDIR)/configure:
 	@command -v autoreconf >/dev/null 2>&1 || { echo "mcpd: autoreconf" \
 	    "not found: install autoconf and automake ('make deps' installs" \
 	    "what the build needs)" >&2; exit 1; }
 	cd $(SRCDIR) && autoreconf -fi
 
-$(BUILD)/Makefile: $(SRCDIR)/configure
-	mkdir -p $(BUILD)
-	cd $(BUILD) && $(SRCDIR)/configure --prefix=$(PREFIX) --sysconfdir=/etc $(CONFIGURE_FLAGS)
+CONFIGURE_BUILD = MCPD_PREFIX_GIVEN='$(PREFIX_GIVEN)' sh \
+	$(SRCDIR)/build-aux/configure-build '$(BUILD)' '$(SRCDIR)' \
+	'$(PREFIX:%/=%)' '$(SYSCONFDIR)'
+
+$(BUILD)/Makefile: | $(SRCDIR)/configure
+	@$(CONFIGURE_BUILD) given $(CONFIGURE_FLAGS)
+
+# $(BUILD) configured, for PREFIX if one was given.
+configured: $(BUILD)/Makefile
+	@$(CONFIGURE_BUILD) given
+
+# ...and for make install, for PREFIX given or not.
+configured-install: $(BUILD)/Makefile
+	@$(CONFIGURE_BUILD) always
 
 run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/Makefile
+	@$(MAKE) --no-print-directory configured
 	@$(MAKE) --no-print-directory -C $(BUILD) $(PAR) all
 	@$(MAKE) --no-print-directory -C $(BUILD) run
 
@@ -85,7 +113,7 @@ check: deps-check
 check-npm:
 	@bash $(SRCDIR)/tests/interop/npm-deps.sh $(abspath $(BUILD)) >/dev/null
 
-check-build-plain: $(BUILD)/Makefile
+check-build-plain: configured
 	@$(MAKE) -C $(BUILD) $(PAR) check-programs
 
 check-build-sanitizers: $(ASAN_BUILD)/Makefile
@@ -108,7 +136,7 @@ check-stress:
 
 # The unit and integration suites again, built with ASan and UBSan; any
 # report from any process (mcpd, mcpctl, the test servers) fails the run.
-$(ASAN_BUILD)/Makefile: $(SRCDIR)/configure
+$(ASAN_BUILD)/Makefile: | $(SRCDIR)/configure
 	mkdir -p $(ASAN_BUILD)
 	cd $(ASAN_BUILD) && $(SRCDIR)/configure --enable-sanitizers \
 	    CFLAGS="-O1 -g" $(CONFIGURE_FLAGS)
@@ -128,7 +156,9 @@ check-sanitizers: check-build-sanitizers
 		echo "sanitizer reports: 0"; \
 	fi; exit $$status
 
-install: all
+install: configured-install
+	@$(MAKE) --no-print-directory -C $(BUILD) installdirs-writable
+	@$(MAKE) -C $(BUILD) $(PAR) all
 	@$(MAKE) -C $(BUILD) $(PAR) install
 
 bench: all

@@ -338,6 +338,9 @@ main(int argc, char **argv)
 	if (state_fd == -1 || check_only)
 		mcpd.conf = conf_load(mcpd.config_file, &diags);
 	if (check_only) {
+		if (mcpd.conf != NULL)
+			conf_check_commands(mcpd.conf, getenv("PATH"),
+			    CHILD_DEFAULT_PATH, &diags);
 		mcpd_report_diags(&diags, 1);
 		if (mcpd.conf == NULL)
 			fprintf(stderr, "mcpd: %s: %zu error%s\n",

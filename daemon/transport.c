@@ -34,6 +34,7 @@
 #include "child.h"
 #include "clock.h"
 #include "conf.h"
+#include "dirs.h"
 #include "fdio.h"
 #include "frame.h"
 #include "guard.h"
@@ -49,10 +50,6 @@
 #define TRANSPORT_READS_PER_CALLBACK	64
 #define TRANSPORT_DRAIN_MAX_BYTES	(4 * 1024 * 1024)
 #define TRANSPORT_STATUS_LINE_MAX_BYTES	65536
-#ifndef BINDIR
-#define BINDIR "/usr/local/bin"
-#endif
-
 struct transport {
 	struct mcpd		*mcpd;
 	struct child_proc	 proc;

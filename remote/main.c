@@ -46,7 +46,8 @@ usage(int code)
 "                   (--oauth-client-secret-file FILE | --oauth-private-key-file FILE\n"
 "                   --oauth-signing-algorithm ES256|RS256)] [--oauth-token-url URL]\n"
 "                   [--oauth-scope SCOPE] [--oauth-resource URI]\n"
-"                   [--oauth-jwt-audience AUD] [--token-file FILE] [-V] [-h] URL\n");
+"                   [--oauth-jwt-audience AUD] [--token-file FILE] [-v] [-V] [-h]\n"
+"                   URL\n");
 	exit(code);
 }
 
@@ -162,6 +163,7 @@ static const struct option main_options[] = {
 	{ "oauth-resource", required_argument, NULL, OPT_RESOURCE },
 	{ "oauth-jwt-audience", required_argument, NULL, OPT_AUDIENCE },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -176,7 +178,7 @@ settings_from_args(struct rconf *rc, int argc, char **argv)
 	int			 ch;
 
 	rconf_defaults(rc);
-	while ((ch = getopt_long(argc, argv, "H:t:Vh", main_options,
+	while ((ch = getopt_long(argc, argv, "H:t:vVh", main_options,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'H':
@@ -251,6 +253,9 @@ settings_from_args(struct rconf *rc, int argc, char **argv)
 			free(o->grant);
 			o->grant = xstrdup("authorization_code");
 			rc->has_oauth = 1;
+			break;
+		case 'v':
+			rstatus_verbose();
 			break;
 		case 'V':
 			printf("mcpd-remote %s\n", PACKAGE_VERSION);

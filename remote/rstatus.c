@@ -15,9 +15,12 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 
+#include "esc.h"
 #include "fdio.h"
 #include "proto.h"
+#include "remote.h"
 #include "rstatus.h"
+#include "sbuf.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -28,9 +31,43 @@ static int		 rstatus_fd = -1;
 static struct event	*rstatus_timer;
 static unsigned long	 rstatus_counts[RSTATUS_CODES];
 static int		 rstatus_dirty;
+static int		 rstatus_loud;
 
+/* -v: an event as a line of the log, "session: state=established ...". */
 static void
-rstatus_send(cJSON *obj)
+rstatus_say(const cJSON *obj)
+{
+	const cJSON	*item;
+	const char	*event;
+	char		*v;
+	struct sbuf	 b;
+
+	event = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "event"));
+	sbuf_init(&b, 128);
+	for (item = obj->child; item != NULL; item = item->next) {
+		if (strcmp(item->string, "v") == 0 ||
+		    strcmp(item->string, "event") == 0)
+			continue;
+		if (cJSON_IsString(item))
+			v = esc_text(item->valuestring,
+			    strlen(item->valuestring), 0);
+		else
+			v = cJSON_PrintUnformatted(item);
+		if (v == NULL)
+			continue;
+		if (strcmp(item->string, event) == 0)
+			sbuf_printf(&b, " %s", v);	/* "transport: http" */
+		else
+			sbuf_printf(&b, " %s=%s", item->string, v);
+		free(v);
+	}
+	remote_log("%s:%s", event, b.p);
+	free(b.p);
+}
+
+/* The event to mcpd, if it listens. */
+static void
+rstatus_write(cJSON *obj)
 {
 	char	*text;
 	size_t	 len;
@@ -50,6 +87,20 @@ rstatus_send(cJSON *obj)
 		rstatus_fd = -1;
 	}
 	free(text);
+}
+
+static void
+rstatus_send(cJSON *obj)
+{
+	if (rstatus_loud)
+		rstatus_say(obj);
+	rstatus_write(obj);
+}
+
+void
+rstatus_verbose(void)
+{
+	rstatus_loud = 1;
 }
 
 static cJSON *
@@ -82,7 +133,7 @@ rstatus_flush_counts(evutil_socket_t fd, short what, void *arg)
 		cJSON_AddNumberToObject(counts, key,
 		    (double)rstatus_counts[i]);
 	}
-	rstatus_send(obj);
+	rstatus_write(obj);
 }
 
 void
@@ -140,6 +191,8 @@ rstatus_http(long status, const char *method)
 	struct timeval	 tv = { 1, 0 };
 	cJSON		*obj;
 
+	if (rstatus_loud)
+		remote_log("http: %s %ld", method, status);
 	if (rstatus_fd == -1)
 		return;
 	if (status > 0 && status < RSTATUS_CODES) {
@@ -153,7 +206,7 @@ rstatus_http(long status, const char *method)
 	obj = rstatus_new("http");
 	cJSON_AddNumberToObject(obj, "status", status);
 	cJSON_AddStringToObject(obj, "method", method);
-	rstatus_send(obj);
+	rstatus_write(obj);
 }
 
 void

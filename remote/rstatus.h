@@ -26,7 +26,9 @@
  *   {"v":1,"event":"logout-done","revoked":true,"deleted":true}
  *
  * Never a token, a secret, a header value or a session id.  mcpd ignores
- * events and members it does not know.
+ * events and members it does not know.  With -v (rstatus_verbose) each
+ * event is also a line of the log, "session: state=established ...",
+ * and each response's status "http: POST 200", whoever listens.
  */
 #ifndef MCPD_RSTATUS_H
 #define MCPD_RSTATUS_H
@@ -36,6 +38,8 @@
 struct event_base;
 
 void	rstatus_open(struct event_base *, int fd);
+/* -v: every event, and every response's status, on stderr too. */
+void	rstatus_verbose(void);
 void	rstatus_close(void);
 void	rstatus_transport(const char *name);
 void	rstatus_session(const char *state, const char *protocol);

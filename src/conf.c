@@ -39,10 +39,25 @@
 #include "conf_int.h"
 #include "dotenv.h"
 #include "filter.h"
+#include "suggest.h"
 #include "util.h"
 #include "xmalloc.h"
 
 #define CONF_MEMORY_FILE	"<config>"
+
+/*
+ * The top level's keys: the servers (both shapes), the defaults and
+ * mcpd's settings, the groups; VS Code's "inputs" and a JSON schema's
+ * "$schema" are accepted without a word.
+ */
+static const char *const conf_top_keys[] = {
+	"mcpServers",
+	"servers",
+	"mcpd",
+	"groups",
+	"inputs",
+	"$schema",
+};
 
 /* Server keys that belong to other MCP clients: accepted without a word. */
 static const char *conf_foreign_keys[] = {
@@ -422,6 +437,37 @@ conf_collect_servers(struct conf_parse *cp, const char *shape,
 	}
 }
 
+/*
+ * A top-level key not in conf_top_keys: a warning, and the key it is a
+ * typo of, if near one.  In a file without servers it is an error: that
+ * key may be where the servers were meant to be ("mcpServer").  A file
+ * without servers and without unknown keys is valid (a socket-activated
+ * mcpd may start so).
+ */
+static void
+conf_top_unknown(struct conf_parse *cp, const char *key, size_t nservers)
+{
+	const char	*near;
+	size_t		 i;
+
+	for (i = 0; i < nitems(conf_top_keys); i++) {
+		if (strcmp(key, conf_top_keys[i]) == 0)
+			return;
+	}
+	near = suggest_near(key, conf_top_keys, nitems(conf_top_keys));
+	if (nservers > 0 && near != NULL)
+		conf_warn(cp, key, "unknown key, ignored (did you mean "
+		    "\"%s\"?)", near);
+	else if (nservers > 0)
+		conf_warn(cp, key, "unknown key, ignored");
+	else if (near != NULL)
+		conf_error(cp, key, "unknown key, and the file has no "
+		    "servers: did you mean \"%s\"?", near);
+	else
+		conf_error(cp, key, "unknown key, and the file has no "
+		    "servers (they go in \"mcpServers\")");
+}
+
 static void
 conf_parse_root(struct conf_parse *cp, const cJSON *root)
 {
@@ -451,9 +497,11 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 			    &nentries);
 		} else if (strcmp(key, "groups") == 0)
 			groups = item;
-		else if (strcmp(key, "mcpd") != 0 &&
-		    strcmp(key, "inputs") != 0)
-			conf_warn(cp, key, "unknown key, ignored");
+	}
+	for (i = 0, item = root->child; item != NULL;
+	    item = item->next, i++) {
+		if (first[i] == i)
+			conf_top_unknown(cp, item->string, nentries);
 	}
 	free(first);
 

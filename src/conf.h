@@ -429,4 +429,13 @@ int		 conf_remote_signs_in(const struct conf_server *);
 void		 conf_diags_init(struct conf_diags *);
 void		 conf_diags_free(struct conf_diags *);
 
+/*
+ * A warning in diags for each stdio server whose command a start would
+ * not find: a bare name not on the PATH the server gets (that of its
+ * "env", else own_path, mcpd's own, else default_path), or a path that is
+ * not an executable file.  Looks at the file system (mcpd -n).
+ */
+void		 conf_check_commands(const struct conf *, const char *own_path,
+		    const char *default_path, struct conf_diags *);
+
 #endif /* MCPD_CONF_H */

@@ -56,6 +56,17 @@ conf_diag_error(struct conf_diags *diags, const char *path, const char *fmt,
 }
 
 void
+conf_diag_warn(struct conf_diags *diags, const char *path, const char *fmt,
+    ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	conf_diag_add(diags, CONF_WARNING, path, fmt, ap);
+	va_end(ap);
+}
+
+void
 conf_error(struct conf_parse *cp, const char *path, const char *fmt, ...)
 {
 	va_list	 ap;

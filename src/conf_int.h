@@ -1,7 +1,7 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
  * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_setting.c,
- * conf_share.c, conf_value.c) share, and nobody else.
+ * conf_share.c, conf_value.c, conf_command.c) share, and nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -42,6 +42,8 @@ struct conf	*conf_parse_file(const char *text, size_t len,
 
 /* conf_diag.c: diagnostics, "PATH: message" (PATH a JSON path or file). */
 void		 conf_diag_error(struct conf_diags *, const char *path,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void		 conf_diag_warn(struct conf_diags *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void		 conf_error(struct conf_parse *, const char *path,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -12,12 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "paths.h"
 #include "xmalloc.h"
-
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
-#endif
 
 static const char *
 paths_home(void)

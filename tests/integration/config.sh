@@ -3,7 +3,9 @@
 # good files pass (both shapes), every error of a bad file is listed with
 # its JSON path, a string holding \u0000 is refused at its path (it would
 # be cut short), writable-by-others files are refused, unknown keys only
-# warn, and ${VAR} / ${VAR:-default} expand into what the server gets: its
+# warn (but a top-level one in a file without servers is an error naming
+# the key it is near), mcpd -n warns of a command a start would not find,
+# and ${VAR} / ${VAR:-default} expand into what the server gets: its
 # argv, env and cwd, in an environment that is otherwise clean.  Owners
 # and directories: config-owner.sh.
 
@@ -169,6 +171,78 @@ grep -q frobnicate "$T/d.err" || fail "no warning about mcpServers.x.frobnicate:
 grep -q colour_scheme "$T/d.err" || fail "no warning about mcpd.colour_scheme: $(cat "$T/d.err")"
 grep -q frobnicate "$T/c.err" || fail "mcpctl check-config does not warn about frobnicate: $(cat "$T/c.err")"
 note "warning: $(grep frobnicate "$T/d.err" | head -1)"
+
+# --- a top-level typo in a file without servers -------------------------------------
+# "mcpServer" was a warning, then "ok, 0 servers", exit 0: mcpd ran nothing.
+write_config "$T/typo.json" <<JSON
+{
+  "mcpServer": { "x": { "command": "$MCP_FAKE" } }
+}
+JSON
+check "$T/typo.json"
+expect 1 "a file whose only key is a typo of mcpServers"
+grep -qF 'mcpServer: unknown key, and the file has no servers: did you mean "mcpServers"?' "$T/d.err" ||
+	fail "mcpd -n does not name the near key: $(cat "$T/d.err")"
+grep -qF 'did you mean "mcpServers"?' "$T/c.err" ||
+	fail "mcpctl check-config does not name the near key: $(cat "$T/c.err")"
+! grep -q 'ok, 0 servers' "$T/d.out" "$T/c.err" || fail "still reported as ok, 0 servers"
+note "typo: $(head -n 1 "$T/d.err")"
+# Beside servers, the same key only warns, naming the near one.
+write_config "$T/typo-warn.json" <<JSON
+{
+  "mcpServers": { "x": { "command": "$MCP_FAKE" } },
+  "group": {}
+}
+JSON
+check "$T/typo-warn.json"
+expect 0 "a typo beside servers"
+grep -qF 'warning: group: unknown key, ignored (did you mean "groups"?)' "$T/d.err" ||
+	fail "no warning naming the near key: $(cat "$T/d.err")"
+# Empty files stay valid: a socket-activated mcpd may start with none.
+for empty in '{}' '{ "mcpServers": {} }' '{ "mcpd": {}, "inputs": [] }'; do
+	write_config_raw "$T/empty.json" "$empty"
+	check "$T/empty.json"
+	expect 0 "the file $empty"
+	grep -q 'ok, 0 servers' "$T/d.out" || fail "$empty: mcpd -n said $(cat "$T/d.out" "$T/d.err")"
+	[ ! -s "$T/d.err" ] || fail "$empty: diagnostics: $(cat "$T/d.err")"
+done
+
+# --- commands that a start would not find -------------------------------------------
+# mcpd -n warns of each (without failing); found ones, and remote servers,
+# get no word.
+mkdir -p "$T/bin"
+printf '#!/bin/sh\n' >"$T/bin/noexec" && chmod 0644 "$T/bin/noexec"
+write_config "$T/commands.json" <<JSON
+{
+  "mcpServers": {
+    "typo": { "command": "mcp-fake-no-such-command" },
+    "gone": { "command": "$T/bin/gone" },
+    "noexec": { "command": "$T/bin/noexec" },
+    "elsewhere": { "command": "sh", "env": { "PATH": "$T/bin" } },
+    "bare": { "command": "sh" },
+    "full": { "command": "$MCP_FAKE" },
+    "relative": { "command": "./mcp-fake", "cwd": "$(dirname "$MCP_FAKE")" },
+    "remote": { "url": "https://example.com/mcp" }
+  }
+}
+JSON
+check "$T/commands.json"
+expect 0 "commands that are not there"
+grep -q 'ok, 8 servers' "$T/d.out" || fail "mcpd -n: $(cat "$T/d.out" "$T/d.err")"
+for s in typo gone noexec elsewhere; do
+	grep -q "^mcpd: warning: mcpServers\.$s\.command: " "$T/d.err" ||
+		fail "mcpd -n does not warn of $s's command: $(cat "$T/d.err")"
+done
+grep -qF "mcpServers.typo.command: not found on the server's PATH" "$T/d.err" ||
+	fail "the warning does not say the command is not on PATH: $(grep typo "$T/d.err")"
+grep -qF 'mcpServers.elsewhere.command: not found on the server'"'"'s PATH (the PATH of its "env")' "$T/d.err" ||
+	fail "the warning does not say which PATH: $(grep elsewhere "$T/d.err")"
+grep -qF "mcpServers.gone.command: no such file" "$T/d.err" ||
+	fail "no 'no such file' for a missing path: $(grep gone "$T/d.err")"
+! grep -E 'mcpServers\.(bare|full|relative|remote)\.' "$T/d.err" ||
+	fail "mcpd -n warns of commands that are there (above)"
+[ "$(grep -c warning "$T/d.err")" = 4 ] || fail "not 4 warnings: $(cat "$T/d.err")"
+note "commands: $(grep typo "$T/d.err")"
 
 # --- expansion is what the server gets ---------------------------------------------
 write_config "$T/expand.json" <<JSON

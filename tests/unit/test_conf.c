@@ -1208,11 +1208,46 @@ START_TEST(test_unknown_keys_warn)
 {
 	expect_warning("{'mcpServers': {'x': {'command': 'c', 'restrat': 1}}}",
 	    "mcpServers.x.restrat: unknown key, ignored");
-	expect_warning("{'theme': 'dark'}", "theme: unknown key, ignored");
+	expect_warning("{'theme': 'dark', 'mcpServers': {'x': {'command': "
+	    "'c'}}}", "theme: unknown key, ignored");
 	expect_warning("{'mcpd': {'command': 'c'}}",
 	    "mcpd.command: unknown key, ignored");
 	expect_warning("{'servers': {'x': {'command': 'c',"
 	    "'envfile': '/x'}}}", "servers.x.envfile: unknown key, ignored");
+}
+END_TEST
+
+/*
+ * A top-level typo: near a known key, it is named; in a file without
+ * servers it is an error, since the servers may be under it.
+ */
+START_TEST(test_unknown_top_key)
+{
+	struct conf	*conf;
+
+	expect_error("{'mcpServer': {'x': {'command': 'c'}}}",
+	    "mcpServer: unknown key, and the file has no servers: did you "
+	    "mean \"mcpServers\"?");
+	expect_error("{'mcpservers': {}}",
+	    "mcpservers: unknown key, and the file has no servers: did you "
+	    "mean \"mcpServers\"?");
+	expect_error("{'mcpServers': {}, 'sevrers': {'x': {}}}",
+	    "sevrers: unknown key, and the file has no servers: did you "
+	    "mean \"servers\"?");
+	expect_error("{'theme': 'dark'}", "theme: unknown key, and the file "
+	    "has no servers (they go in \"mcpServers\")");
+	expect_warning("{'mcpServers': {'x': {'command': 'c'}}, 'group': {}}",
+	    "group: unknown key, ignored (did you mean \"groups\"?)");
+	expect_warning("{'servers': {'x': {'command': 'c'}}, 'MCPD': {}}",
+	    "MCPD: unknown key, ignored (did you mean \"mcpd\"?)");
+	/* Without servers and without unknown keys: valid, and silent. */
+	conf = parse_ok("{}");
+	ck_assert_uint_eq(conf->nservers, 0);
+	conf_free(conf);
+	conf = parse_ok("{'mcpServers': {}, 'mcpd': {}, 'inputs': [], "
+	    "'$schema': 'https://example.com/s.json'}");
+	ck_assert_uint_eq(conf->nservers, 0);
+	conf_free(conf);
 }
 END_TEST
 
@@ -3364,6 +3399,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_bad_type);
 	tcase_add_test(tc, test_unknown_keys_warn);
+	tcase_add_test(tc, test_unknown_top_key);
 	tcase_add_test(tc, test_all_errors_collected);
 	tcase_add_test(tc, test_diags_accumulate);
 	tcase_add_test(tc, test_secrets_never_in_diags);
