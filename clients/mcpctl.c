@@ -124,6 +124,10 @@ ctl_check_config(struct ctl *ctl, int argc, char **argv)
 	file = argc > 0 ? xstrdup(argv[0]) : paths_default_config();
 	conf_diags_init(&diags);
 	conf = conf_load(file, &diags);
+	/* Commands a start would not find, as mcpd -n warns of them. */
+	if (conf != NULL)
+		conf_check_commands(conf, getenv("PATH"), PATHS_CHILD_DEFAULT,
+		    &diags);
 	if (ctl->json) {
 		out = cJSON_CreateObject();
 		cJSON_AddStringToObject(out, "file", file);

@@ -25,10 +25,11 @@
 #include "cgroup.h"
 #include "conf.h"
 #include "confvar.h"
+#include "paths.h"
 
 /* mcpd's own variables every server gets (confvar.h, for import). */
 #define CHILD_ENV_PASS		CONFVAR_PASSED
-#define CHILD_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
+#define CHILD_DEFAULT_PATH	PATHS_CHILD_DEFAULT
 
 enum child_containment {
 	CHILD_CONTAIN_UNSET,	/* never started */

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 
 #define PATHS_SOCKET_ENV	"MCPD_SOCKET"
+/* The PATH a server gets when neither its "env" nor mcpd has one. */
+#define PATHS_CHILD_DEFAULT	"/usr/local/bin:/usr/bin:/bin"
 
 char	*paths_default_config(void);
 char	*paths_default_socket(void);

@@ -242,6 +242,12 @@ grep -qF "mcpServers.gone.command: no such file" "$T/d.err" ||
 ! grep -E 'mcpServers\.(bare|full|relative|remote)\.' "$T/d.err" ||
 	fail "mcpd -n warns of commands that are there (above)"
 [ "$(grep -c warning "$T/d.err")" = 4 ] || fail "not 4 warnings: $(cat "$T/d.err")"
+# mcpctl check-config warns alike.
+for s in typo gone noexec elsewhere; do
+	grep -q "^mcpctl: warning: mcpServers\.$s\.command: " "$T/c.err" ||
+		fail "mcpctl check-config does not warn of $s's command: $(cat "$T/c.err")"
+done
+[ "$(grep -c warning "$T/c.err")" = 4 ] || fail "mcpctl check-config: not 4 warnings: $(cat "$T/c.err")"
 note "commands: $(grep typo "$T/d.err")"
 
 # --- expansion is what the server gets ---------------------------------------------
