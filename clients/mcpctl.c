@@ -199,10 +199,10 @@ ctl_common_option(struct ctl *ctl, char **socket_path, int ch)
 
 /*
  * call, prompt: mcpctl's own options among the words after the command
- * (`mcpctl call S T text=hi --json`).  Only a word that is one exactly is taken:
- * no tool argument is (a KEY=VALUE has a '=', a JSON object a '{'); "--"
- * ends them.  The words left are moved to the front; their number, or
- * -1 after a usage error.
+ * (`mcpctl call S T text=hi --json`).  Only a word that is one exactly is
+ * taken: no tool or prompt argument is (a KEY=VALUE has a '=', a JSON
+ * object a '{'); "--" ends them.  The words left are moved to the front;
+ * their number, or -1 after a usage error.
  */
 static int
 ctl_call_options(struct ctl *ctl, char **socket_path, int argc, char **argv)
