@@ -23,6 +23,7 @@ struct ctl {
 	int		 no_browser;	/* login --no-browser */
 	int		 no_reconnect;	/* connect --no-reconnect */
 	long		 reconnect_timeout_s; /* connect --reconnect-timeout */
+	const char	*output;	/* read --output */
 
 	/* admin.c's connection to mcpd. */
 	struct line	*line;

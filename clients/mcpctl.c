@@ -26,6 +26,8 @@
 #include "login.h"
 #include "out.h"
 #include "paths.h"
+#include "prompts.h"
+#include "resources.h"
 #include "tools.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -74,6 +76,14 @@ static const struct ctl_command ctl_commands[] = {
 	{ "call", "NAME TOOL [JSON | key=value...]", "call a tool", 2, -1, 0,
 	  tools_call },
 	{ "ping", "NAME", "ping a server through mcpd", 1, 1, 0, tools_ping },
+	{ "prompts", "NAME", "list a server's prompts", 1, 1, 0,
+	  prompts_list },
+	{ "prompt", "NAME PROMPT [key=value...]", "get a prompt's messages", 2,
+	  -1, 0, prompts_get },
+	{ "resources", "NAME", "list a server's resources and templates", 1,
+	  1, 0, resources_list },
+	{ "read", "NAME URI [--output FILE]", "read a resource", 2, 2, 0,
+	  resources_read },
 	{ "check-config", "[FILE]", "validate a configuration file", 0, 1, 0,
 	  ctl_check_config },
 	{ "version", "", "print mcpctl's and mcpd's versions", 0, 0, 0,
@@ -192,11 +202,11 @@ ctl_common_option(struct ctl *ctl, char **socket_path, int ch)
 }
 
 /*
- * call: mcpctl's own options among the words after the command (`mcpctl
- * call S T text=hi --json`).  Only a word that is one exactly is taken:
- * no tool argument is (a KEY=VALUE has a '=', a JSON object a '{'); "--"
- * ends them.  The words left are moved to the front; their number, or
- * -1 after a usage error.
+ * call, prompt: mcpctl's own options among the words after the command
+ * (`mcpctl call S T text=hi --json`).  Only a word that is one exactly is
+ * taken: no tool or prompt argument is (a KEY=VALUE has a '=', a JSON
+ * object a '{'); "--" ends them.  The words left are moved to the front;
+ * their number, or -1 after a usage error.
  */
 static int
 ctl_call_options(struct ctl *ctl, char **socket_path, int argc, char **argv)
@@ -253,12 +263,13 @@ main(int argc, char **argv)
 		{ "no-browser",	no_argument,		NULL, 'B' },
 		{ "no-reconnect", no_argument,		NULL, 'R' },
 		{ "reconnect-timeout", required_argument, NULL, 'T' },
+		{ "output",	required_argument,	NULL, 'o' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
 	struct ctl			 ctl;
 	char				*socket_path = NULL, *end;
-	int				 ch, rc, nargs;
+	int				 ch, rc, nargs, words;
 
 	memset(&ctl, 0, sizeof ctl);
 	ctl.lines = CTL_LOG_LINES_DEFAULT;
@@ -304,12 +315,13 @@ main(int argc, char **argv)
 
 	/*
 	 * Options may also follow the command (`mcpctl status --json`); for
-	 * call, getopt stops at the server's name and the rest is
+	 * call and prompt, getopt stops at the server's name and the rest is
 	 * ctl_call_options's.
 	 */
+	words = cmd->fn == tools_call || cmd->fn == prompts_get;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, cmd->fn == tools_call ?
-	    "+s:h" : "s:hn:f", options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, words ? "+s:h" : "s:hn:fo:",
+	    options, NULL)) != -1) {
 		if (ctl_common_option(&ctl, &socket_path, ch))
 			continue;
 		switch (ch) {
@@ -329,6 +341,11 @@ main(int argc, char **argv)
 			if (cmd->fn != admin_logs)
 				goto usage;
 			ctl.follow = 1;
+			break;
+		case 'o':
+			if (cmd->fn != resources_read)
+				goto usage;
+			ctl.output = optarg;
 			break;
 		case 'B':
 			if (cmd->fn != login_login)
@@ -370,7 +387,7 @@ main(int argc, char **argv)
 		}
 	}
 	nargs = argc - optind;
-	if (cmd->fn == tools_call && (nargs = ctl_call_options(&ctl,
+	if (words && (nargs = ctl_call_options(&ctl,
 	    &socket_path, nargs, argv + optind)) == -1)
 		goto usage;
 	if (nargs < cmd->min_args || (cmd->max_args >= 0 &&

@@ -144,6 +144,42 @@ session_warn_error(const struct session *s, const char *method,
 	    cJSON_IsNumber(code) ? code->valueint : 0);
 }
 
+void
+session_warn_name_error(const struct session *s, const char *method,
+    const char *unknown, const char *typed, const cJSON *error)
+{
+	const cJSON	*m, *code;
+	const char	*message, *name;
+	size_t		 len, nlen, tlen, hlen, ulen = strlen(unknown);
+	int		 c;
+
+	m = cJSON_GetObjectItemCaseSensitive(error, "message");
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	message = cJSON_IsString(m) ? m->valuestring : NULL;
+	c = cJSON_IsNumber(code) ? code->valueint : 0;
+	if (message == NULL || strncmp(message, unknown, ulen) != 0) {
+		session_warn_error(s, method, error);
+		return;
+	}
+	len = strlen(message);
+	hlen = strlen(MCPD_FILTER_HIDDEN_NOTE);
+	if (len >= hlen && strcmp(message + len - hlen,
+	    MCPD_FILTER_HIDDEN_NOTE) == 0) {
+		diag_warnx(s->server, "%s: %s: hidden by a filter in mcpd's "
+		    "configuration (error %d)", method, typed, c);
+		return;
+	}
+	name = message + ulen;
+	nlen = strcspn(name, " ");
+	tlen = strlen(typed);
+	if (nlen > 0 && nlen <= tlen && memcmp(typed + tlen - nlen, name,
+	    nlen) == 0)
+		diag_warnx(s->server, "%s: %s%s%s (error %d)", method,
+		    unknown, typed, name + nlen, c);
+	else
+		session_warn_error(s, method, error);
+}
+
 int
 session_request(struct session *s, const char *method, cJSON *params,
     cJSON **result, int timeout_ms)

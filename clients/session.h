@@ -37,6 +37,16 @@ int		 session_request_error(struct session *, const char *method,
 void		 session_warn_error(const struct session *,
 		    const char *method, const cJSON *error);
 /*
+ * The same for a request about one name (a tool, a prompt, a URI), said
+ * under the name as typed: "METHOD: NAME: hidden by a filter in mcpd's
+ * configuration" for one that mcpd's filter hides, and the name as typed
+ * in an error that starts with unknown ("unknown tool: ") and names it
+ * otherwise (a group's member names it without the group's prefix).
+ */
+void		 session_warn_name_error(const struct session *,
+		    const char *method, const char *unknown, const char *typed,
+		    const cJSON *error);
+/*
  * From now on, any message from mcpd restarts a request's timeout: for
  * requests that mcpd times out itself.
  */

@@ -14,18 +14,15 @@
 
 #include "callargs.h"
 #include "clock.h"
+#include "content.h"
 #include "ctl.h"
 #include "diag.h"
-#include "esc.h"
 #include "out.h"
-#include "proto.h"
+#include "pages.h"
 #include "session.h"
 #include "tools.h"
-#include "xmalloc.h"
 
-#define TOOLS_LIST_TIMEOUT_MS		60000
 #define TOOLS_PING_TIMEOUT_MS		10000
-#define TOOLS_MAX_PAGES			1000
 #define TOOLS_NAME_MAX_COLUMNS		40
 /*
  * A tool call: mcpd times it out itself (request_timeout_ms, reset by
@@ -38,74 +35,12 @@
  * Listing.
  */
 
-/*
- * Every page of tools/list, in one array (caller frees), or NULL; quiet:
- * nothing said of a failure (the list is only a help).
- */
-static cJSON *
-tools_fetch(struct session *s, const char *server, int quiet, int *rc)
-{
-	cJSON		*error = NULL;
-	cJSON		*tools, *result = NULL, *params, *page, *tool;
-	const cJSON	*next;
-	char		*cursor = NULL;
-	int		 pages;
-
-	tools = cJSON_CreateArray();
-	for (pages = 1;; pages++) {
-		params = NULL;
-		if (cursor != NULL) {
-			params = cJSON_CreateObject();
-			cJSON_AddStringToObject(params, "cursor", cursor);
-		}
-		if ((*rc = session_request_error(s, "tools/list", params,
-		    &result, TOOLS_LIST_TIMEOUT_MS, quiet ? &error : NULL)) !=
-		    DIAG_EXIT_OK)
-			goto fail;
-		page = cJSON_GetObjectItemCaseSensitive(result, "tools");
-		if (!cJSON_IsArray(page)) {
-			if (!quiet)
-				diag_warnx(server, "tools/list: the result "
-				    "has no tools array");
-			*rc = DIAG_EXIT_FAILED;
-			goto fail;
-		}
-		while ((tool = cJSON_DetachItemFromArray(page, 0)) != NULL)
-			cJSON_AddItemToArray(tools, tool);
-		next = cJSON_GetObjectItemCaseSensitive(result, "nextCursor");
-		if (!cJSON_IsString(next) || (cursor != NULL &&
-		    strcmp(cursor, next->valuestring) == 0))
-			break;
-		if (pages == TOOLS_MAX_PAGES) {
-			if (!quiet)
-				diag_warnx(server, "tools/list: gave up after "
-				    "%d pages", pages);
-			*rc = DIAG_EXIT_FAILED;
-			goto fail;
-		}
-		free(cursor);
-		cursor = xstrdup(next->valuestring);
-		cJSON_Delete(result);
-		result = NULL;
-	}
-	free(cursor);
-	cJSON_Delete(result);
-	return (tools);
-
-fail:
-	free(cursor);
-	cJSON_Delete(error);
-	cJSON_Delete(result);
-	cJSON_Delete(tools);
-	return (NULL);
-}
-
 /* One line a tool: its name and the first line of its description. */
 static void
 tools_print(const cJSON *tools)
 {
 	const cJSON	*tool;
-	const char	*name, *desc, *end, *ename;
+	const char	*name, *desc, *ename;
 	char		*edesc;
 	size_t		 len;
 	int		 width = 4;
@@ -124,14 +59,7 @@ tools_print(const cJSON *tools)
 			printf("%s\n", ename);
 			continue;
 		}
-		/* The first line that says something. */
-		while (*desc == '\n' || *desc == '\r' || *desc == ' ' ||
-		    *desc == '\t')
-			desc++;
-		end = desc + strcspn(desc, "\r\n");
-		while (end > desc && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		edesc = esc_text(desc, (size_t)(end - desc), 0);
+		edesc = content_first_line(desc);
 		printf("%-*s  %s\n", width, ename, edesc);
 		free(edesc);
 	}
@@ -147,7 +75,8 @@ tools_list(struct ctl *ctl, int argc, char **argv)
 
 	if ((rc = session_open(ctl->socket_path, server, &s)) != DIAG_EXIT_OK)
 		return (rc);
-	if ((tools = tools_fetch(s, server, 0, &rc)) != NULL) {
+	if ((tools = pages_fetch(s, server, "tools/list", "tools", 0,
+	    &rc)) != NULL) {
 		if (ctl->json)
 			out_json(stdout, tools, 0);
 		else {
@@ -165,62 +94,6 @@ tools_list(struct ctl *ctl, int argc, char **argv)
 /*
  * Calling.
  */
-
-/* Decoded size of base64 text, without decoding it. */
-static size_t
-tools_base64_bytes(const char *data)
-{
-	size_t	 chars = 0;
-
-	for (; *data != '\0'; data++) {
-		if (strchr("=\r\n\t ", *data) == NULL)
-			chars++;
-	}
-	return (chars * 3 / 4);
-}
-
-/* One item of a tool result's content: text as it is, the rest named. */
-static void
-tools_print_content_item(FILE *f, const cJSON *item)
-{
-	const char	*type, *text, *mime, *uri, *name, *data;
-	const cJSON	*resource;
-
-	if ((type = out_str(item, "type")) == NULL)
-		type = "?";
-	mime = out_str(item, "mimeType");
-	if (strcmp(type, "text") == 0 &&
-	    (text = out_str(item, "text")) != NULL) {
-		out_text(f, text);
-	} else if (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) {
-		data = out_str(item, "data");
-		fprintf(f, "[%s %s, %zu bytes]\n", out_esc(type),
-		    out_esc(mime != NULL ? mime : "(no type)"),
-		    data != NULL ? tools_base64_bytes(data) : 0);
-	} else if (strcmp(type, "resource_link") == 0) {
-		uri = out_str(item, "uri");
-		name = out_str(item, "name");
-		fprintf(f, "[resource link %s%s%s%s]\n",
-		    out_esc(uri != NULL ? uri : "?"), name != NULL ? " (" : "",
-		    out_esc(name != NULL ? name : ""), name != NULL ? ")" : "");
-	} else if (strcmp(type, "resource") == 0) {
-		resource = cJSON_GetObjectItemCaseSensitive(item, "resource");
-		uri = out_str(resource, "uri");
-		mime = out_str(resource, "mimeType");
-		if ((text = out_str(resource, "text")) != NULL) {
-			fprintf(f, "[resource %s]\n",
-			    out_esc(uri != NULL ? uri : "?"));
-			out_text(f, text);
-		} else {
-			data = out_str(resource, "blob");
-			fprintf(f, "[resource %s %s, %zu bytes]\n",
-			    out_esc(uri != NULL ? uri : "?"),
-			    out_esc(mime != NULL ? mime : "(no type)"),
-			    data != NULL ? tools_base64_bytes(data) : 0);
-		}
-	} else
-		fprintf(f, "[%s content]\n", out_esc(type));
-}
 
 /* A text block's text, or NULL. */
 static const char *
@@ -295,7 +168,7 @@ tools_print_result(FILE *f, const cJSON *result)
 	structured = cJSON_GetObjectItemCaseSensitive(result,
 	    "structuredContent");
 	cJSON_ArrayForEach(item, content)
-		tools_print_content_item(f, item);
+		content_print(f, item);
 	if (structured == NULL || tools_structured_said(content, structured))
 		return;
 	if (cJSON_GetArraySize(content) > 0)
@@ -313,7 +186,8 @@ tools_call_typed(struct session *s, const char *server, const char *tool,
 	const char	*name;
 	int		 rc;
 
-	if ((tools = tools_fetch(s, server, 1, &rc)) == NULL)
+	if ((tools = pages_fetch(s, server, "tools/list", "tools",
+	    PAGES_QUIET, &rc)) == NULL)
 		return;
 	cJSON_ArrayForEach(t, tools) {
 		if ((name = out_str(t, "name")) != NULL &&
@@ -329,46 +203,6 @@ tools_call_typed(struct session *s, const char *server, const char *tool,
 		*args = typed;
 	}
 	cJSON_Delete(tools);
-}
-
-/*
- * An error answered for the call.  One about the tool's name names it as
- * typed: a group's member, and mcpd's filter for it, name the tool by the
- * member's own name, without the group's prefix.
- */
-static void
-tools_call_error(struct session *s, const char *server, const char *tool,
-    const cJSON *error)
-{
-	static const char	 unknown[] = "unknown tool: ";
-	const char		*message, *name;
-	size_t			 len, nlen, tlen, hlen;
-	int			 code;
-
-	message = out_str(error, "message");
-	code = (int)out_num(error, "code", 0);
-	if (message == NULL || strncmp(message, unknown,
-	    sizeof unknown - 1) != 0) {
-		session_warn_error(s, "tools/call", error);
-		return;
-	}
-	len = strlen(message);
-	hlen = strlen(MCPD_FILTER_HIDDEN_NOTE);
-	if (len >= hlen && strcmp(message + len - hlen,
-	    MCPD_FILTER_HIDDEN_NOTE) == 0) {
-		diag_warnx(server, "tools/call: %s: hidden by a filter in "
-		    "mcpd's configuration (error %d)", tool, code);
-		return;
-	}
-	name = message + sizeof unknown - 1;
-	nlen = strcspn(name, " ");
-	tlen = strlen(tool);
-	if (nlen > 0 && nlen <= tlen && memcmp(tool + tlen - nlen, name,
-	    nlen) == 0)
-		diag_warnx(server, "tools/call: unknown tool: %s%s (error %d)",
-		    tool, name + nlen, code);
-	else
-		session_warn_error(s, "tools/call", error);
 }
 
 int
@@ -399,7 +233,8 @@ tools_call(struct ctl *ctl, int argc, char **argv)
 	rc = session_request_error(s, "tools/call", params, &result,
 	    TOOLS_CALL_IDLE_MS, &error);
 	if (error != NULL)
-		tools_call_error(s, server, tool, error);
+		session_warn_name_error(s, "tools/call", "unknown tool: ", tool,
+		    error);
 	cJSON_Delete(error);
 	session_close(s);
 	if (rc != DIAG_EXIT_OK)

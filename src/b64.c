@@ -2,9 +2,9 @@
  * b64.c -- base64 and base64url (RFC 4648 sections 4 and 5), and the
  * application/x-www-form-urlencoded escaping of OAuth token requests.
  *
- * Decoding is strict, as the input may come from a peer: only the
- * base64url alphabet, padding either absent or complete, no length that
- * no encoding has (a lone last character) and no stray bits in the last
+ * Decoding is strict, as the input may come from a peer: only the one
+ * alphabet, padding either absent or complete, no length that no
+ * encoding has (a lone last character) and no stray bits in the last
  * character, so that each byte string has exactly one accepted encoding.
  */
 #include "config.h"
@@ -71,8 +71,9 @@ b64url_encode(const void *p, size_t len)
 	return (encode(p, len, b64_url, 0));
 }
 
+/* A character's value in alphabet (its last two: c62, c63), or -1. */
 static int
-url_value(unsigned char c)
+value(unsigned char c, char c62, char c63)
 {
 	if (c >= 'A' && c <= 'Z')
 		return (c - 'A');
@@ -80,15 +81,15 @@ url_value(unsigned char c)
 		return (c - 'a' + 26);
 	if (c >= '0' && c <= '9')
 		return (c - '0' + 52);
-	if (c == '-')
+	if (c == (unsigned char)c62)
 		return (62);
-	if (c == '_')
+	if (c == (unsigned char)c63)
 		return (63);
 	return (-1);
 }
 
-void *
-b64url_decode(const char *s, size_t len, size_t *out_len)
+static void *
+decode(const char *s, size_t len, char c62, char c63, size_t *out_len)
 {
 	unsigned char	*out, *o;
 	size_t		 i, n, rest;
@@ -111,7 +112,7 @@ b64url_decode(const char *s, size_t len, size_t *out_len)
 		return (NULL);
 	out = o = xmalloc(n / 4 * 3 + 3);
 	for (i = 0; i < n; i++) {
-		if ((d = url_value(s[i])) == -1) {
+		if ((d = value(s[i], c62, c63)) == -1) {
 			free(out);
 			return (NULL);
 		}
@@ -137,6 +138,18 @@ b64url_decode(const char *s, size_t len, size_t *out_len)
 	*o = '\0';
 	*out_len = o - out;
 	return (out);
+}
+
+void *
+b64_decode(const char *s, size_t len, size_t *out_len)
+{
+	return (decode(s, len, '+', '/', out_len));
+}
+
+void *
+b64url_decode(const char *s, size_t len, size_t *out_len)
+{
+	return (decode(s, len, '-', '_', out_len));
 }
 
 char *

@@ -10,7 +10,7 @@
 # shellcheck source=reload-lib.sh
 . "$TESTS_SRCDIR/integration/reload-lib.sh"
 
-COMMANDS="status start stop restart reload reexec logs metrics connect tools call ping login logout check-config version import install uninstall help"
+COMMANDS="status start stop restart reload reexec logs metrics connect tools call ping prompts prompt resources read login logout check-config version import install uninstall help"
 LONG=a-rather-long-server-name
 CFG=$T/mcpd.json
 write_config "$CFG" <<JSON
@@ -104,10 +104,15 @@ usage
 usage no-such-command
 usage --no-such-option status
 usage status --no-such-option
-for cmd in start stop restart logs connect tools ping; do
+for cmd in start stop restart logs connect tools ping prompts resources read; do
 	usage "$cmd"
 done
 usage call ok
+usage prompt ok
+usage read ok
+usage read ok a b
+usage read ok a --output
+usage tools ok --output x
 usage logs ok quiet
 usage logs ok -n abc
 usage logs ok -n -1

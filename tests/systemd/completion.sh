@@ -11,7 +11,8 @@
 # options; server and group names (the built-in "all" too) for NAME
 # arguments, found through -s PATH, --socket=PATH or $MCPD_SOCKET, and
 # server names alone for login and logout; nothing after a command's last
-# NAME; and nothing, quickly, when mcpd is not running.
+# NAME, nor for a prompt's name or a URI; files after read --output; and
+# nothing, quickly, when mcpd is not running.
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -91,6 +92,16 @@ expect_completion "" mcpctl -s "$SOCK" ping alpha ""
 expect_completion "$NAMES" mcpctl -s "$SOCK" call ""
 expect_completion "" mcpctl -s "$SOCK" call alpha ""
 expect_completion "alpha b-2.x" mcpctl -s "$SOCK" login ""
+for cmd in prompts prompt resources read; do
+	expect_completion "$NAMES" mcpctl -s "$SOCK" "$cmd" ""
+done
+expect_completion "" mcpctl -s "$SOCK" prompts alpha ""
+expect_completion "" mcpctl -s "$SOCK" prompt grp ""
+expect_completion "" mcpctl -s "$SOCK" read alpha ""
+expect_completion "" mcpctl -s "$SOCK" read alpha fake://hello ""
+: >"$T/saved-here.bin"
+expect_completion "$T/saved-here.bin" mcpctl -s "$SOCK" read alpha fake://hello --output "$T/saved-"
+expect_completion "--output" mcpctl -s "$SOCK" read alpha fake://hello --out
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
 
 # mcpd not running: nothing, and at once.

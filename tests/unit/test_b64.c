@@ -51,6 +51,15 @@ START_TEST(test_b64_rfc4648)
 		ck_assert_uint_eq(n, strlen(vectors[i].in));
 		ck_assert(memcmp(dec, vectors[i].in, n) == 0);
 		free(dec);
+		dec = b64_decode(vectors[i].std, strlen(vectors[i].std), &n);
+		ck_assert_ptr_nonnull(dec);
+		ck_assert_uint_eq(n, strlen(vectors[i].in));
+		ck_assert(memcmp(dec, vectors[i].in, n) == 0);
+		free(dec);
+		dec = b64_decode(vectors[i].url, strlen(vectors[i].url), &n);
+		ck_assert_ptr_nonnull(dec);
+		ck_assert_uint_eq(n, strlen(vectors[i].in));
+		free(dec);
 	}
 }
 END_TEST
@@ -73,6 +82,14 @@ START_TEST(test_b64_alphabets)
 	ck_assert_uint_eq(n, sizeof bin);
 	ck_assert(memcmp(dec, bin, n) == 0);
 	free(dec);
+	dec = b64_decode("+/+/AA==", 8, &n);
+	ck_assert_ptr_nonnull(dec);
+	ck_assert_uint_eq(n, sizeof bin);
+	ck_assert(memcmp(dec, bin, n) == 0);
+	free(dec);
+	/* Each alphabet alone. */
+	ck_assert_ptr_null(b64_decode("-_-_AA", 6, &n));
+	ck_assert_ptr_null(b64url_decode("+/+/AA==", 8, &n));
 	/* The length given is the input: the rest is not read. */
 	dec = b64url_decode("Zm9vYmFy", 4, &n);
 	ck_assert_ptr_nonnull(dec);
@@ -139,6 +156,11 @@ START_TEST(test_b64_roundtrip)
 		free(enc);
 		enc = b64_encode(buf, len);
 		ck_assert_uint_eq(strlen(enc), (len + 2) / 3 * 4);
+		dec = b64_decode(enc, strlen(enc), &n);
+		ck_assert_ptr_nonnull(dec);
+		ck_assert_uint_eq(n, len);
+		ck_assert(len == 0 || memcmp(dec, buf, len) == 0);
+		free(dec);
 		free(enc);
 	}
 }
