@@ -10,8 +10,10 @@
 # Asserted: every command of `mcpctl help` and nothing else; prefixes;
 # options; server and group names (the built-in "all" too) for NAME
 # arguments, found through -s PATH, --socket=PATH or $MCPD_SOCKET, and
-# server names alone for login and logout; nothing after a command's last
-# NAME; and nothing, quickly, when mcpd is not running.
+# server names alone for login, logout and remove; for add nothing for
+# its new NAME, its options, directories for --cwd, a program after it
+# and files after that; nothing after a command's last NAME; and
+# nothing, quickly, when mcpd is not running.
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -91,6 +93,17 @@ expect_completion "" mcpctl -s "$SOCK" ping alpha ""
 expect_completion "$NAMES" mcpctl -s "$SOCK" call ""
 expect_completion "" mcpctl -s "$SOCK" call alpha ""
 expect_completion "alpha b-2.x" mcpctl -s "$SOCK" login ""
+# remove takes a server, never a group; add a new name, then a command.
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" remove ""
+expect_completion "" mcpctl -s "$SOCK" remove alpha ""
+expect_completion "" mcpctl -s "$SOCK" add ""
+expect_completion "--cwd" mcpctl add x --cw
+expect_completion "sort" mcpctl add x -- sor
+expect_completion "sort" mcpctl add x --env K=V sor
+expect_completion "" mcpctl add x sort --cw
+mkdir -p "$T/tree/dir" && : >"$T/tree/file" || hard_error "mkdir $T/tree"
+expect_completion "$T/tree/dir" mcpctl add x --cwd "$T/tree/"
+expect_completion "$T/tree/dir $T/tree/file" mcpctl add x -- sort "$T/tree/"
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
 
 # mcpd not running: nothing, and at once.
