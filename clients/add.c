@@ -34,6 +34,7 @@
 #include "apps.h"
 #include "conf.h"
 #include "confedit.h"
+#include "confvar.h"
 #include "ctl.h"
 #include "diag.h"
 #include "runconf.h"
@@ -93,6 +94,9 @@ add_pair(const char *option, const char *arg, int bare, cJSON **obj)
 	key = eq != NULL ? xstrndup(arg, eq - arg) : xstrdup(arg);
 	if (*key == '\0')
 		diag_warnx(NULL, "--%s: a KEY=VALUE without a key", option);
+	else if (eq == NULL && !confvar_valid_variable(key, strlen(key)))
+		diag_warnx(NULL, "--%s %s: not a variable's name (letters, "
+		    "digits and '_'), and no =VALUE", option, key);
 	else if (*obj != NULL &&
 	    cJSON_GetObjectItemCaseSensitive(*obj, key) != NULL)
 		diag_warnx(NULL, "--%s %s: given twice", option, key);
