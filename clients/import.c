@@ -16,7 +16,6 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +27,11 @@
 #include "admin.h"
 #include "appconf.h"
 #include "apps.h"
-#include "conf.h"
 #include "ctl.h"
 #include "diag.h"
 #include "import.h"
 #include "out.h"
 #include "runconf.h"
-#include "udiff.h"
 #include "xmalloc.h"
 
 /* What happened to each entry, on stdout. */
@@ -79,60 +76,6 @@ import_report(const struct appconf_list *list)
 	}
 }
 
-/* mkdir -p of path's directory, mode 0700 for what it creates. */
-static int
-import_mkdirs(const char *path)
-{
-	char	*dir, *p;
-
-	dir = xstrdup(path);
-	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
-		free(dir);
-		return (0);
-	}
-	*p = '\0';
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			goto fail;
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto fail;
-	free(dir);
-	return (0);
-
-fail:
-	diag_warnx(dir, "mkdir: %s", strerror(errno));
-	free(dir);
-	return (-1);
-}
-
-/*
- * mcpd's opinion of a new text for config, as check-config gives it, in
- * mcpctl's environment (mcpd's may set variables this one lacks).
- */
-static void
-import_check(const char *config, const char *text, size_t len)
-{
-	struct conf_diags	 diags;
-	struct conf		*conf;
-	size_t			 i;
-
-	conf_diags_init(&diags);
-	conf = conf_load_text(config, text, len, &diags);
-	for (i = 0; i < diags.n; i++)
-		diag_warnx(NULL, "%s%s", diags.v[i].level == CONF_WARNING ?
-		    "warning: " : "", diags.v[i].text);
-	if (conf == NULL)
-		diag_warnx(NULL, "mcpd would refuse this file as it is (in "
-		    "mcpctl's environment); a reload keeps the old one");
-	conf_free(conf);
-	conf_diags_free(&diags);
-}
-
 int
 import_run(struct ctl *ctl, int argc, char **argv)
 {
@@ -148,10 +91,11 @@ import_run(struct ctl *ctl, int argc, char **argv)
 	struct apps_files	 files = { NULL, 0 };
 	struct appconf_list	 list = { NULL, 0 };
 	struct runconf		 rc_conf = { NULL, NULL, NULL, 0 };
+	struct runconf_edit	 edit;
 	struct stat		 sb;
 	char			*config = NULL, *given = NULL, *text = NULL;
 	char			*new = NULL;
-	char			*cause, *diff = NULL, *backup, *question;
+	char			*cause;
 	size_t			 len, newlen, i;
 	int			 ch, dry_run = 0, yes = 0, from = 0, rc;
 	int			 exists, failed = 0;
@@ -243,48 +187,16 @@ import_run(struct ctl *ctl, int argc, char **argv)
 		rc = failed ? DIAG_EXIT_FAILED : DIAG_EXIT_OK;
 		goto out;
 	}
-	import_check(config, new, newlen);
-	diff = udiff(text, len, new, newlen, exists ? config : "/dev/null",
-	    config);
-	if (dry_run) {
-		fputs(diff, stdout);
-		printf("dry run: %s not changed\n", out_esc(config));
-		rc = failed ? DIAG_EXIT_FAILED : DIAG_EXIT_OK;
-		goto out;
-	}
-	xasprintf(&question, "%s %s?", exists ? "Write this to" : "Create",
-	    out_esc(config));
-	rc = apps_confirm(diff, question, yes);
-	free(question);
-	if (rc != 1) {
-		rc = DIAG_EXIT_FAILED;
-		goto out;
-	}
-	if (!exists && import_mkdirs(config) == -1) {
-		rc = DIAG_EXIT_FAILED;
-		goto out;
-	}
-	if (exists) {
-		xasprintf(&backup, "%s.bak", config);
-		if (apps_backup(backup, text, len, &sb, &cause) == -1) {
-			diag_warnx(backup, "%s; nothing written", cause);
-			free(cause);
-			free(backup);
-			rc = DIAG_EXIT_FAILED;
-			goto out;
-		}
-		printf("the previous file is in %s\n", out_esc(backup));
-		free(backup);
-	}
-	if (apps_write(config, new, newlen, exists ? &sb : NULL, text, len,
-	    exists, &cause) == -1) {
-		diag_warnx(config, "%s", cause);
-		free(cause);
-		rc = DIAG_EXIT_FAILED;
-		goto out;
-	}
-	printf("wrote %s (%s)\n", out_esc(config), rc_conf.why);
-	rc = runconf_reload(ctl, &rc_conf);
+	memset(&edit, 0, sizeof edit);
+	edit.old = text;
+	edit.oldlen = len;
+	edit.exists = exists;
+	edit.sb = sb;
+	edit.new = new;
+	edit.newlen = newlen;
+	edit.dry_run = dry_run;
+	edit.yes = yes;
+	rc = runconf_write(ctl, &rc_conf, &edit);
 	if (rc == DIAG_EXIT_OK && failed)
 		rc = DIAG_EXIT_FAILED;
 
@@ -294,6 +206,5 @@ out:
 	runconf_clear(&rc_conf);
 	free(text);
 	free(new);
-	free(diff);
 	return (rc);
 }

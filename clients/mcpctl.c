@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "add.h"
 #include "admin.h"
 #include "bridge.h"
 #include "conf.h"
@@ -94,6 +95,10 @@ static const struct ctl_command ctl_commands[] = {
 	  "servers at mcpd (mcpctl connect)", 1, -1, 0, install_run, 1 },
 	{ "uninstall", "APP [--yes] [--force]", "restore an app's file as "
 	  "it was before install", 1, -1, 0, install_uninstall, 1 },
+	{ "add", "NAME [--env K=V] -- COMMAND...", "add a server to mcpd's "
+	  "configuration (--url URL: a remote one)", 1, -1, 0, add_run, 1 },
+	{ "remove", "NAME [--yes]", "remove a server from mcpd's "
+	  "configuration", 1, -1, 0, add_remove, 1 },
 	{ "help", "", "list commands", 0, 0, 0, ctl_help },
 };
 #define CTL_NCOMMANDS	nitems(ctl_commands)

@@ -1,5 +1,6 @@
 /*
- * runconf.c -- the configuration file mcpctl import and install work on.
+ * runconf.c -- the configuration file mcpctl import, install, add and
+ * remove work on, and writing it.
  *
  * A file given with --config wins.  Else, when an mcpd answers on the
  * socket, the file it reads (the "config" of mcpd/version, an absolute
@@ -8,11 +9,16 @@
  * (paths.h), which an mcpd started later reads.  The file and why it was
  * chosen are said before anything is asked, and the reload after a write
  * goes only to an mcpd that reads the file written.
+ *
+ * A new text is written one way for every command (runconf_write): the
+ * file is replaced whole through apps.c, never edited in place, and not
+ * at all if it changed since it was read.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +29,15 @@
 
 #include "admin.h"
 #include "admin_int.h"
+#include "apps.h"
+#include "conf.h"
 #include "ctl.h"
 #include "diag.h"
 #include "out.h"
 #include "paths.h"
 #include "proto.h"
 #include "runconf.h"
+#include "udiff.h"
 #include "xmalloc.h"
 
 /* path from the current directory, as mcpd reports its own. */
@@ -143,4 +152,109 @@ runconf_clear(struct runconf *rc)
 	free(rc->why);
 	free(rc->running);
 	memset(rc, 0, sizeof *rc);
+}
+
+/* mkdir -p of path's directory, mode 0700 for what it creates. */
+static int
+runconf_mkdirs(const char *path)
+{
+	char	*dir, *p;
+
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
+		free(dir);
+		return (0);
+	}
+	*p = '\0';
+	for (p = dir + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		goto fail;
+	free(dir);
+	return (0);
+
+fail:
+	diag_warnx(dir, "mkdir: %s", strerror(errno));
+	free(dir);
+	return (-1);
+}
+
+/*
+ * mcpd's opinion of a new text for config, as check-config gives it, in
+ * mcpctl's environment (mcpd's may set variables this one lacks).
+ */
+static void
+runconf_check(const char *config, const char *text, size_t len)
+{
+	struct conf_diags	 diags;
+	struct conf		*conf;
+	size_t			 i;
+
+	conf_diags_init(&diags);
+	conf = conf_load_text(config, text, len, &diags);
+	for (i = 0; i < diags.n; i++)
+		diag_warnx(NULL, "%s%s", diags.v[i].level == CONF_WARNING ?
+		    "warning: " : "", diags.v[i].text);
+	if (conf == NULL)
+		diag_warnx(NULL, "mcpd would refuse this file as it is (in "
+		    "mcpctl's environment); a reload keeps the old one");
+	conf_free(conf);
+	conf_diags_free(&diags);
+}
+
+int
+runconf_write(struct ctl *ctl, const struct runconf *rc,
+    const struct runconf_edit *e)
+{
+	const char	*config = rc->path;
+	char		*diff, *backup, *question, *cause;
+	int		 ok;
+
+	runconf_check(config, e->new, e->newlen);
+	diff = udiff(e->shown_old != NULL ? e->shown_old : e->old,
+	    e->shown_old != NULL ? e->shown_oldlen : e->oldlen,
+	    e->shown_new != NULL ? e->shown_new : e->new,
+	    e->shown_new != NULL ? e->shown_newlen : e->newlen,
+	    e->exists ? config : "/dev/null", config);
+	if (e->dry_run) {
+		fputs(diff, stdout);
+		printf("dry run: %s not changed\n", out_esc(config));
+		free(diff);
+		return (DIAG_EXIT_OK);
+	}
+	xasprintf(&question, "%s %s?", e->exists ? "Write this to" :
+	    "Create", out_esc(config));
+	ok = apps_confirm(diff, question, e->yes);
+	free(question);
+	free(diff);
+	if (ok != 1)
+		return (DIAG_EXIT_FAILED);
+	if (!e->exists && runconf_mkdirs(config) == -1)
+		return (DIAG_EXIT_FAILED);
+	if (e->exists) {
+		xasprintf(&backup, "%s.bak", config);
+		if (apps_backup(backup, e->old, e->oldlen, &e->sb,
+		    &cause) == -1) {
+			diag_warnx(backup, "%s; nothing written", cause);
+			free(cause);
+			free(backup);
+			return (DIAG_EXIT_FAILED);
+		}
+		printf("the previous file is in %s\n", out_esc(backup));
+		free(backup);
+	}
+	if (apps_write(config, e->new, e->newlen, e->exists ? &e->sb : NULL,
+	    e->old, e->oldlen, e->exists, &cause) == -1) {
+		diag_warnx(config, "%s", cause);
+		free(cause);
+		return (DIAG_EXIT_FAILED);
+	}
+	printf("wrote %s (%s)\n", out_esc(config), rc->why);
+	return (runconf_reload(ctl, rc));
 }

@@ -782,15 +782,11 @@ int
 appconf_merge(const char *text, size_t len, struct appconf_list *list,
     char **out, size_t *outlen, char **cause)
 {
-	static const char	*mkey[] = { "mcpServers" };
-	struct sbuf	 b = { NULL, 0, 0 };
-	struct jsonc_span	 span;
 	const cJSON		*shape, *item;
 	struct appconf_entry	*e;
-	cJSON			*root = NULL, *existing, *wrap;
+	cJSON			*root = NULL, *existing;
 	const char		**names = NULL;
 	cJSON			**values = NULL;
-	char			*clean = NULL, *unit = NULL;
 	size_t			 i, j, n = 0;
 	int			 rc = -1, found;
 
@@ -875,12 +871,39 @@ appconf_merge(const char *text, size_t len, struct appconf_list *list,
 		n++;
 	}
 
+	if (appconf_add_servers(text, len, names, values, n, out, outlen,
+	    cause) == -1)
+		goto fail;
+	rc = 0;
+
+fail:
+	free(names);
+	free(values);
+	cJSON_Delete(existing);
+	cJSON_Delete(root);
+	return (rc);
+}
+
+int
+appconf_add_servers(const char *text, size_t len, const char *const *names,
+    cJSON *const *values, size_t n, char **out, size_t *outlen, char **cause)
+{
+	static const char	*mkey[] = { "mcpServers" };
+	struct sbuf		 b = { NULL, 0, 0 };
+	struct jsonc_span	 span;
+	const cJSON		*servers;
+	cJSON			*root, *wrap;
+	char			*clean = NULL, *unit = NULL;
+	size_t			 i;
+
+	*cause = NULL;
+	*out = NULL;
 	if (n == 0) {
 		b.p = xmalloc(len + 1);
 		memcpy(b.p, text, len);
 		b.p[len] = '\0';
 		b.len = len;
-	} else if (root == NULL) {
+	} else if (len == 0 || strspn(text, " \t\r\n") >= len) {
 		wrap = cJSON_CreateObject();
 		for (i = 0; i < n; i++)
 			cJSON_AddItemReferenceToObject(wrap, names[i],
@@ -891,6 +914,21 @@ appconf_merge(const char *text, size_t len, struct appconf_list *list,
 		sbuf_adds(&b, "\n}\n");
 		cJSON_Delete(wrap);
 	} else {
+		if ((root = jsonc_parse(text, len, cause)) == NULL)
+			return (-1);
+		servers = cJSON_GetObjectItemCaseSensitive(root, mkey[0]);
+		if (!cJSON_IsObject(root) ||
+		    (servers != NULL && !cJSON_IsObject(servers))) {
+			if (!cJSON_IsObject(root))
+				xasprintf(cause, "the top level is not an "
+				    "object");
+			else
+				xasprintf(cause, "\"%s\" is not an object",
+				    mkey[0]);
+			cJSON_Delete(root);
+			return (-1);
+		}
+		cJSON_Delete(root);
 		clean = jsonc_clean(text, len, cause);
 		unit = appconf_unit(text, len);
 		if (jsonc_find(clean, len, mkey, 1, &span))
@@ -910,18 +948,9 @@ appconf_merge(const char *text, size_t len, struct appconf_list *list,
 	}
 	*out = b.p;
 	*outlen = b.len;
-	b.p = NULL;
-	rc = 0;
-
-fail:
-	free(b.p);
 	free(clean);
 	free(unit);
-	free(names);
-	free(values);
-	cJSON_Delete(existing);
-	cJSON_Delete(root);
-	return (rc);
+	return (0);
 }
 
 struct appconf_edit {

@@ -121,6 +121,18 @@ int	 appconf_merge(const char *text, size_t len,
 	    char **cause);
 
 /*
+ * The n servers (names[i], values[i]) added to "mcpServers" of mcpd's
+ * configuration text as appconf_merge adds them: after its last member,
+ * in the file's indentation, every other byte kept; a new "mcpServers"
+ * at the end of the top level if there is none, a new file for an empty
+ * text.  Names are not checked.  0 with *out, or -1 with *cause (not a
+ * JSON object, "mcpServers" not an object).
+ */
+int	 appconf_add_servers(const char *text, size_t len,
+	    const char *const *names, cJSON *const *values, size_t n,
+	    char **out, size_t *outlen, char **cause);
+
+/*
  * An app's file rewritten: the value at each entry's keys replaced with
  * with_entry[i] (NULL: left as it is), printed in the file's indentation;
  * every other byte, comments included, kept.  NULL with *cause if the

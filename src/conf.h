@@ -366,6 +366,8 @@ struct conf	*conf_load(const char *file, struct conf_diags *);
 struct conf	*conf_load_text(const char *file, const char *text,
 		    size_t len, struct conf_diags *);
 void		 conf_free(struct conf *);
+/* A server or group name: 1 to 64 of A-Z a-z 0-9 . _ - (the file's rule). */
+int		 conf_valid_name(const char *);
 const struct conf_server *conf_find(const struct conf *, const char *name);
 const struct conf_group *conf_find_group(const struct conf *,
 		    const char *name);

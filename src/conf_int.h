@@ -95,8 +95,6 @@ struct conf_key {
 size_t		*conf_first_keys(struct conf_key *keys, size_t n);
 /* first[i]: the position of the first key equal to the i-th one. */
 size_t		*conf_object_first_keys(const cJSON *);
-/* A server or group name: 1 to CONF_NAME_MAX_LEN of A-Z a-z 0-9 . _ - */
-int		 conf_valid_name(const char *);
 /* Two lists of n strings hold the same ones, in any order. */
 int		 conf_set_equal(char *const *, char *const *, size_t n);
 /*

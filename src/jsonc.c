@@ -356,3 +356,48 @@ jsonc_last_member(const char *clean, size_t start, size_t end,
 	(void)jsonc_members(clean, start, end, jsonc_last_cb, span);
 	return (span->key_start != SIZE_MAX);
 }
+
+struct jsonc_around {
+	const char		*key;
+	struct jsonc_member	*m;
+	size_t			 last_end;	/* the value before, or SIZE_MAX */
+	int			 found;
+};
+
+static int
+jsonc_around_cb(const char *s, size_t ks, size_t ke, size_t vs, size_t ve,
+    void *arg)
+{
+	struct jsonc_around	*a = arg;
+
+	if (a->found) {
+		a->m->next_key = ks;
+		return (1);
+	}
+	if (jsonc_key_is(s, ks, ke, a->key)) {
+		a->found = 1;
+		a->m->span.key_start = ks;
+		a->m->span.start = vs;
+		a->m->span.end = ve;
+		a->m->prev_end = a->last_end;
+	}
+	a->last_end = ve;
+	return (0);
+}
+
+int
+jsonc_member(const char *clean, size_t start, size_t end, const char *key,
+    struct jsonc_member *m)
+{
+	struct jsonc_around	 a;
+
+	memset(m, 0, sizeof *m);
+	m->prev_end = SIZE_MAX;
+	m->next_key = SIZE_MAX;
+	a.key = key;
+	a.m = m;
+	a.last_end = SIZE_MAX;
+	a.found = 0;
+	(void)jsonc_members(clean, start, end, jsonc_around_cb, &a);
+	return (a.found);
+}

@@ -61,4 +61,20 @@ int	 jsonc_find(const char *clean, size_t len, const char *const *path,
 int	 jsonc_last_member(const char *clean, size_t start, size_t end,
 	    struct jsonc_span *span);
 
+/*
+ * The member key of the object at [start, end) of clean text, with what
+ * surrounds it: 1 with *m set, 0 if the object has no such member (the
+ * first of repeated keys is taken).  prev_end is where the previous
+ * member's value ends and next_key where the next member's key starts,
+ * SIZE_MAX for none.
+ */
+struct jsonc_member {
+	struct jsonc_span	span;
+	size_t			prev_end;
+	size_t			next_key;
+};
+
+int	 jsonc_member(const char *clean, size_t start, size_t end,
+	    const char *key, struct jsonc_member *m);
+
 #endif /* MCPD_JSONC_H */

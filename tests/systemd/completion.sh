@@ -10,8 +10,10 @@
 # Asserted: every command of `mcpctl help` and nothing else; prefixes;
 # options; server and group names (the built-in "all" too) for NAME
 # arguments, found through -s PATH, --socket=PATH or $MCPD_SOCKET, and
-# server names alone for login and logout; nothing after a command's last
-# NAME, nor for a prompt's name or a URI; files after read --output; and
+# server names alone for login, logout and remove; for add nothing for
+# its new NAME, its options, directories for --cwd, a program after it
+# and files after that; nothing after a command's last NAME, nor for a
+# prompt's name or a URI; files after read --output; and
 # nothing, quickly, when mcpd is not running.
 
 # shellcheck source=../integration/lib.sh
@@ -102,6 +104,17 @@ expect_completion "" mcpctl -s "$SOCK" read alpha fake://hello ""
 : >"$T/saved-here.bin"
 expect_completion "$T/saved-here.bin" mcpctl -s "$SOCK" read alpha fake://hello --output "$T/saved-"
 expect_completion "--output" mcpctl -s "$SOCK" read alpha fake://hello --out
+# remove takes a server, never a group; add a new name, then a command.
+expect_completion "alpha b-2.x" mcpctl -s "$SOCK" remove ""
+expect_completion "" mcpctl -s "$SOCK" remove alpha ""
+expect_completion "" mcpctl -s "$SOCK" add ""
+expect_completion "--cwd" mcpctl add x --cw
+expect_completion "sort" mcpctl add x -- sor
+expect_completion "sort" mcpctl add x --env K=V sor
+expect_completion "" mcpctl add x sort --cw
+mkdir -p "$T/tree/dir" && : >"$T/tree/file" || hard_error "mkdir $T/tree"
+expect_completion "$T/tree/dir" mcpctl add x --cwd "$T/tree/"
+expect_completion "$T/tree/dir $T/tree/file" mcpctl add x -- sort "$T/tree/"
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
 
 # mcpd not running: nothing, and at once.
