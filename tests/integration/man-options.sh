@@ -11,7 +11,8 @@
 # page's example, and refused: "invalid option -- 'v'").  That the check
 # tells the two apart is shown first: an option no page names is refused
 # by each program and each command.  mcpctl's options before the command
-# may follow it too (except -V, and for import, install and uninstall,
+# may follow it too (except -V, and for import, install, uninstall, add
+# and remove,
 # which take -s alone), as mcpctl(1) says; that is run as well.
 #
 # The other way: every option that --help shows (mcpctl's, and each
@@ -51,8 +52,22 @@ man_options() {
 	/^\.Sh / { sec = $2; cmd = ""; next }
 	/^\.Bl/ { depth++ }
 	/^\.El/ { depth--; next }
-	sec == "SYNOPSIS" { scan($0, "-"); next }
+	# A SYNOPSIS form of one command (".Cm NAME" after ".Nm"): its own.
+	sec == "SYNOPSIS" && /^\.Nm / { scmd = "-"; next }
+	sec == "SYNOPSIS" && mode == "commands" && /^\.Cm / { scmd = $2; next }
+	sec == "SYNOPSIS" { scan($0, scmd == "" ? "-" : scmd); next }
 	mode == "prog" && sec == "OPTIONS" { scan($0, "-"); next }
+	# A command head spread over lines (.It Xo ... .Xc).
+	mode == "commands" && sec == "DESCRIPTION" && depth == 1 && /^\.It Xo/ {
+		inxo = 1; cmd = ""; seen = 1; next
+	}
+	inxo && /^\.Xc/ { inxo = 0; next }
+	inxo {
+		if (cmd == "" && /^\.Cm /)
+			cmd = $2
+		scan($0, cmd == "" ? "-" : cmd)
+		next
+	}
 	mode == "commands" && sec == "DESCRIPTION" {
 		if (depth == 1 && /^\.It Cm /) {
 			cmd = $3
@@ -78,7 +93,8 @@ arg_value() {
 	FD) echo 3 ;;
 	seconds | S) echo 5 ;;
 	"'Name:"*) echo 'Name: value' ;;
-	URL | URI) echo 'https://example.com/mcp' ;;
+	URL | URI | url) echo 'https://example.com/mcp' ;;
+	key) echo 'KEY=value' ;;
 	auto | journal | stderr | http | sse | ES256 | RS256) echo "$1" ;;
 	*) echo "$T/$1" ;;
 	esac
@@ -173,7 +189,8 @@ while read -r scope opt arg; do
 			case $cmd:$opt in
 			import:-s | import:--socket | install:-s | install:--socket) ;;
 			uninstall:-s | uninstall:--socket) ;;
-			import:* | install:* | uninstall:*) continue ;;
+			add:-s | add:--socket | remove:-s | remove:--socket) ;;
+			import:* | install:* | uninstall:* | add:* | remove:*) continue ;;
 			esac
 			accepts "mcpctl.1: $opt after $cmd" "$MCPCTL" "$cmd" "$@" --help
 		done
