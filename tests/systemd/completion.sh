@@ -11,7 +11,8 @@
 # options; server and group names (the built-in "all" too) for NAME
 # arguments, found through -s PATH, --socket=PATH or $MCPD_SOCKET, and
 # server names alone for login and logout; nothing after a command's last
-# NAME; and nothing, quickly, when mcpd is not running.
+# NAME; the apps of install and uninstall; and nothing, quickly, when mcpd
+# is not running.
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -92,6 +93,12 @@ expect_completion "$NAMES" mcpctl -s "$SOCK" call ""
 expect_completion "" mcpctl -s "$SOCK" call alpha ""
 expect_completion "alpha b-2.x" mcpctl -s "$SOCK" login ""
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
+
+# The apps of install and uninstall, every one mcpctl knows.
+APPS="claude-code claude-desktop cline cursor gemini-cli opencode vscode windsurf zed"
+expect_completion "$APPS" mcpctl install ""
+expect_completion "zed" mcpctl install z
+expect_completion "claude-code claude-desktop cline cursor" mcpctl uninstall c
 
 # mcpd not running: nothing, and at once.
 t0=$(now_ms)
