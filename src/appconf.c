@@ -600,14 +600,17 @@ appconf_read(const struct appconf_file *f, const char *text, size_t len,
 	*cause = NULL;
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (-1);
+	keys[0] = appshape_key(f->shape);
+	/* What was expected, said. */
 	if (!cJSON_IsObject(root)) {
-		xasprintf(cause, "the top level is not an object");
+		xasprintf(cause, "the top level is not an object (expected "
+		    "{\"%s\": {...}})", keys[0]);
 		goto fail;
 	}
-	keys[0] = appshape_key(f->shape);
 	servers = cJSON_GetObjectItemCaseSensitive(root, keys[0]);
 	if (servers != NULL && !cJSON_IsObject(servers)) {
-		xasprintf(cause, "\"%s\" is not an object", keys[0]);
+		xasprintf(cause, "\"%s\" is not an object (expected a server "
+		    "by name: {\"NAME\": {...}})", keys[0]);
 		goto fail;
 	}
 	if (servers != NULL)

@@ -235,11 +235,11 @@ BAD[zed]='// Zed settings
 BAD[cline]='[]'
 BAD[gemini-cli]='{ "mcpServers": {'
 BAD[opencode]='{ "mcp": [1] }'
-WANT[windsurf]='"mcpServers" is not an object'
-WANT[zed]='"context_servers" is not an object'
-WANT[cline]='the top level is not an object'
+WANT[windsurf]='"mcpServers" is not an object (expected a server by name: {"NAME": {...}})'
+WANT[zed]='"context_servers" is not an object (expected a server by name: {"NAME": {...}})'
+WANT[cline]='the top level is not an object (expected {"mcpServers": {...}})'
 WANT[gemini-cli]='line 2, column 1: invalid JSON'
-WANT[opencode]='"mcp" is not an object'
+WANT[opencode]='"mcp" is not an object (expected a server by name: {"NAME": {...}})'
 for app in $APPS; do
 	f=$(app_file "$app")
 	printf '%s\n' "${BAD[$app]}" >"$f"

@@ -262,7 +262,8 @@ START_TEST(test_appconf_through_mcpd_skipped)
 	appconf_list_free(&l);
 	ck_assert_int_eq(appconf_read(&cursor, S("{\"mcpServers\": []}"), &l,
 	    &cause), -1);
-	ck_assert_str_eq(cause, "\"mcpServers\" is not an object");
+	ck_assert_str_eq(cause, "\"mcpServers\" is not an object (expected "
+	    "a server by name: {\"NAME\": {...}})");
 	free(cause);
 	ck_assert_int_eq(appconf_read(&cursor, S("{\"mcpServers\": {"), &l,
 	    &cause), -1);
@@ -759,6 +760,8 @@ START_TEST(test_appconf_opencode)
 }
 END_TEST
 
+#define BY_NAME	" (expected a server by name: {\"NAME\": {...}})"
+
 START_TEST(test_appconf_new_shapes_refused)
 {
 	static const struct {
@@ -766,11 +769,13 @@ START_TEST(test_appconf_new_shapes_refused)
 		const char			*text, *cause;
 	} bad[] = {
 		{ &zed, "{\"context_servers\": []}",
-		    "\"context_servers\" is not an object" },
-		{ &opencode, "{\"mcp\": \"x\"}", "\"mcp\" is not an object" },
-		{ &gemini, "[]", "the top level is not an object" },
+		    "\"context_servers\" is not an object" BY_NAME },
+		{ &opencode, "{\"mcp\": \"x\"}", "\"mcp\" is not an object"
+		    BY_NAME },
+		{ &gemini, "[]", "the top level is not an object (expected "
+		    "{\"mcpServers\": {...}})" },
 		{ &cline, "{\"mcpServers\": 1}",
-		    "\"mcpServers\" is not an object" },
+		    "\"mcpServers\" is not an object" BY_NAME },
 		{ &windsurf, "{\"mcpServers\": {", "line 1, column 17: "
 		    "invalid JSON" },
 	};
