@@ -11,10 +11,11 @@
  * {"command": MCPCTL, "args": ["connect", NAME]} (and "-s", SOCKET when
  * the socket is not the default one), MCPCTL being this program's
  * absolute path, in the app's own shape (appshape.h: opencode's
- * {"type": "local", "command": [MCPCTL, "connect", NAME]}...).  Other entries, and every other byte of the file,
- * comments included, stay.  The original is kept once, byte for byte, as
- * FILE.mcpd-backup (a later install keeps the first one), and what was
- * written as FILE.mcpd-installed.
+ * {"type": "local", "command": [MCPCTL, "connect", NAME]}...).  Other
+ * entries, and every other byte of the file, comments included, stay.
+ * The original is kept once, byte for byte, as FILE.mcpd-backup (a later
+ * install keeps the first one), and what was written as
+ * FILE.mcpd-installed.
  *
  * uninstall puts FILE.mcpd-backup back in place of FILE, byte for byte,
  * and removes both copies; it refuses when FILE is no longer what install
