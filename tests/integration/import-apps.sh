@@ -20,6 +20,8 @@
 #   official SDK client's StdioClientTransport as the app starts it,
 #   reaches the one copy of the server mcpd runs (Gemini CLI's remote
 #   one too, through mcpd-remote);
+# - Zed's file changed between install's question and the answer (on a
+#   terminal, script(1)) is not written;
 # - `mcpctl uninstall APP --yes` refuses while the file differs from what
 #   install wrote, then puts every file back byte for byte;
 # - a file of each app whose shape is not the app's (a member of the
@@ -142,6 +144,35 @@ for s in ws-remote zed-off cline-sse oc-remote; do
 	[ "$(server_field "$s" state)" = stopped ] ||
 		fail "$s, disabled in its app, is $(server_field "$s" state)"
 done
+
+# --- Zed's file changed between the question and the answer: not written ---
+if command -v script >/dev/null 2>&1; then
+	f=$(app_file zed)
+	mkfifo "$T/answer"
+	# The answer's side stays open until mcpctl is done (script(1) ends
+	# the session when its input ends).
+	(
+		wait_for 60 grep -q 'Point' "$T/tty.out" || exit 1
+		printf '\n' >>"$f"
+		cp "$f" "$T/zed.changed"
+		printf 'y\n'
+		wait_for 90 test -e "$T/tty.done"
+	) >"$T/answer" &
+	answerer=$!
+	timeout -k 5 60 script -qfec "'$MCPCTL' -s '$SOCK' install zed --config '$CFG'" \
+		"$T/tty.out" <"$T/answer" >/dev/null 2>&1
+	rc=$?
+	touch "$T/tty.done"
+	wait "$answerer" || fail "the question never came: $(cat "$T/tty.out")"
+	[ "$rc" = 1 ] || fail "install of a Zed file changed meanwhile exited $rc: $(cat "$T/tty.out")"
+	grep -q 'changed since it was read; nothing written' "$T/tty.out" ||
+		fail "no refusal: $(cat "$T/tty.out")"
+	cmp -s "$f" "$T/zed.changed" || fail "Zed's changed file was overwritten"
+	[ -L "$f" ] && [ ! -e "$f.mcpd-backup" ] || fail "a refused install left a backup or no link"
+	cp "$T/orig/zed" "$f"
+else
+	note "no script(1): the change between question and answer is not tried"
+fi
 
 # --- install, and each app's entry as the app starts it ----------------------
 SOCK_ABS=$SOCK
