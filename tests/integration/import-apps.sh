@@ -10,7 +10,7 @@
 #   bare "url" (SSE) and Gemini CLI's "httpUrl" (Streamable HTTP) as
 #   remote servers, Zed's and opencode's "enabled": false as disabled; a
 #   Zed extension's server is skipped, said so; mcpd reloads and runs
-#   them;
+#   them; a file given by path is read in its app's shape;
 # - `mcpctl install APP --yes` rewrites each app's entries, in the app's
 #   own shape (Zed's "source": "custom", opencode's "type": "local" and
 #   one "command" array), to run `mcpctl connect NAME -s SOCKET`, every
@@ -140,6 +140,14 @@ grep -q "opencode $PROJ/opencode.json: oc-fake: added\$" "$T/import-opencode.out
 for s in ws-fake zed-fake cline-fake gemini-fake oc-fake gemini-http; do
 	wait_ready "$s" 60
 done
+# A file given by path is known by its shape: Zed's "context_servers",
+# opencode's "mcp".
+ctl import --from "$T/dotfiles/zed-settings.json" --from "$T/orig/opencode" \
+	--dry-run --config "$CFG" >"$T/import-paths.out" 2>&1 ||
+	fail "import --from PATH exited $?: $(cat "$T/import-paths.out")"
+grep -q "^zed $T/dotfiles/zed-settings.json: zed-fake: mcpd has it already\$" "$T/import-paths.out" &&
+	grep -q "^opencode $T/orig/opencode: oc-fake: mcpd has it already\$" "$T/import-paths.out" ||
+	fail "files given by path: $(cat "$T/import-paths.out")"
 for s in ws-remote zed-off cline-sse oc-remote; do
 	[ "$(server_field "$s" state)" = stopped ] ||
 		fail "$s, disabled in its app, is $(server_field "$s" state)"
