@@ -10,6 +10,14 @@
  *   cursor          ~/.cursor/mcp.json and ./.cursor/mcp.json
  *   vscode          $XDG_CONFIG_HOME/Code/User/mcp.json and
  *                   ./.vscode/mcp.json ("servers", "inputs")
+ *   windsurf        ~/.codeium/windsurf/mcp_config.json
+ *   zed             $XDG_CONFIG_HOME/zed/settings.json and
+ *                   ./.zed/settings.json ("context_servers")
+ *   cline           $XDG_CONFIG_HOME/Code/User/globalStorage/
+ *                   saoudrizwan.claude-dev/settings/cline_mcp_settings.json
+ *   gemini-cli      ~/.gemini/settings.json and ./.gemini/settings.json
+ *   opencode        $XDG_CONFIG_HOME/opencode/opencode.json and
+ *                   ./opencode.json ("mcp")
  * $XDG_CONFIG_HOME defaults to ~/.config.  A project's file (in the
  * current directory) that is the user's file too is read once.  A file
  * of the current directory, or one given by path that is none of the
@@ -64,6 +72,18 @@ static const struct apps_place {
 	    APPCONF_MCPSERVERS, APPCONF_MCPSERVERS, APPCONF_SYNTAX_VSCODE },
 	{ "vscode", 1, "Code/User/mcp.json", ".vscode/mcp.json",
 	    APPCONF_SERVERS, APPCONF_SERVERS, APPCONF_SYNTAX_VSCODE },
+	/* Windsurf, Zed, Cline, Gemini CLI, opencode: appshape.h. */
+	{ "windsurf", 0, ".codeium/windsurf/mcp_config.json", NULL,
+	    APPCONF_WINDSURF, APPCONF_WINDSURF, APPCONF_SYNTAX_VSCODE },
+	{ "zed", 1, "zed/settings.json", ".zed/settings.json",
+	    APPCONF_ZED, APPCONF_ZED, APPCONF_SYNTAX_NONE },
+	{ "cline", 1, "Code/User/globalStorage/saoudrizwan.claude-dev/"
+	    "settings/cline_mcp_settings.json", NULL,
+	    APPCONF_CLINE, APPCONF_CLINE, APPCONF_SYNTAX_NONE },
+	{ "gemini-cli", 0, ".gemini/settings.json", ".gemini/settings.json",
+	    APPCONF_GEMINI, APPCONF_GEMINI, APPCONF_SYNTAX_SHELL },
+	{ "opencode", 1, "opencode/opencode.json", "opencode.json",
+	    APPCONF_OPENCODE, APPCONF_OPENCODE, APPCONF_SYNTAX_OPENCODE },
 };
 
 int
@@ -81,7 +101,19 @@ apps_known(const char *name)
 const char *
 apps_names(void)
 {
-	return ("claude-desktop, claude-code, cursor, vscode");
+	static char	*names;
+	size_t		 i;
+	char		*s;
+
+	if (names != NULL)
+		return (names);
+	names = xstrdup(apps_places[0].app);
+	for (i = 1; i < nitems(apps_places); i++) {
+		xasprintf(&s, "%s, %s", names, apps_places[i].app);
+		free(names);
+		names = s;
+	}
+	return (names);
 }
 
 static const char *
@@ -292,6 +324,21 @@ apps_find(const char *app, struct apps_files *files)
 	return (rc);
 }
 
+/* A file given by path read as app's. */
+static void
+apps_as(struct apps_file *af, const char *app)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(apps_places); i++) {
+		if (strcmp(apps_places[i].app, app) != 0)
+			continue;
+		af->f.app = apps_places[i].app;
+		af->f.shape = apps_places[i].user_shape;
+		af->f.syntax = apps_places[i].syntax;
+	}
+}
+
 int
 apps_add_path(const char *path, struct apps_files *files)
 {
@@ -337,7 +384,19 @@ apps_add_path(const char *path, struct apps_files *files)
 	} else if (strstr(base, "claude_desktop_config") != NULL) {
 		af->f.app = "claude-desktop";
 		af->f.syntax = APPCONF_SYNTAX_NONE;
-	}
+	} else if (cJSON_GetObjectItemCaseSensitive(root,
+	    "context_servers") != NULL)
+		apps_as(af, "zed");
+	else if (cJSON_GetObjectItemCaseSensitive(root, "mcp") != NULL &&
+	    cJSON_GetObjectItemCaseSensitive(root, "mcpServers") == NULL)
+		apps_as(af, "opencode");
+	else if (strstr(base, "/.codeium/") != NULL ||
+	    strstr(base, "mcp_config.json") != NULL)
+		apps_as(af, "windsurf");
+	else if (strstr(base, "cline_mcp_settings") != NULL)
+		apps_as(af, "cline");
+	else if (strstr(base, "/.gemini/") != NULL)
+		apps_as(af, "gemini-cli");
 	cJSON_Delete(root);
 	return (0);
 }

@@ -31,9 +31,9 @@ struct apps_files {
 	size_t			 n;
 };
 
-/* 1 if name is an app's (claude-desktop, cursor, vscode, claude-code). */
+/* 1 if name is an app's (claude-desktop, cursor, zed, ...: apps.c). */
 int	 apps_known(const char *name);
-/* "claude-desktop, cursor, vscode, claude-code". */
+/* "claude-desktop, claude-code, cursor, ...": every app, in apps.c's order. */
 const char *apps_names(void);
 /*
  * The files of app (NULL: every app) that exist, read: 0, or -1 after a

@@ -10,10 +10,12 @@
  * same server as (appconf_same_server) into
  * {"command": MCPCTL, "args": ["connect", NAME]} (and "-s", SOCKET when
  * the socket is not the default one), MCPCTL being this program's
- * absolute path.  Other entries, and every other byte of the file,
- * comments included, stay.  The original is kept once, byte for byte, as
- * FILE.mcpd-backup (a later install keeps the first one), and what was
- * written as FILE.mcpd-installed.
+ * absolute path, in the app's own shape (appshape.h: opencode's
+ * {"type": "local", "command": [MCPCTL, "connect", NAME]}...).  Other
+ * entries, and every other byte of the file, comments included, stay.
+ * The original is kept once, byte for byte, as FILE.mcpd-backup (a later
+ * install keeps the first one), and what was written as
+ * FILE.mcpd-installed.
  *
  * uninstall puts FILE.mcpd-backup back in place of FILE, byte for byte,
  * and removes both copies; it refuses when FILE is no longer what install
@@ -36,6 +38,7 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "appshape.h"
 #include "apps.h"
 #include "ctl.h"
 #include "diag.h"
@@ -145,27 +148,23 @@ install_default_socket(const char *socket_path)
 	return (same);
 }
 
-/* The entry an app gets for mcpd's server name. */
+/* The entry an app gets for mcpd's server name, in its shape. */
 static cJSON *
 install_entry(const struct appconf_entry *e, const char *self,
     const char *socket_path)
 {
-	cJSON	*o, *args;
+	const char	*argv[5];
+	size_t		 argc = 0;
 
-	o = cJSON_CreateObject();
-	if (e->file->shape == APPCONF_SERVERS)
-		cJSON_AddStringToObject(o, "type", "stdio");
-	cJSON_AddStringToObject(o, "command", self);
-	args = cJSON_AddArrayToObject(o, "args");
-	cJSON_AddItemToArray(args, cJSON_CreateString("connect"));
-	cJSON_AddItemToArray(args, cJSON_CreateString(e->mcpd_name));
+	argv[argc++] = self;
+	argv[argc++] = "connect";
+	argv[argc++] = e->mcpd_name;
 	if (socket_path != NULL) {
-		cJSON_AddItemToArray(args, cJSON_CreateString("-s"));
-		cJSON_AddItemToArray(args, cJSON_CreateString(socket_path));
+		argv[argc++] = "-s";
+		argv[argc++] = socket_path;
 	}
-	if (e->was_disabled)
-		cJSON_AddTrueToObject(o, "disabled");
-	return (o);
+	return (appshape_launch(e->file->shape, argv, argc,
+	    e->was_disabled));
 }
 
 static int

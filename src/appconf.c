@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "appshape.h"
 #include "confvar.h"
 #include "sbuf.h"
 #include "jsonc.h"
@@ -140,6 +141,105 @@ appconf_add_input(struct sbuf *b, const char *id, size_t n)
 }
 
 /*
+ * A variable mcpd cannot know (VS Code's prompted "input:ID", any other):
+ * "${MCPD_INPUT_ID:-}", the entry disabled, a note.
+ */
+static void
+appconf_unknown(struct sbuf *b, const char *name, size_t nlen,
+    const char *where, char ***notes, size_t *nnotes, int *disable)
+{
+	if (nlen > 6 && strncmp(name, "input:", 6) == 0) {
+		name += 6;
+		nlen -= 6;
+		appconf_note(notes, nnotes, "%s: needs a value (the app "
+		    "prompts for input \"%.*s\"): set it in mcpd.json, then "
+		    "remove \"disabled\"", where,
+		    (int)(nlen > 64 ? 64 : nlen), name);
+	} else {
+		appconf_note(notes, nnotes, "%s: needs a value (mcpd does not "
+		    "know the app's variable \"%.*s\"): set it in mcpd.json, "
+		    "then remove \"disabled\"", where,
+		    (int)(nlen > 64 ? 64 : nlen), name);
+	}
+	appconf_add_input(b, name, nlen);
+	*disable = 1;
+}
+
+/* The variable name at [name, name + nlen) as mcpd's "${NAME}". */
+static void
+appconf_add_variable(struct sbuf *b, const struct appconf_file *f,
+    const char *name, size_t nlen, const char *where, char ***notes,
+    size_t *nnotes, int *disable)
+{
+	size_t	 start = b->len;
+
+	sbuf_adds(b, "${");
+	sbuf_add(b, name, nlen);
+	sbuf_adds(b, "}");
+	appconf_references(f, b->p + start, where, notes, nnotes, disable);
+}
+
+/* Gemini CLI's "$VAR" and "${VAR}"; any other '$' is literal. */
+static void
+appconf_shell(struct sbuf *b, const struct appconf_file *f, const char *in,
+    const char *where, char ***notes, size_t *nnotes, int *disable)
+{
+	const char	*s, *name, *end, *next;
+	size_t		 nlen;
+
+	for (s = in; *s != '\0';) {
+		name = NULL;
+		if (s[0] == '$' && s[1] == '{' &&
+		    (end = strchr(s + 2, '}')) != NULL) {
+			name = s + 2;
+			nlen = end - name;
+			next = end + 1;
+		} else if (s[0] == '$') {
+			name = s + 1;
+			nlen = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "abcdefghijklmnopqrstuvwxyz0123456789_");
+			next = name + nlen;
+		}
+		if (name == NULL || !confvar_valid_variable(name, nlen)) {
+			appconf_add_literal(b, s, 1);
+			s++;
+			continue;
+		}
+		appconf_add_variable(b, f, name, nlen, where, notes, nnotes,
+		    disable);
+		s = next;
+	}
+}
+
+/* opencode's "{env:VAR}" and "{file:PATH}"; a '$' is literal. */
+static void
+appconf_braces(struct sbuf *b, const struct appconf_file *f,
+    const char *in, const char *where, char ***notes, size_t *nnotes,
+    int *disable)
+{
+	const char	*s, *end;
+	size_t		 nlen;
+
+	for (s = in; *s != '\0';) {
+		if (s[0] != '{' || (strncmp(s + 1, "env:", 4) != 0 &&
+		    strncmp(s + 1, "file:", 5) != 0) ||
+		    (end = strchr(s + 1, '}')) == NULL) {
+			appconf_add_literal(b, s, 1);
+			s++;
+			continue;
+		}
+		nlen = end - (s + 1);
+		if (s[1] == 'e' && confvar_valid_variable(s + 5, nlen - 4))
+			appconf_add_variable(b, f, s + 5, nlen - 4, where,
+			    notes, nnotes, disable);
+		else
+			appconf_unknown(b, s + 1, nlen, where, notes, nnotes,
+			    disable);
+		s = end + 1;
+	}
+}
+
+/*
  * A string of the app's, written for mcpd.  *disable is set when a value
  * is missing; where names the string for notes.
  */
@@ -149,7 +249,7 @@ appconf_string(const struct appconf_file *f, const char *in,
 {
 	struct sbuf	 b = { NULL, 0, 0 };
 	const char		*s, *end, *name, *slash;
-	size_t			 nlen, start;
+	size_t			 nlen;
 
 	sbuf_add(&b, "", 0);
 	if (f->syntax == APPCONF_SYNTAX_MCPD) {
@@ -159,6 +259,14 @@ appconf_string(const struct appconf_file *f, const char *in,
 	}
 	if (f->syntax == APPCONF_SYNTAX_NONE) {
 		appconf_add_literal(&b, in, strlen(in));
+		return (b.p);
+	}
+	if (f->syntax == APPCONF_SYNTAX_SHELL) {
+		appconf_shell(&b, f, in, where, notes, nnotes, disable);
+		return (b.p);
+	}
+	if (f->syntax == APPCONF_SYNTAX_OPENCODE) {
+		appconf_braces(&b, f, in, where, notes, nnotes, disable);
 		return (b.p);
 	}
 	for (s = in; *s != '\0';) {
@@ -171,14 +279,10 @@ appconf_string(const struct appconf_file *f, const char *in,
 		name = s + 2;
 		nlen = end - name;
 		if (nlen > 4 && strncmp(name, "env:", 4) == 0 &&
-		    confvar_valid_variable(name + 4, nlen - 4)) {
-			start = b.len;
-			sbuf_adds(&b, "${");
-			sbuf_add(&b, name + 4, nlen - 4);
-			sbuf_adds(&b, "}");
-			appconf_references(f, b.p + start, where, notes,
-			    nnotes, disable);
-		} else if (nlen == 8 && strncmp(name, "userHome", 8) == 0)
+		    confvar_valid_variable(name + 4, nlen - 4))
+			appconf_add_variable(&b, f, name + 4, nlen - 4, where,
+			    notes, nnotes, disable);
+		else if (nlen == 8 && strncmp(name, "userHome", 8) == 0)
 			sbuf_adds(&b, "${HOME}");
 		else if ((nlen == 13 && strncmp(name, "pathSeparator",
 		    13) == 0) || (nlen == 1 && *name == '/'))
@@ -193,24 +297,9 @@ appconf_string(const struct appconf_file *f, const char *in,
 			slash = strrchr(f->workspace, '/');
 			slash = slash != NULL ? slash + 1 : f->workspace;
 			appconf_add_literal(&b, slash, strlen(slash));
-		} else {
-			if (nlen > 6 && strncmp(name, "input:", 6) == 0) {
-				name += 6;
-				nlen -= 6;
-				appconf_note(notes, nnotes, "%s: needs a value "
-				    "(the app prompts for input \"%.*s\"): set "
-				    "it in mcpd.json, then remove \"disabled\"",
-				    where, (int)(nlen > 64 ? 64 : nlen), name);
-			} else {
-				appconf_note(notes, nnotes, "%s: needs a value "
-				    "(mcpd does not know the app's variable "
-				    "\"%.*s\"): set it in mcpd.json, then "
-				    "remove \"disabled\"", where,
-				    (int)(nlen > 64 ? 64 : nlen), name);
-			}
-			appconf_add_input(&b, name, nlen);
-			*disable = 1;
-		}
+		} else
+			appconf_unknown(&b, name, nlen, where, notes, nnotes,
+			    disable);
 		s = end + 1;
 	}
 	return (b.p);
@@ -440,6 +529,7 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 {
 	struct appconf_entry	*e;
 	const cJSON		*item, *disabled;
+	cJSON			*common;
 	size_t			 i;
 	int			 disable;
 
@@ -467,17 +557,26 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 			e->status = APPCONF_SKIPPED;
 			continue;
 		}
-		disabled = cJSON_GetObjectItemCaseSensitive(item, "disabled");
-		e->was_disabled = cJSON_IsTrue(disabled);
-		if (appconf_through_mcpd(item)) {
-			appconf_note(&e->notes, &e->nnotes, "runs through "
-			    "mcpctl connect already");
+		/* In the one form whatever the app's (appshape.h). */
+		if ((common = appshape_common(f->shape, item, &e->notes,
+		    &e->nnotes)) == NULL) {
 			e->status = APPCONF_SKIPPED;
 			continue;
 		}
+		disabled = cJSON_GetObjectItemCaseSensitive(common,
+		    "disabled");
+		e->was_disabled = cJSON_IsTrue(disabled);
+		if (appconf_through_mcpd(common)) {
+			appconf_note(&e->notes, &e->nnotes, "runs through "
+			    "mcpctl connect already");
+			e->status = APPCONF_SKIPPED;
+			cJSON_Delete(common);
+			continue;
+		}
 		disable = 0;
-		e->server = appconf_convert(f, item, &e->notes, &e->nnotes,
+		e->server = appconf_convert(f, common, &e->notes, &e->nnotes,
 		    &disable);
+		cJSON_Delete(common);
 		if (disable)
 			cJSON_AddTrueToObject(e->server, "disabled");
 		if (cJSON_GetObjectItemCaseSensitive(e->server, "command") ==
@@ -501,14 +600,17 @@ appconf_read(const struct appconf_file *f, const char *text, size_t len,
 	*cause = NULL;
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (-1);
+	keys[0] = appshape_key(f->shape);
+	/* What was expected, said. */
 	if (!cJSON_IsObject(root)) {
-		xasprintf(cause, "the top level is not an object");
+		xasprintf(cause, "the top level is not an object (expected "
+		    "{\"%s\": {...}})", keys[0]);
 		goto fail;
 	}
-	keys[0] = f->shape == APPCONF_SERVERS ? "servers" : "mcpServers";
 	servers = cJSON_GetObjectItemCaseSensitive(root, keys[0]);
 	if (servers != NULL && !cJSON_IsObject(servers)) {
-		xasprintf(cause, "\"%s\" is not an object", keys[0]);
+		xasprintf(cause, "\"%s\" is not an object (expected a server "
+		    "by name: {\"NAME\": {...}})", keys[0]);
 		goto fail;
 	}
 	if (servers != NULL)

@@ -16,6 +16,10 @@
  * becomes "${MCPD_INPUT_ID:-}" and the entry is imported disabled, with a
  * note saying it needs a value.  A literal '$' is written "$$" for mcpd.
  * Claude Code's "${VAR}" and "${VAR:-default}" are mcpd's own and stay.
+ * Windsurf writes "${env:VAR}" as VS Code does, Gemini CLI "$VAR" and
+ * "${VAR}", opencode "{env:VAR}": each becomes "${VAR}"; Windsurf's
+ * "${file:PATH}" and opencode's "{file:PATH}" are values mcpd cannot
+ * know.  Zed and Cline have no variables.
  *
  * What mcpd expands comes from mcpd, not from the app: a "${VAR}" (other
  * than the variables every server gets, CONFVAR_PASSED) is read from
@@ -46,6 +50,11 @@ enum appconf_shape {
 	APPCONF_MCPSERVERS,	/* {"mcpServers": {...}} */
 	APPCONF_SERVERS,	/* VS Code: {"servers": {...}, "inputs": []} */
 	APPCONF_CLAUDE_JSON,	/* ~/.claude.json: "mcpServers", "projects" */
+	APPCONF_WINDSURF,	/* "mcpServers", "serverUrl" (appshape.h) */
+	APPCONF_CLINE,		/* "mcpServers", a bare "url" is SSE */
+	APPCONF_GEMINI,		/* "mcpServers", "httpUrl" or "url" (SSE) */
+	APPCONF_ZED,		/* {"context_servers": {...}} */
+	APPCONF_OPENCODE,	/* {"mcp": {...}}, "command" an array */
 };
 
 /* How an app writes variables in its strings. */
@@ -53,6 +62,8 @@ enum appconf_syntax {
 	APPCONF_SYNTAX_NONE,	/* none: every '$' is literal */
 	APPCONF_SYNTAX_VSCODE,	/* ${env:VAR}, ${userHome}, ${input:ID} */
 	APPCONF_SYNTAX_MCPD,	/* ${VAR}, ${VAR:-default}: as mcpd */
+	APPCONF_SYNTAX_SHELL,	/* $VAR, ${VAR}: Gemini CLI */
+	APPCONF_SYNTAX_OPENCODE, /* {env:VAR}, {file:PATH} */
 };
 
 /* Where a file was found, for its variables and scopes. */

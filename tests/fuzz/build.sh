@@ -82,7 +82,7 @@ sources() {
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
-	jsonc)		echo src/jsonc.c src/appconf.c src/confvar.c src/sbuf.c src/dotenv.c \
+	jsonc)		echo src/jsonc.c src/appconf.c src/appshape.c src/confvar.c src/sbuf.c src/dotenv.c \
 			    src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;

@@ -5,7 +5,8 @@
  * files of an envFile (src/dotenv.c).
  *
  * The first byte picks what the rest is: an app's file (its shape and
- * variable syntax from the byte), or an environment file.
+ * variable syntax from the byte: Claude Desktop's, VS Code's and Claude
+ * Code's, or those of src/appshape.c), or an environment file.
  * Invariants:
  * - jsonc_clean keeps the length and every line end, and either refuses
  *   with "line L, column C: ..." inside the text or gives text that
@@ -19,6 +20,8 @@
  * - an entry of a project's file that would take mcpd's secrets (a
  *   "${credential:...}", a "${VAR}" beyond those every server gets, an
  *   envFile) is disabled;
+ * - the entry install writes for each one, in the app's shape, reads
+ *   back as running mcpctl connect NAME, disabled as the app's was;
  * - dotenv_parse gives KEY=VALUE entries with distinct, valid keys, or
  *   an error naming a line, never the text.
  */
@@ -31,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "appshape.h"
 #include "confvar.h"
 #include "dotenv.h"
 #include "fuzz.h"
@@ -152,6 +156,38 @@ takes_secrets(const cJSON *v)
 	return (0);
 }
 
+/* The entry install writes for e, read back in the app's shape. */
+static void
+check_launch(const struct appconf_file *f, const struct appconf_entry *e)
+{
+	const char	*argv[3] = { "/usr/bin/mcpctl", "connect", NULL };
+	char		**notes = NULL, *got;
+	size_t		 nnotes = 0, i;
+	cJSON		*o, *common;
+
+	if (e->mcpd_name == NULL)
+		return;
+	argv[2] = e->mcpd_name;
+	o = appshape_launch(f->shape, argv, 3, e->was_disabled);
+	common = appshape_common(f->shape, o, &notes, &nnotes);
+	FUZZ_CHECK(common != NULL && nnotes == 0, "install's entry not read "
+	    "back");
+	got = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(common,
+	    "args"));
+	FUZZ_CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(common,
+	    "command")->valuestring, argv[0]) == 0 && strncmp(got,
+	    "[\"connect\",", 11) == 0, "install's entry runs %s", got);
+	FUZZ_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(common,
+	    "disabled")) == (e->was_disabled != 0), "install's entry is "
+	    "disabled otherwise");
+	free(got);
+	for (i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
+	cJSON_Delete(common);
+	cJSON_Delete(o);
+}
+
 static void
 fuzz_app(unsigned char mode, const char *text, size_t len)
 {
@@ -164,8 +200,14 @@ fuzz_app(unsigned char mode, const char *text, size_t len)
 	memset(&f, 0, sizeof f);
 	f.app = "fuzz";
 	f.label = "fuzz";
-	f.shape = mode % 3;
-	f.syntax = (mode / 3) % 3;
+	if (mode & 0x40) {
+		mode &= 0x3f;
+		f.shape = APPCONF_WINDSURF + mode % 5;
+		f.syntax = (mode / 5) % 5;
+	} else {
+		f.shape = mode % 3;
+		f.syntax = (mode / 3) % 3;
+	}
 	f.workspace = (mode & 0x10) ? "/work/p $x" : NULL;
 	f.project = "/work/p";
 	f.in_project = (mode & 0x20) != 0;
@@ -184,6 +226,8 @@ fuzz_app(unsigned char mode, const char *text, size_t len)
 	}
 	FUZZ_CHECK(appconf_merge("", 0, &l, &out, &outlen, &cause) == 0,
 	    "merge into nothing failed: %s", cause);
+	for (i = 0; i < l.n; i++)
+		check_launch(&f, &l.v[i]);
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].status != APPCONF_NEW)
 			continue;
@@ -257,7 +301,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 0x40:
 	case 0x80:
-		fuzz_app(data[0] & 0x3f, text, size);
+		/* 0x80: the shapes of src/appshape.c. */
+		fuzz_app((data[0] & 0x3f) | (data[0] & 0x80 ? 0x40 : 0), text,
+		    size);
 		break;
 	default:
 		fuzz_dotenv(text, size);

@@ -13,8 +13,8 @@
 # server names alone for login, logout and remove; for add nothing for
 # its new NAME, its options, directories for --cwd, a program after it
 # and files after that; nothing after a command's last NAME, nor for a
-# prompt's name or a URI; files after read --output; and
-# nothing, quickly, when mcpd is not running.
+# prompt's name or a URI; files after read --output; the apps of install
+# and uninstall; and nothing, quickly, when mcpd is not running.
 
 # shellcheck source=../integration/lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -116,6 +116,12 @@ mkdir -p "$T/tree/dir" && : >"$T/tree/file" || hard_error "mkdir $T/tree"
 expect_completion "$T/tree/dir" mcpctl add x --cwd "$T/tree/"
 expect_completion "$T/tree/dir $T/tree/file" mcpctl add x -- sort "$T/tree/"
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
+
+# The apps of install and uninstall, every one mcpctl knows.
+APPS="claude-code claude-desktop cline cursor gemini-cli opencode vscode windsurf zed"
+expect_completion "$APPS" mcpctl install ""
+expect_completion "zed" mcpctl install z
+expect_completion "claude-code claude-desktop cline cursor" mcpctl uninstall c
 
 # mcpd not running: nothing, and at once.
 t0=$(now_ms)

@@ -15,9 +15,11 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "appshape.h"
 #include "conf.h"
 #include "jsonc.h"
 #include "unit.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define S(lit)	(lit), sizeof (lit) - 1
@@ -42,6 +44,26 @@ static const struct appconf_file claude_json = {
 /* A project's .mcp.json. */
 static const struct appconf_file mcp_json = {
 	"claude-code", "mcp", APPCONF_MCPSERVERS, APPCONF_SYNTAX_MCPD,
+	"/work/proj", NULL, 1
+};
+
+static const struct appconf_file windsurf = {
+	"windsurf", "windsurf", APPCONF_WINDSURF, APPCONF_SYNTAX_VSCODE,
+	NULL, NULL
+};
+static const struct appconf_file zed = {
+	"zed", "zed", APPCONF_ZED, APPCONF_SYNTAX_NONE, NULL, NULL
+};
+static const struct appconf_file cline = {
+	"cline", "cline", APPCONF_CLINE, APPCONF_SYNTAX_NONE, NULL, NULL
+};
+static const struct appconf_file gemini = {
+	"gemini-cli", "gemini", APPCONF_GEMINI, APPCONF_SYNTAX_SHELL,
+	NULL, NULL
+};
+/* A project's opencode.json. */
+static const struct appconf_file opencode = {
+	"opencode", "opencode", APPCONF_OPENCODE, APPCONF_SYNTAX_OPENCODE,
 	"/work/proj", NULL, 1
 };
 
@@ -240,7 +262,8 @@ START_TEST(test_appconf_through_mcpd_skipped)
 	appconf_list_free(&l);
 	ck_assert_int_eq(appconf_read(&cursor, S("{\"mcpServers\": []}"), &l,
 	    &cause), -1);
-	ck_assert_str_eq(cause, "\"mcpServers\" is not an object");
+	ck_assert_str_eq(cause, "\"mcpServers\" is not an object (expected "
+	    "a server by name: {\"NAME\": {...}})");
 	free(cause);
 	ck_assert_int_eq(appconf_read(&cursor, S("{\"mcpServers\": {"), &l,
 	    &cause), -1);
@@ -530,6 +553,368 @@ START_TEST(test_appconf_rewrite_keeps_comments)
 }
 END_TEST
 
+START_TEST(test_appconf_windsurf)
+{
+	struct appconf_list	 l = { NULL, 0 };
+
+	read_fixture(&windsurf, "windsurf_mcp_config.json", &l);
+	ck_assert_uint_eq(l.n, 3);
+	/* ${env:NAME} as VS Code writes it. */
+	assert_entry(&l, 0, "github", "{\"command\":\"npx\",\"args\":[\"-y\","
+	    "\"@modelcontextprotocol/server-github\"],\"env\":{"
+	    "\"GITHUB_PERSONAL_ACCESS_TOKEN\":\"${GITHUB_TOKEN}\"}}");
+	ck_assert(has_note(&l.v[0], "${GITHUB_TOKEN} is read from mcpd's "
+	    "environment"));
+	/* "serverUrl" is the remote server's URL; mcpd finds the transport. */
+	assert_entry(&l, 1, "figma", "{\"url\":\"https://mcp.example.com/mcp\","
+	    "\"headers\":{\"Authorization\":\"Bearer ${AUTH_TOKEN}\"}}");
+	/* ${file:PATH} is Windsurf's: a value mcpd cannot know. */
+	assert_entry(&l, 2, "notes", "{\"command\":\"notes-mcp\",\"args\":["
+	    "\"--key\",\"${MCPD_INPUT_FILE__HOME_ALICE__NOTES_KEY:-}\"],"
+	    "\"disabled\":true}");
+	ck_assert(has_note(&l.v[2], "args: needs a value (mcpd does not know "
+	    "the app's variable \"file:/home/alice/.notes-key\")"));
+	ck_assert(has_note(&l.v[2], "\"disabledTools\": the app's own "
+	    "setting, dropped"));
+	ck_assert_int_eq(l.v[2].was_disabled, 1);
+	ck_assert_str_eq(l.v[2].keys[0], "mcpServers");
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_zed)
+{
+	struct appconf_list	 l = { NULL, 0 };
+
+	read_fixture(&zed, "zed_settings.json", &l);
+	ck_assert_uint_eq(l.n, 5);
+	assert_entry(&l, 0, "your-mcp-server", "{\"command\":\"some-command\","
+	    "\"args\":[\"arg-1\",\"arg-2\"]}");
+	ck_assert_uint_eq(l.v[0].nnotes, 0);
+	ck_assert_str_eq(l.v[0].keys[0], "context_servers");
+	ck_assert_str_eq(l.v[0].keys[1], "your-mcp-server");
+	/* "enabled": false; no variables in Zed: '$' stays one for mcpd. */
+	assert_entry(&l, 1, "fetch", "{\"command\":\"uvx\",\"args\":["
+	    "\"mcp-server-fetch\"],\"env\":{\"PRICE\":\"$$5\"},"
+	    "\"disabled\":true}");
+	ck_assert_int_eq(l.v[1].was_disabled, 1);
+	assert_entry(&l, 2, "remote-docs", "{\"url\":"
+	    "\"https://mcp.example.com/mcp\",\"headers\":{\"Authorization\":"
+	    "\"Bearer abc\"}}");
+	/* An extension's server: Zed starts it, not the file. */
+	ck_assert_int_eq(l.v[3].status, APPCONF_SKIPPED);
+	ck_assert_ptr_null(l.v[3].server);
+	ck_assert(has_note(&l.v[3], "a server of a Zed extension"));
+	/* The older shape: "command": {"path", "args", "env"}. */
+	assert_entry(&l, 4, "older", "{\"command\":\"/usr/local/bin/older-mcp\","
+	    "\"args\":[\"--stdio\"],\"env\":{\"LEVEL\":\"1\"}}");
+	ck_assert(has_note(&l.v[4], "\"settings\": the app's own setting"));
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_cline)
+{
+	struct appconf_list	 l = { NULL, 0 };
+
+	read_fixture(&cline, "cline_mcp_settings.json", &l);
+	ck_assert_uint_eq(l.n, 4);
+	assert_entry(&l, 0, "local-server", "{\"command\":\"node\",\"args\":["
+	    "\"/path/to/server.js\"],\"env\":{\"API_KEY\":\"your_api_key\"}}");
+	ck_assert(has_note(&l.v[0], "\"alwaysAllow\": the app's own setting"));
+	ck_assert_int_eq(l.v[0].was_disabled, 0);
+	/* A "url" without "type" is SSE to Cline. */
+	assert_entry(&l, 1, "remote-sse", "{\"type\":\"sse\",\"url\":"
+	    "\"https://your-server-url.com/mcp\",\"headers\":{"
+	    "\"Authorization\":\"Bearer your-token\"}}");
+	assert_entry(&l, 2, "remote-http", "{\"type\":\"http\",\"url\":"
+	    "\"https://example.com/mcp\"}");
+	ck_assert(has_note(&l.v[2], "\"timeout\""));
+	/* No variables in Cline. */
+	assert_entry(&l, 3, "brave-search", "{\"command\":\"npx\",\"args\":["
+	    "\"-y\",\"@modelcontextprotocol/server-brave-search\"],\"env\":{"
+	    "\"BRAVE_API_KEY\":\"$${BRAVE}\"},\"disabled\":true}");
+	ck_assert_int_eq(l.v[3].was_disabled, 1);
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_cline_legacy)
+{
+	struct appconf_list	 l = { NULL, 0 };
+	char			*cause;
+
+	ck_assert_int_eq(appconf_read(&cline, S("{\"mcpServers\": {"
+	    "\"a\": {\"url\": \"https://a.example/mcp\", \"transportType\": "
+	    "\"http\"}, \"b\": {\"url\": \"https://b.example/sse\", "
+	    "\"transportType\": \"sse\"}}}"), &l, &cause), 0);
+	assert_entry(&l, 0, "a", "{\"type\":\"http\",\"url\":"
+	    "\"https://a.example/mcp\"}");
+	assert_entry(&l, 1, "b", "{\"type\":\"sse\",\"url\":"
+	    "\"https://b.example/sse\"}");
+	ck_assert_uint_eq(l.v[0].nnotes, 0);
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_gemini)
+{
+	struct appconf_file	 project = gemini;
+	struct appconf_list	 l = { NULL, 0 };
+
+	read_fixture(&gemini, "gemini_settings.json", &l);
+	ck_assert_uint_eq(l.n, 4);
+	/*
+	 * $VAR and ${VAR} are mcpd's ${VAR}; any other '$' is literal.  A
+	 * relative "cwd" in the user's file has no project to be in.
+	 */
+	assert_entry(&l, 0, "pythonTools", "{\"command\":\"python\",\"args\":["
+	    "\"-m\",\"my_mcp_server\",\"--port\",\"8080\"],\"env\":{"
+	    "\"DATABASE_URL\":\"${DB_CONNECTION_STRING}\",\"API_KEY\":"
+	    "\"${EXTERNAL_API_KEY}\",\"PRICE\":\"$$5 or $${not a name}\"}}");
+	ck_assert(has_note(&l.v[0], "env.DATABASE_URL: ${DB_CONNECTION_STRING} "
+	    "is read from mcpd's environment"));
+	ck_assert(has_note(&l.v[0], "cwd: a relative path outside a project"));
+	ck_assert(has_note(&l.v[0], "\"timeout\""));
+	/* "httpUrl": Streamable HTTP; "url": SSE. */
+	assert_entry(&l, 1, "httpServerWithAuth", "{\"type\":\"http\",\"url\":"
+	    "\"http://localhost:3000/mcp\",\"headers\":{\"Authorization\":"
+	    "\"Bearer your-api-token\"}}");
+	assert_entry(&l, 2, "sseServer", "{\"type\":\"sse\",\"url\":"
+	    "\"https://api.example.com/sse\"}");
+	assert_entry(&l, 3, "filteredServer", "{\"command\":\"python\","
+	    "\"args\":[\"-m\",\"my_mcp_server\"]}");
+	ck_assert(has_note(&l.v[3], "\"includeTools\""));
+	ck_assert(has_note(&l.v[3], "\"trust\""));
+	appconf_list_free(&l);
+
+	/* A project's .gemini/settings.json: the directory is the project's. */
+	project.workspace = "/work/proj";
+	project.in_project = 1;
+	read_fixture(&project, "gemini_settings.json", &l);
+	ck_assert_str_eq(cJSON_GetObjectItem(l.v[0].server, "cwd")->valuestring,
+	    "/work/proj/./mcp-servers/python");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(l.v[0].server,
+	    "disabled")));
+	ck_assert(has_note(&l.v[0], "imported disabled"));
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_gemini_both_urls)
+{
+	struct appconf_list	 l = { NULL, 0 };
+	char			*cause;
+
+	ck_assert_int_eq(appconf_read(&gemini, S("{\"mcpServers\": {\"a\": {"
+	    "\"url\": \"https://a.example/sse\", \"httpUrl\": "
+	    "\"https://a.example/mcp\"}}}"), &l, &cause), 0);
+	assert_entry(&l, 0, "a", "{\"type\":\"http\",\"url\":"
+	    "\"https://a.example/mcp\"}");
+	ck_assert(has_note(&l.v[0], "\"url\": beside \"httpUrl\""));
+	appconf_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_appconf_opencode)
+{
+	struct appconf_list	 l = { NULL, 0 };
+
+	read_fixture(&opencode, "opencode.json", &l);
+	ck_assert_uint_eq(l.n, 6);
+	ck_assert_str_eq(l.v[0].keys[0], "mcp");
+	/*
+	 * "command" an array, the program first; "environment"; {env:NAME}
+	 * is mcpd's ${NAME}, held back in a project's file.
+	 */
+	assert_entry(&l, 0, "my-local-mcp-server", "{\"command\":\"bun\","
+	    "\"args\":[\"x\",\"my-mcp-command\"],\"env\":{\"MY_ENV_VAR\":"
+	    "\"my_env_var_value\",\"TOKEN\":\"${MY_TOKEN}\"},"
+	    "\"disabled\":true}");
+	ck_assert(has_note(&l.v[0], "env.TOKEN: ${MY_TOKEN} is read from "
+	    "mcpd's environment, not the app's; a project's file"));
+	ck_assert_int_eq(l.v[0].was_disabled, 0);
+	/* "enabled": false. */
+	assert_entry(&l, 1, "mcp_everything", "{\"command\":\"npx\",\"args\":["
+	    "\"-y\",\"@modelcontextprotocol/server-everything\"],"
+	    "\"disabled\":true}");
+	ck_assert_int_eq(l.v[1].was_disabled, 1);
+	ck_assert_uint_eq(l.v[1].nnotes, 0);
+	assert_entry(&l, 2, "my-remote-mcp", "{\"url\":"
+	    "\"https://my-mcp-server.com\",\"headers\":{\"Authorization\":"
+	    "\"Bearer ${MY_API_KEY}\"},\"disabled\":true}");
+	/* Only "enabled": a setting for a server defined elsewhere. */
+	ck_assert_int_eq(l.v[3].status, APPCONF_SKIPPED);
+	ck_assert(has_note(&l.v[3], "no \"type\""));
+	/* {file:PATH} is opencode's; a '$' is literal. */
+	assert_entry(&l, 4, "secret", "{\"command\":\"secret-mcp\",\"args\":["
+	    "\"--key=${MCPD_INPUT_FILE____SECRETS_KEY:-}\",\"$$HOME\"],"
+	    "\"disabled\":true}");
+	ck_assert(has_note(&l.v[4], "args: needs a value (mcpd does not know "
+	    "the app's variable \"file:~/.secrets/key\")"));
+	/* Not opencode's shape: said, and left alone. */
+	ck_assert_int_eq(l.v[5].status, APPCONF_SKIPPED);
+	ck_assert(has_note(&l.v[5], "\"command\": expected an array of "
+	    "strings, the program first; skipped"));
+	appconf_list_free(&l);
+}
+END_TEST
+
+#define BY_NAME	" (expected a server by name: {\"NAME\": {...}})"
+
+START_TEST(test_appconf_new_shapes_refused)
+{
+	static const struct {
+		const struct appconf_file	*f;
+		const char			*text, *cause;
+	} bad[] = {
+		{ &zed, "{\"context_servers\": []}",
+		    "\"context_servers\" is not an object" BY_NAME },
+		{ &opencode, "{\"mcp\": \"x\"}", "\"mcp\" is not an object"
+		    BY_NAME },
+		{ &gemini, "[]", "the top level is not an object (expected "
+		    "{\"mcpServers\": {...}})" },
+		{ &cline, "{\"mcpServers\": 1}",
+		    "\"mcpServers\" is not an object" BY_NAME },
+		{ &windsurf, "{\"mcpServers\": {", "line 1, column 17: "
+		    "invalid JSON" },
+	};
+	struct appconf_list	 l = { NULL, 0 };
+	char			*cause;
+	size_t			 i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		ck_assert_int_eq(appconf_read(bad[i].f, bad[i].text,
+		    strlen(bad[i].text), &l, &cause), -1);
+		ck_assert_str_eq(cause, bad[i].cause);
+		free(cause);
+	}
+	ck_assert_uint_eq(l.n, 0);
+	/* Other shapes' members are not this app's servers. */
+	ck_assert_int_eq(appconf_read(&zed, S("{\"mcpServers\": {\"a\": {"
+	    "\"command\": \"a\"}}}"), &l, &cause), 0);
+	ck_assert_uint_eq(l.n, 0);
+	ck_assert_int_eq(appconf_read(&opencode, S("{\"mcp\": {\"a\": {"
+	    "\"type\": \"stdio\", \"command\": [\"a\"]}}}"), &l, &cause), 0);
+	ck_assert_int_eq(l.v[0].status, APPCONF_SKIPPED);
+	ck_assert(has_note(&l.v[0], "\"type\": expected \"local\" or "
+	    "\"remote\""));
+	appconf_list_free(&l);
+	ck_assert_int_eq(appconf_read(&zed, S("{\"context_servers\": {\"a\": {"
+	    "\"source\": \"npm\", \"command\": \"a\", \"args\": []}}}"), &l,
+	    &cause), 0);
+	ck_assert(has_note(&l.v[0], "\"source\": expected \"custom\""));
+	appconf_list_free(&l);
+}
+END_TEST
+
+/* What install writes, in each app's shape. */
+START_TEST(test_appshape_launch)
+{
+	static const struct {
+		enum appconf_shape	 shape;
+		int			 disabled;
+		const char		*want;
+	} t[] = {
+		{ APPCONF_MCPSERVERS, 0, "{\"command\":\"/bin/mcpctl\","
+		    "\"args\":[\"connect\",\"a\"]}" },
+		{ APPCONF_SERVERS, 1, "{\"type\":\"stdio\",\"command\":"
+		    "\"/bin/mcpctl\",\"args\":[\"connect\",\"a\"],"
+		    "\"disabled\":true}" },
+		{ APPCONF_WINDSURF, 1, "{\"command\":\"/bin/mcpctl\","
+		    "\"args\":[\"connect\",\"a\"],\"disabled\":true}" },
+		{ APPCONF_CLINE, 0, "{\"command\":\"/bin/mcpctl\","
+		    "\"args\":[\"connect\",\"a\"]}" },
+		{ APPCONF_GEMINI, 0, "{\"command\":\"/bin/mcpctl\","
+		    "\"args\":[\"connect\",\"a\"]}" },
+		{ APPCONF_ZED, 1, "{\"source\":\"custom\",\"command\":"
+		    "\"/bin/mcpctl\",\"args\":[\"connect\",\"a\"],"
+		    "\"enabled\":false}" },
+		{ APPCONF_OPENCODE, 0, "{\"type\":\"local\",\"command\":["
+		    "\"/bin/mcpctl\",\"connect\",\"a\"]}" },
+		{ APPCONF_OPENCODE, 1, "{\"type\":\"local\",\"command\":["
+		    "\"/bin/mcpctl\",\"connect\",\"a\"],\"enabled\":false}" },
+	};
+	const char	*argv[] = { "/bin/mcpctl", "connect", "a" };
+	cJSON		*o;
+	char		*got;
+	size_t		 i;
+
+	for (i = 0; i < nitems(t); i++) {
+		o = appshape_launch(t[i].shape, argv, 3, t[i].disabled);
+		got = cJSON_PrintUnformatted(o);
+		ck_assert_str_eq(got, t[i].want);
+		free(got);
+		cJSON_Delete(o);
+	}
+}
+END_TEST
+
+/*
+ * install's rewrite of Zed's and opencode's files: comments kept, the
+ * entry in the app's shape, and read back it runs through mcpctl.
+ */
+START_TEST(test_appconf_rewrite_new_shapes)
+{
+	static const struct {
+		const struct appconf_file	*f;
+		const char			*file;
+		size_t				 entry;
+		const char			*kept, *want;
+	} t[] = {
+		{ &zed, "zed_settings.json", 1, "/* Custom MCP servers",
+		    "    \"fetch\": {\n"
+		    "      \"source\": \"custom\",\n"
+		    "      \"command\": \"/bin/mcpctl\",\n"
+		    "      \"args\": [\"connect\", \"fetch\"],\n"
+		    "      \"enabled\": false\n"
+		    "    },\n" },
+		{ &opencode, "opencode.json", 0, "\"$schema\"",
+		    "    \"my-local-mcp-server\": {\n"
+		    "      \"type\": \"local\",\n"
+		    "      \"command\": [\"/bin/mcpctl\", \"connect\", "
+		    "\"my-local-mcp-server\"]\n"
+		    "    },\n" },
+	};
+	struct appconf_list		 l = { NULL, 0 }, again = { NULL, 0 };
+	const struct appconf_entry	*e;
+	const char			*argv[3];
+	cJSON				*with;
+	char				*text, *out, *cause;
+	size_t				 len, outlen, i;
+
+	for (i = 0; i < nitems(t); i++) {
+		text = fixture(t[i].file, &len);
+		read_fixture(t[i].f, t[i].file, &l);
+		e = &l.v[t[i].entry];
+		argv[0] = "/bin/mcpctl";
+		argv[1] = "connect";
+		argv[2] = e->name;
+		with = appshape_launch(t[i].f->shape, argv, 3,
+		    e->was_disabled);
+		out = appconf_rewrite(text, len, &e, &with, 1, &outlen,
+		    &cause);
+		ck_assert_msg(out != NULL, "%s: %s", t[i].file, cause);
+		ck_assert_ptr_nonnull(strstr(out, t[i].kept));
+		ck_assert_msg(strstr(out, t[i].want) != NULL, "%s", out);
+		/* Read back: it runs through mcpctl connect already. */
+		ck_assert_int_eq(appconf_read(t[i].f, out, outlen, &again,
+		    &cause), 0);
+		ck_assert_int_eq(again.v[t[i].entry].status,
+		    APPCONF_SKIPPED);
+		ck_assert(has_note(&again.v[t[i].entry], "runs through "
+		    "mcpctl connect already"));
+		ck_assert_int_eq(again.v[t[i].entry].was_disabled,
+		    e->was_disabled);
+		appconf_list_free(&again);
+		cJSON_Delete(with);
+		free(out);
+		free(text);
+		appconf_list_free(&l);
+	}
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -546,12 +931,22 @@ unit_suite(void)
 	tcase_add_test(tc, test_appconf_through_mcpd_skipped);
 	tcase_add_test(tc, test_appconf_project_secrets);
 	tcase_add_test(tc, test_appconf_project_secrets_vscode);
+	tcase_add_test(tc, test_appconf_windsurf);
+	tcase_add_test(tc, test_appconf_zed);
+	tcase_add_test(tc, test_appconf_cline);
+	tcase_add_test(tc, test_appconf_cline_legacy);
+	tcase_add_test(tc, test_appconf_gemini);
+	tcase_add_test(tc, test_appconf_gemini_both_urls);
+	tcase_add_test(tc, test_appconf_opencode);
+	tcase_add_test(tc, test_appconf_new_shapes_refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("merge");
 	tcase_add_test(tc, test_appconf_merge_empty);
 	tcase_add_test(tc, test_appconf_merge_existing);
 	tcase_add_test(tc, test_appconf_merge_shapes);
 	tcase_add_test(tc, test_appconf_rewrite_keeps_comments);
+	tcase_add_test(tc, test_appshape_launch);
+	tcase_add_test(tc, test_appconf_rewrite_new_shapes);
 	suite_add_tcase(s, tc);
 	return (s);
 }
