@@ -25,6 +25,16 @@ budget_sub(struct mcpd *mcpd, size_t n)
 	mcpd->budget_used -= n < mcpd->budget_used ? n : mcpd->budget_used;
 }
 
+void
+budget_hold(struct mcpd *mcpd, size_t *held, size_t now)
+{
+	if (now > *held)
+		budget_add(mcpd, now - *held);
+	else
+		budget_sub(mcpd, *held - now);
+	*held = now;
+}
+
 size_t
 budget_used(const struct mcpd *mcpd)
 {

@@ -20,6 +20,8 @@ struct mcpd;
 
 void	budget_add(struct mcpd *, size_t);
 void	budget_sub(struct mcpd *, size_t);
+/* A holder that now holds now bytes, *held before: the difference. */
+void	budget_hold(struct mcpd *, size_t *held, size_t now);
 size_t	budget_used(const struct mcpd *);
 int	budget_exhausted(const struct mcpd *);
 /*

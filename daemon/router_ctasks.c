@@ -133,13 +133,8 @@ router_ctasks_table(struct router *r)
 static void
 ctasks_account(struct router *r)
 {
-	size_t	 mem = r->ctasks != NULL ? tasktab_mem(r->ctasks) : 0;
-
-	if (mem > r->ctasks_mem)
-		budget_add(r->mcpd, mem - r->ctasks_mem);
-	else
-		budget_sub(r->mcpd, r->ctasks_mem - mem);
-	r->ctasks_mem = mem;
+	budget_hold(r->mcpd, &r->ctasks_mem, r->ctasks != NULL ?
+	    tasktab_mem(r->ctasks) : 0);
 }
 
 /* The key of the client's task id: malloc'd, NUL-terminated. */
@@ -520,18 +515,12 @@ void
 router_ctasks_detach(struct attachment *a)
 {
 	struct router		*r = a->router;
-	struct attachment	*other;
 	uint64_t		 principal = ctask_principal(a);
 
 	if (r->ctasks == NULL ||
 	    tasktab_count_principal(r->ctasks, principal) == 0 ||
-	    (a->peer->principal_lasts != NULL &&
-	    a->peer->principal_lasts(a->peer_arg)))
+	    !router_principal_leaves(a))
 		return;
-	TAILQ_FOREACH(other, &r->atts, entry) {
-		if (other != a && ctask_principal(other) == principal)
-			return;
-	}
 	tasktab_drop_principal(r->ctasks, principal);
 	ctasks_account(r);
 }

@@ -290,6 +290,28 @@ router_peer_pid(const struct attachment *a)
 	return (a->peer->pid(a->peer_arg));
 }
 
+/*
+ * Whether what a's principal owns goes with a: the principal does not
+ * outlive its connections (a bridge's does), and no other attachment of
+ * the router has it.
+ */
+static inline int
+router_principal_leaves(const struct attachment *a)
+{
+	const struct attachment	*other;
+	uint64_t		 principal = a->peer->principal(a->peer_arg);
+
+	if (a->peer->principal_lasts != NULL &&
+	    a->peer->principal_lasts(a->peer_arg))
+		return (0);
+	TAILQ_FOREACH(other, &a->router->atts, entry) {
+		if (other != a &&
+		    other->peer->principal(other->peer_arg) == principal)
+			return (0);
+	}
+	return (1);
+}
+
 static inline void
 router_check_idle(struct attachment *a)
 {

@@ -84,13 +84,8 @@ router_tasks_table(struct router *r)
 static void
 router_tasks_account(struct router *r)
 {
-	size_t	 mem = r->tasks != NULL ? tasktab_mem(r->tasks) : 0;
-
-	if (mem > r->tasks_mem)
-		budget_add(r->mcpd, mem - r->tasks_mem);
-	else
-		budget_sub(r->mcpd, r->tasks_mem - mem);
-	r->tasks_mem = mem;
+	budget_hold(r->mcpd, &r->tasks_mem, r->tasks != NULL ?
+	    tasktab_mem(r->tasks) : 0);
 }
 
 /* The answer to a task id the caller does not own, or that never was. */
@@ -935,18 +930,12 @@ void
 router_tasks_detach(struct attachment *a)
 {
 	struct router		*r = a->router;
-	struct attachment	*other;
 	uint64_t		 principal = router_task_principal(a);
 
 	if (r->tasks == NULL ||
 	    tasktab_count_principal(r->tasks, principal) == 0 ||
-	    (a->peer->principal_lasts != NULL &&
-	    a->peer->principal_lasts(a->peer_arg)))
+	    !router_principal_leaves(a))
 		return;
-	TAILQ_FOREACH(other, &r->atts, entry) {
-		if (other != a && router_task_principal(other) == principal)
-			return;
-	}
 	tasktab_drop_principal(r->tasks, principal);
 	router_tasks_account(r);
 }
