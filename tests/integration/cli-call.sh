@@ -46,94 +46,79 @@ start_mcpd "$T/mcpd.json"
 wait_ready cli
 wait_ready fake
 
-# run NAME ARGS...: mcpctl ARGS, stdout in $T/NAME.out, stderr in
-# $T/NAME.err; RC.
-run() {
-	local name=$1
-	shift
-	ctl "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
-	RC=$?
-}
-
-# expect_rc WANT NAME WHAT
-expect_rc() {
-	[ "$RC" = "$1" ] ||
-		fail "$3: exit $RC, expected $1; stdout: $(head -c 600 "$T/$2.out"); stderr: $(head -c 600 "$T/$2.err")"
-}
-
 # --- options after the arguments ------------------------------------------------
-run json call cli args message=hi --json
-expect_rc 0 json "call cli args message=hi --json"
+ctl_run json call cli args message=hi --json
+ctl_rc 0 json "call cli args message=hi --json"
 jq -e '.content[0].text == "{\"message\":\"hi\"}"' "$T/json.out" >/dev/null ||
 	fail "call ... --json did not print the result as JSON: $(cat "$T/json.out")"
-run json2 call cli --json args -s "$SOCK" message=hi
-expect_rc 0 json2 "call cli --json args -s SOCK message=hi"
+ctl_run json2 call cli --json args -s "$SOCK" message=hi
+ctl_rc 0 json2 "call cli --json args -s SOCK message=hi"
 jq -e '.content[0].text == "{\"message\":\"hi\"}"' "$T/json2.out" >/dev/null ||
 	fail "options among the arguments: $(cat "$T/json2.out")"
-run dashes call cli args -- message=--json
-expect_rc 0 dashes "call cli args -- message=--json"
+ctl_run dashes call cli args -- message=--json
+ctl_rc 0 dashes "call cli args -- message=--json"
 [ "$(cat "$T/dashes.out")" = '{"message":"--json"}' ] ||
 	fail "after --, words are the tool's: $(cat "$T/dashes.out")"
 note "call S T k=v --json: $(jq -c . "$T/json.out")"
 
 # --- KEY=VALUE typed from the schema ---------------------------------------------
 WANT='{"message":"42","count":7,"ratio":0.5,"loud":true,"opts":{"a":[1]},"tags":["x"],"note":null,"mode":"1","free":42}'
-run typed call cli args message=42 count=7 ratio=0.5 loud=true 'opts={"a":[1]}' \
+ctl_run typed call cli args message=42 count=7 ratio=0.5 loud=true 'opts={"a":[1]}' \
 	'tags=["x"]' note=null mode=1 free=42
-expect_rc 0 typed "call cli args (typed)"
+ctl_rc 0 typed "call cli args (typed)"
 [ "$(cat "$T/typed.out")" = "$WANT" ] ||
 	fail "arguments typed from the schema: got $(cat "$T/typed.out"), expected $WANT"
-run typed2 call cli args message=true note=hello count=many
-expect_rc 0 typed2 "call cli args message=true note=hello count=many"
+ctl_run typed2 call cli args message=true note=hello count=many
+ctl_rc 0 typed2 "call cli args message=true note=hello count=many"
 [ "$(cat "$T/typed2.out")" = '{"message":"true","note":"hello","count":"many"}' ] ||
 	fail "string-typed values and a count that is no number: $(cat "$T/typed2.out")"
-run group call g cli__args message=42 count=7
-expect_rc 0 group "call g cli__args message=42 count=7"
+ctl_run group call g cli__args message=42 count=7
+ctl_rc 0 group "call g cli__args message=42 count=7"
 [ "$(cat "$T/group.out")" = '{"message":"42","count":7}' ] ||
 	fail "through the group: $(cat "$T/group.out")"
-run echo call fake echo text=42
-expect_rc 0 echo "call fake echo text=42"
+ctl_run echo call fake echo text=42
+ctl_rc 0 echo "call fake echo text=42"
 [ "$(cat "$T/echo.out")" = 42 ] || fail "mcp-fake's echo text=42: $(cat "$T/echo.out" "$T/echo.err")"
 note "message=42 count=7 ... -> $(cat "$T/typed.out")"
 
 # --- structured content, once ------------------------------------------------------
-run mirror call cli mirror
-expect_rc 0 mirror "call cli mirror"
+ctl_run mirror call cli mirror
+ctl_rc 0 mirror "call cli mirror"
 [ "$(cat "$T/mirror.out")" = '{"n":1,"s":"x"}' ] ||
 	fail "a result whose text is its structured content's JSON, printed: $(cat "$T/mirror.out")"
-run files call cli files
-expect_rc 0 files "call cli files"
+ctl_run files call cli files
+ctl_rc 0 files "call cli files"
 [ "$(cat "$T/files.out")" = 'hello from files' ] ||
 	fail "a result whose structured content holds its text, printed: $(cat "$T/files.out")"
-run apart call cli apart
-expect_rc 0 apart "call cli apart"
+ctl_run apart call cli apart
+ctl_rc 0 apart "call cli apart"
 [ "$(head -2 "$T/apart.out")" = $'two\n[structured content]' ] &&
 	[ "$(tail -n +3 "$T/apart.out" | jq -c .)" = '{"n":2}' ] ||
 	fail "a result whose structured content says something else: $(cat "$T/apart.out")"
-run only call cli only
-expect_rc 0 only "call cli only"
+ctl_run only call cli only
+ctl_rc 0 only "call cli only"
 [ "$(jq -c . "$T/only.out")" = '{"n":3}' ] ||
 	fail "structured content alone: $(cat "$T/only.out")"
 note "call cli files -> '$(cat "$T/files.out")'; apart -> $(tr '\n' ' ' <"$T/apart.out")"
 
 # --- names as typed: hidden, unknown ----------------------------------------------------
 pid=$(server_pid fake) || fail "fake has no pid"
-run hidden call g fake__crash
-expect_rc 1 hidden "call g fake__crash"
+ctl_run hidden call g fake__crash
+ctl_rc 1 hidden "call g fake__crash"
 grep -qF 'mcpctl: g: tools/call: fake__crash: hidden by a filter' "$T/hidden.err" ||
 	fail "a tool hidden by a member's filter, through the group: $(cat "$T/hidden.err")"
-run hidden1 call fake crash
-expect_rc 1 hidden1 "call fake crash"
+ctl_run hidden1 call fake crash
+ctl_rc 1 hidden1 "call fake crash"
 grep -qF 'mcpctl: fake: tools/call: crash: hidden by a filter' "$T/hidden1.err" ||
 	fail "a tool hidden by the server's filter: $(cat "$T/hidden1.err")"
 [ "$(server_pid fake)" = "$pid" ] || fail "the hidden crash tool ran: fake's pid changed"
 # The group's own filter hides fake__echo in gf: said so, not "not offered".
-run hidden2 call gf fake__echo text=x
-expect_rc 1 hidden2 "call gf fake__echo"
+ctl_run hidden2 call gf fake__echo text=x
+ctl_rc 1 hidden2 "call gf fake__echo"
 grep -qF 'mcpctl: gf: tools/call: fake__echo: hidden by a filter' "$T/hidden2.err" ||
 	fail "a tool hidden by the group's own filter: $(cat "$T/hidden2.err")"
-run unknown call g cli__nosuch
-expect_rc 1 unknown "call g cli__nosuch"
+ctl_run unknown call g cli__nosuch
+ctl_rc 1 unknown "call g cli__nosuch"
 grep -qF 'unknown tool: cli__nosuch' "$T/unknown.err" ||
 	fail "a tool the member does not have, named as typed: $(cat "$T/unknown.err")"
 note "call g fake__crash: $(cat "$T/hidden.err")"

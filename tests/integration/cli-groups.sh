@@ -31,41 +31,27 @@ start_mcpd "$T/mcpd.json"
 wait_ready a
 wait_ready b
 
-# run NAME ARGS...: mcpctl ARGS, stdout in $T/NAME.out, stderr in
-# $T/NAME.err; RC.
-run() {
-	local name=$1
-	shift
-	ctl "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
-	RC=$?
-}
-
-expect_rc() {
-	[ "$RC" = "$1" ] ||
-		fail "$3: exit $RC, expected $1; stdout: $(head -c 600 "$T/$2.out"); stderr: $(head -c 600 "$T/$2.err")"
-}
-
 # --- restart, stop, start a group ----------------------------------------------
 pa=$(server_pid a) && pb=$(server_pid b) || fail "a or b has no pid"
-run restart restart g
-expect_rc 0 restart "restart g"
+ctl_run restart restart g
+ctl_rc 0 restart "restart g"
 [ "$(cat "$T/restart.out")" = $'a: ready\nb: ready' ] ||
 	fail "restart g printed: $(cat "$T/restart.out")"
 na=$(server_pid a) && nb=$(server_pid b) || fail "a or b has no pid after restart g"
 [ "$na" != "$pa" ] && [ "$nb" != "$pb" ] ||
 	fail "restart g: pids a $pa -> $na, b $pb -> $nb"
-run stop stop g
-expect_rc 0 stop "stop g"
+ctl_run stop stop g
+ctl_rc 0 stop "stop g"
 [ "$(cat "$T/stop.out")" = $'a: stopped\nb: stopped' ] || fail "stop g printed: $(cat "$T/stop.out")"
-run start start g
-expect_rc 0 start "start g"
+ctl_run start start g
+ctl_rc 0 start "start g"
 [ "$(cat "$T/start.out")" = $'a: ready\nb: ready' ] || fail "start g printed: $(cat "$T/start.out")"
 note "restart g: a $pa -> $na, b $pb -> $nb; stop g, start g"
 
 # --- logs of a group --------------------------------------------------------------
 pa=$(server_pid a) && pb=$(server_pid b) || fail "a or b has no pid"
-run logs logs g -n 100
-expect_rc 0 logs "logs g"
+ctl_run logs logs g -n 100
+ctl_rc 0 logs "logs g"
 grep -qE "^[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} a: mcp-fake: started pid $pa\$" "$T/logs.out" &&
 	grep -qE " b: mcp-fake: started pid $pb\$" "$T/logs.out" ||
 	fail "logs g does not show both members' start lines under their names: $(cat "$T/logs.out" "$T/logs.err")"
@@ -92,8 +78,8 @@ spawn_close lf
 note "logs g -f followed b's restart: pid $pb -> $nb"
 
 # --- status ---------------------------------------------------------------------------
-run status status g
-expect_rc 0 status "status g"
+ctl_run status status g
+ctl_rc 0 status "status g"
 [ "$(awk 'NR > 1 && NF { print $1 }' "$T/status.out" | tr '\n' ' ')" = "a b " ] ||
 	fail "status g lists: $(cat "$T/status.out")"
 
@@ -102,12 +88,12 @@ spawn br "$MCPCTL" -s "$SOCK" connect pc 2>"$T/br.err"
 spawn_send br '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 spawn_read br 30 line || fail "the bridge to pc said nothing: $(cat "$T/br.err")"
 wait_ready "pc#1"
-run once --json status pc 'pc#1'
-expect_rc 0 once "status pc pc#1"
+ctl_run once --json status pc 'pc#1'
+ctl_rc 0 once "status pc pc#1"
 [ "$(jq -c '[.servers[].name]' "$T/once.out")" = '["pc","pc#1"]' ] ||
 	fail "--json status pc pc#1 lists $(jq -c '[.servers[].name]' "$T/once.out")"
-run once status pc 'pc#1'
-expect_rc 0 once "status pc pc#1"
+ctl_run once status pc 'pc#1'
+ctl_rc 0 once "status pc pc#1"
 # In the first table (the ROOTS table below it has a line of its own).
 n=$(awk '!NF { exit } /^pc#1 / { n++ } END { print n + 0 }' "$T/once.out")
 [ "$n" = 1 ] || fail "status pc pc#1 lists pc#1 $n times: $(cat "$T/once.out")"

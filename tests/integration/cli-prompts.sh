@@ -50,21 +50,6 @@ wait_ready p
 wait_ready cli
 wait_ready fake
 
-# run NAME ARGS...: mcpctl ARGS, stdout in $T/NAME.out, stderr in
-# $T/NAME.err; RC.
-run() {
-	local name=$1
-	shift
-	ctl "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
-	RC=$?
-}
-
-# expect_rc WANT NAME WHAT
-expect_rc() {
-	[ "$RC" = "$1" ] ||
-		fail "$3: exit $RC, expected $1; stdout: $(head -c 600 "$T/$2.out"); stderr: $(head -c 600 "$T/$2.err")"
-}
-
 # expect_out NAME WANT WHAT: stdout is exactly WANT.
 expect_out() {
 	[ "$(cat "$T/$1.out")" = "$2" ] ||
@@ -85,8 +70,8 @@ no_raw() {
 }
 
 # --- prompts ----------------------------------------------------------------------
-run prompts prompts p
-expect_rc 0 prompts "prompts p"
+ctl_run prompts prompts p
+ctl_rc 0 prompts "prompts p"
 grep -qE '^greet +Greet someone\.$' "$T/prompts.out" ||
 	fail "prompts p: no line for greet: $(cat "$T/prompts.out")"
 grep -qE '^  name +\(required\) Who to greet$' "$T/prompts.out" &&
@@ -98,59 +83,59 @@ grep -qF 'Paint it \x1b[31mred\x1b[0m' "$T/prompts.out" ||
 no_raw prompts "prompts p"
 note "prompts p: $(tr '\n' '|' <"$T/prompts.out")"
 
-run promptsj prompts p --json
-expect_rc 0 promptsj "prompts p --json"
+ctl_run promptsj prompts p --json
+ctl_rc 0 promptsj "prompts p --json"
 jq -e '[.[].name] == ["plain", "greet", "colors"] and
 	.[1].arguments[0] == {"name": "name", "description": "Who to greet", "required": true}' \
 	"$T/promptsj.out" >/dev/null ||
 	fail "prompts p --json: $(cat "$T/promptsj.out")"
 
-run greet prompt p greet name=Ann greeting=Hi
-expect_rc 0 greet "prompt p greet name=Ann greeting=Hi"
+ctl_run greet prompt p greet name=Ann greeting=Hi
+ctl_rc 0 greet "prompt p greet name=Ann greeting=Hi"
 expect_out greet $'[user]\nHi, Ann!\n[assistant]\nArgs: {"name":"Ann","greeting":"Hi"}' \
 	"prompt p greet name=Ann greeting=Hi"
-run greet42 prompt p greet name=42
-expect_rc 0 greet42 "prompt p greet name=42"
+ctl_run greet42 prompt p greet name=42
+ctl_rc 0 greet42 "prompt p greet name=42"
 grep -qF 'Args: {"name":"42"}' "$T/greet42.out" ||
 	fail "prompt arguments are strings: $(cat "$T/greet42.out")"
 
-run missing prompt p greet greeting=Hi
-expect_rc 2 missing "prompt p greet greeting=Hi"
+ctl_run missing prompt p greet greeting=Hi
+ctl_rc 2 missing "prompt p greet greeting=Hi"
 expect_err missing 'mcpctl: p: greet: missing required argument name' "a required argument left out"
 expect_err missing 'its arguments: name (required), greeting' "a required argument left out"
-run unknown prompt p greet name=x bogus=1
-expect_rc 2 unknown "prompt p greet name=x bogus=1"
+ctl_run unknown prompt p greet name=x bogus=1
+ctl_rc 2 unknown "prompt p greet name=x bogus=1"
 expect_err unknown 'greet: unknown argument "bogus" (its arguments: name (required), greeting)' \
 	"an argument the prompt does not take"
-run noargs prompt p plain x=1
-expect_rc 2 noargs "prompt p plain x=1"
+ctl_run noargs prompt p plain x=1
+ctl_rc 2 noargs "prompt p plain x=1"
 expect_err noargs 'plain: unknown argument "x" (it takes no arguments)' "an argument for a prompt without"
-run badword prompt p greet name
-expect_rc 2 badword "prompt p greet name"
+ctl_run badword prompt p greet name
+ctl_rc 2 badword "prompt p greet name"
 expect_err badword 'expected KEY=VALUE, got "name"' "a word without ="
 note "prompt p greet greeting=Hi: $(cat "$T/missing.err")"
 
-run colors prompt p colors
-expect_rc 0 colors "prompt p colors"
+ctl_run colors prompt p colors
+ctl_rc 0 colors "prompt p colors"
 expect_out colors $'[user]\n\\x1b[31mred\\x1b[0m\\x07 done\\r' "a message with control characters"
 no_raw colors "prompt p colors"
 
-run hidden prompt p secret
-expect_rc 1 hidden "prompt p secret"
+ctl_run hidden prompt p secret
+ctl_rc 1 hidden "prompt p secret"
 expect_err hidden 'mcpctl: p: prompts/get: secret: hidden by a filter' "a prompt a filter hides"
 
 # Options anywhere after the command; "--" ends them.
-run pjson prompt p greet name=Ann --json
-expect_rc 0 pjson "prompt p greet name=Ann --json"
+ctl_run pjson prompt p greet name=Ann --json
+ctl_rc 0 pjson "prompt p greet name=Ann --json"
 jq -e '.messages[0] == {"role": "user", "content": {"type": "text", "text": "Hello, Ann!"}}' \
 	"$T/pjson.out" >/dev/null || fail "prompt ... --json: $(cat "$T/pjson.out")"
-run dashes prompt p greet -- name=--json
-expect_rc 0 dashes "prompt p greet -- name=--json"
+ctl_run dashes prompt p greet -- name=--json
+ctl_rc 0 dashes "prompt p greet -- name=--json"
 grep -qxF 'Hello, --json!' "$T/dashes.out" || fail "after --, words are the prompt's: $(cat "$T/dashes.out")"
 
 # --- resources --------------------------------------------------------------------
-run res resources p
-expect_rc 0 res "resources p"
+ctl_run res resources p
+ctl_rc 0 res "resources p"
 [ "$(grep -c '^test://item/[0-9]' "$T/res.out")" = 23 ] ||
 	fail "resources p: not every page listed: $(grep -c '^test://item/[0-9]' "$T/res.out") items of 23"
 grep -qE '^test://blob +blob \(application/octet-stream\)$' "$T/res.out" ||
@@ -163,28 +148,28 @@ sed -n '/^resource templates:$/,$p' "$T/res.out" >"$T/templates.out"
 	fail "resources p: templates of both pages not listed: $(cat "$T/res.out")"
 no_raw res "resources p"
 
-run resj resources --json p
-expect_rc 0 resj "resources --json p"
+ctl_run resj resources --json p
+ctl_rc 0 resj "resources --json p"
 jq -e '(.resources | length) == 26 and (.resourceTemplates | length) == 3 and
 	.resources[25].uri == "test://multi" and
 	.resourceTemplates[2].uriTemplate == "test://other/{x}"' "$T/resj.out" >/dev/null ||
 	fail "resources --json p: $(jq -c '[(.resources | length), (.resourceTemplates | length)]' "$T/resj.out")"
 note "resources p: $(jq -c '[(.resources | length), (.resourceTemplates | length)]' "$T/resj.out") resources and templates over pages of 10 and 2"
 
-run text read p test://item/3
-expect_rc 0 text "read p test://item/3"
+ctl_run text read p test://item/3
+ctl_rc 0 text "read p test://item/3"
 expect_out text 'item 3' "read p test://item/3"
-run esc read p test://escape
-expect_rc 0 esc "read p test://escape"
+ctl_run esc read p test://escape
+ctl_rc 0 esc "read p test://escape"
 expect_out esc '\x1b[31mred\x1b[0m\x07 done\r' "a resource with control characters"
 no_raw esc "read p test://escape"
 
-run blob read p test://blob
-expect_rc 0 blob "read p test://blob"
+ctl_run blob read p test://blob
+ctl_rc 0 blob "read p test://blob"
 expect_out blob '[blob test://blob application/octet-stream, 512 bytes; --output FILE writes them]' \
 	"read p test://blob"
-run blobfile read p test://blob --output "$T/blob.bin"
-expect_rc 0 blobfile "read p test://blob --output FILE"
+ctl_run blobfile read p test://blob --output "$T/blob.bin"
+ctl_rc 0 blobfile "read p test://blob --output FILE"
 for i in 0 1; do
 	for b in $(seq 0 255); do
 		printf "\\x$(printf %02x "$b")"
@@ -192,74 +177,74 @@ for i in 0 1; do
 done >"$T/want.bin"
 [ "$(stat -c %s "$T/blob.bin")" = 512 ] && cmp -s "$T/blob.bin" "$T/want.bin" ||
 	fail "read --output: the blob's bytes differ: $(stat -c %s "$T/blob.bin") bytes, $(sha256sum <"$T/blob.bin")"
-run blobjson read --json p test://blob
-expect_rc 0 blobjson "read --json p test://blob"
+ctl_run blobjson read --json p test://blob
+ctl_rc 0 blobjson "read --json p test://blob"
 jq -r '.contents[0].blob' "$T/blobjson.out" | base64 -d | cmp -s - "$T/want.bin" ||
 	fail "read --json: the blob is not the server's: $(head -c 300 "$T/blobjson.out")"
 note "read --output: $(sha256sum <"$T/blob.bin" | cut -c1-16)... $(stat -c %s "$T/blob.bin") bytes"
-run textfile read p -o "$T/item.txt" test://item/2
-expect_rc 0 textfile "read p -o FILE test://item/2"
+ctl_run textfile read p -o "$T/item.txt" test://item/2
+ctl_rc 0 textfile "read p -o FILE test://item/2"
 [ "$(od -An -c "$T/item.txt" | tr -s ' ')" = ' i t e m 2' ] ||
 	fail "read -o of a text: $(od -c "$T/item.txt")"
 
-run multi read p test://multi
-expect_rc 0 multi "read p test://multi"
+ctl_run multi read p test://multi
+ctl_rc 0 multi "read p test://multi"
 expect_out multi $'[test://multi/a text/plain]\npart a\n[blob test://multi/b image/png, 3 bytes; --output FILE writes them]' \
 	"two contents"
-run multifile read p test://multi --output "$T/multi.bin"
-expect_rc 1 multifile "read p test://multi --output FILE"
+ctl_run multifile read p test://multi --output "$T/multi.bin"
+ctl_rc 1 multifile "read p test://multi --output FILE"
 expect_err multifile 'test://multi: the server returned 2 contents; --output writes one' "two contents to a file"
 [ -e "$T/multi.bin" ] && fail "read --output made a file of a refused read"
 
-run hiddenr read p test://secret
-expect_rc 1 hiddenr "read p test://secret"
+ctl_run hiddenr read p test://secret
+ctl_rc 1 hiddenr "read p test://secret"
 expect_err hiddenr 'mcpctl: p: resources/read: test://secret: hidden by a filter' "a resource a filter hides"
-run nores read p test://none
-expect_rc 1 nores "read p test://none"
+ctl_run nores read p test://none
+ctl_rc 1 nores "read p test://none"
 expect_err nores 'resource not found: test://none' "a resource the server does not have"
 
 # --- through the group --------------------------------------------------------------
-run gprompts prompts g
-expect_rc 0 gprompts "prompts g"
+ctl_run gprompts prompts g
+ctl_rc 0 gprompts "prompts g"
 grep -qE '^p__greet +Greet someone\.$' "$T/gprompts.out" ||
 	fail "prompts g: not under the group's names: $(cat "$T/gprompts.out")"
-run gprompt prompt g p__greet name=Bo --json
-expect_rc 0 gprompt "prompt g p__greet name=Bo --json"
+ctl_run gprompt prompt g p__greet name=Bo --json
+ctl_rc 0 gprompt "prompt g p__greet name=Bo --json"
 [ "$(jq -r '.messages[0].content.text' "$T/gprompt.out")" = 'Hello, Bo!' ] ||
 	fail "prompt g p__greet: $(cat "$T/gprompt.out")"
-run gmissing prompt g p__greet
-expect_rc 2 gmissing "prompt g p__greet"
+ctl_run gmissing prompt g p__greet
+ctl_rc 2 gmissing "prompt g p__greet"
 expect_err gmissing 'p__greet: missing required argument name' "through the group, a required argument"
-run ghidden prompt g p__secret
-expect_rc 1 ghidden "prompt g p__secret"
+ctl_run ghidden prompt g p__secret
+ctl_rc 1 ghidden "prompt g p__secret"
 expect_err ghidden 'prompts/get: p__secret: hidden by a filter' "through the group, a hidden prompt"
-run gres resources g --json
-expect_rc 0 gres "resources g --json"
+ctl_run gres resources g --json
+ctl_rc 0 gres "resources g --json"
 jq -e '(.resources | length) == 28 and ([.resources[].uri] | index("fake://hello")) != null and
 	(.resourceTemplates | length) == 3' "$T/gres.out" >/dev/null ||
 	fail "resources g: $(jq -c '[.resources[].uri]' "$T/gres.out")"
-run gread read g fake://hello
-expect_rc 0 gread "read g fake://hello"
+ctl_run gread read g fake://hello
+ctl_rc 0 gread "read g fake://hello"
 expect_out gread 'Hello from mcp-fake.' "read g fake://hello"
-run gread2 read g test://item/7
-expect_rc 0 gread2 "read g test://item/7"
+ctl_run gread2 read g test://item/7
+ctl_rc 0 gread2 "read g test://item/7"
 expect_out gread2 'item 7' "read g test://item/7"
 
 # --- what a server does not offer ------------------------------------------------
-run nop prompts cli
-expect_rc 1 nop "prompts cli"
+ctl_run nop prompts cli
+ctl_rc 1 nop "prompts cli"
 expect_err nop 'mcpctl: cli offers no prompts' "a server without prompts"
-run nor resources cli
-expect_rc 1 nor "resources cli"
+ctl_run nor resources cli
+ctl_rc 1 nor "resources cli"
 expect_err nor 'mcpctl: cli offers no resources' "a server without resources"
-run nor2 read cli test://x
-expect_rc 1 nor2 "read cli test://x"
+ctl_run nor2 read cli test://x
+ctl_rc 1 nor2 "read cli test://x"
 expect_err nor2 'mcpctl: cli offers no resources' "read on a server without resources"
-run empty prompts fake
-expect_rc 0 empty "prompts fake"
+ctl_run empty prompts fake
+ctl_rc 0 empty "prompts fake"
 expect_err empty 'mcpctl: fake: the server offers no prompts' "a server with no prompts"
-run nosrv prompts nosuch
-expect_rc 1 nosrv "prompts nosuch"
+ctl_run nosrv prompts nosuch
+ctl_rc 1 nosrv "prompts nosuch"
 expect_err nosrv 'nosuch: unknown server' "an unknown server"
 note "prompts cli: $(cat "$T/nop.err")"
 

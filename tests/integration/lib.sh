@@ -305,6 +305,21 @@ ctl() {
 	timeout -k 5 30 "$MCPCTL" -s "$SOCK" "$@"
 }
 
+# ctl_run NAME ARGS...: mcpctl ARGS as ctl runs it, stdout in $T/NAME.out,
+# stderr in $T/NAME.err, its exit status in RC.
+ctl_run() {
+	local name=$1
+	shift
+	ctl "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
+	RC=$?
+}
+
+# ctl_rc WANT NAME WHAT: the last ctl_run (NAME) exited WANT, or fail.
+ctl_rc() {
+	[ "$RC" = "$1" ] ||
+		fail "$3: exit $RC, expected $1; stdout: $(head -c 600 "$T/$2.out"); stderr: $(head -c 600 "$T/$2.err")"
+}
+
 mcpd_running() {
 	[ -n "$MCPD_PID" ] && pid_running "$MCPD_PID"
 }

@@ -56,24 +56,9 @@ start_mcpd "$T/mcpd.json"
 wait_ready everything "$READY_TIMEOUT_S"
 wait_ready fake
 
-# run NAME ARGS...: mcpctl ARGS, stdout in $T/NAME.out, stderr in
-# $T/NAME.err; RC.
-run() {
-	local name=$1
-	shift
-	ctl "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null
-	RC=$?
-}
-
-# expect_rc WANT NAME WHAT
-expect_rc() {
-	[ "$RC" = "$1" ] ||
-		fail "$3: exit $RC, expected $1; stdout: $(head -c 600 "$T/$2.out"); stderr: $(head -c 600 "$T/$2.err")"
-}
-
 # --- prompts ----------------------------------------------------------------------
-run prompts prompts everything
-expect_rc 0 prompts "prompts everything"
+ctl_run prompts prompts everything
+ctl_rc 0 prompts "prompts everything"
 for p in simple-prompt args-prompt resource-prompt; do
 	grep -qE "^$p( |\$)" "$T/prompts.out" ||
 		fail "prompts everything: no $p: $(cat "$T/prompts.out")"
@@ -83,73 +68,73 @@ grep -qE '^  city +\(required\) Name of the city$' "$T/prompts.out" &&
 	fail "prompts everything: args-prompt's arguments: $(cat "$T/prompts.out")"
 note "prompts everything: $(tr '\n' '|' <"$T/prompts.out")"
 
-run args prompt everything args-prompt city=Paris state=France
-expect_rc 0 args "prompt everything args-prompt city=Paris state=France"
+ctl_run args prompt everything args-prompt city=Paris state=France
+ctl_rc 0 args "prompt everything args-prompt city=Paris state=France"
 [ "$(cat "$T/args.out")" = $'[user]\nWhat\'s weather in Paris, France?' ] ||
 	fail "prompt everything args-prompt: $(cat "$T/args.out")"
-run nocity prompt everything args-prompt state=France
-expect_rc 2 nocity "prompt everything args-prompt state=France"
+ctl_run nocity prompt everything args-prompt state=France
+ctl_rc 2 nocity "prompt everything args-prompt state=France"
 grep -qF 'args-prompt: missing required argument city' "$T/nocity.err" ||
 	fail "a required argument left out: $(cat "$T/nocity.err")"
-run embedded prompt everything resource-prompt resourceType=Text resourceId=1
-expect_rc 0 embedded "prompt everything resource-prompt resourceType=Text resourceId=1"
+ctl_run embedded prompt everything resource-prompt resourceType=Text resourceId=1
+ctl_rc 0 embedded "prompt everything resource-prompt resourceType=Text resourceId=1"
 grep -qxF '[resource demo://resource/dynamic/text/1]' "$T/embedded.out" &&
 	grep -q '^Resource 1: This is a plaintext resource' "$T/embedded.out" ||
 	fail "resource-prompt's embedded resource: $(cat "$T/embedded.out")"
-run json prompt everything --json args-prompt city=Oslo
-expect_rc 0 json "prompt everything --json args-prompt city=Oslo"
+ctl_run json prompt everything --json args-prompt city=Oslo
+ctl_rc 0 json "prompt everything --json args-prompt city=Oslo"
 [ "$(jq -r '.messages[0].content.text' "$T/json.out")" = "What's weather in Oslo?" ] ||
 	fail "prompt --json: $(cat "$T/json.out")"
 
 # --- resources --------------------------------------------------------------------
-run res resources everything --json
-expect_rc 0 res "resources everything --json"
+ctl_run res resources everything --json
+ctl_rc 0 res "resources everything --json"
 jq -e --argjson n "$NDOCS" '(.resources | length) == $n and
 	([.resourceTemplates[].uriTemplate] | sort) ==
 	["demo://resource/dynamic/blob/{resourceId}",
 	 "demo://resource/dynamic/text/{resourceId}"]' "$T/res.out" >/dev/null ||
 	fail "resources everything: $(jq -c '[(.resources | length), [.resourceTemplates[].uriTemplate]]' "$T/res.out"), expected $NDOCS resources"
-run resh resources everything
-expect_rc 0 resh "resources everything"
+ctl_run resh resources everything
+ctl_rc 0 resh "resources everything"
 [ "$(grep -c '^demo://resource/static/document/' "$T/resh.out")" = "$NDOCS" ] &&
 	grep -q '^demo://resource/dynamic/text/{resourceId} ' "$T/resh.out" ||
 	fail "resources everything: $(cat "$T/resh.out")"
 note "resources everything: $NDOCS documents, 2 templates"
 
-run doc read everything demo://resource/static/document/architecture.md
-expect_rc 0 doc "read everything .../architecture.md"
+ctl_run doc read everything demo://resource/static/document/architecture.md
+ctl_rc 0 doc "read everything .../architecture.md"
 # out_text ends the text with one newline if it has none.
 { cat "$DOCS/architecture.md"; [ -z "$(tail -c 1 "$DOCS/architecture.md")" ] || echo; } >"$T/doc.want"
 cmp -s "$T/doc.out" "$T/doc.want" ||
 	fail "read of a document is not its file: $(diff "$T/doc.want" "$T/doc.out" | head -5)"
 
-run blob read everything demo://resource/dynamic/blob/1 --output "$T/blob.bin"
-expect_rc 0 blob "read everything demo://resource/dynamic/blob/1 --output FILE"
+ctl_run blob read everything demo://resource/dynamic/blob/1 --output "$T/blob.bin"
+ctl_rc 0 blob "read everything demo://resource/dynamic/blob/1 --output FILE"
 grep -qE '^Resource 1: This is a base64 blob created at [^[:cntrl:]]+$' "$T/blob.bin" &&
 	[ "$(wc -l <"$T/blob.bin")" = 0 ] ||
 	fail "the blob written is not the decoded bytes: $(od -c "$T/blob.bin" | head -4)"
-run blobj read --json everything demo://resource/dynamic/blob/1
-expect_rc 0 blobj "read --json everything demo://resource/dynamic/blob/1"
+ctl_run blobj read --json everything demo://resource/dynamic/blob/1
+ctl_rc 0 blobj "read --json everything demo://resource/dynamic/blob/1"
 jq -e '.contents[0].mimeType == "text/plain" and (.contents[0].blob | type) == "string"' \
 	"$T/blobj.out" >/dev/null || fail "read --json: $(cat "$T/blobj.out")"
-run blobh read everything demo://resource/dynamic/blob/1
-expect_rc 0 blobh "read everything demo://resource/dynamic/blob/1"
+ctl_run blobh read everything demo://resource/dynamic/blob/1
+ctl_rc 0 blobh "read everything demo://resource/dynamic/blob/1"
 grep -qE '^\[blob demo://resource/dynamic/blob/1 text/plain, [0-9]+ bytes; --output FILE writes them\]$' \
 	"$T/blobh.out" || fail "a blob for people: $(cat "$T/blobh.out")"
 note "read --output: $(cat "$T/blob.bin")"
 
 # --- through a group --------------------------------------------------------------
-run gprompt prompt g everything__args-prompt city=Rome
-expect_rc 0 gprompt "prompt g everything__args-prompt city=Rome"
+ctl_run gprompt prompt g everything__args-prompt city=Rome
+ctl_rc 0 gprompt "prompt g everything__args-prompt city=Rome"
 grep -qxF "What's weather in Rome?" "$T/gprompt.out" ||
 	fail "through the group: $(cat "$T/gprompt.out")"
-run gres resources g --json
-expect_rc 0 gres "resources g --json"
+ctl_run gres resources g --json
+ctl_rc 0 gres "resources g --json"
 jq -e --argjson n "$NDOCS" '(.resources | length) == $n + 2 and
 	([.resources[].uri] | index("fake://hello")) != null' "$T/gres.out" >/dev/null ||
 	fail "resources g: $(jq -c '[.resources[].uri]' "$T/gres.out")"
-run gread read g demo://resource/dynamic/text/2
-expect_rc 0 gread "read g demo://resource/dynamic/text/2"
+ctl_run gread read g demo://resource/dynamic/text/2
+ctl_rc 0 gread "read g demo://resource/dynamic/text/2"
 grep -q '^Resource 2: This is a plaintext resource' "$T/gread.out" ||
 	fail "read through the group: $(cat "$T/gread.out")"
 
