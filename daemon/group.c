@@ -997,6 +997,15 @@ group_handler_busy(void *gs)
 	return (group_session_busy(gs));
 }
 
+/* JSON-RPC batches: for a client of the revision that has them. */
+static int
+group_handler_batches(void *arg)
+{
+	const struct group_session	*gs = arg;
+
+	return (pversion_has(gs->version, PVERSION_BATCH));
+}
+
 static void
 group_handler_cron(void *gs)
 {
@@ -1008,6 +1017,7 @@ const struct client_handler group_client_handler = {
 	.close = group_handler_close,
 	.busy = group_handler_busy,
 	.cron = group_handler_cron,
+	.batches = group_handler_batches,
 };
 
 cJSON *
