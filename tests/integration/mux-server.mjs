@@ -27,6 +27,10 @@
 //   roots {}                      the same with roots/list (id "roots-N")
 //   ping {}                       the same with ping (numeric id 7000+N)
 //   notify {method, params}       sends that notification, then "sent"
+//   request {method, params}      sends that request (id "req-N") to the
+//                                 client and returns, as JSON text, the
+//                                 same as ask
+//   content {content}             the result {content} as given
 // Also: initialize, ping, resources/subscribe, resources/unsubscribe,
 // logging/setLevel ({}), resources/list, tools/list; anything else -32601.
 
@@ -126,6 +130,15 @@ function toolCall(idText, params) {
 		    (r) => text(idText, JSON.stringify(r)));
 		return;
 	}
+	case 'request': {
+		const n = ++nextAsk;
+		askClient(String(a.method), a.params, JSON.stringify(`req-${n}`),
+		    (r) => text(idText, JSON.stringify(r)));
+		return;
+	}
+	case 'content':
+		result(idText, { content: a.content ?? [] });
+		return;
 	case 'notify': {
 		const line = `{"jsonrpc":"2.0","method":${JSON.stringify(a.method)}` +
 		    (a.params !== undefined ? `,"params":${JSON.stringify(a.params)}` : '') + '}';
@@ -190,7 +203,8 @@ function handle(line) {
 		result(idText, { resources: [] });
 		return;
 	case 'tools/list':
-		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify'].map(
+		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify',
+		    'request', 'content'].map(
 		    (name) => ({ name, inputSchema: { type: 'object' } })) });
 		return;
 	case 'tools/call':
