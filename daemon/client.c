@@ -439,15 +439,17 @@ client_batch_line(void *arg, const char *line, size_t len)
 
 /*
  * A JSON array: a batch, for a session whose MCP revision has them
- * (2025-03-26); any other is refused as JSON-RPC refuses what it cannot
- * take (invalid JSON gets the handler's parse error).
+ * (2025-03-26).  Any other session refuses it as any line that is not
+ * one message: the handler's error, saying why when the line is one a
+ * handler would read (invalid JSON, or over RPC_PARSE_MAX_BYTES, gets
+ * its parse error).
  */
 static __attribute__((noinline)) void
 client_batch(struct client *c, const char *line, size_t len)
 {
 	if (c->session == NULL || c->session->batches == NULL ||
 	    !c->session->batches(c->session_arg)) {
-		if (!rpc_json_valid(line, len)) {
+		if (len > RPC_PARSE_MAX_BYTES || !rpc_json_valid(line, len)) {
 			client_dispatch(c, line, len);
 			return;
 		}
