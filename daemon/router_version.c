@@ -163,7 +163,7 @@ router_version_edit(const struct attachment *a, const char *method,
 	return (out);
 }
 
-/* Out of line: the reply path of a client of the server's revision stays short. */
+/* Out of line: the reply path of a client of the server's version is short. */
 __attribute__((noinline)) void
 router_version_reply(struct attachment *a, const char *method,
     const char *line, size_t len, const struct envelope *env,

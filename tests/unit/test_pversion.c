@@ -327,8 +327,9 @@ START_TEST(test_pversion_audio)
 {
 	const char	*result = "{\"content\":[{\"type\":\"audio\",\"data\":"
 	    "\"AAAAAAAA\",\"mimeType\":\"audio/wav\"}]}";
-	const char	*prompt = "{\"messages\":[{\"role\":\"user\",\"content\":"
-	    "{\"type\":\"audio\",\"data\":\"AAAA\",\"mimeType\":\"audio/mp3\"}},"
+	const char	*prompt = "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":{\"type\":\"audio\",\"data\":\"AAAA\","
+	    "\"mimeType\":\"audio/mp3\"}},"
 	    "{\"role\":\"assistant\",\"content\":{\"type\":\"resource_link\","
 	    "\"uri\":\"x://y\",\"name\":\"n\"}}]}";
 	char		*out;
@@ -349,8 +350,9 @@ START_TEST(test_pversion_audio)
 	    "\"Resource link \\\"n\\\": x://y\"}}]}");
 	free(out);
 	out = converted("prompts/get", prompt, PVERSION_2025_03_26);
-	ck_assert_str_eq(out, "{\"messages\":[{\"role\":\"user\",\"content\":"
-	    "{\"type\":\"audio\",\"data\":\"AAAA\",\"mimeType\":\"audio/mp3\"}},"
+	ck_assert_str_eq(out, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":{\"type\":\"audio\",\"data\":\"AAAA\","
+	    "\"mimeType\":\"audio/mp3\"}},"
 	    "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
 	    "\"Resource link \\\"n\\\": x://y\"}}]}");
 	free(out);
