@@ -514,6 +514,8 @@ group_init_result(struct group_session *gs, const char *asked)
 
 	gs->version = pversion_negotiate(asked);
 	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "protocolVersion",
+	    pversion_name(gs->version));
 	tcaps = cJSON_CreateObject();
 	for (i = 0; i < gs->nlinks; i++) {
 		if (gs->links[i]->gone || gs->links[i]->att == NULL)
