@@ -131,6 +131,24 @@ pversion_get(const cJSON *o, const char *name)
 	return (v == NULL || cJSON_IsNull(v) ? NULL : v);
 }
 
+/*
+ * Every member of that name out of o (a repeated one too, which a reader
+ * may take for the first); how many.
+ */
+static int
+pversion_delete(cJSON *o, const char *name)
+{
+	cJSON	*m;
+	int	 n = 0;
+
+	while ((m = cJSON_DetachItemFromObjectCaseSensitive(o, name)) !=
+	    NULL) {
+		cJSON_Delete(m);
+		n++;
+	}
+	return (n);
+}
+
 static int
 pversion_is(const cJSON *o, const char *name, const char *value)
 {
@@ -298,16 +316,16 @@ pversion_init_result(cJSON *result, enum pversion v)
 		    pversion_name(v));
 	caps = cJSON_GetObjectItemCaseSensitive(result, "capabilities");
 	if (!pversion_has(v, PVERSION_COMPLETIONS))
-		cJSON_DeleteItemFromObjectCaseSensitive(caps, "completions");
+		pversion_delete(caps, "completions");
 	if (!pversion_has(v, PVERSION_TASKS))
-		cJSON_DeleteItemFromObjectCaseSensitive(caps, "tasks");
+		pversion_delete(caps, "tasks");
 	info = cJSON_GetObjectItemCaseSensitive(result, "serverInfo");
 	if (!pversion_has(v, PVERSION_TITLE))
-		cJSON_DeleteItemFromObjectCaseSensitive(info, "title");
+		pversion_delete(info, "title");
 	if (!pversion_has(v, PVERSION_ICONS)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(info, "icons");
-		cJSON_DeleteItemFromObjectCaseSensitive(info, "websiteUrl");
-		cJSON_DeleteItemFromObjectCaseSensitive(info, "description");
+		pversion_delete(info, "icons");
+		pversion_delete(info, "websiteUrl");
+		pversion_delete(info, "description");
 	}
 }
 
@@ -422,7 +440,8 @@ pversion_message_content(cJSON *msg, enum pversion v, int sampling)
 	/* An array of one block is that block before 2025-11-25. */
 	if (sampling && cJSON_IsArray(content) &&
 	    !pversion_has(v, PVERSION_SAMPLING_TOOLS) &&
-	    cJSON_GetArraySize(content) == 1) {
+	    cJSON_GetArraySize(content) == 1 &&
+	    cJSON_IsObject(content->child)) {
 		only = cJSON_DetachItemFromArray(content, 0);
 		cJSON_ReplaceItemInObjectCaseSensitive(msg, "content", only);
 		content = only;
@@ -493,9 +512,9 @@ pversion_titled_enum(cJSON *prop)
 		cJSON_AddItemToArray(values, cJSON_CreateString(value));
 		cJSON_AddItemToArray(names, cJSON_CreateString(title));
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(prop, "oneOf");
-	cJSON_DeleteItemFromObjectCaseSensitive(prop, "enum");
-	cJSON_DeleteItemFromObjectCaseSensitive(prop, "enumNames");
+	pversion_delete(prop, "oneOf");
+	pversion_delete(prop, "enum");
+	pversion_delete(prop, "enumNames");
 	cJSON_AddItemToObject(prop, "enum", values);
 	cJSON_AddItemToObject(prop, "enumNames", names);
 	return (1);
@@ -514,10 +533,8 @@ pversion_form(cJSON *params, enum pversion v)
 
 	if (pversion_has(v, PVERSION_ENUM_SCHEMAS))
 		return (0);
-	if (pversion_is(params, "mode", "form")) {
-		cJSON_DeleteItemFromObjectCaseSensitive(params, "mode");
-		n++;
-	}
+	if (pversion_is(params, "mode", "form"))
+		n += pversion_delete(params, "mode");
 	schema = cJSON_GetObjectItemCaseSensitive(params, "requestedSchema");
 	props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
 	if (!cJSON_IsObject(props))
@@ -533,13 +550,8 @@ pversion_form(cJSON *params, enum pversion v)
 		}
 		if (pversion_is(prop, "type", "string"))
 			n += pversion_titled_enum(prop);
-		if (!pversion_is(prop, "type", "boolean") &&
-		    cJSON_GetObjectItemCaseSensitive(prop, "default") !=
-		    NULL) {
-			cJSON_DeleteItemFromObjectCaseSensitive(prop,
-			    "default");
-			n++;
-		}
+		if (!pversion_is(prop, "type", "boolean"))
+			n += pversion_delete(prop, "default");
 	}
 	return (n);
 }

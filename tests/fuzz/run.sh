@@ -41,6 +41,7 @@ dict() {
 	sse)		echo "-dict=$top/tests/fuzz/dict/sse.dict" ;;
 	httphdr)	echo "-dict=$top/tests/fuzz/dict/httphdr.dict" ;;
 	remote)		echo "-dict=$top/tests/fuzz/dict/remote.dict" ;;
+	pversion)	echo "-dict=$top/tests/fuzz/dict/pversion.dict" ;;
 	*)		echo "" ;;
 	esac
 }

@@ -278,6 +278,12 @@ START_TEST(test_pversion_init_result)
 	    "\"capabilities\":{},\"serverInfo\":{\"name\":\"s\","
 	    "\"version\":\"1\"}}");
 	free(out);
+	/* A member repeated goes whole: a reader may take either. */
+	out = init_for("{\"capabilities\":{\"tasks\":{},\"tools\":{},"
+	    "\"tasks\":{\"list\":{}}}}", PVERSION_2025_06_18);
+	ck_assert_str_eq(out, "{\"capabilities\":{\"tools\":{}},"
+	    "\"protocolVersion\":\"2025-06-18\"}");
+	free(out);
 	/* Without one, or without capabilities: added, nothing broken. */
 	out = init_for("{}", PVERSION_2024_11_05);
 	ck_assert_str_eq(out, "{\"protocolVersion\":\"2024-11-05\"}");
