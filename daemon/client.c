@@ -48,10 +48,13 @@
 #include <event2/event.h>
 
 #include "access.h"
+#include "batch.h"
 #include "budget.h"
 #include "client.h"
+#include "client_batch.h"
 #include "clock.h"
 #include "conf.h"
+#include "envelope.h"
 #include "follow.h"
 #include "fdio.h"
 #include "frame.h"
@@ -100,6 +103,7 @@ struct client {
 	const struct client_handler *session;	/* NULL: not attached */
 	void			*session_arg;
 	struct follow_set	 follows;	/* servers followed (serials) */
+	struct client_batches	*batches;	/* NULL until its first batch */
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	size_t			 frame_counted;	/* input buffer, in the budget */
 	int			 paused;	/* reading stopped: backpressure */
@@ -184,6 +188,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	event_free(c->ev_line);
 	budget_sub(c->mcpd, c->frame_counted);
 	frame_free(c->frame);
+	client_batches_free(c->batches);
 	outq_free(c->out);
 	close(c->fd);
 	free(c);
@@ -251,6 +256,8 @@ client_check_limits(struct client *c)
 {
 	const struct conf	*conf = c->mcpd->conf;
 	size_t			 queued = outq_length(c->out);
+	size_t			 held = c->batches == NULL ? 0 :
+				    client_batches_held(c->batches);
 	uint64_t		 now;
 	char			*why;
 
@@ -258,6 +265,14 @@ client_check_limits(struct client *c)
 		xasprintf(&why, "output queue of %zu bytes over the hard limit "
 		    "(client_output_hard_bytes %zu); it is not reading",
 		    queued, conf->client_output_hard_bytes);
+		goto kill;
+	}
+	/* A batch's answers wait for the last: output, all the same. */
+	if (held > 0 && queued + held > conf->client_output_hard_bytes) {
+		xasprintf(&why, "output queue of %zu bytes and %zu bytes of "
+		    "answers held for its batches over the hard limit "
+		    "(client_output_hard_bytes %zu)", queued, held,
+		    conf->client_output_hard_bytes);
 		goto kill;
 	}
 	if (queued > BUDGET_SHARE_BYTES && budget_exhausted(c->mcpd)) {
@@ -296,8 +311,26 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 {
 	if (c->dead)
 		return;
-	outq_add(c->out, iov, iovcnt);
+	/* An answer to a batch's request waits for the batch's others. */
+	if (c->batches == NULL || !client_batches_take(c->batches, iov,
+	    iovcnt))
+		outq_add(c->out, iov, iovcnt);
 	client_check_limits(c);
+}
+
+/*
+ * The same while a batch waits: in pieces, for the batch to look at.  Out
+ * of line, so that the path without batches stays short.
+ */
+static __attribute__((noinline)) void
+client_queue_edit_batched(struct client *c, const char *line, size_t len,
+    const struct envelope_edit *edit)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	if ((n = envelope_splice(line, len, edit, 1, iov, nitems(iov))) > 0)
+		client_queue_iov(c, iov, (int)n);
 }
 
 /* A line with one edit applied (outq_add_edit). */
@@ -307,6 +340,10 @@ client_queue_edit(struct client *c, const char *line, size_t len,
 {
 	if (c->dead)
 		return;
+	if (c->batches != NULL && client_batches_open(c->batches)) {
+		client_queue_edit_batched(c, line, len, edit);
+		return;
+	}
 	outq_add_edit(c->out, line, len, edit);
 	client_check_limits(c);
 }
@@ -321,6 +358,11 @@ client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
 	if (c->dead) {
+		free(mem);
+		return;
+	}
+	if (c->batches != NULL && client_batches_open(c->batches)) {
+		client_queue_iov(c, iov, iovcnt);
 		free(mem);
 		return;
 	}
@@ -364,10 +406,75 @@ client_send_error(struct client *c, const cJSON *id, int code,
 	free(text);
 }
 
-/* The one way in: a session's handler first, the base the rest. */
+/* A session's handler first, the base the rest. */
+static void
+client_dispatch(struct client *c, const char *line, size_t len)
+{
+	if (c->session == NULL ||
+	    c->session->line(c, c->session_arg, line, len) != 0)
+		c->base->line(c, c->base_arg, line, len);
+}
+
+/* A batch's answer, or its one error: past the batches' hold. */
+static void
+client_batch_send(void *arg, const char *text, size_t len)
+{
+	struct client	*c = arg;
+
+	if (c->dead)
+		return;
+	outq_add(c->out, &(struct iovec){ (void *)text, len }, 1);
+	client_check_limits(c);
+}
+
+/* A message of a batch, as a line of its own. */
+static void
+client_batch_line(void *arg, const char *line, size_t len)
+{
+	struct client	*c = arg;
+
+	if (!c->dead)
+		client_dispatch(c, line, len);
+}
+
+/*
+ * A JSON array: a batch, for a session whose MCP revision has them
+ * (2025-03-26).  Any other session refuses it as any line that is not
+ * one message: the handler's error, saying why when the line is one a
+ * handler would read (invalid JSON, or over RPC_PARSE_MAX_BYTES, gets
+ * its parse error).
+ */
+static __attribute__((noinline)) void
+client_batch(struct client *c, const char *line, size_t len)
+{
+	if (c->session == NULL || c->session->batches == NULL ||
+	    !c->session->batches(c->session_arg)) {
+		if (len > RPC_PARSE_MAX_BYTES || !rpc_json_valid(line, len)) {
+			client_dispatch(c, line, len);
+			return;
+		}
+		client_send_error(c, NULL, RPC_INVALID_REQUEST, "invalid "
+		    "request: a JSON-RPC batch; mcpd takes batches only in an "
+		    "MCP session of protocol version 2025-03-26, the one that "
+		    "has them");
+		return;
+	}
+	if (c->batches == NULL)
+		c->batches = client_batches_new(c->mcpd, client_batch_send, c);
+	client_batches_run(c->batches, line, len, client_batch_line, c);
+}
+
+/* The one way in: as client_dispatch, but for batches. */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
 {
+	if (len > 0 && line[0] != '{' && batch_is(line, len)) {
+		client_batch(c, line, len);
+		return;
+	}
+	/* A cancellation ends a batch's wait for its request. */
+	if (c->batches != NULL)
+		client_batches_heard(c->batches, line, len);
 	if (c->session == NULL ||
 	    c->session->line(c, c->session_arg, line, len) != 0)
 		c->base->line(c, c->base_arg, line, len);

@@ -47,6 +47,11 @@ struct client_handler {
 	int	 (*busy)(void *arg);
 	/* Once a second (client.c's cron); optional. */
 	void	 (*cron)(void *arg);
+	/*
+	 * Does the session take JSON-RPC batches (its MCP revision has
+	 * them: client_batch.h)?  Optional: no.
+	 */
+	int	 (*batches)(void *arg);
 };
 
 void	 client_accept(struct mcpd *, int fd);

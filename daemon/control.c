@@ -416,10 +416,17 @@ control_server_busy(void *att)
 	return (router_attachment_busy(att));
 }
 
+static int
+control_server_batches(void *att)
+{
+	return (router_attachment_batches(att));
+}
+
 static const struct client_handler control_server_handler = {
 	.line = control_server_line,
 	.close = control_server_close,
 	.busy = control_server_busy,
+	.batches = control_server_batches,
 };
 
 /* Turn this connection into an MCP session with one server. */

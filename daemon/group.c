@@ -48,6 +48,7 @@
 #include "log.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "pversion.h"
 #include "router.h"
 #include "rpc.h"
 #include "util.h"
@@ -96,6 +97,36 @@ group_pass_reply(struct group_session *gs, const char *id, size_t id_len,
 	edit.text_len = id_len;
 	if ((n = envelope_splice(line, len, &edit, 1, iov, nitems(iov))) > 0)
 		gs->peer->queue(gs->client, iov, (int)n);
+}
+
+void
+group_version_reply(struct group_session *gs, const char *method,
+    const char *id, size_t id_len, const char *line, size_t len,
+    const struct envelope *env)
+{
+	struct envelope_edit	 edits[2];
+	struct iovec		 iov[ENVELOPE_SPLICE_IOV(2)];
+	char			*converted = NULL;
+	size_t			 n, clen;
+	int			 result_first;
+
+	if (gs->version < PVERSION_NEWEST &&
+	    env->result.type == ENVELOPE_OBJECT)
+		converted = pversion_convert_text(line + env->result.off,
+		    env->result.len, method, gs->version, RPC_PARSE_MAX_BYTES,
+		    &clen);
+	if (converted == NULL) {
+		group_pass_reply(gs, id, id_len, line, len, env);
+		return;
+	}
+	result_first = env->result.off < env->id.off;
+	edits[!result_first] = (struct envelope_edit){ env->result.off,
+	    env->result.len, converted, clen };
+	edits[result_first] = (struct envelope_edit){ env->id.off,
+	    env->id.len, id, id_len };
+	if ((n = envelope_splice(line, len, edits, 2, iov, nitems(iov))) > 0)
+		gs->peer->queue(gs->client, iov, (int)n);
+	free(converted);
 }
 
 /* A member's reply to one of the session's own requests. */
@@ -274,7 +305,11 @@ group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
 			group_own_reply(gs, q, line, len, &env);
 		else if (q->call)
 			group_call_reply(gs, q, line, len, &env);
-		else {
+		else if (q->prompt) {
+			group_version_reply(gs, "prompts/get", q->id,
+			    q->id_len, line, len, &env);
+			group_sent_free(gs, q);
+		} else {
 			group_pass_reply(gs, q->id, q->id_len, line, len, &env);
 			group_sent_free(gs, q);
 		}
@@ -464,23 +499,23 @@ static const struct router_peer group_link_peer = {
  * routed in group_route.c.
  */
 
-/* The merged initialize result, as JSON text (malloc'd). */
+/*
+ * The merged initialize result, as JSON text (malloc'd), in the
+ * client's revision (pversion.h), as a server answers: the one it asked
+ * for if mcpd speaks it, else mcpd's newest.
+ */
 static char *
 group_init_result(struct group_session *gs, const char *asked)
 {
-	static const char *known[] = MCPD_MCP_VERSIONS_ACCEPTED;
 	struct worker	*w;
 	cJSON		*result, *caps, *o, *init, *v, *info, *tcaps;
 	char		*text, *instr = NULL, *tmp;
-	const char	*version = MCPD_MCP_VERSION;
 	size_t		 i;
 
-	/* As a server does: the client's version if it is one mcpd knows. */
-	for (i = 0; asked != NULL && known[i] != NULL; i++)
-		if (strcmp(asked, known[i]) == 0)
-			version = known[i];
+	gs->version = pversion_negotiate(asked);
 	result = cJSON_CreateObject();
-	cJSON_AddStringToObject(result, "protocolVersion", version);
+	cJSON_AddStringToObject(result, "protocolVersion",
+	    pversion_name(gs->version));
 	tcaps = cJSON_CreateObject();
 	for (i = 0; i < gs->nlinks; i++) {
 		if (gs->links[i]->gone || gs->links[i]->att == NULL)
@@ -523,6 +558,7 @@ group_init_result(struct group_session *gs, const char *asked)
 		cJSON_AddStringToObject(result, "instructions", instr);
 		free(instr);
 	}
+	pversion_init_result(result, gs->version);
 	text = rpc_print(result);
 	cJSON_Delete(result);
 	return (text);
@@ -857,6 +893,7 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	gs->peer = peer;
 	gs->client = c;
 	gs->name = xstrdup(g->name);
+	gs->version = PVERSION_NEWEST;	/* until its initialize */
 	gs->sep = xstrdup(g->separator);
 	gs->reqs = idtab_new();
 	gs->by_client = hmap_new(hmap_random_seed());
@@ -962,6 +999,15 @@ group_handler_busy(void *gs)
 	return (group_session_busy(gs));
 }
 
+/* JSON-RPC batches: for a client of the revision that has them. */
+static int
+group_handler_batches(void *arg)
+{
+	const struct group_session	*gs = arg;
+
+	return (pversion_has(gs->version, PVERSION_BATCH));
+}
+
 static void
 group_handler_cron(void *gs)
 {
@@ -973,6 +1019,7 @@ const struct client_handler group_client_handler = {
 	.close = group_handler_close,
 	.busy = group_handler_busy,
 	.cron = group_handler_cron,
+	.batches = group_handler_batches,
 };
 
 cJSON *

@@ -28,6 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "filter.h"
+#include "pversion.h"
 
 struct attachment;
 struct client;
@@ -122,6 +123,7 @@ struct group_sent {
 	size_t			 id_len;
 	struct group_op		*op;		/* NULL: nobody waits */
 	int			 call;		/* tools/call: links to read */
+	int			 prompt;	/* prompts/get */
 };
 
 /* A member's request passed to the client under a session number. */
@@ -148,6 +150,7 @@ struct group_session {
 	struct hmap		*names[2];	/* tools, prompts: name ->
 						   gmerge_name */
 	struct hmap		*uris;		/* uri -> link index + 1 */
+	enum pversion		 version;	/* the client's (pversion.h) */
 	int64_t			 next_gid;
 	int64_t			 next_did;
 	size_t			 npaused;
@@ -222,6 +225,14 @@ void	group_call_reply(struct group_session *, struct group_sent *,
 /* A member's reply to the client, under the client's id (group.c). */
 void	group_pass_reply(struct group_session *, const char *id,
 	    size_t id_len, const char *line, size_t len,
+	    const struct envelope *);
+/*
+ * A member's reply to a tools/call or prompts/get (method) under the
+ * client's id, its result made fit for the client's revision
+ * (pversion.h) when that is older (group_route.c).
+ */
+void	group_version_reply(struct group_session *, const char *method,
+	    const char *id, size_t id_len, const char *line, size_t len,
 	    const struct envelope *);
 /* A URI a member gave out, to route reads of it there (group_list.c). */
 void	group_remember_uri(struct group_session *, size_t link,

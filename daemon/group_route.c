@@ -200,6 +200,7 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	free(name);
 	q = group_sent_new(gs, link, line + env->id.off, env->id.len, NULL);
 	q->call = kind == GROUP_LIST_TOOLS;
+	q->prompt = kind == GROUP_LIST_PROMPTS;
 	name_first = env->p_name.off < env->id.off;
 	edits[!name_first] = (struct envelope_edit){ env->p_name.off,
 	    env->p_name.len, quoted, strlen(quoted) };
@@ -250,7 +251,8 @@ group_call_reply(struct group_session *gs, struct group_sent *q,
 		}
 		cJSON_Delete(result);
 	}
-	group_pass_reply(gs, q->id, q->id_len, line, len, env);
+	group_version_reply(gs, "tools/call", q->id, q->id_len, line, len,
+	    env);
 	group_sent_free(gs, q);
 	free(text);
 	free(spliced);

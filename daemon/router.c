@@ -213,6 +213,7 @@ router_session_ready(struct router *r, int first)
 
 	/* A new process: the ids of the last one will never be answered. */
 	r->first_id = r->last_id = 0;
+	router_version_session(r);
 	if (!first) {
 		/* A new server process: restore what clients set up. */
 		hmap_iter_init(r->subs, &it);
@@ -385,6 +386,7 @@ router_attach(struct router *r, const struct router_peer *peer,
 	hmap_key_init(&a->ids_key, hmap_random_seed());
 	a->subs = hmap_new(hmap_random_seed());
 	a->level = -1;
+	a->version = PVERSION_NEWEST;	/* until its initialize */
 	/* Decided once here, not for every request (router_up.c). */
 	a->at_template = r->up->is_template(r->worker);
 	TAILQ_INIT(&a->inflight);
@@ -653,6 +655,7 @@ router_new(struct mcpd *mcpd, const struct router_upstream *up,
 	r->downs_by_server = hmap_new(hmap_random_seed());
 	r->subs = hmap_new(hmap_random_seed());
 	r->upstream_level = -1;
+	r->up_version = PVERSION_NEWEST;
 	r->ev_sweep = evtimer_new(mcpd->base, router_sweep_cb, r);
 	router_filter_init(r);
 	router_roots_init(r);

@@ -172,6 +172,8 @@ void		 router_roots_known(struct router *);
 cJSON		*router_attached_json(const struct router *);
 /* Requests of this client still in flight or held? */
 int		 router_attachment_busy(const struct attachment *);
+/* Does the client's MCP revision have JSON-RPC batches (2025-03-26)? */
+int		 router_attachment_batches(const struct attachment *);
 
 /*
  * The tasks of an attachment's principal on this server (router_tasks.c),

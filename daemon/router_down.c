@@ -142,9 +142,14 @@ router_server_response(struct router *r, const char *line, size_t len,
 		router_tasks_tools(r, line, len);
 	if (is_error)
 		router_elicit_error(r, a, line, len);
+	/* A client older than the server: made fit for its revision. */
+	if (!is_error && a->version < r->up_version)
+		router_version_reply(a, p->method, line, len, env, edits,
+		    nedits);
 	/* One recipient: the server's buffer may go to it as is. */
-	router_send_client_steal(a, line, len, edits, nedits,
-	    filtered == NULL && scrubbed == NULL);
+	else
+		router_send_client_steal(a, line, len, edits, nedits,
+		    filtered == NULL && scrubbed == NULL);
 	free(filtered);
 	free(scrubbed);
 	if (is_error && p->sub_uri != NULL &&
@@ -267,21 +272,23 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		}
 		return;
 	}
-	/* list_changed and anything else: every attached client. */
+	/* list_changed and the rest: each client whose revision has it. */
 	TAILQ_FOREACH(a, &r->atts, entry)
-		router_send_client(a, line, len, NULL, 0);
+		if (router_version_notify(a, method))
+			router_send_client(a, line, len, NULL, 0);
 }
 
-/* The client most likely to be the one this server request is for. */
+/*
+ * The client most likely to be the one this server request is for, among
+ * those that can take it (router_version.c).
+ */
 static struct attachment *
-router_pick_client(struct router *r, const char *method)
+router_pick_client(struct router *r, const struct pversion_needs *needs)
 {
 	struct attachment	*a, *best = NULL;
-	int			 sampling;
 
-	sampling = strcmp(method, "sampling/createMessage") == 0;
 	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (sampling ? !a->cap_sampling : !a->cap_elicitation)
+		if (!router_client_can(a, needs))
 			continue;
 		if (a->ninflight == 0)
 			continue;
@@ -303,6 +310,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 	char			 idtext[ENVELOPE_INT64_BYTES];
 	char			*rewritten = NULL, *plain;
 	struct envelope		 renv;
+	struct pversion_needs	 needs;
 	size_t			 erroff;
 	int			 owned;
 
@@ -333,6 +341,7 @@ router_server_request(struct router *r, const char *line, size_t len,
 	owned = 0;
 	if (strcmp(method, "sampling/createMessage") == 0 ||
 	    strcmp(method, "elicitation/create") == 0) {
+		router_request_needs(method, line, env, &needs);
 		owned = router_tasks_owner(r, line, len, method, &a,
 		    &rewritten);
 		if (owned > 0 && (envelope_scan(rewritten, strlen(rewritten),
@@ -341,8 +350,13 @@ router_server_request(struct router *r, const char *line, size_t len,
 			rewritten = NULL;
 			a = NULL;
 		}
+		if (owned > 0 && a != NULL && !router_client_can(a, &needs)) {
+			free(rewritten);
+			rewritten = NULL;
+			a = NULL;
+		}
 		if (owned == 0)
-			a = router_pick_client(r, method);
+			a = router_pick_client(r, &needs);
 	}
 	if (a == NULL ||
 	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
@@ -384,15 +398,14 @@ router_server_request(struct router *r, const char *line, size_t len,
 		}
 	}
 	if (rewritten != NULL) {
-		edit.off = renv.id.off;
-		edit.len = renv.id.len;
-		router_send_client(a, rewritten, strlen(rewritten), &edit, 1);
-		free(rewritten);
-		return;
+		line = rewritten;
+		len = strlen(rewritten);
+		env = &renv;
 	}
 	edit.off = env->id.off;
 	edit.len = env->id.len;
-	router_send_client(a, line, len, &edit, 1);
+	router_version_send(a, method, line, len, env, &edit);
+	free(rewritten);
 }
 
 void

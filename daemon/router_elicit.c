@@ -150,7 +150,9 @@ router_elicit_complete(struct router *r, const char *line, size_t len)
 	principal = e->principal;
 	router_elicit_forget(r->elicits, e);
 	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (a->peer->principal(a->peer_arg) == principal)
+		if (a->peer->principal(a->peer_arg) == principal &&
+		    router_version_notify(a,
+		    "notifications/elicitation/complete"))
 			router_send_client(a, line, len, NULL, 0);
 	}
 }

@@ -19,6 +19,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "pversion.h"
 #include "ratelim.h"
 #include "router.h"
 #include "util.h"
@@ -180,6 +181,9 @@ struct attachment {
 	/* It runs sampling, elicitation requests as tasks when asked. */
 	int			 cap_task_sampling;
 	int			 cap_task_elicitation;
+	/* Its MCP revision and what it can be asked (router_version.c). */
+	enum pversion		 version;
+	unsigned int		 can;		/* PVERSION_CAN_* */
 	uint64_t		 last_request_us;
 	/*
 	 * A server not shared globally (router_roots.c): the client's roots
@@ -226,6 +230,7 @@ struct router {
 
 	struct hmap		*subs;		/* uri -> subscriber count */
 	int			 upstream_level; /* -1: never set */
+	enum pversion		 up_version;	/* the session's revision */
 	int			 paused;	/* clients paused: stdin full */
 	size_t			 nwaiting_turn;	/* attachments waiting a turn */
 	int			 replaying;	/* held requests, now ready */
@@ -609,6 +614,41 @@ void		 router_elicit_error(struct router *, struct attachment *,
 void		 router_elicit_complete(struct router *, const char *line,
 		    size_t len);
 void		 router_elicit_free(struct router *);
+
+/*
+ * router_version.c: each client its own MCP revision (pversion.h).
+ */
+
+/* The client's initialize params (or NULL): its revision, what it can. */
+void		 router_version_hello(struct attachment *,
+		    const cJSON *params);
+/* The server's session is up: its revision. */
+void		 router_version_session(struct router *);
+/* The answer to a's initialize (malloc'd JSON text). */
+char		*router_version_init_result(struct attachment *);
+/*
+ * Send a, a client older than the server, the reply to its request
+ * (method) with its edits (at most 2, sorted), its result made fit for
+ * its revision: a new edit of it, or a filter's edit made over.
+ */
+void		 router_version_reply(struct attachment *, const char *method,
+		    const char *line, size_t len, const struct envelope *,
+		    const struct envelope_edit *edits, size_t nedits);
+/* What a request of the server's needs of the client it goes to. */
+void		 router_request_needs(const char *method, const char *line,
+		    const struct envelope *, struct pversion_needs *);
+int		 router_client_can(const struct attachment *,
+		    const struct pversion_needs *);
+/*
+ * Send a the server's request (with its id's edit), its params made fit
+ * for a's revision.
+ */
+void		 router_version_send(struct attachment *, const char *method,
+		    const char *line, size_t len, const struct envelope *,
+		    const struct envelope_edit *id_edit);
+/* May a be sent this notification? */
+int		 router_version_notify(const struct attachment *,
+		    const char *method);
 
 /*
  * router_handover.c

@@ -1,7 +1,8 @@
 /*
  * router_up.c -- clients to their server: every request under a fresh
  * upstream id (and progress token); initialize answered from the cached
- * upstream result; subscriptions and log levels counted across clients;
+ * upstream result, in the client's own revision (router_version.c);
+ * subscriptions and log levels counted across clients;
  * cancellations passed on; requests held while the server starts and
  * refused, with the reason, while it cannot be reached.
  */
@@ -82,8 +83,8 @@ static void
 router_initialize(struct attachment *a, const char *line, size_t len,
     const struct envelope *env)
 {
-	const char	*cached;
 	cJSON		*msg = NULL, *caps, *info, *name;
+	char		*result;
 	size_t		 i;
 
 	/* Only the params, and only when small: never a tree of 16 MiB. */
@@ -91,12 +92,10 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 	    env->params.len <= RPC_PARSE_MAX_BYTES)
 		msg = cJSON_ParseWithLength(router_text(line, &env->params),
 		    env->params.len);
+	/* Its revision, and what it can be asked in it. */
+	router_version_hello(a, msg);
 	if (msg != NULL) {
 		caps = cJSON_GetObjectItemCaseSensitive(msg, "capabilities");
-		a->cap_sampling = cJSON_GetObjectItemCaseSensitive(caps,
-		    "sampling") != NULL;
-		a->cap_elicitation = cJSON_GetObjectItemCaseSensitive(caps,
-		    "elicitation") != NULL;
 		a->cap_roots = cJSON_IsObject(
 		    cJSON_GetObjectItemCaseSensitive(caps, "roots"));
 		router_ctasks_caps(a, caps);
@@ -114,9 +113,10 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		}
 		cJSON_Delete(msg);
 	}
-	cached = a->router->up->init_result_text(a->router->worker);
+	result = router_version_init_result(a);
 	router_client_result(a, router_text(line, &env->id), env->id.len,
-	    cached, strlen(cached));
+	    result, strlen(result));
+	free(result);
 	/* After the answer: this may move the client to an instance. */
 	router_roots_initialize(a);
 }

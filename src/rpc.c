@@ -48,7 +48,7 @@ rpc_envelope_has_id(const struct envelope *env)
  * scanner: as the value of a member no rule applies to ({"v": LINE}),
  * where neither its type nor its duplicate members matter.
  */
-static int
+int
 rpc_json_valid(const char *line, size_t len)
 {
 	static const char	 head[] = "{\"v\":";

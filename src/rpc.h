@@ -47,6 +47,11 @@ int		 rpc_envelope_has_id(const struct envelope *env);
  */
 int		 rpc_scan_error(const char *line, size_t len, size_t erroff,
 		    char **message);
+/*
+ * Is line[0, len) one valid JSON value (strict RFC 8259, any type; an
+ * object may repeat a member)?  Checked by envelope_scan: no tree.
+ */
+int		 rpc_json_valid(const char *line, size_t len);
 /* An id must be a string or a number (null only in error responses). */
 int		 rpc_id_valid(const cJSON *id);
 /*

@@ -7,7 +7,7 @@
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
-# fuzz_roots, fuzz_urinorm and fuzz_gmerge.
+# fuzz_roots, fuzz_urinorm, fuzz_gmerge and fuzz_pversion.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -50,7 +50,7 @@ sources() {
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
-			    daemon/router_elicit.c \
+			    daemon/router_elicit.c daemon/router_version.c src/pversion.c \
 			    src/tasktab.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
@@ -73,6 +73,8 @@ sources() {
 	filter)		echo src/filter.c src/urinorm.c src/url.c src/sbuf.c \
 			    src/envelope.c src/xmalloc.c ;;
 	urinorm)	echo src/urinorm.c src/url.c src/sbuf.c src/xmalloc.c ;;
+	pversion)	echo src/pversion.c src/batch.c src/rpc.c src/envelope.c \
+			    src/xmalloc.c ;;
 	gmerge)		echo src/gmerge.c src/gname.c src/hmap.c src/b64.c src/rpc.c \
 			    src/envelope.c \
 			    src/xmalloc.c ;;
@@ -101,7 +103,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge}
+    filter handover jsonc roots urinorm gmerge pversion}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

@@ -560,6 +560,13 @@ router_attachment_busy(const struct attachment *a)
 	return (0);
 }
 
+/* No batches: the connection layer is not fuzzed here. */
+int
+router_attachment_batches(const struct attachment *a)
+{
+	return (0);
+}
+
 struct worker *
 router_attachment_worker(const struct attachment *a)
 {

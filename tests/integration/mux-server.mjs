@@ -35,6 +35,7 @@
 //   task-progress {taskId, n}     sends n notifications/progress under the
 //                                 token of the call that made the task
 //                                 (waiting for it to be made): "sent"
+//   content {content}             the result {content} as given
 // With --tasks it declares tasks for tools/call, and a tools/call with
 // "task" (of any tool) makes a task instead: the answer
 // is a CreateTaskResult (taskId "srv-task-N", working), tasks/get tells
@@ -205,6 +206,9 @@ function toolCall(idText, params) {
 		    (r) => text(idText, JSON.stringify(r)));
 		return;
 	}
+	case 'content':
+		result(idText, { content: a.content ?? [] });
+		return;
 	case 'notify': {
 		const line = `{"jsonrpc":"2.0","method":${JSON.stringify(a.method)}` +
 		    (a.params !== undefined ? `,"params":${JSON.stringify(a.params)}` : '') + '}';
@@ -271,7 +275,7 @@ function handle(line) {
 		return;
 	case 'tools/list':
 		result(idText, { tools: ['echo', 'sleep', 'ask', 'roots', 'ping', 'notify', 'request',
-		    'finish', 'task-progress'].map(
+		    'content', 'finish', 'task-progress'].map(
 		    (name) => ({ name, inputSchema: { type: 'object' } })).concat(withTasks ?
 		    [{ name: 'job', inputSchema: { type: 'object' },
 		    execution: { taskSupport: 'required' } }] : []) });
