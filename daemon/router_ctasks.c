@@ -42,6 +42,7 @@
 #include "hmap.h"
 #include "mcpd.h"
 #include "proto.h"
+#include "pversion.h"
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
@@ -96,21 +97,6 @@ router_ctasks_declare(cJSON *caps, int sampling, int elicitation)
 	if (elicitation)
 		cJSON_AddObjectToObject(cJSON_AddObjectToObject(requests,
 		    "elicitation"), "create");
-}
-
-void
-router_ctasks_caps(struct attachment *a, const cJSON *caps)
-{
-	const cJSON	*requests;
-
-	requests = cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(caps, "tasks"), "requests");
-	a->cap_task_sampling = cJSON_IsObject(
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-	    requests, "sampling"), "createMessage"));
-	a->cap_task_elicitation = cJSON_IsObject(
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-	    requests, "elicitation"), "create"));
 }
 
 static uint64_t
@@ -183,8 +169,8 @@ router_ctasks_outgoing(struct router *r, struct attachment *a,
 		cJSON_Delete(msg);
 		return (0);
 	}
-	runs = strcmp(method, "sampling/createMessage") == 0 ?
-	    a->cap_task_sampling : a->cap_task_elicitation;
+	runs = (a->can & (strcmp(method, "sampling/createMessage") == 0 ?
+	    PVERSION_CAN_TASK_SAMPLING : PVERSION_CAN_TASK_ELICIT)) != 0;
 	if (runs) {
 		d->task_aug = 1;
 		cJSON_Delete(msg);

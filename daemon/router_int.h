@@ -178,9 +178,6 @@ struct attachment {
 	int			 cap_sampling;
 	int			 cap_elicitation;
 	int			 cap_roots;
-	/* It runs sampling, elicitation requests as tasks when asked. */
-	int			 cap_task_sampling;
-	int			 cap_task_elicitation;
 	/* Its MCP revision and what it can be asked (router_version.c). */
 	enum pversion		 version;
 	unsigned int		 can;		/* PVERSION_CAN_* */
@@ -571,8 +568,6 @@ void		 router_tasks_free(struct router *);
 /* mcpd's "tasks" capability, as the server's client, into caps. */
 void		 router_ctasks_declare(cJSON *caps, int sampling,
 		    int elicitation);
-/* What a client's initialize capabilities say it runs as tasks. */
-void		 router_ctasks_caps(struct attachment *, const cJSON *caps);
 /* The server's request is bound for a: made plain if a runs no tasks. */
 int		 router_ctasks_outgoing(struct router *, struct attachment *a,
 		    struct router_down *, const char *line, size_t len,

@@ -98,7 +98,6 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		caps = cJSON_GetObjectItemCaseSensitive(msg, "capabilities");
 		a->cap_roots = cJSON_IsObject(
 		    cJSON_GetObjectItemCaseSensitive(caps, "roots"));
-		router_ctasks_caps(a, caps);
 		/* Who it is, for status: printable, short. */
 		info = cJSON_GetObjectItemCaseSensitive(msg, "clientInfo");
 		name = cJSON_GetObjectItemCaseSensitive(info, "name");

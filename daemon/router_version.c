@@ -203,6 +203,11 @@ router_request_needs(const char *method, const char *line,
 			needs->can |= PVERSION_CAN_TASK_SAMPLING;
 	}
 	cJSON_Delete(params);
+	/*
+	 * "task" is not needed of the client: one that runs no tasks gets
+	 * the request without it (router_ctasks.c).
+	 */
+	needs->can &= ~(PVERSION_CAN_TASK_SAMPLING | PVERSION_CAN_TASK_ELICIT);
 }
 
 int
