@@ -129,6 +129,24 @@ group_version_reply(struct group_session *gs, const char *method,
 	free(converted);
 }
 
+/* No member has the resource, and a member's filter hides it. */
+static void
+group_resource_hidden(struct group_session *gs, struct group_op *op)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+	char		*uri = NULL;
+
+	if (op->line != NULL && envelope_scan(op->line, op->len, &env,
+	    &erroff) == 0)
+		uri = envelope_string_dup(op->line, &env.p_uri, GROUP_URI_MAX,
+		    NULL);
+	group_error(gs, op->id, op->id_len, RPC_RESOURCE_NOT_FOUND,
+	    "resource not found: %s" MCPD_FILTER_HIDDEN_NOTE, uri != NULL ?
+	    uri : "(in group)");
+	free(uri);
+}
+
 /* A member's reply to one of the session's own requests. */
 static void
 group_own_reply(struct group_session *gs, struct group_sent *q,
@@ -150,9 +168,19 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
 		break;
 	case GROUP_OP_RESOURCE:
 		/* Not found there: the next member, if any is left. */
-		if (!op->failed && group_not_found(line, env) &&
-		    group_resource_next(gs, op) == 0)
-			return;
+		if (!op->failed && group_not_found(line, env)) {
+			op->hidden |= bytes_has(line, len,
+			    MCPD_FILTER_HIDDEN_NOTE,
+			    sizeof MCPD_FILTER_HIDDEN_NOTE - 1, 1);
+			if (group_resource_next(gs, op) == 0)
+				return;
+			/* Hidden somewhere: said so, as a server says it. */
+			if (op->hidden) {
+				group_resource_hidden(gs, op);
+				group_op_free(gs, op);
+				return;
+			}
+		}
 		if (!op->failed)
 			group_pass_reply(gs, op->id, op->id_len, line, len,
 			    env);

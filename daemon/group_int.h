@@ -109,6 +109,8 @@ struct group_op {
 	size_t			 next;		/* RESOURCE: next member */
 	int			 failed;	/* answered with an error; what
 						   it held let go */
+	int			 hidden;	/* RESOURCE: a member's filter
+						   hides it */
 	/* Once every reply is in: answers the client (NULL: nobody). */
 	void			(*done)(struct group_session *,
 				    struct group_op *);

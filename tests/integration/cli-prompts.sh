@@ -229,6 +229,10 @@ expect_out gread 'Hello from mcp-fake.' "read g fake://hello"
 ctl_run gread2 read g test://item/7
 ctl_rc 0 gread2 "read g test://item/7"
 expect_out gread2 'item 7' "read g test://item/7"
+# A resource a member's filter hides: said so through the group too.
+ctl_run ghiddenr read g test://secret
+ctl_rc 1 ghiddenr "read g test://secret"
+expect_err ghiddenr 'resources/read: test://secret: hidden by a filter' "through the group, a hidden resource"
 
 # --- what a server does not offer ------------------------------------------------
 ctl_run nop prompts cli
