@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "appconf.h"
+#include "appconf_toml.h"
 #include "confvar.h"
 #include "sbuf.h"
 #include "jsonc.h"
@@ -490,6 +491,21 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 	}
 }
 
+/* Codex's config.toml: its servers, from appconf_toml.c. */
+static int
+appconf_read_toml(const struct appconf_file *f, const char *text,
+    size_t len, struct appconf_list *list, char **cause)
+{
+	static const char *const keys[] = { "mcp_servers" };
+	cJSON	*servers;
+
+	if ((servers = appconf_toml_servers(text, len, cause)) == NULL)
+		return (-1);
+	appconf_read_object(f, servers, keys, 1, list);
+	cJSON_Delete(servers);
+	return (0);
+}
+
 int
 appconf_read(const struct appconf_file *f, const char *text, size_t len,
     struct appconf_list *list, char **cause)
@@ -499,6 +515,8 @@ appconf_read(const struct appconf_file *f, const char *text, size_t len,
 	cJSON		*root;
 
 	*cause = NULL;
+	if (f->shape == APPCONF_CODEX_TOML)
+		return (appconf_read_toml(f, text, len, list, cause));
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (-1);
 	if (!cJSON_IsObject(root)) {
@@ -951,6 +969,9 @@ appconf_rewrite(const char *text, size_t len,
 	cJSON			*root;
 
 	*cause = NULL;
+	if (n > 0 && entries[0]->file->shape == APPCONF_CODEX_TOML)
+		return (appconf_toml_rewrite(text, len, entries, with, n,
+		    outlen, cause));
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (NULL);
 	cJSON_Delete(root);

@@ -46,6 +46,7 @@ enum appconf_shape {
 	APPCONF_MCPSERVERS,	/* {"mcpServers": {...}} */
 	APPCONF_SERVERS,	/* VS Code: {"servers": {...}, "inputs": []} */
 	APPCONF_CLAUDE_JSON,	/* ~/.claude.json: "mcpServers", "projects" */
+	APPCONF_CODEX_TOML,	/* Codex: [mcp_servers.NAME] (appconf_toml.h) */
 };
 
 /* How an app writes variables in its strings. */
