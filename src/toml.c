@@ -62,6 +62,8 @@ struct toml_p {
 	char			**curpath;
 	size_t			 ncurpath;
 	int			 cur_in_array;
+	size_t			 line_at;	/* the line of line_at: */
+	size_t			 line;		/* statements come in order */
 	struct toml_doc		*doc;
 };
 
@@ -838,7 +840,7 @@ toml_scalar(struct toml_p *p, cJSON **out)
 		*out = cJSON_CreateBool(n == 4);
 		return (0);
 	}
-	if ((n >= 10 && s[4] == '-') || (n >= 8 && s[2] == ':')) {
+	if ((n >= 10 && s[4] == '-') || memchr(s, ':', n) != NULL) {
 		if (!toml_datetime(s, n))
 			return (toml_error(p, start, "not a valid date or "
 			    "time"));
@@ -900,10 +902,12 @@ toml_inline_member(struct toml_p *p, struct toml_node *t)
 {
 	struct toml_node	*at_table = t, *node;
 	char			**parts;
-	size_t			 n, i, start = p->at;
+	size_t			 n, i, start;
 	cJSON			*v;
 	int			 rc = -1;
 
+	toml_blanks(p);
+	start = p->at;
 	if (toml_key_parts(p, &parts, &n) == -1)
 		return (-1);
 	if (p->at == p->len || p->text[p->at] != '=') {
@@ -1018,7 +1022,7 @@ toml_stmt_new(struct toml_p *p, enum toml_stmt_kind kind, size_t start,
 {
 	struct toml_doc		*doc = p->doc;
 	struct toml_stmt	*s;
-	size_t			 i, column;
+	size_t			 i;
 
 	doc->stmts = xreallocarray(doc->stmts, doc->nstmts + 1,
 	    sizeof *doc->stmts);
@@ -1028,7 +1032,9 @@ toml_stmt_new(struct toml_p *p, enum toml_stmt_kind kind, size_t start,
 	s->start = start;
 	s->key_start = key_start;
 	s->in_array = p->cur_in_array;
-	toml_position(p->text, key_start, &s->line, &column);
+	for (; p->line_at < key_start; p->line_at++)
+		p->line += p->text[p->line_at] == '\n';
+	s->line = p->line;
 	s->npath = nparts + (kind == TOML_STMT_KEYVAL ? p->ncurpath : 0);
 	s->path = xreallocarray(NULL, s->npath, sizeof *s->path);
 	i = 0;
@@ -1213,6 +1219,7 @@ toml_parse(const char *text, size_t len, struct toml_doc *doc, char **cause)
 	p.text = text;
 	p.len = len;
 	p.doc = doc;
+	p.line = 1;
 	p.children = hmap_new(hmap_random_seed());
 	doc->root = cJSON_CreateObject();
 	p.root = p.cur = toml_node_new(&p, doc->root, TOML_HEADER);
