@@ -376,9 +376,7 @@ appconf_toml_lines(const char *text, const struct toml_stmt *a,
 			sbuf_adds(&b, ", ");
 	}
 	sbuf_adds(&b, "]");
-	/* The anchor's own line end, or none at the end of the file. */
-	if (a->end > a->start && text[a->end - 1] == '\n')
-		sbuf_adds(&b, eol);
+	sbuf_adds(&b, eol);
 	free(prefix.p);
 	return (b.p);
 }

@@ -55,6 +55,8 @@ struct toml_p {
 	struct sbuf		 mapkey;
 	struct toml_node	**nodes;
 	size_t			 nnodes;
+	size_t			 nodes_cap;
+	size_t			 stmts_cap;
 	size_t			 nvalues;
 	size_t			 depth;
 	struct toml_node	*root;
@@ -164,7 +166,11 @@ toml_node_new(struct toml_p *p, cJSON *v, int flags)
 	node = xcalloc(1, sizeof *node);
 	node->v = v;
 	node->flags = flags;
-	p->nodes = xreallocarray(p->nodes, p->nnodes + 1, sizeof *p->nodes);
+	if (p->nnodes == p->nodes_cap) {
+		p->nodes_cap = p->nodes_cap == 0 ? 64 : p->nodes_cap * 2;
+		p->nodes = xreallocarray(p->nodes, p->nodes_cap,
+		    sizeof *p->nodes);
+	}
 	p->nodes[p->nnodes++] = node;
 	return (node);
 }
@@ -1024,8 +1030,11 @@ toml_stmt_new(struct toml_p *p, enum toml_stmt_kind kind, size_t start,
 	struct toml_stmt	*s;
 	size_t			 i;
 
-	doc->stmts = xreallocarray(doc->stmts, doc->nstmts + 1,
-	    sizeof *doc->stmts);
+	if (doc->nstmts == p->stmts_cap) {
+		p->stmts_cap = p->stmts_cap == 0 ? 64 : p->stmts_cap * 2;
+		doc->stmts = xreallocarray(doc->stmts, p->stmts_cap,
+		    sizeof *doc->stmts);
+	}
 	s = &doc->stmts[doc->nstmts++];
 	memset(s, 0, sizeof *s);
 	s->kind = kind;

@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm gmerge}
+    filter jsonc urinorm gmerge toml}
 
 max_len() {
 	case $1 in
@@ -41,6 +41,7 @@ dict() {
 	sse)		echo "-dict=$top/tests/fuzz/dict/sse.dict" ;;
 	httphdr)	echo "-dict=$top/tests/fuzz/dict/httphdr.dict" ;;
 	remote)		echo "-dict=$top/tests/fuzz/dict/remote.dict" ;;
+	toml)		echo "-dict=$top/tests/fuzz/dict/toml.dict" ;;
 	*)		echo "" ;;
 	esac
 }

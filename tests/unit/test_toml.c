@@ -665,12 +665,12 @@ START_TEST(test_codex_rewrite_crlf)
 	ck_assert_str_eq(out, "[mcp_servers.a]\r\ncommand = "
 	    "\"/usr/bin/mcpctl\"\r\nargs = [\"connect\", \"a\"]\r\n");
 	free(out);
-	/* The last line without its line end stays so. */
+	/* The last line, without its line end: the new ones end theirs. */
 	out = rewritten(S("[mcp_servers.a]\nargs = []\ncommand = \"x\""),
 	    &cause);
 	ck_assert_msg(out != NULL, "%s", cause);
 	ck_assert_str_eq(out, "[mcp_servers.a]\ncommand = \"/usr/bin/mcpctl\""
-	    "\nargs = [\"connect\", \"a\"]");
+	    "\nargs = [\"connect\", \"a\"]\n");
 	free(out);
 }
 END_TEST
