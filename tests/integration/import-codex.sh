@@ -18,6 +18,10 @@
 # and a server install cannot rewrite in place (one inline table) are
 # refused with their line, nothing written; a file changed between the
 # question and the answer is not written.
+#
+# Run as a user (nobody, when the test runs as root): root's socket is
+# /run/mcpd/mcpd.sock whatever the environment, a user's is under
+# XDG_RUNTIME_DIR, which Codex does not pass on.
 
 # npm ci may be slow (remote_setup, below), and another test's may hold
 # the lock meanwhile.
@@ -32,16 +36,34 @@ TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-900}
 remote_setup
 cp "$TESTS_SRCDIR/interop/app-entry.mjs" "$T/" || hard_error "cannot copy app-entry.mjs"
 
-export HOME=$T/home
-unset XDG_CONFIG_HOME CODEX_HOME
+U=$T
+AS_USER=()
+if [ "$(id -u)" = 0 ]; then
+	id nobody >/dev/null 2>&1 || skip "no user nobody to run as"
+	AS_USER=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups)
+	"${AS_USER[@]}" true 2>/dev/null || skip "cannot run a process as nobody (setpriv)"
+	"${AS_USER[@]}" test -x "$MCPD" -a -x "$MCP_FAKE" -a -x "$NODE" ||
+		skip "the binaries are not executable by nobody"
+	chmod 0711 "$T"
+	U=$T/u
+	MCPD_PREFIX=("${AS_USER[@]}")
+	# lib.sh's own look at mcpd, on a failure, is root's.
+	export MCPCTL_TRUST_USER=nobody
+	ctl() {
+		timeout -k 5 30 "${AS_USER[@]}" "$MCPCTL" -s "$SOCK" "$@"
+	}
+fi
+export HOME=$U/home
+unset XDG_CONFIG_HOME XDG_CACHE_HOME CODEX_HOME
 # mcpd on the socket mcpctl finds by default, in a runtime directory of
 # the test's own.
-export XDG_RUNTIME_DIR=$T/run
-mkdir -m 700 "$XDG_RUNTIME_DIR" || hard_error "mkdir $XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR=$U/run
+mkdir -p "$XDG_RUNTIME_DIR" "$HOME/.codex" "$U/proj" "$U/dotfiles" ||
+	hard_error "mkdir $U"
+chmod 0700 "$XDG_RUNTIME_DIR"
 SOCK=$XDG_RUNTIME_DIR/mcpd/mcpd.sock
-mkdir -p "$HOME/.codex" "$T/proj" "$T/dotfiles"
-cd "$T/proj" || hard_error "cd $T/proj"
-CFG=$T/mcpd.json
+cd "$U/proj" || hard_error "cd $U/proj"
+CFG=$U/mcpd.json
 CODEX=$HOME/.codex/config.toml
 SELF=$(readlink -f "$MCPCTL")
 
@@ -55,7 +77,7 @@ JSON
 
 # Codex's file, as its documentation writes it (see
 # tests/unit/fixtures/apps/codex_config.toml), with servers that run here.
-cat >"$T/dotfiles/codex.toml" <<TOML
+cat >"$U/dotfiles/codex.toml" <<TOML
 # Codex's settings.  Root keys come before any table.
 model = "gpt-5.1"
 model_provider = "ollama"
@@ -72,7 +94,7 @@ approval_policy = "never"
 # The top-level table name must be \`mcp_servers\`.
 [mcp_servers.alpha]
 command = "$MCP_FAKE"
-args = ["--startlog=$T/alpha.starts"]
+args = ["--startlog=$U/alpha.starts"]
 # Optional: override the default 10s startup timeout
 startup_timeout_sec = 20
 
@@ -81,7 +103,7 @@ MCPD_TEST_DIR = "$T"
 
 [mcp_servers.beta]
 command = "$MCP_FAKE"
-args = ["--startlog=$T/beta.starts"]
+args = ["--startlog=$U/beta.starts"]
 env = { "MCPD_TEST_DIR" = "$T" }
 tool_timeout_sec = 30
 
@@ -94,8 +116,9 @@ enabled = false
 [features]
 web_search_request = true
 TOML
-cp "$T/dotfiles/codex.toml" "$T/codex.orig"
-ln -s "$T/dotfiles/codex.toml" "$CODEX" || hard_error "ln -s $CODEX"
+cp "$U/dotfiles/codex.toml" "$T/codex.orig"
+ln -s "$U/dotfiles/codex.toml" "$CODEX" || hard_error "ln -s $CODEX"
+[ ${#AS_USER[@]} = 0 ] || chown -hR nobody "$U" || hard_error "chown $U"
 
 start_mcpd "$CFG"
 wait_ready keep
@@ -137,8 +160,8 @@ grep -q '"startup_timeout_sec": the app.s own setting, dropped' "$T/import.out" 
 	fail "Codex's own setting is not reported: $(cat "$T/import.out")"
 keys=$(jq -c '.mcpServers | keys' "$CFG")
 [ "$keys" = '["alpha","beta","keep","remote"]' ] || fail "mcpd.json servers: $keys"
-jq -e --arg t "$T" --arg f "$MCP_FAKE" '
-	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($t)/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}}
+jq -e --arg t "$T" --arg u "$U" --arg f "$MCP_FAKE" '
+	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($u)/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}}
 	and .mcpServers.beta.env == {"MCPD_TEST_DIR": $t}
 	and .mcpServers.remote == {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Region": "us-east-1"}, "disabled": true}' \
 	"$CFG" >/dev/null || fail "mcpd.json entries: $(cat "$CFG")"
@@ -152,7 +175,7 @@ wait_ready beta
 ctl install codex --yes --config "$CFG" >"$T/install.out" 2>&1 ||
 	fail "install codex exited $?: $(cat "$T/install.out")"
 cmp -s "$CODEX.mcpd-backup" "$T/codex.orig" || fail "the backup is not the original"
-[ -L "$CODEX" ] && grep -q 'connect' "$T/dotfiles/codex.toml" ||
+[ -L "$CODEX" ] && grep -q 'connect' "$U/dotfiles/codex.toml" ||
 	fail "install replaced the link to Codex's file instead of the file"
 for s in alpha beta remote; do
 	mapfile -t argv < <(toml_get "$CODEX" "$s")
@@ -175,12 +198,12 @@ done < <(grep -E '^(#|startup_timeout_sec|tool_timeout_sec|enabled =|\[)' "$T/co
 mapfile -t argv < <(toml_get "$CODEX" beta)
 codex_env=(env -i "HOME=$HOME" "PATH=$PATH" "USER=${USER:-test}" "LOGNAME=${LOGNAME:-test}"
 	"SHELL=${SHELL:-/bin/sh}" "LANG=${LANG:-C}" "TMPDIR=${TMPDIR:-/tmp}")
-out=$(cd "$T" && timeout -k 5 60 "${codex_env[@]}" "$NODE" "$T/app-entry.mjs" echo \
+out=$(cd "$T" && timeout -k 5 60 "${AS_USER[@]}" "${codex_env[@]}" "$NODE" "$T/app-entry.mjs" echo \
 	'{"text":"codex through mcpd"}' -- "${argv[@]}" 2>"$T/sdk.err") ||
 	fail "the SDK client failed: $(cat "$T/sdk.err")"
 jq -e '.ok and .text == "codex through mcpd" and (.tools | index("echo"))' <<<"$out" >/dev/null ||
 	fail "the SDK client through Codex's installed entry: $out $(cat "$T/sdk.err")"
-[ "$(startlog_count "$T/beta.starts")" = 1 ] ||
+[ "$(startlog_count "$U/beta.starts")" = 1 ] ||
 	fail "Codex's session started another copy of beta"
 note "the official SDK client ran Codex's installed entry (${argv[*]}) in Codex's environment: $out"
 
@@ -229,17 +252,17 @@ refused() {	# refused WHAT WANT: import and install refuse, nothing written
 		fail "$what: a file was written"
 	[ ! -e "$CODEX.mcpd-backup" ] || fail "$what: install left a backup"
 }
-{ cat "$T/codex.orig"; printf '[mcp_servers.beta]\ncommand = "x"\n'; } >"$T/dotfiles/codex.toml"
+{ cat "$T/codex.orig"; printf '[mcp_servers.beta]\ncommand = "x"\n'; } >"$U/dotfiles/codex.toml"
 refused "a table defined twice" \
 	"mcpctl: ~/.codex/config.toml: line 38, column 1: a table defined twice"
-{ cat "$T/codex.orig"; printf '# a\0b\n'; } >"$T/dotfiles/codex.toml"
+{ cat "$T/codex.orig"; printf '# a\0b\n'; } >"$U/dotfiles/codex.toml"
 refused "a NUL byte" "mcpctl: ~/.codex/config.toml: line 38, column 4: a NUL byte"
-{ cat "$T/codex.orig"; printf 'x = "never closed\n'; } >"$T/dotfiles/codex.toml"
+{ cat "$T/codex.orig"; printf 'x = "never closed\n'; } >"$U/dotfiles/codex.toml"
 refused "an unterminated string" \
 	"mcpctl: ~/.codex/config.toml: line 38, column 5: an unterminated string"
 # Read, but not rewritten in place: install refuses, import has it already.
-sed 's/^\[mcp_servers.beta\]$/[mcp_servers]\nbeta = { command = "'"${MCP_FAKE//\//\\/}"'", args = ["--startlog='"${T//\//\\/}"'\/beta.starts"], env = { "MCPD_TEST_DIR" = "'"${T//\//\\/}"'" } }\n[mcp_servers.beta-old]/' \
-	"$T/codex.orig" >"$T/dotfiles/codex.toml"
+sed 's/^\[mcp_servers.beta\]$/[mcp_servers]\nbeta = { command = "'"${MCP_FAKE//\//\\/}"'", args = ["--startlog='"${U//\//\\/}"'\/beta.starts"], env = { "MCPD_TEST_DIR" = "'"${T//\//\\/}"'" } }\n[mcp_servers.beta-old]/' \
+	"$T/codex.orig" >"$U/dotfiles/codex.toml"
 cp "$CODEX" "$T/hostile"
 ctl install codex --yes --config "$CFG" >"$T/h.out" 2>&1
 rc=$?
@@ -247,7 +270,7 @@ rc=$?
 	fail "install of an inline table server exited $rc: $(cat "$T/h.out")"
 cmp -s "$CODEX" "$T/hostile" && [ ! -e "$CODEX.mcpd-backup" ] ||
 	fail "a refused install wrote Codex's file"
-cp "$T/codex.orig" "$T/dotfiles/codex.toml"
+cp "$T/codex.orig" "$U/dotfiles/codex.toml"
 
 # --- a file changed between the diff and the answer ----------------------------------
 if command -v script >/dev/null 2>&1; then
@@ -260,7 +283,7 @@ if command -v script >/dev/null 2>&1; then
 		wait_for 90 test -e "$T/tty.done"
 	) >"$T/answer" &
 	answerer=$!
-	timeout -k 5 60 script -qfec "'$MCPCTL' -s '$SOCK' install codex --config '$CFG'" \
+	timeout -k 5 60 script -qfec "${AS_USER[*]} '$MCPCTL' -s '$SOCK' install codex --config '$CFG'" \
 		"$T/tty.out" <"$T/answer" >/dev/null 2>&1
 	rc=$?
 	touch "$T/tty.done"
