@@ -82,10 +82,10 @@ sources() {
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
-	jsonc)		echo src/jsonc.c src/appconf.c src/appconf_toml.c src/toml.c \
+	jsonc)		echo src/jsonc.c src/appconf.c src/appconf_toml.c src/toml.c src/toml_lex.c \
 			    src/confvar.c src/sbuf.c src/dotenv.c src/hmap.c \
 			    src/hmap_seed.c src/clock.c src/xmalloc.c ;;
-	toml)		echo src/toml.c src/appconf_toml.c src/appconf.c src/jsonc.c \
+	toml)		echo src/toml.c src/toml_lex.c src/appconf_toml.c src/appconf.c src/jsonc.c \
 			    src/confvar.c src/sbuf.c src/hmap.c src/hmap_seed.c \
 			    src/clock.c src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
