@@ -231,6 +231,7 @@ mkdir -p "$T/codexhome"
 printf '[mcp_servers.elsewhere]\ncommand = "%s"\n' "$MCP_FAKE" >"$T/codexhome/config.toml"
 CODEX_HOME=$T/codexhome ctl import --from codex --dry-run --config "$CFG" >"$T/home.out" 2>&1 ||
 	fail "import with CODEX_HOME exited $?: $(cat "$T/home.out")"
+# shellcheck disable=SC2088  # the label mcpctl prints, not a path
 grep -q "^codex $T/codexhome/config.toml: elsewhere: added" "$T/home.out" &&
 	! grep -q '~/.codex/config.toml' "$T/home.out" ||
 	fail "CODEX_HOME's file is not the one read: $(cat "$T/home.out")"
