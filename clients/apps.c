@@ -18,6 +18,8 @@
  *   gemini-cli      ~/.gemini/settings.json and ./.gemini/settings.json
  *   opencode        $XDG_CONFIG_HOME/opencode/opencode.json and
  *                   ./opencode.json ("mcp")
+ *   codex           $CODEX_HOME/config.toml (~/.codex/config.toml without
+ *                   it) and ./.codex/config.toml, TOML: [mcp_servers.NAME]
  * $XDG_CONFIG_HOME defaults to ~/.config.  A project's file (in the
  * current directory) that is the user's file too is read once.  A file
  * of the current directory, or one given by path that is none of the
@@ -62,6 +64,8 @@ static const struct apps_place {
 	enum appconf_shape	 user_shape;
 	enum appconf_shape	 project_shape;
 	enum appconf_syntax	 syntax;
+	const char		*dir_env;	/* user: $VAR/basename(user) */
+	int			 bare_env;	/* servers get no XDG_RUNTIME_DIR */
 } apps_places[] = {
 	{ "claude-desktop", 1, "Claude/claude_desktop_config.json", NULL,
 	    APPCONF_MCPSERVERS, APPCONF_MCPSERVERS, APPCONF_SYNTAX_NONE },
@@ -84,6 +88,10 @@ static const struct apps_place {
 	    APPCONF_GEMINI, APPCONF_GEMINI, APPCONF_SYNTAX_SHELL },
 	{ "opencode", 1, "opencode/opencode.json", "opencode.json",
 	    APPCONF_OPENCODE, APPCONF_OPENCODE, APPCONF_SYNTAX_OPENCODE },
+	/* Codex passes a server a few variables only (appconf_toml.h). */
+	{ "codex", 0, ".codex/config.toml", ".codex/config.toml",
+	    APPCONF_CODEX_TOML, APPCONF_CODEX_TOML, APPCONF_SYNTAX_MCPD,
+	    "CODEX_HOME", 1 },
 };
 
 int
@@ -102,18 +110,27 @@ const char *
 apps_names(void)
 {
 	static char	*names;
+	struct sbuf	 b = { NULL, 0, 0 };
 	size_t		 i;
-	char		*s;
 
 	if (names != NULL)
 		return (names);
-	names = xstrdup(apps_places[0].app);
-	for (i = 1; i < nitems(apps_places); i++) {
-		xasprintf(&s, "%s, %s", names, apps_places[i].app);
-		free(names);
-		names = s;
-	}
+	for (i = 0; i < nitems(apps_places); i++)
+		sbuf_printf(&b, "%s%s", i > 0 ? ", " : "", apps_places[i].app);
+	names = b.p;
 	return (names);
+}
+
+int
+apps_bare_env(const char *app)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(apps_places); i++) {
+		if (strcmp(apps_places[i].app, app) == 0)
+			return (apps_places[i].bare_env);
+	}
+	return (0);
 }
 
 static const char *
@@ -250,8 +267,14 @@ apps_add(struct apps_files *files, const char *app, const char *path,
 static char *
 apps_user_file(const struct apps_place *pl)
 {
-	char	*conf, *path;
+	const char	*dir;
+	char		*conf, *path;
 
+	if (pl->dir_env != NULL && (dir = getenv(pl->dir_env)) != NULL &&
+	    *dir == '/') {
+		xasprintf(&path, "%s/%s", dir, strrchr(pl->user, '/') + 1);
+		return (path);
+	}
 	if (!pl->under_config) {
 		xasprintf(&path, "%s/%s", apps_home(), pl->user);
 		return (path);
@@ -339,6 +362,15 @@ apps_as(struct apps_file *af, const char *app)
 	}
 }
 
+/* A TOML file, by its name: Codex's config.toml. */
+static int
+apps_toml_path(const char *path)
+{
+	size_t	 len = strlen(path);
+
+	return (len >= 5 && strcmp(path + len - 5, ".toml") == 0);
+}
+
 int
 apps_add_path(const char *path, struct apps_files *files)
 {
@@ -364,6 +396,11 @@ apps_add_path(const char *path, struct apps_files *files)
 	}
 	af = &files->v[n];
 	af->f.in_project = !apps_users_own(&af->sb);
+	if (apps_toml_path(af->path)) {
+		af->f.app = "codex";
+		af->f.shape = APPCONF_CODEX_TOML;
+		return (0);
+	}
 	if ((root = jsonc_parse(af->text, af->len, &cause)) == NULL) {
 		free(cause);
 		return (0);	/* appconf_read says why */

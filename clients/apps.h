@@ -33,8 +33,14 @@ struct apps_files {
 
 /* 1 if name is an app's (claude-desktop, cursor, zed, ...: apps.c). */
 int	 apps_known(const char *name);
-/* "claude-desktop, claude-code, cursor, ...": every app, in apps.c's order. */
+/* "claude-desktop, cursor, vscode, claude-code...", from apps.c's table. */
 const char *apps_names(void);
+/*
+ * 1 if app starts its servers with a few variables of its environment
+ * only (Codex): not XDG_RUNTIME_DIR, so mcpctl connect must be told
+ * where mcpd's socket is.
+ */
+int	 apps_bare_env(const char *app);
 /*
  * The files of app (NULL: every app) that exist, read: 0, or -1 after a
  * message (a file that cannot be read).

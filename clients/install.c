@@ -9,13 +9,13 @@
  * mcpd's configuration (the file runconf.h finds, named first) runs the
  * same server as (appconf_same_server) into
  * {"command": MCPCTL, "args": ["connect", NAME]} (and "-s", SOCKET when
- * the socket is not the default one), MCPCTL being this program's
- * absolute path, in the app's own shape (appshape.h: opencode's
- * {"type": "local", "command": [MCPCTL, "connect", NAME]}...).  Other
- * entries, and every other byte of the file, comments included, stay.
- * The original is kept once, byte for byte, as FILE.mcpd-backup (a later
- * install keeps the first one), and what was written as
- * FILE.mcpd-installed.
+ * the socket is not the default one, or the app does not pass its servers
+ * XDG_RUNTIME_DIR: apps_bare_env), MCPCTL being this program's absolute
+ * path, in the app's own shape (appshape.h: opencode's {"type": "local",
+ * "command": [MCPCTL, "connect", NAME]}...).  Other entries, and every
+ * other byte of the file, comments included, stay.  The original is kept
+ * once, byte for byte, as FILE.mcpd-backup (a later install keeps the
+ * first one), and what was written as FILE.mcpd-installed.
  *
  * uninstall puts FILE.mcpd-backup back in place of FILE, byte for byte,
  * and removes both copies; it refuses when FILE is no longer what install
@@ -316,7 +316,8 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
-	if (!install_default_socket(ctl->socket_path)) {
+	if (!install_default_socket(ctl->socket_path) ||
+	    apps_bare_env(o.app)) {
 		if (ctl->socket_path[0] != '/' && getcwd(buf,
 		    sizeof buf) != NULL)
 			xasprintf(&sock, "%s/%s", buf, ctl->socket_path);

@@ -19,6 +19,7 @@
 
 #include "appconf.h"
 #include "appshape.h"
+#include "appconf_toml.h"
 #include "confvar.h"
 #include "sbuf.h"
 #include "jsonc.h"
@@ -589,6 +590,21 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 	}
 }
 
+/* Codex's config.toml: its servers, from appconf_toml.c. */
+static int
+appconf_read_toml(const struct appconf_file *f, const char *text,
+    size_t len, struct appconf_list *list, char **cause)
+{
+	static const char *const keys[] = { "mcp_servers" };
+	cJSON	*servers;
+
+	if ((servers = appconf_toml_servers(text, len, cause)) == NULL)
+		return (-1);
+	appconf_read_object(f, servers, keys, 1, list);
+	cJSON_Delete(servers);
+	return (0);
+}
+
 int
 appconf_read(const struct appconf_file *f, const char *text, size_t len,
     struct appconf_list *list, char **cause)
@@ -598,6 +614,8 @@ appconf_read(const struct appconf_file *f, const char *text, size_t len,
 	cJSON		*root;
 
 	*cause = NULL;
+	if (f->shape == APPCONF_CODEX_TOML)
+		return (appconf_read_toml(f, text, len, list, cause));
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (-1);
 	keys[0] = appshape_key(f->shape);
@@ -1082,6 +1100,9 @@ appconf_rewrite(const char *text, size_t len,
 	cJSON			*root;
 
 	*cause = NULL;
+	if (n > 0 && entries[0]->file->shape == APPCONF_CODEX_TOML)
+		return (appconf_toml_rewrite(text, len, entries, with, n,
+		    outlen, cause));
 	if ((root = jsonc_parse(text, len, cause)) == NULL)
 		return (NULL);
 	cJSON_Delete(root);

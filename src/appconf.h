@@ -55,6 +55,7 @@ enum appconf_shape {
 	APPCONF_GEMINI,		/* "mcpServers", "httpUrl" or "url" (SSE) */
 	APPCONF_ZED,		/* {"context_servers": {...}} */
 	APPCONF_OPENCODE,	/* {"mcp": {...}}, "command" an array */
+	APPCONF_CODEX_TOML,	/* Codex: [mcp_servers.NAME] (appconf_toml.h) */
 };
 
 /* How an app writes variables in its strings. */

@@ -7,7 +7,7 @@
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
-# fuzz_roots, fuzz_urinorm, fuzz_gmerge and fuzz_pversion.
+# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion and fuzz_toml.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -84,8 +84,12 @@ sources() {
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
-	jsonc)		echo src/jsonc.c src/appconf.c src/appshape.c src/confvar.c src/sbuf.c src/dotenv.c \
-			    src/xmalloc.c ;;
+	jsonc)		echo src/jsonc.c src/appconf.c src/appshape.c src/appconf_toml.c \
+			    src/toml.c src/toml_lex.c src/confvar.c src/sbuf.c src/dotenv.c \
+			    src/hmap.c src/hmap_seed.c src/clock.c src/xmalloc.c ;;
+	toml)		echo src/toml.c src/toml_lex.c src/appconf_toml.c src/appconf.c \
+			    src/appshape.c src/jsonc.c src/confvar.c src/sbuf.c src/dotenv.c \
+			    src/hmap.c src/hmap_seed.c src/clock.c src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/sbuf.c \
@@ -103,7 +107,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge pversion}
+    filter handover jsonc roots urinorm gmerge pversion toml}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target.

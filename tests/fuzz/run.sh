@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm gmerge pversion}
+    filter jsonc urinorm gmerge pversion toml}
 
 max_len() {
 	case $1 in
@@ -42,6 +42,7 @@ dict() {
 	httphdr)	echo "-dict=$top/tests/fuzz/dict/httphdr.dict" ;;
 	remote)		echo "-dict=$top/tests/fuzz/dict/remote.dict" ;;
 	pversion)	echo "-dict=$top/tests/fuzz/dict/pversion.dict" ;;
+	toml)		echo "-dict=$top/tests/fuzz/dict/toml.dict" ;;
 	*)		echo "" ;;
 	esac
 }
