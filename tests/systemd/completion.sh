@@ -118,10 +118,10 @@ expect_completion "$T/tree/dir $T/tree/file" mcpctl add x -- sort "$T/tree/"
 MCPD_SOCKET_FOR_COMPLETION=$SOCK expect_completion "$NAMES" mcpctl start ""
 
 # The apps of install and uninstall, every one mcpctl knows.
-APPS="claude-code claude-desktop cline cursor gemini-cli opencode vscode windsurf zed"
+APPS="claude-code claude-desktop cline codex cursor gemini-cli opencode vscode windsurf zed"
 expect_completion "$APPS" mcpctl install ""
 expect_completion "zed" mcpctl install z
-expect_completion "claude-code claude-desktop cline cursor" mcpctl uninstall c
+expect_completion "claude-code claude-desktop cline codex cursor" mcpctl uninstall c
 
 # mcpd not running: nothing, and at once.
 t0=$(now_ms)
