@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "envelope.h"
 #include "proto.h"
 #include "rpc.h"
 #include "xmalloc.h"
@@ -34,51 +35,11 @@ batch_is(const char *line, size_t len)
 	return (i < len && line[i] == '[');
 }
 
-/* Past the string that starts at line[i] (its opening quote). */
-static size_t
-batch_skip_string(const char *line, size_t len, size_t i)
-{
-	for (i++; i < len; i++) {
-		if (line[i] == '\\')
-			i++;
-		else if (line[i] == '"')
-			return (i + 1);
-	}
-	return (len);
-}
-
 /* Past the value that starts at line[i] (valid JSON). */
 static size_t
 batch_skip_value(const char *line, size_t len, size_t i)
 {
-	size_t	 depth = 0;
-
-	if (line[i] == '"')
-		return (batch_skip_string(line, len, i));
-	if (line[i] != '{' && line[i] != '[') {
-		while (i < len && line[i] != ',' && line[i] != ']' &&
-		    !batch_space(line[i]))
-			i++;
-		return (i);
-	}
-	while (i < len) {
-		switch (line[i]) {
-		case '"':
-			i = batch_skip_string(line, len, i);
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			if (--depth == 0)
-				return (i + 1);
-			break;
-		}
-		i++;
-	}
-	return (len);
+	return ((size_t)(envelope_skip_value(line + i, line + len) - line));
 }
 
 int

@@ -1367,3 +1367,49 @@ envelope_splice(const char *line, size_t len,
 #undef ENVELOPE_PIECE
 	return (n);
 }
+
+/* p at a '"': past the closing one. */
+const char *
+envelope_skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return (p + 1);
+	}
+	return (end);
+}
+
+/* p at a value: past it. */
+const char *
+envelope_skip_value(const char *p, const char *end)
+{
+	size_t	 depth = 0;
+
+	if (p < end && *p == '"')
+		return (envelope_skip_string(p, end));
+	if (p < end && *p != '{' && *p != '[') {
+		while (p < end && strchr(",]} \t\r\n", *p) == NULL)
+			p++;
+		return (p);
+	}
+	while (p < end) {
+		switch (*p) {
+		case '"':
+			p = envelope_skip_string(p, end);
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return (p + 1);
+			break;
+		}
+		p++;
+	}
+	return (end);
+}

@@ -179,6 +179,13 @@ int	envelope_int64(const char *line, const struct envelope_value *v,
 size_t	envelope_print_int64(int64_t v, char *buf);
 
 /*
+ * In text that is valid JSON, with p at the start of a value (or of a
+ * string's opening quote): past that value's end, never past end.
+ */
+const char *envelope_skip_value(const char *p, const char *end);
+const char *envelope_skip_string(const char *p, const char *end);
+
+/*
  * Count up in place: text[0, len) is a positive integer as
  * envelope_print_int64 writes it (not INT64_MAX); it becomes the next one
  * (NUL-terminated when it grows by a digit).  Returns its length.  A

@@ -608,51 +608,6 @@ filter_ws(const char *p, const char *end)
 	return (p);
 }
 
-/* p at a '"': past the closing one. */
-static const char *
-filter_skip_string(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return (p + 1);
-	}
-	return (end);
-}
-
-/* p at a value: past it. */
-static const char *
-filter_skip_value(const char *p, const char *end)
-{
-	size_t	 depth = 0;
-
-	if (p < end && *p == '"')
-		return (filter_skip_string(p, end));
-	if (p < end && *p != '{' && *p != '[') {
-		while (p < end && strchr(",]} \t\r\n", *p) == NULL)
-			p++;
-		return (p);
-	}
-	while (p < end) {
-		switch (*p) {
-		case '"':
-			p = filter_skip_string(p, end);
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			if (--depth == 0)
-				return (p + 1);
-			break;
-		}
-		p++;
-	}
-	return (end);
-}
 
 /*
  * The next member of the object whose text is at base: p is at its '{'
@@ -673,7 +628,7 @@ filter_member(const char *base, const char *p, const char *end, int first,
 	if (p >= end || *p != '"')
 		return (p);
 	k = p;
-	p = filter_skip_string(p, end);
+	p = envelope_skip_string(p, end);
 	key->type = ENVELOPE_STRING;
 	key->off = (size_t)(k - base);
 	key->len = (size_t)(p - k);
@@ -681,7 +636,7 @@ filter_member(const char *base, const char *p, const char *end, int first,
 	if (p >= end || *p != ':')
 		return (end);
 	*value = filter_ws(p + 1, end);
-	return (filter_skip_value(*value, end));
+	return (envelope_skip_value(*value, end));
 }
 
 /*
@@ -762,7 +717,7 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	memcpy(buf, text, o);
 	elem = filter_ws(array + 1, array_end - 1);
 	while (elem < array_end - 1) {
-		elem_end = filter_skip_value(elem, array_end - 1);
+		elem_end = envelope_skip_value(elem, array_end - 1);
 		if (filter_entry_passes(f, list, text, elem, elem_end, name,
 		    norm)) {
 			if (kept++ > 0)

@@ -41,7 +41,7 @@ sources() {
 	envelope)	echo src/envelope.c src/xmalloc.c ;;
 	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
-			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
+			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_pending.c daemon/log.c \
@@ -58,7 +58,7 @@ sources() {
 			    src/envelope.c src/hmap.c src/idtab.c \
 			    src/rpc.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
-			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
+			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
@@ -68,7 +68,7 @@ sources() {
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
 			    src/metrics.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
-			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c \
+			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
 	filter)		echo src/filter.c src/urinorm.c src/url.c src/sbuf.c \
 			    src/envelope.c src/xmalloc.c ;;
