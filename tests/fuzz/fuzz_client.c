@@ -918,11 +918,18 @@ tasks_of_gone(const struct client *c)
  * mcpd forgets the task (router_task_refreshed).
  */
 static void
-refresh_answered(const cJSON *msg)
+refresh_answered(const cJSON *msg, const char *line, size_t len)
 {
 	const cJSON	*id, *code;
-	size_t		 i;
+	struct envelope	 env;
+	size_t		 i, erroff;
 
+	/* Only a line the router takes for a reply (router_server_line). */
+	if (envelope_scan(line, len, &env, &erroff) != 0 ||
+	    env.method.type != ENVELOPE_ABSENT ||
+	    (env.error.type == ENVELOPE_ABSENT) ==
+	    (env.result.type == ENVELOPE_ABSENT))
+		return;
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	if (!cJSON_IsNumber(id) ||
 	    cJSON_GetObjectItemCaseSensitive(msg, "method") != NULL)
@@ -1916,7 +1923,7 @@ server_line(const char *line, size_t len)
 	F.cur_server = cJSON_ParseWithLength(line, len);
 	F.server_unparsed = F.cur_server == NULL;
 	note_up_ids(F.cur_server);
-	refresh_answered(F.cur_server);
+	refresh_answered(F.cur_server, line, len);
 	/* As the framer's buffer: fuzz_worker_steal_line may take it. */
 	F.line_size = len + 64;
 	F.line_buf = xmalloc(F.line_size);
