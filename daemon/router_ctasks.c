@@ -263,8 +263,15 @@ router_ctasks_server_request(struct router *r, const char *line, size_t len,
 	op = router_task_method(method, strlen(method));
 	if (op == ROUTER_TASK_NONE)
 		return (0);
-	msg = cJSON_ParseWithLength(line, len);
-	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	/* Only the params, and only when small: never a tree of 16 MiB. */
+	if (env->params.len > RPC_PARSE_MAX_BYTES) {
+		router_server_reply(r, id, env->id.len, NULL,
+		    RPC_INVALID_PARAMS, "invalid params: too large");
+		return (1);
+	}
+	params = msg = env->params.type == ENVELOPE_OBJECT ?
+	    cJSON_ParseWithLength(router_text(line, &env->params),
+	    env->params.len) : NULL;
 	if (op == ROUTER_TASK_LIST) {
 		ctask_list(r, id, env->id.len, params);
 		cJSON_Delete(msg);
@@ -316,11 +323,15 @@ ctask_created(struct router *r, struct attachment *a, cJSON *result,
 	free(key);
 	ctasks_account(r);
 	if (t == NULL) {
-		xasprintf(why, "mcpd keeps no more tasks %s (%s)",
-		    refused == TASKTAB_DUPLICATE ? "under an id the client "
-		    "gave already" : refused == TASKTAB_BAD_ID ? "with an empty "
-		    "id" : "for the client it asked", refused == TASKTAB_FULL ?
-		    "max_tasks_per_server" : "client_max_tasks");
+		if (refused == TASKTAB_DUPLICATE || refused == TASKTAB_BAD_ID)
+			xasprintf(why, "a client through mcpd made a task "
+			    "with %s", refused == TASKTAB_DUPLICATE ? "an id it "
+			    "gave already" : "an empty id");
+		else
+			xasprintf(why, "mcpd keeps no more tasks for %s (%s)",
+			    refused == TASKTAB_FULL ? "this server" :
+			    "the client it asked", refused == TASKTAB_FULL ?
+			    "max_tasks_per_server" : "client_max_tasks");
 		return (-1);
 	}
 	cJSON_SetValuestring(id, t->id);
