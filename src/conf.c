@@ -197,6 +197,37 @@ conf_merge_env_file(char ***env, size_t *nenv, char **file_env)
 	free(file_env);
 }
 
+/*
+ * A server's own keys, as the parsers below (and conf_remote_key,
+ * conf_share_key) know them, for "did you mean" alone: the settings'
+ * names are added from their table.
+ */
+static const char *conf_server_keys[] = {
+	"command", "args", "env", "envFile", "cwd", "type", "roots",
+	"tools", "prompts", "resources", "connect_timeout_ms", "url",
+	"headers", "oauth", "ca_file", "share", "max_instances",
+	"max_instances_per_uid", "member_roots",
+};
+
+/* An unknown key of a server: ignored, with the near key if any. */
+static void
+conf_unknown_server_key(struct conf_parse *cp, const char *kpath,
+    const char *key)
+{
+	const char	*names[nitems(conf_server_keys) + 64], *near;
+	size_t		 n, i;
+
+	for (n = 0; n < nitems(conf_server_keys); n++)
+		names[n] = conf_server_keys[n];
+	for (i = 0; n < nitems(names) && conf_setting_name(i) != NULL; i++)
+		names[n++] = conf_setting_name(i);
+	if ((near = suggest_near(key, names, n)) != NULL)
+		conf_warn(cp, kpath, "unknown key, ignored (did you mean "
+		    "\"%s\"?)", near);
+	else
+		conf_warn(cp, kpath, "unknown key, ignored");
+}
+
 static int
 conf_is_foreign_key(const char *key)
 {
@@ -337,7 +368,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		else if (conf_setting_key(cp, kpath, item, &s, &set))
 			;
 		else if (!conf_is_foreign_key(key))
-			conf_warn(cp, kpath, "unknown key, ignored");
+			conf_unknown_server_key(cp, kpath, key);
 		free(kpath);
 	}
 	free(first);

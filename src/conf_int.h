@@ -127,6 +127,8 @@ void		 conf_parse_defaults(struct conf_parse *, const cJSON *);
  * A server setting: parsed into s (its bit set in *set if valid,
  * reported if not); 0 if the key is no setting.
  */
+/* The name of setting i, or NULL past the last (for suggestions). */
+const char	*conf_setting_name(size_t i);
 int		 conf_setting_key(struct conf_parse *, const char *path,
 		    const cJSON *item, struct conf_settings *s, uint32_t *set);
 /* Cross-checks, only for settings given at this level (set mask). */

@@ -496,6 +496,12 @@ conf_check_daemon(struct conf_parse *cp)
  * A server setting (conf_setting_table): parsed into s, its bit set in
  * *set if it was valid.  0 if key is no such setting.
  */
+const char *
+conf_setting_name(size_t i)
+{
+	return (i < CONF_S_COUNT ? conf_setting_table[i].name : NULL);
+}
+
 int
 conf_setting_key(struct conf_parse *cp, const char *path, const cJSON *item,
     struct conf_settings *s, uint32_t *set)

@@ -1207,13 +1207,15 @@ END_TEST
 START_TEST(test_unknown_keys_warn)
 {
 	expect_warning("{'mcpServers': {'x': {'command': 'c', 'restrat': 1}}}",
-	    "mcpServers.x.restrat: unknown key, ignored");
+	    "mcpServers.x.restrat: unknown key, ignored (did you mean "
+	    "\"restart\"?)");
 	expect_warning("{'theme': 'dark', 'mcpServers': {'x': {'command': "
 	    "'c'}}}", "theme: unknown key, ignored");
 	expect_warning("{'mcpd': {'command': 'c'}}",
 	    "mcpd.command: unknown key, ignored");
 	expect_warning("{'servers': {'x': {'command': 'c',"
-	    "'envfile': '/x'}}}", "servers.x.envfile: unknown key, ignored");
+	    "'envfile': '/x'}}}", "servers.x.envfile: unknown key, ignored "
+	    "(did you mean \"envFile\"?)");
 }
 END_TEST
 
@@ -1247,6 +1249,33 @@ START_TEST(test_unknown_top_key)
 	conf = parse_ok("{'mcpServers': {}, 'mcpd': {}, 'inputs': [], "
 	    "'$schema': 'https://example.com/s.json'}");
 	ck_assert_uint_eq(conf->nservers, 0);
+	conf_free(conf);
+}
+END_TEST
+
+/* A server's unknown key names the near one: its own keys, settings. */
+START_TEST(test_unknown_server_key)
+{
+	struct conf	*conf;
+
+	expect_warning("{'mcpServers': {'x': {'command': 'c', 'arg': []}}}",
+	    "mcpServers.x.arg: unknown key, ignored (did you mean \"args\"?)");
+	expect_warning("{'mcpServers': {'x': {'command': 'c', "
+	    "'request_timout_ms': 5}}}", "mcpServers.x.request_timout_ms: "
+	    "unknown key, ignored (did you mean \"request_timeout_ms\"?)");
+	expect_warning("{'mcpServers': {'x': {'command': 'c', 'enviroment': "
+	    "{}}}}", "mcpServers.x.enviroment: unknown key, ignored");
+	expect_warning("{'mcpServers': {'x': {'url': 'https://h/mcp', "
+	    "'header': {}}}}", "mcpServers.x.header: unknown key, ignored "
+	    "(did you mean \"headers\"?)");
+	/* Every key of the list is one a server takes. */
+	conf = parse_ok("{'mcpServers': {'x': {'command': 'c', 'args': [], "
+	    "'env': {}, 'cwd': '/', 'roots': [], 'tools': {'allow': ['a']}, "
+	    "'prompts': {'deny': ['p']}, 'resources': {'deny': ['r']}, "
+	    "'share': 'per-client', 'max_instances': 2, "
+	    "'max_instances_per_uid': 1, 'type': 'stdio'}, "
+	    "'y': {'url': 'https://h/mcp', 'headers': {}, "
+	    "'connect_timeout_ms': 1000}}}");
 	conf_free(conf);
 }
 END_TEST
@@ -3400,6 +3429,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_bad_type);
 	tcase_add_test(tc, test_unknown_keys_warn);
 	tcase_add_test(tc, test_unknown_top_key);
+	tcase_add_test(tc, test_unknown_server_key);
 	tcase_add_test(tc, test_all_errors_collected);
 	tcase_add_test(tc, test_diags_accumulate);
 	tcase_add_test(tc, test_secrets_never_in_diags);
