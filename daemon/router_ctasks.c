@@ -46,7 +46,6 @@
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
-#include "sbuf.h"
 #include "tasktab.h"
 #include "xmalloc.h"
 
@@ -183,20 +182,6 @@ router_ctasks_outgoing(struct router *r, struct attachment *a,
 	return (1);
 }
 
-/* The client of principal's that asked last, or NULL. */
-static struct attachment *
-ctask_client(struct router *r, uint64_t principal)
-{
-	struct attachment	*a, *best = NULL;
-
-	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (ctask_principal(a) == principal &&
-		    (best == NULL || a->last_request_us > best->last_request_us))
-			best = a;
-	}
-	return (best);
-}
-
 static void
 ctask_list(struct router *r, const char *id, size_t id_len, cJSON *params)
 {
@@ -225,7 +210,7 @@ ctask_forward(struct router *r, const char *id, size_t id_len,
 	cJSON			*params, *downid, *msg;
 	char			*text;
 
-	if ((a = ctask_client(r, t->principal)) == NULL) {
+	if ((a = router_principal_att(r, t->principal)) == NULL) {
 		router_server_reply(r, id, id_len, NULL, RPC_INTERNAL_ERROR,
 		    "the client that runs this task is not connected to mcpd "
 		    "now");
@@ -343,21 +328,13 @@ ctask_created(struct router *r, struct attachment *a, cJSON *result,
 static void
 ctask_replace(cJSON *s, const struct task *t)
 {
-	struct sbuf	 out = { NULL, 0, 0, 0 };
-	const char	*at, *next, *cid = ctask_client_id(t);
-	size_t		 clen = strlen(cid);
+	char	*text;
 
-	if (!cJSON_IsString(s) || clen == 0 ||
-	    strstr(s->valuestring, cid) == NULL)
-		return;
-	for (at = s->valuestring; (next = strstr(at, cid)) != NULL;
-	    at = next + clen) {
-		sbuf_add(&out, at, (size_t)(next - at));
-		sbuf_adds(&out, t->id);
+	if (cJSON_IsString(s) && (text = task_id_replace(s->valuestring,
+	    ctask_client_id(t), t->id)) != NULL) {
+		cJSON_SetValuestring(s, text);
+		free(text);
 	}
-	sbuf_adds(&out, at);
-	cJSON_SetValuestring(s, out.p);
-	free(out.p);
 }
 
 /* The related task a result's _meta names: mcpd's id for it, or none. */

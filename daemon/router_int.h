@@ -314,6 +314,20 @@ router_principal_leaves(const struct attachment *a)
 	return (1);
 }
 
+/* The attachment of principal's that asked last, or NULL. */
+static inline struct attachment *
+router_principal_att(struct router *r, uint64_t principal)
+{
+	struct attachment	*a, *best = NULL;
+
+	TAILQ_FOREACH(a, &r->atts, entry) {
+		if (a->peer->principal(a->peer_arg) == principal &&
+		    (best == NULL || a->last_request_us > best->last_request_us))
+			best = a;
+	}
+	return (best);
+}
+
 static inline void
 router_check_idle(struct attachment *a)
 {

@@ -53,7 +53,6 @@
 #include "router.h"
 #include "router_int.h"
 #include "rpc.h"
-#include "sbuf.h"
 #include "tasktab.h"
 #include "xmalloc.h"
 
@@ -462,19 +461,13 @@ router_tasks_request(struct attachment *a, const char *line, size_t len,
 static void
 router_task_replace(cJSON *s, const struct task *t)
 {
-	struct sbuf	 out = { NULL, 0, 0, 0 };
-	const char	*at, *next;
+	char	*text;
 
-	if (!cJSON_IsString(s) || strstr(s->valuestring, t->up_id) == NULL)
-		return;
-	for (at = s->valuestring; (next = strstr(at, t->up_id)) != NULL;
-	    at = next + t->up_len) {
-		sbuf_add(&out, at, (size_t)(next - at));
-		sbuf_adds(&out, t->id);
+	if (cJSON_IsString(s) && (text = task_id_replace(s->valuestring,
+	    t->up_id, t->id)) != NULL) {
+		cJSON_SetValuestring(s, text);
+		free(text);
 	}
-	sbuf_adds(&out, at);
-	cJSON_SetValuestring(s, out.p);
-	free(out.p);
 }
 
 /* Set a member that holds a task id to mcpd's. */
@@ -586,20 +579,6 @@ router_task_created(struct router *r, struct router_pending *p, cJSON *msg)
 	return (1);
 }
 
-/* The attachment of principal's that asked last, or NULL. */
-static struct attachment *
-router_task_owner_att(struct router *r, uint64_t principal)
-{
-	struct attachment	*a, *best = NULL;
-
-	TAILQ_FOREACH(a, &r->atts, entry) {
-		if (router_task_principal(a) == principal &&
-		    (best == NULL || a->last_request_us > best->last_request_us))
-			best = a;
-	}
-	return (best);
-}
-
 void
 router_tasks_progress(struct router *r, const char *line, size_t len,
     const struct envelope *env, int64_t token, uint64_t principal)
@@ -611,7 +590,7 @@ router_tasks_progress(struct router *r, const char *line, size_t len,
 	if (r->tasks == NULL ||
 	    (t = tasktab_find_progress(r->tasks, token)) == NULL ||
 	    (principal != 0 && t->principal != principal) ||
-	    (a = router_task_owner_att(r, t->principal)) == NULL)
+	    (a = router_principal_att(r, t->principal)) == NULL)
 		return;
 	edit.off = env->p_progress_token.off;
 	edit.len = env->p_progress_token.len;

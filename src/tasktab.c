@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "hmap.h"
+#include "sbuf.h"
 #include "tasktab.h"
 #include "xmalloc.h"
 
@@ -46,6 +47,23 @@ task_status_parse(const char *s)
 			return ((int)i);
 	}
 	return (-1);
+}
+
+char *
+task_id_replace(const char *text, const char *from, const char *to)
+{
+	struct sbuf	 out = { NULL, 0, 0, 0 };
+	const char	*at, *next;
+	size_t		 len = strlen(from);
+
+	if (len == 0 || strstr(text, from) == NULL)
+		return (NULL);
+	for (at = text; (next = strstr(at, from)) != NULL; at = next + len) {
+		sbuf_add(&out, at, (size_t)(next - at));
+		sbuf_adds(&out, to);
+	}
+	sbuf_adds(&out, at);
+	return (out.p);
 }
 
 int

@@ -143,6 +143,12 @@ size_t		 tasktab_running(const struct tasktab *);
 size_t		 tasktab_count(const struct tasktab *);
 size_t		 tasktab_count_principal(const struct tasktab *, uint64_t);
 size_t		 tasktab_mem(const struct tasktab *);
+/*
+ * text with each from in it replaced by to (malloc'd), or NULL when from
+ * is empty or not in it (a message naming a task id, made mcpd's).
+ */
+char		*task_id_replace(const char *text, const char *from,
+		    const char *to);
 /* "working" ... "cancelled" <-> the enum; -1 for another string. */
 int		 task_status_parse(const char *);
 int		 task_status_ended(enum task_status);

@@ -371,6 +371,19 @@ START_TEST(test_tasktab_progress)
 }
 END_TEST
 
+/* A message naming a task: every place, or nothing to do. */
+START_TEST(test_task_id_replace)
+{
+	char	*s;
+
+	s = task_id_replace("task up-1 and up-1.", "up-1", "abc");
+	ck_assert_str_eq(s, "task abc and abc.");
+	free(s);
+	ck_assert_ptr_null(task_id_replace("no id here", "up-1", "abc"));
+	ck_assert_ptr_null(task_id_replace("any", "", "abc"));
+}
+END_TEST
+
 START_TEST(test_tasktab_large_status)
 {
 	struct tasktab	*tt = tasktab_new(6, 8, 100);
@@ -412,6 +425,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_tasktab_large_status);
 	tcase_add_test(tc, test_tasktab_next_running);
 	tcase_add_test(tc, test_tasktab_progress);
+	tcase_add_test(tc, test_task_id_replace);
 	suite_add_tcase(s, tc);
 	return (s);
 }
