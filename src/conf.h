@@ -63,6 +63,9 @@
 #define CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S	10
 #define CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS	5000
 #define CONF_MAX_CLIENT_LINE_TIMEOUT_MS		86400000
+/* A 2026 client's request parked on its input (input_required). */
+#define CONF_DEFAULT_INPUT_TIMEOUT_MS		300000
+#define CONF_MAX_INPUT_TIMEOUT_MS		86400000
 #define CONF_DEFAULT_MAX_CONNECTIONS_PER_UID	256
 #define CONF_DEFAULT_CLIENT_MAX_INFLIGHT	4096
 #define CONF_DEFAULT_CLIENT_MAX_TASKS		256
@@ -295,6 +298,7 @@ struct conf {
 	 * complete within this (0: no limit).
 	 */
 	uint32_t		 client_line_timeout_ms;
+	uint32_t		 input_timeout_ms;
 	/* Open connections of one uid, mcpd's own and root's aside (0: any). */
 	uint32_t		 max_connections_per_uid;
 	/* What one client may have mcpd hold for it. */

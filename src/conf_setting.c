@@ -172,6 +172,9 @@ static const struct conf_daemon_setting conf_daemon_table[] = {
 	{ "client_line_timeout_ms", CONF_KIND_U32, 0,
 	  CONF_MAX_CLIENT_LINE_TIMEOUT_MS,
 	  offsetof(struct conf, client_line_timeout_ms) },
+	{ "input_timeout_ms", CONF_KIND_U32, 1000,
+	  CONF_MAX_INPUT_TIMEOUT_MS,
+	  offsetof(struct conf, input_timeout_ms) },
 	{ "max_connections_per_uid", CONF_KIND_U32, 0,
 	  CONF_MAX_MAX_CONNECTIONS_PER_UID,
 	  offsetof(struct conf, max_connections_per_uid) },
@@ -546,6 +549,7 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->conf->client_output_soft_bytes = CONF_SOFT_UNSET;
 	cp->conf->client_output_soft_s = CONF_DEFAULT_CLIENT_OUTPUT_SOFT_S;
 	cp->conf->client_line_timeout_ms = CONF_DEFAULT_CLIENT_LINE_TIMEOUT_MS;
+	cp->conf->input_timeout_ms = CONF_DEFAULT_INPUT_TIMEOUT_MS;
 	cp->conf->max_connections_per_uid =
 	    CONF_DEFAULT_MAX_CONNECTIONS_PER_UID;
 	cp->conf->client_max_inflight = CONF_DEFAULT_CLIENT_MAX_INFLIGHT;
