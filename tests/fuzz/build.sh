@@ -7,7 +7,8 @@
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
-# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion and fuzz_toml.
+# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml and
+# fuzz_rstate.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -81,6 +82,7 @@ sources() {
 	sse)		echo src/sse.c src/sbuf.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
+	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
@@ -107,31 +109,36 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge pversion toml}
+    filter handover jsonc roots urinorm gmerge pversion toml rstate}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
-	# mcpd-remote's headers only for its target.
+	# mcpd-remote's headers only for its target; libcrypto only for
+	# the targets that use it.
 	xincs=
+	xlibs=
 	if [ "$t" = remote ]; then
 		# The caps of remote/flow.h, small (as in Makefile.am).
 		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
+	elif [ "$t" = rstate ]; then
+		xincs=$(pkg-config --cflags libcrypto)
+		xlibs=$(pkg-config --libs libcrypto)
 	fi
 	if [ "$MODE" = replay ]; then
 		out=$FUZZ_OUT/replay_$t
 		# shellcheck disable=SC2086
 		(cd "$top" && ${CC:-cc} -g -O2 $warn ${CFLAGS:-} $incs $xincs \
 		    $deps_cflags -o "$out" $srcs tests/fuzz/replay.c \
-		    $deps_libs)
+		    $xlibs $deps_libs)
 	else
 		out=$FUZZ_OUT/fuzz_$t
 		# shellcheck disable=SC2086
 		(cd "$top" && $CLANG -g -O1 -fno-omit-frame-pointer \
 		    -fsanitize=fuzzer,address,undefined \
 		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs $xincs \
-		    $deps_cflags -o "$out" $srcs $deps_libs)
+		    $deps_cflags -o "$out" $srcs $xlibs $deps_libs)
 	fi
 	echo "built $out"
 done

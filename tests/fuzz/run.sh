@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm gmerge pversion toml}
+    filter jsonc urinorm gmerge pversion toml rstate}
 
 max_len() {
 	case $1 in
@@ -43,6 +43,7 @@ dict() {
 	remote)		echo "-dict=$top/tests/fuzz/dict/remote.dict" ;;
 	pversion)	echo "-dict=$top/tests/fuzz/dict/pversion.dict" ;;
 	toml)		echo "-dict=$top/tests/fuzz/dict/toml.dict" ;;
+	rstate)		echo "-dict=$top/tests/fuzz/dict/rstate.dict" ;;
 	*)		echo "" ;;
 	esac
 }
