@@ -228,7 +228,7 @@ router_session_ready(struct router *r, int first)
 		if (r->upstream_level >= 0) {
 			params = cJSON_CreateObject();
 			cJSON_AddStringToObject(params, "level",
-			    router_levels[r->upstream_level]);
+			    mlevel_names[r->upstream_level]);
 			router_internal_request(r, "logging/setLevel", params);
 		}
 		/* What it offers may have changed with it. */

@@ -221,7 +221,7 @@ router_server_log(struct router *r, const char *line, size_t len,
 	int			 severity;
 
 	if (envelope_string_copy(line, &env->p_level, level,
-	    sizeof level) < 0 || (severity = router_level_index(level)) < 0)
+	    sizeof level) < 0 || (severity = mlevel_index(level)) < 0)
 		severity = LOG_INFO;
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		if (a->level < 0 || severity <= a->level)

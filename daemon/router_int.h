@@ -19,6 +19,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "mlevel.h"
 #include "pversion.h"
 #include "ratelim.h"
 #include "router.h"
@@ -335,8 +336,6 @@ router_check_idle(struct attachment *a)
 		a->peer->idle(a->peer_arg);
 }
 
-/* RFC 5424 severity names, as MCP spells them; index = syslog priority. */
-extern const char *router_levels[8];
 /* The names of outcomes, as status and the journal give them. */
 extern const char *router_outcome_names[ROUTER_OUTCOME_COUNT];
 
@@ -355,8 +354,6 @@ void		 router_progress_of(struct router *, const char *line,
  * router_out.c
  */
 
-/* The index of a level name in router_levels, or -1. */
-int		 router_level_index(const char *name);
 /* Where a value found by envelope_scan starts in its line. */
 const char	*router_text(const char *line, const struct envelope_value *);
 

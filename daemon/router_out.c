@@ -40,25 +40,6 @@
 /* Room for the pieces of a line with up to two edits. */
 #define ROUTER_PIECES	ENVELOPE_SPLICE_IOV(2)
 
-/* RFC 5424 severities, as MCP names them; index = syslog priority. */
-const char *router_levels[8] = {
-	"emergency", "alert", "critical", "error", "warning", "notice",
-	"info", "debug"
-};
-
-
-int
-router_level_index(const char *name)
-{
-	size_t	 i;
-
-	for (i = 0; i < nitems(router_levels); i++) {
-		if (strcmp(router_levels[i], name) == 0)
-			return ((int)i);
-	}
-	return (-1);
-}
-
 const char *
 router_text(const char *line, const struct envelope_value *v)
 {

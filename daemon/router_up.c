@@ -54,7 +54,7 @@ router_set_upstream_level(struct router *r)
 	if (r->up->availability(r->worker) != WORKER_AVAIL_READY)
 		return;
 	params = cJSON_CreateObject();
-	cJSON_AddStringToObject(params, "level", router_levels[level]);
+	cJSON_AddStringToObject(params, "level", mlevel_names[level]);
 	router_internal_request(r, "logging/setLevel", params);
 }
 
@@ -66,7 +66,7 @@ router_set_level(struct attachment *a, const char *line,
 	int	 index;
 
 	if (envelope_string_copy(line, &env->p_level, level,
-	    sizeof level) < 0 || (index = router_level_index(level)) < 0) {
+	    sizeof level) < 0 || (index = mlevel_index(level)) < 0) {
 		router_client_error(a, router_text(line, &env->id),
 		    env->id.len, RPC_INVALID_PARAMS, "invalid params: level "
 		    "must be one of debug, info, notice, warning, error, "
