@@ -52,6 +52,7 @@
 #include "budget.h"
 #include "client.h"
 #include "client_batch.h"
+#include "client_modern.h"
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
@@ -104,6 +105,12 @@ struct client {
 	void			*session_arg;
 	struct follow_set	 follows;	/* servers followed (serials) */
 	struct client_batches	*batches;	/* NULL until its first batch */
+	/*
+	 * A 2026 client (client_modern.h), or NULL; era_known once its
+	 * first request said which it is.
+	 */
+	struct modern		*modern;
+	int			 era_known;
 	uint64_t		 soft_since_ms;	/* over the soft limit since */
 	size_t			 frame_counted;	/* input buffer, in the budget */
 	int			 paused;	/* reading stopped: backpressure */
@@ -171,6 +178,8 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	struct client	*c = arg;
 
 	/* The session lets go first, then the base (log follows). */
+	modern_free(c->modern);
+	c->modern = NULL;
 	if (c->session != NULL) {
 		if (c->session->close != NULL)
 			c->session->close(c, c->session_arg);
@@ -305,12 +314,47 @@ kill:
 	return (-1);
 }
 
+/* What goes to a 2026 client passes its layer, as one line. */
+static __attribute__((noinline)) void
+client_modern_out(struct client *c, const struct iovec *iov, int iovcnt)
+{
+	char	*text;
+	size_t	 len = 0;
+	int	 i;
+
+	for (i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	text = xmalloc(len + 1);
+	for (len = 0, i = 0; i < iovcnt; i++) {
+		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	modern_out(c->modern, text, len);
+	free(text);
+}
+
+/* The layer's own output, past it. */
+static void
+client_modern_to_client(void *arg, const struct iovec *iov, int iovcnt)
+{
+	struct client	*c = arg;
+
+	if (c->dead)
+		return;
+	outq_add(c->out, iov, iovcnt);
+	client_check_limits(c);
+}
+
 /* Queue a message given as pieces; the newline is added. */
 void
 client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 {
 	if (c->dead)
 		return;
+	if (c->modern != NULL) {
+		client_modern_out(c, iov, iovcnt);
+		return;
+	}
 	/* An answer to a batch's request waits for the batch's others. */
 	if (c->batches == NULL || !client_batches_take(c->batches, iov,
 	    iovcnt))
@@ -340,7 +384,8 @@ client_queue_edit(struct client *c, const char *line, size_t len,
 {
 	if (c->dead)
 		return;
-	if (c->batches != NULL && client_batches_open(c->batches)) {
+	if ((c->batches != NULL && client_batches_open(c->batches)) ||
+	    c->modern != NULL) {
 		client_queue_edit_batched(c, line, len, edit);
 		return;
 	}
@@ -361,7 +406,8 @@ client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
 		free(mem);
 		return;
 	}
-	if (c->batches != NULL && client_batches_open(c->batches)) {
+	if ((c->batches != NULL && client_batches_open(c->batches)) ||
+	    c->modern != NULL) {
 		client_queue_iov(c, iov, iovcnt);
 		free(mem);
 		return;
@@ -464,6 +510,56 @@ client_batch(struct client *c, const char *line, size_t len)
 	client_batches_run(c->batches, line, len, client_batch_line, c);
 }
 
+static void
+client_modern_to_session(void *arg, const char *line, size_t len)
+{
+	struct client	*c = arg;
+
+	if (!c->dead)
+		client_dispatch(c, line, len);
+}
+
+static uint64_t
+client_modern_principal(void *arg)
+{
+	return (client_principal(arg));
+}
+
+static const struct modern_io client_modern_io = {
+	.to_session = client_modern_to_session,
+	.to_client = client_modern_to_client,
+	.principal = client_modern_principal,
+};
+
+/*
+ * An attached connection's first requests say its era: a 2026 one gets
+ * the layer of client_modern.c in front of its session.  1 once the line
+ * is taken.
+ */
+static __attribute__((noinline)) int
+client_era(struct client *c, const char *line, size_t len)
+{
+	if (c->modern != NULL) {
+		if (modern_in(c->modern, line, len))
+			return (1);
+		/* A 2025 handshake after a probe. */
+		modern_free(c->modern);
+		c->modern = NULL;
+		c->era_known = 1;
+		return (0);
+	}
+	switch (modern_open(c->mcpd, line, len, &client_modern_io, c,
+	    &c->modern)) {
+	case MODERN_OPEN_MODERN:
+		return (1);
+	case MODERN_OPEN_LEGACY:
+		c->era_known = 1;
+		return (0);
+	default:
+		return (0);
+	}
+}
+
 /* The one way in: as client_dispatch, but for batches. */
 static void
 client_handle_line(struct client *c, const char *line, size_t len)
@@ -472,6 +568,9 @@ client_handle_line(struct client *c, const char *line, size_t len)
 		client_batch(c, line, len);
 		return;
 	}
+	if (c->session != NULL && !c->era_known &&
+	    client_era(c, line, len))
+		return;
 	/* A cancellation ends a batch's wait for its request. */
 	if (c->batches != NULL)
 		client_batches_heard(c->batches, line, len);

@@ -54,6 +54,12 @@ struct mcpd {
 	uint64_t		 reexecs;	/* reexec.c: since the start */
 	/* mcpd.c at start, reload.c on reload. */
 	struct conf		*conf;
+	/*
+	 * client_modern.c: the key of the requestStates mcpd gives 2026
+	 * clients (rstate.h), made at the first; it dies with the process.
+	 */
+	uint8_t			 state_key[32];
+	int			 state_keyed;
 
 	struct sdnotify		*sdnotify;	/* sdnotify.c */
 	struct logs_pool	*logs_pool;	/* logs.c: followers, NULL: none */
