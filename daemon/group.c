@@ -163,6 +163,7 @@ group_own_reply(struct group_session *gs, struct group_sent *q,
 		group_list_reply(gs, op, link, line, env);
 		return;
 	case GROUP_OP_LEVEL:
+	case GROUP_OP_SUBSCRIBE:
 		if (env->result.type != ENVELOPE_ABSENT)
 			op->ok = 1;
 		break;

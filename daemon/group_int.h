@@ -79,6 +79,7 @@ struct glink {
 enum group_op_kind {
 	GROUP_OP_LIST,
 	GROUP_OP_LEVEL,
+	GROUP_OP_SUBSCRIBE,	/* to every member: one that took it is enough */
 	GROUP_OP_RESOURCE,	/* tried member after member on -32002 */
 	GROUP_OP_QUIET,		/* initialize on a link: reply dropped */
 };

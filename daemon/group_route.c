@@ -324,6 +324,49 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 	group_send_parsed(gs, link, msg, line + env->id.off, env->id.len);
 }
 
+/* Every member answered an unlisted URI's (un)subscribe. */
+static void
+group_subscribe_done(struct group_session *gs, struct group_op *op)
+{
+	if (op->ok)
+		group_result(gs, op->id, op->id_len, "{}");
+	else
+		group_error(gs, op->id, op->id_len, RPC_RESOURCE_NOT_FOUND,
+		    "resource not found in group %s", gs->name);
+}
+
+/*
+ * resources/subscribe or unsubscribe of a URI no member listed: to every
+ * member, since more than one may take any URI and only the one that has
+ * it will ever send its updates.
+ */
+static void
+group_subscribe_all(struct group_session *gs, const char *line,
+    const struct envelope *env, const char *uri)
+{
+	struct group_op	*op;
+	cJSON		*params;
+	char		 method[32];
+	size_t		 i;
+
+	if (envelope_string_copy(line, &env->method, method,
+	    sizeof method) < 0)
+		return;
+	op = group_op_new(gs, GROUP_OP_SUBSCRIBE, line + env->id.off,
+	    env->id.len);
+	op->done = group_subscribe_done;
+	op->waiting = 1;
+	for (i = 0; i < gs->nlinks; i++) {
+		if (gs->links[i]->att == NULL)
+			continue;
+		params = cJSON_CreateObject();
+		cJSON_AddStringToObject(params, "uri", uri);
+		op->waiting++;
+		group_own_request(gs, i, op, method, params);
+	}
+	group_op_part_done(gs, op);
+}
+
 /* resources/read, subscribe, unsubscribe: by URI. */
 void
 group_resource(struct group_session *gs, const char *line, size_t len,
@@ -350,6 +393,12 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 		return;
 	}
 	link = group_route_uri(gs, uri, n);
+	if (link < 0 && !envelope_string_eq(line, &env->method,
+	    "resources/read")) {
+		group_subscribe_all(gs, line, env, uri);
+		free(uri);
+		return;
+	}
 	free(uri);
 	if (link >= 0 && group_link_usable(gs, (size_t)link)) {
 		q = group_sent_new(gs, (size_t)link, line + env->id.off,
