@@ -27,10 +27,14 @@
  *
  *   DOWN -- attached --> REPLAY -- the replayed initialize answered
  *    ^  |                  |       as before --> RELAY
- *    |  +-- attached, nothing to replay ---------> RELAY
+ *    |  +-- attached, no initialize to replay ---> RELAY
  *    |
  *    +-- (reconnecting) mcpd closes or takes no bytes, from RELAY or
  *        REPLAY: the client's requests in flight answered with an error
+ *
+ * A 2026-07-28 client sends no initialize: its open subscriptions/listen
+ * requests are not failed at a loss but sent again, ahead of what waits,
+ * straight in RELAY (bsess.h); giving up, or a last close, fails them.
  *
  *   RELAY -- stdin ends --> IN_ENDED -- its last bytes sent to mcpd:
  *     |                        |        shutdown(SHUT_WR) --> HALF_CLOSED
@@ -173,6 +177,7 @@ struct bridge {
 	int			 resume;	/* the replay's outcome came */
 	int			 end_rc;	/* given up: the exit code */
 	int			 said_untracked;
+	int			 said_unreplayable;
 	int			 said_stale;
 };
 
@@ -436,11 +441,17 @@ bridge_from_client(struct bridge *b, const char *line, size_t len)
 
 	ok = envelope_scan(line, len, &env, &err) == 0;
 	v = bsess_from_client(b->sess, line, len, &env, ok, &untracked);
-	if (untracked && !b->said_untracked) {
+	if (untracked == BSESS_UNTRACKED && !b->said_untracked) {
 		diag_warnx(b->label, "a request passed untracked (over %d in "
 		    "flight, or an id over %d bytes): if mcpd goes away it "
 		    "gets no answer", BSESS_MAX_INFLIGHT, BSESS_ID_MAX_BYTES);
 		b->said_untracked = 1;
+	}
+	if (untracked == BSESS_UNREPLAYABLE && !b->said_unreplayable) {
+		diag_warnx(b->label, "a subscriptions/listen over the bounds "
+		    "kept (%d, of %d bytes) will not be sent again if mcpd "
+		    "goes away", BSESS_MAX_LISTENS, BSESS_LISTEN_MAX_BYTES);
+		b->said_unreplayable = 1;
 	}
 	if (v == BSESS_DROP && !b->said_stale) {
 		diag_warnx(b->label, "dropped the client's reply to a request "
@@ -563,9 +574,12 @@ bridge_answer(struct bridge *b, const char *id, size_t idlen, int code,
 		    "is not taking what it is given");
 }
 
-/* Answer the client's requests in flight; returns how many. */
+/*
+ * Answer the client's requests in flight, and its open listens if they
+ * are not to be sent again; returns how many requests.
+ */
 static size_t
-bridge_answer_inflight(struct bridge *b, const char *message)
+bridge_answer_inflight(struct bridge *b, const char *message, int listens)
 {
 	struct bsess_iter	 it;
 	const char		*id;
@@ -576,6 +590,9 @@ bridge_answer_inflight(struct bridge *b, const char *message)
 		bridge_answer(b, id, idlen, RPC_CONNECTION_CLOSED, message);
 		n++;
 	}
+	bsess_listen_first(b->sess, &it);
+	while (listens && bsess_listen_next(&it, &id, &idlen))
+		bridge_answer(b, id, idlen, RPC_CONNECTION_CLOSED, message);
 	return (n);
 }
 
@@ -654,6 +671,8 @@ bridge_give_up(struct bridge *b, int rc, const char *fmt, ...)
 	(void)bridge_answer_waiting(b, b->attached ? "the connection to "
 	    "mcpd was lost and could not be made again" : "mcpd could not "
 	    "be reached");
+	(void)bridge_answer_inflight(b, "the connection to mcpd was lost "
+	    "and could not be made again", 1);
 	free(why);
 	if (b->sock != -1) {
 		close(b->sock);
@@ -688,7 +707,7 @@ bridge_lose(struct bridge *b)
 	b->up.off = b->up.cut;
 	if (b->up.off == b->up.end)
 		bridge_buf_reset(&b->up);
-	n = bridge_answer_inflight(b, BRIDGE_MSG_LOST);
+	n = bridge_answer_inflight(b, BRIDGE_MSG_LOST, 0);
 	stale = bsess_lost(b->sess);
 	if (b->state == BRIDGE_REPLAY)
 		diag_warnx(b->label, "mcpd closed the connection again; "
@@ -706,6 +725,9 @@ bridge_lose(struct bridge *b)
 		diag_warnx(b->label, "%zu request%s from the server to the "
 		    "client went with it; late replies are dropped", stale,
 		    stale == 1 ? "" : "s");
+	if ((n = bsess_listens(b->sess)) > 0)
+		diag_warnx(b->label, "%zu subscriptions/listen of the client's "
+		    "to send again", n);
 	b->sock_errno = 0;
 	b->delay_ms = 0;
 	b->next_try = b->lost_at;
@@ -780,7 +802,7 @@ bridge_sock_ended(struct bridge *b, int err)
 			(void)bridge_buf_insert(&b->down, "\n", 1);
 		} else
 			b->down.end = b->down.scan = b->down.cut;
-		(void)bridge_answer_inflight(b, BRIDGE_MSG_CLOSED);
+		(void)bridge_answer_inflight(b, BRIDGE_MSG_CLOSED, 1);
 		if (bridge_up_paused(b))
 			(void)bridge_answer_waiting(b, BRIDGE_MSG_CLOSED);
 	}
@@ -896,7 +918,10 @@ bridge_try(struct bridge *b)
 				    "bytes)", len);
 				return;
 			}
-			b->state = BRIDGE_REPLAY;
+			/* Only an initialize is waited for. */
+			if (bsess_replay_outcome(b->sess) ==
+			    BSESS_INIT_PENDING)
+				b->state = BRIDGE_REPLAY;
 		}
 	}
 	b->attached = 1;

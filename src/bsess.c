@@ -8,10 +8,16 @@
  *   those of a lost connection; `own' the bridge's own requests on the
  *   current connection.  No map grows past BSESS_MAX_INFLIGHT.
  * - init_line is the client's initialize, verbatim, and init_result
- *   mcpd's result for it: both set, or the session cannot be replayed.
- * - Values in the maps are kinds (small integers), never pointers.
+ *   mcpd's result for it: both set, or no initialize is replayed.
+ * - Values in those maps are kinds (small integers), never pointers.
+ * - `listens' maps the raw id of each open listen kept to replay to its
+ *   entry, which is also on `listen_order' (the order the client sent
+ *   them); listen_bytes is the sum of their lengths.  A listen's id is
+ *   never in `reqs' as well.
  */
 #include "config.h"
+
+#include <sys/queue.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -28,12 +34,31 @@
 /* Kinds of request, stored as map values (never 0: NULL is absent). */
 #define BSESS_K_OTHER	1
 #define BSESS_K_INIT	2
+#define BSESS_K_LISTEN	3
 
 #define BSESS_KIND(k)	((void *)(uintptr_t)(k))
 #define BSESS_KIND_OF(v) ((int)(uintptr_t)(v))
 
 /* The ids are chosen by our own client: no secret seed is needed. */
 #define BSESS_SEED	0x6273657373ULL
+
+#define BSESS_LISTEN		"subscriptions/listen"
+#define BSESS_ACKNOWLEDGED	"notifications/subscriptions/acknowledged"
+#define BSESS_SUBSCRIPTION_ID	"io.modelcontextprotocol/subscriptionId"
+
+/* An open subscriptions/listen of the client's. */
+struct bsess_listen {
+	TAILQ_ENTRY(bsess_listen) entry;
+	char			*line;		/* as the client sent it */
+	size_t			 len;
+	struct envelope_value	 id;		/* in line */
+	int			 acked;		/* the client had its
+						   acknowledgement */
+	int			 replayed;	/* sent again on this
+						   connection, not yet
+						   acknowledged */
+};
+TAILQ_HEAD(bsess_listens, bsess_listen);
 
 struct bsess {
 	struct hmap	*reqs;		/* client -> mcpd, in flight */
@@ -51,6 +76,9 @@ struct bsess {
 	size_t		 nsubs;
 	char		 level[BSESS_LEVEL_MAX_BYTES + 1];
 	unsigned	 lists;
+	struct hmap	*listens;	/* open listens, by id */
+	struct bsess_listens listen_order;
+	size_t		 listen_bytes;
 	enum bsess_init	 outcome;
 	uint64_t	 own_seq;	/* numbers the bridge's own ids */
 };
@@ -65,16 +93,31 @@ bsess_new(void)
 	s->sreqs = hmap_new(BSESS_SEED);
 	s->stale = hmap_new(BSESS_SEED);
 	s->own = hmap_new(BSESS_SEED);
+	s->listens = hmap_new(BSESS_SEED);
+	TAILQ_INIT(&s->listen_order);
 	return (s);
+}
+
+static void
+bsess_listen_free(struct bsess *s, struct bsess_listen *l)
+{
+	TAILQ_REMOVE(&s->listen_order, l, entry);
+	s->listen_bytes -= l->len;
+	free(l->line);
+	free(l);
 }
 
 void
 bsess_free(struct bsess *s)
 {
-	size_t	 i;
+	struct bsess_listen	*l;
+	size_t			 i;
 
 	if (s == NULL)
 		return;
+	while ((l = TAILQ_FIRST(&s->listen_order)) != NULL)
+		bsess_listen_free(s, l);
+	hmap_free(s->listens);
 	hmap_free(s->reqs);
 	hmap_free(s->sreqs);
 	hmap_free(s->stale);
@@ -135,6 +178,157 @@ bsess_sub_del(struct bsess *s, const char *uri, size_t len)
 	}
 }
 
+/*
+ * Keep a listen to replay: 0 if it is past a bound (it is then an
+ * ordinary request in flight).  The same id again replaces the first.
+ */
+static int
+bsess_listen_keep(struct bsess *s, const char *line, size_t len,
+    const struct envelope_value *id)
+{
+	struct bsess_listen	*l, *old;
+	size_t			 bytes = s->listen_bytes;
+
+	old = hmap_get(s->listens, line + id->off, id->len);
+	if (old != NULL)
+		bytes -= old->len;
+	if (len > BSESS_LISTEN_MAX_BYTES || len > BSESS_LISTENS_MAX_BYTES -
+	    bytes || (old == NULL &&
+	    hmap_count(s->listens) >= BSESS_MAX_LISTENS))
+		return (0);
+	if (old != NULL)
+		bsess_listen_free(s, old);
+	l = xcalloc(1, sizeof *l);
+	l->line = xmalloc(len);
+	memcpy(l->line, line, len);
+	l->len = len;
+	l->id = *id;
+	TAILQ_INSERT_TAIL(&s->listen_order, l, entry);
+	s->listen_bytes += len;
+	(void)hmap_put(s->listens, line + id->off, id->len, l);
+	return (1);
+}
+
+/* The listen of this id is over (cancelled, or answered). */
+static void
+bsess_listen_forget(struct bsess *s, const char *id, size_t idlen)
+{
+	struct bsess_listen	*l;
+
+	if ((l = hmap_del(s->listens, id, idlen)) != NULL)
+		bsess_listen_free(s, l);
+}
+
+static const char *
+bsess_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
+	    *p == '\r'))
+		p++;
+	return (p);
+}
+
+/*
+ * The member key of the object obj (valid JSON, as scanned), the first
+ * if there are several: 1 and its value in *out, else 0.
+ */
+static int
+bsess_member(const char *line, const struct envelope_value *obj,
+    const char *key, struct envelope_value *out)
+{
+	struct envelope_value	 k;
+	const char		*p, *end, *v;
+
+	if (obj->type != ENVELOPE_OBJECT)
+		return (0);
+	p = line + obj->off + 1;
+	end = line + obj->off + obj->len - 1;
+	for (;;) {
+		p = bsess_ws(p, end);
+		if (p >= end || *p != '"')
+			return (0);
+		v = p;
+		p = envelope_skip_string(p, end);
+		k.type = ENVELOPE_STRING;
+		k.plain = 0;
+		k.off = (size_t)(v - line);
+		k.len = (size_t)(p - v);
+		p = bsess_ws(p, end);
+		if (p >= end || *p != ':')
+			return (0);
+		v = bsess_ws(p + 1, end);
+		p = envelope_skip_value(v, end);
+		if (envelope_string_eq_text(line, &k, key)) {
+			out->type = *v == '"' ? ENVELOPE_STRING :
+			    *v == '-' || (*v >= '0' && *v <= '9') ?
+			    ENVELOPE_NUMBER : ENVELOPE_OBJECT;
+			out->plain = 0;
+			out->off = (size_t)(v - line);
+			out->len = (size_t)(p - v);
+			return (1);
+		}
+		p = bsess_ws(p, end);
+		if (p >= end || *p != ',')
+			return (0);
+		p++;
+	}
+}
+
+/*
+ * Whether two ids are the same: the same text, or strings that decode
+ * alike, or the same integer.  (OBJECT stands for anything else.)
+ */
+static int
+bsess_id_same(const char *a, const struct envelope_value *va, const char *b,
+    const struct envelope_value *vb)
+{
+	char	 x[BSESS_ID_MAX_BYTES + 1], y[BSESS_ID_MAX_BYTES + 1];
+	int64_t	 i, j;
+	int	 n, m;
+
+	if (va->len == vb->len && memcmp(a + va->off, b + vb->off,
+	    va->len) == 0)
+		return (1);
+	if (va->type != vb->type || va->len > BSESS_ID_MAX_BYTES ||
+	    vb->len > BSESS_ID_MAX_BYTES)
+		return (0);
+	if (va->type == ENVELOPE_STRING) {
+		n = envelope_string_copy(a, va, x, sizeof x);
+		m = envelope_string_copy(b, vb, y, sizeof y);
+		return (n >= 0 && n == m && memcmp(x, y, (size_t)n) == 0);
+	}
+	return (va->type == ENVELOPE_NUMBER && envelope_int64(a, va, &i) == 0 &&
+	    envelope_int64(b, vb, &j) == 0 && i == j);
+}
+
+/*
+ * mcpd acknowledged a listen: swallowed if it is the acknowledgement of
+ * a replayed listen whose client had one already.
+ */
+static enum bsess_verdict
+bsess_listen_acked(struct bsess *s, const char *line,
+    const struct envelope *env)
+{
+	struct envelope_value	 sid;
+	struct bsess_listen	*l;
+
+	if (!bsess_member(line, &env->meta, BSESS_SUBSCRIPTION_ID, &sid))
+		return (BSESS_FORWARD);
+	if ((l = hmap_get(s->listens, line + sid.off, sid.len)) == NULL)
+		TAILQ_FOREACH(l, &s->listen_order, entry)
+			if (bsess_id_same(l->line, &l->id, line, &sid))
+				break;
+	if (l == NULL)
+		return (BSESS_FORWARD);
+	if (l->replayed) {
+		l->replayed = 0;
+		if (l->acked)
+			return (BSESS_SWALLOW);
+	}
+	l->acked = 1;
+	return (BSESS_FORWARD);
+}
+
 /* What a client request tells of the session; returns its kind. */
 static int
 bsess_note_request(struct bsess *s, const char *line, size_t len,
@@ -156,6 +350,8 @@ bsess_note_request(struct bsess *s, const char *line, size_t len,
 		s->init_id_len = env->id.len;
 		return (BSESS_K_INIT);
 	}
+	if (BSESS_NAMED(BSESS_LISTEN))
+		return (BSESS_K_LISTEN);
 	if (BSESS_NAMED("resources/subscribe") &&
 	    env->p_uri.type == ENVELOPE_STRING)
 		bsess_sub_add(s, line + env->p_uri.off, env->p_uri.len);
@@ -193,13 +389,27 @@ bsess_from_client(struct bsess *s, const char *line, size_t len,
 			if (bsess_is(line, &env->method,
 			    "notifications/initialized"))
 				s->initialized = 1;
+			else if (hmap_count(s->listens) > 0 &&
+			    bsess_is(line, &env->method,
+			    "notifications/cancelled") &&
+			    bsess_valid_id(&env->p_request_id))
+				bsess_listen_forget(s, line +
+				    env->p_request_id.off,
+				    env->p_request_id.len);
 			return (BSESS_FORWARD);
 		}
 		kind = bsess_note_request(s, line, len, env);
+		if (kind == BSESS_K_LISTEN && bsess_valid_id(id)) {
+			if (hmap_get(s->reqs, line + id->off, id->len) ==
+			    NULL && bsess_listen_keep(s, line, len, id))
+				return (BSESS_FORWARD);
+			*untracked = BSESS_UNREPLAYABLE;
+			kind = BSESS_K_OTHER;
+		}
 		if (!bsess_valid_id(id) ||
 		    (hmap_count(s->reqs) >= BSESS_MAX_INFLIGHT &&
 		    hmap_get(s->reqs, line + id->off, id->len) == NULL)) {
-			*untracked = 1;
+			*untracked = BSESS_UNTRACKED;
 			return (BSESS_FORWARD);
 		}
 		(void)hmap_put(s->reqs, line + id->off, id->len,
@@ -244,7 +454,16 @@ bsess_from_server(struct bsess *s, const char *line, size_t len,
 	void				*v;
 
 	(void)len;
-	if (!ok || !bsess_valid_id(id))
+	if (!ok)
+		return (BSESS_FORWARD);
+	if (env->method.type == ENVELOPE_STRING &&
+	    id->type == ENVELOPE_ABSENT) {
+		if (hmap_count(s->listens) > 0 &&
+		    bsess_is(line, &env->method, BSESS_ACKNOWLEDGED))
+			return (bsess_listen_acked(s, line, env));
+		return (BSESS_FORWARD);
+	}
+	if (!bsess_valid_id(id))
 		return (BSESS_FORWARD);
 	if (env->method.type == ENVELOPE_STRING) {
 		/* mcpd's request to the client. */
@@ -263,6 +482,8 @@ bsess_from_server(struct bsess *s, const char *line, size_t len,
 		return (BSESS_SWALLOW);
 	}
 	v = hmap_del(s->reqs, line + id->off, id->len);
+	if (v == NULL && hmap_count(s->listens) > 0)
+		bsess_listen_forget(s, line + id->off, id->len);
 	if (v != NULL && BSESS_KIND_OF(v) == BSESS_K_INIT &&
 	    env->result.type == ENVELOPE_OBJECT) {
 		free(s->init_result);
@@ -297,6 +518,24 @@ bsess_inflight_next(struct bsess_iter *i, const char **id, size_t *idlen)
 	return (1);
 }
 
+size_t
+bsess_listens(const struct bsess *s)
+{
+	return (hmap_count(s->listens));
+}
+
+void
+bsess_listen_first(const struct bsess *s, struct bsess_iter *i)
+{
+	hmap_iter_init(s->listens, &i->it);
+}
+
+int
+bsess_listen_next(struct bsess_iter *i, const char **id, size_t *idlen)
+{
+	return (bsess_inflight_next(i, id, idlen));
+}
+
 static void
 bsess_clear(struct hmap **m)
 {
@@ -307,6 +546,7 @@ bsess_clear(struct hmap **m)
 size_t
 bsess_lost(struct bsess *s)
 {
+	struct bsess_listen	*l;
 	struct hmap_iter	 it;
 	const void		*key;
 	size_t			 keylen, n;
@@ -323,6 +563,9 @@ bsess_lost(struct bsess *s)
 	bsess_clear(&s->sreqs);
 	if (s->outcome == BSESS_INIT_PENDING)
 		s->outcome = BSESS_INIT_NONE;
+	/* The listens stay, to be replayed; no acknowledgement is due. */
+	TAILQ_FOREACH(l, &s->listen_order, entry)
+		l->replayed = 0;
 	return (n);
 }
 
@@ -340,43 +583,60 @@ bsess_own_id(struct bsess *s, int kind, char *id, size_t size)
 	return ((size_t)n);
 }
 
-char *
-bsess_replay(struct bsess *s, size_t *lenp)
+/* The client's initialize and what followed it, as bsess_replay says. */
+static void
+bsess_replay_init(struct bsess *s, struct sbuf *b)
 {
-	struct sbuf	 b = { NULL, 0, 0 };
 	char		 id[64];
 	size_t		 idlen, i;
 
-	if (s->init_line == NULL || s->init_result == NULL)
-		return (NULL);
-	bsess_clear(&s->own);
 	idlen = bsess_own_id(s, BSESS_K_INIT, id, sizeof id);
-	sbuf_add(&b, s->init_line, s->init_id_off);
-	sbuf_add(&b, id, idlen);
-	sbuf_add(&b, s->init_line + s->init_id_off +
+	sbuf_add(b, s->init_line, s->init_id_off);
+	sbuf_add(b, id, idlen);
+	sbuf_add(b, s->init_line + s->init_id_off +
 	    s->init_id_len, s->init_len - s->init_id_off - s->init_id_len);
-	sbuf_add(&b, "\n", 1);
+	sbuf_add(b, "\n", 1);
 	if (s->initialized) {
 		static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/initialized\"}\n";
 
-		sbuf_add(&b, note, sizeof note - 1);
+		sbuf_add(b, note, sizeof note - 1);
 	}
 	for (i = 0; i < s->nsubs; i++) {
 		(void)bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
-		sbuf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		sbuf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
 		    "\"method\":\"resources/subscribe\",\"params\":"
 		    "{\"uri\":", id);
-		sbuf_adds(&b, s->subs[i]);
-		sbuf_add(&b, "}}\n", 3);
+		sbuf_adds(b, s->subs[i]);
+		sbuf_add(b, "}}\n", 3);
 	}
 	if (s->level[0] != '\0') {
 		(void)bsess_own_id(s, BSESS_K_OTHER, id, sizeof id);
-		sbuf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		sbuf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
 		    "\"method\":\"logging/setLevel\",\"params\":"
 		    "{\"level\":%s}}\n", id, s->level);
 	}
-	s->outcome = BSESS_INIT_PENDING;
+}
+
+char *
+bsess_replay(struct bsess *s, size_t *lenp)
+{
+	struct sbuf		 b = { NULL, 0, 0, 0 };
+	struct bsess_listen	*l;
+
+	bsess_clear(&s->own);
+	s->outcome = BSESS_INIT_NONE;
+	if (s->init_line != NULL && s->init_result != NULL) {
+		bsess_replay_init(s, &b);
+		s->outcome = BSESS_INIT_PENDING;
+	}
+	TAILQ_FOREACH(l, &s->listen_order, entry) {
+		sbuf_add(&b, l->line, l->len);
+		sbuf_add(&b, "\n", 1);
+		l->replayed = 1;
+	}
+	if (b.len == 0)
+		return (NULL);
 	*lenp = b.len;
 	return (b.p);
 }

@@ -2,7 +2,8 @@
  * test_bsess.c -- unit tests for the session `mcpctl connect` keeps:
  * requests in flight both ways, subscriptions, the log level, the lists
  * asked for, the replay after a lost connection and its outcome, and the
- * comparison of initialize results.
+ * comparison of initialize results; a 2026-07-28 session (no initialize)
+ * and its subscriptions/listen streams, replayed and acknowledged once.
  */
 
 #include "config.h"
@@ -41,6 +42,21 @@ from_server(struct bsess *s, const char *line)
 	return (bsess_from_server(s, line, strlen(line), &env, ok));
 }
 
+/* from_client, and what it said of a request it could not keep. */
+static int
+from_client_untracked(struct bsess *s, const char *line)
+{
+	struct envelope	 env;
+	size_t		 err;
+	int		 untracked;
+
+	memset(&env, 0, sizeof env);
+	ck_assert_int_eq(envelope_scan(line, strlen(line), &env, &err), 0);
+	ck_assert_int_eq(bsess_from_client(s, line, strlen(line), &env, 1,
+	    &untracked), BSESS_FORWARD);
+	return (untracked);
+}
+
 static int
 has_inflight(struct bsess *s, const char *id)
 {
@@ -53,6 +69,35 @@ has_inflight(struct bsess *s, const char *id)
 		if (len == strlen(id) && memcmp(p, id, len) == 0)
 			return (1);
 	return (0);
+}
+
+static int
+has_listen(struct bsess *s, const char *id)
+{
+	struct bsess_iter	 it;
+	const char		*p;
+	size_t			 len;
+
+	bsess_listen_first(s, &it);
+	while (bsess_listen_next(&it, &p, &len))
+		if (len == strlen(id) && memcmp(p, id, len) == 0)
+			return (1);
+	return (0);
+}
+
+/* The replay as a C string (NULL: nothing to replay). */
+static char *
+replay_text(struct bsess *s)
+{
+	char	*text;
+	size_t	 len;
+
+	if ((text = bsess_replay(s, &len)) == NULL)
+		return (NULL);
+	text = realloc(text, len + 1);
+	ck_assert_ptr_nonnull(text);
+	text[len] = '\0';
+	return (text);
 }
 
 #define INIT_REQ "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"," \
@@ -332,6 +377,373 @@ START_TEST(test_bsess_error_line)
 }
 END_TEST
 
+
+/* What a 2026-07-28 client puts in every request. */
+#define META26 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":" \
+	"\"2026-07-28\",\"io.modelcontextprotocol/clientInfo\":{\"name\":" \
+	"\"t\",\"version\":\"1\"},\"io.modelcontextprotocol/" \
+	"clientCapabilities\":{}}"
+#define CALL26(id) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"method\":" \
+	"\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}," \
+	META26 "}}"
+#define LISTEN26(id) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"method\":" \
+	"\"subscriptions/listen\",\"params\":{\"notifications\":" \
+	"{\"toolsListChanged\":true}," META26 "}}"
+#define ACK26(sid) "{\"jsonrpc\":\"2.0\",\"method\":" \
+	"\"notifications/subscriptions/acknowledged\",\"params\":{" \
+	"\"notifications\":{\"toolsListChanged\":true},\"_meta\":" \
+	"{\"io.modelcontextprotocol/subscriptionId\":" sid "}}}"
+#define CANCEL(id) "{\"jsonrpc\":\"2.0\",\"method\":" \
+	"\"notifications/cancelled\",\"params\":{\"requestId\":" id "}}"
+
+/*
+ * A client that never sent initialize: its requests are tracked and
+ * failed at a loss as any, nothing waits on a new connection, and what
+ * it sends after goes through.
+ */
+START_TEST(test_bsess_modern_no_initialize)
+{
+	struct bsess	*s = bsess_new();
+	size_t		 len;
+
+	ck_assert_int_eq(from_client(s, "{\"jsonrpc\":\"2.0\",\"id\":0,"
+	    "\"method\":\"server/discover\",\"params\":{" META26 "}}"),
+	    BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":0,"
+	    "\"result\":{\"resultType\":\"complete\"}}"), BSESS_FORWARD);
+	ck_assert_int_eq(from_client(s, CALL26("1")), BSESS_FORWARD);
+	ck_assert_int_eq(from_client(s, CALL26("\"two\"")), BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_inflight(s), 2);
+	ck_assert(has_inflight(s, "1") && has_inflight(s, "\"two\""));
+	/* The loss: both are the bridge's to fail; no listen, no replay. */
+	bsess_lost(s);
+	ck_assert_uint_eq(bsess_inflight(s), 0);
+	ck_assert_ptr_null(bsess_replay(s, &len));
+	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_NONE);
+	/* After it, requests are tracked and answered as before. */
+	ck_assert_int_eq(from_client(s, CALL26("3")), BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_inflight(s), 1);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":3,"
+	    "\"result\":{\"content\":[],\"resultType\":\"complete\"}}"),
+	    BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_inflight(s), 0);
+	bsess_free(s);
+}
+END_TEST
+
+/*
+ * An open listen is not failed at a loss but sent again, verbatim and
+ * under its own id, with nothing to wait for; the new connection's
+ * acknowledgement of it is swallowed, once, and the stream's
+ * notifications pass.
+ */
+START_TEST(test_bsess_listen_replay)
+{
+	struct bsess	*s = bsess_new();
+	char		*text;
+
+	ck_assert_int_eq(from_client_untracked(s, LISTEN26("\"L\"")), 0);
+	ck_assert_int_eq(from_client_untracked(s, CALL26("1")), 0);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	ck_assert(has_listen(s, "\"L\""));
+	/* Not among the requests a loss fails. */
+	ck_assert_uint_eq(bsess_inflight(s), 1);
+	ck_assert(!has_inflight(s, "\"L\""));
+	/* The first acknowledgement is the client's. */
+	ck_assert_int_eq(from_server(s, ACK26("\"L\"")), BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\",\"params\":{\"_meta\":"
+	    "{\"io.modelcontextprotocol/subscriptionId\":\"L\"}}}"),
+	    BSESS_FORWARD);
+
+	bsess_lost(s);
+	ck_assert_uint_eq(bsess_inflight(s), 0);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, LISTEN26("\"L\"") "\n");
+	free(text);
+	/* No initialize: the bridge waits for nothing. */
+	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_NONE);
+
+	/* The new connection's acknowledgement: the client had one. */
+	ck_assert_int_eq(from_server(s, ACK26("\"L\"")), BSESS_SWALLOW);
+	/* Once: a second is the server's to explain, and passes. */
+	ck_assert_int_eq(from_server(s, ACK26("\"L\"")), BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\",\"params\":{\"_meta\":"
+	    "{\"io.modelcontextprotocol/subscriptionId\":\"L\"}}}"),
+	    BSESS_FORWARD);
+	/* Another listen's, or one the bridge does not know, passes. */
+	ck_assert_int_eq(from_server(s, ACK26("\"M\"")), BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+
+	/* A second loss: sent again, swallowed again. */
+	bsess_lost(s);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, LISTEN26("\"L\"") "\n");
+	free(text);
+	ck_assert_int_eq(from_server(s, ACK26("\"L\"")), BSESS_SWALLOW);
+	bsess_free(s);
+}
+END_TEST
+
+/*
+ * A listen lost before it was acknowledged: the client never had an
+ * acknowledgement, so the new connection's passes.
+ */
+START_TEST(test_bsess_listen_unacked)
+{
+	struct bsess	*s = bsess_new();
+
+	from_client(s, LISTEN26("7"));
+	bsess_lost(s);
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, ACK26("7")), BSESS_FORWARD);
+	bsess_lost(s);
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, ACK26("7")), BSESS_SWALLOW);
+	/* An acknowledgement due on a connection that was lost is not. */
+	bsess_lost(s);
+	free(replay_text(s));
+	bsess_lost(s);
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, ACK26("7")), BSESS_SWALLOW);
+	ck_assert_int_eq(from_server(s, ACK26("7")), BSESS_FORWARD);
+	bsess_free(s);
+}
+END_TEST
+
+/* mcpd writes the subscriptionId itself: the same id in other text. */
+START_TEST(test_bsess_listen_ack_spelling)
+{
+	struct bsess	*s = bsess_new();
+
+	from_client(s, LISTEN26("\"a\\u0062/c\""));
+	from_client(s, LISTEN26("12"));
+	from_server(s, ACK26("\"ab/c\""));
+	from_server(s, ACK26("12"));
+	bsess_lost(s);
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, ACK26("\"ab\\/c\"")), BSESS_SWALLOW);
+	/* 12 and "12" are different ids. */
+	ck_assert_int_eq(from_server(s, ACK26("\"12\"")), BSESS_FORWARD);
+	/* Other members of _meta first, and white space. */
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/subscriptions/acknowledged\",\"params\":{"
+	    "\"_meta\":{ \"x\":{\"io.modelcontextprotocol/subscriptionId\":"
+	    "12},\"y\":[1,\"}\"] , \"io.modelcontextprotocol/"
+	    "subscriptionId\" : 12 }}}"), BSESS_SWALLOW);
+	/* An acknowledgement without an id of a listen passes. */
+	bsess_lost(s);
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/subscriptions/acknowledged\",\"params\":{}}"),
+	    BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/subscriptions/acknowledged\",\"params\":{"
+	    "\"_meta\":{}}}"), BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, ACK26("12.5")), BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, ACK26("12")), BSESS_SWALLOW);
+	bsess_free(s);
+}
+END_TEST
+
+/* Cancelled by the client, or answered by mcpd: forgotten. */
+START_TEST(test_bsess_listen_forgotten)
+{
+	struct bsess	*s = bsess_new();
+	size_t		 len;
+
+	from_client(s, LISTEN26("1"));
+	from_client(s, LISTEN26("2"));
+	from_client(s, LISTEN26("3"));
+	from_client(s, LISTEN26("4"));
+	ck_assert_uint_eq(bsess_listens(s), 4);
+	/* A cancel of another id, or of another text, changes nothing. */
+	ck_assert_int_eq(from_client(s, CANCEL("9")), BSESS_FORWARD);
+	ck_assert_int_eq(from_client(s, CANCEL("\"1\"")), BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_listens(s), 4);
+	ck_assert_int_eq(from_client(s, CANCEL("1")), BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_listens(s), 3);
+	ck_assert(!has_listen(s, "1"));
+	/* A graceful end (a result), and an error. */
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":2,"
+	    "\"result\":{\"resultType\":\"complete\"}}"), BSESS_FORWARD);
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":3,"
+	    "\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}"),
+	    BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	ck_assert(has_listen(s, "4"));
+	bsess_lost(s);
+	/* Answered on the new connection (the replay): forgotten too. */
+	free(replay_text(s));
+	ck_assert_int_eq(from_server(s, "{\"jsonrpc\":\"2.0\",\"id\":4,"
+	    "\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}"),
+	    BSESS_FORWARD);
+	ck_assert_uint_eq(bsess_listens(s), 0);
+	bsess_lost(s);
+	ck_assert_ptr_null(bsess_replay(s, &len));
+	bsess_free(s);
+}
+END_TEST
+
+/* In the order they were sent; the same id again is one listen. */
+START_TEST(test_bsess_listen_order)
+{
+	struct bsess	*s = bsess_new();
+	char		*text;
+
+	from_client(s, LISTEN26("\"c\""));
+	from_client(s, LISTEN26("\"a\""));
+	from_client(s, LISTEN26("\"b\""));
+	from_client(s, CANCEL("\"a\""));
+	from_client(s, LISTEN26("\"a\""));
+	from_client(s, "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":"
+	    "\"subscriptions/listen\",\"params\":{\"notifications\":{}}}");
+	ck_assert_uint_eq(bsess_listens(s), 3);
+	bsess_lost(s);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, LISTEN26("\"c\"") "\n" LISTEN26("\"a\"") "\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":"
+	    "\"subscriptions/listen\",\"params\":{\"notifications\":{}}}\n");
+	free(text);
+	bsess_free(s);
+}
+END_TEST
+
+/* A listen of exactly len bytes with the id given (JSON text). */
+static char *
+listen_of_len(const char *id, size_t len)
+{
+	char	*l;
+	int	 n;
+
+	l = malloc(len + 1);
+	ck_assert_ptr_nonnull(l);
+	n = snprintf(l, len + 1, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
+	    "\"subscriptions/listen\",\"params\":{\"x\":\"", id);
+	ck_assert(n > 0 && (size_t)n + 3 <= len);
+	memset(l + n, 'x', len - (size_t)n - 3);
+	memcpy(l + len - 3, "\"}}", 4);
+	return (l);
+}
+
+/*
+ * Past a bound a listen is an ordinary request: failed at a loss, never
+ * sent again.
+ */
+START_TEST(test_bsess_listen_bounds)
+{
+	struct bsess	*s = bsess_new();
+	char		 line[BSESS_ID_MAX_BYTES + 128], id[32], *l, *text;
+	size_t		 i;
+
+	/* One line: at the bound, and over it. */
+	l = listen_of_len("\"big\"", BSESS_LISTEN_MAX_BYTES);
+	ck_assert_int_eq(from_client_untracked(s, l), 0);
+	free(l);
+	l = listen_of_len("\"bi2\"", BSESS_LISTEN_MAX_BYTES + 1);
+	ck_assert_int_eq(from_client_untracked(s, l), BSESS_UNREPLAYABLE);
+	free(l);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	ck_assert(has_inflight(s, "\"bi2\""));
+	/* An id already in flight as a request. */
+	from_client(s, CALL26("5"));
+	ck_assert_int_eq(from_client_untracked(s, LISTEN26("5")),
+	    BSESS_UNREPLAYABLE);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	/* An id too long to track at all. */
+	i = (size_t)snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":"
+	    "\"");
+	memset(line + i, 'i', BSESS_ID_MAX_BYTES);
+	snprintf(line + i + BSESS_ID_MAX_BYTES, sizeof line - i -
+	    BSESS_ID_MAX_BYTES, "\",\"method\":\"subscriptions/listen\"}");
+	ck_assert_int_eq(from_client_untracked(s, line), BSESS_UNTRACKED);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	/* At the loss: the listen stays, the others are the bridge's to fail. */
+	ck_assert_uint_eq(bsess_inflight(s), 2);
+	bsess_lost(s);
+	ck_assert_uint_eq(bsess_listens(s), 1);
+	ck_assert_uint_eq(bsess_inflight(s), 0);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_null(strstr(text, "bi2"));
+	ck_assert_ptr_null(strstr(text, "\"id\":5,"));
+	free(text);
+	bsess_free(s);
+
+	/* The bytes of all of them. */
+	s = bsess_new();
+	for (i = 0; i < BSESS_LISTENS_MAX_BYTES / BSESS_LISTEN_MAX_BYTES;
+	    i++) {
+		snprintf(id, sizeof id, "%zu", i);
+		l = listen_of_len(id, BSESS_LISTEN_MAX_BYTES);
+		ck_assert_int_eq(from_client_untracked(s, l), 0);
+		free(l);
+	}
+	ck_assert_int_eq(from_client_untracked(s, LISTEN26("\"small\"")),
+	    BSESS_UNREPLAYABLE);
+	/* The same id again replaces: a smaller line fits. */
+	ck_assert_int_eq(from_client_untracked(s, LISTEN26("0")), 0);
+	ck_assert_uint_eq(bsess_listens(s),
+	    BSESS_LISTENS_MAX_BYTES / BSESS_LISTEN_MAX_BYTES);
+	ck_assert_int_eq(from_client_untracked(s, LISTEN26("\"small2\"")),
+	    0);
+	bsess_free(s);
+
+	/* Their number. */
+	s = bsess_new();
+	for (i = 0; i < BSESS_MAX_LISTENS + 3; i++) {
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%zu,"
+		    "\"method\":\"subscriptions/listen\",\"params\":{}}", i);
+		ck_assert_int_eq(from_client_untracked(s, line),
+		    i < BSESS_MAX_LISTENS ? 0 : BSESS_UNREPLAYABLE);
+	}
+	ck_assert_uint_eq(bsess_listens(s), BSESS_MAX_LISTENS);
+	ck_assert_uint_eq(bsess_inflight(s), 3);
+	snprintf(id, sizeof id, "%d", BSESS_MAX_LISTENS);
+	ck_assert(has_inflight(s, id));
+	/* One cancelled: room for one more. */
+	from_client(s, CANCEL("0"));
+	ck_assert_int_eq(from_client_untracked(s, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":\"more\",\"method\":\"subscriptions/listen\"}"), 0);
+	bsess_lost(s);
+	ck_assert_uint_eq(bsess_inflight(s), 0);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\"id\":\"more\""));
+	snprintf(line, sizeof line, "\"id\":%d,", BSESS_MAX_LISTENS);
+	ck_assert_ptr_null(strstr(text, line));
+	ck_assert_ptr_null(strstr(text, "\"id\":0,"));
+	free(text);
+	bsess_free(s);
+}
+END_TEST
+
+/* A 2025 session with a listen: initialize first, and waited for. */
+START_TEST(test_bsess_listen_after_initialize)
+{
+	struct bsess	*s = bsess_new();
+	char		*text, *l;
+
+	initialize(s);
+	from_client(s, LISTEN26("\"L\""));
+	bsess_lost(s);
+	text = replay_text(s);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(bsess_replay_outcome(s), BSESS_INIT_PENDING);
+	ck_assert_ptr_nonnull(strstr(text, "\"method\":\"initialize\""));
+	l = strstr(text, LISTEN26("\"L\"") "\n");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_null(strstr(l + 1, "\"method\":\"initialize\""));
+	free(text);
+	bsess_free(s);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -348,6 +760,14 @@ unit_suite(void)
 	tcase_add_test(tc, test_bsess_replay);
 	tcase_add_test(tc, test_bsess_compare);
 	tcase_add_test(tc, test_bsess_error_line);
+	tcase_add_test(tc, test_bsess_modern_no_initialize);
+	tcase_add_test(tc, test_bsess_listen_replay);
+	tcase_add_test(tc, test_bsess_listen_unacked);
+	tcase_add_test(tc, test_bsess_listen_ack_spelling);
+	tcase_add_test(tc, test_bsess_listen_forgotten);
+	tcase_add_test(tc, test_bsess_listen_order);
+	tcase_add_test(tc, test_bsess_listen_bounds);
+	tcase_add_test(tc, test_bsess_listen_after_initialize);
 	suite_add_tcase(s, tc);
 	return (s);
 }
