@@ -511,12 +511,21 @@ client_batch(struct client *c, const char *line, size_t len)
 }
 
 static void
-client_modern_to_session(void *arg, const char *line, size_t len)
+client_modern_to_session(void *arg, const char *line, size_t len,
+    const struct envelope *env)
 {
 	struct client	*c = arg;
 
-	if (!c->dead)
-		client_dispatch(c, line, len);
+	if (c->dead)
+		return;
+	if (env != NULL && c->session != NULL &&
+	    c->session->line_env != NULL) {
+		if (c->session->line_env(c, c->session_arg, line, len,
+		    env) != 0)
+			c->base->line(c, c->base_arg, line, len);
+		return;
+	}
+	client_dispatch(c, line, len);
 }
 
 static uint64_t

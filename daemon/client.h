@@ -19,6 +19,7 @@
 
 #define CLIENT_MAX_MESSAGE_BYTES	(16 * 1024 * 1024)
 
+struct envelope;
 struct envelope_edit;
 struct follow_set;
 struct group_peer;
@@ -39,6 +40,12 @@ struct client_handler {
 	/* A line; non-zero: not this handler's, to the base handler. */
 	int	 (*line)(struct client *, void *arg, const char *line,
 		    size_t len);
+	/*
+	 * The same for a line its caller scanned already (envelope_scan
+	 * returned 0 for it), sparing a second scan; optional.
+	 */
+	int	 (*line_env)(struct client *, void *arg, const char *line,
+		    size_t len, const struct envelope *);
 	/* It was marked dead (maybe inside a caller's callback); optional. */
 	void	 (*lost)(struct client *, void *arg);
 	/* It is being freed, from its deferred event: let go; optional. */

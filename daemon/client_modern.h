@@ -16,15 +16,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct envelope;
 struct iovec;
 struct mcpd;
 struct modern;
 
 /* What the layer calls of its connection. */
 struct modern_io {
-	/* A line to the session, as if the client had sent it. */
+	/*
+	 * A line to the session, as if the client had sent it; env: its
+	 * scan, or NULL.
+	 */
 	void		 (*to_session)(void *arg, const char *line,
-			    size_t len);
+			    size_t len, const struct envelope *env);
 	/* A line to the client (newline added). */
 	void		 (*to_client)(void *arg, const struct iovec *,
 			    int iovcnt);

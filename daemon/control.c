@@ -404,6 +404,14 @@ control_server_line(struct client *c, void *att, const char *line,
 	return (router_client_line(att, line, len) == ROUTER_LINE_CONTROL);
 }
 
+static int
+control_server_line_env(struct client *c, void *att, const char *line,
+    size_t len, const struct envelope *env)
+{
+	return (router_client_line_env(att, line, len, env) ==
+	    ROUTER_LINE_CONTROL);
+}
+
 static void
 control_server_close(struct client *c, void *att)
 {
@@ -424,6 +432,7 @@ control_server_batches(void *att)
 
 static const struct client_handler control_server_handler = {
 	.line = control_server_line,
+	.line_env = control_server_line_env,
 	.close = control_server_close,
 	.busy = control_server_busy,
 	.batches = control_server_batches,

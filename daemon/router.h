@@ -22,6 +22,7 @@
 #include "worker.h"
 
 struct attachment;
+struct envelope;
 struct envelope_edit;
 struct envelope_span;
 struct filter;
@@ -153,6 +154,9 @@ enum router_line {
 };
 enum router_line router_client_line(struct attachment *, const char *line,
 		    size_t len);
+/* The same for a line its caller scanned already (envelope_scan: 0). */
+enum router_line router_client_line_env(struct attachment *,
+		    const char *line, size_t len, const struct envelope *);
 /*
  * A server not shared globally (instance.c, router_roots.c).  move: the
  * client goes to another instance's router (why: for the errors of its

@@ -31,7 +31,7 @@
 #include "xmalloc.h"
 
 static enum router_line router_client_handle(struct attachment *,
-		    const char *, size_t);
+		    const char *, size_t, const struct envelope *);
 
 /*
  * Clients to server.
@@ -467,13 +467,25 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 {
 	enum router_line	 what;
 
-	what = router_client_handle(a, line, len);
+	what = router_client_handle(a, line, len, NULL);
+	router_wait_turn(a);
+	return (what);
+}
+
+enum router_line
+router_client_line_env(struct attachment *a, const char *line, size_t len,
+    const struct envelope *scanned)
+{
+	enum router_line	 what;
+
+	what = router_client_handle(a, line, len, scanned);
 	router_wait_turn(a);
 	return (what);
 }
 
 static enum router_line
-router_client_handle(struct attachment *a, const char *line, size_t len)
+router_client_handle(struct attachment *a, const char *line, size_t len,
+    const struct envelope *scanned)
 {
 	struct router	*r = a->router;
 	struct envelope	 env;
@@ -482,7 +494,9 @@ router_client_handle(struct attachment *a, const char *line, size_t len)
 	size_t		 erroff, mlen;
 	enum rpc_kind	 kind;
 
-	if (envelope_scan(line, len, &env, &erroff) != 0) {
+	if (scanned != NULL)
+		env = *scanned;
+	else if (envelope_scan(line, len, &env, &erroff) != 0) {
 		router_client_bad_line(a, line, len, erroff);
 		return (ROUTER_LINE_TAKEN);
 	}
