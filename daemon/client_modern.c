@@ -99,7 +99,7 @@ modern_send(struct modern *m, const char *text, size_t len)
 void
 modern_session(struct modern *m, const char *text)
 {
-	m->io->to_session(m->arg, text, strlen(text));
+	m->io->to_session(m->arg, text, strlen(text), NULL);
 }
 
 /* A result (JSON text) to the client's request id. */
@@ -288,16 +288,22 @@ modern_req_free(struct modern *m, struct modern_req *q)
 		free(in);
 	}
 	modern_account(m, NULL, -(ssize_t)q->mem);
-	free(q->up_id);
 	if (q->id != q->up_id)
 		free(q->id);
+	if (q->up_id != q->up_id_inline)
+		free(q->up_id);
 	free(q->up_token);
 	if (q->token != q->up_token)
 		free(q->token);
 	free(q->params);
 	free(q->final);
 	cJSON_Delete(q->task_wait);
-	free(q);
+	if (m->nspare < MODERN_SPARE_REQS && !m->freeing) {
+		q->next_spare = m->spare;
+		m->spare = q;
+		m->nspare++;
+	} else
+		free(q);
 }
 
 char *
@@ -322,7 +328,7 @@ modern_deliver(struct modern *m, struct modern_req *q, const char *line,
 	struct envelope_edit	 edits[3];
 	struct iovec		 iov[ENVELOPE_SPLICE_IOV(3)];
 	const char		*tail;
-	char			*tailbuf = NULL, code[ENVELOPE_INT64_BYTES];
+	char			 code[ENVELOPE_INT64_BYTES];
 	size_t			 n = 0, tail_len, k;
 	long			 at;
 	int64_t			 c;
@@ -337,16 +343,11 @@ modern_deliver(struct modern *m, struct modern_req *q, const char *line,
 		n++;
 	}
 	if (env->result.type == ENVELOPE_OBJECT) {
-		tail = modern_result_tail(q != NULL ? q->method :
-		    MODERN_M_OTHER, &tail_len);
 		at = modern_tail_at(line, env->result.off, env->result.len,
 		    &empty);
 		if (at >= 0) {
-			if (!empty) {
-				xasprintf(&tailbuf, ",%s", tail);
-				tail = tailbuf;
-				tail_len++;
-			}
+			tail = modern_result_tail(q != NULL ? q->method :
+			    MODERN_M_OTHER, !empty, &tail_len);
 			edits[n].off = (size_t)at;
 			edits[n].len = 0;
 			edits[n].text = tail;
@@ -373,7 +374,6 @@ modern_deliver(struct modern *m, struct modern_req *q, const char *line,
 	k = envelope_splice(line, len, edits, n, iov, nitems(iov));
 	if (k > 0)
 		m->io->to_client(m->arg, iov, (int)k);
-	free(tailbuf);
 }
 
 /* A request goes on to the session, known from now on. */
@@ -392,9 +392,19 @@ modern_forward(struct modern *m, const char *line, size_t len,
 		    (int)env->id.len, line + env->id.off);
 		return;
 	}
-	q = xcalloc(1, sizeof *q);
+	if ((q = m->spare) != NULL) {
+		m->spare = q->next_spare;
+		m->nspare--;
+		memset(q, 0, sizeof *q);
+	} else
+		q = xcalloc(1, sizeof *q);
 	TAILQ_INIT(&q->inputs);
-	q->up_id = modern_dup(line + env->id.off, env->id.len);
+	if (env->id.len < sizeof q->up_id_inline) {
+		q->up_id = q->up_id_inline;
+		memcpy(q->up_id, line + env->id.off, env->id.len);
+		q->up_id[env->id.len] = '\0';
+	} else
+		q->up_id = modern_dup(line + env->id.off, env->id.len);
 	q->up_id_len = env->id.len;
 	q->id = q->up_id;
 	q->id_len = q->up_id_len;
@@ -437,11 +447,11 @@ modern_forward(struct modern *m, const char *line, size_t len,
 			memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
 			tl += iov[i].iov_len;
 		}
-		m->io->to_session(m->arg, text, tl);
+		m->io->to_session(m->arg, text, tl, NULL);
 		free(text);
 		return;
 	}
-	m->io->to_session(m->arg, line, len);
+	m->io->to_session(m->arg, line, len, env);
 }
 
 /*
@@ -508,7 +518,7 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 			break;
 	}
 	if (q == NULL) {
-		m->io->to_session(m->arg, line, len);
+		m->io->to_session(m->arg, line, len, NULL);
 		return;
 	}
 	if (q->waiting || q->final != NULL) {
@@ -532,9 +542,58 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 			memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
 			tl += iov[i].iov_len;
 		}
-		m->io->to_session(m->arg, text, tl);
+		m->io->to_session(m->arg, text, tl, NULL);
 		free(text);
 	}
+}
+
+/*
+ * A request's _meta, read once for what a connection sends on every
+ * request: the text around its progress token is compared with the last
+ * one read, and the same text says the same.
+ */
+static int
+modern_meta(struct modern *m, const char *line, const struct envelope *env,
+    struct modern_meta *mm)
+{
+	const char	*meta = line + env->meta.off, *post;
+	size_t		 pre_len, post_len;
+
+	if (env->meta.type != ENVELOPE_OBJECT)
+		return (modern_meta_read(line, env, mm, NULL, NULL));
+	pre_len = env->meta.len;
+	post = meta + pre_len;
+	post_len = 0;
+	if (env->progress_token.type != ENVELOPE_ABSENT &&
+	    env->progress_token.off > env->meta.off &&
+	    env->progress_token.off + env->progress_token.len <=
+	    env->meta.off + env->meta.len) {
+		pre_len = env->progress_token.off - env->meta.off;
+		post = line + env->progress_token.off + env->progress_token.len;
+		post_len = env->meta.off + env->meta.len -
+		    (env->progress_token.off + env->progress_token.len);
+	}
+	if (m->meta_pre != NULL && m->meta_pre_len == pre_len &&
+	    m->meta_post_len == post_len &&
+	    memcmp(m->meta_pre, meta, pre_len) == 0 &&
+	    memcmp(m->meta_post, post, post_len) == 0) {
+		*mm = m->meta_mm;
+		return (0);
+	}
+	if (modern_meta_read(line, env, mm, NULL, NULL) != 0)
+		return (-1);
+	if (pre_len + post_len <= MODERN_META_CACHE_BYTES) {
+		modern_account(m, NULL, (ssize_t)(pre_len + post_len) -
+		    (ssize_t)(m->meta_pre_len + m->meta_post_len));
+		free(m->meta_pre);
+		free(m->meta_post);
+		m->meta_pre = modern_dup(meta, pre_len);
+		m->meta_pre_len = pre_len;
+		m->meta_post = modern_dup(post, post_len);
+		m->meta_post_len = post_len;
+		m->meta_mm = *mm;
+	}
+	return (0);
 }
 
 /* A request of the client's. */
@@ -550,7 +609,7 @@ modern_request(struct modern *m, const char *line, size_t len,
 
 	method = modern_method(line, &env->method);
 	if (method == MODERN_M_MCPD) {
-		m->io->to_session(m->arg, line, len);
+		m->io->to_session(m->arg, line, len, NULL);
 		return;
 	}
 	if (env->id.len >= sizeof MODERN_ID_PREFIX - 1 &&
@@ -560,7 +619,7 @@ modern_request(struct modern *m, const char *line, size_t len,
 		    "mcpd's own");
 		return;
 	}
-	if (modern_meta_read(line, env, &mm, NULL, NULL) != 0) {
+	if (modern_meta(m, line, env, &mm) != 0) {
 		modern_error(m, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: params._meta is not an object");
 		return;
@@ -630,7 +689,7 @@ modern_in(struct modern *m, const char *line, size_t len)
 	if (envelope_scan(line, len, &env, &erroff) != 0 ||
 	    env.method.type == ENVELOPE_ABSENT) {
 		/* Not ours to judge: the session answers it. */
-		m->io->to_session(m->arg, line, len);
+		m->io->to_session(m->arg, line, len, NULL);
 		return (1);
 	}
 	if (env.id.type == ENVELOPE_ABSENT) {
@@ -641,7 +700,7 @@ modern_in(struct modern *m, const char *line, size_t len)
 		    "notifications/initialized") &&
 		    !envelope_string_eq(line, &env.method,
 		    "notifications/roots/list_changed"))
-			m->io->to_session(m->arg, line, len);
+			m->io->to_session(m->arg, line, len, NULL);
 		return (1);
 	}
 	/* A 2025 opening after all: a probe, then a handshake. */
@@ -878,8 +937,10 @@ modern_free(struct modern *m)
 	struct modern_listen	*l;
 	struct modern_held	*h;
 
+	struct modern_req	*q;
 	if (m == NULL)
 		return;
+	m->freeing = 1;
 	for (;;) {
 		hmap_iter_init(m->reqs, &it);
 		if (!hmap_iter_next(&it, &key, &keylen, &val))
@@ -887,6 +948,10 @@ modern_free(struct modern *m)
 		modern_req_free(m, val);
 	}
 	hmap_free(m->reqs);
+	while ((q = m->spare) != NULL) {
+		m->spare = q->next_spare;
+		free(q);
+	}
 	modern_tasks_free(m);
 	while ((l = TAILQ_FIRST(&m->listens)) != NULL)
 		modern_listen_close(m, l, 0);
@@ -898,6 +963,8 @@ modern_free(struct modern *m)
 	m->mem = 0;
 	budget_hold(m->mcpd, &m->budget_held, 0);
 	cJSON_Delete(m->init);
+	free(m->meta_pre);
+	free(m->meta_post);
 	event_free(m->ev_expire);
 	free(m);
 }

@@ -30,6 +30,8 @@ struct modern_io;
 #define MODERN_MAX_INPUTS	16	/* server requests on one */
 #define MODERN_MAX_HELD		64	/* lines waiting for the session */
 #define MODERN_MAX_LISTENS	64
+#define MODERN_META_CACHE_BYTES	4096	/* a _meta kept to compare */
+#define MODERN_SPARE_REQS	32	/* kept for reuse */
 
 /* A request of the server's for the client's input. */
 struct modern_input {
@@ -46,6 +48,7 @@ TAILQ_HEAD(modern_inputs, modern_input);
 struct modern_req {
 	char			*up_id;		/* as the session knows it */
 	size_t			 up_id_len;
+	char			 up_id_inline[32];	/* a short one */
 	char			*id;		/* the client's now (a retry's) */
 	size_t			 id_len;
 	char			*up_token;	/* progressToken, as sent */
@@ -74,6 +77,7 @@ struct modern_req {
 	size_t			 ninputs;
 	size_t			 mem;		/* in the budget */
 	TAILQ_ENTRY(modern_req)	 park_entry;
+	struct modern_req	*next_spare;
 };
 TAILQ_HEAD(modern_reqs, modern_req);
 
@@ -107,6 +111,9 @@ struct modern {
 	void			*arg;
 	struct hmap		*reqs;		/* up_id text -> req */
 	struct modern_reqs	 parked;
+	struct modern_req	*spare;		/* freed, for reuse */
+	size_t			 nspare;
+	int			 freeing;	/* modern_free: nothing kept */
 	size_t			 nparked;
 	TAILQ_HEAD(, modern_listen) listens;
 	size_t			 nlistens;
@@ -119,6 +126,12 @@ struct modern {
 	uint64_t		 next_serial;
 	uint64_t		 next_parked;
 	struct event		*ev_expire;
+	/* The last _meta read, around its progress token (modern_meta). */
+	char			*meta_pre;
+	size_t			 meta_pre_len;
+	char			*meta_post;
+	size_t			 meta_post_len;
+	struct modern_meta	 meta_mm;
 	struct modern_tasks	 tasks;		/* client_modern_tasks.c */
 	size_t			 ntasks;
 	cJSON			*task_tools;	/* tools run as tasks */

@@ -48,6 +48,17 @@ modern_method(const char *line, const struct envelope_value *method)
 		return (MODERN_M_OTHER);
 	if (method->len > 6 && memcmp(line + method->off, "\"mcpd/", 6) == 0)
 		return (MODERN_M_MCPD);
+	/* Without an escape, the bytes are the name: compared as they are. */
+	if (method->plain) {
+		for (i = 0; i < sizeof modern_methods /
+		    sizeof modern_methods[0]; i++) {
+			if (strlen(modern_methods[i].name) == method->len - 2 &&
+			    memcmp(line + method->off + 1,
+			    modern_methods[i].name, method->len - 2) == 0)
+				return (modern_methods[i].m);
+		}
+		return (MODERN_M_OTHER);
+	}
 	for (i = 0; i < sizeof modern_methods / sizeof modern_methods[0];
 	    i++) {
 		if (envelope_string_eq_text(line, method,
@@ -233,18 +244,26 @@ modern_unsupported_data(const char *requested)
 }
 
 const char *
-modern_result_tail(enum modern_method m, size_t *len)
+modern_result_tail(enum modern_method m, int comma, size_t *len)
 {
-	static const char	 plain[] = "\"resultType\":\"complete\"";
-	static const char	 cached[] = "\"resultType\":\"complete\","
+	static const char	 plain[] = ",\"resultType\":\"complete\"";
+	static const char	 cached[] = ",\"resultType\":\"complete\","
 	    "\"ttlMs\":0,\"cacheScope\":\"private\"";
+	const char		*t;
 
-	if (m == MODERN_M_LIST || m == MODERN_M_READ) {
+	if (m == MODERN_M_LIST || m == MODERN_M_READ || m ==
+	    MODERN_M_DISCOVER) {
+		t = cached;
 		*len = sizeof cached - 1;
-		return (cached);
+	} else {
+		t = plain;
+		*len = sizeof plain - 1;
 	}
-	*len = sizeof plain - 1;
-	return (plain);
+	if (!comma) {
+		t++;
+		(*len)--;
+	}
+	return (t);
 }
 
 long

@@ -108,11 +108,13 @@ char		*modern_unsupported_data(const char *requested);
 
 /*
  * The members a modern client's result of method m gets, as text to put
- * before the result object's closing brace: resultType, and for lists
- * and reads ttlMs and cacheScope.  A member the result already has is
- * overridden (the last of a key wins in JSON.parse).  *len its length.
+ * before the result object's closing brace (after a comma, with comma):
+ * resultType, and for lists and reads ttlMs and cacheScope.  A member the
+ * result already has is overridden (the last of a key wins in
+ * JSON.parse).  *len its length.
  */
-const char	*modern_result_tail(enum modern_method m, size_t *len);
+const char	*modern_result_tail(enum modern_method m, int comma,
+		    size_t *len);
 /*
  * Where the tail goes in a result object's text, line[off, off + len):
  * the offset of its closing brace; *empty set when the object has no
