@@ -117,6 +117,7 @@ struct load_opts {
 	long long		 rate;		/* requests/s; 0: unlimited */
 	enum load_ids		 ids;
 	int			 progress;
+	int			 modern;	/* MCP 2026-07-28: no initialize */
 	int			 allow_errors;
 	int			 json;
 	const char		*label;
@@ -613,6 +614,10 @@ load_setup_reply(struct load *l, struct load_conn *c, struct jscan_span line,
 		    (int)(line.len > 300 ? 300 : line.len), line.p);
 	if (c->state == CONN_ATTACHING) {
 		c->state = CONN_INITIALIZING;
+		if (l->o.modern) {
+			c->state = CONN_READY;
+			return;
+		}
 		load_send_setup(l, c);
 		return;
 	}
@@ -701,6 +706,12 @@ load_rate_next_ns(const struct load *l)
 	return (l->start_ns + l->st.sent * NS_PER_S / (uint64_t)l->o.rate);
 }
 
+/* What a 2026-07-28 request carries in _meta (--modern). */
+#define LOAD_MODERN_META \
+	"\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcpload\"," \
+	"\"version\":\"1.0\"},\"io.modelcontextprotocol/clientCapabilities\":{}"
+
 static void
 load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 {
@@ -741,7 +752,14 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 	case METHOD_MIXED:
 		break;
 	}
-	if (l->o.progress) {
+	if (l->o.modern && kind != METHOD_PING) {
+		buf_str(&c->out, ",\"_meta\":{");
+		if (l->o.progress) {
+			load_token_text(l, n, token, sizeof token);
+			buf_printf(&c->out, "\"progressToken\":%s,", token);
+		}
+		buf_str(&c->out, LOAD_MODERN_META "}}");
+	} else if (l->o.progress) {
 		load_token_text(l, n, token, sizeof token);
 		buf_printf(&c->out, "%s\"_meta\":{\"progressToken\":%s}}",
 		    kind == METHOD_PING ? "" : ",", token);
@@ -1211,6 +1229,10 @@ load_setup(struct load *l)
 			c->state = CONN_ATTACHING;
 			break;
 		}
+		if (l->o.modern && c->state == CONN_INITIALIZING) {
+			c->state = CONN_READY;
+			continue;
+		}
 		load_send_setup(l, c);
 	}
 	l->open_conns = l->o.clients;
@@ -1632,6 +1654,9 @@ load_usage(int status)
 "  --ids MODE          same (1,2,...), string (\"r-1\",...) or mixed\n"
 "                      (1, \"m-2\", 3.5, ...) (same)\n"
 "  --progress          send a progressToken and check the progress\n"
+"  --modern            speak MCP 2026-07-28: no initialize, every request\n"
+"                      with the protocol version, client and capabilities\n"
+"                      in _meta (not with ping, which 2026 does not have)\n"
 "  --allow-errors      error replies are expected (chaos runs)\n"
 "  --warmup-ms MS      replies in the first MS are not measured (0)\n"
 "  --drain-ms MS       give up waiting for replies after MS without any\n"
@@ -1682,7 +1707,7 @@ enum {
 	OPT_SLEEP_MS, OPT_IDS, OPT_PROGRESS, OPT_ALLOW_ERRORS, OPT_JSON,
 	OPT_LABEL, OPT_WARMUP, OPT_DRAIN, OPT_HOLD, OPT_READY, OPT_KILL_PID,
 	OPT_KILL_PIDFILE, OPT_KILL_AFTER, OPT_SETUP_TIMEOUT, OPT_HELP,
-	OPT_SLEEP_EVERY, OPT_CANCEL_EVERY, OPT_RATE, OPT_TOOL_PREFIX,
+	OPT_SLEEP_EVERY, OPT_CANCEL_EVERY, OPT_RATE, OPT_TOOL_PREFIX, OPT_MODERN,
 };
 
 static const struct option load_options[] = {
@@ -1702,6 +1727,7 @@ static const struct option load_options[] = {
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "ids", required_argument, NULL, OPT_IDS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "modern", no_argument, NULL, OPT_MODERN },
 	{ "allow-errors", no_argument, NULL, OPT_ALLOW_ERRORS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -1807,6 +1833,9 @@ load_parse(struct load_opts *o, int argc, char **argv)
 		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
+		case OPT_MODERN:
+			o->modern = 1;
+			break;
 		case OPT_ALLOW_ERRORS:
 			o->allow_errors = 1;
 			break;
@@ -1865,6 +1894,9 @@ load_parse(struct load_opts *o, int argc, char **argv)
 		load_fatal("say --socket, --relay-socket or --stdio");
 	if (o->target == TARGET_SOCKET && o->server == NULL)
 		load_fatal("--socket needs --server NAME");
+	if (o->modern && o->method == METHOD_PING)
+		load_fatal("--modern: MCP 2026-07-28 has no ping; use --method "
+		    "echo, big, sleep or mixed");
 	if (o->server != NULL && strpbrk(o->server, "\"\\") != NULL)
 		load_fatal("--server: quotes and backslashes are not allowed");
 	if (o->kill_after_ms >= 0 && o->kill_pid == 0 &&

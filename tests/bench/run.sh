@@ -57,6 +57,7 @@ MODES=${BENCH_MODES:-pinned unpinned}
 BAR_LATENCY_RATIO=1.5		# mcpd's added latency / the relay's
 BAR_BRIDGE_RATIO=2.5		# bridge + mcpd added latency / the relay's
 BAR_GROUP_RATIO=1.1		# a call through a group / straight to the server
+BAR_MODERN_RATIO=1.1		# a 2026-07-28 client's added latency / 2025's
 BAR_THROUGHPUT_RPS=500000	# 8 clients x 32 in flight
 BAR_PIPELINE_RATIO=0.9		# 1 client x 32 in flight, mcpd / relay
 BAR_BIG_RATIO=1.0		# mcpd's time / the relay's
@@ -337,7 +338,7 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
-	local b_p50=() b_p99=() g_p50=() g_p99=()
+	local b_p50=() b_p99=() g_p50=() g_p99=() n_p50=() n_p99=() n_each=()
 	local d_cs=() r_cs=() m_cs=() b_cs=() m_each=() b_each=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
@@ -360,6 +361,14 @@ bench_latency() {
 		m_cs+=("$SWITCHES")
 		m_each+=("$(added_ratio "${m_p50[-1]}" "${d_p50[-1]}" \
 			"${r_p50[-1]}")")
+		# The same calls from a client of MCP 2026-07-28 (no
+		# initialize; the version, client and capabilities in every
+		# request's _meta), which mcpd serves over the 2025 session.
+		load "latency 2026 client #$r" "${common[@]}" \
+			--socket "$SOCK" --server demo --modern
+		n_p50+=("$(field p50_us)") n_p99+=("$(field p99_us)")
+		n_each+=("$(added_ratio "${n_p50[-1]}" "${d_p50[-1]}" \
+			"${m_p50[-1]}")")
 		# The same server as the one member of a group.
 		load "latency group #$r" "${common[@]}" --socket "$SOCK" \
 			--server one --tool-prefix demo__
@@ -414,6 +423,17 @@ bench_latency() {
 		"$(range "${b_each[@]}")" "" info
 	row "switches per request, bridge + mcpd" \
 		"$(median "${b_cs[@]}")" "" info
+	local np nq nadd nratio
+	np=$(median "${n_p50[@]}") nq=$(median "${n_p99[@]}")
+	nadd=$(calc "$np - $dp" 1)
+	nratio=$(added_ratio "$np" "$dp" "$mp")
+	row "round trip, 2026-07-28 client (p50/p99)" \
+		"$(calc "$np" 1) / $(calc "$nq" 1) us" "" info
+	row "added latency p50, 2026 client / 2025" "$nratio ($nadd us)" \
+		"<= $BAR_MODERN_RATIO" \
+		"$(ratio_verdict "$nratio" "<=" "$BAR_MODERN_RATIO")"
+	row "  round by round, lowest - highest" \
+		"$(range "${n_each[@]}")" "" info
 	local gp gq gadd gratio
 	gp=$(median "${g_p50[@]}") gq=$(median "${g_p99[@]}")
 	gadd=$(calc "$gp - $dp" 1)
