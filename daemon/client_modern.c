@@ -283,9 +283,7 @@ modern_req_free(struct modern *m, struct modern_req *q)
 	}
 	while ((in = TAILQ_FIRST(&q->inputs)) != NULL) {
 		TAILQ_REMOVE(&q->inputs, in, entry);
-		free(in->down_id);
-		cJSON_Delete(in->params);
-		free(in);
+		modern_input_free(m, in);
 	}
 	modern_account(m, NULL, -(ssize_t)q->mem);
 	if (q->id != q->up_id)
@@ -518,6 +516,10 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 			break;
 	}
 	if (q == NULL) {
+		/* The session forgets a request its client cancels. */
+		if ((q = hmap_get(m->reqs, rid, rlen)) != NULL &&
+		    q->id == q->up_id)
+			modern_req_free(m, q);
 		m->io->to_session(m->arg, line, len, NULL);
 		return;
 	}
@@ -545,6 +547,7 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 		m->io->to_session(m->arg, text, tl, NULL);
 		free(text);
 	}
+	modern_req_free(m, q);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <event2/event.h>
 #include <cjson/cJSON.h>
 
+#include "budget.h"
 #include "client_modern.h"
 #include "client_modern_int.h"
 #include "clock.h"
@@ -100,6 +101,41 @@ modern_round(struct modern *m, struct modern_req *q)
 	modern_arm(m);
 }
 
+struct modern_input *
+modern_input_new(struct modern *m, const char *line, size_t len,
+    const struct envelope *env, const char *method)
+{
+	struct modern_input	*in;
+	cJSON			*params;
+
+	params = env->params.type == ENVELOPE_OBJECT ?
+	    cJSON_ParseWithLength(line + env->params.off, env->params.len) :
+	    NULL;
+	/* 2026 has no URL elicitation's id, nor tasks on these. */
+	cJSON_DeleteItemFromObjectCaseSensitive(params, "elicitationId");
+	cJSON_DeleteItemFromObjectCaseSensitive(params, "task");
+	in = xcalloc(1, sizeof *in);
+	in->down_id = modern_dup(line + env->id.off, env->id.len);
+	in->down_id_len = env->id.len;
+	snprintf(in->key, sizeof in->key, "mcpd-%.*s",
+	    (int)(env->id.len > 32 ? 32 : env->id.len), line + env->id.off);
+	snprintf(in->method, sizeof in->method, "%s", method);
+	in->params = params;
+	/* Its parse, about twice its text, and the entry. */
+	in->mem = 2 * len + sizeof *in;
+	modern_account(m, NULL, (ssize_t)in->mem);
+	return (in);
+}
+
+void
+modern_input_free(struct modern *m, struct modern_input *in)
+{
+	modern_account(m, NULL, -(ssize_t)in->mem);
+	free(in->down_id);
+	cJSON_Delete(in->params);
+	free(in);
+}
+
 /* What a method of the server's needs of the request it rides on. */
 static unsigned int
 modern_input_needs(const char *method)
@@ -126,7 +162,6 @@ modern_server_request(struct modern *m, const char *line, size_t len,
 	void			*val;
 	char			 method[32];
 	unsigned int		 needs;
-	cJSON			*params;
 
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
@@ -139,6 +174,12 @@ modern_server_request(struct modern *m, const char *line, size_t len,
 		return;
 	}
 	needs = modern_input_needs(method);
+	if (needs != 0 && budget_exhausted(m->mcpd)) {
+		modern_answer_server(m, line + env->id.off, env->id.len, NULL,
+		    RPC_INTERNAL_ERROR, "mcpd's memory budget is used up: "
+		    "it cannot keep this request for its client's answer");
+		return;
+	}
 	/* One of a task's: the task's, through tasks/get and update. */
 	if (needs != 0 && modern_tasks_server_request(m, line, len, env,
 	    method))
@@ -163,22 +204,9 @@ modern_server_request(struct modern *m, const char *line, size_t len,
 		    "whose capabilities allow it is in flight");
 		return;
 	}
-	params = env->params.type == ENVELOPE_OBJECT ?
-	    cJSON_ParseWithLength(line + env->params.off, env->params.len) :
-	    NULL;
-	/* 2026 has no URL elicitation's id, nor tasks on these. */
-	cJSON_DeleteItemFromObjectCaseSensitive(params, "elicitationId");
-	cJSON_DeleteItemFromObjectCaseSensitive(params, "task");
-	in = xcalloc(1, sizeof *in);
-	in->down_id = modern_dup(line + env->id.off, env->id.len);
-	in->down_id_len = env->id.len;
-	snprintf(in->key, sizeof in->key, "mcpd-%.*s",
-	    (int)(env->id.len > 32 ? 32 : env->id.len), line + env->id.off);
-	snprintf(in->method, sizeof in->method, "%s", method);
-	in->params = params;
+	in = modern_input_new(m, line, len, env, method);
 	TAILQ_INSERT_TAIL(&best->inputs, in, entry);
 	best->ninputs++;
-	modern_account(m, best, (ssize_t)(len + sizeof *in));
 	if (!best->waiting)
 		modern_round(m, best);
 }
@@ -328,9 +356,7 @@ modern_retry(struct modern *m, const char *line, size_t len,
 		    0, NULL);
 		TAILQ_REMOVE(&q->inputs, in, entry);
 		q->ninputs--;
-		free(in->down_id);
-		cJSON_Delete(in->params);
-		free(in);
+		modern_input_free(m, in);
 	}
 	cJSON_Delete(params);
 	/* The parked request is the retry's now. */

@@ -40,6 +40,7 @@ struct modern_input {
 	char			 key[48];	/* in inputRequests */
 	char			 method[32];
 	cJSON			*params;
+	size_t			 mem;		/* in the budget */
 	TAILQ_ENTRY(modern_input) entry;
 };
 TAILQ_HEAD(modern_inputs, modern_input);
@@ -182,6 +183,13 @@ void		 modern_request(struct modern *, const char *line, size_t len,
 /* A request of the session's (the server's) to the client. */
 void		 modern_server_request(struct modern *, const char *line,
 		    size_t len, const struct envelope *);
+/*
+ * A request of the server's kept for the client's answer (scanned, its
+ * method), counted in the budget; and let go of.
+ */
+struct modern_input *modern_input_new(struct modern *, const char *line,
+		    size_t len, const struct envelope *, const char *method);
+void		 modern_input_free(struct modern *, struct modern_input *);
 /* A retry: params.requestState continues a parked request. */
 void		 modern_retry(struct modern *, const char *line, size_t len,
 		    const struct envelope *, const struct modern_meta *);

@@ -98,9 +98,7 @@ modern_task_free(struct modern *m, struct modern_task *t, int answer)
 			modern_answer_server(m, in->down_id, in->down_id_len,
 			    NULL, RPC_INTERNAL_ERROR, "the task this was for is "
 			    "no longer followed by its client");
-		free(in->down_id);
-		cJSON_Delete(in->params);
-		free(in);
+		modern_input_free(m, in);
 	}
 	cJSON_Delete(cancel);
 	TAILQ_REMOVE(&m->tasks, t, entry);
@@ -243,9 +241,7 @@ modern_tasks_request(struct modern *m, const char *line, size_t len,
 		    0, NULL);
 		TAILQ_REMOVE(&t->inputs, in, entry);
 		t->ninputs--;
-		free(in->down_id);
-		cJSON_Delete(in->params);
-		free(in);
+		modern_input_free(m, in);
 	}
 	cJSON_Delete(params);
 	modern_result(m, id, env->id.len, "{\"resultType\":\"complete\"}");
@@ -400,7 +396,7 @@ int
 modern_tasks_server_request(struct modern *m, const char *line, size_t len,
     const struct envelope *env, const char *method)
 {
-	cJSON			*meta, *params;
+	cJSON			*meta;
 	const cJSON		*tid;
 	struct modern_task	*t;
 	struct modern_input	*in;
@@ -425,21 +421,9 @@ modern_tasks_server_request(struct modern *m, const char *line, size_t len,
 		    "waiting for its client");
 		return (1);
 	}
-	params = env->params.type == ENVELOPE_OBJECT ?
-	    cJSON_ParseWithLength(line + env->params.off, env->params.len) :
-	    NULL;
-	cJSON_DeleteItemFromObjectCaseSensitive(params, "elicitationId");
-	cJSON_DeleteItemFromObjectCaseSensitive(params, "task");
-	in = xcalloc(1, sizeof *in);
-	in->down_id = modern_dup(line + env->id.off, env->id.len);
-	in->down_id_len = env->id.len;
-	snprintf(in->key, sizeof in->key, "mcpd-%.*s",
-	    (int)(env->id.len > 32 ? 32 : env->id.len), line + env->id.off);
-	snprintf(in->method, sizeof in->method, "%s", method);
-	in->params = params;
+	in = modern_input_new(m, line, len, env, method);
 	TAILQ_INSERT_TAIL(&t->inputs, in, entry);
 	t->ninputs++;
-	(void)len;
 	return (1);
 }
 

@@ -631,6 +631,14 @@ router_client_line(struct attachment *a, const char *line, size_t len)
 	    ROUTER_LINE_TAKEN);
 }
 
+enum router_line
+router_client_line_env(struct attachment *a, const char *line, size_t len,
+    const struct envelope *env)
+{
+	(void)env;
+	return (router_client_line(a, line, len));
+}
+
 /*
  * Stand-ins for worker.c, mcpd.c and reload.c.
  */
