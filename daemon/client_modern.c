@@ -885,8 +885,9 @@ modern_out(struct modern *m, const char *line, size_t len)
 		modern_listen_notify(m, line, &env, method);
 	else if (strcmp(method, "notifications/tasks/status") == 0)
 		modern_tasks_status(m, line, &env);
-	else if (strcmp(method, "notifications/cancelled") == 0 ||
-	    strcmp(method, "notifications/elicitation/complete") == 0 ||
+	else if (strcmp(method, "notifications/cancelled") == 0)
+		modern_input_cancelled(m, line, &env);
+	else if (strcmp(method, "notifications/elicitation/complete") == 0 ||
 	    strcmp(method, "notifications/roots/list_changed") == 0)
 		return;		/* none of 2026's */
 	else

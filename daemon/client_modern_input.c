@@ -136,6 +136,46 @@ modern_input_free(struct modern *m, struct modern_input *in)
 	free(in);
 }
 
+/* Take the input of the server's id out of a list: 1 if it was there. */
+static int
+modern_input_drop(struct modern *m, struct modern_inputs *list,
+    size_t *count, const char *id, size_t len)
+{
+	struct modern_input	*in;
+
+	TAILQ_FOREACH(in, list, entry) {
+		if (in->down_id_len == len && memcmp(in->down_id, id,
+		    len) == 0) {
+			TAILQ_REMOVE(list, in, entry);
+			(*count)--;
+			modern_input_free(m, in);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+void
+modern_input_cancelled(struct modern *m, const char *line,
+    const struct envelope *env)
+{
+	struct modern_req	*q;
+	struct modern_task	*t;
+	const char		*id = line + env->p_request_id.off;
+	size_t			 len = env->p_request_id.len;
+
+	if (env->p_request_id.type == ENVELOPE_ABSENT)
+		return;
+	TAILQ_FOREACH(q, &m->parked, park_entry) {
+		if (modern_input_drop(m, &q->inputs, &q->ninputs, id, len))
+			return;
+	}
+	TAILQ_FOREACH(t, &m->tasks, entry) {
+		if (modern_input_drop(m, &t->inputs, &t->ninputs, id, len))
+			return;
+	}
+}
+
 /* What a method of the server's needs of the request it rides on. */
 static unsigned int
 modern_input_needs(const char *method)

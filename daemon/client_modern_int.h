@@ -190,6 +190,12 @@ void		 modern_server_request(struct modern *, const char *line,
 struct modern_input *modern_input_new(struct modern *, const char *line,
 		    size_t len, const struct envelope *, const char *method);
 void		 modern_input_free(struct modern *, struct modern_input *);
+/*
+ * The server cancelled a request of its own: not asked of the client in
+ * a later round, nor answered (tasks' included).
+ */
+void		 modern_input_cancelled(struct modern *, const char *line,
+		    const struct envelope *);
 /* A retry: params.requestState continues a parked request. */
 void		 modern_retry(struct modern *, const char *line, size_t len,
 		    const struct envelope *, const struct modern_meta *);
