@@ -46,6 +46,16 @@
 //              client's handlers within WAIT_MS; then all undone
 //   read       the resource reads; an unknown URI fails, with -32602 in
 //              the modern era; modern: resultType, ttlMs and cacheScope
+//   task       modern, a tool that runs as a task (server-everything's
+//              simulate-research-query, ambiguous: it asks for a
+//              clarification while input_required): the client declares
+//              the extension io.modelcontextprotocol/tasks; tools/call
+//              answers resultType "task" (SDK 2.4.0 does not implement the
+//              extension and refuses that result: the handle is read from
+//              the wire), tasks/get (client.request) polls at the task's
+//              pollIntervalMs until input_required shows inputRequests,
+//              tasks/update answers them, and the task ends "completed"
+//              with its result inline, naming the interpretation given
 //   quiet      modern: the whole session carried no notifications/message
 //              (no request asked for a log level) and no request from the
 //              server; legacy: their numbers
@@ -56,9 +66,11 @@
 import { appendFileSync } from "node:fs";
 import { Client, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import * as z from "zod/v4";
 
 const MODEL_TEXT = "Hello from the model";
 const WAIT_MS = 30000;
+const TASK_POLLS = 60;	// at its pollIntervalMs (1 s for server-everything)
 const REQ = { timeout: 60000 };
 const MISSING = "test://missing";
 
@@ -141,7 +153,8 @@ function tracedTransport() {
 const mode = opts.mode === "pin" ? { pin: "2026-07-28" } : "auto";
 const client = new Client({ name: "modern-client", version: "1.0.0" }, {
   versionNegotiation: { mode },
-  capabilities: { elicitation: {}, sampling: {} },
+  capabilities: { elicitation: {}, sampling: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} } },
 });
 client.onerror = (e) => {
   if (out.errors.length < 20) out.errors.push(String(e?.message ?? e));
@@ -447,6 +460,54 @@ await step("read", async () => {
     return fail(`${MISSING}: error ${res.missing.code}, not -32602`, res);
   return res;
 });
+
+if (modern && has("simulate-research-query")) {
+  await step("task", async () => {
+    const Loose = z.looseObject({});
+    const from = wire.length;
+    let refused = null;
+    try {
+      await client.request({ method: "tools/call", params: {
+        name: tool("simulate-research-query"),
+        arguments: { topic: "mcpd", ambiguous: true } } }, Loose, REQ);
+    } catch (e) {
+      refused = String(e?.code ?? e?.message ?? e);
+    }
+    const created = exchanges("tools/call", from).at(-1)?.res?.result ?? null;
+    const res = { created, refused, polls: 0, updates: 0, statuses: [] };
+    if (created?.resultType !== "task" || typeof created.taskId !== "string")
+      return fail("tools/call did not answer with a task", res);
+    let last = null;
+    for (let i = 0; i < TASK_POLLS; i++) {
+      last = await client.request({ method: "tasks/get",
+        params: { taskId: created.taskId } }, Loose, REQ);
+      res.polls++;
+      if (res.statuses.at(-1) !== last.status) res.statuses.push(last.status);
+      if (last.status === "input_required" && last.inputRequests) {
+        const keys = Object.keys(last.inputRequests);
+        const answers = Object.fromEntries(keys.map((k) => [k,
+          { action: "accept", content: { interpretation: "technical" } }]));
+        await client.request({ method: "tasks/update",
+          params: { taskId: created.taskId, inputResponses: answers } },
+          Loose, REQ);
+        res.updates++;
+      }
+      if (["completed", "failed", "cancelled"].includes(last.status)) break;
+      // The task's own polling interval: the protocol's pace, not a wait
+      // for something to happen.
+      await new Promise((r) => setTimeout(r, last.pollIntervalMs ?? 500));
+    }
+    res.last = { status: last?.status, resultType: last?.resultType,
+      text: textOf(last?.result).slice(0, 300) };
+    if (last?.status !== "completed") return fail("the task did not complete", res);
+    if (res.updates !== 1) return fail("the task's input was not asked once", res);
+    if (!res.last.text.includes("technical"))
+      return fail("the result does not carry the interpretation given", res);
+    return res;
+  });
+} else {
+  skip("task", modern ? "no task tool" : "the 2025 era");
+}
 
 // Last, over the whole session: what a 2026 client did not ask for.
 await step("quiet", async () => {

@@ -9,8 +9,10 @@
 # list, call, progress, elicit (input_required and the SDK's retry),
 # elicit2 (two rounds: a form, then sampling), subscribe
 # (subscriptions/listen: tools list_changed and a resource's updates),
-# read (and -32602 for an unknown URI), quiet (no log notification nor
-# server request the 2026 client did not ask for).
+# read (and -32602 for an unknown URI), task (the tasks extension over
+# server-everything's 2025 task, with a clarification asked through
+# tasks/get and answered with tasks/update), quiet (no log notification
+# nor server request the 2026 client did not ask for).
 #
 # The servers: dual, dual-server.mjs (the server side of the same SDK,
 # serving `initialize` and 2026-07-28 alike), and ev, server-everything
@@ -24,7 +26,8 @@
 #   - through `mcpctl connect` to ev, dual, and both (once with the
 #     prefix dual__, once with ev__): the client connects on 2026-07-28
 #     (era modern, pin included) and every cell that passed directly
-#     against that server passes, in the 2026 way.
+#     against that server passes, in the 2026 way; and to ev, a task,
+#     which no direct connection has (ev speaks 2025's tasks only).
 # Every run is judged and the whole table printed before the test fails.
 # Times are printed as "# figure:" lines.
 #
@@ -78,7 +81,7 @@ start_mcpd "$T/mcpd.json"
 wait_ready ev 90
 wait_ready dual 60
 
-CELLS="discover list call progress elicit elicit2 subscribe read quiet"
+CELLS="discover list call progress elicit elicit2 subscribe read task quiet"
 PROBLEMS=()
 RUNS=()
 
@@ -162,8 +165,9 @@ for mode in pin auto; do
 	n=direct-dual-$mode
 	run "$n" --mode "$mode" --direct "$NODE" "$T/dual-server.mjs"
 	if connected "$n" modern; then
+		# Every cell but the task: the dual server runs none.
 		# shellcheck disable=SC2086
-		cells "$n" $CELLS
+		cells "$n" ${CELLS/ task/}
 	fi
 	REF[dual-$mode]=$(passed "$n")
 
@@ -196,6 +200,9 @@ for mode in pin auto; do
 		[ "$member" = dual ] && ref=${REF[dual-$mode]}
 		# shellcheck disable=SC2086
 		cells "$n" discover $ref
+		# A task: server-everything's through mcpd (the server speaks
+		# 2025's tasks, the client 2026's extension).
+		[ "$member" = ev ] && cells "$n" task
 	done
 done
 note "figure: all runs took $(($(now_ms) - t0)) ms"
