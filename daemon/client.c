@@ -52,6 +52,7 @@
 #include "budget.h"
 #include "client.h"
 #include "client_batch.h"
+#include "client_int.h"
 #include "client_modern.h"
 #include "clock.h"
 #include "conf.h"
@@ -150,7 +151,6 @@ struct client_pool {
 	}		 quiet[CLIENT_CUT_COUNT];
 };
 
-static void	client_lost(struct client *, const char *reason);
 static void	client_line_timer(struct client *);
 static void	client_line_disarm(struct client *);
 
@@ -203,7 +203,7 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	free(c);
 }
 
-static void
+void
 client_lost(struct client *c, const char *reason)
 {
 	char		 pidtext[32];
@@ -314,25 +314,6 @@ kill:
 	return (-1);
 }
 
-/* What goes to a 2026 client passes its layer, as one line. */
-static __attribute__((noinline)) void
-client_modern_out(struct client *c, const struct iovec *iov, int iovcnt)
-{
-	char	*text;
-	size_t	 len = 0;
-	int	 i;
-
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
-	text = xmalloc(len + 1);
-	for (len = 0, i = 0; i < iovcnt; i++) {
-		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
-		len += iov[i].iov_len;
-	}
-	modern_out(c->modern, text, len);
-	free(text);
-}
-
 /* The layer's own output, past it. */
 static void
 client_modern_to_client(void *arg, const struct iovec *iov, int iovcnt)
@@ -351,8 +332,9 @@ client_queue_iov(struct client *c, const struct iovec *iov, int iovcnt)
 {
 	if (c->dead)
 		return;
+	/* What goes to a 2026 client passes its layer. */
 	if (c->modern != NULL) {
-		client_modern_out(c, iov, iovcnt);
+		modern_out_iov(c->modern, iov, iovcnt);
 		return;
 	}
 	/* An answer to a batch's request waits for the batch's others. */
@@ -378,7 +360,7 @@ client_queue_edit_batched(struct client *c, const char *line, size_t len,
 }
 
 /* A line with one edit applied (outq_add_edit). */
-static void
+void
 client_queue_edit(struct client *c, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
@@ -398,7 +380,7 @@ client_queue_edit(struct client *c, const char *line, size_t len,
  * of size bytes, which this takes over) are queued by reference, not
  * copied: a 16 MiB reply leaves mcpd without a second copy of itself.
  */
-static void
+void
 client_queue_iov_owned(struct client *c, const struct iovec *iov, int iovcnt,
     void *mem, size_t size)
 {
@@ -700,7 +682,7 @@ client_hup_cb(evutil_socket_t fd, short events, void *arg)
 }
 
 /* The router has nothing more pending for this client. */
-static void
+void
 client_idle(struct client *c)
 {
 	client_maybe_close(c);
@@ -1105,7 +1087,7 @@ client_is_attached(const struct client *c)
  * The router dropped this client (its server was removed): close it.
  * Its session is gone already, so its close hook is not called.
  */
-static void
+void
 client_detached(struct client *c, const char *reason)
 {
 	c->session = NULL;
@@ -1143,119 +1125,12 @@ client_claim_principal(struct client *c, const char *presented,
 	return (0);
 }
 
-static int
-client_peer_principal_lasts(const void *c)
+/* A bridge's principal outlives the connection (client_int.h). */
+int
+client_principal_lasts(const struct client *c)
 {
-	return (((const struct client *)c)->principal_lasts);
+	return (c->principal_lasts);
 }
-
-/*
- * The router's view of a connection (router.h): the peer table a client
- * attaches with, so the router calls no function of this file by name.
- */
-static void
-client_peer_queue(void *c, const struct iovec *iov, int iovcnt)
-{
-	client_queue_iov(c, iov, iovcnt);
-}
-
-static void
-client_peer_queue_edit(void *c, const char *line, size_t len,
-    const struct envelope_edit *edit)
-{
-	client_queue_edit(c, line, len, edit);
-}
-
-static void
-client_peer_queue_owned(void *c, const struct iovec *iov, int iovcnt,
-    void *mem, size_t size)
-{
-	client_queue_iov_owned(c, iov, iovcnt, mem, size);
-}
-
-static void
-client_peer_pause(void *c, int pause)
-{
-	if (pause)
-		client_pause(c);
-	else
-		client_resume(c);
-}
-
-static void
-client_peer_idle(void *c)
-{
-	client_idle(c);
-}
-
-static void
-client_peer_detached(void *c, const char *reason)
-{
-	client_detached(c, reason);
-}
-
-static pid_t
-client_peer_pid(const void *c)
-{
-	return (client_pid(c));
-}
-
-static uid_t
-client_peer_uid(const void *c)
-{
-	return (client_uid(c));
-}
-
-static uint64_t
-client_peer_serial(const void *c)
-{
-	return (client_serial(c));
-}
-
-static uint64_t
-client_peer_principal(const void *c)
-{
-	return (client_principal(c));
-}
-
-static int
-client_peer_is_admin(const void *c)
-{
-	return (client_is_admin(c));
-}
-
-const struct router_peer client_router_peer = {
-	.queue = client_peer_queue,
-	.queue_edit = client_peer_queue_edit,
-	.queue_owned = client_peer_queue_owned,
-	.pause = client_peer_pause,
-	.idle = client_peer_idle,
-	.detached = client_peer_detached,
-	.pid = client_peer_pid,
-	.uid = client_peer_uid,
-	.serial = client_peer_serial,
-	.principal = client_peer_principal,
-	.principal_lasts = client_peer_principal_lasts,
-	.is_admin = client_peer_is_admin,
-};
-
-static void
-client_peer_close(void *c, const char *reason)
-{
-	client_lost(c, reason);
-}
-
-/* A group session's view of its connection (group.h). */
-const struct group_peer client_group_peer = {
-	.queue = client_peer_queue,
-	.pause = client_peer_pause,
-	.close = client_peer_close,
-	.pid = client_peer_pid,
-	.uid = client_peer_uid,
-	.serial = client_peer_serial,
-	.principal = client_peer_principal,
-	.principal_lasts = client_peer_principal_lasts,
-};
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */
 void

@@ -894,6 +894,28 @@ modern_out(struct modern *m, const char *line, size_t len)
 		modern_send(m, line, len);
 }
 
+void
+modern_out_iov(struct modern *m, const struct iovec *iov, int iovcnt)
+{
+	char	*text;
+	size_t	 len = 0;
+	int	 i;
+
+	if (iovcnt == 1) {
+		modern_out(m, iov[0].iov_base, iov[0].iov_len);
+		return;
+	}
+	for (i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	text = xmalloc(len + 1);
+	for (len = 0, i = 0; i < iovcnt; i++) {
+		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	modern_out(m, text, len);
+	free(text);
+}
+
 /*
  * The layer.
  */

@@ -49,8 +49,10 @@ enum modern_open modern_open(struct mcpd *, const char *line, size_t len,
  * the layer and hand the line to the session.
  */
 int		 modern_in(struct modern *, const char *line, size_t len);
-/* A line the session sends the client. */
+/* A line the session sends the client, whole or in pieces. */
 void		 modern_out(struct modern *, const char *line, size_t len);
+void		 modern_out_iov(struct modern *, const struct iovec *,
+		    int iovcnt);
 void		 modern_free(struct modern *);
 
 #endif /* MCPD_CLIENT_MODERN_H */
