@@ -169,8 +169,11 @@ void		 modern_request(struct modern *, const char *line, size_t len,
 /* A request of the session's (the server's) to the client. */
 void		 modern_server_request(struct modern *, const char *line,
 		    size_t len, const struct envelope *);
-/* A retry: params.requestState continues a parked request. */
-void		 modern_retry(struct modern *, const char *line, size_t len,
+/*
+ * A retry: params.requestState continues a parked request.  1 once
+ * answered; 0 if params has no requestState member (not a retry).
+ */
+int		 modern_retry(struct modern *, const char *line, size_t len,
 		    const struct envelope *, const struct modern_meta *);
 /* A parked request given up: cancelled at the server, freed. */
 void		 modern_give_up(struct modern *, struct modern_req *,

@@ -19,7 +19,8 @@
 //
 // Scenarios (what each asserts is in the comments above each):
 //   state     requestState refused when forged, for another request, of
-//             another client, used already; the genuine retry works
+//             another client, used already; the genuine retry works; one
+//             in a tool's arguments is no retry
 //   expire    a parked request nobody retries, under input_timeout_ms
 //             1000: cancelled at the server, its elicitation answered
 //             with a cancel, the retry refused as expired
@@ -404,6 +405,15 @@ async function cmdState(o) {
 	// Nothing answered twice, nothing for ids that were refused.
 	const c1 = a.log.filter((m) => m.msg?.id === 'c1');
 	ck.ok(c1.length === 1, `c1 was answered ${c1.length} times`);
+
+	// A requestState in a tool's arguments is the tool's: the call is not
+	// a retry (mcpd used to refuse it, "requestState is not a string").
+	for (const [id, args] of [['arg-1', { text: 'deep-1', requestState: 'mine' }],
+	    ['arg-2', { text: 'deep-2', doc: { requestState: in1.state } }]]) {
+		const r = await tool26(a, id, 'echo', args);
+		ck.ok(text(r) === args.text && r.msg.result.resultType === 'complete',
+		    `tools/call echo with arguments ${JSON.stringify(args).slice(0, 60)}: ${short(r)}`);
+	}
 	a.close();
 	return { state: in1.state.length, problems: ck.problems };
 }
