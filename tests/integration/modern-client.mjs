@@ -25,7 +25,8 @@
 //             1000: cancelled at the server, its elicitation answered
 //             with a cancel, the retry refused as expired
 //   bound     64 parked requests on a connection; the 65th server request
-//             gets an error, and the parked ones still work
+//             gets an error, and the parked ones still work; closing the
+//             connection ends them at the server
 //   versions  -32022, -32601 for what 2026 dropped, -32600 for mcpd's
 //             ids; a 2025 client beside it gets 2025
 //   logs      log lines only for requests that named a level
@@ -324,6 +325,11 @@ function callId(log, msg, mark) {
 	    x.params?.arguments?.params?.message === msg)?.id;
 }
 
+// [from, ..., to]
+function range(from, to) {
+	return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
 function requestArgs(msg) {
 	return { method: 'elicitation/create', params: { message: msg, requestedSchema: ELICIT_SCHEMA } };
 }
@@ -464,7 +470,8 @@ async function cmdExpire(o) {
 // the latest when its elicitation comes); the server's elicitation for a
 // 65th is refused with an error the server sees, that call completes with
 // it, and the parked ones still work.  A daemon without the bound would
-// park the 65th too (input_required), holding more for the client.
+// park the 65th too (input_required), holding more for the client.  When
+// the connection ends, what it left parked ends at the server too.
 
 async function cmdBound(o) {
 	const ck = new Checks();
@@ -497,7 +504,18 @@ async function cmdBound(o) {
 	}
 	const e = await tool26(a, 'echo', 'echo', { text: 'still here' });
 	ck.ok(text(e) === 'still here', `an echo after: ${short(e)}`);
+	// The connection ends with 62 requests parked: each is cancelled at
+	// the server, and each of the server's elicitations answered.
+	const left = range(2, 63).map((k) => [callId(log, `bound-${k}`, mark),
+	    elicitId(log, `bound-${k}`, mark)]);
+	ck.ok(left.every(([cid, eid]) => cid !== undefined && eid !== undefined),
+	    'the server log lacks a parked call or its elicitation');
 	a.close();
+	const ended = await log.until('in', (ms) => left.every(([cid, eid]) =>
+	    ms.some((x) => x.method === 'notifications/cancelled' && x.params?.requestId === cid) &&
+	    ms.some((x) => x.method === undefined && x.id === eid && x.error !== undefined)), mark);
+	ck.ok(ended !== null, 'the connection closed with 62 requests parked: the server did not get ' +
+	    'a notifications/cancelled for each and an error for each of its elicitations');
 	return { parked: parked.length, problems: ck.problems };
 }
 

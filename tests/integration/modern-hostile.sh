@@ -31,7 +31,9 @@
 #             retry's id; a state used again is refused
 #   bound     64 requests parked on one connection; the server's request
 #             for a 65th gets an error (the server sees it), and the
-#             parked ones still continue
+#             parked ones still continue; when the connection ends, the
+#             server gets a cancel for each request it left parked and an
+#             error for each of its elicitations
 #   group     a 2025 client on a group of two stand-ins subscribes to a
 #             URI no member listed: both members get resources/subscribe,
 #             and the second member's resources/updated reaches it; a 2026
@@ -104,6 +106,7 @@ scenario expire --log "$STUB_LOG"
 note "figure: a parked request was cancelled $(jq .cancelled_ms "$T/expire.json") ms after its input_required (input_timeout_ms 1000)"
 
 [ "${#BAD[@]}" = 0 ] || fail "problems in: ${BAD[*]} (listed above)"
-wait_for 10 eval '[ "$(server_field stub inflight)" = 0 ]' ||
+stub_idle() { [ "$(server_field stub inflight)" = 0 ]; }
+wait_for 10 stub_idle ||
 	fail "stub: inflight $(server_field stub inflight) after every client left"
 exit 0
