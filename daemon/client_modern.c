@@ -674,12 +674,12 @@ modern_request(struct modern *m, const char *line, size_t len,
 		break;
 	}
 	modern_init(m, line, env);
+	/* The text first: a retry's member, or a name in its arguments. */
 	if (MODERN_TAKES_INPUT(method) && env->params.type ==
 	    ENVELOPE_OBJECT && memmem(line + env->params.off,
-	    env->params.len, "\"requestState\"", 14) != NULL) {
-		modern_retry(m, line, len, env, &mm);
+	    env->params.len, "\"requestState\"", 14) != NULL &&
+	    modern_retry(m, line, len, env, &mm))
 		return;
-	}
 	modern_forward(m, line, len, env, method, &mm);
 }
 

@@ -320,8 +320,12 @@ modern_expire_cb(evutil_socket_t fd, short events, void *arg)
 	modern_arm(m);
 }
 
-/* A retry: params.requestState and inputResponses continue a request. */
-void
+/*
+ * A retry: params.requestState and inputResponses continue a request.  0
+ * when params has no requestState of its own (the name was deeper, in
+ * the arguments): no retry, a request as any other.
+ */
+int
 modern_retry(struct modern *m, const char *line, size_t len,
     const struct envelope *env, const struct modern_meta *mm)
 {
@@ -341,11 +345,15 @@ modern_retry(struct modern *m, const char *line, size_t len,
 	params = cJSON_ParseWithLength(line + env->params.off,
 	    env->params.len);
 	state = cJSON_GetObjectItemCaseSensitive(params, "requestState");
+	if (state == NULL) {
+		cJSON_Delete(params);
+		return (0);
+	}
 	if (!cJSON_IsString(state)) {
 		cJSON_Delete(params);
 		modern_error(m, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: requestState is not a string");
-		return;
+		return (1);
 	}
 	v = rstate_decode(modern_key(m), state->valuestring,
 	    strlen(state->valuestring), &st);
@@ -354,7 +362,7 @@ modern_retry(struct modern *m, const char *line, size_t len,
 		modern_error(m, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: requestState is not one mcpd gave (%s)",
 		    rstate_verdict_name(v));
-		return;
+		return (1);
 	}
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
@@ -365,7 +373,7 @@ modern_retry(struct modern *m, const char *line, size_t len,
 		cJSON_Delete(params);
 		modern_error(m, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: requestState refused: %s", why);
-		return;
+		return (1);
 	}
 	TAILQ_FOREACH(q, &m->parked, park_entry) {
 		if (q->parked == st.parked)
@@ -377,14 +385,14 @@ modern_retry(struct modern *m, const char *line, size_t len,
 		    "invalid params: requestState refused: %s", q == NULL ?
 		    "the request it continues is no longer waiting (answered, "
 		    "cancelled or timed out)" : "it was used already");
-		return;
+		return (1);
 	}
 	if (hmap_get(m->reqs, id, env->id.len) != NULL) {
 		cJSON_Delete(params);
 		modern_error(m, id, env->id.len, RPC_INVALID_REQUEST,
 		    "invalid request: id %.*s is already in use by a request "
 		    "of this connection in flight", (int)env->id.len, id);
-		return;
+		return (1);
 	}
 	/* The retry's answers go to the server's requests. */
 	responses = cJSON_GetObjectItemCaseSensitive(params, "inputResponses");
@@ -425,5 +433,6 @@ modern_retry(struct modern *m, const char *line, size_t len,
 	} else if (q->ninputs > 0)
 		modern_round(m, q);
 	modern_arm(m);
+	return (1);
 }
 

@@ -196,8 +196,11 @@ void		 modern_input_free(struct modern *, struct modern_input *);
  */
 void		 modern_input_cancelled(struct modern *, const char *line,
 		    const struct envelope *);
-/* A retry: params.requestState continues a parked request. */
-void		 modern_retry(struct modern *, const char *line, size_t len,
+/*
+ * A retry: params.requestState continues a parked request.  1 once
+ * answered; 0 if params has no requestState member (not a retry).
+ */
+int		 modern_retry(struct modern *, const char *line, size_t len,
 		    const struct envelope *, const struct modern_meta *);
 /* A parked request given up: cancelled at the server, freed. */
 void		 modern_give_up(struct modern *, struct modern_req *,
