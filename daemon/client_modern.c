@@ -102,6 +102,29 @@ modern_session(struct modern *m, const char *text)
 	m->io->to_session(m->arg, text, strlen(text), NULL);
 }
 
+/* A line to the session with edits (sorted, at most 2) applied. */
+void
+modern_session_edited(struct modern *m, const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
+	char		*text;
+	size_t		 n, i, tl = 0;
+
+	if ((n = envelope_splice(line, len, edits, nedits, iov,
+	    nitems(iov))) == 0)
+		return;
+	for (i = 0; i < n; i++)
+		tl += iov[i].iov_len;
+	text = xmalloc(tl + 1);
+	for (tl = 0, i = 0; i < n; i++) {
+		memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
+		tl += iov[i].iov_len;
+	}
+	m->io->to_session(m->arg, text, tl, NULL);
+	free(text);
+}
+
 /* A result (JSON text) to the client's request id. */
 void
 modern_result(struct modern *m, const char *id, size_t id_len,
@@ -288,6 +311,8 @@ modern_req_free(struct modern *m, struct modern_req *q)
 	modern_account(m, NULL, -(ssize_t)q->mem);
 	if (q->id != q->up_id)
 		free(q->id);
+	if (q->aliased)
+		m->naliased--;
 	if (q->up_id != q->up_id_inline)
 		free(q->up_id);
 	free(q->up_token);
@@ -380,15 +405,34 @@ modern_forward(struct modern *m, const char *line, size_t len,
     const struct envelope *env, enum modern_method method,
     const struct modern_meta *mm)
 {
-	struct modern_req	*q;
-	struct envelope_edit	 edit;
+	struct modern_req	*q, *old;
+	struct envelope_edit	 edits[2], t;
+	size_t			 nedits = 0;
+	char			 alias[48];
+	int			 n;
 
-	if (hmap_get(m->reqs, line + env->id.off, env->id.len) != NULL) {
-		modern_error(m, line + env->id.off, env->id.len,
-		    RPC_INVALID_REQUEST, "invalid request: id %.*s is already "
-		    "in use by a request of this connection in flight",
-		    (int)env->id.len, line + env->id.off);
-		return;
+	alias[0] = '\0';
+	if ((old = hmap_get(m->reqs, line + env->id.off, env->id.len)) !=
+	    NULL) {
+		if (old->parked == 0) {
+			modern_error(m, line + env->id.off, env->id.len,
+			    RPC_INVALID_REQUEST, "invalid request: id %.*s is "
+			    "already in use by a request of this connection in "
+			    "flight", (int)env->id.len, line + env->id.off);
+			return;
+		}
+		/*
+		 * The id of a request parked at the server: done for its
+		 * client, which may use it again.  The session, which still
+		 * knows the parked one by it, gets this one under mcpd's.
+		 */
+		n = snprintf(alias, sizeof alias, "\"mcpd-modern:a%llu\"",
+		    (unsigned long long)++m->next_id);
+		edits[nedits].off = env->id.off;
+		edits[nedits].len = env->id.len;
+		edits[nedits].text = alias;
+		edits[nedits].text_len = (size_t)n;
+		nedits++;
 	}
 	if ((q = m->spare) != NULL) {
 		m->spare = q->next_spare;
@@ -397,15 +441,25 @@ modern_forward(struct modern *m, const char *line, size_t len,
 	} else
 		q = xcalloc(1, sizeof *q);
 	TAILQ_INIT(&q->inputs);
-	if (env->id.len < sizeof q->up_id_inline) {
-		q->up_id = q->up_id_inline;
-		memcpy(q->up_id, line + env->id.off, env->id.len);
-		q->up_id[env->id.len] = '\0';
-	} else
-		q->up_id = modern_dup(line + env->id.off, env->id.len);
-	q->up_id_len = env->id.len;
-	q->id = q->up_id;
-	q->id_len = q->up_id_len;
+	if (alias[0] != '\0') {
+		q->id = modern_dup(line + env->id.off, env->id.len);
+		q->id_len = env->id.len;
+		q->up_id_len = strlen(alias);
+		q->up_id = modern_dup(alias, q->up_id_len);
+		q->aliased = 1;
+		m->naliased++;
+	} else {
+		if (env->id.len < sizeof q->up_id_inline) {
+			q->up_id = q->up_id_inline;
+			memcpy(q->up_id, line + env->id.off, env->id.len);
+			q->up_id[env->id.len] = '\0';
+		} else
+			q->up_id = modern_dup(line + env->id.off,
+			    env->id.len);
+		q->up_id_len = env->id.len;
+		q->id = q->up_id;
+		q->id_len = q->up_id_len;
+	}
 	if (env->progress_token.type != ENVELOPE_ABSENT) {
 		q->up_token = modern_dup(line + env->progress_token.off,
 		    env->progress_token.len);
@@ -432,24 +486,18 @@ modern_forward(struct modern *m, const char *line, size_t len,
 	(void)hmap_put(m->reqs, q->up_id, q->up_id_len, q);
 	modern_level(m, q->level);
 	if (method == MODERN_M_INPUT &&
-	    modern_tasks_call(m, q, line, env, &edit)) {
-		struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
-		char		*text;
-		size_t		 n, i, tl = 0;
-
-		n = envelope_splice(line, len, &edit, 1, iov, nitems(iov));
-		for (i = 0; i < n; i++)
-			tl += iov[i].iov_len;
-		text = xmalloc(tl + 1);
-		for (tl = 0, i = 0; i < n; i++) {
-			memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
-			tl += iov[i].iov_len;
-		}
-		m->io->to_session(m->arg, text, tl, NULL);
-		free(text);
+	    modern_tasks_call(m, q, line, env, &edits[nedits]))
+		nedits++;
+	if (nedits == 0) {
+		m->io->to_session(m->arg, line, len, env);
 		return;
 	}
-	m->io->to_session(m->arg, line, len, env);
+	if (nedits == 2 && edits[1].off < edits[0].off) {
+		t = edits[0];
+		edits[0] = edits[1];
+		edits[1] = t;
+	}
+	modern_session_edited(m, line, len, edits, nedits);
 }
 
 /*
@@ -493,6 +541,37 @@ modern_discover(struct modern *m, const char *line, size_t len,
 	free(result);
 }
 
+/*
+ * The request the client knows by id now: a parked one (its retry's id
+ * or, not yet retried, its own), one sent under an alias, or one the
+ * session knows by that id.
+ */
+static struct modern_req *
+modern_find_client_id(struct modern *m, const char *id, size_t len)
+{
+	struct modern_req	*q;
+	struct hmap_iter	 it;
+	const void		*key;
+	size_t			 keylen;
+	void			*val;
+
+	TAILQ_FOREACH(q, &m->parked, park_entry) {
+		if (q->id_len == len && memcmp(q->id, id, len) == 0)
+			return (q);
+	}
+	if (m->naliased > 0) {
+		hmap_iter_init(m->reqs, &it);
+		while (hmap_iter_next(&it, &key, &keylen, &val)) {
+			q = val;
+			if (q->id != q->up_id && q->parked == 0 &&
+			    q->id_len == len && memcmp(q->id, id, len) == 0)
+				return (q);
+		}
+	}
+	q = hmap_get(m->reqs, id, len);
+	return (q != NULL && q->parked == 0 ? q : NULL);
+}
+
 static void
 modern_cancelled(struct modern *m, const char *line, size_t len,
     const struct envelope *env)
@@ -502,8 +581,6 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 	struct modern_listen	*l;
 	struct modern_req	*q;
 	struct envelope_edit	 edit;
-	struct iovec		 iov[ENVELOPE_SPLICE_IOV(1)];
-	size_t			 n;
 
 	if (env->p_request_id.type == ENVELOPE_ABSENT)
 		return;
@@ -511,15 +588,7 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 		modern_listen_close(m, l, 1);
 		return;
 	}
-	TAILQ_FOREACH(q, &m->parked, park_entry) {
-		if (q->id_len == rlen && memcmp(q->id, rid, rlen) == 0)
-			break;
-	}
-	if (q == NULL) {
-		/* The session forgets a request its client cancels. */
-		if ((q = hmap_get(m->reqs, rid, rlen)) != NULL &&
-		    q->id == q->up_id)
-			modern_req_free(m, q);
+	if ((q = modern_find_client_id(m, rid, rlen)) == NULL) {
 		m->io->to_session(m->arg, line, len, NULL);
 		return;
 	}
@@ -528,25 +597,12 @@ modern_cancelled(struct modern *m, const char *line, size_t len,
 		modern_arm(m);
 		return;
 	}
-	/* A retry in flight: the session knows it by its first id. */
+	/* The session forgets what its client cancels, under its own id. */
 	edit.off = env->p_request_id.off;
 	edit.len = rlen;
 	edit.text = q->up_id;
 	edit.text_len = q->up_id_len;
-	if ((n = envelope_splice(line, len, &edit, 1, iov, nitems(iov))) > 0) {
-		char	*text;
-		size_t	 i, tl = 0;
-
-		for (i = 0; i < n; i++)
-			tl += iov[i].iov_len;
-		text = xmalloc(tl);
-		for (tl = 0, i = 0; i < n; i++) {
-			memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
-			tl += iov[i].iov_len;
-		}
-		m->io->to_session(m->arg, text, tl, NULL);
-		free(text);
-	}
+	modern_session_edited(m, line, len, &edit, 1);
 	modern_req_free(m, q);
 }
 
@@ -750,7 +806,8 @@ modern_reply(struct modern *m, const char *line, size_t len,
 {
 	struct modern_req	*q;
 
-	if (env->id.type == ENVELOPE_STRING && env->id.len >=
+	q = hmap_get(m->reqs, line + env->id.off, env->id.len);
+	if (q == NULL && env->id.type == ENVELOPE_STRING && env->id.len >=
 	    sizeof MODERN_ID_PREFIX - 1 && memcmp(line + env->id.off,
 	    MODERN_ID_PREFIX, sizeof MODERN_ID_PREFIX - 1) == 0) {
 		if (env->id.len == sizeof MODERN_INIT_ID - 1 &&
@@ -762,7 +819,6 @@ modern_reply(struct modern *m, const char *line, size_t len,
 			(void)modern_tasks_internal(m, line, len, env);
 		return;
 	}
-	q = hmap_get(m->reqs, line + env->id.off, env->id.len);
 	if (q != NULL && !q->waiting && (q->can & MODERN_CAN_TASKS)) {
 		if (q->method == MODERN_M_LIST &&
 		    strcmp(q->method_name, "tools/list") == 0 &&

@@ -50,6 +50,7 @@ struct modern_req {
 	char			*up_id;		/* as the session knows it */
 	size_t			 up_id_len;
 	char			 up_id_inline[32];	/* a short one */
+	int			 aliased;	/* up_id is mcpd's, not the client's */
 	char			*id;		/* the client's now (a retry's) */
 	size_t			 id_len;
 	char			*up_token;	/* progressToken, as sent */
@@ -115,6 +116,7 @@ struct modern {
 	struct modern_req	*spare;		/* freed, for reuse */
 	size_t			 nspare;
 	int			 freeing;	/* modern_free: nothing kept */
+	size_t			 naliased;	/* requests under mcpd's id */
 	size_t			 nparked;
 	TAILQ_HEAD(, modern_listen) listens;
 	size_t			 nlistens;
@@ -147,6 +149,9 @@ struct modern {
 /* A line to the client, or to the session. */
 void		 modern_send(struct modern *, const char *text, size_t len);
 void		 modern_session(struct modern *, const char *text);
+/* A line to the session with edits (sorted, at most 2) applied. */
+void		 modern_session_edited(struct modern *, const char *line,
+		    size_t len, const struct envelope_edit *, size_t nedits);
 /* A result (JSON text) or an error to the client's request id. */
 void		 modern_result(struct modern *, const char *id, size_t id_len,
 		    const char *result);
