@@ -7,8 +7,8 @@
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
-# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml and
-# fuzz_rstate.
+# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
+# fuzz_rstate and fuzz_modern.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -83,6 +83,7 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
+	modern)		echo src/modern.c src/envelope.c src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
@@ -109,7 +110,7 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge pversion toml rstate}
+    filter handover jsonc roots urinorm gmerge pversion toml rstate modern}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for

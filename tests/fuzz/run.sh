@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm gmerge pversion toml rstate}
+    filter jsonc urinorm gmerge pversion toml rstate modern}
 
 max_len() {
 	case $1 in
@@ -44,6 +44,7 @@ dict() {
 	pversion)	echo "-dict=$top/tests/fuzz/dict/pversion.dict" ;;
 	toml)		echo "-dict=$top/tests/fuzz/dict/toml.dict" ;;
 	rstate)		echo "-dict=$top/tests/fuzz/dict/rstate.dict" ;;
+	modern)		echo "-dict=$top/tests/fuzz/dict/modern.dict" ;;
 	*)		echo "" ;;
 	esac
 }
