@@ -7,8 +7,9 @@
  *   opens a 2026 session, its params._meta read (with and without the
  *   capabilities and client information taken out), and where the
  *   members 2026 adds go in its result (and in its other objects);
- * - as JSON (cJSON, as the layer reads params and results), and its
- *   "params" and "result": a listen filter read against a server that
+ * - as JSON (cJSON, as the layer reads params and results; a line cJSON
+ *   cannot read, its params and result each alone), and its "params"
+ *   and "result": a listen filter read against a server that
  *   can send everything, one that can send some, and none; the stream's
  *   acknowledgment and notifications under the line's id; a 2025 task as
  *   2026 names it; the tools that run as tasks; server/discover from it
@@ -68,7 +69,10 @@ static const char *fuzz_kinds[] = {
 /* Is the input strict JSON (then every text made of it is too)? */
 static int	fuzz_strict;
 
-/* text is one JSON value: cJSON's, and the scanner's when strict. */
+/*
+ * text is one JSON value: cJSON's (tamed: an id may hold "\ud800"), and
+ * the scanner's when strict.
+ */
 static cJSON *
 fuzz_json_ok(const char *what, const char *text)
 {
@@ -79,7 +83,7 @@ fuzz_json_ok(const char *what, const char *text)
 	int		 n;
 
 	FUZZ_CHECK(text != NULL, "%s: no text", what);
-	json = cJSON_Parse(text);
+	json = fuzz_json_parse(text, strlen(text));
 	FUZZ_CHECK(json != NULL, "%s is not JSON: %s", what, text);
 	if (fuzz_strict) {
 		n = xasprintf(&wrapped, "{\"x\":%s}", text);
@@ -443,7 +447,7 @@ fuzz_filter_one(const cJSON *params, const cJSON *init, int which,
 		    "notifications/resources/updated", f.uris[i]);
 		fuzz_stamped("a resources/updated", text, id,
 		    "notifications/resources/updated");
-		msg = cJSON_Parse(text);
+		msg = fuzz_json_parse(text, strlen(text));
 		v = cJSON_GetObjectItemCaseSensitive(
 		    cJSON_GetObjectItemCaseSensitive(msg, "params"), "uri");
 		FUZZ_CHECK(cJSON_IsString(v) && strcmp(v->valuestring,
@@ -658,6 +662,25 @@ fuzz_json(const cJSON *json, const char *idtext, size_t idlen,
 		fuzz_others(params, NULL);
 }
 
+/*
+ * A line cJSON cannot read (a lone surrogate in its id, say) as the layer
+ * reads it: params and result each on its own.
+ */
+static cJSON *
+fuzz_spans(const char *line, const struct envelope *env)
+{
+	cJSON	*json, *v;
+
+	json = cJSON_CreateObject();
+	if (env->params.type == ENVELOPE_OBJECT && (v = cJSON_ParseWithLength(
+	    line + env->params.off, env->params.len)) != NULL)
+		cJSON_AddItemToObject(json, "params", v);
+	if (env->result.type == ENVELOPE_OBJECT && (v = cJSON_ParseWithLength(
+	    line + env->result.off, env->result.len)) != NULL)
+		cJSON_AddItemToObject(json, "result", v);
+	return (json);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -685,6 +708,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	json = cJSON_ParseWithLength(line, size);
+	if (json == NULL && fuzz_strict)
+		json = fuzz_spans(line, &env);
 	if (json != NULL)
 		fuzz_json(json, idtext, idlen, mmp);
 	cJSON_Delete(json);
