@@ -372,12 +372,14 @@ modern_filter_read(const cJSON *params, const cJSON *init,
 	if (!cJSON_IsArray(v)) {
 		*why = "params.notifications.resourceSubscriptions is not an "
 		    "array";
+		modern_filter_clear(f);
 		return (-1);
 	}
 	n_uris = (size_t)cJSON_GetArraySize(v);
 	if (n_uris > MODERN_LISTEN_MAX_URIS) {
 		*why = "params.notifications.resourceSubscriptions names "
 		    "more than 256 URIs";
+		modern_filter_clear(f);
 		return (-1);
 	}
 	cJSON_ArrayForEach(u, v) {
