@@ -8,7 +8,7 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
-# fuzz_rstate and fuzz_modern.
+# fuzz_rstate, fuzz_modern and fuzz_modern_layer.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -84,6 +84,12 @@ sources() {
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	modern)		echo src/modern.c src/envelope.c src/xmalloc.c ;;
+	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
+			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
+			    daemon/budget.c daemon/log.c src/modern.c src/mlevel.c \
+			    src/rstate.c src/b64.c src/sbuf.c src/envelope.c src/esc.c \
+			    src/hmap.c src/hmap_seed.c src/clock.c \
+			    src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
@@ -110,7 +116,8 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge pversion toml rstate modern}
+    filter handover jsonc roots urinorm gmerge pversion toml rstate modern
+    modern_layer}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -123,7 +130,7 @@ for t in $targets; do
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
-	elif [ "$t" = rstate ]; then
+	elif [ "$t" = rstate ] || [ "$t" = modern_layer ]; then
 		xincs=$(pkg-config --cflags libcrypto)
 		xlibs=$(pkg-config --libs libcrypto)
 	fi
