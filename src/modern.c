@@ -452,14 +452,13 @@ modern_listen_kind(const char *method)
 }
 
 /*
- * A notification on a stream, params (taken) stamped with its id in
- * _meta.  The id goes in as the listen request's text, as the client
- * wrote it: read by cJSON, "\u0000" would cut it, a lone surrogate lose
- * it and 1e999 make it null.
+ * The id goes in as the listen request's text, as the client wrote it:
+ * read by cJSON, "\u0000" would cut it, a lone surrogate lose it and
+ * 1e999 make it null.
  */
-static char *
-modern_note_print(const char *method, cJSON *params, const char *id,
-    size_t id_len)
+char *
+modern_stream_note(const char *id, size_t id_len, const char *method,
+    cJSON *params)
 {
 	static const char	 hole[] = "null}}}";
 	cJSON			*msg, *meta;
@@ -514,8 +513,8 @@ modern_listen_ack(const char *id, size_t id_len,
 			cJSON_AddItemToArray(a,
 			    cJSON_CreateString(f->tasks[i]));
 	}
-	return (modern_note_print("notifications/subscriptions/acknowledged",
-	    params, id, id_len));
+	return (modern_stream_note(id, id_len,
+	    "notifications/subscriptions/acknowledged", params));
 }
 
 char *
@@ -527,7 +526,7 @@ modern_listen_note(const char *id, size_t id_len, const char *method,
 	params = cJSON_CreateObject();
 	if (uri != NULL)
 		cJSON_AddStringToObject(params, "uri", uri);
-	return (modern_note_print(method, params, id, id_len));
+	return (modern_stream_note(id, id_len, method, params));
 }
 
 int
