@@ -17,7 +17,11 @@
  * (modern_out).  An empty line passes a turn.  A line "~" is no turn:
  * time passes (input_timeout_ms and a little more) and the timers run.
  * In a client's line "$S" is the newest requestState the layer gave the
- * client, so that retries can be written.  An initialize that opens a
+ * client, so that retries can be written.  The session is a router (or a
+ * group): it answers what it was sent, each request once, and numbers
+ * the server's requests it passes on; a reply of the session's to an id
+ * it does not hold (but null), or a request of its own whose id is not
+ * an integer, is dropped.  An initialize that opens a
  * 2025 session (modern_open's LEGACY, modern_in's 0) ends the layer and
  * the input: the rest is the router's (fuzz_client).
  *
@@ -67,6 +71,7 @@ const char	*fuzz_target_name = "modern_layer";
 #define FUZZ_STATE_BYTES	512	/* "$S" expands to less than this */
 #define FUZZ_MAX_DOWNS		4096
 #define FUZZ_SANE_BUDGET	((size_t)1 << 40)
+#define FUZZ_MAX_OPEN		4096
 
 static struct {
 	struct mcpd	 mcpd;
@@ -86,6 +91,9 @@ static struct {
 	cJSON		*listens;
 	/* The ids of the requests the layer sent the session (tamed). */
 	cJSON		*ups;
+	/* The ids' texts of those the session has not answered yet. */
+	char		*open[FUZZ_MAX_OPEN];
+	size_t		 nopen;
 } F;
 
 static uint64_t
@@ -166,6 +174,9 @@ fuzz_up(const char *line, const struct envelope *env)
 		if (cJSON_GetArraySize(F.ups) < 4096 && (id = fuzz_json_parse(
 		    line + env->id.off, env->id.len)) != NULL)
 			cJSON_AddItemToArray(F.ups, id);
+		if (F.nopen < FUZZ_MAX_OPEN)
+			F.open[F.nopen++] = xstrndup(line + env->id.off,
+			    env->id.len);
 		return;
 	}
 	if (!envelope_string_eq(line, &env->method,
@@ -379,6 +390,23 @@ fuzz_client_line(const char *in, size_t in_len)
 	free(line);
 }
 
+/* A reply of the session's: to a request it holds, then no longer. */
+static int
+fuzz_answered(const char *line, const struct envelope_value *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < F.nopen; i++) {
+		if (strlen(F.open[i]) == id->len &&
+		    memcmp(F.open[i], line + id->off, id->len) == 0) {
+			free(F.open[i]);
+			F.open[i] = F.open[--F.nopen];
+			return (1);
+		}
+	}
+	return (0);
+}
+
 static void
 fuzz_session_line(const char *line, size_t len)
 {
@@ -390,8 +418,17 @@ fuzz_session_line(const char *line, size_t len)
 		return;		/* nothing the session sends yet */
 	if (envelope_scan(line, len, &env, &erroff) == 0 &&
 	    env.method.type != ENVELOPE_ABSENT &&
-	    fuzz_down_id(line, &env.id, &id) && F.ndowns < FUZZ_MAX_DOWNS)
-		F.downs[F.ndowns++] = id;
+	    env.id.type != ENVELOPE_ABSENT) {
+		if (!fuzz_down_id(line, &env.id, &id))
+			return;		/* a router numbers them */
+		if (F.ndowns < FUZZ_MAX_DOWNS)
+			F.downs[F.ndowns++] = id;
+	}
+	if (envelope_scan(line, len, &env, &erroff) == 0 &&
+	    env.method.type == ENVELOPE_ABSENT &&
+	    env.id.type != ENVELOPE_ABSENT && env.id.type != ENVELOPE_NULL &&
+	    !fuzz_answered(line, &env.id))
+		return;		/* a router drops it */
 	F.cur = line;
 	F.cur_len = len;
 	modern_out(F.m, line, len);
@@ -450,6 +487,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	event_base_free(F.mcpd.base);
 	cJSON_Delete(F.listens);
 	cJSON_Delete(F.ups);
+	for (i = 0; i < F.nopen; i++)
+		free(F.open[i]);
 	clock_use(NULL);
 	return (0);
 }
