@@ -271,27 +271,27 @@ modern_cancel_inputs(struct modern *m, struct modern_req *q)
 	cJSON_Delete(cancel);
 }
 
-/* A parked request given up: cancelled at the server. */
+/*
+ * A parked request given up: cancelled at the server, by its id's text as
+ * the client wrote it (cJSON would cut "\u0000", and name another).
+ */
 void
 modern_give_up(struct modern *m, struct modern_req *q, const char *reason)
 {
-	cJSON	*msg, *params;
-	char	*text;
+	cJSON	*r;
+	char	*why, *text;
 
 	modern_cancel_inputs(m, q);
 	if (q->final == NULL) {
-		msg = cJSON_CreateObject();
-		cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-		cJSON_AddStringToObject(msg, "method",
-		    "notifications/cancelled");
-		params = cJSON_AddObjectToObject(msg, "params");
-		cJSON_AddItemToObject(params, "requestId",
-		    cJSON_ParseWithLength(q->up_id, q->up_id_len));
-		cJSON_AddStringToObject(params, "reason", reason);
-		text = cJSON_PrintUnformatted(msg);
-		cJSON_Delete(msg);
-		if (text == NULL)
+		r = cJSON_CreateString(reason);
+		why = cJSON_PrintUnformatted(r);
+		cJSON_Delete(r);
+		if (why == NULL)
 			abort();
+		xasprintf(&text, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":%.*s,"
+		    "\"reason\":%s}}", (int)q->up_id_len, q->up_id, why);
+		free(why);
 		modern_session(m, text);
 		free(text);
 	}

@@ -489,7 +489,7 @@ modern_tasks_status(struct modern *m, const char *line,
     const struct envelope *env)
 {
 	struct modern_listen	*l;
-	cJSON			*params, *out, *meta, *msg;
+	cJSON			*params, *out;
 	const cJSON		*tid;
 	char			*text;
 
@@ -510,17 +510,8 @@ modern_tasks_status(struct modern *m, const char *line,
 			cJSON_Delete(out);
 			break;
 		}
-		meta = cJSON_AddObjectToObject(out, "_meta");
-		cJSON_AddItemToObject(meta, MODERN_KEY_SUB,
-		    cJSON_ParseWithLength(l->id, l->id_len));
-		msg = cJSON_CreateObject();
-		cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-		cJSON_AddStringToObject(msg, "method", "notifications/tasks");
-		cJSON_AddItemToObject(msg, "params", out);
-		text = cJSON_PrintUnformatted(msg);
-		cJSON_Delete(msg);
-		if (text == NULL)
-			abort();
+		text = modern_stream_note(l->id, l->id_len,
+		    "notifications/tasks", out);
 		modern_send(m, text, strlen(text));
 		free(text);
 	}

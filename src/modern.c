@@ -391,12 +391,14 @@ modern_filter_read(const cJSON *params, const cJSON *init,
 	if (!cJSON_IsArray(v)) {
 		*why = "params.notifications.resourceSubscriptions is not an "
 		    "array";
+		modern_filter_clear(f);
 		return (-1);
 	}
 	n_uris = (size_t)cJSON_GetArraySize(v);
 	if (n_uris > MODERN_LISTEN_MAX_URIS) {
 		*why = "params.notifications.resourceSubscriptions names "
 		    "more than 256 URIs";
+		modern_filter_clear(f);
 		return (-1);
 	}
 	cJSON_ArrayForEach(u, v) {
@@ -468,23 +470,22 @@ modern_listen_kind(const char *method)
 	return (0);
 }
 
-/* {"_meta":{subscriptionId: id}} into params. */
-static void
-modern_stamp(cJSON *params, const char *id, size_t id_len)
+/*
+ * The id goes in as the listen request's text, as the client wrote it:
+ * read by cJSON, "\u0000" would cut it, a lone surrogate lose it and
+ * 1e999 make it null.
+ */
+char *
+modern_stream_note(const char *id, size_t id_len, const char *method,
+    cJSON *params)
 {
-	cJSON	*meta;
+	static const char	 hole[] = "null}}}";
+	cJSON			*msg, *meta;
+	char			*text, *line;
+	size_t			 len;
 
 	meta = cJSON_AddObjectToObject(params, "_meta");
-	cJSON_AddItemToObject(meta, MODERN_KEY_SUB,
-	    cJSON_ParseWithLength(id, id_len));
-}
-
-static char *
-modern_note_print(const char *method, cJSON *params)
-{
-	cJSON	*msg;
-	char	*text;
-
+	cJSON_AddNullToObject(meta, MODERN_KEY_SUB);
 	msg = cJSON_CreateObject();
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
 	cJSON_AddStringToObject(msg, "method", method);
@@ -493,7 +494,15 @@ modern_note_print(const char *method, cJSON *params)
 	cJSON_Delete(msg);
 	if (text == NULL)
 		abort();	/* cJSON fails only when memory does */
-	return (text);
+	/* _meta is the last of params, params of the message. */
+	len = strlen(text);
+	if (len < sizeof hole - 1 ||
+	    strcmp(text + len - (sizeof hole - 1), hole) != 0)
+		abort();
+	xasprintf(&line, "%.*s%.*s}}}", (int)(len - (sizeof hole - 1)), text,
+	    (int)id_len, id);
+	free(text);
+	return (line);
 }
 
 char *
@@ -523,9 +532,8 @@ modern_listen_ack(const char *id, size_t id_len,
 			cJSON_AddItemToArray(a,
 			    cJSON_CreateString(f->tasks[i]));
 	}
-	modern_stamp(params, id, id_len);
-	return (modern_note_print("notifications/subscriptions/acknowledged",
-	    params));
+	return (modern_stream_note(id, id_len,
+	    "notifications/subscriptions/acknowledged", params));
 }
 
 char *
@@ -537,8 +545,7 @@ modern_listen_note(const char *id, size_t id_len, const char *method,
 	params = cJSON_CreateObject();
 	if (uri != NULL)
 		cJSON_AddStringToObject(params, "uri", uri);
-	modern_stamp(params, id, id_len);
-	return (modern_note_print(method, params));
+	return (modern_stream_note(id, id_len, method, params));
 }
 
 int

@@ -168,6 +168,12 @@ char		*modern_listen_ack(const char *id, size_t id_len,
 		    const struct modern_filter *);
 char		*modern_listen_note(const char *id, size_t id_len,
 		    const char *method, const char *uri);
+/*
+ * Any notification on that stream: params (taken, an object without
+ * _meta) stamped with the id, as a JSON-RPC line (malloc'd, no newline).
+ */
+char		*modern_stream_note(const char *id, size_t id_len,
+		    const char *method, cJSON *params);
 
 /*
  * The tasks extension over 2025's tasks.  A 2025 task (an object with

@@ -7,8 +7,8 @@
 # $FUZZ_OUT (build/fuzz): fuzz_frame, fuzz_envelope, fuzz_conf,
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
-# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml and
-# fuzz_rstate.
+# fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
+# fuzz_rstate, fuzz_modern and fuzz_modern_layer.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -52,7 +52,7 @@ sources() {
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
 			    daemon/router_elicit.c daemon/router_version.c src/pversion.c \
-			    src/tasktab.c \
+			    src/tasktab.c src/mlevel.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
@@ -83,6 +83,13 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
+	modern)		echo src/modern.c src/envelope.c src/xmalloc.c ;;
+	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
+			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
+			    daemon/budget.c daemon/log.c src/modern.c src/mlevel.c \
+			    src/rstate.c src/b64.c src/sbuf.c src/envelope.c src/esc.c \
+			    src/hmap.c src/hmap_seed.c src/clock.c \
+			    src/xmalloc.c ;;
 	handover)	echo src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
@@ -109,7 +116,8 @@ sources() {
 }
 
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter handover jsonc roots urinorm gmerge pversion toml rstate}
+    filter handover jsonc roots urinorm gmerge pversion toml rstate modern
+    modern_layer}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -122,7 +130,7 @@ for t in $targets; do
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
-	elif [ "$t" = rstate ]; then
+	elif [ "$t" = rstate ] || [ "$t" = modern_layer ]; then
 		xincs=$(pkg-config --cflags libcrypto)
 		xlibs=$(pkg-config --libs libcrypto)
 	fi

@@ -948,6 +948,25 @@ refresh_answered(const cJSON *msg, const char *line, size_t len)
 }
 
 /*
+ * A tasks/get of a tasks/list's that mcpd cancelled (it timed out): its
+ * answer, late, is dropped as any late reply, and the task kept.
+ */
+static void
+refresh_cancelled(const cJSON *id)
+{
+	size_t	 i;
+
+	if (!cJSON_IsNumber(id))
+		return;
+	for (i = 0; i < F.nrefresh; i++) {
+		if (F.refresh[i].up == (int64_t)id->valuedouble) {
+			F.refresh[i] = F.refresh[--F.nrefresh];
+			return;
+		}
+	}
+}
+
+/*
  * A reply to the server naming a task a client runs for it under an id
  * of mcpd's: "$M" from now on.
  */
@@ -998,10 +1017,13 @@ server_receives(const char *text, size_t len)
 		task_sent_up(method->valuestring, params, id, text);
 	} else if (method != NULL) {
 		if (strcmp(method->valuestring,
-		    "notifications/cancelled") == 0)
+		    "notifications/cancelled") == 0) {
 			FUZZ_CHECK(is_upstream_id(fuzz_json_member(params,
 			    "requestId")), "cancellation of a request the server "
 			    "never got: %s", text);
+			refresh_cancelled(fuzz_json_member(params,
+			    "requestId"));
+		}
 	} else {
 		FUZZ_CHECK(id != NULL, "reply to the server without id: %s",
 		    text);

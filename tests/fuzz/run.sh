@@ -20,12 +20,13 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
-    filter jsonc urinorm gmerge pversion toml rstate}
+    filter jsonc urinorm gmerge pversion toml rstate modern modern_layer}
 
 max_len() {
 	case $1 in
 	frame)		echo 70000 ;;
 	client)		echo 8192 ;;
+	modern_layer)	echo 8192 ;;
 	remote)		echo 8192 ;;
 	*)		echo 4096 ;;
 	esac
@@ -44,6 +45,8 @@ dict() {
 	pversion)	echo "-dict=$top/tests/fuzz/dict/pversion.dict" ;;
 	toml)		echo "-dict=$top/tests/fuzz/dict/toml.dict" ;;
 	rstate)		echo "-dict=$top/tests/fuzz/dict/rstate.dict" ;;
+	modern)		echo "-dict=$top/tests/fuzz/dict/modern.dict" ;;
+	modern_layer)	echo "-dict=$top/tests/fuzz/dict/modern_layer.dict" ;;
 	*)		echo "" ;;
 	esac
 }
