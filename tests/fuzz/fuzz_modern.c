@@ -250,7 +250,7 @@ fuzz_tail(const char *line, size_t len, const struct envelope_value *v,
 	struct envelope		 env;
 	struct iovec		 iov[ENVELOPE_SPLICE_IOV(1)];
 	const char		*tail;
-	char			*out, *tailbuf = NULL;
+	char			*out;
 	size_t			 n, i, tail_len, outlen, erroff, j;
 	long			 at;
 	int			 empty = -1, blank = 1;
@@ -274,11 +274,7 @@ fuzz_tail(const char *line, size_t len, const struct envelope_value *v,
 	}
 	FUZZ_CHECK(empty == blank, "%s: empty %d, blank %d", what, empty,
 	    blank);
-	tail = modern_result_tail(MODERN_M_LIST, &tail_len);
-	if (!empty) {
-		tail_len = (size_t)xasprintf(&tailbuf, ",%s", tail);
-		tail = tailbuf;
-	}
+	tail = modern_result_tail(MODERN_M_LIST, !empty, &tail_len);
 	edit.off = (size_t)at;
 	edit.len = 0;
 	edit.text = tail;
@@ -297,7 +293,6 @@ fuzz_tail(const char *line, size_t len, const struct envelope_value *v,
 	    "%s with the tail is no JSON-RPC line (byte %zu): %s", what,
 	    erroff, out);
 	free(out);
-	free(tailbuf);
 }
 
 /*
