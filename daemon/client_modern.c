@@ -41,12 +41,17 @@
  * flight, at or above the most verbose such level; that level is set at
  * the session (logging/setLevel) as a 2025 client's would be.
  *
+ * The tasks extension is client_modern_tasks.c's, multi-round requests
+ * client_modern_input.c's, listen streams client_modern_listen.c's.
+ *
  * Invariants:
  * - Every request of the client's in flight at the session is in reqs,
- *   by the id the session knows it by (up_id: its first id); a parked
- *   request keeps that id there and is also on the parked list.
- * - The layer's own ids are strings "mcpd-modern:N"; a client id of that
- *   shape is refused, so a reply to one is never the client's.
+ *   by the id the session knows it by (up_id): its first id, or, when
+ *   that id is still a parked request's, an alias of mcpd's; a parked
+ *   request keeps its id there and is also on the parked list.
+ * - The layer's own ids, and its aliases, are strings "mcpd-modern:...";
+ *   a client id of that shape is refused, so a reply to one is never the
+ *   client's.
  * - What the layer holds for the client (parked params, the server's
  *   requests, answers held for a retry) is in the memory budget and
  *   bounded by MODERN_MAX_PARKED and MODERN_MAX_INPUTS.
