@@ -304,6 +304,7 @@ worker_spawn(struct worker *w)
 		rlink_started(w->rlink);
 	w->stop_phase = 0;
 	worker_set_reason(&w->fail_reason, NULL);
+	w->version_refused = 0;
 	w->next_restart_at_ms = 0;
 	worker_stderr_forget(w);
 	w->start_limit_ms = worker_next_start_limit(w, &w->start_limit_name);
@@ -589,6 +590,11 @@ worker_tp_ended(void *arg, int wstatus)
 			worker_set_reason(&w->last_exit,
 			    rlink_needs_login(w->rlink));
 			worker_set_state(w, WORKER_NEEDS_LOGIN, w->last_exit);
+			break;
+		}
+		/* No version in common: another start would end the same. */
+		if (w->version_refused && !w->mcpd->shutting_down) {
+			worker_set_state(w, WORKER_FAILED, w->fail_reason);
 			break;
 		}
 		worker_failed(w, clean);

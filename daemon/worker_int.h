@@ -103,6 +103,11 @@ struct worker {
 	int			 was_ready;	/* some session got ready */
 	struct router		*router;
 	int			 removing;	/* gone from the config */
+	/*
+	 * It refused initialize for want of a protocol version mcpd
+	 * speaks with servers: failed, not restarted (worker_session.c).
+	 */
+	int			 version_refused;
 	struct event		*ev_free;
 
 	struct logs		*logs;		/* its stderr */

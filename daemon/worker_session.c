@@ -221,6 +221,43 @@ worker_version_accepted(const char *version)
 	return (0);
 }
 
+/*
+ * An initialize refused with UnsupportedProtocolVersion (-32022, as MCP
+ * 2026-07-28 numbers it) naming no version mcpd speaks with servers: why,
+ * malloc'd; else NULL.
+ */
+static char *
+worker_version_refusal(const cJSON *error)
+{
+	const cJSON	*code, *supported, *v;
+	char		*list = NULL, *reason, *t;
+
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	supported = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(error, "data"), "supported");
+	if (!cJSON_IsNumber(code) || code->valuedouble != -32022 ||
+	    !cJSON_IsArray(supported) || cJSON_GetArraySize(supported) == 0)
+		return (NULL);
+	cJSON_ArrayForEach(v, supported) {
+		if (!cJSON_IsString(v))
+			return (NULL);
+		if (worker_version_accepted(v->valuestring)) {
+			free(list);
+			return (NULL);
+		}
+		xasprintf(&t, "%s%s%.40s", list != NULL ? list : "",
+		    list != NULL ? ", " : "", v->valuestring);
+		free(list);
+		list = t;
+	}
+	xasprintf(&reason, "the server speaks only MCP %s: it refused "
+	    "initialize of %s, and mcpd speaks MCP 2024-11-05 to 2025-11-25 "
+	    "with servers; not restarted (mcpctl start tries again)", list,
+	    MCPD_MCP_VERSION);
+	free(list);
+	return (reason);
+}
+
 static void
 worker_init_response(struct worker *w, cJSON *msg)
 {
@@ -229,6 +266,12 @@ worker_init_response(struct worker *w, cJSON *msg)
 
 	evtimer_del(w->ev_timer);
 	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
+		if ((reason = worker_version_refusal(error)) != NULL) {
+			w->version_refused = 1;
+			worker_kill(w, reason);
+			free(reason);
+			return;
+		}
 		message = cJSON_GetObjectItemCaseSensitive(error, "message");
 		code = cJSON_GetObjectItemCaseSensitive(error, "code");
 		xasprintf(&reason, "initialize failed: %s",

@@ -4,7 +4,10 @@
 // does) and one of 2026-07-28 (server/discover, the per-request _meta
 // envelope) alike, for modern.sh.
 //
-//   node dual-server.mjs
+//   node dual-server.mjs [--strict]
+//
+// --strict serves 2026-07-28 alone (the SDK's legacy: "reject"): an
+// initialize is refused with -32022 naming the versions it supports.
 //
 // Capabilities: tools {listChanged}, resources {subscribe, listChanged},
 // prompts, logging.  Tools:
@@ -195,4 +198,5 @@ function build({ era }) {
   return server;
 }
 
-serveStdio(build, { onerror: (e) => log(`error: ${e?.message ?? e}`) });
+serveStdio(build, { onerror: (e) => log(`error: ${e?.message ?? e}`),
+  ...(process.argv.includes("--strict") ? { legacy: "reject" } : {}) });
