@@ -141,6 +141,17 @@ enum conf_restart {
 	CONF_RESTART_NEVER,
 };
 
+/*
+ * Which MCP revision mcpd speaks with a server ("protocol"): auto (the
+ * 2025 initialize, and 2026-07-28 in place if the server refuses it for
+ * that), 2025 (initialize only), or 2026-07-28 (server/discover only).
+ */
+enum conf_protocol {
+	CONF_PROTOCOL_AUTO,
+	CONF_PROTOCOL_2025,
+	CONF_PROTOCOL_2026,
+};
+
 /* When a server runs ("start"). */
 enum conf_start {
 	CONF_START_ALWAYS,		/* with mcpd, and always after */
@@ -200,7 +211,8 @@ enum conf_share {
 	uint32_t		 cpu_weight;				\
 	uint32_t		 connect_timeout_ms;			\
 	enum conf_start		 start;				\
-	uint32_t		 idle_stop_s;
+	uint32_t		 idle_stop_s;				\
+	enum conf_protocol	 protocol;
 
 struct conf_settings {
 	CONF_SETTINGS_MEMBERS
@@ -400,6 +412,8 @@ int		 conf_server_runs_same(const struct conf_server *,
 const char	*conf_restart_name(enum conf_restart);
 /* "always" or "on-demand". */
 const char	*conf_start_name(enum conf_start);
+/* "auto", "2025" or "2026-07-28". */
+const char	*conf_protocol_name(enum conf_protocol);
 /* "global", "per-client" or "per-roots". */
 const char	*conf_share_name(enum conf_share);
 /* "stdio", "auto", "http" or "sse" (the transport of status). */

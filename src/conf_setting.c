@@ -44,6 +44,7 @@ enum conf_kind {
 	CONF_KIND_CAPS,
 	CONF_KIND_U64,
 	CONF_KIND_START,
+	CONF_KIND_PROTOCOL,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -71,6 +72,7 @@ enum conf_setting_id {
 	CONF_S_CONNECT_TIMEOUT_MS,
 	CONF_S_START,
 	CONF_S_IDLE_STOP_S,
+	CONF_S_PROTOCOL,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -147,6 +149,8 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    CONF_SETTING_WAKES),
 	CONF_SETTING(CONF_S_IDLE_STOP_S, "idle_stop_s", CONF_KIND_U32,
 	    0, CONF_MAX_IDLE_STOP_S, idle_stop_s, CONF_SETTING_WAKES),
+	CONF_SETTING(CONF_S_PROTOCOL, "protocol", CONF_KIND_PROTOCOL, 0, 0,
+	    protocol, CONF_SETTING_RUNS),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -214,6 +218,20 @@ conf_restart_name(enum conf_restart restart)
 	    sizeof conf_restart_names[0])
 		return ("unknown");
 	return (conf_restart_names[restart]);
+}
+
+static const char *conf_protocol_names[] = {
+	[CONF_PROTOCOL_AUTO] = "auto",
+	[CONF_PROTOCOL_2025] = "2025",
+	[CONF_PROTOCOL_2026] = "2026-07-28",
+};
+
+const char *
+conf_protocol_name(enum conf_protocol protocol)
+{
+	if ((size_t)protocol >= nitems(conf_protocol_names))
+		return ("unknown");
+	return (conf_protocol_names[protocol]);
 }
 
 const char *
@@ -354,6 +372,19 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 			}
 		}
 		conf_error(cp, path, "expected \"always\" or \"on-demand\"");
+		return (-1);
+	case CONF_KIND_PROTOCOL:
+		if (cJSON_IsString(item)) {
+			for (i = 0; i < nitems(conf_protocol_names); i++) {
+				if (strcmp(item->valuestring,
+				    conf_protocol_names[i]) == 0) {
+					*(enum conf_protocol *)field = i;
+					return (0);
+				}
+			}
+		}
+		conf_error(cp, path, "expected \"auto\", \"2025\" or "
+		    "\"2026-07-28\"");
 		return (-1);
 	case CONF_KIND_BOOL:
 		if (!cJSON_IsBool(item)) {
@@ -543,6 +574,7 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->defaults.connect_timeout_ms = CONF_DEFAULT_CONNECT_TIMEOUT_MS;
 	cp->defaults.start = CONF_START_ALWAYS;
 	cp->defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
+	cp->defaults.protocol = CONF_PROTOCOL_AUTO;
 	cp->conf = xcalloc(1, sizeof *cp->conf);
 	cp->conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;
