@@ -33,6 +33,7 @@
 #include "backoff.h"
 #include "child.h"
 #include "clock.h"
+#include "envelope.h"
 #include "log.h"
 #include "logs_ring.h"
 #include "mcpd.h"
@@ -343,6 +344,7 @@ worker_session_end(struct worker *w)
 	w->init_result = NULL;
 	free(w->init_text);
 	w->init_text = NULL;
+	worker_modern_end(w);
 }
 
 /*
@@ -1000,18 +1002,52 @@ worker_availability(const struct worker *w)
 	}
 }
 
+/* A message to a server of 2026-07-28 passes worker_modern.c, whole. */
+static __attribute__((noinline)) int
+worker_write_modern(struct worker *w, const struct iovec *iov, int iovcnt)
+{
+	char	*text;
+	size_t	 len = 0;
+	int	 i, rc;
+
+	for (i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	text = xmalloc(len + 1);
+	for (len = 0, i = 0; i < iovcnt; i++) {
+		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	rc = worker_modern_write(w, text, len);
+	free(text);
+	return (rc);
+}
+
 int
 worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
-	return (w->tp != NULL ? transport_write(w->tp, iov, iovcnt) : -1);
+	if (w->tp == NULL)
+		return (-1);
+	if (w->modern_up)
+		return (worker_write_modern(w, iov, iovcnt));
+	return (transport_write(w->tp, iov, iovcnt));
 }
 
 int
 worker_write_edit(struct worker *w, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
-	return (w->tp != NULL ? transport_write_edit(w->tp, line, len, edit) :
-	    -1);
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
+	size_t		 n;
+
+	if (w->tp == NULL)
+		return (-1);
+	if (w->modern_up) {
+		if ((n = envelope_splice(line, len, edit, 1, iov,
+		    nitems(iov))) == 0)
+			return (-1);
+		return (worker_write_modern(w, iov, (int)n));
+	}
+	return (transport_write_edit(w->tp, line, len, edit));
 }
 
 size_t

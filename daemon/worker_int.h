@@ -108,6 +108,10 @@ struct worker {
 	 * speaks with servers: failed, not restarted (worker_session.c).
 	 */
 	int			 version_refused;
+	/* A server of MCP 2026-07-28 (worker_modern.c). */
+	struct worker_modern	*modern;
+	int			 modern_handshake; /* server/discover sent */
+	int			 modern_up;	/* the session is one */
 	struct event		*ev_free;
 
 	struct logs		*logs;		/* its stderr */
@@ -206,5 +210,28 @@ struct worker	*worker_make_instance(struct worker *tmpl, uint32_t no,
 struct attachment;
 void		 worker_client_roots(struct attachment *,
 		    const struct roots *);
+
+/*
+ * worker_modern.c: a server of MCP 2026-07-28 as the router's 2025
+ * session.
+ */
+struct envelope_span;
+/* An initialize refused with -32022 naming 2026-07-28? */
+int		 worker_modern_refused(const cJSON *error);
+/* The handshake: server/discover under a new init_id. */
+void		 worker_modern_discover(struct worker *);
+/* Its result as the session's initialize result (NULL: *why). */
+cJSON		*worker_modern_init_result(const cJSON *discover,
+		    const char **why);
+/* A message to the server (the router's), made a 2026 one. */
+int		 worker_modern_write(struct worker *, const char *line,
+		    size_t len);
+/* A line from the server, made fit for the session, to the router. */
+void		 worker_modern_line(struct worker *, const char *line,
+		    size_t len, const struct envelope_span *plain);
+/* The session ended: let go of its state. */
+void		 worker_modern_end(struct worker *);
+/* A session taken over from a re-exec's old mcpd: 2026-07-28 if it was. */
+void		 worker_modern_adopt(struct worker *);
 
 #endif /* MCPD_WORKER_INT_H */

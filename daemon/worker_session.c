@@ -21,6 +21,7 @@
 #include "log.h"
 #include "logs_ring.h"
 #include "mcpd.h"
+#include "modern.h"
 #include "proto.h"
 #include "rlink.h"
 #include "router.h"
@@ -194,6 +195,12 @@ worker_send_initialize(struct worker *w)
 {
 	cJSON	*params, *info, *id;
 
+	/* A server of 2026-07-28 alone, as configured: no initialize. */
+	if (w->conf->protocol == CONF_PROTOCOL_2026) {
+		worker_modern_discover(w);
+		return;
+	}
+
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "protocolVersion", MCPD_MCP_VERSION);
 	cJSON_AddItemToObject(params, "capabilities",
@@ -250,12 +257,62 @@ worker_version_refusal(const cJSON *error)
 		free(list);
 		list = t;
 	}
-	xasprintf(&reason, "the server speaks only MCP %s: it refused "
-	    "initialize of %s, and mcpd speaks MCP 2024-11-05 to 2025-11-25 "
-	    "with servers; not restarted (mcpctl start tries again)", list,
-	    MCPD_MCP_VERSION);
+	if (strstr(list, MODERN_VERSION) != NULL)
+		xasprintf(&reason, "the server speaks only MCP %s: it refused "
+		    "initialize of %s, and its \"protocol\" is \"2025\" "
+		    "(\"auto\" speaks 2026-07-28 with it); not restarted "
+		    "(mcpctl start tries again)", list, MCPD_MCP_VERSION);
+	else
+		xasprintf(&reason, "the server speaks only MCP %s: it refused "
+		    "initialize of %s, and mcpd speaks MCP 2024-11-05 to "
+		    "2025-11-25 and 2026-07-28 with servers; not restarted "
+		    "(mcpctl start tries again)", list, MCPD_MCP_VERSION);
 	free(list);
 	return (reason);
+}
+
+/* The server/discover result of a 2026-07-28 server: the session up. */
+static void
+worker_modern_discovered(struct worker *w, cJSON *msg)
+{
+	cJSON		*result, *info, *name, *error, *message;
+	const char	*why = "server/discover: no usable result";
+	char		*reason;
+
+	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
+		message = cJSON_GetObjectItemCaseSensitive(error, "message");
+		xasprintf(&reason, "server/discover failed: %s",
+		    cJSON_IsString(message) ? message->valuestring :
+		    "(no message)");
+		worker_kill(w, reason);
+		free(reason);
+		return;
+	}
+	if ((result = worker_modern_init_result(
+	    cJSON_GetObjectItemCaseSensitive(msg, "result"), &why)) == NULL) {
+		worker_kill(w, why);
+		return;
+	}
+	cJSON_Delete(w->init_result);
+	free(w->init_text);
+	w->init_result = result;
+	w->init_text = rpc_print(w->init_result);
+	if (w->parent != NULL) {
+		cJSON_Delete(w->parent->init_result);
+		free(w->parent->init_text);
+		w->parent->init_result = cJSON_Duplicate(w->init_result, 1);
+		w->parent->init_text = xstrdup(w->init_text);
+	}
+	w->modern_handshake = 0;
+	w->modern_up = 1;
+	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
+	name = cJSON_GetObjectItemCaseSensitive(info, "name");
+	xasprintf(&reason, "initialized: %s, protocol %s",
+	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
+	    MODERN_VERSION);
+	backoff_ready(&w->backoff, clock_now_ms());
+	worker_set_state(w, WORKER_READY, reason);
+	free(reason);
 }
 
 static void
@@ -265,7 +322,22 @@ worker_init_response(struct worker *w, cJSON *msg)
 	char		*reason;
 
 	evtimer_del(w->ev_timer);
+	if (w->modern_handshake) {
+		worker_modern_discovered(w, msg);
+		return;
+	}
 	if ((error = cJSON_GetObjectItemCaseSensitive(msg, "error")) != NULL) {
+		/*
+		 * A server of 2026-07-28 alone refused initialize: the same
+		 * process is asked server/discover, unless "protocol" is
+		 * "2025".
+		 */
+		if (w->conf->protocol != CONF_PROTOCOL_2025 &&
+		    worker_modern_refused(error)) {
+			worker_modern_discover(w);
+			worker_evtimer_add_ms(w->ev_timer, w->start_limit_ms);
+			return;
+		}
 		if ((reason = worker_version_refusal(error)) != NULL) {
 			w->version_refused = 1;
 			worker_kill(w, reason);
@@ -382,7 +454,10 @@ worker_handle_line(void *arg, const char *line, size_t len,
 		}
 		cJSON_Delete(msg);
 	}
-	router_server_line(w->router, line, len, plain);
+	if (w->modern_up)
+		worker_modern_line(w, line, len, plain);
+	else
+		router_server_line(w->router, line, len, plain);
 }
 
 /*

@@ -122,6 +122,8 @@ worker_status_json(const struct worker *w)
 	cJSON_AddStringToObject(o, "restart_policy",
 	    conf_restart_name(w->conf->restart));
 	cJSON_AddStringToObject(o, "start", conf_start_name(w->conf->start));
+	cJSON_AddStringToObject(o, "protocol",
+	    conf_protocol_name(w->conf->protocol));
 	cJSON_AddNumberToObject(o, "idle_stop_s",
 	    (double)w->conf->idle_stop_s);
 	worker_share_json(w, o);

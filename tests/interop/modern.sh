@@ -73,7 +73,8 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
 		mcpServers: {
 			ev: server([$ev, "stdio"]),
 			dual: server([$t + "/dual-server.mjs"]),
-			strict: server([$t + "/dual-server.mjs", "--strict"])
+			strict25: (server([$t + "/dual-server.mjs", "--strict"]) +
+				{ protocol: "2025" })
 		},
 		groups: { both: { servers: ["ev", "dual"] } }
 	}') || hard_error "cannot build the configuration"
@@ -83,27 +84,28 @@ wait_ready ev 90
 wait_ready dual 60
 
 # A server of 2026-07-28 alone refuses mcpd's initialize (2025-11-25)
-# naming what it speaks: failed at once with that said, not restarted in
-# a loop (before, it was killed and restarted with backoff for ever, each
-# time "initialize failed: Unsupported protocol version"); a client's
-# request gets the reason.
-wait_for 60 server_is strict failed ||
-	fail "strict: not failed within 60 s (state $(server_field strict state), restarts $(server_field strict restarts), last_exit $(server_field strict last_exit))"
-why=$(server_field strict last_exit)
+# naming what it speaks; with "protocol": "2025" (no 2026 with it) it is
+# failed at once with that said, not restarted in a loop (before, it was
+# killed and restarted with backoff for ever, each time "initialize
+# failed: Unsupported protocol version"); a client's request gets the
+# reason.  ("auto", the default, speaks 2026-07-28 with it: modern-up.sh.)
+wait_for 60 server_is strict25 failed ||
+	fail "strict25: not failed within 60 s (state $(server_field strict25 state), restarts $(server_field strict25 restarts), last_exit $(server_field strict25 last_exit))"
+why=$(server_field strict25 last_exit)
 case $why in
-*"speaks only MCP 2026-07-28"*"2024-11-05 to 2025-11-25"*) ;;
-*) fail "strict: failed, but not saying it speaks only 2026-07-28: $why" ;;
+*"speaks only MCP 2026-07-28"*'"protocol" is "2025"'*) ;;
+*) fail "strict25: failed, but not saying it speaks only 2026-07-28: $why" ;;
 esac
-[ "$(server_field strict restarts)" = 0 ] ||
-	fail "strict: restarted $(server_field strict restarts) times"
-if out=$("$MCPCTL" -s "$SOCK" tools strict 2>&1); then
-	fail "strict: tools answered: $out"
+[ "$(server_field strict25 restarts)" = 0 ] ||
+	fail "strict25: restarted $(server_field strict25 restarts) times"
+if out=$("$MCPCTL" -s "$SOCK" tools strict25 2>&1); then
+	fail "strict25: tools answered: $out"
 fi
 case $out in
 *"speaks only MCP 2026-07-28"*) ;;
-*) fail "strict: a client was told: $out" ;;
+*) fail "strict25: a client was told: $out" ;;
 esac
-note "strict: $why"
+note "strict25: $why"
 
 CELLS="discover list call progress elicit elicit2 subscribe read task quiet"
 PROBLEMS=()
