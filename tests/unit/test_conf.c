@@ -488,6 +488,42 @@ START_TEST(test_start_and_idle_stop_errors)
 END_TEST
 
 /*
+ * "protocol": per server or from "mcpd", auto by default; a change
+ * restarts the server.
+ */
+START_TEST(test_protocol)
+{
+	struct conf	*conf, *other;
+	const char	*err = "mcpServers.x.protocol: expected \"auto\", "
+			    "\"2025\" or \"2026-07-28\"";
+
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'protocol': '2026-07-28'},"
+	    "'c': {'command': 'c', 'protocol': '2025'}}}");
+	ck_assert_int_eq(conf_find(conf, "a")->protocol, CONF_PROTOCOL_AUTO);
+	ck_assert_int_eq(conf_find(conf, "b")->protocol, CONF_PROTOCOL_2026);
+	ck_assert_int_eq(conf_find(conf, "c")->protocol, CONF_PROTOCOL_2025);
+	other = parse_ok("{'mcpd': {'protocol': '2025'}, 'mcpServers': {"
+	    "'a': {'command': 'a'}, 'b': {'command': 'b', 'protocol': "
+	    "'2026-07-28'}, 'c': {'command': 'c'}}}");
+	ck_assert_int_eq(conf_find(other, "a")->protocol, CONF_PROTOCOL_2025);
+	ck_assert(!conf_server_equal(conf_find(conf, "a"),
+	    conf_find(other, "a")));
+	ck_assert(conf_server_equal(conf_find(conf, "b"),
+	    conf_find(other, "b")));
+	conf_free(other);
+	conf_free(conf);
+	ck_assert_str_eq(conf_protocol_name(CONF_PROTOCOL_2026), "2026-07-28");
+	ck_assert_str_eq(conf_protocol_name((enum conf_protocol)9), "unknown");
+
+	expect_server_error("{'command': 'c', 'protocol': '2026'}", err);
+	expect_server_error("{'command': 'c', 'protocol': 'legacy'}", err);
+	expect_server_error("{'command': 'c', 'protocol': 2025}", err);
+	expect_server_error("{'command': 'c', 'protocol': null}", err);
+}
+END_TEST
+
+/*
  * first_start_timeout_ms: a server's or everyone's; a change of it alone
  * restarts nothing (only the next start has it).
  */
@@ -3415,6 +3451,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_cwd_errors);
 	tcase_add_test(tc, test_restart_errors);
 	tcase_add_test(tc, test_start_and_idle_stop_errors);
+	tcase_add_test(tc, test_protocol);
 	tcase_add_test(tc, test_socket_group);
 	tcase_add_test(tc, test_share_errors);
 	tcase_add_test(tc, test_integer_errors);
