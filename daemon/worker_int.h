@@ -216,13 +216,8 @@ void		 worker_client_roots(struct attachment *,
  * session.
  */
 struct envelope_span;
-/* An initialize refused with -32022 naming 2026-07-28? */
-int		 worker_modern_refused(const cJSON *error);
 /* The handshake: server/discover under a new init_id. */
 void		 worker_modern_discover(struct worker *);
-/* Its result as the session's initialize result (NULL: *why). */
-cJSON		*worker_modern_init_result(const cJSON *discover,
-		    const char **why);
 /* A message to the server (the router's), made a 2026 one. */
 int		 worker_modern_write(struct worker *, const char *line,
 		    size_t len);

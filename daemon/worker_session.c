@@ -22,6 +22,7 @@
 #include "logs_ring.h"
 #include "mcpd.h"
 #include "modern.h"
+#include "modern_up.h"
 #include "proto.h"
 #include "rlink.h"
 #include "router.h"
@@ -288,7 +289,7 @@ worker_modern_discovered(struct worker *w, cJSON *msg)
 		free(reason);
 		return;
 	}
-	if ((result = worker_modern_init_result(
+	if ((result = modern_up_init_result(
 	    cJSON_GetObjectItemCaseSensitive(msg, "result"), &why)) == NULL) {
 		worker_kill(w, why);
 		return;
@@ -333,7 +334,7 @@ worker_init_response(struct worker *w, cJSON *msg)
 		 * "2025".
 		 */
 		if (w->conf->protocol != CONF_PROTOCOL_2025 &&
-		    worker_modern_refused(error)) {
+		    modern_up_refused(error)) {
 			worker_modern_discover(w);
 			worker_evtimer_add_ms(w->ev_timer, w->start_limit_ms);
 			return;

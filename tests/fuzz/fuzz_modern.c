@@ -47,6 +47,7 @@
 #include "envelope.h"
 #include "fuzz.h"
 #include "modern.h"
+#include "modern_up.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -629,6 +630,57 @@ fuzz_others(const cJSON *json, const struct modern_meta *mm)
 		(void)modern_listen_kind(v->valuestring);
 }
 
+/* A server of 2026-07-28 in 2025 terms (src/modern_up.c). */
+static void
+fuzz_up(const cJSON *json)
+{
+	cJSON		*got;
+	const cJSON	*caps, *v;
+	const char	*why = NULL;
+	char		*text;
+
+	(void)modern_up_refused(json);
+	(void)modern_up_refused(cJSON_GetObjectItemCaseSensitive(json,
+	    "error"));
+	if ((got = modern_up_init_result(json, &why)) == NULL) {
+		FUZZ_CHECK(why != NULL, "no initialize result, no reason");
+		return;
+	}
+	text = cJSON_PrintUnformatted(got);
+	cJSON_Delete(fuzz_json_ok("the initialize result", text));
+	v = cJSON_GetObjectItemCaseSensitive(got, "protocolVersion");
+	FUZZ_CHECK(cJSON_IsString(v) && strcmp(v->valuestring,
+	    MODERN_VERSION) == 0, "initialize result: %s", text);
+	caps = cJSON_GetObjectItemCaseSensitive(got, "capabilities");
+	FUZZ_CHECK(cJSON_IsObject(caps), "initialize result: %s", text);
+	FUZZ_CHECK(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(caps, "resources"),
+	    "subscribe") == NULL, "a subscription promised: %s", text);
+	FUZZ_CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(got,
+	    "serverInfo")), "initialize result: %s", text);
+	free(text);
+	cJSON_Delete(got);
+}
+
+/* A response a 2025 session cannot carry, made an error. */
+static void
+fuzz_unfit(const char *line, const struct envelope *env)
+{
+	struct envelope	 out;
+	char		*text;
+	size_t		 erroff;
+
+	if (env->result.type != ENVELOPE_OBJECT ||
+	    env->id.type == ENVELOPE_ABSENT)
+		return;
+	if ((text = modern_up_unfit(line, env)) == NULL)
+		return;
+	FUZZ_CHECK(envelope_scan(text, strlen(text), &out, &erroff) == 0 &&
+	    out.error.type == ENVELOPE_OBJECT &&
+	    out.result.type == ENVELOPE_ABSENT, "unfit: %s", text);
+	free(text);
+}
+
 /* Everything on one JSON value, and on its params and result. */
 static void
 fuzz_json(const cJSON *json, const char *idtext, size_t idlen,
@@ -655,6 +707,8 @@ fuzz_json(const cJSON *json, const char *idtext, size_t idlen,
 	fuzz_others(json, mm);
 	if (params != NULL)
 		fuzz_others(params, NULL);
+	fuzz_up(json);
+	fuzz_up(result);
 }
 
 /*
@@ -697,6 +751,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_tail(line, size, &env.error, "the error");
 		fuzz_tail(line, size, &env.meta, "_meta");
 		fuzz_tail(line, size, &env.id, "the id");
+		fuzz_unfit(line, &env);
 		if (env.id.type != ENVELOPE_ABSENT) {
 			idtext = line + env.id.off;
 			idlen = env.id.len;
