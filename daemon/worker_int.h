@@ -226,6 +226,8 @@ void		 worker_modern_line(struct worker *, const char *line,
 		    size_t len, const struct envelope_span *plain);
 /* The session ended: let go of its state. */
 void		 worker_modern_end(struct worker *);
+/* The session is up: the listen stream for what its capabilities say. */
+void		 worker_modern_kinds(struct worker *, const cJSON *caps);
 /* A session taken over from a re-exec's old mcpd: 2026-07-28 if it was. */
 void		 worker_modern_adopt(struct worker *);
 

@@ -17,9 +17,13 @@
  * - What comes back: resource not found (-32602 in 2026) is -32002 for a
  *   resources/read.  A result that asks for input (input_required) or is
  *   a task, which a 2025 session cannot carry yet, becomes an error that
- *   says so; resources/subscribe, which 2026 replaced with
- *   subscriptions/listen, is refused with -32601, and the capabilities
- *   promise no list changes nor subscriptions.
+ *   says so.
+ * - 2026 sends list changes and resource updates only on
+ *   subscriptions/listen streams: the worker keeps one open, with the
+ *   kinds the server announces and the union of the URIs the router
+ *   subscribed (resources/subscribe and unsubscribe, answered by mcpd,
+ *   change it), re-issued when that changes and after every start; what
+ *   comes on it goes to the router as the 2025 notification it is.
  * Answers of mcpd's own go to the router from a zero timer, never inside
  * the write that asked.
  */
@@ -52,6 +56,8 @@
 #include "xmalloc.h"
 
 
+#define WORKER_MODERN_MAX_URIS	4096	/* subscriptions on the stream */
+
 /* A line for the router, delivered from the zero timer. */
 struct worker_modern_reply {
 	char			*line;
@@ -64,9 +70,22 @@ struct worker_modern {
 	char			 level[16];	/* a 2025 client's, or "" */
 	struct hmap		*reads;		/* resources/read ids */
 	struct hmap		*pings;		/* ping ids, sent as discover */
+	/*
+	 * The one subscriptions/listen stream: what the server announces
+	 * (MODERN_LISTEN_*) and the URIs the router subscribed, re-issued
+	 * (the old one cancelled) when they change, from the zero timer.
+	 */
+	unsigned int		 kinds;
+	char			**uris;
+	size_t			 nuris;
+	int64_t			 listen_id;	/* 0: none open */
+	struct hmap		*listens;	/* every id it had, till answered */
+	int			 listen_dirty;
 	TAILQ_HEAD(, worker_modern_reply) replies;
 	struct event		*ev_replies;
 };
+
+static void	worker_modern_listen(struct worker *);
 
 static void
 worker_modern_replies_cb(evutil_socket_t fd, short events, void *arg)
@@ -84,6 +103,8 @@ worker_modern_replies_cb(evutil_socket_t fd, short events, void *arg)
 		free(r->line);
 		free(r);
 	}
+	if (w->modern != NULL && w->modern->listen_dirty)
+		worker_modern_listen(w);
 }
 
 static struct worker_modern *
@@ -105,6 +126,7 @@ worker_modern_get(struct worker *w)
 	free(text);
 	m->reads = hmap_new(hmap_random_seed());
 	m->pings = hmap_new(hmap_random_seed());
+	m->listens = hmap_new(hmap_random_seed());
 	TAILQ_INIT(&m->replies);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
@@ -125,6 +147,8 @@ worker_modern_adopt(struct worker *w)
 		return;
 	(void)worker_modern_get(w);
 	w->modern_up = 1;
+	worker_modern_kinds(w, cJSON_GetObjectItemCaseSensitive(
+	    w->init_result, "capabilities"));
 }
 
 void
@@ -143,6 +167,10 @@ worker_modern_end(struct worker *w)
 	event_free(m->ev_replies);
 	hmap_free(m->reads);
 	hmap_free(m->pings);
+	hmap_free(m->listens);
+	while (m->nuris > 0)
+		free(m->uris[--m->nuris]);
+	free(m->uris);
 	free(m->meta);
 	free(m);
 	w->modern = NULL;
@@ -188,6 +216,139 @@ worker_modern_discover(struct worker *w)
 	iov.iov_len = (size_t)n;
 	(void)transport_write(w->tp, &iov, 1);
 	free(line);
+}
+
+/*
+ * The listen stream.
+ */
+
+/* Re-issue it from the zero timer, once for any number of changes. */
+static void
+worker_modern_listen_soon(struct worker *w)
+{
+	struct timeval	 tv = { 0, 0 };
+
+	w->modern->listen_dirty = 1;
+	evtimer_add(w->modern->ev_replies, &tv);
+}
+
+void
+worker_modern_kinds(struct worker *w, const cJSON *caps)
+{
+	static const struct {
+		const char	*cap, *member;
+		unsigned int	 kind;
+	} kinds[] = {
+		{ "tools", "listChanged", MODERN_LISTEN_TOOLS },
+		{ "prompts", "listChanged", MODERN_LISTEN_PROMPTS },
+		{ "resources", "listChanged", MODERN_LISTEN_RESOURCES },
+	};
+	struct worker_modern	*m = worker_modern_get(w);
+	size_t			 i;
+
+	m->kinds = 0;
+	for (i = 0; i < nitems(kinds); i++) {
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(caps, kinds[i].cap),
+		    kinds[i].member)))
+			m->kinds |= kinds[i].kind;
+	}
+	worker_modern_listen_soon(w);
+}
+
+static void
+worker_modern_listen(struct worker *w)
+{
+	struct worker_modern	*m = w->modern;
+	struct iovec		 iov;
+	cJSON			*n, *a;
+	char			*filter, *line, idtext[ENVELOPE_INT64_BYTES];
+	size_t			 i;
+	int			 len;
+
+	m->listen_dirty = 0;
+	if (w->tp == NULL || !w->modern_up)
+		return;
+	if (m->listen_id != 0) {
+		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%lld,\"reason\":\"mcpd opens another with what its "
+		    "clients want now\"}}", (long long)m->listen_id);
+		iov.iov_base = line;
+		iov.iov_len = (size_t)len;
+		(void)transport_write(w->tp, &iov, 1);
+		free(line);
+		m->listen_id = 0;
+	}
+	if (m->kinds == 0 && m->nuris == 0)
+		return;
+	n = cJSON_CreateObject();
+	if (m->kinds & MODERN_LISTEN_TOOLS)
+		cJSON_AddTrueToObject(n, "toolsListChanged");
+	if (m->kinds & MODERN_LISTEN_PROMPTS)
+		cJSON_AddTrueToObject(n, "promptsListChanged");
+	if (m->kinds & MODERN_LISTEN_RESOURCES)
+		cJSON_AddTrueToObject(n, "resourcesListChanged");
+	if (m->nuris > 0) {
+		a = cJSON_AddArrayToObject(n, "resourceSubscriptions");
+		for (i = 0; i < m->nuris; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(m->uris[i]));
+	}
+	filter = rpc_print(n);
+	cJSON_Delete(n);
+	m->listen_id = w->next_upstream_id++;
+	len = (int)envelope_print_int64(m->listen_id, idtext);
+	(void)hmap_put(m->listens, idtext, (size_t)len, (void *)1);
+	len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
+	    "\"subscriptions/listen\",\"params\":{\"notifications\":%s,"
+	    "\"_meta\":{%s}}}", idtext, filter, m->meta);
+	free(filter);
+	iov.iov_base = line;
+	iov.iov_len = (size_t)len;
+	(void)transport_write(w->tp, &iov, 1);
+	free(line);
+}
+
+/* The router's resources/(un)subscribe: the stream's URIs. */
+static void
+worker_modern_subscribe(struct worker *w, const char *line,
+    const struct envelope *env, int on)
+{
+	struct worker_modern	*m = w->modern;
+	char			*uri;
+	size_t			 i;
+
+	uri = envelope_string_dup(line, &env->p_uri, MODERN_LISTEN_URI_MAX,
+	    NULL);
+	if (uri == NULL) {
+		worker_modern_reply(w, line + env->id.off, env->id.len,
+		    "\"error\":{\"code\":-32602,\"message\":\"invalid "
+		    "params: uri must be a string of at most 4095 bytes\"}");
+		return;
+	}
+	for (i = 0; i < m->nuris && strcmp(m->uris[i], uri) != 0; i++)
+		;
+	if (on && i == m->nuris) {
+		if (m->nuris >= WORKER_MODERN_MAX_URIS) {
+			free(uri);
+			worker_modern_reply(w, line + env->id.off, env->id.len,
+			    "\"error\":{\"code\":-32603,\"message\":\"mcpd "
+			    "holds as many subscriptions to this server as "
+			    "it takes\"}");
+			return;
+		}
+		m->uris = xreallocarray(m->uris, m->nuris + 1,
+		    sizeof *m->uris);
+		m->uris[m->nuris++] = uri;
+		uri = NULL;
+	} else if (!on && i < m->nuris) {
+		free(m->uris[i]);
+		m->uris[i] = m->uris[--m->nuris];
+	}
+	free(uri);
+	worker_modern_reply(w, line + env->id.off, env->id.len,
+	    "\"result\":{}");
+	worker_modern_listen_soon(w);
 }
 
 /*
@@ -325,11 +486,8 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	}
 	if (envelope_string_eq(line, &env.method, "resources/subscribe") ||
 	    envelope_string_eq(line, &env.method, "resources/unsubscribe")) {
-		worker_modern_reply(w, id, env.id.len, "\"error\":{\"code\":"
-		    "-32601,\"message\":\"the server speaks MCP 2026-07-28, "
-		    "which replaced resources/subscribe with "
-		    "subscriptions/listen; mcpd does not yet pass "
-		    "subscriptions to it\"}");
+		worker_modern_subscribe(w, line, &env, envelope_string_eq(line,
+		    &env.method, "resources/subscribe"));
 		return (0);
 	}
 	if (envelope_string_eq(line, &env.method, "resources/read") &&
@@ -341,6 +499,34 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 /*
  * From the server.
  */
+
+/*
+ * A notification on a listen stream: the current one's list changes and
+ * updates go to the router (which knows their kinds), its acknowledgment
+ * and the old streams' nothing.  1 once taken.
+ */
+static int
+worker_modern_stream_note(struct worker *w, const char *line,
+    const struct envelope *env)
+{
+	static const char	 key[] = "\"" MODERN_KEY_SUB "\"";
+	cJSON			*meta;
+	const cJSON		*sub;
+	int			 current;
+
+	if (env->meta.type != ENVELOPE_OBJECT || memmem(line + env->meta.off,
+	    env->meta.len, key, sizeof key - 1) == NULL)
+		return (0);
+	meta = cJSON_ParseWithLength(line + env->meta.off, env->meta.len);
+	sub = cJSON_GetObjectItemCaseSensitive(meta, MODERN_KEY_SUB);
+	current = cJSON_IsNumber(sub) && w->modern->listen_id != 0 &&
+	    sub->valuedouble == (double)w->modern->listen_id;
+	cJSON_Delete(meta);
+	if (!current || envelope_string_eq(line, &env->method,
+	    "notifications/subscriptions/acknowledged"))
+		return (1);
+	return (0);
+}
 
 void
 worker_modern_line(struct worker *w, const char *line, size_t len,
@@ -354,10 +540,26 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 	size_t			 erroff, n, i, tl;
 	int64_t			 c;
 
-	if (envelope_scan(line, len, &env, &erroff) != 0 ||
-	    env.method.type != ENVELOPE_ABSENT ||
-	    env.id.type == ENVELOPE_ABSENT) {
+	if (envelope_scan(line, len, &env, &erroff) != 0) {
 		router_server_line(w->router, line, len, plain);
+		return;
+	}
+	if (env.method.type != ENVELOPE_ABSENT) {
+		if (env.id.type == ENVELOPE_ABSENT &&
+		    worker_modern_stream_note(w, line, &env))
+			return;
+		router_server_line(w->router, line, len, plain);
+		return;
+	}
+	if (env.id.type == ENVELOPE_ABSENT) {
+		router_server_line(w->router, line, len, plain);
+		return;
+	}
+	/* The end of a listen stream of mcpd's own. */
+	if (hmap_del(m->listens, line + env.id.off, env.id.len) != NULL) {
+		if (envelope_int64(line, &env.id, &c) == 0 &&
+		    c == m->listen_id)
+			m->listen_id = 0;
 		return;
 	}
 	if (hmap_del(m->pings, line + env.id.off, env.id.len) != NULL &&

@@ -306,6 +306,8 @@ worker_modern_discovered(struct worker *w, cJSON *msg)
 	}
 	w->modern_handshake = 0;
 	w->modern_up = 1;
+	worker_modern_kinds(w, cJSON_GetObjectItemCaseSensitive(
+	    w->init_result, "capabilities"));
 	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
 	name = cJSON_GetObjectItemCaseSensitive(info, "name");
 	xasprintf(&reason, "initialized: %s, protocol %s",

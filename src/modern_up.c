@@ -37,13 +37,6 @@ modern_up_refused(const cJSON *error)
 	return (0);
 }
 
-static void
-modern_up_unpromise(cJSON *caps, const char *cap, const char *member)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(caps, cap), member);
-}
-
 cJSON *
 modern_up_init_result(const cJSON *discover, const char **why)
 {
@@ -70,14 +63,6 @@ modern_up_init_result(const cJSON *discover, const char **why)
 	cJSON_AddStringToObject(r, "protocolVersion", MODERN_VERSION);
 	v = cJSON_GetObjectItemCaseSensitive(discover, "capabilities");
 	caps = cJSON_IsObject(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateObject();
-	/*
-	 * What 2026 sends only on subscriptions/listen streams, which mcpd
-	 * does not open with servers yet, is not promised to clients.
-	 */
-	modern_up_unpromise(caps, "tools", "listChanged");
-	modern_up_unpromise(caps, "prompts", "listChanged");
-	modern_up_unpromise(caps, "resources", "listChanged");
-	modern_up_unpromise(caps, "resources", "subscribe");
 	cJSON_AddItemToObject(r, "capabilities", caps);
 	info = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(discover, "_meta"),

@@ -14,9 +14,8 @@ struct envelope;
 int		 modern_up_refused(const cJSON *error);
 /*
  * A server/discover result as the session's initialize result
- * (protocolVersion 2026-07-28; no promise of list changes nor
- * subscriptions, which 2026 sends only on listen streams), or NULL with
- * *why when it offers no 2026-07-28.
+ * (protocolVersion 2026-07-28), or NULL with *why when it offers no
+ * 2026-07-28.
  */
 cJSON		*modern_up_init_result(const cJSON *discover, const char **why);
 /*

@@ -37,8 +37,9 @@
 #   - calls ask (the server asks for input): an error saying the server
 #     asked for input, which mcpd does not yet pass from a 2026-07-28
 #     server; no form reaches the client;
-#   - 1.x, strict and strict26: resources/subscribe fails with -32601
-#     naming subscriptions/listen.
+#   - 1.x, strict and strict26: resources/subscribe, then the server's
+#     resources/updated and tools list_changed (which it sends only on a
+#     subscriptions/listen stream, which mcpd holds) reach the client.
 # And on the server's side ($T/strict.in): one initialize, the first line;
 # server/discover after it; every request after it carries the 2026 _meta
 # (protocolVersion 2026-07-28, clientInfo, clientCapabilities); no ping

@@ -39,8 +39,12 @@
 //              {outcome: "answer", text} or {outcome: "error", code,
 //              message} (a JSON-RPC error or an isError result), and the
 //              forms and samplings the client was asked
-//   subscribe  1.x, no PREFIX: resources/subscribe test://r fails with
-//              -32601 and a message naming subscriptions/listen
+//   subscribe  1.x, no PREFIX: resources/subscribe test://r, then the
+//              tools touch (resources/updated) and flip (tools
+//              list_changed), which a server of 2026-07-28 sends only on a
+//              subscriptions/listen stream: both reach the 2025 client
+//              within WAIT_MS (mcpd holds the stream for it); then flip
+//              back and unsubscribe
 // Each target also records the log notifications it was sent ("logs")
 // and the requests of the server ("requests").  Prints one JSON object
 // {sdk, sdkVersion, targets: {TARGET: {connected, version, era, error,
@@ -52,6 +56,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 const MODEL_TEXT = "Hello from the model";
 const REQ = { timeout: 20000 };
 const URI = "test://r";
+const WAIT_MS = 20000;	// a notification that must come
 const MISSING = "test://missing";
 
 const opts = { targets: [] };
@@ -171,6 +176,15 @@ function newClient(res) {
   }
   client.setNotificationHandler(schema("notifications/message",
     "LoggingMessageNotificationSchema"), () => { res.logs++; });
+  res.heard = [];
+  for (const [m, s] of [["notifications/resources/updated",
+    "ResourceUpdatedNotificationSchema"], ["notifications/tools/list_changed",
+    "ToolListChangedNotificationSchema"]]) {
+    client.setNotificationHandler(schema(m, s), (n) => {
+      res.heard.push({ method: m, uri: n?.params?.uri ?? null });
+      res.onHeard?.();
+    });
+  }
   client.onerror = (e) => {
     if (res.errors.length < 20) res.errors.push(String(e?.message ?? e));
   };
@@ -328,16 +342,30 @@ async function runTarget(target) {
 
   if (!v2 && prefix === "") {
     await step(res, "subscribe", async () => {
-      try {
-        await client.subscribeResource({ uri: URI }, REQ);
-      } catch (e) {
-        const seen = { code: e?.code ?? null, message: String(e?.message ?? e) };
-        if (seen.code !== -32601 || !seen.message.includes("subscriptions/listen"))
-          return fail("not -32601 naming subscriptions/listen", seen);
-        return seen;
-      }
-      await client.unsubscribeResource({ uri: URI }, REQ).catch(() => {});
-      return fail("resources/subscribe was answered");
+      const has = (m, uri) => res.heard.some((h) => h.method === m &&
+        (uri === undefined || h.uri === uri));
+      const heard = (pred) => new Promise((resolve) => {
+        if (pred()) return resolve(true);
+        const timer = setTimeout(() => { res.onHeard = null; resolve(false); },
+          WAIT_MS);
+        res.onHeard = () => {
+          if (!pred()) return;
+          clearTimeout(timer);
+          res.onHeard = null;
+          resolve(true);
+        };
+      });
+      await client.subscribeResource({ uri: URI }, REQ);
+      await call("touch", { uri: URI });
+      const updated = await heard(() => has("notifications/resources/updated", URI));
+      await call("flip", {});
+      const changed = await heard(() => has("notifications/tools/list_changed"));
+      await call("flip", {});
+      await client.unsubscribeResource({ uri: URI }, REQ);
+      const seen = { updated, changed, heard: res.heard.slice(0, 10) };
+      if (!updated) return fail(`no notifications/resources/updated for ${URI}`, seen);
+      if (!changed) return fail("no notifications/tools/list_changed", seen);
+      return seen;
     });
   } else {
     res.skipped.subscribe = v2 ? "the 2026 era" : "a group";
