@@ -57,6 +57,13 @@
 
 
 #define WORKER_MODERN_MAX_URIS	4096	/* subscriptions on the stream */
+/*
+ * Ids kept until their answer (reads, pings, listens): a server that
+ * never answers cannot make them grow past this; past it, an answer is
+ * passed as it comes (a read's -32602 unchanged, a stream's end to the
+ * router, which drops what it does not know).
+ */
+#define WORKER_MODERN_MAX_IDS	4096
 
 /* A line for the router, delivered from the zero timer. */
 struct worker_modern_reply {
@@ -298,7 +305,8 @@ worker_modern_listen(struct worker *w)
 	cJSON_Delete(n);
 	m->listen_id = w->next_upstream_id++;
 	len = (int)envelope_print_int64(m->listen_id, idtext);
-	(void)hmap_put(m->listens, idtext, (size_t)len, (void *)1);
+	if (hmap_count(m->listens) < WORKER_MODERN_MAX_IDS)
+		(void)hmap_put(m->listens, idtext, (size_t)len, (void *)1);
 	len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
 	    "\"subscriptions/listen\",\"params\":{\"notifications\":%s,"
 	    "\"_meta\":{%s}}}", idtext, filter, m->meta);
@@ -468,7 +476,8 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	}
 	if (envelope_string_eq(line, &env.method, "ping")) {
 		/* Its answer is ping's, empty: see worker_modern_line. */
-		if (env.id.len <= 64)
+		if (env.id.len <= 64 &&
+		    hmap_count(m->pings) < WORKER_MODERN_MAX_IDS)
 			(void)hmap_put(m->pings, id, env.id.len, (void *)1);
 		xasprintf(&text, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"method\":"
 		    "\"server/discover\",\"params\":{\"_meta\":{%s}}}",
@@ -491,7 +500,7 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 		return (0);
 	}
 	if (envelope_string_eq(line, &env.method, "resources/read") &&
-	    env.id.len <= 64)
+	    env.id.len <= 64 && hmap_count(m->reads) < WORKER_MODERN_MAX_IDS)
 		(void)hmap_put(m->reads, id, env.id.len, (void *)1);
 	return (worker_modern_request(w, line, len, &env));
 }
