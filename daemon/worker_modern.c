@@ -44,6 +44,7 @@
 #include "hmap.h"
 #include "log.h"
 #include "mcpd.h"
+#include "mlevel.h"
 #include "modern.h"
 #include "modern_up.h"
 #include "proto.h"
@@ -487,8 +488,9 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 		return (rc);
 	}
 	if (envelope_string_eq(line, &env.method, "logging/setLevel")) {
+		/* A level's name only: it goes into every request's text. */
 		if (envelope_string_copy(line, &env.p_level, m->level,
-		    sizeof m->level) < 0)
+		    sizeof m->level) < 0 || mlevel_index(m->level) < 0)
 			m->level[0] = '\0';
 		worker_modern_reply(w, id, env.id.len, "\"result\":{}");
 		return (0);
