@@ -113,7 +113,7 @@ worker_adopt_running(struct worker *w, const struct handover_server *s)
 	w->next_upstream_id = s->next_upstream_id;
 	w->init_text = xstrdup(s->init_result);
 	w->init_result = cJSON_Parse(s->init_result);
-	worker_modern_adopt(w);
+	worker_modern_adopt(w, s->subs, s->nsubs);
 	w->heard_ms = clock_now_ms();
 	/* Ready for the first time here: nothing to restore upstream. */
 	xasprintf(&why, "taken over across a re-exec of mcpd (pid %ld)",

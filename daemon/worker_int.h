@@ -229,6 +229,7 @@ void		 worker_modern_end(struct worker *);
 /* The session is up: the listen stream for what its capabilities say. */
 void		 worker_modern_kinds(struct worker *, const cJSON *caps);
 /* A session taken over from a re-exec's old mcpd: 2026-07-28 if it was. */
-void		 worker_modern_adopt(struct worker *);
+void		 worker_modern_adopt(struct worker *, char *const *subs,
+		    size_t nsubs);
 
 #endif /* MCPD_WORKER_INT_H */

@@ -145,16 +145,24 @@ worker_modern_get(struct worker *w)
 }
 
 void
-worker_modern_adopt(struct worker *w)
+worker_modern_adopt(struct worker *w, char *const *subs, size_t nsubs)
 {
-	const cJSON	*v;
+	struct worker_modern	*m;
+	const cJSON		*v;
+	size_t			 i;
 
 	v = cJSON_GetObjectItemCaseSensitive(w->init_result,
 	    "protocolVersion");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, MODERN_VERSION) != 0)
 		return;
-	(void)worker_modern_get(w);
+	m = worker_modern_get(w);
 	w->modern_up = 1;
+	/* What clients held across the re-exec: on the new stream. */
+	for (i = 0; i < nsubs && m->nuris < WORKER_MODERN_MAX_URIS; i++) {
+		m->uris = xreallocarray(m->uris, m->nuris + 1,
+		    sizeof *m->uris);
+		m->uris[m->nuris++] = xstrdup(subs[i]);
+	}
 	worker_modern_kinds(w, cJSON_GetObjectItemCaseSensitive(
 	    w->init_result, "capabilities"));
 }
