@@ -173,20 +173,13 @@ client_batches_take(struct client_batches *bs, const struct iovec *iov,
 {
 	struct client_batch	*b;
 	struct envelope		 env;
-	char			*text, *p;
-	size_t			 len = 0, erroff, at;
-	int			 i, taken = 0;
+	char			*text;
+	size_t			 len, erroff, at;
+	int			 taken = 0;
 
 	if (TAILQ_EMPTY(&bs->list))
 		return (0);
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
-	p = text = xmalloc(len + 1);
-	for (i = 0; i < iovcnt; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	*p = '\0';
+	text = xiovdup(iov, iovcnt, &len);
 	/* An answer: no method, a result or an error. */
 	if (envelope_scan(text, len, &env, &erroff) != 0 ||
 	    env.method.type != ENVELOPE_ABSENT ||

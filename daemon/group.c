@@ -308,19 +308,11 @@ group_link_deliver(struct glink *l, const struct iovec *iov, int iovcnt)
 	struct group_session	*gs = l->gs;
 	struct group_sent	*q;
 	struct envelope		 env;
-	size_t			 len = 0, erroff;
+	size_t			 len, erroff;
 	int64_t			 gid;
-	char			*line, *p;
-	int			 i;
+	char			*line;
 
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
-	p = line = xmalloc(len + 1);
-	for (i = 0; i < iovcnt; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	*p = '\0';
+	line = xiovdup(iov, iovcnt, &len);
 	/* The member's router made this line: it scans. */
 	if (envelope_scan(line, len, &env, &erroff) != 0)
 		goto done;

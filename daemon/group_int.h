@@ -190,12 +190,6 @@ struct group_sent *group_sent_new(struct group_session *, size_t link,
 	    const char *id, size_t id_len, struct group_op *);
 void	group_sent_free(struct group_session *, struct group_sent *);
 /*
- * line[0, len) with the edits applied (sorted), in one buffer (malloc'd,
- * *total bytes), or NULL if they do not fit it.
- */
-char	*group_splice(const char *line, size_t len,
-	    const struct envelope_edit *, size_t nedits, size_t *total);
-/*
  * Send a member line[0, len) with its id replaced by a gid (the edits,
  * if any, applied too; sorted, the id's among them).  Returns 0, or -1 if
  * the member is not attached (the caller answers).

@@ -156,27 +156,6 @@ group_sent_free(struct group_session *gs, struct group_sent *q)
 	free(q);
 }
 
-char *
-group_splice(const char *line, size_t len, const struct envelope_edit *edits,
-    size_t nedits, size_t *total)
-{
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(4)];
-	size_t		 n, i;
-	char		*buf, *p;
-
-	if ((n = envelope_splice(line, len, edits, nedits, iov,
-	    nitems(iov))) == 0)
-		return (NULL);
-	for (*total = 0, i = 0; i < n; i++)
-		*total += iov[i].iov_len;
-	p = buf = xmalloc(*total);
-	for (i = 0; i < n; i++) {
-		memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	return (buf);
-}
-
 int
 group_forward(struct group_session *gs, size_t link, const char *line,
     size_t len, const struct envelope_edit *edits, size_t nedits)
@@ -186,7 +165,7 @@ group_forward(struct group_session *gs, size_t link, const char *line,
 	char		*buf;
 
 	if (l->att == NULL ||
-	    (buf = group_splice(line, len, edits, nedits, &total)) == NULL)
+	    (buf = envelope_splice_dup(line, len, edits, nedits, &total)) == NULL)
 		return (-1);
 	router_client_line(l->att, buf, total);
 	free(buf);

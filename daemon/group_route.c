@@ -62,7 +62,7 @@ group_op_regid(struct group_session *gs, struct group_op *op, int64_t gid)
 	edit.len = env.id.len;
 	edit.text = text;
 	edit.text_len = envelope_print_int64(gid, text);
-	if ((line = group_splice(op->line, op->len, &edit, 1, &len)) == NULL)
+	if ((line = envelope_splice_dup(op->line, op->len, &edit, 1, &len)) == NULL)
 		return (-1);
 	group_op_drop_line(gs, op);
 	op->line = line;
@@ -230,7 +230,7 @@ group_call_reply(struct group_session *gs, struct group_sent *q,
 		    env->result.len, &text, &tlen) == FILTER_CHANGED) {
 			edit = (struct envelope_edit){ env->result.off,
 			    env->result.len, text, tlen };
-			spliced = group_splice(line, len, &edit, 1, &total);
+			spliced = envelope_splice_dup(line, len, &edit, 1, &total);
 			if (spliced != NULL && envelope_scan(spliced, total,
 			    &fenv, &erroff) == 0) {
 				line = spliced;
@@ -434,7 +434,7 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	edit.len = env->id.len;
 	edit.text = gid;
 	edit.text_len = envelope_print_int64(op->gid, gid);
-	if ((op->line = group_splice(line, len, &edit, 1, &op->len)) != NULL)
+	if ((op->line = envelope_splice_dup(line, len, &edit, 1, &op->len)) != NULL)
 		group_budget_op_add(gs, op, op->len);
 	if (group_resource_next(gs, op) == -1) {
 		group_error(gs, op->id, op->id_len, RPC_RESOURCE_NOT_FOUND,

@@ -1007,16 +1007,13 @@ static __attribute__((noinline)) int
 worker_write_modern(struct worker *w, const struct iovec *iov, int iovcnt)
 {
 	char	*text;
-	size_t	 len = 0;
-	int	 i, rc;
+	size_t	 len;
+	int	 rc;
 
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
-	text = xmalloc(len + 1);
-	for (len = 0, i = 0; i < iovcnt; i++) {
-		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
-		len += iov[i].iov_len;
-	}
+	if (iovcnt == 1)
+		return (worker_modern_write(w, iov[0].iov_base,
+		    iov[0].iov_len));
+	text = xiovdup(iov, iovcnt, &len);
 	rc = worker_modern_write(w, text, len);
 	free(text);
 	return (rc);
@@ -1036,16 +1033,19 @@ int
 worker_write_edit(struct worker *w, const char *line, size_t len,
     const struct envelope_edit *edit)
 {
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(1)];
-	size_t		 n;
+	char	*text;
+	size_t	 n;
+	int	 rc;
 
 	if (w->tp == NULL)
 		return (-1);
 	if (w->modern_up) {
-		if ((n = envelope_splice(line, len, edit, 1, iov,
-		    nitems(iov))) == 0)
+		if ((text = envelope_splice_dup(line, len, edit, 1,
+		    &n)) == NULL)
 			return (-1);
-		return (worker_write_modern(w, iov, (int)n));
+		rc = worker_modern_write(w, text, n);
+		free(text);
+		return (rc);
 	}
 	return (transport_write_edit(w->tp, line, len, edit));
 }

@@ -554,9 +554,8 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 	struct worker_modern	*m = w->modern;
 	struct envelope		 env;
 	struct envelope_edit	 edit;
-	struct iovec		 iov[ENVELOPE_SPLICE_IOV(1)];
 	char			 code[ENVELOPE_INT64_BYTES], *text;
-	size_t			 erroff, n, i, tl;
+	size_t			 erroff, tl;
 	int64_t			 c;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0) {
@@ -608,15 +607,8 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 	edit.len = env.e_code.len;
 	edit.text_len = envelope_print_int64(MODERN_NOT_FOUND_OLD, code);
 	edit.text = code;
-	if ((n = envelope_splice(line, len, &edit, 1, iov, nitems(iov))) == 0)
+	if ((text = envelope_splice_dup(line, len, &edit, 1, &tl)) == NULL)
 		return;
-	for (tl = 0, i = 0; i < n; i++)
-		tl += iov[i].iov_len;
-	text = xmalloc(tl + 1);
-	for (tl = 0, i = 0; i < n; i++) {
-		memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
-		tl += iov[i].iov_len;
-	}
 	router_server_line(w->router, text, tl, NULL);
 	free(text);
 }

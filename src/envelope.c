@@ -1413,3 +1413,16 @@ envelope_skip_value(const char *p, const char *end)
 	}
 	return (end);
 }
+
+char *
+envelope_splice_dup(const char *line, size_t len,
+    const struct envelope_edit *edits, size_t nedits, size_t *outlen)
+{
+	struct iovec	 iov[ENVELOPE_SPLICE_IOV(4)];
+	size_t		 n;
+
+	if ((n = envelope_splice(line, len, edits, nedits, iov,
+	    sizeof iov / sizeof iov[0])) == 0)
+		return (NULL);
+	return (xiovdup(iov, (int)n, outlen));
+}

@@ -210,6 +210,13 @@ envelope_edit_ok(size_t len, const struct envelope_edit *e)
 	    (e->text_len == 0 || e->text != NULL));
 }
 
+/*
+ * The same as one new NUL-terminated text (malloc'd, its length in
+ * *outlen), for at most 4 edits; NULL where envelope_splice fails.
+ */
+char	*envelope_splice_dup(const char *line, size_t len,
+	    const struct envelope_edit *edits, size_t nedits, size_t *outlen);
+
 /* Pieces envelope_splice may need for n edits. */
 #define ENVELOPE_SPLICE_IOV(n)	(2 * (n) + 1)
 

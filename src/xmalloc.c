@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/uio.h>
+
 #include "xmalloc.h"
 
 static void __attribute__((noreturn))
@@ -93,4 +95,23 @@ xasprintf(char **ret, const char *fmt, ...)
 	n = xvasprintf(ret, fmt, ap);
 	va_end(ap);
 	return (n);
+}
+
+char *
+xiovdup(const struct iovec *iov, int iovcnt, size_t *len)
+{
+	char	*text, *p;
+	size_t	 n = 0;
+	int	 i;
+
+	for (i = 0; i < iovcnt; i++)
+		n += iov[i].iov_len;
+	p = text = xmalloc(n + 1);
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	*p = '\0';
+	*len = n;
+	return (text);
 }

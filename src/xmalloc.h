@@ -14,6 +14,9 @@ void	*xrealloc(void *, size_t);
 void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
+struct iovec;
+/* Pieces joined into one NUL-terminated text; its length in *len. */
+char	*xiovdup(const struct iovec *, int iovcnt, size_t *len);
 int	 xasprintf(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	 xvasprintf(char **, const char *, va_list)
