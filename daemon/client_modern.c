@@ -112,20 +112,12 @@ void
 modern_session_edited(struct modern *m, const char *line, size_t len,
     const struct envelope_edit *edits, size_t nedits)
 {
-	struct iovec	 iov[ENVELOPE_SPLICE_IOV(2)];
-	char		*text;
-	size_t		 n, i, tl = 0;
+	char	*text;
+	size_t	 tl;
 
-	if ((n = envelope_splice(line, len, edits, nedits, iov,
-	    nitems(iov))) == 0)
+	if ((text = envelope_splice_dup(line, len, edits, nedits,
+	    &tl)) == NULL)
 		return;
-	for (i = 0; i < n; i++)
-		tl += iov[i].iov_len;
-	text = xmalloc(tl + 1);
-	for (tl = 0, i = 0; i < n; i++) {
-		memcpy(text + tl, iov[i].iov_base, iov[i].iov_len);
-		tl += iov[i].iov_len;
-	}
 	m->io->to_session(m->arg, text, tl, NULL);
 	free(text);
 }
@@ -737,8 +729,8 @@ modern_request(struct modern *m, const char *line, size_t len,
 	modern_init(m, line, env);
 	/* The text first: a retry's member, or a name in its arguments. */
 	if (MODERN_TAKES_INPUT(method) && env->params.type ==
-	    ENVELOPE_OBJECT && memmem(line + env->params.off,
-	    env->params.len, "\"requestState\"", 14) != NULL &&
+	    ENVELOPE_OBJECT && bytes_has(line + env->params.off,
+	    env->params.len, "\"requestState\"", 14, 8) &&
 	    modern_retry(m, line, len, env, &mm))
 		return;
 	modern_forward(m, line, len, env, method, &mm);
@@ -959,20 +951,13 @@ void
 modern_out_iov(struct modern *m, const struct iovec *iov, int iovcnt)
 {
 	char	*text;
-	size_t	 len = 0;
-	int	 i;
+	size_t	 len;
 
 	if (iovcnt == 1) {
 		modern_out(m, iov[0].iov_base, iov[0].iov_len);
 		return;
 	}
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
-	text = xmalloc(len + 1);
-	for (len = 0, i = 0; i < iovcnt; i++) {
-		memcpy(text + len, iov[i].iov_base, iov[i].iov_len);
-		len += iov[i].iov_len;
-	}
+	text = xiovdup(iov, iovcnt, &len);
 	modern_out(m, text, len);
 	free(text);
 }

@@ -15,6 +15,7 @@
 #include "modern_up.h"
 #include "proto.h"
 #include "rpc.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define MODERN_UP_PARSE_MAX	(1024 * 1024)	/* a result looked into */
@@ -89,9 +90,14 @@ modern_up_unfit(const char *line, const struct envelope *env)
 	const cJSON	*type, *r;
 	char		*text = NULL, *what = NULL, *t;
 
+	/*
+	 * Every 2026 result has a resultType, nearly always "complete":
+	 * parsed only when the text holds one of the two it cannot be.
+	 */
 	if (env->result.len > MODERN_UP_PARSE_MAX ||
-	    memmem(line + env->result.off, env->result.len, "\"resultType\"",
-	    12) == NULL)
+	    (!bytes_has(line + env->result.off, env->result.len,
+	    "\"input_required\"", 16, 1) && !bytes_has(line +
+	    env->result.off, env->result.len, "\"task\"", 6, 1)))
 		return (NULL);
 	result = cJSON_ParseWithLength(line + env->result.off,
 	    env->result.len);
