@@ -232,4 +232,27 @@ void		 worker_modern_kinds(struct worker *, const cJSON *caps);
 void		 worker_modern_adopt(struct worker *, char *const *subs,
 		    size_t nsubs);
 
+/*
+ * worker_modern_cache.c: a 2026 server's public results (cacheScope
+ * "public", ttlMs > 0), given again until their ttl is up.
+ */
+struct envelope;
+struct wmcache;
+struct wmcache	*wmcache_new(void);
+void		 wmcache_free(struct wmcache *);
+/*
+ * A request to the server: its result (malloc'd, *result_len) if one is
+ * kept and fresh, else NULL (and, if it is one to keep, its id noted).
+ */
+char		*wmcache_request(struct wmcache *, const char *line,
+		    const struct envelope *, size_t *result_len);
+/* A response of the server's: kept if it is one of those and public. */
+void		 wmcache_response(struct wmcache *, const char *line,
+		    const struct envelope *);
+/* A notification of the server's: drops what it says has changed. */
+void		 wmcache_note(struct wmcache *, const char *line,
+		    const struct envelope *);
+/* Requests answered from it. */
+uint64_t	 wmcache_hits(const struct wmcache *);
+
 #endif /* MCPD_WORKER_INT_H */

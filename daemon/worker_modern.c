@@ -24,6 +24,9 @@
  *   subscribed (resources/subscribe and unsubscribe, answered by mcpd,
  *   change it), re-issued when that changes and after every start; what
  *   comes on it goes to the router as the 2025 notification it is.
+ * - A list or read whose result the server made public for a while
+ *   (cacheScope "public", ttlMs) is answered by mcpd until then
+ *   (worker_modern_cache.c).
  * Answers of mcpd's own go to the router from a zero timer, never inside
  * the write that asked.
  */
@@ -91,6 +94,7 @@ struct worker_modern {
 	int			 listen_dirty;
 	TAILQ_HEAD(, worker_modern_reply) replies;
 	struct event		*ev_replies;
+	struct wmcache		*cache;		/* worker_modern_cache.c */
 };
 
 static void	worker_modern_listen(struct worker *);
@@ -135,6 +139,7 @@ worker_modern_get(struct worker *w)
 	m->reads = hmap_new(hmap_random_seed());
 	m->pings = hmap_new(hmap_random_seed());
 	m->listens = hmap_new(hmap_random_seed());
+	m->cache = wmcache_new();
 	TAILQ_INIT(&m->replies);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
@@ -184,6 +189,7 @@ worker_modern_end(struct worker *w)
 	hmap_free(m->reads);
 	hmap_free(m->pings);
 	hmap_free(m->listens);
+	wmcache_free(m->cache);
 	while (m->nuris > 0)
 		free(m->uris[--m->nuris]);
 	free(m->uris);
@@ -209,6 +215,18 @@ worker_modern_reply(struct worker *w, const char *id, size_t id_len,
 	r->len = (size_t)n;
 	TAILQ_INSERT_TAIL(&w->modern->replies, r, entry);
 	evtimer_add(w->modern->ev_replies, &tv);
+}
+
+/* A kept result, as the answer to the router's request id. */
+static void
+worker_modern_cached(struct worker *w, const char *id, size_t id_len,
+    const char *result, size_t result_len)
+{
+	char	*member;
+
+	xasprintf(&member, "\"result\":%.*s", (int)result_len, result);
+	worker_modern_reply(w, id, id_len, member);
+	free(member);
 }
 
 /*
@@ -467,7 +485,7 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	struct envelope		 env;
 	const char		*id;
 	char			*text;
-	size_t			 erroff;
+	size_t			 erroff, tl;
 	int			 rc;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0 ||
@@ -507,6 +525,11 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	    envelope_string_eq(line, &env.method, "resources/unsubscribe")) {
 		worker_modern_subscribe(w, line, &env, envelope_string_eq(line,
 		    &env.method, "resources/subscribe"));
+		return (0);
+	}
+	if ((text = wmcache_request(m->cache, line, &env, &tl)) != NULL) {
+		worker_modern_cached(w, id, env.id.len, text, tl);
+		free(text);
 		return (0);
 	}
 	if (envelope_string_eq(line, &env.method, "resources/read") &&
@@ -566,6 +589,8 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		if (env.id.type == ENVELOPE_ABSENT &&
 		    worker_modern_stream_note(w, line, &env))
 			return;
+		if (env.id.type == ENVELOPE_ABSENT)
+			wmcache_note(m->cache, line, &env);
 		router_server_line(w->router, line, len, plain);
 		return;
 	}
@@ -588,6 +613,7 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		free(text);
 		return;
 	}
+	wmcache_response(m->cache, line, &env);
 	if (env.result.type == ENVELOPE_OBJECT &&
 	    (text = modern_up_unfit(line, &env)) != NULL) {
 		(void)hmap_del(m->reads, line + env.id.off, env.id.len);

@@ -30,6 +30,10 @@
 // Resource test://r ("r"); reading any other URI fails with the SDK's
 // resource-not-found error.  Prompt "hello".  Diagnostics go to stderr
 // only; stdout is the protocol.
+//
+// --public-ttl MS: the 2026-07-28 results of the four lists and of
+// resources/read carry ttlMs MS and cacheScope "public" (the SDK's
+// cacheHints; otherwise ttlMs 0, "private").
 
 import { McpServer, acceptedContent, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -89,6 +93,7 @@ function build({ era }) {
       logging: {},
     },
     instructions: "A test server of both protocol eras.",
+    ...cacheOptions(),
   });
   const subscribed = new Set();
 
@@ -196,6 +201,16 @@ function build({ era }) {
     });
   }
   return server;
+}
+
+// --public-ttl MS: the SDK's cache hints for every cacheable result.
+function cacheOptions() {
+  const i = process.argv.indexOf("--public-ttl");
+  if (i < 0) return {};
+  const hint = { ttlMs: Number(process.argv[i + 1]), cacheScope: "public" };
+  return { cacheHints: { "tools/list": hint, "prompts/list": hint,
+    "resources/list": hint, "resources/templates/list": hint,
+    "resources/read": hint } };
 }
 
 serveStdio(build, { onerror: (e) => log(`error: ${e?.message ?? e}`),
