@@ -27,6 +27,7 @@
  * - A list or read whose result the server made public for a while
  *   (cacheScope "public", ttlMs) is answered by mcpd until then
  *   (worker_modern_cache.c).
+ * - 2025's tasks are run by mcpd with plain calls (worker_modern_tasks.c).
  * Answers of mcpd's own go to the router from a zero timer, never inside
  * the write that asked.
  */
@@ -95,6 +96,7 @@ struct worker_modern {
 	TAILQ_HEAD(, worker_modern_reply) replies;
 	struct event		*ev_replies;
 	struct wmcache		*cache;		/* worker_modern_cache.c */
+	struct wtasks		*tasks;		/* worker_modern_tasks.c */
 };
 
 static void	worker_modern_listen(struct worker *);
@@ -140,6 +142,7 @@ worker_modern_get(struct worker *w)
 	m->pings = hmap_new(hmap_random_seed());
 	m->listens = hmap_new(hmap_random_seed());
 	m->cache = wmcache_new();
+	m->tasks = wtasks_new();
 	TAILQ_INIT(&m->replies);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
@@ -190,6 +193,7 @@ worker_modern_end(struct worker *w)
 	hmap_free(m->pings);
 	hmap_free(m->listens);
 	wmcache_free(m->cache);
+	wtasks_free(m->tasks);
 	while (m->nuris > 0)
 		free(m->uris[--m->nuris]);
 	free(m->uris);
@@ -200,21 +204,55 @@ worker_modern_end(struct worker *w)
 	w->modern_handshake = 0;
 }
 
+void
+worker_modern_queue(struct worker *w, char *line, size_t len)
+{
+	struct worker_modern_reply	*r;
+	struct timeval			 tv = { 0, 0 };
+
+	r = xcalloc(1, sizeof *r);
+	r->line = line;
+	r->len = len;
+	TAILQ_INSERT_TAIL(&w->modern->replies, r, entry);
+	evtimer_add(w->modern->ev_replies, &tv);
+}
+
 /* An answer of mcpd's to the router's request id, from the timer. */
 static void
 worker_modern_reply(struct worker *w, const char *id, size_t id_len,
     const char *member)
 {
-	struct worker_modern_reply	*r;
-	struct timeval			 tv = { 0, 0 };
-	int				 n;
+	char	*line;
+	int	 n;
 
-	r = xcalloc(1, sizeof *r);
-	n = xasprintf(&r->line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,%s}",
+	n = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,%s}",
 	    (int)id_len, id, member);
-	r->len = (size_t)n;
-	TAILQ_INSERT_TAIL(&w->modern->replies, r, entry);
-	evtimer_add(w->modern->ev_replies, &tv);
+	worker_modern_queue(w, line, (size_t)n);
+}
+
+void
+worker_modern_answer(struct worker *w, const char *id, size_t id_len,
+    const char *member)
+{
+	worker_modern_reply(w, id, id_len, member);
+}
+
+void
+worker_modern_cancel_up(struct worker *w, int64_t up_id, const char *reason)
+{
+	struct iovec	 iov;
+	char		*line;
+	int		 n;
+
+	if (w->tp == NULL)
+		return;
+	n = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}", (long long)up_id, reason);
+	iov.iov_base = line;
+	iov.iov_len = (size_t)n;
+	(void)transport_write(w->tp, &iov, 1);
+	free(line);
 }
 
 /* A kept result, as the answer to the router's request id. */
@@ -479,6 +517,19 @@ worker_modern_request(struct worker *w, const char *line, size_t len,
 }
 
 int
+worker_modern_forward(struct worker *w, const char *line, size_t len)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (w->tp == NULL)
+		return (-1);
+	if (envelope_scan(line, len, &env, &erroff) != 0)
+		return (worker_modern_send(w, line, len, NULL));
+	return (worker_modern_request(w, line, len, &env));
+}
+
+int
 worker_modern_write(struct worker *w, const char *line, size_t len)
 {
 	struct worker_modern	*m = w->modern;
@@ -527,6 +578,8 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 		    &env.method, "resources/subscribe"));
 		return (0);
 	}
+	if (wtasks_request(w, m->tasks, line, len, &env))
+		return (0);
 	if ((text = wmcache_request(m->cache, line, &env, &tl)) != NULL) {
 		worker_modern_cached(w, id, env.id.len, text, tl);
 		free(text);
@@ -613,6 +666,8 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		free(text);
 		return;
 	}
+	if (wtasks_response(w, m->tasks, line, &env))
+		return;
 	wmcache_response(m->cache, line, &env);
 	if (env.result.type == ENVELOPE_OBJECT &&
 	    (text = modern_up_unfit(line, &env)) != NULL) {

@@ -27,6 +27,10 @@
 //                   client that subscribed to it, onto a 2026 client's
 //                   subscriptions/listen streams that named it
 //   extra           (disabled at first) "extra"
+//   slow {ms}       "slept MS" after MS milliseconds (1000 if not given);
+//                   a notifications/cancelled ends the wait at once, and
+//                   the server's stderr says "slow: cancelled".  The 2.x
+//                   SDK has no 2026 tasks extension: a plain tool.
 // Resource test://r ("r"); reading any other URI fails with the SDK's
 // resource-not-found error.  Prompt "hello".  Diagnostics go to stderr
 // only; stdout is the protocol.
@@ -189,6 +193,20 @@ function build({ era }) {
 
   server.registerPrompt("hello", { description: "A greeting" },
     async () => ({ messages: [{ role: "user", content: { type: "text", text: "hello" } }] }));
+
+  server.registerTool("slow", { description: "Answers after MS milliseconds",
+    inputSchema: z.object({ ms: z.number().int().min(0).max(600000).optional() }) },
+  async ({ ms = 1000 }, ctx) => {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      ctx.mcpReq.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        log(`slow: cancelled after less than ${ms} ms`);
+        resolve();
+      });
+    });
+    return text(`slept ${ms}`);
+  });
 
   if (era === "legacy") {
     server.server.setRequestHandler("resources/subscribe", (req) => {
