@@ -17,7 +17,9 @@
  *   notifications/cancelled for the call, and the task is cancelled (an
  *   answer that comes after is dropped).
  * - The task is forgotten once its ttl (asked, or WTASKS_TTL_DEFAULT_MS;
- *   at most TASKTAB_TTL_MAX_MS) is up, and with the process.
+ *   at most TASKTAB_TTL_MAX_MS) is up, and with the process.  A re-exec
+ *   does not hand them over: the new mcpd's router hears "not found" for
+ *   them, and forgets them too.
  *
  * Whose a task is, is the router's business, as for any server's tasks
  * (router_tasks.c): it gives clients ids of its own, owned by the caller's
