@@ -233,32 +233,34 @@ void		 worker_modern_adopt(struct worker *, char *const *subs,
 		    size_t nsubs);
 
 struct envelope;
-/* worker_modern.c, for its other files: */
-/* Answer the router's request id with member ("result":... text). */
-void		 worker_modern_answer(struct worker *, const char *id,
-		    size_t id_len, const char *member);
-/* A line (taken, malloc'd) to the router, from the zero timer. */
-void		 worker_modern_queue(struct worker *, char *line, size_t len);
-/* A request of mcpd's to the server, with the 2026 _meta. */
-int		 worker_modern_forward(struct worker *, const char *line,
-		    size_t len);
-/* notifications/cancelled of mcpd's request up_id, for reason. */
-void		 worker_modern_cancel_up(struct worker *, int64_t up_id,
-		    const char *reason);
 
 /*
  * worker_modern_tasks.c: 2025's tasks, run by mcpd on a 2026 server with
  * plain calls (the router keeps whose each one is).
  */
 struct wtasks;
-struct wtasks	*wtasks_new(void);
+/* What it asks of worker_modern.c (arg: the worker). */
+struct wtasks_io {
+	/* Answer the router's request id: member is "result":... text. */
+	void	 (*answer)(void *, const char *id, size_t id_len,
+		    const char *member);
+	/* A line (taken, malloc'd) to the router. */
+	void	 (*queue)(void *, char *line, size_t len);
+	/* A request of mcpd's to the server, with the 2026 _meta. */
+	int	 (*forward)(void *, const char *line, size_t len);
+	/* notifications/cancelled of mcpd's request up_id. */
+	void	 (*cancel_up)(void *, int64_t up_id, const char *reason);
+	/* An id for a request of mcpd's. */
+	int64_t	 (*next_id)(void *);
+};
+struct wtasks	*wtasks_new(const struct wtasks_io *, void *arg);
 void		 wtasks_free(struct wtasks *);
 /* A request of the router's: 1 if it was about tasks, and is taken. */
-int		 wtasks_request(struct worker *, struct wtasks *,
-		    const char *line, size_t len, const struct envelope *);
+int		 wtasks_request(struct wtasks *, const char *line, size_t len,
+		    const struct envelope *);
 /* A response of the server's: 1 if it was a task's call, and is taken. */
-int		 wtasks_response(struct worker *, struct wtasks *,
-		    const char *line, const struct envelope *);
+int		 wtasks_response(struct wtasks *, const char *line,
+		    const struct envelope *);
 
 /*
  * worker_modern_cache.c: a 2026 server's public results (cacheScope

@@ -100,6 +100,21 @@ struct worker_modern {
 };
 
 static void	worker_modern_listen(struct worker *);
+static void	worker_modern_queue(void *, char *, size_t);
+static void	worker_modern_answer(void *, const char *, size_t,
+		    const char *);
+static int	worker_modern_forward(void *, const char *, size_t);
+static void	worker_modern_cancel_up(void *, int64_t, const char *);
+static int64_t	worker_modern_next_id(void *);
+
+/* What worker_modern_tasks.c asks of it. */
+static const struct wtasks_io worker_modern_tasks_io = {
+	.answer = worker_modern_answer,
+	.queue = worker_modern_queue,
+	.forward = worker_modern_forward,
+	.cancel_up = worker_modern_cancel_up,
+	.next_id = worker_modern_next_id,
+};
 
 static void
 worker_modern_replies_cb(evutil_socket_t fd, short events, void *arg)
@@ -142,7 +157,7 @@ worker_modern_get(struct worker *w)
 	m->pings = hmap_new(hmap_random_seed());
 	m->listens = hmap_new(hmap_random_seed());
 	m->cache = wmcache_new();
-	m->tasks = wtasks_new();
+	m->tasks = wtasks_new(&worker_modern_tasks_io, w);
 	TAILQ_INIT(&m->replies);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
@@ -204,9 +219,10 @@ worker_modern_end(struct worker *w)
 	w->modern_handshake = 0;
 }
 
-void
-worker_modern_queue(struct worker *w, char *line, size_t len)
+static void
+worker_modern_queue(void *arg, char *line, size_t len)
 {
+	struct worker			*w = arg;
 	struct worker_modern_reply	*r;
 	struct timeval			 tv = { 0, 0 };
 
@@ -230,16 +246,25 @@ worker_modern_reply(struct worker *w, const char *id, size_t id_len,
 	worker_modern_queue(w, line, (size_t)n);
 }
 
-void
-worker_modern_answer(struct worker *w, const char *id, size_t id_len,
+static void
+worker_modern_answer(void *w, const char *id, size_t id_len,
     const char *member)
 {
 	worker_modern_reply(w, id, id_len, member);
 }
 
-void
-worker_modern_cancel_up(struct worker *w, int64_t up_id, const char *reason)
+static int64_t
+worker_modern_next_id(void *arg)
 {
+	struct worker	*w = arg;
+
+	return (w->next_upstream_id++);
+}
+
+static void
+worker_modern_cancel_up(void *arg, int64_t up_id, const char *reason)
+{
+	struct worker	*w = arg;
 	struct iovec	 iov;
 	char		*line;
 	int		 n;
@@ -516,9 +541,10 @@ worker_modern_request(struct worker *w, const char *line, size_t len,
 	return (rc);
 }
 
-int
-worker_modern_forward(struct worker *w, const char *line, size_t len)
+static int
+worker_modern_forward(void *arg, const char *line, size_t len)
 {
+	struct worker	*w = arg;
 	struct envelope	 env;
 	size_t		 erroff;
 
@@ -578,7 +604,7 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 		    &env.method, "resources/subscribe"));
 		return (0);
 	}
-	if (wtasks_request(w, m->tasks, line, len, &env))
+	if (wtasks_request(m->tasks, line, len, &env))
 		return (0);
 	if ((text = wmcache_request(m->cache, line, &env, &tl)) != NULL) {
 		worker_modern_cached(w, id, env.id.len, text, tl);
@@ -666,7 +692,7 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		free(text);
 		return;
 	}
-	if (wtasks_response(w, m->tasks, line, &env))
+	if (wtasks_response(m->tasks, line, &env))
 		return;
 	wmcache_response(m->cache, line, &env);
 	if (env.result.type == ENVELOPE_OBJECT &&

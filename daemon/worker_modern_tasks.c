@@ -84,6 +84,8 @@ struct wtask {
 };
 
 struct wtasks {
+	const struct wtasks_io	*io;
+	void			*arg;
 	TAILQ_HEAD(, wtask)	 all;
 	struct hmap		*by_id;
 	struct hmap		*by_up;		/* int64 up_id -> task */
@@ -91,11 +93,13 @@ struct wtasks {
 };
 
 struct wtasks *
-wtasks_new(void)
+wtasks_new(const struct wtasks_io *io, void *arg)
 {
 	struct wtasks	*t;
 
 	t = xcalloc(1, sizeof *t);
+	t->io = io;
+	t->arg = arg;
 	TAILQ_INIT(&t->all);
 	t->by_id = hmap_new(hmap_random_seed());
 	t->by_up = hmap_new(hmap_random_seed());
@@ -174,7 +178,7 @@ wtask_json(const struct wtask *t)
 
 /* Answer the router's request id with a member ("result":..., text). */
 static void
-wtask_answer_json(struct worker *w, const char *id, size_t id_len,
+wtask_answer_json(struct wtasks *ts, const char *id, size_t id_len,
     const char *key, cJSON *value)
 {
 	char	*text, *member;
@@ -183,24 +187,24 @@ wtask_answer_json(struct worker *w, const char *id, size_t id_len,
 	cJSON_Delete(value);
 	xasprintf(&member, "\"%s\":%s", key, text);
 	free(text);
-	worker_modern_answer(w, id, id_len, member);
+	ts->io->answer(ts->arg, id, id_len, member);
 	free(member);
 }
 
 static void
-wtask_error(struct worker *w, const char *id, size_t id_len, int code,
+wtask_error(struct wtasks *ts, const char *id, size_t id_len, int code,
     const char *message)
 {
 	cJSON	*e = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(e, "code", code);
 	cJSON_AddStringToObject(e, "message", message);
-	wtask_answer_json(w, id, id_len, "error", e);
+	wtask_answer_json(ts, id, id_len, "error", e);
 }
 
 /* What tasks/result answers for an ended task. */
 static void
-wtask_give_result(struct worker *w, const struct wtask *t, const char *id,
+wtask_give_result(struct wtasks *ts, const struct wtask *t, const char *id,
     size_t id_len)
 {
 	cJSON	*r, *meta, *rel;
@@ -214,18 +218,18 @@ wtask_give_result(struct worker *w, const struct wtask *t, const char *id,
 		cJSON_DeleteItemFromObjectCaseSensitive(meta, WTASKS_RELATED);
 		rel = cJSON_AddObjectToObject(meta, WTASKS_RELATED);
 		cJSON_AddStringToObject(rel, "taskId", t->id);
-		wtask_answer_json(w, id, id_len, "result", r);
+		wtask_answer_json(ts, id, id_len, "result", r);
 	} else if (t->error != NULL && (r = cJSON_Parse(t->error)) != NULL)
-		wtask_answer_json(w, id, id_len, "error", r);
+		wtask_answer_json(ts, id, id_len, "error", r);
 	else
-		wtask_error(w, id, id_len, RPC_INTERNAL_ERROR, strcmp(t->status,
+		wtask_error(ts, id, id_len, RPC_INTERNAL_ERROR, strcmp(t->status,
 		    "cancelled") == 0 ? "the task was cancelled" :
 		    "the task ended without a result");
 }
 
 /* The task has ended: those waiting get its end, the router its status. */
 static void
-wtask_end(struct worker *w, struct wtask *t, const char *status)
+wtask_end(struct wtasks *ts, struct wtask *t, const char *status)
 {
 	struct wtask_waiter	*wt;
 	cJSON			*n;
@@ -235,7 +239,7 @@ wtask_end(struct worker *w, struct wtask *t, const char *status)
 	wtask_stamp(t->updated_at, sizeof t->updated_at);
 	while ((wt = TAILQ_FIRST(&t->waiters)) != NULL) {
 		TAILQ_REMOVE(&t->waiters, wt, entry);
-		wtask_give_result(w, t, wt->id, wt->id_len);
+		wtask_give_result(ts, t, wt->id, wt->id_len);
 		free(wt->id);
 		free(wt);
 	}
@@ -246,12 +250,12 @@ wtask_end(struct worker *w, struct wtask *t, const char *status)
 	cJSON_AddItemToObject(n, "params", wtask_json(t));
 	text = rpc_print(n);
 	cJSON_Delete(n);
-	worker_modern_queue(w, text, strlen(text));
+	ts->io->queue(ts->arg, text, strlen(text));
 }
 
 /* Tasks whose time is up: forgotten (a running one's call cancelled). */
 static void
-wtasks_expire(struct worker *w, struct wtasks *ts)
+wtasks_expire(struct wtasks *ts)
 {
 	struct wtask	*t, *next;
 	uint64_t	 now = clock_now_ms();
@@ -260,7 +264,7 @@ wtasks_expire(struct worker *w, struct wtasks *ts)
 		if (t->expires_ms > now)
 			continue;
 		if (!wtask_ended(t))
-			worker_modern_cancel_up(w, t->up_id,
+			ts->io->cancel_up(ts->arg, t->up_id,
 			    "its task's time to live is up");
 		wtask_free(ts, t);
 	}
@@ -268,7 +272,7 @@ wtasks_expire(struct worker *w, struct wtasks *ts)
 
 /* A tools/call with "task" (parsed, msg): the plain call goes up. */
 static void
-wtasks_create(struct worker *w, struct wtasks *ts, cJSON *msg,
+wtasks_create(struct wtasks *ts, cJSON *msg,
     const char *id, size_t id_len)
 {
 	unsigned char	 rnd[WTASKS_ID_BYTES];
@@ -281,7 +285,7 @@ wtasks_create(struct worker *w, struct wtasks *ts, cJSON *msg,
 		(void)snprintf(why, sizeof why, "mcpd runs no more tasks on "
 		    "this server: %d are kept until their time to live is up",
 		    WTASKS_MAX);
-		wtask_error(w, id, id_len, MCPD_ERR_LIMIT, why);
+		wtask_error(ts, id, id_len, MCPD_ERR_LIMIT, why);
 		return;
 	}
 	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
@@ -301,7 +305,7 @@ wtasks_create(struct worker *w, struct wtasks *ts, cJSON *msg,
 	t->expires_ms = clock_now_ms() + t->ttl_ms;
 	wtask_stamp(t->created_at, sizeof t->created_at);
 	memcpy(t->updated_at, t->created_at, sizeof t->updated_at);
-	t->up_id = worker_next_upstream_id(w);
+	t->up_id = ts->io->next_id(ts->arg);
 	TAILQ_INSERT_TAIL(&ts->all, t, entry);
 	ts->count++;
 	(void)hmap_put(ts->by_id, t->id, strlen(t->id), t);
@@ -311,17 +315,17 @@ wtasks_create(struct worker *w, struct wtasks *ts, cJSON *msg,
 	cJSON_ReplaceItemInObjectCaseSensitive(msg, "id",
 	    cJSON_CreateNumber((double)t->up_id));
 	text = rpc_print(msg);
-	(void)worker_modern_forward(w, text, strlen(text));
+	(void)ts->io->forward(ts->arg, text, strlen(text));
 	free(text);
 
 	body = cJSON_CreateObject();
 	cJSON_AddItemToObject(body, "task", wtask_json(t));
-	wtask_answer_json(w, id, id_len, "result", body);
+	wtask_answer_json(ts, id, id_len, "result", body);
 }
 
 /* tasks/get, tasks/result, tasks/cancel of the task params names. */
 static void
-wtasks_op(struct worker *w, struct wtasks *ts, const char *method,
+wtasks_op(struct wtasks *ts, const char *method,
     const cJSON *params, const char *id, size_t id_len)
 {
 	const cJSON		*tid;
@@ -334,23 +338,23 @@ wtasks_op(struct worker *w, struct wtasks *ts, const char *method,
 		t = hmap_get(ts->by_id, tid->valuestring,
 		    strlen(tid->valuestring));
 	if (t == NULL) {
-		wtask_error(w, id, id_len, RPC_INVALID_PARAMS,
+		wtask_error(ts, id, id_len, RPC_INVALID_PARAMS,
 		    strcmp(method, "tasks/get") == 0 ? "Failed to retrieve "
 		    "task: Task not found" : "Task not found");
 		return;
 	}
 	if (strcmp(method, "tasks/get") == 0)
-		wtask_answer_json(w, id, id_len, "result", wtask_json(t));
+		wtask_answer_json(ts, id, id_len, "result", wtask_json(t));
 	else if (strcmp(method, "tasks/result") == 0) {
 		if (wtask_ended(t)) {
-			wtask_give_result(w, t, id, id_len);
+			wtask_give_result(ts, t, id, id_len);
 			return;
 		}
 		if (t->nwaiters >= WTASKS_MAX_WAITERS) {
 			(void)snprintf(msg, sizeof msg, "mcpd keeps no more "
 			    "tasks/result waiting on this task (%d)",
 			    WTASKS_MAX_WAITERS);
-			wtask_error(w, id, id_len, MCPD_ERR_LIMIT, msg);
+			wtask_error(ts, id, id_len, MCPD_ERR_LIMIT, msg);
 			return;
 		}
 		wt = xcalloc(1, sizeof *wt);
@@ -362,18 +366,18 @@ wtasks_op(struct worker *w, struct wtasks *ts, const char *method,
 	} else if (wtask_ended(t)) {
 		(void)snprintf(msg, sizeof msg, "Cannot cancel task: already "
 		    "in terminal status '%s'", t->status);
-		wtask_error(w, id, id_len, RPC_INVALID_PARAMS, msg);
+		wtask_error(ts, id, id_len, RPC_INVALID_PARAMS, msg);
 	} else {
-		worker_modern_cancel_up(w, t->up_id,
+		ts->io->cancel_up(ts->arg, t->up_id,
 		    "its client cancelled the task");
-		wtask_end(w, t, "cancelled");
-		wtask_answer_json(w, id, id_len, "result", wtask_json(t));
+		wtask_end(ts, t, "cancelled");
+		wtask_answer_json(ts, id, id_len, "result", wtask_json(t));
 	}
 }
 
 int
-wtasks_request(struct worker *w, struct wtasks *ts, const char *line,
-    size_t len, const struct envelope *env)
+wtasks_request(struct wtasks *ts, const char *line, size_t len,
+    const struct envelope *env)
 {
 	static const char	*const ops[] = {
 		"tasks/get", "tasks/result", "tasks/cancel"
@@ -400,11 +404,11 @@ wtasks_request(struct worker *w, struct wtasks *ts, const char *line,
 		cJSON_Delete(msg);
 		return (0);
 	}
-	wtasks_expire(w, ts);
+	wtasks_expire(ts);
 	if (method == NULL)
-		wtasks_create(w, ts, msg, id, env->id.len);
+		wtasks_create(ts, msg, id, env->id.len);
 	else
-		wtasks_op(w, ts, method, params, id, env->id.len);
+		wtasks_op(ts, method, params, id, env->id.len);
 	cJSON_Delete(msg);
 	return (1);
 }
@@ -458,7 +462,7 @@ wtasks_keep(struct wtasks *ts, struct wtask *t, const char *line,
 }
 
 int
-wtasks_response(struct worker *w, struct wtasks *ts, const char *line,
+wtasks_response(struct wtasks *ts, const char *line,
     const struct envelope *env)
 {
 	struct wtask	*t;
@@ -470,6 +474,6 @@ wtasks_response(struct worker *w, struct wtasks *ts, const char *line,
 	(void)hmap_del_i64(ts->by_up, up);
 	/* Cancelled meanwhile: what the call came to is not the task's. */
 	if (!wtask_ended(t))
-		wtask_end(w, t, wtasks_keep(ts, t, line, env));
+		wtask_end(ts, t, wtasks_keep(ts, t, line, env));
 	return (1);
 }
