@@ -232,4 +232,56 @@ void		 worker_modern_kinds(struct worker *, const cJSON *caps);
 void		 worker_modern_adopt(struct worker *, char *const *subs,
 		    size_t nsubs);
 
+struct envelope;
+
+/*
+ * worker_modern_tasks.c: 2025's tasks, run by mcpd on a 2026 server with
+ * plain calls (the router keeps whose each one is).
+ */
+struct wtasks;
+/* What it asks of worker_modern.c (arg: the worker). */
+struct wtasks_io {
+	/* Answer the router's request id: member is "result":... text. */
+	void	 (*answer)(void *, const char *id, size_t id_len,
+		    const char *member);
+	/* A line (taken, malloc'd) to the router. */
+	void	 (*queue)(void *, char *line, size_t len);
+	/* A request of mcpd's to the server, with the 2026 _meta. */
+	int	 (*forward)(void *, const char *line, size_t len);
+	/* notifications/cancelled of mcpd's request up_id. */
+	void	 (*cancel_up)(void *, int64_t up_id, const char *reason);
+	/* An id for a request of mcpd's. */
+	int64_t	 (*next_id)(void *);
+};
+struct wtasks	*wtasks_new(const struct wtasks_io *, void *arg);
+void		 wtasks_free(struct wtasks *);
+/* A request of the router's: 1 if it was about tasks, and is taken. */
+int		 wtasks_request(struct wtasks *, const char *line, size_t len,
+		    const struct envelope *);
+/* A response of the server's: 1 if it was a task's call, and is taken. */
+int		 wtasks_response(struct wtasks *, const char *line,
+		    const struct envelope *);
+
+/*
+ * worker_modern_cache.c: a 2026 server's public results (cacheScope
+ * "public", ttlMs > 0), given again until their ttl is up.
+ */
+struct wmcache;
+struct wmcache	*wmcache_new(void);
+void		 wmcache_free(struct wmcache *);
+/*
+ * A request to the server: its result (malloc'd, *result_len) if one is
+ * kept and fresh, else NULL (and, if it is one to keep, its id noted).
+ */
+char		*wmcache_request(struct wmcache *, const char *line,
+		    const struct envelope *, size_t *result_len);
+/* A response of the server's: kept if it is one of those and public. */
+void		 wmcache_response(struct wmcache *, const char *line,
+		    const struct envelope *);
+/* A notification of the server's: drops what it says has changed. */
+void		 wmcache_note(struct wmcache *, const char *line,
+		    const struct envelope *);
+/* Requests answered from it. */
+uint64_t	 wmcache_hits(const struct wmcache *);
+
 #endif /* MCPD_WORKER_INT_H */

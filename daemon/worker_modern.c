@@ -24,6 +24,10 @@
  *   subscribed (resources/subscribe and unsubscribe, answered by mcpd,
  *   change it), re-issued when that changes and after every start; what
  *   comes on it goes to the router as the 2025 notification it is.
+ * - A list or read whose result the server made public for a while
+ *   (cacheScope "public", ttlMs) is answered by mcpd until then
+ *   (worker_modern_cache.c).
+ * - 2025's tasks are run by mcpd with plain calls (worker_modern_tasks.c).
  * Answers of mcpd's own go to the router from a zero timer, never inside
  * the write that asked.
  */
@@ -91,9 +95,26 @@ struct worker_modern {
 	int			 listen_dirty;
 	TAILQ_HEAD(, worker_modern_reply) replies;
 	struct event		*ev_replies;
+	struct wmcache		*cache;		/* worker_modern_cache.c */
+	struct wtasks		*tasks;		/* worker_modern_tasks.c */
 };
 
 static void	worker_modern_listen(struct worker *);
+static void	worker_modern_queue(void *, char *, size_t);
+static void	worker_modern_answer(void *, const char *, size_t,
+		    const char *);
+static int	worker_modern_forward(void *, const char *, size_t);
+static void	worker_modern_cancel_up(void *, int64_t, const char *);
+static int64_t	worker_modern_next_id(void *);
+
+/* What worker_modern_tasks.c asks of it. */
+static const struct wtasks_io worker_modern_tasks_io = {
+	.answer = worker_modern_answer,
+	.queue = worker_modern_queue,
+	.forward = worker_modern_forward,
+	.cancel_up = worker_modern_cancel_up,
+	.next_id = worker_modern_next_id,
+};
 
 static void
 worker_modern_replies_cb(evutil_socket_t fd, short events, void *arg)
@@ -135,6 +156,8 @@ worker_modern_get(struct worker *w)
 	m->reads = hmap_new(hmap_random_seed());
 	m->pings = hmap_new(hmap_random_seed());
 	m->listens = hmap_new(hmap_random_seed());
+	m->cache = wmcache_new();
+	m->tasks = wtasks_new(&worker_modern_tasks_io, w);
 	TAILQ_INIT(&m->replies);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
@@ -184,6 +207,8 @@ worker_modern_end(struct worker *w)
 	hmap_free(m->reads);
 	hmap_free(m->pings);
 	hmap_free(m->listens);
+	wmcache_free(m->cache);
+	wtasks_free(m->tasks);
 	while (m->nuris > 0)
 		free(m->uris[--m->nuris]);
 	free(m->uris);
@@ -194,21 +219,77 @@ worker_modern_end(struct worker *w)
 	w->modern_handshake = 0;
 }
 
+static void
+worker_modern_queue(void *arg, char *line, size_t len)
+{
+	struct worker			*w = arg;
+	struct worker_modern_reply	*r;
+	struct timeval			 tv = { 0, 0 };
+
+	r = xcalloc(1, sizeof *r);
+	r->line = line;
+	r->len = len;
+	TAILQ_INSERT_TAIL(&w->modern->replies, r, entry);
+	evtimer_add(w->modern->ev_replies, &tv);
+}
+
 /* An answer of mcpd's to the router's request id, from the timer. */
 static void
 worker_modern_reply(struct worker *w, const char *id, size_t id_len,
     const char *member)
 {
-	struct worker_modern_reply	*r;
-	struct timeval			 tv = { 0, 0 };
-	int				 n;
+	char	*line;
+	int	 n;
 
-	r = xcalloc(1, sizeof *r);
-	n = xasprintf(&r->line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,%s}",
+	n = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,%s}",
 	    (int)id_len, id, member);
-	r->len = (size_t)n;
-	TAILQ_INSERT_TAIL(&w->modern->replies, r, entry);
-	evtimer_add(w->modern->ev_replies, &tv);
+	worker_modern_queue(w, line, (size_t)n);
+}
+
+static void
+worker_modern_answer(void *w, const char *id, size_t id_len,
+    const char *member)
+{
+	worker_modern_reply(w, id, id_len, member);
+}
+
+static int64_t
+worker_modern_next_id(void *arg)
+{
+	struct worker	*w = arg;
+
+	return (w->next_upstream_id++);
+}
+
+static void
+worker_modern_cancel_up(void *arg, int64_t up_id, const char *reason)
+{
+	struct worker	*w = arg;
+	struct iovec	 iov;
+	char		*line;
+	int		 n;
+
+	if (w->tp == NULL)
+		return;
+	n = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}", (long long)up_id, reason);
+	iov.iov_base = line;
+	iov.iov_len = (size_t)n;
+	(void)transport_write(w->tp, &iov, 1);
+	free(line);
+}
+
+/* A kept result, as the answer to the router's request id. */
+static void
+worker_modern_cached(struct worker *w, const char *id, size_t id_len,
+    const char *result, size_t result_len)
+{
+	char	*member;
+
+	xasprintf(&member, "\"result\":%.*s", (int)result_len, result);
+	worker_modern_reply(w, id, id_len, member);
+	free(member);
 }
 
 /*
@@ -460,6 +541,20 @@ worker_modern_request(struct worker *w, const char *line, size_t len,
 	return (rc);
 }
 
+static int
+worker_modern_forward(void *arg, const char *line, size_t len)
+{
+	struct worker	*w = arg;
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (w->tp == NULL)
+		return (-1);
+	if (envelope_scan(line, len, &env, &erroff) != 0)
+		return (worker_modern_send(w, line, len, NULL));
+	return (worker_modern_request(w, line, len, &env));
+}
+
 int
 worker_modern_write(struct worker *w, const char *line, size_t len)
 {
@@ -467,7 +562,7 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	struct envelope		 env;
 	const char		*id;
 	char			*text;
-	size_t			 erroff;
+	size_t			 erroff, tl;
 	int			 rc;
 
 	if (envelope_scan(line, len, &env, &erroff) != 0 ||
@@ -507,6 +602,13 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	    envelope_string_eq(line, &env.method, "resources/unsubscribe")) {
 		worker_modern_subscribe(w, line, &env, envelope_string_eq(line,
 		    &env.method, "resources/subscribe"));
+		return (0);
+	}
+	if (wtasks_request(m->tasks, line, len, &env))
+		return (0);
+	if ((text = wmcache_request(m->cache, line, &env, &tl)) != NULL) {
+		worker_modern_cached(w, id, env.id.len, text, tl);
+		free(text);
 		return (0);
 	}
 	if (envelope_string_eq(line, &env.method, "resources/read") &&
@@ -566,6 +668,8 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		if (env.id.type == ENVELOPE_ABSENT &&
 		    worker_modern_stream_note(w, line, &env))
 			return;
+		if (env.id.type == ENVELOPE_ABSENT)
+			wmcache_note(m->cache, line, &env);
 		router_server_line(w->router, line, len, plain);
 		return;
 	}
@@ -588,6 +692,9 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 		free(text);
 		return;
 	}
+	if (wtasks_response(m->tasks, line, &env))
+		return;
+	wmcache_response(m->cache, line, &env);
 	if (env.result.type == ENVELOPE_OBJECT &&
 	    (text = modern_up_unfit(line, &env)) != NULL) {
 		(void)hmap_del(m->reads, line + env.id.off, env.id.len);

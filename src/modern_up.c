@@ -42,7 +42,7 @@ cJSON *
 modern_up_init_result(const cJSON *discover, const char **why)
 {
 	const cJSON	*versions, *v, *info, *instr;
-	cJSON		*r, *caps;
+	cJSON		*r, *caps, *t;
 	int		 found = 0;
 
 	if (!cJSON_IsObject(discover)) {
@@ -64,6 +64,13 @@ modern_up_init_result(const cJSON *discover, const char **why)
 	cJSON_AddStringToObject(r, "protocolVersion", MODERN_VERSION);
 	v = cJSON_GetObjectItemCaseSensitive(discover, "capabilities");
 	caps = cJSON_IsObject(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateObject();
+	/* 2025's tasks, which mcpd runs (daemon/worker_modern_tasks.c). */
+	cJSON_DeleteItemFromObjectCaseSensitive(caps, "tasks");
+	t = cJSON_AddObjectToObject(caps, "tasks");
+	cJSON_AddObjectToObject(t, "list");
+	cJSON_AddObjectToObject(t, "cancel");
+	cJSON_AddObjectToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(
+	    t, "requests"), "tools"), "call");
 	cJSON_AddItemToObject(r, "capabilities", caps);
 	info = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(discover, "_meta"),

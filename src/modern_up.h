@@ -14,8 +14,8 @@ struct envelope;
 int		 modern_up_refused(const cJSON *error);
 /*
  * A server/discover result as the session's initialize result
- * (protocolVersion 2026-07-28), or NULL with *why when it offers no
- * 2026-07-28.
+ * (protocolVersion 2026-07-28, and 2025's tasks for tools/call, which
+ * mcpd runs), or NULL with *why when it offers no 2026-07-28.
  */
 cJSON		*modern_up_init_result(const cJSON *discover, const char **why);
 /*

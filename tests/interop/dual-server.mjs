@@ -27,9 +27,17 @@
 //                   client that subscribed to it, onto a 2026 client's
 //                   subscriptions/listen streams that named it
 //   extra           (disabled at first) "extra"
+//   slow {ms}       "slept MS" after MS milliseconds (1000 if not given);
+//                   a notifications/cancelled ends the wait at once, and
+//                   the server's stderr says "slow: cancelled".  The 2.x
+//                   SDK has no 2026 tasks extension: a plain tool.
 // Resource test://r ("r"); reading any other URI fails with the SDK's
 // resource-not-found error.  Prompt "hello".  Diagnostics go to stderr
 // only; stdout is the protocol.
+//
+// --public-ttl MS: the 2026-07-28 results of the four lists and of
+// resources/read carry ttlMs MS and cacheScope "public" (the SDK's
+// cacheHints; otherwise ttlMs 0, "private").
 
 import { McpServer, acceptedContent, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -89,6 +97,7 @@ function build({ era }) {
       logging: {},
     },
     instructions: "A test server of both protocol eras.",
+    ...cacheOptions(),
   });
   const subscribed = new Set();
 
@@ -185,6 +194,20 @@ function build({ era }) {
   server.registerPrompt("hello", { description: "A greeting" },
     async () => ({ messages: [{ role: "user", content: { type: "text", text: "hello" } }] }));
 
+  server.registerTool("slow", { description: "Answers after MS milliseconds",
+    inputSchema: z.object({ ms: z.number().int().min(0).max(600000).optional() }) },
+  async ({ ms = 1000 }, ctx) => {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      ctx.mcpReq.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        log(`slow: cancelled after less than ${ms} ms`);
+        resolve();
+      });
+    });
+    return text(`slept ${ms}`);
+  });
+
   if (era === "legacy") {
     server.server.setRequestHandler("resources/subscribe", (req) => {
       subscribed.add(req.params.uri);
@@ -196,6 +219,16 @@ function build({ era }) {
     });
   }
   return server;
+}
+
+// --public-ttl MS: the SDK's cache hints for every cacheable result.
+function cacheOptions() {
+  const i = process.argv.indexOf("--public-ttl");
+  if (i < 0) return {};
+  const hint = { ttlMs: Number(process.argv[i + 1]), cacheScope: "public" };
+  return { cacheHints: { "tools/list": hint, "prompts/list": hint,
+    "resources/list": hint, "resources/templates/list": hint,
+    "resources/read": hint } };
 }
 
 serveStdio(build, { onerror: (e) => log(`error: ${e?.message ?? e}`),
