@@ -83,7 +83,7 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
-	modern)		echo src/modern.c src/modern_up.c src/rpc.c src/envelope.c src/xmalloc.c ;;
+	modern)		echo src/modern.c src/modern_up.c src/modern_input.c src/rpc.c src/envelope.c src/xmalloc.c ;;
 	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
 			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
 			    daemon/budget.c daemon/log.c src/modern.c src/mlevel.c \
