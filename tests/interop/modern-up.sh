@@ -344,12 +344,13 @@ got=$(wire strict 'select(.method == "tools/call" and .params.name == "ask2" and
 	problem "strict: $got last retries of ask2 with inputResponses.hi and a requestState, not 2 or more"
 dup=$(wire strict 'select(.method == "tools/call") | .id' | sort | uniq -d | head -n 3)
 [ -z "$dup" ] || problem "strict: tools/call ids used twice (a retry needs its own): $dup"
-# Each 1.x client's level goes with its requests.
+# Each 1.x client's level goes with its requests (sdk-new's echo and the
+# bystander's alike).
 for n in sdk-new sdk-1-17; do
 	msg="hello up ${PKG[$n]} mcpd:strict"
 	got=$(wire strict "select(.method == \"tools/call\" and
 		.params.arguments.message == \"$msg\") |
-		.params._meta[\$p + \"logLevel\"]")
+		.params._meta[\$p + \"logLevel\"]" | sort -u)
 	[ "$got" = "\"${LEVEL[$n]}\"" ] ||
 		problem "$n: its echo reached strict with _meta logLevel ${got:-absent}, not ${LEVEL[$n]}"
 done

@@ -30,7 +30,8 @@
 //   loglevel   1.x with --level: logging/setLevel LEVEL is answered
 //   ping       1.x: ping is answered
 //   list       tools/list has PREFIXecho (the names are recorded)
-//   call       echo {message: "hello up LABEL"}, LABEL the package and
+//   call       echo {message: "hello up LABEL"}, LABEL the package (and
+//              "nocaps" with --caps none) and
 //              target: the text has it (modern-up.sh finds that request
 //              on the server's side by it)
 //   progress   progress {steps: 3} with a progress token: at least one
@@ -215,7 +216,7 @@ const fail = (why, more = {}) => ({ ok: false, error: why, ...more });
 
 async function runTarget(target) {
   const prefix = target.startsWith("mcpd:") ? target.split(":")[2] ?? "" : "";
-  const label = `${opts.sdk} ${target}`;
+  const label = `${opts.sdk}${opts.caps === "none" ? " nocaps" : ""} ${target}`;
   const res = { connected: false, version: null, era: null, steps: {},
     skipped: {}, errors: [], logs: 0, requests: [],
     asked: { elicit: 0, sampling: 0 } };
