@@ -120,6 +120,7 @@ client after call:echo
 step after 0 '.result == "echo"' "echo at the end"
 { server_is up ready && [ "$(server_field up restarts)" = 0 ]; } ||
 	problem "up: state $(server_field up state), restarts $(server_field up restarts)"
+# shellcheck disable=SC2317 # run by wait_for
 idle() { [ "$(server_field up inflight)" = 0 ]; }
 wait_for 10 idle || problem "up: inflight $(server_field up inflight) after every client left"
 

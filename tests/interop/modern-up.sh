@@ -327,6 +327,7 @@ case $caps in
 ' '[3-9]' "both" 1 "none" ') note "strict: the first tries of ask carried capabilities:$caps" ;;
 *) problem "strict: the first tries of ask carried capabilities$caps, not 3 or more with elicitation and sampling (sdk-new, sdk-1-17, v2) and 1 with neither (nocaps)" ;;
 esac
+# shellcheck disable=SC2016 # $p is jq's
 got=$(wire strict 'select(.method == "server/discover") |
 	.params._meta[$p + "clientCapabilities"] | has("elicitation")' | sort -u)
 [ "$got" = true ] ||
