@@ -474,6 +474,7 @@ router_detach(struct attachment *a, const char *reason)
 	router_set_upstream_level(r);
 	free(a->ids);
 	hmap_free(a->subs);
+	router_caps_forget(a);
 	free(a->refused);
 	free(a);
 	if (r->natts == 0 && !r->freeing)

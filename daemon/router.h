@@ -142,6 +142,17 @@ unsigned int	 router_set_filters(struct router *,
 		    struct filter *const *filters);
 /* The capabilities mcpd declares upstream in its initialize. */
 cJSON		*router_client_capabilities(const struct router *);
+/*
+ * A server of MCP 2026-07-28 (worker_modern.c, worker_modern_input.c).
+ * The capabilities, as JSON text, of the client whose request went to
+ * the server under upstream_id (router_caps.c), or NULL: mcpd's own.
+ * A request of the server's, asking for input for that request, given
+ * to that client alone (router_down.c): 0 once sent (or answered by
+ * mcpd: roots), or -1 with *why (malloc'd) when it cannot be.
+ */
+const char	*router_caller_caps(struct router *, int64_t upstream_id);
+int		 router_server_request_for(struct router *, const char *line,
+		    size_t len, int64_t upstream_id, char **why);
 
 /* From clients, and group sessions' links (group.h): a peer attaches. */
 struct attachment *router_attach(struct router *, const struct router_peer *,

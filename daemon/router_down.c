@@ -298,9 +298,29 @@ router_pick_client(struct router *r, const struct pversion_needs *needs)
 	return (best);
 }
 
-static void
-router_server_request(struct router *r, const char *line, size_t len,
-    const struct envelope *env)
+/*
+ * A request of the server's refused: answered to the server, or, for a
+ * request of the worker's (why not NULL), said in *why for it.
+ */
+static int
+router_server_refuse(struct router *r, const char *id, size_t id_len,
+    int code, const char *message, char **why)
+{
+	if (why != NULL)
+		*why = xstrdup(message);
+	else
+		router_server_reply(r, id, id_len, NULL, code, message);
+	return (-1);
+}
+
+/*
+ * A request of the server's, to the client that can take it; with
+ * caller, a request for the input a 2026 server asked of caller's
+ * request, to caller alone, or refused saying why (router.h).
+ */
+static int
+router_server_request_at(struct router *r, const char *line, size_t len,
+    const struct envelope *env, struct attachment *caller, char **why)
 {
 	const char		*id = router_text(line, &env->id);
 	struct attachment	*a;
@@ -312,26 +332,27 @@ router_server_request(struct router *r, const char *line, size_t len,
 	struct envelope		 renv;
 	struct pversion_needs	 needs;
 	size_t			 erroff;
-	int			 owned;
+	int			 owned, rc;
 
 	if (envelope_string_copy(line, &env->method, method,
 	    sizeof method) < 0)
 		method[0] = '\0';
-	if (strcmp(method, "ping") == 0) {
+	if (caller == NULL && strcmp(method, "ping") == 0) {
 		router_server_reply(r, id, env->id.len, cJSON_CreateObject(),
 		    0, NULL);
-		return;
+		return (0);
 	}
 	/* About a task a client runs for it (router_ctasks.c). */
-	if (router_ctasks_server_request(r, line, len, env, method))
-		return;
+	if (caller == NULL &&
+	    router_ctasks_server_request(r, line, len, env, method))
+		return (0);
 	/* Its instance's roots, or the configured ones (router_roots.c). */
 	if (strcmp(method, "roots/list") == 0 &&
 	    (r->up->conf(r->worker)->share != CONF_SHARE_GLOBAL ||
 	    ((r->up->conf(r->worker)->client_caps & CONF_CAP_ROOTS) &&
 	    r->up->conf(r->worker)->nroots > 0))) {
 		router_roots_server_request(r, id, env->id.len);
-		return;
+		return (0);
 	}
 	/*
 	 * One that belongs to a task goes to the task's owner, or is
@@ -350,29 +371,44 @@ router_server_request(struct router *r, const char *line, size_t len,
 			rewritten = NULL;
 			a = NULL;
 		}
-		if (owned > 0 && a != NULL && !router_client_can(a, &needs)) {
+		if (owned > 0 && a != NULL && (!router_client_can(a, &needs) ||
+		    (caller != NULL && a != caller))) {
 			free(rewritten);
 			rewritten = NULL;
 			a = NULL;
 		}
-		if (owned == 0)
+		if (owned == 0 && caller == NULL)
 			a = router_pick_client(r, &needs);
+		else if (owned == 0 && router_client_can(caller, &needs))
+			a = caller;
+		else if (owned == 0) {
+			xasprintf(&text, "the client that made the request "
+			    "(%s) did not declare that it can answer %s%s",
+			    caller->client_name[0] != '\0' ?
+			    caller->client_name : "unnamed", method,
+			    strcmp(method, "sampling/createMessage") == 0 ?
+			    " (sampling, and tools if the request has them)" :
+			    " (elicitation, in the mode the request asks)");
+			rc = router_server_refuse(r, id, env->id.len,
+			    RPC_METHOD_NOT_FOUND, text, why);
+			free(text);
+			return (rc);
+		}
 	}
 	if (a == NULL ||
 	    hmap_get(r->downs_by_server, id, env->id.len) != NULL) {
 		free(rewritten);
-		if (owned != 0) {
-			router_server_reply(r, id, env->id.len, NULL,
+		if (owned != 0)
+			return (router_server_refuse(r, id, env->id.len,
 			    RPC_INVALID_PARAMS, "the task this request is for "
-			    "has no client through mcpd that can answer it");
-			return;
-		}
+			    "has no client through mcpd that can answer it",
+			    why));
 		xasprintf(&text, "no client attached through mcpd can handle "
 		    "%s", method[0] != '\0' ? method : "this request");
-		router_server_reply(r, id, env->id.len, NULL,
-		    RPC_METHOD_NOT_FOUND, text);
+		rc = router_server_refuse(r, id, env->id.len,
+		    RPC_METHOD_NOT_FOUND, text, why);
 		free(text);
-		return;
+		return (rc);
 	}
 
 	d = router_down_new(r, a, id, env->id.len);
@@ -390,11 +426,11 @@ router_server_request(struct router *r, const char *line, size_t len,
 		    &erroff) != 0) {
 			/* Printed by cJSON: cannot be. */
 			free(rewritten);
-			router_server_reply(r, d->server_id,
-			    d->server_id_len, NULL, RPC_INTERNAL_ERROR,
-			    "mcpd could not pass this request on");
+			rc = router_server_refuse(r, d->server_id,
+			    d->server_id_len, RPC_INTERNAL_ERROR,
+			    "mcpd could not pass this request on", why);
 			router_down_free(r, d);
-			return;
+			return (rc);
 		}
 	}
 	if (rewritten != NULL) {
@@ -406,6 +442,38 @@ router_server_request(struct router *r, const char *line, size_t len,
 	edit.len = env->id.len;
 	router_version_send(a, method, line, len, env, &edit);
 	free(rewritten);
+	return (0);
+}
+
+static void
+router_server_request(struct router *r, const char *line, size_t len,
+    const struct envelope *env)
+{
+	(void)router_server_request_at(r, line, len, env, NULL, NULL);
+}
+
+int
+router_server_request_for(struct router *r, const char *line, size_t len,
+    int64_t upstream_id, char **why)
+{
+	struct router_pending	*p;
+	struct envelope		 env;
+	size_t			 erroff;
+
+	*why = NULL;
+	if (envelope_scan(line, len, &env, &erroff) != 0 ||
+	    env.method.type != ENVELOPE_STRING ||
+	    (env.id.type != ENVELOPE_STRING &&
+	    env.id.type != ENVELOPE_NUMBER)) {
+		*why = xstrdup("mcpd could not read the request");
+		return (-1);
+	}
+	if ((p = idtab_get(r->pending, upstream_id)) == NULL ||
+	    p->kind != ROUTER_PENDING_CLIENT || p->att == NULL) {
+		*why = xstrdup("nobody waits for the request it is for");
+		return (-1);
+	}
+	return (router_server_request_at(r, line, len, &env, p->att, why));
 }
 
 void

@@ -196,6 +196,14 @@ struct attachment {
 	int			 at_template;	/* not at an instance yet */
 	char			*refused;
 	char			 client_name[64]; /* clientInfo.name, or "" */
+	/*
+	 * Its own capabilities for a 2026 server's requests (router_caps.c):
+	 * what it declared that mcpd may pass (NULL: it never said), and
+	 * the text made of it for the configuration caps_key describes.
+	 */
+	cJSON			*caps_own;
+	char			*caps_text;
+	unsigned int		 caps_key;
 	TAILQ_ENTRY(attachment)	 entry;
 };
 
@@ -655,6 +663,14 @@ void		 router_version_send(struct attachment *, const char *method,
 /* May a be sent this notification? */
 int		 router_version_notify(const struct attachment *,
 		    const char *method);
+
+/*
+ * router_caps.c: each client's own capabilities, for a 2026 server.
+ */
+
+/* The client's initialize: what it declared (caps may be NULL). */
+void		 router_caps_hello(struct attachment *, const cJSON *caps);
+void		 router_caps_forget(struct attachment *);
 
 /*
  * router_handover.c

@@ -94,6 +94,8 @@ router_initialize(struct attachment *a, const char *line, size_t len,
 		    env->params.len);
 	/* Its revision, and what it can be asked in it. */
 	router_version_hello(a, msg);
+	router_caps_hello(a, cJSON_GetObjectItemCaseSensitive(msg,
+	    "capabilities"));
 	if (msg != NULL) {
 		caps = cJSON_GetObjectItemCaseSensitive(msg, "capabilities");
 		a->cap_roots = cJSON_IsObject(

@@ -231,6 +231,30 @@ void		 worker_modern_kinds(struct worker *, const cJSON *caps);
 /* A session taken over from a re-exec's old mcpd: 2026-07-28 if it was. */
 void		 worker_modern_adopt(struct worker *, char *const *subs,
 		    size_t nsubs);
+/* A retry of worker_modern_input.c's, with caller's capabilities. */
+int		 worker_modern_retry(struct worker *, const char *line,
+		    size_t len, int64_t caller);
+
+/*
+ * worker_modern_input.c: a 2026-07-28 server's input_required, put to
+ * the client that made the request, and the request retried.
+ */
+struct envelope;
+struct worker_inputs;
+/* A request that may need input, on its way: its text kept. */
+void		 worker_input_keep(struct worker *, struct worker_inputs **,
+		    const char *line, size_t len, const struct envelope *);
+/*
+ * The server's response: 1 once taken (a round), 2 with *rewritten (its
+ * end, under the router's id, malloc'd), 0 to go on as it is.
+ */
+int		 worker_input_answer(struct worker *, struct worker_inputs *,
+		    const char *line, size_t len, const struct envelope *,
+		    char **rewritten, size_t *rlen);
+/* The router's message (a client's answer, a cancel): 1 once taken. */
+int		 worker_input_router(struct worker *, struct worker_inputs *,
+		    const char *line, size_t len, const struct envelope *);
+void		 worker_input_free(struct worker_inputs *);
 
 struct envelope;
 

@@ -9,14 +9,17 @@
  *   process): its result becomes the session's initialize result, with
  *   protocolVersion 2026-07-28 (which also tells a re-exec's new mcpd).
  * - Every request to the server carries the 2026 _meta: the protocol
- *   version, mcpd as the client, the capabilities mcpd declares to
- *   servers, and the log level a 2025 client set (logging/setLevel, which
- *   2026 has not, is kept and answered by mcpd).  ping (the health check,
- *   or a client's) becomes server/discover, answered as ping is, empty.
+ *   version, mcpd as the client, the capabilities of the client that made
+ *   it (router_caller_caps; mcpd's own for mcpd's requests), and the log
+ *   level a 2025 client set (logging/setLevel, which 2026 has not, is
+ *   kept and answered by mcpd).  ping (the health check, or a client's)
+ *   becomes server/discover, answered as ping is, empty.
  *   notifications/initialized is not sent.
  * - What comes back: resource not found (-32602 in 2026) is -32002 for a
- *   resources/read.  A result that asks for input (input_required) or is
- *   a task, which a 2025 session cannot carry yet, becomes an error that
+ *   resources/read.  A result that asks for input (input_required) is
+ *   put to the client that made the request and the request retried
+ *   (worker_modern_input.c); one for a request mcpd does not retry, or a
+ *   task, which a 2025 session cannot carry yet, becomes an error that
  *   says so.
  * - 2026 sends list changes and resource updates only on
  *   subscriptions/listen streams: the worker keeps one open, with the
@@ -79,6 +82,9 @@ struct worker_modern_reply {
 
 struct worker_modern {
 	char			*meta;		/* the _meta members, text */
+	char			*head;		/* those before the capabilities */
+	char			*caps;		/* mcpd's capabilities, text */
+	struct worker_inputs	*inputs;	/* worker_modern_input.c */
 	char			 level[16];	/* a 2025 client's, or "" */
 	struct hmap		*reads;		/* resources/read ids */
 	struct hmap		*pings;		/* ping ids, sent as discover */
@@ -141,18 +147,17 @@ worker_modern_get(struct worker *w)
 {
 	struct worker_modern	*m;
 	cJSON			*caps;
-	char			*text;
 
 	if (w->modern != NULL)
 		return (w->modern);
 	m = xcalloc(1, sizeof *m);
 	caps = router_client_capabilities(w->router);
-	text = rpc_print(caps);
+	m->caps = rpc_print(caps);
 	cJSON_Delete(caps);
-	xasprintf(&m->meta, "\"" MODERN_KEY_VERSION "\":\"" MODERN_VERSION
-	    "\",\"" MODERN_KEY_INFO "\":{\"name\":\"%s\",\"version\":\"%s\"},"
-	    "\"" MODERN_KEY_CAPS "\":%s", PACKAGE_NAME, PACKAGE_VERSION, text);
-	free(text);
+	xasprintf(&m->head, "\"" MODERN_KEY_VERSION "\":\"" MODERN_VERSION
+	    "\",\"" MODERN_KEY_INFO "\":{\"name\":\"%s\",\"version\":\"%s\"}",
+	    PACKAGE_NAME, PACKAGE_VERSION);
+	xasprintf(&m->meta, "%s,\"" MODERN_KEY_CAPS "\":%s", m->head, m->caps);
 	m->reads = hmap_new(hmap_random_seed());
 	m->pings = hmap_new(hmap_random_seed());
 	m->listens = hmap_new(hmap_random_seed());
@@ -204,6 +209,7 @@ worker_modern_end(struct worker *w)
 		free(r);
 	}
 	event_free(m->ev_replies);
+	worker_input_free(m->inputs);
 	hmap_free(m->reads);
 	hmap_free(m->pings);
 	hmap_free(m->listens);
@@ -213,6 +219,8 @@ worker_modern_end(struct worker *w)
 		free(m->uris[--m->nuris]);
 	free(m->uris);
 	free(m->meta);
+	free(m->head);
+	free(m->caps);
 	free(m);
 	w->modern = NULL;
 	w->modern_up = 0;
@@ -453,16 +461,19 @@ worker_modern_subscribe(struct worker *w, const char *line,
  * To the server.
  */
 
-/* The _meta members, and a 2025 client's level, as the text to insert. */
+/*
+ * The _meta members with caps (the caller's, or NULL: mcpd's), and a
+ * 2025 client's level, as the text to insert.
+ */
 static char *
-worker_modern_meta_text(struct worker_modern *m)
+worker_modern_meta_text(struct worker_modern *m, const char *caps)
 {
 	char	*t;
 
-	if (m->level[0] == '\0')
-		return (xstrdup(m->meta));
-	xasprintf(&t, "%s,\"" MODERN_KEY_LEVEL "\":\"%s\"", m->meta,
-	    m->level);
+	xasprintf(&t, "%s,\"" MODERN_KEY_CAPS "\":%s%s%s%s", m->head,
+	    caps != NULL ? caps : m->caps, m->level[0] != '\0' ?
+	    ",\"" MODERN_KEY_LEVEL "\":\"" : "", m->level,
+	    m->level[0] != '\0' ? "\"" : "");
 	return (t);
 }
 
@@ -497,17 +508,18 @@ worker_modern_send(struct worker *w, const char *line, size_t len,
 	return (transport_write(w->tp, iov, (int)n));
 }
 
-/* A request: with the 2026 _meta. */
+/* A request: with the 2026 _meta, the capabilities caller's (its id). */
 static int
 worker_modern_request(struct worker *w, const char *line, size_t len,
-    const struct envelope *env)
+    const struct envelope *env, int64_t caller)
 {
 	struct worker_modern	*m = w->modern;
 	struct envelope_edit	 edit;
 	char			*meta, *text;
 	int			 rc;
 
-	meta = worker_modern_meta_text(m);
+	meta = worker_modern_meta_text(m, w->router != NULL ?
+	    router_caller_caps(w->router, caller) : NULL);
 	if (env->meta.type == ENVELOPE_OBJECT) {
 		edit.off = env->meta.off + 1;
 		xasprintf(&text, "%s%s", meta, worker_modern_empty(line,
@@ -552,7 +564,20 @@ worker_modern_forward(void *arg, const char *line, size_t len)
 		return (-1);
 	if (envelope_scan(line, len, &env, &erroff) != 0)
 		return (worker_modern_send(w, line, len, NULL));
-	return (worker_modern_request(w, line, len, &env));
+	/* A task's call: mcpd's own, with mcpd's capabilities. */
+	return (worker_modern_request(w, line, len, &env, 0));
+}
+
+int
+worker_modern_retry(struct worker *w, const char *line, size_t len,
+    int64_t caller)
+{
+	struct envelope	 env;
+	size_t		 erroff;
+
+	if (envelope_scan(line, len, &env, &erroff) != 0)
+		return (-1);
+	return (worker_modern_request(w, line, len, &env, caller));
 }
 
 int
@@ -563,10 +588,15 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	const char		*id;
 	char			*text;
 	size_t			 erroff, tl;
+	int64_t			 caller;
 	int			 rc;
 
-	if (envelope_scan(line, len, &env, &erroff) != 0 ||
-	    env.method.type == ENVELOPE_ABSENT)
+	if (envelope_scan(line, len, &env, &erroff) != 0)
+		return (worker_modern_send(w, line, len, NULL));
+	/* Answers to the input a request needs; the caller's cancel. */
+	if (worker_input_router(w, m->inputs, line, len, &env))
+		return (0);
+	if (env.method.type == ENVELOPE_ABSENT)
 		return (worker_modern_send(w, line, len, NULL));
 	id = line + env.id.off;
 	if (env.id.type == ENVELOPE_ABSENT) {
@@ -614,7 +644,10 @@ worker_modern_write(struct worker *w, const char *line, size_t len)
 	if (envelope_string_eq(line, &env.method, "resources/read") &&
 	    env.id.len <= 64 && hmap_count(m->reads) < WORKER_MODERN_MAX_IDS)
 		(void)hmap_put(m->reads, id, env.id.len, (void *)1);
-	return (worker_modern_request(w, line, len, &env));
+	worker_input_keep(w, &m->inputs, line, len, &env);
+	if (envelope_int64(line, &env.id, &caller) != 0)
+		caller = 0;
+	return (worker_modern_request(w, line, len, &env, caller));
 }
 
 /*
@@ -694,6 +727,16 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 	}
 	if (wtasks_response(m->tasks, line, &env))
 		return;
+	/* A request that may need input: its round, or its end under U. */
+	switch (worker_input_answer(w, m->inputs, line, len, &env, &text,
+	    &tl)) {
+	case 1:
+		return;
+	case 2:
+		worker_modern_line(w, text, tl, NULL);
+		free(text);
+		return;
+	}
 	wmcache_response(m->cache, line, &env);
 	if (env.result.type == ENVELOPE_OBJECT &&
 	    (text = modern_up_unfit(line, &env)) != NULL) {

@@ -131,9 +131,10 @@ modern_up_unfit(const char *line, const struct envelope *env)
 			free(what);
 			what = t;
 		}
-		xasprintf(&t, "the server asked for input (input_required: %s), "
-		    "which mcpd does not yet pass from a server of MCP "
-		    "2026-07-28 to its clients", what != NULL ? what : "none");
+		xasprintf(&t, "the server asked for input (input_required: %s) "
+		    "for a request mcpd does not retry: only tools/call, "
+		    "prompts/get and resources/read, as many as mcpd keeps, "
+		    "are", what != NULL ? what : "none");
 		free(what);
 		what = t;
 	}

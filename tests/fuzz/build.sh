@@ -51,7 +51,7 @@ sources() {
 			    daemon/router_down.c daemon/router_filter.c \
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
-			    daemon/router_elicit.c daemon/router_version.c src/pversion.c \
+			    daemon/router_elicit.c daemon/router_version.c daemon/router_caps.c src/pversion.c \
 			    src/tasktab.c src/mlevel.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
@@ -83,7 +83,7 @@ sources() {
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
-	modern)		echo src/modern.c src/modern_up.c src/rpc.c src/envelope.c src/xmalloc.c ;;
+	modern)		echo src/modern.c src/modern_up.c src/modern_input.c src/rpc.c src/envelope.c src/xmalloc.c ;;
 	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
 			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
 			    daemon/budget.c daemon/log.c src/modern.c src/mlevel.c \

@@ -14,7 +14,10 @@
  *   acknowledgment and notifications under the line's id; a 2025 task as
  *   2026 names it; the tools that run as tasks; server/discover from it
  *   as an initialize result; the initialize mcpd opens a session with;
- *   an input_required result; the -32022 error's data.
+ *   an input_required result; the -32022 error's data;
+ * - as a 2026 server's response (modern_input.c): its result read as a
+ *   round of input requests, each made a request for the router, and
+ *   the line retried with an answer to each.
  *
  * Invariants:
  * - every text printed is JSON cJSON reads, and when the input is strict
@@ -37,7 +40,12 @@
  *   one refused leaves the output alone;
  * - server/discover lists 2026-07-28 first, is complete, private and
  *   uncached, carries no 2025 tasks capability, and the server's
- *   serverInfo in _meta.
+ *   serverInfo in _meta;
+ * - a round read is one of at most 16 requests of the three methods,
+ *   under distinct keys, with a reason when refused and nothing held;
+ *   each request for the router is a JSON-RPC request the scanner takes;
+ *   a retry, when made, is a request with the new id, params with
+ *   inputResponses (one per key) and the round's requestState.
  */
 #include "config.h"
 
@@ -47,6 +55,7 @@
 #include "envelope.h"
 #include "fuzz.h"
 #include "modern.h"
+#include "modern_input.h"
 #include "modern_up.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -678,6 +687,61 @@ fuzz_unfit(const char *line, const struct envelope *env)
 	free(text);
 }
 
+/* A server's input_required: the round, its requests, the retry. */
+static void
+fuzz_input(const char *line, size_t size, const struct envelope *env)
+{
+	struct modern_input_round	 round;
+	struct envelope			 out;
+	cJSON				*msg;
+	const cJSON			*params, *v;
+	char				*why, *text, **results;
+	size_t				 i, j, len, erroff;
+	int				 rc;
+
+	if (env->result.type != ENVELOPE_OBJECT)
+		return;
+	rc = modern_input_read(line + env->result.off, env->result.len,
+	    &round, &why);
+	FUZZ_CHECK(rc == 1 || round.nasks == 0, "round held %zu", round.nasks);
+	FUZZ_CHECK((rc == -1) == (why != NULL), "reason %d", rc);
+	free(why);
+	if (rc != 1)
+		return;
+	FUZZ_CHECK(round.nasks <= MODERN_INPUT_MAX_ASKS, "%zu", round.nasks);
+	results = xcalloc(round.nasks + 1, sizeof *results);
+	for (i = 0; i < round.nasks; i++) {
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(strcmp(round.asks[i].key,
+			    round.asks[j].key) != 0, "key twice");
+		text = modern_input_request("\"mcpd-in-1\"", 11,
+		    &round.asks[i], &len);
+		FUZZ_CHECK(envelope_scan(text, len, &out, &erroff) == 0 &&
+		    out.method.type == ENVELOPE_STRING &&
+		    out.id.type == ENVELOPE_STRING, "request: %s", text);
+		free(text);
+		results[i] = "{}";
+	}
+	/* The line itself retried: when it is a request with params. */
+	text = modern_input_retry(line, size, 77, &round, results, &len);
+	if (text != NULL) {
+		msg = fuzz_json_ok("the retry", text);
+		params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+		v = cJSON_GetObjectItemCaseSensitive(msg, "id");
+		FUZZ_CHECK(cJSON_IsNumber(v) && v->valuedouble == 77, "%s",
+		    text);
+		FUZZ_CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+		    params, "inputResponses")) == (int)round.nasks, "%s", text);
+		v = cJSON_GetObjectItemCaseSensitive(params, "requestState");
+		FUZZ_CHECK(round.state == NULL ? v == NULL : cJSON_IsString(v) &&
+		    strcmp(v->valuestring, round.state) == 0, "%s", text);
+		cJSON_Delete(msg);
+		free(text);
+	}
+	free(results);
+	modern_input_clear(&round);
+}
+
 /* Everything on one JSON value, and on its params and result. */
 static void
 fuzz_json(const cJSON *json, const char *idtext, size_t idlen,
@@ -749,6 +813,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_tail(line, size, &env.meta, "_meta");
 		fuzz_tail(line, size, &env.id, "the id");
 		fuzz_unfit(line, &env);
+		fuzz_input(line, size, &env);
 		if (env.id.type != ENVELOPE_ABSENT) {
 			idtext = line + env.id.off;
 			idlen = env.id.len;

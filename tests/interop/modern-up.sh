@@ -34,15 +34,29 @@
 #     progress of the tool progress, lists and gets the prompt hello,
 #     lists and reads test://r, and is refused test://missing with -32002
 #     (1.x) or -32602 (2.x);
-#   - calls ask (the server asks for input): an error saying the server
-#     asked for input, which mcpd does not yet pass from a 2026-07-28
-#     server; no form reaches the client;
+#   - calls ask (the server answers input_required: an elicitation) and
+#     gets "Name: Ada", having answered one form; calls ask2 (two rounds:
+#     the elicitation, then a sampling with the server's requestState)
+#     and gets "Name: Ada; model said: ...", having answered one form and
+#     one sampling (1.x: mcpd sent them as elicitation/create and
+#     sampling/createMessage; v2: as mcpd's own input_required);
 #   - 1.x, strict and strict26: resources/subscribe, then the server's
 #     resources/updated and tools list_changed (which it sends only on a
 #     subscriptions/listen stream, which mcpd holds) reach the client.
+# While sdk-new runs, a bystander (sdk-new, the same capabilities, a
+# progress call of its in flight nearly all the time) is connected to
+# strict: the server's requests for sdk-new's calls never reach it.  A
+# client that declared no capabilities (sdk-new --caps none) is refused
+# ask with an error saying it did not declare that it can answer
+# elicitation/create.
 # And on the server's side ($T/strict.in): one initialize, the first line;
 # server/discover after it; every request after it carries the 2026 _meta
-# (protocolVersion 2026-07-28, clientInfo, clientCapabilities); no ping
+# (protocolVersion 2026-07-28, clientInfo, clientCapabilities: each
+# client's own, sampling and elicitation in the 1.x clients' calls and
+# neither in the one that declared none, mcpd's in server/discover); the
+# retries of ask carry inputResponses.name {action: accept, content
+# {name: Ada}} and ask2's last carries inputResponses.hi and the
+# requestState the server gave, under an id of its own; no ping
 # and no logging/setLevel; health checks are server/discover; each 1.x
 # client's echo carries its level as _meta logLevel.  `mcpctl ping` of
 # strict and strict26 is answered.  At the end strict and strict26 are
@@ -207,24 +221,50 @@ cell() {
 
 DIRECT=direct:$T/dual-server.mjs
 TARGETS=(mcpd:strict mcpd:strict26 mcpd:mix:strict__)
-ASKED='.outcome == "error" and (.message | test("asked for input")) and
-	.elicited == 0 and .sampled == 0'
+ASKED='.outcome == "answer" and (.text | contains("Name: Ada")) and
+	.elicited == 1 and .sampled == 0'
+ASKED2='.outcome == "answer" and
+	(.text | contains("Name: Ada; model said: Hello from the model")) and
+	.elicited == 1 and .sampled == 1'
 
 declare -A LEVEL=([sdk-new]=debug [sdk-1-17]=notice)
 declare -A PKG=([sdk-new]=@modelcontextprotocol/sdk [sdk-1-17]=sdk-1-17 [v2]=v2)
 declare -A ASKS=([sdk-new]=2025-11-25 [sdk-1-17]=2025-06-18 [v2]=2026-07-28)
 
+# The bystander: on strict while sdk-new runs.
+(cd "$T" && MCPD_TEST_DIR=$T "${_MCPD_GUARD[@]}" \
+	timeout -k 5 "$CLIENT_TIMEOUT_S" "$NODE" "$T/up-client.mjs" \
+	--sdk "${PKG[sdk-new]}" --level debug --socket "$SOCK" \
+	--until "$T/bystander.done" \
+	mcpd:strict </dev/null >"$T/bystander.json" 2>"$T/bystander.err") &
+BYSTANDER=$!
+# shellcheck disable=SC2317 # run by wait_for
+bystander_watching() {
+	[ "$(wire strict 'select(.method == "tools/call" and
+		.params.name == "progress" and .params.arguments.steps == 20)' |
+		wc -l)" -ge 2 ]
+}
+wait_for 60 bystander_watching ||
+	problem "the bystander did not start calling progress on strict: $(tail -c 600 "$T/bystander.err")"
+
 for n in sdk-new sdk-1-17 v2; do
 	run "$n" "${PKG[$n]}" ${LEVEL[$n]:+--level "${LEVEL[$n]}"} \
 		"$DIRECT" "${TARGETS[@]}"
+	if [ "$n" = sdk-new ]; then
+		: >"$T/bystander.done"
+		wait "$BYSTANDER" ||
+			problem "the bystander failed: $(tail -c 600 "$T/bystander.err")"
+		cell bystander mcpd:strict watch \
+			'.calls >= 1 and .elicited == 0 and .sampled == 0'
+	fi
 
 	# Directly: the 1.x SDK cannot connect; the 2.x one passes everything.
 	if [ "$n" = v2 ]; then
 		for c in connect discover list call progress prompt read; do
 			cell "$n" "$DIRECT" "$c"
 		done
-		cell "$n" "$DIRECT" ask '.outcome == "answer" and
-			(.text | contains("Name: Ada")) and .elicited == 1'
+		cell "$n" "$DIRECT" ask "$ASKED"
+		cell "$n" "$DIRECT" ask2 "$ASKED2"
 	elif jq -e --arg t "$DIRECT" '.targets[$t].connected' "$T/$n.json" >/dev/null; then
 		problem "$n: connected to dual-server.mjs --strict directly"
 	else
@@ -252,8 +292,14 @@ for n in sdk-new sdk-1-17 v2; do
 		[ -n "$p" ] && cell "$n" "$tg" list \
 			'.names | index("strict__echo") != null and index("ev__echo") != null'
 		cell "$n" "$tg" ask "$ASKED"
+		cell "$n" "$tg" ask2 "$ASKED2"
 	done
 done
+
+# A client that declared no capabilities: the server, told so, refuses.
+run nocaps "${PKG[sdk-new]}" --caps none mcpd:strict
+cell nocaps mcpd:strict ask '.outcome == "error" and
+	(.message | test("capabilit")) and .elicited == 0'
 
 # What the server was sent.  Requests mcpd passed for clients carry the
 # 2026 envelope; nothing of 2025 alone reaches it.
@@ -268,12 +314,44 @@ for m in ping logging/setLevel; do
 	[ -z "$(wire strict "select(.method == \"$m\")")" ] ||
 		problem "strict: was sent $m"
 done
-# Each 1.x client's level goes with its requests.
+# Each client's own capabilities go with its requests (the first tries of
+# ask: sdk-new's, sdk-1-17's and v2's, on strict and through mix, with
+# elicitation and sampling; nocaps's with neither); mcpd's with its own.
+# shellcheck disable=SC2016 # $p is jq's
+caps=$(wire strict 'select(.method == "tools/call" and .params.name == "ask" and
+	.params.inputResponses == null) | .params._meta[$p + "clientCapabilities"] |
+	if has("elicitation") and has("sampling") then "both"
+	elif has("elicitation") or has("sampling") then "one" else "none" end' |
+	sort | uniq -c | tr -s ' \n' ' ')
+case $caps in
+' '[3-9]' "both" 1 "none" ') note "strict: the first tries of ask carried capabilities:$caps" ;;
+*) problem "strict: the first tries of ask carried capabilities$caps, not 3 or more with elicitation and sampling (sdk-new, sdk-1-17, v2) and 1 with neither (nocaps)" ;;
+esac
+# shellcheck disable=SC2016 # $p is jq's
+got=$(wire strict 'select(.method == "server/discover") |
+	.params._meta[$p + "clientCapabilities"] | has("elicitation")' | sort -u)
+[ "$got" = true ] ||
+	problem "strict: server/discover did not carry mcpd's capabilities (elicitation: $got)"
+# The retries: the client's answers and the server's state, new ids.
+got=$(wire strict 'select(.method == "tools/call" and .params.name == "ask" and
+	.params.inputResponses.name.action == "accept" and
+	.params.inputResponses.name.content.name == "Ada")' | wc -l)
+[ "$got" -ge 2 ] ||
+	problem "strict: $got retries of ask with inputResponses.name {accept, Ada}, not 2 or more (sdk-new, sdk-1-17)"
+got=$(wire strict 'select(.method == "tools/call" and .params.name == "ask2" and
+	(.params.inputResponses.hi.content.text // "") == "Hello from the model" and
+	(.params.requestState | type) == "string")' | wc -l)
+[ "$got" -ge 2 ] ||
+	problem "strict: $got last retries of ask2 with inputResponses.hi and a requestState, not 2 or more"
+dup=$(wire strict 'select(.method == "tools/call") | .id' | sort | uniq -d | head -n 3)
+[ -z "$dup" ] || problem "strict: tools/call ids used twice (a retry needs its own): $dup"
+# Each 1.x client's level goes with its requests (sdk-new's echo and the
+# bystander's alike).
 for n in sdk-new sdk-1-17; do
 	msg="hello up ${PKG[$n]} mcpd:strict"
 	got=$(wire strict "select(.method == \"tools/call\" and
 		.params.arguments.message == \"$msg\") |
-		.params._meta[\$p + \"logLevel\"]")
+		.params._meta[\$p + \"logLevel\"]" | sort -u)
 	[ "$got" = "\"${LEVEL[$n]}\"" ] ||
 		problem "$n: its echo reached strict with _meta logLevel ${got:-absent}, not ${LEVEL[$n]}"
 done
@@ -307,7 +385,7 @@ n=$(wire strict 'select(.method == "initialize")' | wc -l)
 note "figure: the test took $(($(now_ms) - t0)) ms"
 
 # The table.
-CELLS="connect discover loglevel ping list call progress prompt read ask subscribe"
+CELLS="connect discover loglevel ping list call progress prompt read ask ask2 subscribe"
 note "$(printf '%-9s %-50s' run target) $CELLS"
 for n in sdk-new sdk-1-17 v2; do
 	for tg in "$DIRECT" "${TARGETS[@]}"; do

@@ -4,7 +4,7 @@
 // configuration in one process.
 //
 //   node up-client.mjs --sdk PACKAGE [--level LEVEL] [--socket PATH]
-//       [--trace FILE] TARGET...
+//       [--trace FILE] [--caps none] [--until FILE] TARGET...
 //
 // PACKAGE is a 1.x release of the SDK (@modelcontextprotocol/sdk, or an
 // npm alias of one such as sdk-1-17), which opens with `initialize`, or
@@ -17,8 +17,12 @@
 // its other requests.  --trace appends every message to FILE,
 // "+MS TARGET C->S JSON" or "+MS TARGET S->C JSON".
 //
-// The client declares elicitation (and sampling, for v2) and answers them
-// ("Ada", MODEL_TEXT), counting them.  The cells of a target, each
+// The client declares elicitation and sampling and answers them ("Ada",
+// MODEL_TEXT), counting them; with --caps none it declares neither (and
+// answers nothing).  With --until FILE it is a bystander: on each target
+// it calls progress {steps: 20} again and again (a request of its in
+// flight nearly all the time) until FILE exists, and records what the
+// server asked of it (cells "watch").  The cells of a target, each
 // {ok, ms, ...what it saw} or {ok: false, error, code}:
 //   connect    the connection: the protocol version on the wire (1.x: the
 //              initialize's answer; v2: the negotiated one) and the era
@@ -26,7 +30,8 @@
 //   loglevel   1.x with --level: logging/setLevel LEVEL is answered
 //   ping       1.x: ping is answered
 //   list       tools/list has PREFIXecho (the names are recorded)
-//   call       echo {message: "hello up LABEL"}, LABEL the package and
+//   call       echo {message: "hello up LABEL"}, LABEL the package (and
+//              "nocaps" with --caps none) and
 //              target: the text has it (modern-up.sh finds that request
 //              on the server's side by it)
 //   progress   progress {steps: 3} with a progress token: at least one
@@ -38,7 +43,9 @@
 //              server): what came back, judged by the shell:
 //              {outcome: "answer", text} or {outcome: "error", code,
 //              message} (a JSON-RPC error or an isError result), and the
-//              forms and samplings the client was asked
+//              forms and samplings the client was asked (elicited,
+//              sampled)
+//   ask2       the tool ask2 (an elicitation, then a sampling): the same
 //   subscribe  1.x, no PREFIX: resources/subscribe test://r, then the
 //              tools touch (resources/updated) and flip (tools
 //              list_changed), which a server of 2026-07-28 sends only on a
@@ -51,7 +58,7 @@
 // errorCode, steps, skipped, errors, logs, requests}}}; exit 0 once
 // printed (the shell judges), 2 on a usage error.
 
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 
 const MODEL_TEXT = "Hello from the model";
 const REQ = { timeout: 20000 };
@@ -72,6 +79,8 @@ const opts = { targets: [] };
       case "--level": opts.level = want(); break;
       case "--socket": opts.socket = want(); break;
       case "--trace": opts.trace = want(); break;
+      case "--caps": opts.caps = want(); break;
+      case "--until": opts.until = want(); break;
       default:
         if (!/^(mcpd:[^:]+(:.*)?|direct:.+)$/.test(argv[i]))
           usage(`not a target: ${argv[i]}`);
@@ -87,7 +96,7 @@ if (opts.targets.some((t) => t.startsWith("mcpd:")) &&
 function usage(why) {
   process.stderr.write(`up-client: ${why}\nusage: node up-client.mjs ` +
     "--sdk PACKAGE|v2 [--level LEVEL] [--socket PATH] [--trace FILE] " +
-    "TARGET...\n");
+    "[--caps none] [--until FILE] TARGET...\n");
   process.exit(2);
 }
 
@@ -154,21 +163,22 @@ function transport(target, wire) {
 }
 
 function newClient(res) {
-  const name = `up-${opts.sdk}`;
+  const name = `up-${opts.sdk}${opts.caps === "none" ? "-nocaps" : ""}`;
+  const capabilities = opts.caps === "none" ? {} :
+    { elicitation: {}, sampling: {} };
   const client = v2
     ? new sdk.Client({ name, version: "1.0.0" }, {
-      versionNegotiation: { mode: { pin: "2026-07-28" } },
-      capabilities: { elicitation: {}, sampling: {} } })
-    : new sdk.Client({ name, version: "1.0.0" },
-      { capabilities: { elicitation: {} } });
+      versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities })
+    : new sdk.Client({ name, version: "1.0.0" }, { capabilities });
   const schema = (m, s) => (v2 ? m : sdk.types[s]);
-  client.setRequestHandler(schema("elicitation/create", "ElicitRequestSchema"),
-    async () => {
+  if (opts.caps !== "none") {
+    client.setRequestHandler(schema("elicitation/create",
+      "ElicitRequestSchema"), async () => {
       res.asked.elicit++;
       return { action: "accept", content: { name: "Ada" } };
     });
-  if (v2) {
-    client.setRequestHandler("sampling/createMessage", async () => {
+    client.setRequestHandler(schema("sampling/createMessage",
+      "CreateMessageRequestSchema"), async () => {
       res.asked.sampling++;
       return { role: "assistant", content: { type: "text", text: MODEL_TEXT },
         model: "up-client", stopReason: "endTurn" };
@@ -206,7 +216,7 @@ const fail = (why, more = {}) => ({ ok: false, error: why, ...more });
 
 async function runTarget(target) {
   const prefix = target.startsWith("mcpd:") ? target.split(":")[2] ?? "" : "";
-  const label = `${opts.sdk} ${target}`;
+  const label = `${opts.sdk}${opts.caps === "none" ? " nocaps" : ""} ${target}`;
   const res = { connected: false, version: null, era: null, steps: {},
     skipped: {}, errors: [], logs: 0, requests: [],
     asked: { elicit: 0, sampling: 0 } };
@@ -322,11 +332,25 @@ async function runTarget(target) {
     return seen;
   });
 
-  await step(res, "ask", async () => {
+  if (opts.until) {
+    // A bystander: a request in flight until the file is there.
+    await step(res, "watch", async () => {
+      let calls = 0;
+      while (!existsSync(opts.until)) {
+        await call("progress", { steps: 20 });
+        calls++;
+      }
+      return { calls, elicited: res.asked.elicit, sampled: res.asked.sampling };
+    });
+    await client.close().catch(() => {});
+    return;
+  }
+
+  for (const tool of ["ask", "ask2"]) await step(res, tool, async () => {
     const e0 = res.asked.elicit, s0 = res.asked.sampling;
     const seen = {};
     try {
-      const r = await call("ask", {});
+      const r = await call(tool, {});
       if (r.isError)
         Object.assign(seen, { outcome: "error", code: null, message: textOf(r) });
       else
