@@ -147,13 +147,19 @@ rmodern_answered(struct rsession *s, const struct rmsg *m,
 }
 
 int
+rmodern_is_listen(const struct rmsg *m)
+{
+	return (m->mhdr[0] != NULL && m->id != NULL &&
+	    mcphdr_retry(m->method) == MCPHDR_REOPEN);
+}
+
+int
 rmodern_ends_listen(const struct rmsg *m, const char *data, size_t len)
 {
 	struct envelope	 env;
 	size_t		 erroff;
 
-	if (m->mhdr[0] == NULL || m->id == NULL ||
-	    mcphdr_retry(m->method) != MCPHDR_REOPEN ||
+	if (!rmodern_is_listen(m) ||
 	    envelope_scan(data, len, &env, &erroff) != 0 ||
 	    env.id.type != ENVELOPE_ABSENT ||
 	    !envelope_string_eq(data, &env.method, "notifications/cancelled") ||

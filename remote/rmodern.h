@@ -31,6 +31,8 @@ int	rmodern_local(struct rsession *, const struct rmsg *,
 /* m was answered (env): the remote's era, once a result tells it. */
 void	rmodern_answered(struct rsession *, const struct rmsg *,
 	    const struct envelope *);
+/* 1 if m is a subscriptions/listen of 2026: a stream never answered. */
+int	rmodern_is_listen(const struct rmsg *);
 /*
  * 1 if data, on m's stream, is the remote's notifications/cancelled
  * for m, a subscriptions/listen of 2026: the subscription is over.

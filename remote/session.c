@@ -1005,7 +1005,17 @@ session_closed(struct remote *r)
 void
 session_input_ended(struct rsession *s)
 {
+	struct rmsg	*m, *next;
+
 	s->input_ended = 1;
+	/* A subscription stream is never answered: nobody reads it now. */
+	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (rmodern_is_listen(m) && !m->answered)
+			session_cancel(s, m->id);
+		if (s->state == SESSION_CLOSING)
+			return;		/* the last one: shut down */
+	}
 	if (TAILQ_EMPTY(&s->all))
 		session_shutdown(s);
 }

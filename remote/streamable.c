@@ -493,6 +493,9 @@ sh_modern_broken(struct sh_x *x, const char *why)
 		return;
 	}
 	m->rebroken++;
+	remote_log("the remote's answer to %s broke off (%s): %s", m->method,
+	    why, how == MCPHDR_REOPEN ? "reopening the stream" :
+	    "sending the request again");
 	if (x->sse != NULL)
 		sse_free(x->sse);
 	x->sse = NULL;
