@@ -12,9 +12,10 @@
 //
 // Tools: echo {message} ("Echo: MESSAGE"); progress {steps}
 // (notifications/progress STEPS times, then "done"); ask (an elicitation
-// of {name} as an input_required result, answered "Name: NAME"); touch
-// {uri} (notifications/resources/updated for URI on the listen streams
-// that named it).  Resource test://r ("r").  Prompt "hello".
+// of {name} as an input_required result, answered "Name: NAME"); flip
+// (the tool extra appears or goes: notifications/tools/list_changed);
+// touch {uri} (notifications/resources/updated for URI on the listen
+// streams that named it).  Resource test://r ("r").  Prompt "hello".
 //
 // Every POST is logged to FILE, one JSON object a line, before the SDK
 // sees it: {"method", "id", "name", "headers": {"mcp-protocol-version",
@@ -59,6 +60,7 @@ const NAME_FORM = {
 };
 const nameSchema = z.object({ name: z.string() });
 let handler;
+let extraEnabled = false;
 
 function build({ era }) {
   const server = new McpServer({ name: "modern-http", version: "1.0.0" }, {
@@ -66,6 +68,7 @@ function build({ era }) {
       tools: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       prompts: {},
+      logging: {},
     },
   });
   server.registerTool("echo", { description: "Echoes its message",
@@ -96,6 +99,18 @@ function build({ era }) {
     return inputRequired({ inputRequests: {
       name: inputRequired.elicit({ message: "Name?", requestedSchema: NAME_FORM }),
     } });
+  });
+
+  if (extraEnabled)
+    server.registerTool("extra", { description: "Appears and goes with flip",
+      inputSchema: z.object({}) }, async () => text("extra"));
+
+  server.registerTool("flip", { description: "Enables or disables the tool extra",
+    inputSchema: z.object({}) },
+  async () => {
+    extraEnabled = !extraEnabled;
+    handler.notify.toolsChanged();
+    return text(`extra ${extraEnabled ? "enabled" : "disabled"}`);
   });
 
   server.registerTool("touch", { description: "notifications/resources/updated for URI",
