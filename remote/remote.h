@@ -66,6 +66,12 @@ struct rmsg {
 	uint64_t		 deadline_ms;	/* of retries (429/503, no
 						   connection) */
 	unsigned int		 attempts;	/* connection retries */
+	/*
+	 * A request of MCP 2026-07-28 (rmodern.c): its request headers,
+	 * NULL-ended; mhdr[0] NULL for any other message.
+	 */
+	char			*mhdr[4];	/* RMODERN_HEADERS */
+	unsigned int		 rebroken;	/* its streams broke, in a row */
 	struct event		*timer;
 	TAILQ_ENTRY(rmsg)	 entry;
 };

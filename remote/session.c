@@ -38,6 +38,7 @@
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
+#include "rmodern.h"
 #include "rstatus.h"
 #include "session_int.h"
 #include "util.h"
@@ -86,6 +87,7 @@ rmsg_free(struct rmsg *m)
 	free(m->line);
 	free(m->id);
 	free(m->method);
+	rmodern_free(m);
 	free(m);
 }
 
@@ -470,6 +472,21 @@ session_overflow(struct rsession *s, struct rmsg *m)
 	session_maybe_free(s, m);
 }
 
+/* A request that cannot go to the remote: its error, at once. */
+static void
+session_unrequest(struct rsession *s, struct rmsg *m, int code,
+    const char *why)
+{
+	char	*text;
+
+	remote_log("refused a request from the client: %s", why);
+	xasprintf(&text, "mcpd-remote: %s", why);
+	/* Not pending yet: the error goes out under its id all the same. */
+	session_reply_error(s, m, code, text);
+	free(text);
+	session_maybe_free(s, m);
+}
+
 /* A line that is no JSON-RPC message: an error if it has an id. */
 static void
 session_refuse(struct rsession *s, const char *line,
@@ -494,9 +511,11 @@ void
 session_from_client(struct rsession *s, const char *line, size_t len)
 {
 	struct envelope	 env;
-	struct rmsg	*m;
+	struct rmsg	*m, *target;
 	size_t		 erroff;
 	char		*copy;
+	const char	*why;
+	int		 cancels_modern = 0;
 
 	if (envelope_scan(line, len, &env, &erroff) == -1) {
 		remote_log("dropped a line from the client that is not a "
@@ -531,6 +550,10 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 			return;
 		}
 		m->request = 1;
+		if (rmodern_classify(m, line, &env, &why) == -1) {
+			session_unrequest(s, m, RPC_INVALID_REQUEST, why);
+			return;
+		}
 		hmap_put(s->pending, m->id, strlen(m->id), m);
 		session_arm_timeout(s, m);
 	}
@@ -552,8 +575,14 @@ session_from_client(struct rsession *s, const char *line, size_t len)
 	    env.p_request_id.type != ENVELOPE_ABSENT) {
 		/* A notification: a request so named could cancel itself. */
 		copy = session_raw(line, &env.p_request_id);
+		target = hmap_get(s->pending, copy, strlen(copy));
+		cancels_modern = target != NULL && target->mhdr[0] != NULL;
 		session_cancel(s, copy);
 		free(copy);
+	}
+	if (rmodern_local(s, m, cancels_modern)) {
+		session_maybe_free(s, m);
+		return;
 	}
 	if (session_must_hold(s, m) && !flow_may_wait(&s->flow, m)) {
 		session_overflow(s, m);
@@ -844,6 +873,7 @@ session_incoming(struct rsession *s, const char *json, size_t len)
 		}
 		m->answered = 1;
 		session_unpend(s, m);
+		rmodern_answered(s, m, &env);
 		if (m->internal)
 			session_internal_reply(s, m, json, len, &env);
 		else {
@@ -975,7 +1005,17 @@ session_closed(struct remote *r)
 void
 session_input_ended(struct rsession *s)
 {
+	struct rmsg	*m, *next;
+
 	s->input_ended = 1;
+	/* A subscription stream is never answered: nobody reads it now. */
+	for (m = TAILQ_FIRST(&s->all); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (rmodern_is_listen(m) && !m->answered)
+			session_cancel(s, m->id);
+		if (s->state == SESSION_CLOSING)
+			return;		/* the last one: shut down */
+	}
 	if (TAILQ_EMPTY(&s->all))
 		session_shutdown(s);
 }

@@ -65,6 +65,8 @@ struct rsession {
 	int			 input_ended;	/* shut down once all settled */
 	int			 unreachable_said; /* logged, until it answers */
 	int			 fell_back;
+	/* A request of 2026-07-28 got a result: the remote is of 2026. */
+	int			 modern;
 	/*
 	 * Giving up when the new session is refused: decided while a
 	 * transport's callback runs for the message, whose exchange

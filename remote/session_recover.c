@@ -240,8 +240,9 @@ session_unreachable(struct rsession *s, struct rmsg *m, const char *reason)
 		session_idle(m);
 	}
 	/* Only once a session stood: at start, mcpd's backoff is better. */
-	if (m != NULL && !m->init && s->state == SESSION_READY &&
-	    s->init_result != NULL) {
+	if (m != NULL && !m->init && ((s->state == SESSION_READY &&
+	    s->init_result != NULL) || (s->modern &&
+	    s->state != SESSION_CLOSING))) {
 		if (m->deadline_ms == 0)
 			m->deadline_ms = now + SESSION_UNREACHABLE_MAX_MS;
 		delay = (uint64_t)SESSION_RETRY_MIN_MS << (m->attempts <

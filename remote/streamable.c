@@ -36,9 +36,11 @@
 #include "clock.h"
 #include "http.h"
 #include "httphdr.h"
+#include "mcphdr.h"
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
+#include "rmodern.h"
 #include "rstatus.h"
 #include "sbuf.h"
 #include "sse.h"
@@ -53,6 +55,10 @@
 #define SH_RETRY_MAX_MS		30000	/* of the backoff (a server may ask more) */
 #define SH_STREAM_STABLE_MS	10000	/* a stream this old ended normally */
 #define SH_DELETE_TIMEOUT_MS	3000
+/* A request of 2026-07-28 whose stream broke (see sh_modern_broken). */
+#define SH_MAX_RESENDS		3	/* in a row, of a request */
+#define SH_RESEND_MS		250	/* the first wait; doubled each time */
+#define SH_MAX_REOPENS		8	/* of a listen stream, none lasting */
 
 struct sh;
 
@@ -73,6 +79,7 @@ struct sh_x {
 	struct backoff		 reopen;	/* streams ended early in a row */
 	int			 resumes;
 	int			 got_event;
+	int			 torn_down;	/* a listen the remote ended */
 	struct event		*timer;		/* before a resumption */
 	TAILQ_ENTRY(sh_x)	 entry;
 };
@@ -137,9 +144,13 @@ sh_x_find(struct sh *sh, struct rmsg *m)
 	return (NULL);
 }
 
-/* The headers of every request: ours, the session's, the configured. */
+/*
+ * The headers of every request: ours, the session's (m's own for a
+ * request of 2026-07-28, which goes without the session), the configured.
+ */
 static size_t
-sh_headers(struct sh *sh, const char **h, int post, char *own[2])
+sh_headers(struct sh *sh, const struct rmsg *m, const char **h, int post,
+    char *own[2])
 {
 	struct rconf	*rc = sh->rt.r->conf;
 	const char	*auth, *proto;
@@ -149,12 +160,15 @@ sh_headers(struct sh *sh, const char **h, int post, char *own[2])
 	    "Accept: text/event-stream";
 	if (post)
 		h[n++] = "Content-Type: application/json";
-	if (sh->session_id != NULL) {
+	if (m != NULL && m->mhdr[0] != NULL) {
+		for (i = 0; m->mhdr[i] != NULL; i++)
+			h[n++] = m->mhdr[i];
+	} else if (sh->session_id != NULL) {
 		xasprintf(&own[0], "Mcp-Session-Id: %s", sh->session_id);
 		h[n++] = own[0];
 	}
 	proto = sh->rt.ev->protocol(sh_session(sh));
-	if (proto != NULL) {
+	if (proto != NULL && (m == NULL || m->mhdr[0] == NULL)) {
 		xasprintf(&own[1], "MCP-Protocol-Version: %s", proto);
 		h[n++] = own[1];
 	}
@@ -185,6 +199,13 @@ sh_on_event(void *arg, const struct sse_event *ev)
 	struct sh_x	*x = arg;
 
 	x->got_event = 1;
+	if (x->m != NULL && ev->type_len == 7 &&
+	    memcmp(ev->type, "message", 7) == 0 &&
+	    rmodern_ends_listen(x->m, ev->data, ev->data_len)) {
+		/* The remote ended the subscription: see sh_modern_broken. */
+		x->torn_down = 1;
+		return (0);
+	}
 	free(x->last_id);
 	x->last_id = ev->id_len > 0 ? xstrndup(ev->id, ev->id_len) : NULL;
 	if (ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0 &&
@@ -393,6 +414,108 @@ sh_get_done(struct sh_x *x, enum http_end end, const char *error)
 	sh_resume_later(x);
 }
 
+/*
+ * A 4xx with a JSON-RPC error in its body, to a request of 2026-07-28
+ * (a header mismatch, an unknown method, a version refused) or to an
+ * initialize (the remote refusing 2025: mcpd is answered the -32022 a
+ * stdio server of 2026 answers, and asks server/discover next, rather
+ * than falling back to HTTP+SSE): that error is the request's answer.
+ * 1 if so (x is freed).
+ */
+static int
+sh_modern_refused(struct sh_x *x)
+{
+	struct sh	*sh = x->sh;
+	struct rmsg	*m = x->m;
+	char		*line;
+
+	if (x->status < 400 || x->status > 499 || m->id == NULL ||
+	    (m->mhdr[0] == NULL && !m->init))
+		return (0);
+	line = mcphdr_error(x->body.p, x->body.len, m->id, m->mhdr[0] == NULL);
+	if (line == NULL)
+		return (0);
+	sh_x_free(x);
+	sh->rt.ev->incoming(sh_session(sh), line, strlen(line));
+	free(line);
+	sh->rt.ev->done(sh_session(sh), m);
+	return (1);
+}
+
+static void
+sh_resend_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct sh_x	*x = arg;
+
+	sh_x_start(x, NULL);
+}
+
+/*
+ * The stream of a request of 2026-07-28 broke before its answer (or a
+ * subscriptions/listen stream ended).  There is no resumption in 2026: a
+ * request that changes nothing is sent again, a few times, later each
+ * time; a listen stream is reopened (with the backoff of sh_resume_later,
+ * and for good only while streams keep ending before they carried
+ * anything) unless the remote ended the subscription; anything else --
+ * tools/call -- is answered with an error that says it may have run.
+ */
+static void
+sh_modern_broken(struct sh_x *x, const char *why)
+{
+	struct sh	*sh = x->sh;
+	struct rmsg	*m = x->m;
+	struct rsession	*s = sh_session(sh);
+	struct timeval	 tv;
+	enum mcphdr_retry how = mcphdr_retry(m->method);
+	uint64_t	 ms;
+
+	if (how == MCPHDR_REOPEN && x->got_event && !x->torn_down)
+		m->rebroken = 0;
+	if (how == MCPHDR_NEVER) {
+		sh_x_free(x);
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the connection to "
+		    "the remote broke before its answer came (%s); the "
+		    "request may have been carried out, so it is not sent "
+		    "again", why);
+		return;
+	}
+	if (x->torn_down) {
+		sh_x_free(x);
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote ended "
+		    "the subscription");
+		return;
+	}
+	if (m->rebroken >= (how == MCPHDR_REOPEN ? SH_MAX_REOPENS :
+	    SH_MAX_RESENDS)) {
+		sh_x_free(x);
+		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote's answer "
+		    "broke off %u times in a row (%s)", m->rebroken + 1, why);
+		return;
+	}
+	m->rebroken++;
+	remote_log("the remote's answer to %s broke off (%s): %s", m->method,
+	    why, how == MCPHDR_REOPEN ? "reopening the stream" :
+	    "sending the request again");
+	if (x->sse != NULL)
+		sse_free(x->sse);
+	x->sse = NULL;
+	free(x->last_id);
+	x->last_id = NULL;
+	x->got_event = 0;
+	sh->rt.ev->resuming(s, m);
+	if (how == MCPHDR_REOPEN) {
+		sh_resume_later(x);
+		return;
+	}
+	ms = (uint64_t)SH_RESEND_MS << (m->rebroken - 1);
+	if (x->timer != NULL)
+		event_free(x->timer);
+	x->timer = evtimer_new(sh->rt.r->base, sh_resend_fire, x);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(x->timer, &tv);
+}
+
 static void
 sh_done(void *arg, struct http_req *req, enum http_end end,
     const char *error)
@@ -457,6 +580,11 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			    "no response");
 			return;
 		}
+		if (m->mhdr[0] != NULL) {
+			sh_modern_broken(x, error != NULL ? error :
+			    "no response");
+			return;
+		}
 		sh->rt.ev->failed(s, m, MCPD_ERR_REMOTE, "the remote did not "
 		    "respond: %s", error != NULL ? error : "unknown error");
 		sh_x_free(x);
@@ -481,6 +609,8 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 			sh_x_free(x);
 			return;
 		}
+		if (sh_modern_refused(x))
+			return;
 		if ((x->status == 404 || (x->status == 400 &&
 		    sh_says_no_session(x))) && x->sent_session &&
 		    x->resumes > 0) {
@@ -530,6 +660,11 @@ sh_done(void *arg, struct http_req *req, enum http_end end,
 		return;
 	}
 	/* A request whose response did not come on its own channel. */
+	if (m->mhdr[0] != NULL && (x->kind == SH_SSE || end != HTTP_DONE)) {
+		sh_modern_broken(x, end != HTTP_DONE && error != NULL ? error :
+		    "the stream ended");
+		return;
+	}
 	if (x->kind == SH_SSE && x->last_id != NULL &&
 	    x->resumes < SH_MAX_RESUMES && sh->session_id != NULL) {
 		x->resumes++;
@@ -563,14 +698,15 @@ sh_x_start(struct sh_x *x, const char *last_event_id)
 	size_t		 n, len = 0;
 	int		 post = last_event_id == NULL && x->m != NULL;
 
-	n = sh_headers(sh, h, post, own);
+	n = sh_headers(sh, x->m, h, post, own);
 	if (last_event_id != NULL) {
 		xasprintf(&lei, "Last-Event-ID: %s", last_event_id);
 		h[n++] = lei;
 		h[n] = NULL;
 	}
 	x->method = post ? "POST" : "GET";
-	x->sent_session = sh->session_id != NULL;
+	x->sent_session = sh->session_id != NULL && (x->m == NULL ||
+	    x->m->mhdr[0] == NULL);
 	x->status = 0;
 	x->kind = SH_NONE;
 	x->body.len = 0;
@@ -681,7 +817,7 @@ sh_close(struct rt *rt, void (*done)(struct remote *))
 		event_active(sh->close_ev, EV_TIMEOUT, 0);
 		return;
 	}
-	sh_headers(sh, h, 0, own);
+	sh_headers(sh, NULL, h, 0, own);
 	/* 405 (the server does not end sessions so) is as good as 200. */
 	sh->del = http_fetch(rt->r->http, "DELETE", rt->r->conf->url, h,
 	    NULL, 0, SH_ERROR_BODY_BYTES, SH_DELETE_TIMEOUT_MS, sh_deleted,
