@@ -18,8 +18,9 @@
 # The clients (up-client.mjs, whose header lists its cells): the 1.x SDK
 # (asking 2025-11-25) and the 2.x client pinned to 2026-07-28, each
 # through `mcpctl connect` to strict and to dual: connect, list, call
-# (echo), progress, prompt, read (test://missing refused), ask (an error
-# saying the server asked for input), and for 1.x ping, logging/setLevel
+# (echo), progress, prompt, read (test://missing refused), ask (the
+# remote's input_required put to the client as one elicitation, answered,
+# and the call retried: "Name: Ada"), and for 1.x ping, logging/setLevel
 # and subscribe (the remote's resources/updated and tools list_changed,
 # which it sends only on a subscriptions/listen stream, reach the 2025
 # client); for 2.x discover.
@@ -140,8 +141,8 @@ cell() {
 	return 1
 }
 
-ASKED='.outcome == "error" and (.message | test("asked for input")) and
-	.elicited == 0 and .sampled == 0'
+ASKED='.outcome == "answer" and .text == "Name: Ada" and
+	.elicited == 1 and .sampled == 0'
 declare -A PKG=([sdk-new]=@modelcontextprotocol/sdk [v2]=v2)
 declare -A ASKS=([sdk-new]=2025-11-25 [v2]=2026-07-28)
 for n in sdk-new v2; do
