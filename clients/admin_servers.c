@@ -275,18 +275,21 @@ admin_remote_auth(char *buf, size_t size, const cJSON *remote)
 }
 
 /*
- * The era of MCP each named server speaks and how mcpd found it:
- * "fake: MCP 2025 (probe-intolerant)".
+ * Below a blank line, the era of MCP each named server speaks and how
+ * mcpd found it: "fake: MCP 2025 (probe-intolerant)".
  */
 static void
 admin_print_eras(const cJSON *servers)
 {
 	const cJSON	*s;
 	const char	*era, *found;
+	int		 any = 0;
 
 	cJSON_ArrayForEach(s, servers) {
 		if ((era = out_str(s, "era")) == NULL)
 			continue;
+		if (!any++)
+			printf("\n");
 		found = out_str(s, "era_found");
 		printf("%s: MCP %s", out_esc(out_str(s, "name")),
 		    out_esc(era));
