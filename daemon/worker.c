@@ -591,8 +591,10 @@ worker_tp_ended(void *arg, int wstatus)
 			event_active(w->ev_wake, EV_TIMEOUT, 0);
 		break;
 	case WORKER_AFTER_FAILURE:
+		/* Started once more, initialize first, not as a restart. */
 		if (intolerant) {
-			worker_probe_restart(w);
+			w->probe_retry = 1;
+			worker_spawn(w);
 			break;
 		}
 		/*

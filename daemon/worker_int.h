@@ -255,22 +255,25 @@ void		 worker_modern_adopt(struct worker *, char *const *subs,
 /*
  * worker_probe.c: the era of MCP a server speaks, found in place.
  */
-void		 worker_probe_events(struct worker *);
+/*
+ * It decides and keeps the verdict; the session (worker_session.c) sends
+ * and owns ev_probe's callback, the state machine (worker.c) starts again.
+ */
 /* A new process: 1 if server/discover went first, else initialize is due. */
 int		 worker_probe_begin(struct worker *);
-/* The probe's answer: 1 if taken (initialize followed), 0 if not one. */
+/*
+ * The probe's answer: 1 if it was one that makes the server 2025
+ * (initialize is due, in the same process), 0 if not the probe's or 2026.
+ */
 int		 worker_probe_response(struct worker *, const cJSON *msg);
-/* No 2026 session after all: initialize, in the same process. */
-void		 worker_probe_fallback(struct worker *,
-		    const struct probe_verdict *);
+/* ev_probe ran out: 1 if the probe was still out (initialize is due). */
+int		 worker_probe_silent(struct worker *);
 /* An answer to the probe after initialize went: 1, to be dropped. */
 int		 worker_probe_stale(struct worker *, int64_t id);
 /* A pipe closed (the transport's broke). */
 void		 worker_probe_broke(struct worker *);
 /* The process ended: 1 if while probing, by itself (probe-intolerant). */
 int		 worker_probe_ended(struct worker *);
-/* Started once more, initialize first, not as a restart. */
-void		 worker_probe_restart(struct worker *);
 /* The session is up (modern: as 2026-07-28): the verdict kept. */
 void		 worker_probe_ready(struct worker *, int modern);
 /* How this start's era was found ("cached", probe.h's names), or NULL. */

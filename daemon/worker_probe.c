@@ -1,6 +1,10 @@
 /*
  * worker_probe.c -- which era of MCP a stdio server speaks, found in
- * place (probe.h has the rules; this file does the talking).
+ * place (probe.h has the rules).  This file sends the probe, decides on
+ * its answer and keeps the verdict; worker_session.c sends initialize
+ * when that is due and owns the probe's timer callback, and worker.c
+ * starts a probe-intolerant server again, so that nothing here calls
+ * back up into them.
  *
  * With "protocol": "auto" the first message to a new process is
  * server/discover (worker_modern_discover: the same message a server of
@@ -28,6 +32,7 @@
  */
 #include "config.h"
 
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include <stdint.h>
@@ -53,6 +58,9 @@ worker_probe_cached(const struct worker *w)
 	    w->conf->url == NULL);
 }
 
+static void	worker_probe_settle(struct worker *,
+		    const struct probe_verdict *);
+
 static void
 worker_probe_keep(struct worker *w, const struct probe_verdict *v)
 {
@@ -66,32 +74,20 @@ worker_probe_keep(struct worker *w, const struct probe_verdict *v)
 	probe_cache_put(w->mcpd->probe_cache, key, v);
 }
 
-static void
-worker_probe_timeout_cb(evutil_socket_t fd, short events, void *arg)
+int
+worker_probe_silent(struct worker *w)
 {
-	struct worker		*w = arg;
 	struct probe_verdict	 v;
-	char			 limit[32];
 
-	(void)fd;
-	(void)events;
 	if (!w->probing || w->state != WORKER_INITIALIZING)
-		return;
+		return (0);
 	(void)probe_next(PROBE_ANSWER_SILENT, &v);
-	worker_ms_text(limit, sizeof limit, w->probe_ms);
-	log_info("%s: no answer to server/discover within %s: a server of "
-	    "MCP 2025; initialize follows", w->name, limit);
+	log_info("%s: no answer to server/discover within %u ms: a server "
+	    "of MCP 2025; initialize follows", w->name, w->probe_ms);
 	/* Its answer, if one comes, is not the session's. */
 	w->probe_late_id = w->init_id;
-	worker_probe_fallback(w, &v);
-}
-
-void
-worker_probe_events(struct worker *w)
-{
-	w->ev_probe = evtimer_new(w->mcpd->base, worker_probe_timeout_cb, w);
-	if (w->ev_probe == NULL)
-		fatalx("evtimer_new");
+	worker_probe_settle(w, &v);
+	return (1);
 }
 
 int
@@ -99,6 +95,7 @@ worker_probe_begin(struct worker *w)
 {
 	struct probe_verdict	 cached = { PROBE_ERA_NONE, PROBE_HOW_NONE };
 	uint8_t			 key[PROBE_KEY_BYTES];
+	struct timeval		 tv;
 	int			 have = 0, retry = w->probe_retry;
 
 	evtimer_del(w->ev_probe);
@@ -138,23 +135,21 @@ worker_probe_begin(struct worker *w)
 	w->probe_ms = PROBE_TIMEOUT_MS;
 	if (w->start_limit_ms / 2 < w->probe_ms)
 		w->probe_ms = w->start_limit_ms / 2;
-	worker_evtimer_add_ms(w->ev_probe, w->probe_ms);
+	tv.tv_sec = w->probe_ms / 1000;
+	tv.tv_usec = (w->probe_ms % 1000) * 1000;
+	evtimer_add(w->ev_probe, &tv);
 	return (1);
 }
 
-void
-worker_probe_fallback(struct worker *w, const struct probe_verdict *v)
+/* The probe is over, with a 2025 verdict: initialize is due. */
+static void
+worker_probe_settle(struct worker *w, const struct probe_verdict *v)
 {
 	w->probing = 0;
 	evtimer_del(w->ev_probe);
 	w->era = *v;
 	w->era_cached = 0;
 	worker_probe_keep(w, v);
-	/* The discover that went out leaves nothing behind. */
-	worker_modern_end(w);
-	worker_send_init_2025(w);
-	evtimer_del(w->ev_timer);
-	worker_evtimer_add_ms(w->ev_timer, w->start_limit_ms);
 }
 
 int
@@ -182,7 +177,7 @@ worker_probe_response(struct worker *w, const cJSON *msg)
 		log_info("%s: server/discover answered without MCP %s: a "
 		    "server of MCP 2025; initialize follows", w->name,
 		    probe_era_name(PROBE_ERA_2026));
-	worker_probe_fallback(w, &v);
+	worker_probe_settle(w, &v);
 	return (1);
 }
 
@@ -222,13 +217,6 @@ worker_probe_ended(struct worker *w)
 	w->era_cached = 0;
 	worker_probe_keep(w, &v);
 	return (1);
-}
-
-void
-worker_probe_restart(struct worker *w)
-{
-	w->probe_retry = 1;
-	worker_spawn(w);
 }
 
 void

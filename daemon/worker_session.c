@@ -203,6 +203,26 @@ worker_send_initialize(struct worker *w)
 		worker_send_init_2025(w);
 }
 
+/* The probe found a server of 2025: initialize, in the same process. */
+static void
+worker_init_after_probe(struct worker *w)
+{
+	/* The discover that went out leaves nothing behind. */
+	worker_modern_end(w);
+	worker_send_init_2025(w);
+	evtimer_del(w->ev_timer);
+	worker_evtimer_add_ms(w->ev_timer, w->start_limit_ms);
+}
+
+static void
+worker_probe_timeout_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (worker_probe_silent(w))
+		worker_init_after_probe(w);
+}
+
 void
 worker_send_init_2025(struct worker *w)
 {
@@ -334,8 +354,10 @@ worker_init_response(struct worker *w, cJSON *msg)
 
 	evtimer_del(w->ev_timer);
 	/* The probe's answer: a 2025 server's goes on with initialize. */
-	if (worker_probe_response(w, msg))
+	if (worker_probe_response(w, msg)) {
+		worker_init_after_probe(w);
 		return;
+	}
 	if (w->modern_handshake) {
 		worker_modern_discovered(w, msg);
 		return;
@@ -589,5 +611,7 @@ worker_session_events(struct worker *w)
 {
 	w->ev_health = evtimer_new(w->mcpd->base, worker_health_cb, w);
 	w->ev_broken = event_new(w->mcpd->base, -1, 0, worker_broken_cb, w);
-	worker_probe_events(w);
+	w->ev_probe = evtimer_new(w->mcpd->base, worker_probe_timeout_cb, w);
+	if (w->ev_probe == NULL)
+		fatalx("evtimer_new");
 }

@@ -120,7 +120,7 @@ case $(methods silent) in
 *) fail "4: silent's requests were: $(methods silent)" ;;
 esac
 era_is silent 2025 "server/discover unanswered"
-grep -q "silent: no answer to server/discover within 2 s: a server of MCP 2025; initialize follows" "$MCPD_LOG" ||
+grep -q "silent: no answer to server/discover within 2000 ms: a server of MCP 2025; initialize follows" "$MCPD_LOG" ||
 	fail "4: mcpd's log: $(grep 'silent: ' "$MCPD_LOG")"
 
 # --- 5: "protocol": "2025" --------------------------------------------------------
