@@ -274,6 +274,31 @@ admin_remote_auth(char *buf, size_t size, const cJSON *remote)
 	    "refresh")) ? " (refreshes)" : "");
 }
 
+/*
+ * Below a blank line, the era of MCP each named server speaks and how
+ * mcpd found it: "fake: MCP 2025 (probe-intolerant)".
+ */
+static void
+admin_print_eras(const cJSON *servers)
+{
+	const cJSON	*s;
+	const char	*era, *found;
+	int		 any = 0;
+
+	cJSON_ArrayForEach(s, servers) {
+		if ((era = out_str(s, "era")) == NULL)
+			continue;
+		if (!any++)
+			printf("\n");
+		found = out_str(s, "era_found");
+		printf("%s: MCP %s", out_esc(out_str(s, "name")),
+		    out_esc(era));
+		if (found != NULL)
+			printf(" (%s)", out_esc(found));
+		printf("\n");
+	}
+}
+
 /* Remote servers get a second table: transport, session, sign-in, URL. */
 static void
 admin_print_remote(const cJSON *servers)
@@ -435,6 +460,9 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 	else {
 		admin_print_table(ctl, cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
+		if (argc > 0)
+			admin_print_eras(cJSON_GetObjectItemCaseSensitive(
+			    result, "servers"));
 		admin_print_remote(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
 		admin_print_roots(cJSON_GetObjectItemCaseSensitive(result,

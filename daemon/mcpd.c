@@ -230,6 +230,7 @@ mcpd_free(struct mcpd *mcpd)
 	while ((w = worker_first(mcpd)) != NULL)
 		worker_free(w);
 	principal_free_all(mcpd);
+	worker_probe_free_all(mcpd);
 	sdnotify_free(mcpd);
 	guard_stop(mcpd);
 	listener_close(mcpd->listener);

@@ -27,6 +27,7 @@ struct login;
 struct logs_followers;
 struct logs_pool;
 struct principals;
+struct probe_cache;
 struct roots;
 struct sdnotify;
 struct transport;
@@ -80,6 +81,11 @@ struct mcpd {
 				    const struct roots *);
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
+	/*
+	 * worker_probe.c: each configuration's era of MCP (probe.h), NULL
+	 * until the first is found; handed across a re-exec.
+	 */
+	struct probe_cache	*probe_cache;
 
 	/* group.c: sessions of clients attached to groups, counters */
 	struct group_registry	*groups;

@@ -191,6 +191,8 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	h.workers_total = mcpd->workers_total;
 	/* The bridges' principals, for the tasks that go with them. */
 	principal_export(mcpd, &h);
+	/* The eras of MCP found, so that no server is probed again. */
+	worker_probe_export(mcpd, &h);
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
 		if (worker_removing(w))
 			continue;	/* stopping for good: killed below */
@@ -374,6 +376,7 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 	mcpd->reexecs = h.reexecs;
 	mcpd->workers_total = h.workers_total;
 	principal_adopt(mcpd, &h);
+	worker_probe_adopt(mcpd, &h);
 
 	for (i = 0; i < mcpd->conf->nservers; i++) {
 		for (j = 0; j < h.nservers; j++) {

@@ -299,7 +299,9 @@ worker_spawn(struct worker *w)
 	};
 
 	evtimer_del(w->ev_timer);
-	w->spawns++;
+	/* A start again after the probe ended the last is the same start. */
+	if (!w->probe_retry)
+		w->spawns++;
 	w->after = WORKER_AFTER_FAILURE;
 	if (w->rlink != NULL)
 		rlink_started(w->rlink);
@@ -526,7 +528,7 @@ worker_tp_ended(void *arg, int wstatus)
 {
 	struct worker	*w = arg;
 	char		*status, pidtext[32], code[16], *reason;
-	int		 clean;
+	int		 clean, intolerant;
 	struct log_field f[] = {
 		{ MCPD_FIELD_SERVER, w->name },
 		{ MCPD_FIELD_PID, pidtext },
@@ -547,16 +549,23 @@ worker_tp_ended(void *arg, int wstatus)
 	f[3].value = reason;
 	clean = w->fail_reason == NULL && WIFEXITED(wstatus) &&
 	    WEXITSTATUS(wstatus) == 0;
+	/* It ended on server/discover: a 2025 server, not a failure. */
+	intolerant = worker_probe_ended(w);
 	/* Why it failed (as the restart policy counts), in its own words. */
-	worker_stderr_ended(w, w->after == WORKER_AFTER_FAILURE && !clean);
+	worker_stderr_ended(w, w->after == WORKER_AFTER_FAILURE && !clean &&
+	    !intolerant);
 	f[4].value = w->last_stderr;
-	log_event(w->after == WORKER_AFTER_FAILURE ? LOG_WARNING : LOG_INFO,
-	    MCPD_MID_EXIT, f, nitems(f), "%s: process %ld %s%s%s", w->name,
-	    (long)transport_pid(w->tp), reason, w->last_stderr != NULL ?
+	log_event(intolerant ? LOG_NOTICE : w->after == WORKER_AFTER_FAILURE ?
+	    LOG_WARNING : LOG_INFO, MCPD_MID_EXIT, f, nitems(f),
+	    "%s: process %ld %s%s%s%s", w->name, (long)transport_pid(w->tp),
+	    reason, intolerant ? " on server/discover: a server of MCP 2025 "
+	    "that does not take it (probe-intolerant), started again with "
+	    "initialize first" : "", w->last_stderr != NULL ?
 	    "; its last stderr line: " : "", w->last_stderr != NULL ?
 	    w->last_stderr : "");
 
-	worker_set_reason(&w->last_exit, reason);
+	if (!intolerant)
+		worker_set_reason(&w->last_exit, reason);
 	worker_set_reason(&w->fail_reason, NULL);
 	free(reason);
 	free(status);
@@ -564,7 +573,8 @@ worker_tp_ended(void *arg, int wstatus)
 	if (w->rlink != NULL)
 		rlink_ended(w->rlink);
 	worker_session_end(w);
-	router_session_down(w->router, w->last_exit);
+	router_session_down(w->router, intolerant ? "it ended on "
+	    "server/discover, and is started again" : w->last_exit);
 
 	switch (w->after) {
 	case WORKER_AFTER_STOP:
@@ -581,6 +591,12 @@ worker_tp_ended(void *arg, int wstatus)
 			event_active(w->ev_wake, EV_TIMEOUT, 0);
 		break;
 	case WORKER_AFTER_FAILURE:
+		/* Started once more, initialize first, not as a restart. */
+		if (intolerant) {
+			w->probe_retry = 1;
+			worker_spawn(w);
+			break;
+		}
 		/*
 		 * A remote server that said only a sign-in can help (and
 		 * exited 77): no restart loop, it waits for mcpctl login.
@@ -922,6 +938,7 @@ worker_free(struct worker *w)
 	event_free(w->ev_timer);
 	event_free(w->ev_health);
 	event_free(w->ev_broken);
+	event_free(w->ev_probe);
 	free(w->broken_reason);
 	event_free(w->ev_free);
 	event_free(w->ev_wake);

@@ -65,6 +65,14 @@ struct worker	*worker_adopt(struct mcpd *, const struct conf_server *,
 /* A running instance of a template (worker_adopt'ed first); NULL: not. */
 struct worker	*worker_adopt_instance(struct worker *tmpl,
 		    const struct handover_server *);
+/*
+ * The eras of MCP found by configuration (worker_probe.c): freed at
+ * exit, handed to the next mcpd across a re-exec.
+ */
+struct handover;
+void		 worker_probe_free_all(struct mcpd *);
+void		 worker_probe_export(struct mcpd *, struct handover *);
+void		 worker_probe_adopt(struct mcpd *, const struct handover *);
 /* The one place workers are made: it starts unless the entry is disabled. */
 struct worker	*worker_new(struct mcpd *, const struct conf_server *);
 void		 worker_free(struct worker *);

@@ -22,6 +22,7 @@
 
 #include "backoff.h"
 #include "conf.h"
+#include "probe.h"
 #include "roots.h"
 #include "worker.h"
 
@@ -112,6 +113,23 @@ struct worker {
 	struct worker_modern	*modern;
 	int			 modern_handshake; /* server/discover sent */
 	int			 modern_up;	/* the session is one */
+	/*
+	 * Its era of MCP (worker_probe.c): this start's, or the last one's;
+	 * era_cached: it went by the verdict kept for its configuration.
+	 * While probing, server/discover is out as the probe, for probe_ms
+	 * (ev_probe); probe_late_id is its id once initialize followed
+	 * without its answer (dropped if it comes); probe_broke: a pipe
+	 * closed meanwhile; probe_retry: this start follows one that ended
+	 * on the probe (not a restart).
+	 */
+	struct probe_verdict	 era;
+	int			 era_cached;
+	int			 probing;
+	uint32_t		 probe_ms;
+	struct event		*ev_probe;
+	int64_t			 probe_late_id;
+	int			 probe_broke;
+	int			 probe_retry;
 	struct event		*ev_free;
 
 	struct logs		*logs;		/* its stderr */
@@ -185,6 +203,8 @@ extern const struct transport_cb worker_transport_cb;
 void		 worker_session_events(struct worker *);
 void		 worker_health_start(struct worker *);
 void		 worker_send_initialize(struct worker *);
+/* initialize itself, under a new init_id. */
+void		 worker_send_init_2025(struct worker *);
 
 /*
  * worker_demand.c: on-demand starts, idle stops.
@@ -307,5 +327,33 @@ void		 wmcache_note(struct wmcache *, const char *line,
 		    const struct envelope *);
 /* Requests answered from it. */
 uint64_t	 wmcache_hits(const struct wmcache *);
+
+/*
+ * worker_probe.c: the era of MCP a server speaks, found in place.
+ */
+/*
+ * It decides and keeps the verdict; the session (worker_session.c) sends
+ * and owns ev_probe's callback, the state machine (worker.c) starts again.
+ */
+/* A new process: 1 if server/discover went first, else initialize is due. */
+int		 worker_probe_begin(struct worker *);
+/*
+ * The probe's answer: 1 if it was one that makes the server 2025
+ * (initialize is due, in the same process), 0 if not the probe's or 2026.
+ */
+int		 worker_probe_response(struct worker *, const cJSON *msg);
+/* ev_probe ran out: 1 if the probe was still out (initialize is due). */
+int		 worker_probe_silent(struct worker *);
+/* An answer to the probe after initialize went: 1, to be dropped. */
+int		 worker_probe_stale(struct worker *, int64_t id);
+/* A pipe closed (the transport's broke). */
+void		 worker_probe_broke(struct worker *);
+/* The process ended: 1 if while probing, by itself (probe-intolerant). */
+int		 worker_probe_ended(struct worker *);
+/* The session is up (modern: as 2026-07-28): the verdict kept. */
+void		 worker_probe_ready(struct worker *, int modern);
+/* How this start's era was found ("cached", probe.h's names), or NULL. */
+const char	*worker_probe_found(const struct worker *);
+void		 worker_probe_json(const struct worker *, cJSON *);
 
 #endif /* MCPD_WORKER_INT_H */

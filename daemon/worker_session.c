@@ -191,16 +191,42 @@ worker_head(const char *line, size_t len)
  * Session: the upstream initialize handshake.
  */
 
+/*
+ * The first message to a new process: server/discover, as the probe or
+ * for a server of 2026-07-28 as configured, or initialize
+ * (worker_probe.c decides).
+ */
 void
 worker_send_initialize(struct worker *w)
 {
-	cJSON	*params, *info, *id;
+	if (!worker_probe_begin(w))
+		worker_send_init_2025(w);
+}
 
-	/* A server of 2026-07-28 alone, as configured: no initialize. */
-	if (w->conf->protocol == CONF_PROTOCOL_2026) {
-		worker_modern_discover(w);
-		return;
-	}
+/* The probe found a server of 2025: initialize, in the same process. */
+static void
+worker_init_after_probe(struct worker *w)
+{
+	/* The discover that went out leaves nothing behind. */
+	worker_modern_end(w);
+	worker_send_init_2025(w);
+	evtimer_del(w->ev_timer);
+	worker_evtimer_add_ms(w->ev_timer, w->start_limit_ms);
+}
+
+static void
+worker_probe_timeout_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (worker_probe_silent(w))
+		worker_init_after_probe(w);
+}
+
+void
+worker_send_init_2025(struct worker *w)
+{
+	cJSON	*params, *info, *id;
 
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "protocolVersion", MCPD_MCP_VERSION);
@@ -310,9 +336,11 @@ worker_modern_discovered(struct worker *w, cJSON *msg)
 	    w->init_result, "capabilities"));
 	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
 	name = cJSON_GetObjectItemCaseSensitive(info, "name");
-	xasprintf(&reason, "initialized: %s, protocol %s",
+	worker_probe_ready(w, 1);
+	xasprintf(&reason, "initialized: %s, protocol %s (era %s: %s)",
 	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
-	    MODERN_VERSION);
+	    MODERN_VERSION, probe_era_name(w->era.era),
+	    worker_probe_found(w));
 	backoff_ready(&w->backoff, clock_now_ms());
 	worker_set_state(w, WORKER_READY, reason);
 	free(reason);
@@ -325,6 +353,11 @@ worker_init_response(struct worker *w, cJSON *msg)
 	char		*reason;
 
 	evtimer_del(w->ev_timer);
+	/* The probe's answer: a 2025 server's goes on with initialize. */
+	if (worker_probe_response(w, msg)) {
+		worker_init_after_probe(w);
+		return;
+	}
 	if (w->modern_handshake) {
 		worker_modern_discovered(w, msg);
 		return;
@@ -395,9 +428,11 @@ worker_init_response(struct worker *w, cJSON *msg)
 
 	info = cJSON_GetObjectItemCaseSensitive(w->init_result, "serverInfo");
 	name = cJSON_GetObjectItemCaseSensitive(info, "name");
-	xasprintf(&reason, "initialized: %s, protocol %s",
+	worker_probe_ready(w, 0);
+	xasprintf(&reason, "initialized: %s, protocol %s (era %s: %s)",
 	    cJSON_IsString(name) ? name->valuestring : "unnamed server",
-	    version->valuestring);
+	    version->valuestring, probe_era_name(w->era.era),
+	    worker_probe_found(w));
 	backoff_ready(&w->backoff, clock_now_ms());
 	worker_set_state(w, WORKER_READY, reason);
 	free(reason);
@@ -452,6 +487,13 @@ worker_handle_line(void *arg, const char *line, size_t len,
 		    cJSON_IsNumber(id) &&
 		    id->valuedouble == (double)w->init_id) {
 			worker_init_response(w, msg);
+			cJSON_Delete(msg);
+			return;
+		}
+		/* The probe's answer, after initialize went: not the router's. */
+		if (rpc_classify(msg) == RPC_KIND_RESPONSE &&
+		    cJSON_IsNumber(id) &&
+		    worker_probe_stale(w, (int64_t)id->valuedouble)) {
 			cJSON_Delete(msg);
 			return;
 		}
@@ -536,6 +578,7 @@ worker_tp_broke(void *arg, const char *reason)
 {
 	struct worker	*w = arg;
 
+	worker_probe_broke(w);
 	if (w->state != WORKER_STOPPING)
 		worker_kill(w, reason);
 }
@@ -568,4 +611,7 @@ worker_session_events(struct worker *w)
 {
 	w->ev_health = evtimer_new(w->mcpd->base, worker_health_cb, w);
 	w->ev_broken = event_new(w->mcpd->base, -1, 0, worker_broken_cb, w);
+	w->ev_probe = evtimer_new(w->mcpd->base, worker_probe_timeout_cb, w);
+	if (w->ev_probe == NULL)
+		fatalx("evtimer_new");
 }

@@ -124,6 +124,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddStringToObject(o, "start", conf_start_name(w->conf->start));
 	cJSON_AddStringToObject(o, "protocol",
 	    conf_protocol_name(w->conf->protocol));
+	worker_probe_json(w, o);
 	cJSON_AddNumberToObject(o, "idle_stop_s",
 	    (double)w->conf->idle_stop_s);
 	worker_share_json(w, o);

@@ -142,9 +142,9 @@ enum conf_restart {
 };
 
 /*
- * Which MCP revision mcpd speaks with a server ("protocol"): auto (the
- * 2025 initialize, and 2026-07-28 in place if the server refuses it for
- * that), 2025 (initialize only), or 2026-07-28 (server/discover only).
+ * Which MCP revision mcpd speaks with a server ("protocol"): auto (found
+ * in place, server/discover first: probe.h), 2025 (initialize only), or
+ * 2026-07-28 (server/discover only).
  */
 enum conf_protocol {
 	CONF_PROTOCOL_AUTO,

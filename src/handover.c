@@ -97,6 +97,12 @@ handover_free(struct handover *h)
 	for (i = 0; i < h->nprincipals; i++)
 		free(h->principals[i].sid);
 	free(h->principals);
+	for (i = 0; i < h->neras; i++) {
+		free(h->eras[i].key);
+		free(h->eras[i].era);
+		free(h->eras[i].how);
+	}
+	free(h->eras);
 	free(h->config_file);
 	free(h->socket_path);
 	free(h->cgroup_root);
@@ -178,6 +184,19 @@ handover_add_principal(struct handover *h, const char *sid, uid_t uid,
 	p->uid = uid;
 	p->id = id;
 	p->idle_ms = idle_ms;
+}
+
+void
+handover_add_era(struct handover *h, const char *key, const char *era,
+    const char *how)
+{
+	struct handover_era	*e;
+
+	h->eras = xreallocarray(h->eras, h->neras + 1, sizeof *h->eras);
+	e = &h->eras[h->neras++];
+	e->key = xstrdup(key);
+	e->era = xstrdup(era);
+	e->how = xstrdup(how != NULL ? how : "");
 }
 
 /* A list of strings under key. */
@@ -289,6 +308,17 @@ handover_put_principal(cJSON *o, const void *v)
 	handover_put_num(o, "idle_ms", (double)p->idle_ms);
 }
 
+/* An era: {"key", "era", "how"}. */
+static void
+handover_put_era(cJSON *o, const void *v)
+{
+	const struct handover_era	*e = v;
+
+	handover_put_str(o, "key", e->key);
+	handover_put_str(o, "era", e->era);
+	handover_put_str(o, "how", e->how);
+}
+
 static void
 handover_put_server(cJSON *o, const void *v)
 {
@@ -376,6 +406,10 @@ handover_print(const struct handover *h)
 		handover_put_list(o, "principals", h->principals,
 		    h->nprincipals, sizeof *h->principals,
 		    handover_put_principal);
+	}
+	if (h->neras > 0) {
+		handover_put_list(o, "eras", h->eras, h->neras,
+		    sizeof *h->eras, handover_put_era);
 	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -720,6 +754,23 @@ handover_parse_principal(struct handover_in *in, void *arg)
 	free(sid);
 }
 
+/* A configuration's era: read as it is; the cache checks the key. */
+static void
+handover_parse_era(struct handover_in *in, void *arg)
+{
+	struct handover	*h = arg;
+	char		*key, *era, *how;
+
+	key = handover_str(in, "key", 1);
+	era = handover_str(in, "era", 1);
+	how = handover_str(in, "how", 1);
+	if (in->cause == NULL)
+		handover_add_era(h, key, era, how);
+	free(key);
+	free(era);
+	free(how);
+}
+
 /*
  * What one entry alone cannot show, found by sorting (the counts allow
  * millions): a key used twice, and a task's principal not listed.
@@ -1044,6 +1095,8 @@ handover_parse(const char *text, size_t len, struct handover *h,
 	handover_parse_list(&in, "principals", HANDOVER_MAX_PRINCIPALS,
 	    "principals", "principal", handover_parse_principal, h);
 	handover_check_tasks(&in, h);
+	handover_parse_list(&in, "eras", HANDOVER_MAX_ERAS, "eras", "era",
+	    handover_parse_era, h);
 	if (in.cause != NULL)
 		goto fail;
 	cJSON_Delete(root);

@@ -25,6 +25,7 @@
 #define HANDOVER_MAX_SUBS	65536
 #define HANDOVER_MAX_TASKS	65536	/* a server's */
 #define HANDOVER_MAX_PRINCIPALS	(1024 * 1024)
+#define HANDOVER_MAX_ERAS	4096
 #define HANDOVER_MAX_BYTES	(1024 * 1024 * 1024)	/* the whole text */
 
 /* A byte string (not NUL-ended; may hold any byte). */
@@ -65,6 +66,16 @@ struct handover_principal {
 	uid_t		 uid;
 	uint64_t	 id;
 	uint64_t	 idle_ms;
+};
+
+/*
+ * The era of MCP found for a configuration (probe.h): its key (hex), the
+ * era ("2025", "2026-07-28") and how it was found.
+ */
+struct handover_era {
+	char		*key;
+	char		*era;
+	char		*how;
 };
 
 struct handover_server {
@@ -142,6 +153,8 @@ struct handover {
 	size_t		 nservers;
 	struct handover_principal *principals;
 	size_t		 nprincipals;
+	struct handover_era *eras;
+	size_t		 neras;
 };
 
 void	 handover_init(struct handover *);
@@ -158,6 +171,9 @@ struct handover_task *handover_add_task(struct handover_server *, const char *id
 	    uint64_t age_ms, uint64_t left_ms);
 void	 handover_add_principal(struct handover *, const char *sid,
 	    uid_t uid, uint64_t id, uint64_t idle_ms);
+/* Copies of the strings are taken. */
+void	 handover_add_era(struct handover *, const char *key,
+	    const char *era, const char *how);
 /* malloc'd, NUL-ended. */
 char	*handover_print(const struct handover *);
 /* 0, or -1 with *cause (malloc'd) saying what is wrong. */

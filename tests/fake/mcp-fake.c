@@ -54,6 +54,10 @@
  *                              localhost or none)
  *   --request-log=FILE         append "METHOD PARAMS" to FILE for each
  *                              request (params as compact JSON)
+ *   --init-first[=CODE]        exit CODE (3) if the first request is not
+ *                              initialize (a server that cannot take
+ *                              server/discover before it)
+ *   --ignore-discover          never answer server/discover
  *   --help                     list the flags
  *
  * completion/complete is answered with one value, "mcp-fake", whatever
@@ -177,6 +181,8 @@ struct fake {
 	const char	*protocol_version;
 	int		 file_resources;
 	const char	*request_log;
+	int		 init_first_code;	/* -1: any first request */
+	int		 ignore_discover;
 
 	/* State. */
 	struct fake_input in;
@@ -337,6 +343,9 @@ static const struct fake_resource fake_resources[] = {
 "  --protocol-version=TEXT    protocolVersion in the initialize reply\n" \
 "  --file-resources           serve file: URIs (templates, reads)\n" \
 "  --request-log=FILE         append each request's method and params\n" \
+"  --init-first[=CODE]        exit CODE (3) if the first request is not\n" \
+"                             initialize\n" \
+"  --ignore-discover          never answer server/discover\n" \
 "  --help                     show this list\n" \
 "Tools: echo {text}, add {a,b}, sleep {ms}, big {bytes}, fail {},\n" \
 "crash {code}, stderr {lines}. Resources: fake://hello, fake://status.\n"
@@ -1784,6 +1793,15 @@ fake_dispatch(struct fake *f, struct fake_msg *m)
 	params = cJSON_GetObjectItemCaseSensitive(json, "params");
 	if (f->request_log != NULL)
 		fake_log_request(f, method->valuestring, params);
+	if (f->init_first_code >= 0 && f->requests == 1 &&
+	    strcmp(method->valuestring, "initialize") != 0) {
+		fprintf(stderr, FAKE_NAME ": the first request is %s, not "
+		    "initialize: exiting\n", method->valuestring);
+		exit(f->init_first_code);
+	}
+	if (f->ignore_discover &&
+	    strcmp(method->valuestring, "server/discover") == 0)
+		return;
 	if (f->hung)
 		return;
 	if (f->slow_ms > 0)
@@ -1854,6 +1872,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_PROTOCOL_VERSION,
 		OPT_FILE_RESOURCES,
 		OPT_REQUEST_LOG,
+		OPT_INIT_FIRST,
+		OPT_IGNORE_DISCOVER,
 	};
 	static const struct option	options[] = {
 		{ "crash-at-start", optional_argument, NULL,
@@ -1893,6 +1913,8 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		  OPT_PROTOCOL_VERSION },
 		{ "file-resources", no_argument, NULL, OPT_FILE_RESOURCES },
 		{ "request-log", required_argument, NULL, OPT_REQUEST_LOG },
+		{ "init-first", optional_argument, NULL, OPT_INIT_FIRST },
+		{ "ignore-discover", no_argument, NULL, OPT_IGNORE_DISCOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1900,6 +1922,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 
 	f->crash_at_start_code = -1;
 	f->exit_after_init_code = -1;
+	f->init_first_code = -1;
 	f->exit_after_ms = -1;
 	f->flood_bytes = -1;
 	f->flood_method = "ping";
@@ -1969,6 +1992,15 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 			break;
 		case OPT_FILE_RESOURCES:
 			f->file_resources = 1;
+			break;
+		case OPT_INIT_FIRST:
+			f->init_first_code = FAKE_EXIT_CODE_DEFAULT;
+			if (optarg != NULL)
+				f->init_first_code = fake_flag_number(
+				    "init-first", optarg, 0, EXIT_CODE_MAX);
+			break;
+		case OPT_IGNORE_DISCOVER:
+			f->ignore_discover = 1;
 			break;
 		case OPT_REQUEST_LOG:
 			f->request_log = optarg;

@@ -46,11 +46,11 @@ write_config "$T/mcpd.json" <<JSON
   },
   "mcpServers": {
     "crashy": {
-      "command": "$MCP_FAKE",
+      "command": "$MCP_FAKE", "protocol": "2025",
       "args": ["--crash-at-start=3", "--startlog=$CRASHY"]
     },
     "giveup": {
-      "command": "$MCP_FAKE",
+      "command": "$MCP_FAKE", "protocol": "2025",
       "args": ["--crash-at-start=3", "--startlog=$GIVEUP"],
       "max_restarts": 3,
       "restart_window_s": 60
@@ -88,6 +88,9 @@ write_config "$T/mcpd.json" <<JSON
   }
 }
 JSON
+# crashy and giveup speak "2025": the curve from their first start (with
+# "auto", the first exit, on server/discover, is taken for a server of
+# 2025 that cannot take it, started again at once; probe.sh has that).
 start_mcpd "$T/mcpd.json"
 
 # chosen_delays NAME: the delays mcpd chose for NAME's restarts 1, 2, ...,

@@ -236,7 +236,10 @@ grep -Eq '^crashy +backoff .*\(next try in [0-9.]+s\)$' "$T/table.out" ||
 	fail "the backoff row does not say when the next try is: $(grep crashy "$T/table.out")"
 run table1 -s "$SOCK" status crashy ok
 expect_rc 0 "mcpctl status crashy ok"
-[ "$(wc -l <"$T/table1.out")" = 3 ] || fail "mcpctl status crashy ok printed: $(cat "$T/table1.out")"
+# The table, then (below a blank line) each named server's era of MCP.
+[ "$(sed '/^$/q' "$T/table1.out" | grep -c .)" = 3 ] || fail "mcpctl status crashy ok printed: $(cat "$T/table1.out")"
+grep -Eq '^ok: MCP 2025 \(server/discover refused\)$' "$T/table1.out" ||
+	fail "mcpctl status crashy ok does not say ok's era: $(cat "$T/table1.out")"
 ctl --json status crashy ok >"$T/status1.json"
 check_table "$T/table1.out" "$T/status1.json"
 

@@ -6,18 +6,23 @@
 # both eras.
 #
 # The servers, by the setting "protocol":
-#   strict     none ("auto"): mcpd's initialize is refused, and mcpd goes
-#              on with server/discover on the same process; ready,
-#              "initialized: dual, protocol 2026-07-28", never restarted.
-#              Health checks every 500 ms.
+#   strict     none ("auto"): mcpd's first message, server/discover (the
+#              probe of the era), is answered with 2026-07-28; ready,
+#              "initialized: dual, protocol 2026-07-28", status era
+#              2026-07-28 found by server/discover, never restarted, never
+#              sent initialize.  Health checks every 500 ms.
 #   strict26   "2026-07-28": server/discover, no initialize.
 #   strict25   "2025": failed at once, saying the server speaks only
 #              2026-07-28, not restarted (as before the setting).
-#   ev         server-everything (2025), for the group
+#   ev         server-everything (2025, "auto"), for the group: probed in
+#              place, one process whose input ($T/ev.in) is server/discover
+#              then initialize; status era 2025, found "server/discover
+#              refused"
 #   mix        a group of ev and strict; strict last, so that its answer
 #              to a URI no member has is the one the group passes on
-# strict and strict26 run under `sh -c 'tee FILE | node ...'`: FILE
-# ($T/strict.in, $T/strict26.in) is every line mcpd sent the server.
+# strict, strict26 and ev run under `sh -c 'tee FILE | node ...'`: FILE
+# ($T/strict.in, $T/strict26.in, $T/ev.in) is every line mcpd sent the
+# server.
 #
 # The clients, each one node process (up-client.mjs, whose header lists
 # its cells) running its targets in turn: the 1.x SDK (1.32.2, asking
@@ -49,8 +54,8 @@
 # client that declared no capabilities (sdk-new --caps none) is refused
 # ask with an error saying it did not declare that it can answer
 # elicitation/create.
-# And on the server's side ($T/strict.in): one initialize, the first line;
-# server/discover after it; every request after it carries the 2026 _meta
+# And on the server's side ($T/strict.in): server/discover, the first
+# line, and no initialize at all; every request carries the 2026 _meta
 # (protocolVersion 2026-07-28, clientInfo, clientCapabilities: each
 # client's own, sampling and elicitation in the 1.x clients' calls and
 # neither in the one that declared none, mcpd's in server/discover); the
@@ -110,10 +115,14 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
 			$t + "/" + name + ".in", $node, $t + "/dual-server.mjs"]
 			| map(lit)),
 		cwd: ($t | lit), env: { MCPD_TEST_DIR: ($t | lit) } };
+	def teed_ev: { command: "/bin/sh",
+		args: (["-c", "tee -a \"$1\" | exec \"$2\" \"$3\" stdio", "sh",
+			$t + "/ev.in", $node, $ev] | map(lit)),
+		cwd: ($t | lit), env: { MCPD_TEST_DIR: ($t | lit) } };
 	{
 		mcpd: { init_timeout_ms: 60000 },
 		mcpServers: {
-			ev: server([$ev, "stdio"]),
+			ev: teed_ev,
 			strict: (teed("strict") + { health_interval_ms: 500 }),
 			strict26: (teed("strict26") + { protocol: "2026-07-28" }),
 			strict25: (server([$t + "/dual-server.mjs", "--strict"]) +
@@ -159,16 +168,22 @@ wire() {
 		"$T/$1.in"
 }
 
-# The opening: strict was sent initialize, then server/discover on the
-# same process; strict26 server/discover alone.
-first=$(wire strict 'select(.method != null) | .method' | head -n 2 | tr '\n' ' ')
-[ "$first" = '"initialize" "server/discover" ' ] ||
-	problem "strict: mcpd's first requests were $first, not initialize then server/discover"
+# The opening: strict ("auto") and strict26 were sent server/discover
+# first, and neither an initialize.
+first=$(wire strict 'select(.method != null) | .method' | head -n 1)
+[ "$first" = '"server/discover"' ] ||
+	problem "strict: mcpd's first request was $first, not server/discover"
 first=$(wire strict26 'select(.method != null) | .method' | head -n 1)
 [ "$first" = '"server/discover"' ] ||
 	problem "strict26: mcpd's first request was $first, not server/discover"
 [ -z "$(wire strict26 'select(.method == "initialize")')" ] ||
 	problem "strict26 (protocol 2026-07-28) was sent an initialize"
+# The era, and how it was found.
+for s in strict:server/discover strict26:configured; do
+	e=$(server_field "${s%%:*}" era) f=$(server_field "${s%%:*}" era_found)
+	[ "$e $f" = "2026-07-28 ${s#*:}" ] ||
+		problem "${s%%:*}: status says era $e, found $f"
+done
 
 # The state's reason, in mcpd's log; the status's protocol_version, if
 # any, is not a 2025 one.
@@ -184,6 +199,14 @@ for s in strict strict26; do
 done
 
 wait_ready ev 90
+# server-everything ("auto"): probed in place, one process.
+first=$(wire ev 'select(.method != null) | .method' | head -n 2 | tr '\n' ' ')
+[ "$first" = '"server/discover" "initialize" ' ] ||
+	problem "ev: mcpd's first requests were $first, not server/discover then initialize"
+e=$(server_field ev era) f=$(server_field ev era_found)
+[ "$e $f" = "2025 server/discover refused" ] ||
+	problem "ev: status says era $e, found $f"
+EV_PID=$(server_pid ev)
 
 # run NAME SDK [ARGS...]: one client configuration, every target (its JSON
 # to $T/NAME.json, its stderr and its bridges' to $T/NAME.err, the wire to
@@ -379,7 +402,11 @@ for s in strict strict26; do
 		problem "$s: state $(server_field "$s" state), restarts $(server_field "$s" restarts), last_exit $(server_field "$s" last_exit)"
 done
 n=$(wire strict 'select(.method == "initialize")' | wc -l)
-[ "$n" = 1 ] || problem "strict: $n initialize requests, not one"
+[ "$n" = 0 ] || problem "strict: $n initialize requests, not none"
+n=$(wire ev 'select(.method == "initialize")' | wc -l)
+{ [ "$n" = 1 ] && [ "$(server_pid ev)" = "$EV_PID" ] &&
+	[ "$(server_field ev restarts)" = 0 ]; } ||
+	problem "ev: $n initialize requests, pid $(server_pid ev) (was $EV_PID), restarts $(server_field ev restarts)"
 { server_is strict25 failed && [ "$(server_field strict25 restarts)" = 0 ]; } ||
 	problem "strict25: state $(server_field strict25 state), restarts $(server_field strict25 restarts)"
 note "figure: the test took $(($(now_ms) - t0)) ms"

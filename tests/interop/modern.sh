@@ -17,7 +17,9 @@
 # The servers: dual, dual-server.mjs (the server side of the same SDK,
 # serving `initialize` and 2026-07-28 alike), and ev, server-everything
 # (2025 only); group both of the two.  mcpd holds 2025-11-25 sessions
-# with both and serves the 2026-07-28 client itself.
+# with both and serves the 2026-07-28 client itself: dual with "protocol"
+# "2025" (with "auto" mcpd would find it speaks 2026-07-28 and speak that
+# with it; modern-up.sh has servers of 2026-07-28 under mcpd).
 #
 # For each mode:
 #   - directly to dual: every cell passes (the reference);
@@ -72,7 +74,8 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" '
 		mcpd: { init_timeout_ms: 60000 },
 		mcpServers: {
 			ev: server([$ev, "stdio"]),
-			dual: server([$t + "/dual-server.mjs"]),
+			dual: (server([$t + "/dual-server.mjs"]) +
+				{ protocol: "2025" }),
 			strict25: (server([$t + "/dual-server.mjs", "--strict"]) +
 				{ protocol: "2025" })
 		},

@@ -112,6 +112,9 @@ sample(struct handover *h)
 	    "{\"status\":\"completed\",\"taskId\":\"" TASK_2 "\"}", 0, 0);
 	handover_add_task(&h->servers[1], TASK_3, PRINCIPAL_A, "up-1 \"q\"",
 	    "{\"taskId\":\"" TASK_3 "\"}", 123456789012345ULL, 1);
+	/* The eras of MCP found by configuration (probe.h). */
+	handover_add_era(h, "00ff", "2025", "probe-intolerant");
+	handover_add_era(h, "ab12", "2026-07-28", "server/discover");
 	/* One a client runs for the server, kept under the same key. */
 	handover_add_task(&h->servers[0], TASK_4, PRINCIPAL_B, "up-1 \"q\"",
 	    "{\"taskId\":\"" TASK_4 "\"}", 5, 6)->client_runs = 1;
@@ -180,6 +183,14 @@ START_TEST(test_handover_round_trip)
 	ck_assert_str_eq(back.servers[1].state, "stopped");
 	ck_assert_int_eq(back.servers[1].running, 0);
 	ck_assert_int_eq(back.servers[1].in_fd, -1);
+	/* The eras, in order. */
+	ck_assert_uint_eq(back.neras, 2);
+	ck_assert_str_eq(back.eras[0].key, "00ff");
+	ck_assert_str_eq(back.eras[0].era, "2025");
+	ck_assert_str_eq(back.eras[0].how, "probe-intolerant");
+	ck_assert_str_eq(back.eras[1].key, "ab12");
+	ck_assert_str_eq(back.eras[1].era, "2026-07-28");
+	ck_assert_str_eq(back.eras[1].how, "server/discover");
 	/* The principals and their tasks, ids exact as decimal strings. */
 	ck_assert_uint_eq(back.nprincipals, 2);
 	ck_assert_str_eq(back.principals[0].sid,
@@ -267,6 +278,8 @@ START_TEST(test_handover_without_tasks)
 	again = handover_print(&h);
 	ck_assert_ptr_null(strstr(again, "tasks"));
 	ck_assert_ptr_null(strstr(again, "principals"));
+	ck_assert_ptr_null(strstr(again, "eras"));
+	ck_assert_uint_eq(h.neras, 0);
 	free(again);
 	handover_free(&h);
 }

@@ -397,8 +397,14 @@ test_conf(const char *extra)
 	struct conf		*conf;
 	char			*text;
 
+	/*
+	 * The stories of the session start with initialize ("protocol"
+	 * "2025"); those of the probe say "auto".
+	 */
 	xasprintf(&text, "{\"mcpServers\": {\"s\": {\"command\": \"/bin/true\""
-	    "%s%s}}}", extra != NULL ? ", " : "", extra != NULL ? extra : "");
+	    "%s%s%s}}}", extra == NULL || strstr(extra, "\"protocol\"") ==
+	    NULL ? ", \"protocol\": \"2025\"" : "", extra != NULL ? ", " : "",
+	    extra != NULL ? extra : "");
 	conf_diags_init(&diags);
 	conf = conf_parse(text, strlen(text), NULL, NULL, &diags);
 	ck_assert_msg(conf != NULL, "config: %s", diags.n > 0 ?
@@ -450,6 +456,7 @@ free_worker(struct worker *w)
 	int	 attached = F.client.att != NULL;
 
 	worker_free(w);
+	worker_probe_free_all(&F.mcpd);
 	ck_assert_ptr_null(F.tp);
 	ck_assert_ptr_null(F.client.att);
 	ck_assert_int_eq(F.client.detached, attached);
@@ -1783,6 +1790,196 @@ START_TEST(test_reload_start_settings)
 }
 END_TEST
 
+/*
+ * The era of MCP, with "protocol": "auto" (worker_probe.c).
+ */
+
+#define AUTO	"\"protocol\": \"auto\""
+
+/* The status's era and how it was found are these. */
+static void
+era_is(struct worker *w, const char *era, const char *found)
+{
+	cJSON	*st = worker_status_json(w);
+
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(st, "era")),
+	    era);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(st,
+	    "era_found")), found);
+	cJSON_Delete(st);
+}
+
+/* Line i written is the probe, server/discover: its id. */
+static int
+probe_id(int i)
+{
+	return (written_request(i, "server/discover"));
+}
+
+static void
+server_refuses(int id, int code)
+{
+	char	 reply[160];
+
+	snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"error\":{\"code\":%d,\"message\":\"no\"}}", id, code);
+	server_says(reply);
+}
+
+static void
+server_discovered(int id)
+{
+	char	 reply[256];
+
+	snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+	    "\"result\":{\"resultType\":\"complete\",\"supportedVersions\":"
+	    "[\"2026-07-28\"],\"capabilities\":{},\"_meta\":{\"io."
+	    "modelcontextprotocol/serverInfo\":{\"name\":\"modern\","
+	    "\"version\":\"1\"}}}}", id);
+	server_says(reply);
+}
+
+/* No initialize among what the server was sent. */
+static void
+no_initialize(void)
+{
+	int	 i;
+
+	for (i = 0; i < F.tp->nwritten; i++)
+		ck_assert_msg(strstr(F.tp->written[i], "\"initialize\"") ==
+		    NULL, "initialize sent: %s", F.tp->written[i]);
+}
+
+/*
+ * A server of 2025: server/discover first, refused, initialize in the
+ * same process; its next start goes straight to initialize.
+ */
+START_TEST(test_probe_2025)
+{
+	struct worker	*w = new_worker(AUTO);
+
+	ck_assert_int_eq(F.tp->nwritten, 1);
+	server_refuses(probe_id(0), -32601);
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(F.tp->nwritten, 2);
+	handshake(w);
+	ck_assert(logged("server/discover answered with error -32601"));
+	ck_assert(logged("ready: initialized: fake, protocol 2025-11-25 "
+	    "(era 2025: server/discover refused)"));
+	era_is(w, "2025", "server/discover refused");
+	server_exits(W_EXITCODE(3, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	ck_assert_int_eq(F.tp->nwritten, 1);	/* initialize, no probe */
+	handshake(w);
+	ck_assert(logged("(era 2025: cached)"));
+	era_is(w, "2025", "cached");
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * A server of 2026-07-28: discover only.  Restarted, it is asked
+ * discover first again (cached); when that fails, initialize follows in
+ * the same process and the verdict is replaced.
+ */
+START_TEST(test_probe_2026)
+{
+	struct worker	*w = new_worker(AUTO);
+
+	server_discovered(probe_id(0));
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	no_initialize();
+	ck_assert(logged("ready: initialized: modern, protocol 2026-07-28 "
+	    "(era 2026-07-28: server/discover)"));
+	era_is(w, "2026-07-28", "server/discover");
+	server_exits(W_EXITCODE(3, 0));
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 2);
+	ck_assert_int_eq(F.tp->nwritten, 1);
+	server_discovered(probe_id(0));
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	no_initialize();
+	era_is(w, "2026-07-28", "cached");
+	/* It became a server of 2025 meanwhile (same configuration). */
+	server_exits(W_EXITCODE(3, 0));
+	wait_state(w, WORKER_INITIALIZING);
+	server_refuses(probe_id(0), -32602);
+	ck_assert_int_eq(F.starts, 3);
+	handshake(w);
+	era_is(w, "2025", "server/discover refused");
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * A server of 2025 that exits on anything but initialize: started once
+ * more at once, initialize first; not a failure, not a restart.  When
+ * that one dies too, it is an ordinary crash; the start after it goes
+ * by the verdict.
+ */
+START_TEST(test_probe_intolerant)
+{
+	struct worker	*w = new_worker(AUTO);
+	cJSON		*st;
+
+	(void)probe_id(0);
+	server_exits(W_EXITCODE(1, 0));
+	ck_assert_int_eq(F.starts, 2);
+	ck_assert_int_eq(worker_state(w), WORKER_INITIALIZING);
+	ck_assert_int_eq(worker_restarts(w), 0);
+	ck_assert(logged("exited with status 1 on server/discover: a server "
+	    "of MCP 2025 that does not take it (probe-intolerant)"));
+	ck_assert(!logged("restarting in"));
+	st = worker_status_json(w);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(st, "last_exit")));
+	cJSON_Delete(st);
+	ck_assert_int_eq(F.tp->nwritten, 1);	/* initialize */
+	(void)written_request(0, "initialize");
+	/* Dead again, after initialize: a crash, backed off. */
+	server_exits(W_EXITCODE(1, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_BACKOFF);
+	ck_assert(logged("restarting in 5 ms (restart 1)"));
+	wait_state(w, WORKER_INITIALIZING);
+	ck_assert_int_eq(F.starts, 3);
+	ck_assert_int_eq(F.tp->nwritten, 1);
+	handshake(w);
+	era_is(w, "2025", "cached");
+	free_worker(w);
+}
+END_TEST
+
+/*
+ * A server that never answers server/discover: initialize after the
+ * probe's time (half of init_timeout_ms 200), in the same process; the
+ * answer that comes late is dropped, not the router's.
+ */
+START_TEST(test_probe_silent)
+{
+	struct worker	*w;
+	struct tclient	*c;
+	int		 id;
+	uint64_t	 t0 = clock_now_ms();
+
+	F.short_init = 1;
+	w = new_worker(AUTO);
+	c = client_attach(w);
+	id = probe_id(0);
+	wait_written(w, 2);
+	ck_assert_uint_ge(clock_now_ms() - t0, 90);
+	(void)written_request(1, "initialize");
+	ck_assert(logged("no answer to server/discover within 100 ms"));
+	server_refuses(id, -32601);		/* late */
+	ck_assert_int_eq(c->ngot, 0);
+	handshake(w);
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(c->ngot, 0);
+	era_is(w, "2025", "server/discover unanswered");
+	free_worker(w);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -1823,6 +2020,10 @@ unit_suite(void)
 	tcase_add_test(tc, test_always_crash_restarts);
 	tcase_add_test(tc, test_on_demand_admin);
 	tcase_add_test(tc, test_reload_start_settings);
+	tcase_add_test(tc, test_probe_2025);
+	tcase_add_test(tc, test_probe_2026);
+	tcase_add_test(tc, test_probe_intolerant);
+	tcase_add_test(tc, test_probe_silent);
 	suite_add_tcase(s, tc);
 	return (s);
 }
