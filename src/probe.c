@@ -135,10 +135,11 @@ enum probe_first
 probe_first(enum conf_protocol protocol, int remote,
     const struct probe_verdict *cached)
 {
-	if (remote || protocol == CONF_PROTOCOL_2025)
-		return (PROBE_FIRST_INITIALIZE);
 	if (protocol == CONF_PROTOCOL_2026)
 		return (PROBE_FIRST_DISCOVER);
+	/* A remote's era comes from mcpd-remote: its 400 to initialize. */
+	if (remote || protocol == CONF_PROTOCOL_2025)
+		return (PROBE_FIRST_INITIALIZE);
 	if (cached != NULL && cached->era == PROBE_ERA_2025)
 		return (PROBE_FIRST_INITIALIZE);
 	return (PROBE_FIRST_PROBE);

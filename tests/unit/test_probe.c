@@ -119,9 +119,14 @@ START_TEST(test_first)
 	    PROBE_FIRST_INITIALIZE);
 	ck_assert_int_eq(probe_first(CONF_PROTOCOL_2026, 0, &v25),
 	    PROBE_FIRST_DISCOVER);
-	/* A remote server's worker speaks 2025 with mcpd. */
+	/*
+	 * A remote server in auto: initialize, which mcpd-remote answers
+	 * with -32022 for a remote of 2026-07-28; as configured, discover.
+	 */
 	ck_assert_int_eq(probe_first(CONF_PROTOCOL_AUTO, 1, NULL),
 	    PROBE_FIRST_INITIALIZE);
+	ck_assert_int_eq(probe_first(CONF_PROTOCOL_2026, 1, NULL),
+	    PROBE_FIRST_DISCOVER);
 }
 END_TEST
 
