@@ -344,31 +344,6 @@ router_stdin_drained(struct router *r)
 		router_pause_clients(r, 0);
 }
 
-cJSON *
-router_client_capabilities(const struct router *r)
-{
-	const struct conf_server *cs = r->up->conf(r->worker);
-	cJSON		*caps;
-
-	caps = cJSON_CreateObject();
-	if (cs->client_caps & CONF_CAP_SAMPLING)
-		cJSON_AddObjectToObject(caps, "sampling");
-	if (cs->client_caps & CONF_CAP_ELICITATION)
-		cJSON_AddObjectToObject(caps, "elicitation");
-	/* Its requests run as tasks by the clients that can (router_ctasks.c). */
-	if (cs->client_caps & (CONF_CAP_SAMPLING | CONF_CAP_ELICITATION))
-		router_ctasks_declare(caps, cs->client_caps & CONF_CAP_SAMPLING,
-		    cs->client_caps & CONF_CAP_ELICITATION);
-	/* Not shared globally: the roots are its clients', and change. */
-	if (cs->share != CONF_SHARE_GLOBAL)
-		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
-		    "listChanged", 1);
-	else if ((cs->client_caps & CONF_CAP_ROOTS) && cs->nroots > 0)
-		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
-		    "listChanged", 0);
-	return (caps);
-}
-
 /*
  * Attachments.
  */

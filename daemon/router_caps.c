@@ -12,6 +12,9 @@
  * or the configured ones).  mcpd's own requests, and those of a client
  * that never said, carry mcpd's declaration.
  *
+ * mcpd's own declaration (router_client_capabilities) is here too: the
+ * one rule for what a server is told a client can do.
+ *
  * The text is made once per attachment and kept, and made again only
  * when the server's configuration changed under it (a reload, or the
  * client moved to another instance): the hot path costs a lookup of
@@ -33,6 +36,32 @@
 #include "rpc.h"
 #include "util.h"
 #include "xmalloc.h"
+
+/* What mcpd declares to this server: its own requests' capabilities. */
+cJSON *
+router_client_capabilities(const struct router *r)
+{
+	const struct conf_server *cs = r->up->conf(r->worker);
+	cJSON		*caps;
+
+	caps = cJSON_CreateObject();
+	if (cs->client_caps & CONF_CAP_SAMPLING)
+		cJSON_AddObjectToObject(caps, "sampling");
+	if (cs->client_caps & CONF_CAP_ELICITATION)
+		cJSON_AddObjectToObject(caps, "elicitation");
+	/* Its requests run as tasks by the clients that can (router_ctasks.c). */
+	if (cs->client_caps & (CONF_CAP_SAMPLING | CONF_CAP_ELICITATION))
+		router_ctasks_declare(caps, cs->client_caps & CONF_CAP_SAMPLING,
+		    cs->client_caps & CONF_CAP_ELICITATION);
+	/* Not shared globally: the roots are its clients', and change. */
+	if (cs->share != CONF_SHARE_GLOBAL)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+		    "listChanged", 1);
+	else if ((cs->client_caps & CONF_CAP_ROOTS) && cs->nroots > 0)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+		    "listChanged", 0);
+	return (caps);
+}
 
 void
 router_caps_hello(struct attachment *a, const cJSON *caps)

@@ -146,26 +146,6 @@ worker_changed(struct mcpd *mcpd)
  * health_max_timeouts request timeouts in a row, and it is ended and
  * restarted as hung.
  */
-void
-worker_evtimer_add_ms(struct event *ev, uint64_t ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(ev, &tv);
-}
-
-/* "30 s", or "200 ms" for a time that is no whole number of seconds. */
-void
-worker_ms_text(char *buf, size_t size, uint64_t ms)
-{
-	if (ms >= 1000 && ms % 1000 == 0)
-		snprintf(buf, size, "%llu s", (unsigned long long)(ms / 1000));
-	else
-		snprintf(buf, size, "%llu ms", (unsigned long long)ms);
-}
-
 /*
  * How long the next start may take to answer initialize (worker_int.h:
  * first_start), and the setting that says so.  An instance's first start
