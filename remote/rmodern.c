@@ -36,6 +36,9 @@
 #include "session_int.h"
 #include "xmalloc.h"
 
+/* The longest name or uri put in Mcp-Name (before its encoding). */
+#define RMODERN_NAME_MAX	65536
+
 /* The protocol version a request's _meta names, or NULL. */
 static char *
 rmodern_version(const char *line, const struct envelope *env)
@@ -53,21 +56,6 @@ rmodern_version(const char *line, const struct envelope *env)
 	if (cJSON_IsString(v))
 		out = xstrdup(v->valuestring);
 	cJSON_Delete(meta);
-	return (out);
-}
-
-static char *
-rmodern_string(const char *line, const struct envelope_value *v)
-{
-	cJSON	*j;
-	char	*out = NULL;
-
-	if (v->type != ENVELOPE_STRING)
-		return (NULL);
-	j = cJSON_ParseWithLength(line + v->off, v->len);
-	if (cJSON_IsString(j))
-		out = xstrdup(j->valuestring);
-	cJSON_Delete(j);
 	return (out);
 }
 
@@ -98,8 +86,10 @@ rmodern_classify(struct rmsg *m, const char *line, const struct envelope *env,
 	free(version);
 	xasprintf(&m->mhdr[n++], "Mcp-Method: %s", m->method);
 	member = mcphdr_name_member(m->method);
-	name = member == NULL ? NULL : rmodern_string(line,
-	    member[0] == 'n' ? &env->p_name : &env->p_uri);
+	/* A name with "\u0000" has no header: the remote refuses it. */
+	name = member == NULL ? NULL : envelope_string_dup(line,
+	    member[0] == 'n' ? &env->p_name : &env->p_uri, RMODERN_NAME_MAX,
+	    NULL);
 	if (name != NULL) {
 		value = mcphdr_value(name, strlen(name));
 		xasprintf(&m->mhdr[n++], "Mcp-Name: %s", value);
