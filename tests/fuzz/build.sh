@@ -81,6 +81,8 @@ sources() {
 			    src/xmalloc.c ;;
 	sse)		echo src/sse.c src/sbuf.c src/xmalloc.c ;;
 	httphdr)	echo src/httphdr.c src/url.c src/sbuf.c src/xmalloc.c ;;
+	mcpparam)	echo src/mcpparam.c src/mcphdr.c src/b64.c src/esc.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	modern)		echo src/modern.c src/modern_up.c src/modern_input.c src/rpc.c src/envelope.c src/xmalloc.c ;;
@@ -115,7 +117,7 @@ sources() {
 	esac
 }
 
-targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
+targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
     modern_layer}
 for t in $targets; do

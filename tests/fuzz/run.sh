@@ -19,7 +19,7 @@ JOBS=${JOBS:-2}
 MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
-targets=${*:-frame envelope conf client control sse httphdr remote tokens callback
+targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter jsonc urinorm gmerge pversion toml rstate modern modern_layer}
 
 max_len() {
