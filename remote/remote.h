@@ -71,6 +71,8 @@ struct rmsg {
 	 * NULL-ended; mhdr[0] NULL for any other message.
 	 */
 	char			*mhdr[4];	/* RMODERN_HEADERS */
+	/* A tools/call's Mcp-Param-* headers (rparam.c), or NULL. */
+	char			**phdr;
 	unsigned int		 rebroken;	/* its streams broke, in a row */
 	struct event		*timer;
 	TAILQ_ENTRY(rmsg)	 entry;

@@ -32,6 +32,7 @@
 #include "modern.h"
 #include "remote.h"
 #include "rmodern.h"
+#include "rparam.h"
 #include "rstatus.h"
 #include "session_int.h"
 #include "xmalloc.h"
@@ -63,8 +64,9 @@ int
 rmodern_classify(struct rmsg *m, const char *line, const struct envelope *env,
     const char **why)
 {
+	static char	 reason[256];
 	const char	*member;
-	char		*version, *name, *value;
+	char		*version, *name, *value, *bad;
 	size_t		 n = 0;
 
 	if (!m->request || m->method == NULL ||
@@ -94,9 +96,18 @@ rmodern_classify(struct rmsg *m, const char *line, const struct envelope *env,
 		value = mcphdr_value(name, strlen(name));
 		xasprintf(&m->mhdr[n++], "Mcp-Name: %s", value);
 		free(value);
-		free(name);
 	}
 	m->mhdr[n] = NULL;
+	if (strcmp(m->method, "tools/call") == 0 &&
+	    rparam_call(m->session->params, m, line, env, name, &bad) == -1) {
+		/* Said at once (session_unrequest), so kept here till then. */
+		snprintf(reason, sizeof reason, "%s", bad);
+		free(bad);
+		free(name);
+		*why = reason;
+		return (-1);
+	}
+	free(name);
 	return (0);
 }
 
@@ -107,6 +118,14 @@ rmodern_free(struct rmsg *m)
 
 	for (i = 0; i < RMODERN_HEADERS && m->mhdr[i] != NULL; i++)
 		free(m->mhdr[i]);
+	rparam_free_headers(m);
+}
+
+char *
+rmodern_result(struct rsession *s, const struct rmsg *m, const char *json,
+    size_t len, size_t *outlen)
+{
+	return (rparam_listed(s->params, m, json, len, outlen));
 }
 
 int

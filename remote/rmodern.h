@@ -31,6 +31,13 @@ int	rmodern_local(struct rsession *, const struct rmsg *,
 /* m was answered (env): the remote's era, once a result tells it. */
 void	rmodern_answered(struct rsession *, const struct rmsg *,
 	    const struct envelope *);
+/*
+ * The response to m (json) as the client is to have it, or NULL for json
+ * itself: a tools/list's tools refused for their x-mcp-header taken out
+ * (rparam.h).
+ */
+char	*rmodern_result(struct rsession *, const struct rmsg *,
+	    const char *json, size_t len, size_t *outlen);
 /* 1 if m is a subscriptions/listen of 2026: a stream never answered. */
 int	rmodern_is_listen(const struct rmsg *);
 /*

@@ -39,6 +39,7 @@
 #include "rconf.h"
 #include "remote.h"
 #include "rmodern.h"
+#include "rparam.h"
 #include "rstatus.h"
 #include "session_int.h"
 #include "util.h"
@@ -67,6 +68,7 @@ session_new(struct remote *r, const struct rt_events *ev)
 	s->ev = ev;
 	s->pending = hmap_new(hmap_random_seed());
 	s->subs = hmap_new(hmap_random_seed());
+	s->params = rparam_new();
 	s->internal_tag = hmap_random_seed();
 	TAILQ_INIT(&s->all);
 	flow_init(&s->flow);
@@ -122,6 +124,7 @@ session_free(struct rsession *s)
 		free(s->step_ups[--s->nstep_ups]);
 	hmap_free(s->pending);
 	hmap_free(s->subs);
+	rparam_free(s->params);
 	free(s->init_params);
 	cJSON_Delete(s->init_result);
 	free(s->protocol);
@@ -838,6 +841,21 @@ session_track(struct rsession *s, struct rmsg *m, const struct envelope *env)
 	free(uri);
 }
 
+/* A response for the client, as rmodern_result has it. */
+static void
+session_pass(struct rsession *s, const struct rmsg *m, const char *json,
+    size_t len)
+{
+	char	*fixed;
+	size_t	 flen;
+
+	if ((fixed = rmodern_result(s, m, json, len, &flen)) != NULL) {
+		rio_write(fixed, flen);
+		free(fixed);
+	} else
+		rio_write(json, len);
+}
+
 void
 session_incoming(struct rsession *s, const char *json, size_t len)
 {
@@ -881,7 +899,7 @@ session_incoming(struct rsession *s, const char *json, size_t len)
 				session_initialized(s, json, len);
 			session_track(s, m, &env);
 			if (!m->cancelled)
-				rio_write(json, len);
+				session_pass(s, m, json, len);
 		}
 		session_maybe_free(s, m);
 		goto out;

@@ -67,6 +67,8 @@ struct rsession {
 	int			 fell_back;
 	/* A request of 2026-07-28 got a result: the remote is of 2026. */
 	int			 modern;
+	/* Its tools' Mcp-Param-* headers, from its lists (rparam.c). */
+	struct rparam		*params;
 	/*
 	 * Giving up when the new session is refused: decided while a
 	 * transport's callback runs for the message, whose exchange

@@ -37,6 +37,7 @@
 #include "http.h"
 #include "httphdr.h"
 #include "mcphdr.h"
+#include "mcpparam.h"
 #include "proto.h"
 #include "rconf.h"
 #include "remote.h"
@@ -47,7 +48,7 @@
 #include "util.h"
 #include "xmalloc.h"
 
-#define SH_MAX_HEADERS		64
+#define SH_MAX_HEADERS		(64 + MCPPARAM_MAX)
 #define SH_ERROR_BODY_BYTES	4096	/* kept of a failure's body */
 #define SH_MAX_RESUMES		8	/* per response stream, in a row */
 #define SH_SESSION_ID_MAX	1024
@@ -163,6 +164,8 @@ sh_headers(struct sh *sh, const struct rmsg *m, const char **h, int post,
 	if (m != NULL && m->mhdr[0] != NULL) {
 		for (i = 0; m->mhdr[i] != NULL; i++)
 			h[n++] = m->mhdr[i];
+		for (i = 0; m->phdr != NULL && m->phdr[i] != NULL; i++)
+			h[n++] = m->phdr[i];
 	} else if (sh->session_id != NULL) {
 		xasprintf(&own[0], "Mcp-Session-Id: %s", sh->session_id);
 		h[n++] = own[0];

@@ -311,9 +311,9 @@ mcpparam_headers(const struct mcpparams *ps, const cJSON *args,
 		if ((text = mcpparam_text(&ps->p[i], args)) == NULL)
 			continue;
 		if (strlen(text) > MCPPARAM_VALUE_MAX) {
-			xasprintf(why, "the value for its " MCPPARAM_PREFIX
-			    "%s header is longer than "
-			    STR(MCPPARAM_VALUE_MAX) " bytes",
+			xasprintf(why, "the argument mirrored into its "
+			    MCPPARAM_PREFIX "%s header is longer than "
+			    STR(MCPPARAM_VALUE_MAX) " bytes as a header value",
 			    ps->p[i].name);
 			free(text);
 			for (j = 0; j < n; j++)
