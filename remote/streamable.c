@@ -40,6 +40,7 @@
 #include "mcpparam.h"
 #include "proto.h"
 #include "rconf.h"
+#include "relisten.h"
 #include "remote.h"
 #include "rmodern.h"
 #include "rstatus.h"
@@ -196,6 +197,30 @@ sh_valid_session_id(const char *v)
 	return (n > 0);
 }
 
+/*
+ * A reopened listen stream's acknowledgment: what changed while it was
+ * broken is lost, so its client is told that every kind it listens to
+ * changed (relisten.h), and lists or reads again.
+ */
+static void
+sh_caught_up(struct sh_x *x, const char *data, size_t len)
+{
+	char	**notes;
+	size_t	  n, i;
+
+	if ((n = relisten_notes(data, len, x->m->id, &notes)) == 0)
+		return;
+	remote_log("the subscription stream is open again: what may have "
+	    "changed meanwhile is to be listed again (%zu notification%s)",
+	    n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		x->sh->rt.ev->incoming(sh_session(x->sh), notes[i],
+		    strlen(notes[i]));
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 static int
 sh_on_event(void *arg, const struct sse_event *ev)
 {
@@ -212,9 +237,13 @@ sh_on_event(void *arg, const struct sse_event *ev)
 	free(x->last_id);
 	x->last_id = ev->id_len > 0 ? xstrndup(ev->id, ev->id_len) : NULL;
 	if (ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0 &&
-	    ev->data_len > 0)
+	    ev->data_len > 0) {
 		x->sh->rt.ev->incoming(sh_session(x->sh), ev->data,
 		    ev->data_len);
+		if (x->m != NULL && x->m->rebroken > 0 &&
+		    rmodern_is_listen(x->m))
+			sh_caught_up(x, ev->data, ev->data_len);
+	}
 	return (0);
 }
 

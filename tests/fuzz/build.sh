@@ -110,7 +110,7 @@ sources() {
 			    src/clock.c src/hmap_seed.c src/fdio.c src/frame.c src/sbuf.c \
 			    remote/flow.c remote/streamable.c remote/legacy.c \
 			    remote/rconf.c remote/rmodern.c remote/rparam.c src/mcphdr.c \
-			    src/mcpparam.c src/b64.c src/modern.c src/rpc.c \
+			    src/mcpparam.c src/relisten.c src/b64.c src/modern.c src/rpc.c \
 			    src/sse.c src/url.c src/httphdr.c \
 			    src/backoff.c src/ratelim.c \
 			    src/envelope.c src/hmap.c src/esc.c \
