@@ -38,6 +38,18 @@
 # strict test://r` and `mcpctl prompts strict` succeed, the remote having
 # seen the read and the list twice.
 #
+# Tool parameters (x-mcp-header, on dual): route's Region, Count, Fast
+# (under opts) and Note reach the remote as Mcp-Param-* headers, plain,
+# in base64 (non-ASCII, spaces at the ends, the sentinel's shape) and
+# absent when the argument is, and the SDK's own check lets the calls
+# through; badhdr (an annotation on a number) is not in mcpctl tools, and
+# mcpd's log has mcpd-remote's warning naming it and why.
+#
+# A listen stream broken while the remote's tools change (POST
+# /break-listens): a client connected to dual through mcpctl connect
+# gets notifications/tools/list_changed once mcpd-remote reopened the
+# stream, and its next tools/list shows the change.
+#
 # node_modules come from remote_setup (tests/remote/lib.sh).  Exit codes
 # (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By hand, from the
 # top of the source tree with the build in build/:
@@ -198,6 +210,79 @@ done
 ctl_run call-after call strict echo '{"message":"after"}'
 [ "$RC" = 0 ] && grep -q "Echo: after" "$T/call-after.out" ||
 	problem "a call after the broken streams: exit $RC: $(head -c 600 "$T/call-after.err")"
+
+# Tool parameters mirrored into headers (x-mcp-header).  The remote's
+# route has four annotated arguments and the SDK answers a call whose
+# Mcp-Param-* headers are missing or disagree 400 (-32020); badhdr has
+# one on a number, so a conforming client leaves it out of tools/list.
+ctl_run tools tools dual
+if [ "$RC" != 0 ] || ! grep -q route "$T/tools.out"; then
+	problem "mcpctl tools dual: exit $RC, no route: $(head -c 600 "$T/tools.out" "$T/tools.err")"
+elif grep -q badhdr "$T/tools.out"; then
+	problem "badhdr (x-mcp-header on a number) is listed: $(grep badhdr "$T/tools.out")"
+fi
+grep -q 'warning: the remote.s tool "badhdr" is left out of tools/list: property "ratio": x-mcp-header on a property whose type is not' \
+	"$MCPD_LOG" || problem "no warning naming badhdr in mcpd's log: $(grep -i badhdr "$MCPD_LOG" | head -c 600)"
+# route_call NAME ARGS WANT: the call is answered "route ..." and the
+# remote saw exactly the Mcp-Param-* headers WANT (a JSON object).
+route_call() {
+	local got
+	ctl_run "$1" call dual route "$2"
+	{ [ "$RC" = 0 ] && grep -q "route " "$T/$1.out"; } ||
+		problem "route $2: exit $RC: $(head -c 600 "$T/$1.out" "$T/$1.err")"
+	got=$(jq -c 'select(.method == "tools/call" and .name == "route") |
+		.params' "$T/dual.log" | tail -n 1)
+	jq -e --argjson w "$3" '. == $w' <<<"$got" >/dev/null ||
+		problem "route $2: the remote saw the headers $got, not $3"
+}
+route_call route1 '{"region":"us-west1","count":42,"opts":{"fast":true}}' \
+	'{"mcp-param-region":"us-west1","mcp-param-count":"42","mcp-param-fast":"true"}'
+route_call route2 '{"region":"Hello, 世界","note":" padded ","count":-7}' \
+	'{"mcp-param-region":"=?base64?SGVsbG8sIOS4lueVjA==?=","mcp-param-count":"-7","mcp-param-note":"=?base64?IHBhZGRlZCA=?="}'
+route_call route3 '{"region":"=?base64?literal?=","opts":{"fast":false}}' \
+	'{"mcp-param-region":"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=","mcp-param-fast":"false"}'
+
+# A listen stream broken while the tools change (POST /break-listens
+# flips extra without a word and breaks the streams): once mcpd-remote
+# reopened it, a client connected to dual is told the tools changed, and
+# its next list has the change.
+spawn br "$MCPCTL" -s "$SOCK" connect dual 2>"$T/br.err"
+# br_until ID|METHOD: read br's lines until the response to ID or the
+# notification METHOD; the line in BR_LINE.
+br_until() {
+	local line end=$(($(now_ms) + 60000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		spawn_read br 5 line || continue
+		if jq -e --arg w "$1" '(.id | tostring) == $w or .method == $w' \
+			<<<"$line" >/dev/null 2>&1; then
+			BR_LINE=$line
+			return 0
+		fi
+	done
+	return 1
+}
+spawn_send br '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"br","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+br_until 2 || fail "mcpctl connect dual: no tools/list answer: $(tail -c 600 "$T/br.err")"
+had=$(jq '[.result.tools[].name] | index("extra") != null' <<<"$BR_LINE")
+listens=$(posts dual subscriptions/listen)
+broken=$(curl -sf -X POST "${RURL[dual]%/mcp}/break-listens" | jq .broken)
+[ "${broken:-0}" -ge 1 ] || problem "no listen stream was open on dual to break ($broken)"
+if br_until notifications/tools/list_changed; then
+	spawn_send br '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
+	br_until 3 || fail "no answer to tools/list after the change"
+	has=$(jq '[.result.tools[].name] | index("extra") != null' <<<"$BR_LINE")
+	[ "$has" != "$had" ] ||
+		problem "after the listen stream came back, extra is still $had in the list"
+else
+	problem "a client was not told of the tools' change made while the listen stream was broken"
+fi
+[ "$(posts dual subscriptions/listen)" -gt "$listens" ] ||
+	problem "the broken listen stream was not reopened"
+grep -q "the subscription stream is open again" "$MCPD_LOG" ||
+	problem "mcpd-remote did not say the listen stream was caught up"
+spawn_close br
 
 # The remote's side.
 for s in strict dual; do

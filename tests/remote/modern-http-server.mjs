@@ -15,19 +15,27 @@
 // of {name} as an input_required result, answered "Name: NAME"); flip
 // (the tool extra appears or goes: notifications/tools/list_changed);
 // touch {uri} (notifications/resources/updated for URI on the listen
-// streams that named it).  Resource test://r ("r").  Prompt "hello".
+// streams that named it); route {region, count?, opts?: {fast?}, note?}
+// (their x-mcp-header annotations: Region, Count, Fast, Note; the SDK
+// checks the Mcp-Param-* headers against the arguments and answers a
+// mismatch 400, -32020; "route REGION"); badhdr (an x-mcp-header on a
+// number: a conforming client leaves it out).  Resource test://r ("r").
+// Prompt "hello".
 //
 // Every POST is logged to FILE, one JSON object a line, before the SDK
 // sees it: {"method", "id", "name", "headers": {"mcp-protocol-version",
-// "mcp-method", "mcp-name", "mcp-session-id"}}; a GET or DELETE as
-// {"http": "GET"}.  POST /drop with a body {"method": M} makes the next
-// POST whose Mcp-Method is M break mid-answer: an SSE stream is opened,
-// a comment sent, and the connection destroyed.  Listens on 127.0.0.1
+// "mcp-method", "mcp-name", "mcp-session-id"}, "params": {every
+// mcp-param-* header}}; a GET or DELETE as {"http": "GET"}.  POST /drop
+// with a body {"method": M} makes the next POST whose Mcp-Method is M
+// break mid-answer: an SSE stream is opened, a comment sent, and the
+// connection destroyed.  POST /break-listens flips the tool extra without
+// a word and breaks every open subscriptions/listen stream: a change
+// made while the listeners are away.  Listens on 127.0.0.1
 // and prints {"port": N, "url": "http://127.0.0.1:N/mcp"} on stdout.
 
 import { createServer } from "node:http";
 import { appendFileSync } from "node:fs";
-import { McpServer, acceptedContent, createMcpHandler, inputRequired } from "@modelcontextprotocol/server";
+import { McpServer, acceptedContent, createMcpHandler, fromJsonSchema, inputRequired } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod/v4";
 
@@ -120,6 +128,21 @@ function build({ era }) {
     return text(`updated ${uri}`);
   });
 
+  server.registerTool("route", { description: "Mirrors arguments into headers",
+    inputSchema: fromJsonSchema({ type: "object", properties: {
+      region: { type: "string", "x-mcp-header": "Region" },
+      count: { type: "integer", "x-mcp-header": "Count" },
+      opts: { type: "object", properties: {
+        fast: { type: "boolean", "x-mcp-header": "Fast" } } },
+      note: { type: "string", "x-mcp-header": "Note" },
+    }, required: ["region"] }) },
+  async ({ region }) => text(`route ${region}`));
+
+  server.registerTool("badhdr", { description: "x-mcp-header on a number",
+    inputSchema: fromJsonSchema({ type: "object", properties: {
+      ratio: { type: "number", "x-mcp-header": "Ratio" } } }) },
+  async () => text("badhdr"));
+
   server.registerResource("r", "test://r", { description: "A resource",
     mimeType: "text/plain" },
   async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "r" }] }));
@@ -136,6 +159,7 @@ handler = createMcpHandler(build, {
 });
 const serve = toNodeHandler(handler, { onerror: (e) => log(`adapter: ${e?.message ?? e}`) });
 const drops = new Set();
+const listens = new Set();
 
 function record(entry) {
   appendFileSync(opts.log, JSON.stringify(entry) + "\n");
@@ -167,12 +191,27 @@ const srv = createServer(async (req, res) => {
     res.writeHead(204);
     return res.end();
   }
+  if (req.url === "/break-listens") {
+    extraEnabled = !extraEnabled;
+    const n = listens.size;
+    for (const r of listens) r.socket?.destroy();
+    listens.clear();
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ broken: n, extra: extraEnabled }));
+  }
   const h = req.headers;
+  const params = {};
+  for (const [k, v] of Object.entries(h))
+    if (k.startsWith("mcp-param-")) params[k] = v;
   record({ method: body?.method, id: body?.id,
     name: body?.params?.name ?? body?.params?.uri,
     headers: { "mcp-protocol-version": h["mcp-protocol-version"],
       "mcp-method": h["mcp-method"], "mcp-name": h["mcp-name"],
-      "mcp-session-id": h["mcp-session-id"] } });
+      "mcp-session-id": h["mcp-session-id"] }, params });
+  if (body?.method === "subscriptions/listen") {
+    listens.add(res);
+    res.on("close", () => listens.delete(res));
+  }
   if (drops.has(h["mcp-method"])) {
     drops.delete(h["mcp-method"]);
     res.writeHead(200, { "content-type": "text/event-stream" });
