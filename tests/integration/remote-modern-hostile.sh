@@ -21,6 +21,13 @@
 # 5. subscriptions/listen whose stream the remote ends with its own
 #    notifications/cancelled: the listen gets an error saying the remote
 #    ended it, and is not reopened.
+# 6. tools/list in three pages with tools whose x-mcp-header annotations
+#    pass mcpd-remote's bounds (100 properties deep, 1000 annotations, a
+#    name of 20,000 bytes, a property name of 20,000 bytes): each left
+#    out of its page with a warning naming it; a schema deep without
+#    annotations (60 deep: jq reads no deeper) and an annotated tool of the first page kept, the
+#    latter's call carrying its Mcp-Param-Region header (in base64: a
+#    value with CR LF injects nothing).
 # A last echo is answered: nothing above ended the program.
 
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -113,6 +120,34 @@ closed() { [ "$(stats | jq .closed)" = 1 ]; }
 wait_for 30 closed || fail "a cancelled call's connection stayed open: $(stats)"
 [ "$(stats | jq '[.posts[] | select(.method == "notifications/cancelled")] | length')" = 0 ] ||
 	fail "notifications/cancelled was POSTed to a remote of 2026"
+
+# 6. Tools whose x-mcp-header annotations go past the bounds, in three
+# pages: each left out, with a warning naming it; the others kept, and
+# fine's Region header sent (base64: no header injected).
+tools_page() {
+	spawn_send MR "$(req "$1" tools/list "${2:+\"cursor\":\"$2\"}")"
+	answer "$1"
+	PAGE=$(jq -c '[.result.tools[].name]' <<<"$ANSWER")
+}
+tools_page 11
+[ "$PAGE" = '["deep_ok","fine"]' ] || fail "page 1 of tools/list: $PAGE"
+tools_page 12 1
+[ "$PAGE" = '[]' ] || fail "page 2 of tools/list: $PAGE"
+tools_page 13 2
+[ "$PAGE" = '[]' ] || fail "page 3 of tools/list: $PAGE"
+for w in 'tool "deep" is left out of tools/list: property "k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k...": x-mcp-header deeper than 16' \
+	'tool "many" is left out of tools/list: property "p32": more than 32' \
+	'tool "longname" is left out of tools/list: property "a": x-mcp-header is longer than 128 bytes' \
+	'tool "hugekey" is left out of tools/list: property "kkkk'; do
+	grep -q "warning: the remote's $w" "$T/mr.err" ||
+		fail "no warning \"$w\": $(grep -i warning "$T/mr.err" | head -c 1500)"
+done
+spawn_send MR "$(req 14 tools/call '"name":"fine","arguments":{"region":"a\r\nX-Injected: 2"}')"
+answer 14
+p=$(stats | jq -c '[.posts[] | select(.name == "fine")] | last | .headers')
+jq -e '.["mcp-param-region"] == "=?base64?YQ0KWC1JbmplY3RlZDogMg==?=" and
+	.["x-injected"] == null' <<<"$p" >/dev/null ||
+	fail "fine's call: headers $p"
 
 # 5. A subscription the remote ends.
 spawn_send MR "$(req 9 subscriptions/listen '"notifications":{"toolsListChanged":true}')"

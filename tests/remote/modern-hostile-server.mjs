@@ -75,6 +75,36 @@ function call(req, res, msg) {
   }
 }
 
+// tools/list in three pages of tools whose x-mcp-header annotations go
+// past mcpd-remote's bounds (or, deep_ok and fine, do not).
+function nest(levels, leaf) {
+  let node = leaf;
+  for (let i = 0; i < levels; i++)
+    node = { type: "object", properties: { k: node } };
+  return node;
+}
+const many = { type: "object", properties: {} };
+for (let i = 0; i < 1000; i++)
+  many.properties[`p${i}`] = { type: "string", "x-mcp-header": `H${i}` };
+const PAGES = [
+  [{ name: "deep", inputSchema: nest(100, { type: "string", "x-mcp-header": "Deep" }) },
+    { name: "deep_ok", inputSchema: nest(60, { type: "string" }) },
+    { name: "fine", inputSchema: { type: "object", properties: {
+      region: { type: "string", "x-mcp-header": "Region" } } } }],
+  [{ name: "many", inputSchema: many }],
+  [{ name: "longname", inputSchema: { type: "object", properties: {
+      a: { type: "string", "x-mcp-header": "N".repeat(20000) } } } },
+    { name: "hugekey", inputSchema: { type: "object", properties: {
+      ["k".repeat(20000)]: { type: "string", "x-mcp-header": "K" } } } }],
+];
+
+function list(res, msg) {
+  const page = Number(msg.params?.cursor ?? 0);
+  const tools = PAGES[page] ?? [];
+  return json(res, 200, result(msg.id, { tools,
+    ...(page + 1 < PAGES.length ? { nextCursor: String(page + 1) } : {}) }));
+}
+
 function handle(req, res, msg) {
   const id = msg?.id;
   switch (msg?.method) {
@@ -89,6 +119,8 @@ function handle(req, res, msg) {
         "io.modelcontextprotocol/serverInfo": { name: "hostile", version: "1" } } }));
   case "tools/call":
     return call(req, res, msg);
+  case "tools/list":
+    return list(res, msg);
   case "subscriptions/listen":
     sse(res);
     event(res, { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged",
@@ -119,7 +151,8 @@ const srv = createServer((req, res) => {
     stats.posts.push({ http: req.method, method: msg?.method, name: msg?.params?.name,
       headers: { "mcp-protocol-version": h["mcp-protocol-version"],
         "mcp-method": h["mcp-method"], "mcp-name": h["mcp-name"],
-        "mcp-session-id": h["mcp-session-id"], "x-injected": h["x-injected"] } });
+        "mcp-session-id": h["mcp-session-id"], "x-injected": h["x-injected"],
+        "mcp-param-region": h["mcp-param-region"] } });
     if (req.method !== "POST") {
       res.writeHead(405);
       return res.end();
