@@ -24,7 +24,8 @@
  * - 2026 sends list changes and resource updates only on
  *   subscriptions/listen streams: the worker keeps one open, with the
  *   kinds the server announces and the union of the URIs the router
- *   subscribed (resources/subscribe and unsubscribe, answered by mcpd,
+ *   subscribed (resources/subscribe and unsubscribe, answered by mcpd
+ *   once the server acknowledged the stream that holds the change,
  *   change it), re-issued when that changes and after every start; what
  *   comes on it goes to the router as the 2025 notification it is.
  * - A list or read whose result the server made public for a while
@@ -100,12 +101,20 @@ struct worker_modern {
 	struct hmap		*listens;	/* every id it had, till answered */
 	int			 listen_dirty;
 	TAILQ_HEAD(, worker_modern_reply) replies;
+	/*
+	 * Answers to resources/(un)subscribe, held until the server
+	 * acknowledged the stream opened after them (or none is open):
+	 * a client told "subscribed" gets the updates that follow.
+	 */
+	TAILQ_HEAD(, worker_modern_reply) held;
+	size_t			 nheld;		/* a server that never acks */
 	struct event		*ev_replies;
 	struct wmcache		*cache;		/* worker_modern_cache.c */
 	struct wtasks		*tasks;		/* worker_modern_tasks.c */
 };
 
 static void	worker_modern_listen(struct worker *);
+static void	worker_modern_release(struct worker *);
 static void	worker_modern_queue(void *, char *, size_t);
 static void	worker_modern_answer(void *, const char *, size_t,
 		    const char *);
@@ -164,6 +173,7 @@ worker_modern_get(struct worker *w)
 	m->cache = wmcache_new();
 	m->tasks = wtasks_new(&worker_modern_tasks_io, w);
 	TAILQ_INIT(&m->replies);
+	TAILQ_INIT(&m->held);
 	m->ev_replies = evtimer_new(w->mcpd->base, worker_modern_replies_cb,
 	    w);
 	if (m->ev_replies == NULL)
@@ -203,6 +213,7 @@ worker_modern_end(struct worker *w)
 
 	if (m == NULL)
 		return;
+	TAILQ_CONCAT(&m->replies, &m->held, entry);
 	while ((r = TAILQ_FIRST(&m->replies)) != NULL) {
 		TAILQ_REMOVE(&m->replies, r, entry);
 		free(r->line);
@@ -252,6 +263,34 @@ worker_modern_reply(struct worker *w, const char *id, size_t id_len,
 	n = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,%s}",
 	    (int)id_len, id, member);
 	worker_modern_queue(w, line, (size_t)n);
+}
+
+/* A subscription's answer, held until the stream holds it. */
+static void
+worker_modern_hold(struct worker *w, const char *id, size_t id_len)
+{
+	struct worker_modern_reply	*r;
+
+	r = xcalloc(1, sizeof *r);
+	r->len = (size_t)xasprintf(&r->line, "{\"jsonrpc\":\"2.0\",\"id\":"
+	    "%.*s,\"result\":{}}", (int)id_len, id);
+	TAILQ_INSERT_TAIL(&w->modern->held, r, entry);
+	if (++w->modern->nheld >= WORKER_MODERN_MAX_IDS)
+		worker_modern_release(w);
+}
+
+/* The stream holds what the held answers asked for, or none will. */
+static void
+worker_modern_release(struct worker *w)
+{
+	struct worker_modern	*m = w->modern;
+	struct timeval		 tv = { 0, 0 };
+
+	if (TAILQ_EMPTY(&m->held))
+		return;
+	TAILQ_CONCAT(&m->replies, &m->held, entry);
+	m->nheld = 0;
+	evtimer_add(m->ev_replies, &tv);
 }
 
 static void
@@ -372,8 +411,10 @@ worker_modern_listen(struct worker *w)
 	int			 len;
 
 	m->listen_dirty = 0;
-	if (w->tp == NULL || !w->modern_up)
+	if (w->tp == NULL || !w->modern_up) {
+		worker_modern_release(w);
 		return;
+	}
 	if (m->listen_id != 0) {
 		len = xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
@@ -385,8 +426,10 @@ worker_modern_listen(struct worker *w)
 		free(line);
 		m->listen_id = 0;
 	}
-	if (m->kinds == 0 && m->nuris == 0)
+	if (m->kinds == 0 && m->nuris == 0) {
+		worker_modern_release(w);
 		return;
+	}
 	n = cJSON_CreateObject();
 	if (m->kinds & MODERN_LISTEN_TOOLS)
 		cJSON_AddTrueToObject(n, "toolsListChanged");
@@ -452,8 +495,7 @@ worker_modern_subscribe(struct worker *w, const char *line,
 		m->uris[i] = m->uris[--m->nuris];
 	}
 	free(uri);
-	worker_modern_reply(w, line + env->id.off, env->id.len,
-	    "\"result\":{}");
+	worker_modern_hold(w, line + env->id.off, env->id.len);
 	worker_modern_listen_soon(w);
 }
 
@@ -676,9 +718,13 @@ worker_modern_stream_note(struct worker *w, const char *line,
 	current = cJSON_IsNumber(sub) && w->modern->listen_id != 0 &&
 	    sub->valuedouble == (double)w->modern->listen_id;
 	cJSON_Delete(meta);
-	if (!current || envelope_string_eq(line, &env->method,
-	    "notifications/subscriptions/acknowledged"))
+	if (!current)
 		return (1);
+	if (envelope_string_eq(line, &env->method,
+	    "notifications/subscriptions/acknowledged")) {
+		worker_modern_release(w);
+		return (1);
+	}
 	return (0);
 }
 
@@ -713,8 +759,10 @@ worker_modern_line(struct worker *w, const char *line, size_t len,
 	/* The end of a listen stream of mcpd's own. */
 	if (hmap_del(m->listens, line + env.id.off, env.id.len) != NULL) {
 		if (envelope_int64(line, &env.id, &c) == 0 &&
-		    c == m->listen_id)
+		    c == m->listen_id) {
 			m->listen_id = 0;
+			worker_modern_release(w);
+		}
 		return;
 	}
 	if (hmap_del(m->pings, line + env.id.off, env.id.len) != NULL &&
