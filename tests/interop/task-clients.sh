@@ -9,21 +9,27 @@
 
 declare -A CL_IN CL_OUT CL_PID
 
-# tfail MSG: fail, with what the clients sent and heard last.
-tfail() {
+# wires: the last messages of each client, for a failure.
+wires() {
 	local f
 	for f in "$T"/*.wire; do
 		[ -f "$f" ] || continue
 		echo "--- last messages of client $(basename "$f" .wire) ($f) ---"
 		tail -n 12 "$f" | cut -c 1-400
-	done >&2
+	done
+}
+
+# tfail MSG: fail, with what the clients sent and heard last.
+tfail() {
+	wires >&2
 	fail "$@"
 }
 
-# cl_start NAME SERVER [ARGS...]: start client NAME on SERVER, with
-# tasks-client.mjs's ARGS; it must connect.
-cl_start() {
-	local id=$1 server=$2 fd line
+# cl_spawn NAME SERVER [ARGS...]: start client NAME on SERVER, with
+# tasks-client.mjs's ARGS; the first line it answers (connected or not)
+# is read by cl_read.
+cl_spawn() {
+	local id=$1 server=$2 fd
 	shift 2
 	rm -f "$T/$id.in" "$T/$id.out"
 	mkfifo "$T/$id.in" "$T/$id.out" || hard_error "mkfifo failed"
@@ -41,11 +47,10 @@ cl_start() {
 	CL_IN[$id]=$fd
 	exec {fd}<"$T/$id.out"
 	CL_OUT[$id]=$fd
-	line=$(cl_read "$id" 90) ||
-		tfail "client $id could not connect to $server: $line; it said: $(tail -5 "$T/$id.err")"
 }
 
-# cl_read NAME TIMEOUT_S: the client's next answer; 1 if it was not ok.
+# cl_read NAME TIMEOUT_S: the client's next answer (stdout); 1 if it was
+# not ok.  Fails the test if it does not answer in time.
 cl_read() {
 	local line
 	IFS= read -r -t "$2" line <&"${CL_OUT[$1]}" ||
@@ -54,7 +59,18 @@ cl_read() {
 	jq -e .ok <<<"$line" >/dev/null
 }
 
+# cl_start NAME SERVER [ARGS...]: start client NAME; it must connect.
+cl_start() {
+	local id=$1 out
+	cl_spawn "$@"
+	out=$(cl_read "$id" 90) ||
+		tfail "client $id could not connect to $2: $out; it said: $(tail -5 "$T/$id.err")"
+}
+
 # cl NAME CMD...: one command; its answer on stdout, 1 if it was not ok.
+# (The write is in a subshell: a client that has died would otherwise
+# end this shell with SIGPIPE.)  The client's own waits are at most
+# 300 s (tasks/result).
 cl() {
 	local id=$1
 	shift
@@ -72,7 +88,28 @@ cl_ok() {
 	printf '%s\n' "$out"
 }
 
-# heard NAME WORD: a message client NAME was sent contains WORD.
+# cl_close NAME: the client closes its session and exits.
+cl_close() {
+	local id=$1 pid=${CL_PID[$1]}
+	cl "$id" close >/dev/null
+	wait_for 30 eval '! pid_running '"$pid" ||
+		tfail "client $id did not exit within 30 s of closing"
+	wait "$pid" 2>/dev/null
+	eval "exec ${CL_IN[$id]}>&- ${CL_OUT[$id]}<&-"
+	unset "CL_IN[$id]" "CL_OUT[$id]" "CL_PID[$id]"
+}
+
+# task_id OUT: the taskId of a start or stream answer, which must be 32
+# hex digits.
+task_id() {
+	local id
+	id=$(jq -r '.taskId // empty' <<<"$1")
+	[[ $id =~ ^[0-9a-f]{32}$ ]] || return 1
+	printf '%s\n' "$id"
+}
+
+# heard NAME WORD: a message client NAME was sent (by mcpd) contains
+# WORD.
 heard() {
 	grep -F ' S->C ' "$T/$1.wire" 2>/dev/null | grep -qF -- "$2"
 }
