@@ -83,6 +83,8 @@ struct router_upstream {
  * with router_attach; the router never asks which kind it holds.
  * Entries marked optional may be NULL.
  */
+struct ident;
+
 struct router_peer {
 	void		 (*queue)(void *peer, const struct iovec *, int);
 	/* A line with one edit applied; optional (spliced, then queue). */
@@ -109,6 +111,11 @@ struct router_peer {
 	 */
 	uint64_t	 (*principal)(const void *peer);
 	int		 (*principal_lasts)(const void *peer);
+	/*
+	 * Who the app is (ident.h); optional, and NULL while not known: the
+	 * uid alone then.
+	 */
+	const struct ident *(*ident)(const void *peer);
 	/* An admin's roots are not narrowed; optional (not one). */
 	int		 (*is_admin)(const void *peer);
 	/*
