@@ -28,11 +28,11 @@
  * for the rest).  Progress of a parked request is dropped while it waits
  * for its retry, and delivered under the retry's progress token after.
  *
- * subscriptions/listen is the layer's own: the stream is acknowledged
- * with what the server can send (its listChanged and subscribe
- * capabilities), its URIs are subscribed at the session
- * (resources/subscribe under ids of the layer's, reference-counted by the
- * router as any client's), and the session's list_changed and
+ * subscriptions/listen is the layer's own: its URIs are subscribed at
+ * the session (resources/subscribe under ids of the layer's,
+ * reference-counted by the router as any client's), the stream is
+ * acknowledged once those are answered, with what the server can send
+ * (its listChanged and subscribe capabilities), and the session's list_changed and
  * resources/updated go out stamped with the stream's id, to the streams
  * that asked for them only.  notifications/cancelled for the stream's id
  * ends it.
@@ -812,7 +812,7 @@ modern_reply(struct modern *m, const char *line, size_t len,
 		    env->id.len) == 0) {
 			if (m->init == NULL)
 				modern_session_up(m, line, env);
-		} else
+		} else if (!modern_listen_internal(m, line, env))
 			(void)modern_tasks_internal(m, line, len, env);
 		return;
 	}

@@ -98,6 +98,13 @@ struct modern_listen {
 	char			*id;		/* the listen request's, raw */
 	size_t			 id_len;
 	struct modern_filter	 f;
+	/*
+	 * The session's resources/subscribe for it still unanswered (the
+	 * internal ids' numbers): the stream is acknowledged once none is,
+	 * so that no update after the acknowledgment is lost.
+	 */
+	uint64_t		*subs;
+	size_t			 nsubs;
 	TAILQ_ENTRY(modern_listen) entry;
 };
 
@@ -226,6 +233,8 @@ void		 modern_listen_open(struct modern *, const char *line,
 void		 modern_listen_close(struct modern *, struct modern_listen *,
 		    int unsub);
 /* list_changed or resources/updated from the session. */
+int		 modern_listen_internal(struct modern *, const char *line,
+		    const struct envelope *);
 void		 modern_listen_notify(struct modern *, const char *line,
 		    const struct envelope *, const char *method);
 

@@ -58,6 +58,17 @@ modern_uri_wanted(struct modern *m, const struct modern_listen *skip,
 	return (0);
 }
 
+/* The stream's acknowledgment, with what it holds. */
+static void
+modern_listen_ack_send(struct modern *m, const struct modern_listen *l)
+{
+	char	*ack;
+
+	ack = modern_listen_ack(l->id, l->id_len, &l->f);
+	modern_send(m, ack, strlen(ack));
+	free(ack);
+}
+
 void
 modern_listen_open(struct modern *m, const char *line,
     const struct envelope *env)
@@ -66,7 +77,6 @@ modern_listen_open(struct modern *m, const char *line,
 	struct modern_listen	*l;
 	cJSON			*params, *p;
 	const char		*why;
-	char			*ack;
 	struct modern_meta	 mm;
 	size_t			 i;
 
@@ -110,14 +120,48 @@ modern_listen_open(struct modern *m, const char *line,
 			continue;
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "uri", l->f.uris[i]);
-		modern_internal(m, "resources/subscribe", p);
+		if (l->subs == NULL)
+			l->subs = xreallocarray(NULL, l->f.nuris,
+			    sizeof *l->subs);
+		l->subs[l->nsubs++] = modern_internal(m,
+		    "resources/subscribe", p);
 	}
 	TAILQ_INSERT_TAIL(&m->listens, l, entry);
 	m->nlistens++;
 	modern_account(m, NULL, (ssize_t)(sizeof *l + l->id_len));
-	ack = modern_listen_ack(l->id, l->id_len, &l->f);
-	modern_send(m, ack, strlen(ack));
-	free(ack);
+	if (l->nsubs == 0)
+		modern_listen_ack_send(m, l);
+}
+
+/*
+ * An answer of the session's to an internal request: a listen's
+ * subscription, the last of which lets it be acknowledged.  1 if it was
+ * one (answered, or an error: the stream is acknowledged all the same,
+ * as a server of 2025 that cannot subscribe sends no updates).
+ */
+int
+modern_listen_internal(struct modern *m, const char *line,
+    const struct envelope *env)
+{
+	struct modern_listen	*l;
+	char			 idtext[64];
+	unsigned long long	 n;
+	size_t			 i;
+
+	if (envelope_string_copy(line, &env->id, idtext, sizeof idtext) < 0 ||
+	    sscanf(idtext, "mcpd-modern:%llu", &n) != 1)
+		return (0);
+	TAILQ_FOREACH(l, &m->listens, entry) {
+		for (i = 0; i < l->nsubs && l->subs[i] != n; i++)
+			;
+		if (i == l->nsubs)
+			continue;
+		l->subs[i] = l->subs[--l->nsubs];
+		if (l->nsubs == 0)
+			modern_listen_ack_send(m, l);
+		return (1);
+	}
+	return (0);
 }
 
 void
@@ -137,6 +181,7 @@ modern_listen_close(struct modern *m, struct modern_listen *l, int unsub)
 	}
 	modern_account(m, NULL, -(ssize_t)(sizeof *l + l->id_len));
 	modern_filter_clear(&l->f);
+	free(l->subs);
 	free(l->id);
 	free(l);
 }

@@ -17,6 +17,10 @@
 #     comes;
 #   - touch (id 5): the update reaches the client.
 #   - resources/unsubscribe: no stream is left to wait for; answered.
+# Then a client of 2026-07-28 (raw, no initialize) opens a listen stream
+# holding test://r: mcpd's acknowledgment of it comes only after the
+# server acknowledged its own (a call made meanwhile is answered first),
+# and the update that follows reaches the stream.
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By hand,
 # from the top of the source tree with the build in build/:
@@ -156,5 +160,41 @@ jq -e '.id == 6 and .result == {}' <<<"$LINE" >/dev/null ||
 	fail "resources/unsubscribe was answered: $LINE"
 spawn_close c
 spawn_wait c 30 || fail "mcpctl connect did not exit after its stdin ended"
+
+# A 2026 client's listen stream holding test://r: mcpd acknowledges it to
+# the client only once its subscription at the session is answered, which
+# is once the server acknowledged its own stream.
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw26","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+call26() {
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":{},%s}}' \
+		"$1" "$2" "$META"
+}
+: >"$T/s.log"
+spawn d "$MCPCTL" -s "$SOCK" connect s 2>"$T/d.err"
+spawn_send d "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{\"resourceSubscriptions\":[\"test://r\"]},$META}}"
+wait_for 30 listening test://r ||
+	fail "2026 client: no subscriptions/listen holding test://r reached the server: $(cat "$T/s.log")"
+spawn_send d "$(call26 11 noop)"
+next d "2026 client: noop"
+jq -e '.id == 11 and .result.content[0].text == "noop"' <<<"$LINE" >/dev/null ||
+	fail "2026 client: the first line after its stream's subscription went out was not noop's answer, but: $LINE (the stream acknowledged before the server's was)"
+spawn_send d "$(call26 12 release)"
+next d "2026 client: release"
+next d "2026 client: release"
+jq -s -e 'map(select(.method == "notifications/subscriptions/acknowledged" and
+	.params._meta["io.modelcontextprotocol/subscriptionId"] == 10)) | length == 1' \
+	"$T/d.out" >/dev/null ||
+	fail "2026 client: its stream was not acknowledged after the server's was: $(tail -2 "$T/d.out")"
+spawn_send d "$(call26 13 touch)"
+next d "2026 client: touch"
+next d "2026 client: touch"
+jq -s -e 'map(select(.method == "notifications/resources/updated" and
+	.params.uri == "test://r" and
+	.params._meta["io.modelcontextprotocol/subscriptionId"] == 10)) | length == 1' \
+	"$T/d.out" >/dev/null ||
+	fail "2026 client: the update of test://r did not reach its stream: $(tail -2 "$T/d.out")"
+note "a 2026 client's stream acknowledged once the server's was; the update that followed reached it"
+spawn_close d
+spawn_wait d 30 || fail "mcpctl connect (2026 client) did not exit after its stdin ended"
 [ "$(server_field s restarts)" = 0 ] || fail "s restarted: $(status_json)"
 exit 0
