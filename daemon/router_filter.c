@@ -10,9 +10,12 @@
  *   configuration when the router is made and replaced on reload
  *   (router_set_filters); a change applies to the next request or reply,
  *   and every attached client is told its lists changed.
- * - r->filtered is 0 while no kind has a filter: the two hooks in
- *   router_up.c and router_down.c then cost one test and nothing is
- *   parsed.  With a filter, a list reply is narrowed from its text
+ * - The client's policy (router_policy.c) is judged here too, after the
+ *   server's filters: what they hide is refused as hidden, what it
+ *   denies with an error that names it.
+ * - r->filtered is 0 while no kind has a filter, and a->policed while
+ *   the client's policy restricts nothing: the two hooks in router_up.c
+ *   and router_down.c then cost two tests and nothing is parsed.  With a filter, a list reply is narrowed from its text
  *   (filter_list_text), never through cJSON.
  * - A list reply a filter applies to but that is not the expected shape
  *   never reaches the client: it gets an error instead.
