@@ -192,8 +192,9 @@ router_filter_complete(struct attachment *a, const char *line,
 	if (!pass)
 		router_filter_refuse(a, line, env, RPC_INVALID_PARAMS, what,
 		    name);
-	else if (!router_policy_allows(a, ref == FILTER_REF_PROMPT ?
-	    FILTER_PROMPTS : FILTER_RESOURCES, name)) {
+	else if (ref == FILTER_REF_PROMPT ? !router_policy_allows(a,
+	    FILTER_PROMPTS, name) : !filter_allows_template(cpolicy_filter(
+	    a->policy, FILTER_RESOURCES), name)) {
 		router_policy_refuse(a, line, env, what, name);
 		pass = 0;
 	}

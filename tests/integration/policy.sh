@@ -4,14 +4,15 @@
 # Two mcp-fake servers, "fake" (its requests logged) and "other", and the
 # groups "g" (both) and "go" (other alone).  The policy "default" lets
 # its clients reach fake and g, denies fake's tool echo (written as a
-# group would name it, fake__echo) and g's other__add, and its prompts
-# are not restricted; "nomatch" matches by an executable no client runs
+# group would name it, fake__echo), g's other__add and the resource
+# fake://status, and its prompts are not restricted; "nomatch" matches by an executable no client runs
 # and would allow everything.  The identity of a client is not known
 # to mcpd here, so every client gets "default":
 #
 # - tools/list of fake lacks echo (and keeps add); mcpctl call fake echo
 #   fails with an error that names the policy and the tool, and the
-#   server never receives the call; add works;
+#   server never receives the call; add works; the resource fake://status
+#   is denied too: not listed, its read refused naming the policy;
 # - mcpctl connect other, and mcpctl connect go, are refused at attach
 #   with an error naming the policy; so is mcpctl tools other;
 # - through g: fake__echo and other__add are not listed and their calls
@@ -48,7 +49,8 @@ $(servers),
 JSON
 }
 
-DENY='{"servers": ["fake", "g"], "tools": {"deny": ["fake__echo", "other__add"]}}'
+DENY='{"servers": ["fake", "g"], "tools": {"deny": ["fake__echo", "other__add"]},
+	"resources": {"deny": ["fake://status"]}}'
 policy_config "$DENY"
 start_mcpd "$T/mcpd.json"
 wait_ready fake
@@ -78,6 +80,16 @@ grep -q '^tools/call' "$T/fake.requests" &&
 note "call fake echo: $(head -c 300 "$T/echo.err")"
 ctl_run add call fake add a=1 b=2
 ctl_rc 0 add "call fake add a=1 b=2"
+ctl_run res resources fake --json
+ctl_rc 0 res "resources fake"
+grep -q 'fake://hello' "$T/res.out" || fail "resources fake lost fake://hello: $(cat "$T/res.out")"
+grep -q 'fake://status' "$T/res.out" && fail "resources fake lists fake://status: $(cat "$T/res.out")"
+ctl_run status read fake fake://status
+[ "$RC" != 0 ] || fail "read fake fake://status was not refused"
+grep -qF "$REFUSED: resource fake://status is denied" "$T/status.err" ||
+	fail "read fake://status: the error does not name the policy: $(cat "$T/status.err")"
+ctl_run hello read fake fake://hello
+ctl_rc 0 hello "read fake fake://hello"
 
 # --- servers and groups out of the policy: refused at attach --------------------
 for name in other go; do
