@@ -20,6 +20,7 @@
 #include "client.h"
 #include "clock.h"
 #include "control.h"
+#include "cpolicy.h"
 #include "envelope.h"
 #include "group.h"
 #include "instance.h"
@@ -438,6 +439,29 @@ static const struct client_handler control_server_handler = {
 	.batches = control_server_batches,
 };
 
+/*
+ * The client's policy (cpolicy.h) leaves out the server or group name:
+ * why (malloc'd), else NULL.  Its identity is the one the router is
+ * given (router.h); none known yet: "default".
+ */
+static char *
+control_attach_refused(struct mcpd *mcpd, struct client *c,
+    const char *name)
+{
+	const struct ident	*id = NULL;
+	const struct cpolicy	*p;
+	char			*why;
+
+	if (client_router_peer.ident != NULL)
+		id = client_router_peer.ident(c);
+	p = cpolicy_for(mcpd->conf->clients, id);
+	if (cpolicy_allows_server(p, name))
+		return (NULL);
+	xasprintf(&why, "refused by the policy \"%s\" of mcpd's \"clients\": "
+	    "%s is not in its \"servers\"", p->name, name);
+	return (why);
+}
+
 /* Turn this connection into an MCP session with one server. */
 static void
 control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
@@ -478,6 +502,13 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	/* A server's name hides a group's ("all" may be both). */
 	if ((w = worker_find(mcpd, name->valuestring)) == NULL &&
 	    (g = conf_find_group(mcpd->conf, name->valuestring)) != NULL) {
+		if ((why = control_attach_refused(mcpd, c,
+		    name->valuestring)) != NULL) {
+			client_send_error(c, id, MCPD_ERR_ACCESS_DENIED, "%s",
+			    why);
+			free(why);
+			return;
+		}
 		gs = group_attach(mcpd, g, &client_group_peer, c);
 		result = group_attach_result(gs);
 		if (hex[0] != '\0')
@@ -498,6 +529,11 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "attach to %s", worker_name(w),
 		    worker_name(worker_parent(w)),
 		    worker_name(worker_parent(w)));
+		return;
+	}
+	if ((why = control_attach_refused(mcpd, c, worker_name(w))) != NULL) {
+		client_send_error(c, id, MCPD_ERR_ACCESS_DENIED, "%s", why);
+		free(why);
 		return;
 	}
 	/* Not shared globally: the client's instance (instance.h). */

@@ -709,6 +709,8 @@ group_client_line(struct group_session *gs, const char *line, size_t len)
 		    GROUP_ID_MAX_BYTES);
 		return (ROUTER_LINE_TAKEN);
 	}
+	if (group_policy_refuses_all(gs, id, env.id.len))
+		return (ROUTER_LINE_TAKEN);
 	if (hmap_get(gs->by_client, id, env.id.len) != NULL ||
 	    hmap_get(gs->op_ids, id, env.id.len) != NULL) {
 		group_error(gs, id, env.id.len, RPC_INVALID_REQUEST,
@@ -834,6 +836,8 @@ group_session_update(struct group_session *gs, const struct conf_group *g)
 		gs->filters[i] = filter_dup(g->filters[i]);
 		changed = 1;
 	}
+	if (group_policy_reload(gs))
+		changed = 1;
 	if (strcmp(gs->sep, g->separator) != 0) {
 		free(gs->sep);
 		gs->sep = xstrdup(g->separator);
@@ -927,6 +931,7 @@ group_attach(struct mcpd *mcpd, const struct conf_group *g,
 	TAILQ_INIT(&gs->ops);
 	for (i = 0; i < FILTER_KINDS; i++)
 		gs->filters[i] = filter_dup(g->filters[i]);
+	group_policy_attach(gs);
 	for (i = 0; i < g->nservers; i++)
 		group_link_add(gs, g->servers[i]);
 	TAILQ_INSERT_TAIL(&mcpd->groups->sessions, gs, entry);
@@ -990,6 +995,7 @@ group_detach(struct group_session *gs, const char *reason)
 	group_stat(gs->mcpd, gs->name)->sessions--;
 	for (i = 0; i < FILTER_KINDS; i++)
 		filter_free(gs->filters[i]);
+	group_policy_detach(gs);
 	free(gs->name);
 	free(gs->sep);
 	free(gs);

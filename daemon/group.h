@@ -48,6 +48,8 @@ struct group_peer {
 	uint64_t	 (*serial)(const void *client);
 	uint64_t	 (*principal)(const void *client);
 	int		 (*principal_lasts)(const void *client);
+	/* Who the app is (ident.h); optional, NULL while not known. */
+	const struct ident *(*ident)(const void *client);
 };
 
 /* A client attaches to a group: its session, with a link per member. */

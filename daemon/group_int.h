@@ -144,6 +144,9 @@ struct group_session {
 	char			*name;
 	char			*sep;
 	struct filter		*filters[FILTER_KINDS];	/* the group's */
+	/* Its client's app's (group_policy.c); out: not this group. */
+	struct cpolicy		*policy;
+	int			 policy_out;
 	struct glink		**links;	/* never reordered */
 	size_t			 nlinks;
 	struct idtab		*reqs;		/* gid -> group_req */
@@ -266,13 +269,33 @@ void	group_link_templates_clear(struct group_session *, struct glink *);
 /*
  * The member and its own name for a name the group gives out (kind:
  * tools or prompts); NULL if no member offers it under that name, or the
- * group's filter hides it (then *hidden, if not NULL, is 1).
+ * group's filter hides it (then *hidden, if not NULL, is 1), or the
+ * client's policy denies it (*hidden 2).
  */
 const char *group_find_name(struct group_session *, int kind,
 	    const char *name, size_t *link, int *hidden);
 /* Which member a resource URI goes to first, or -1: try them all. */
 ssize_t	group_route_uri(struct group_session *, const char *uri,
 	    size_t len);
+
+/*
+ * group_policy.c: the client's policy (cpolicy.h).  Decided at attach,
+ * again on reload (1 if what the client may see or reach changed), let
+ * go at detach.  refuses_all answers a request (1) when the group is not
+ * the policy's; allows_name judges a member's tool or prompt (kind: a
+ * group list); uris is its resource filter; refuse answers a request for
+ * what name, which it denies.
+ */
+void	group_policy_attach(struct group_session *);
+int	group_policy_reload(struct group_session *);
+void	group_policy_detach(struct group_session *);
+int	group_policy_refuses_all(struct group_session *, const char *id,
+	    size_t id_len);
+int	group_policy_allows_name(const struct group_session *, int kind,
+	    size_t link, const char *own);
+const struct filter *group_policy_uris(const struct group_session *);
+void	group_policy_refuse(struct group_session *, const char *id,
+	    size_t id_len, const char *what, const char *name);
 
 /* group_budget.c: what the session holds, counted and bounded. */
 void	group_budget_add(struct group_session *, size_t);

@@ -186,6 +186,11 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 			*hidden = 1;
 		return (NULL);
 	}
+	if (!group_policy_allows_name(gs, kind, l, own)) {
+		if (hidden != NULL)
+			*hidden = 2;
+		return (NULL);
+	}
 	*link = l;
 	return (own);
 }
@@ -317,9 +322,12 @@ group_list_keep(void *arg, size_t link, const char *own, const char *exposed)
 
 	if (list == GROUP_LIST_TOOLS || list == GROUP_LIST_PROMPTS)
 		return (group_filter_allows(gs, list, link, own) &&
+		    group_policy_allows_name(gs, list, link, own) &&
 		    group_list_name(gs, list, link, own, exposed,
 		    &k->clashes, &k->unkept) == 0);
 	if (!filter_allows_entry(gs->filters[group_lists[list].filter],
+	    (enum filter_list)list, own) ||
+	    !filter_allows_entry(group_policy_uris(gs),
 	    (enum filter_list)list, own))
 		return (0);
 	if (list == GROUP_LIST_RESOURCES)

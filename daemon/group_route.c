@@ -183,7 +183,13 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 		return;
 	}
 	if ((rest = group_find_name(gs, kind, name, &link, &hidden)) ==
-	    NULL) {
+	    NULL && hidden == 2) {
+		group_policy_refuse(gs, line + env->id.off, env->id.len,
+		    kind == GROUP_LIST_TOOLS ? "tool" : "prompt", name);
+		free(name);
+		return;
+	}
+	if (rest == NULL) {
 		/* The wording a hidden name gets on a server, or not offered. */
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_INVALID_PARAMS, hidden ? "unknown %s: %s" 
@@ -215,27 +221,37 @@ void
 group_call_reply(struct group_session *gs, struct group_sent *q,
     const char *line, size_t len, const struct envelope *env)
 {
-	const struct filter	*f = gs->filters[FILTER_RESOURCES];
-	struct envelope		 fenv;
+	const struct filter	*fs[2];
+	struct envelope		 fenv[2];
 	struct envelope_edit	 edit;
 	const cJSON		*item, *type, *uri;
 	cJSON			*result;
-	char			*text = NULL, *spliced = NULL;
-	size_t			 tlen, total, erroff;
+	char			*text[2] = { NULL, NULL };
+	char			*spliced[2] = { NULL, NULL };
+	size_t			 tlen, total, erroff, i;
 
 	if (env->result.type == ENVELOPE_OBJECT &&
 	    memmem(line, len, "resource_link", 13) != NULL) {
-		/* What the group's filter hides is not linked either. */
-		if (filter_links_text(f, line + env->result.off,
-		    env->result.len, &text, &tlen) == FILTER_CHANGED) {
+		/*
+		 * What the group's filter hides is not linked either, nor
+		 * what the client's policy does.
+		 */
+		fs[0] = gs->filters[FILTER_RESOURCES];
+		fs[1] = group_policy_uris(gs);
+		for (i = 0; i < 2; i++) {
+			if (filter_links_text(fs[i], line + env->result.off,
+			    env->result.len, &text[i], &tlen) !=
+			    FILTER_CHANGED)
+				continue;
 			edit = (struct envelope_edit){ env->result.off,
-			    env->result.len, text, tlen };
-			spliced = envelope_splice_dup(line, len, &edit, 1, &total);
-			if (spliced != NULL && envelope_scan(spliced, total,
-			    &fenv, &erroff) == 0) {
-				line = spliced;
+			    env->result.len, text[i], tlen };
+			spliced[i] = envelope_splice_dup(line, len, &edit, 1,
+			    &total);
+			if (spliced[i] != NULL && envelope_scan(spliced[i],
+			    total, &fenv[i], &erroff) == 0) {
+				line = spliced[i];
 				len = total;
-				env = &fenv;
+				env = &fenv[i];
 			}
 		}
 		result = cJSON_ParseWithLength(line + env->result.off,
@@ -254,8 +270,10 @@ group_call_reply(struct group_session *gs, struct group_sent *q,
 	group_version_reply(gs, "tools/call", q->id, q->id_len, line, len,
 	    env);
 	group_sent_free(gs, q);
-	free(text);
-	free(spliced);
+	for (i = 0; i < 2; i++) {
+		free(text[i]);
+		free(spliced[i]);
+	}
 }
 
 /*
@@ -302,7 +320,9 @@ group_complete(struct group_session *gs, const char *line, size_t len,
 	} else if (cJSON_IsString(type) && strcmp(type->valuestring,
 	    "ref/resource") == 0 && cJSON_IsString(uri)) {
 		if (filter_allows_template(gs->filters[FILTER_RESOURCES],
-		    uri->valuestring) && (found = group_route_uri(gs,
+		    uri->valuestring) && filter_allows_template(
+		    group_policy_uris(gs), uri->valuestring) &&
+		    (found = group_route_uri(gs,
 		    uri->valuestring, strlen(uri->valuestring))) >= 0) {
 			link = (size_t)found;
 			rest = uri->valuestring;
@@ -389,6 +409,12 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	if (!filter_allows_uri(gs->filters[FILTER_RESOURCES], uri)) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
+		free(uri);
+		return;
+	}
+	if (!filter_allows_uri(group_policy_uris(gs), uri)) {
+		group_policy_refuse(gs, line + env->id.off, env->id.len,
+		    "resource", uri);
 		free(uri);
 		return;
 	}

@@ -71,6 +71,26 @@ reload_filters(struct worker *w, const struct conf_server *cs,
 }
 
 /*
+ * Every attached client's policy decided again (cpolicy.h): those whose
+ * view changed are told so (list_changed) and counted in the report.
+ */
+static void
+reload_policies(struct mcpd *mcpd, cJSON *report)
+{
+	struct worker	*w;
+	size_t		 n = 0;
+
+	for (w = worker_first(mcpd); w != NULL; w = worker_next(w))
+		if (!worker_removing(w))
+			n += router_set_policies(worker_router(w),
+			    mcpd->conf->clients);
+	cJSON_AddNumberToObject(report, "clients_policy_changed", (double)n);
+	if (n > 0)
+		log_info("reload: the policy of %zu attached client%s changed",
+		    n, n == 1 ? "" : "s");
+}
+
+/*
  * What became of a server the reload added: started, or waiting, idle,
  * for a client (on demand, or an instance for each client or set of
  * roots), or disabled.
@@ -216,6 +236,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	conf_free(mcpd->conf);
 	mcpd->conf = conf;
 	group_reconfigure(mcpd);
+	reload_policies(mcpd, report);
 
 	log_event(LOG_INFO, MCPD_MID_CONFIG, f, nitems(f), "reloaded %s: "
 	    "%d changed, %d added, %d removed, %d unchanged",

@@ -368,6 +368,8 @@ router_attach(struct router *r, const struct router_peer *peer,
 	TAILQ_INIT(&a->downs);
 	TAILQ_INSERT_TAIL(&r->atts, a, entry);
 	r->natts++;
+	/* What its app may call: decided once, here. */
+	router_policy_attach(a);
 	if (r->paused)
 		router_peer_pause(a, 1);
 	return (a);
@@ -450,6 +452,7 @@ router_detach(struct attachment *a, const char *reason)
 	free(a->ids);
 	hmap_free(a->subs);
 	router_caps_forget(a);
+	router_policy_detach(a);
 	free(a->refused);
 	free(a);
 	if (r->natts == 0 && !r->freeing)

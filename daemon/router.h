@@ -147,6 +147,15 @@ void		 router_stdin_drained(struct router *);
  */
 unsigned int	 router_set_filters(struct router *,
 		    struct filter *const *filters);
+/*
+ * Reload: the policies of "clients" (cpolicy.h; NULL: none).  Each
+ * attached client's policy is decided again from its identity; it is
+ * sent list_changed for each kind its policy now narrows otherwise.
+ * Returns how many clients' policies changed what they may see.
+ */
+struct cpolicies;
+size_t		 router_set_policies(struct router *,
+		    const struct cpolicies *);
 /* The capabilities mcpd declares upstream in its initialize. */
 cJSON		*router_client_capabilities(const struct router *);
 /*

@@ -111,8 +111,8 @@ router_server_response(struct router *r, const char *line, size_t len,
 	edits[0].len = env->id.len;
 	edits[0].text = p->id;
 	edits[0].text_len = p->id_len;
-	if (r->filtered && !is_error) {
-		switch (router_filter_reply(r, p->method, line, env,
+	if ((r->filtered || a->policed) && !is_error) {
+		switch (router_filter_reply(a, p->method, line, env,
 		    &edits[1])) {
 		case FILTER_KEPT:
 			break;

@@ -10,9 +10,12 @@
  *   configuration when the router is made and replaced on reload
  *   (router_set_filters); a change applies to the next request or reply,
  *   and every attached client is told its lists changed.
- * - r->filtered is 0 while no kind has a filter: the two hooks in
- *   router_up.c and router_down.c then cost one test and nothing is
- *   parsed.  With a filter, a list reply is narrowed from its text
+ * - The client's policy (router_policy.c) is judged here too, after the
+ *   server's filters: what they hide is refused as hidden, what it
+ *   denies with an error that names it.
+ * - r->filtered is 0 while no kind has a filter, and a->policed while
+ *   the client's policy restricts nothing: the two hooks in router_up.c
+ *   and router_down.c then cost two tests and nothing is parsed.  With a filter, a list reply is narrowed from its text
  *   (filter_list_text), never through cJSON.
  * - A list reply a filter applies to but that is not the expected shape
  *   never reaches the client: it gets an error instead.
@@ -29,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "cpolicy.h"
 #include "envelope.h"
 #include "filter.h"
 #include "log.h"
@@ -160,7 +164,7 @@ router_filter_complete(struct attachment *a, const char *line,
 	int		 pass = 1;
 
 	if (r->filters[FILTER_PROMPTS] == NULL &&
-	    r->filters[FILTER_RESOURCES] == NULL)
+	    r->filters[FILTER_RESOURCES] == NULL && !a->policed)
 		return (0);
 	if (env->params.type == ENVELOPE_OBJECT)
 		ref = filter_complete_ref(router_text(line, &env->params),
@@ -188,6 +192,12 @@ router_filter_complete(struct attachment *a, const char *line,
 	if (!pass)
 		router_filter_refuse(a, line, env, RPC_INVALID_PARAMS, what,
 		    name);
+	else if (ref == FILTER_REF_PROMPT ? !router_policy_allows(a,
+	    FILTER_PROMPTS, name) : !filter_allows_template(cpolicy_filter(
+	    a->policy, FILTER_RESOURCES), name)) {
+		router_policy_refuse(a, line, env, what, name);
+		pass = 0;
+	}
 	free(name);
 	return (!pass);
 }
@@ -204,6 +214,9 @@ router_filter_refuses(struct attachment *a, const char *line,
 	char				*name;
 	int				 pass, shown;
 
+	/* A server the client's policy leaves out: nothing at all. */
+	if (router_policy_refuses_all(a, line, env))
+		return (1);
 	if (strcmp(method, "tools/call") == 0) {
 		kind = FILTER_TOOLS;
 		what = "tool";
@@ -218,7 +231,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (router_filter_complete(a, line, env));
 	else
 		return (0);
-	if (r->filters[kind] == NULL)
+	if (r->filters[kind] == NULL && cpolicy_filter(a->policy, kind) ==
+	    NULL)
 		return (0);
 	v = kind == FILTER_RESOURCES ? &env->p_uri : &env->p_name;
 	member = kind == FILTER_RESOURCES ? "uri" : "name";
@@ -245,50 +259,91 @@ router_filter_refuses(struct attachment *a, const char *line,
 	if (!pass)
 		router_filter_refuse(a, line, env, kind == FILTER_RESOURCES ?
 		    RPC_RESOURCE_NOT_FOUND : RPC_INVALID_PARAMS, what, name);
+	else if (!router_policy_allows(a, kind, name)) {
+		router_policy_refuse(a, line, env, what, name);
+		pass = 0;
+	}
 	free(name);
 	return (!pass);
 }
 
-enum filter_result
-router_filter_reply(struct router *r, const char *method, const char *line,
-    const struct envelope *env, struct envelope_edit *edit)
+/*
+ * A result's text narrowed by one filter, then the other: *text and *len
+ * follow the newest (malloc'd in *owned, which the next one replaces).
+ */
+static enum filter_result
+router_filter_then(enum filter_result res, enum filter_result next,
+    char **owned, char *out, size_t outlen, const char **text, size_t *len)
 {
-	enum filter_list	 list;
-	enum filter_result	 res;
-	const struct filter	*f;
-	char			*text;
-	size_t			 len;
+	if (res == FILTER_BAD || next == FILTER_BAD) {
+		free(out);
+		return (FILTER_BAD);
+	}
+	if (next != FILTER_CHANGED)
+		return (res);
+	free(*owned);
+	*owned = out;
+	*text = out;
+	*len = outlen;
+	return (FILTER_CHANGED);
+}
 
+enum filter_result
+router_filter_reply(struct attachment *a, const char *method,
+    const char *line, const struct envelope *env, struct envelope_edit *edit)
+{
+	struct router		*r = a->router;
+	enum filter_list	 list;
+	enum filter_result	 res, next;
+	const struct filter	*f;
+	const char		*text;
+	char			*owned = NULL, *out;
+	size_t			 len, outlen;
+
+	if (env->result.type != ENVELOPE_OBJECT && strcmp(method,
+	    "tools/call") == 0)
+		return (FILTER_KEPT);
+	text = router_text(line, &env->result);
+	len = env->result.len;
 	/* A call's result may link resources the client may not see. */
 	if (strcmp(method, "tools/call") == 0) {
-		if ((f = r->filters[FILTER_RESOURCES]) == NULL ||
-		    env->result.type != ENVELOPE_OBJECT ||
-		    filter_links_text(f, router_text(line, &env->result),
-		    env->result.len, &text, &len) != FILTER_CHANGED)
-			return (FILTER_KEPT);
-		edit->off = env->result.off;
-		edit->len = env->result.len;
-		edit->text = text;
-		edit->text_len = len;
-		return (FILTER_CHANGED);
-	}
-	if (filter_list_of_method(method, &list) != 0 ||
-	    (f = r->filters[filter_list_kind(list)]) == NULL)
+		res = FILTER_KEPT;
+		if ((f = r->filters[FILTER_RESOURCES]) != NULL &&
+		    filter_links_text(f, text, len, &out, &outlen) ==
+		    FILTER_CHANGED)
+			res = router_filter_then(res, FILTER_CHANGED, &owned,
+			    out, outlen, &text, &len);
+		if (router_policy_links(a, text, len, &out, &outlen) ==
+		    FILTER_CHANGED)
+			res = router_filter_then(res, FILTER_CHANGED, &owned,
+			    out, outlen, &text, &len);
+	} else if (filter_list_of_method(method, &list) != 0 ||
+	    (r->filters[filter_list_kind(list)] == NULL &&
+	    cpolicy_filter(a->policy, filter_list_kind(list)) == NULL))
 		return (FILTER_KEPT);
-	if (env->result.type != ENVELOPE_OBJECT)
+	else if (env->result.type != ENVELOPE_OBJECT)
 		res = FILTER_BAD;
-	else
-		res = filter_list_text(f, list, router_text(line,
-		    &env->result), env->result.len, &text, &len);
+	else {
+		res = filter_list_text(r->filters[filter_list_kind(list)],
+		    list, text, len, &out, &outlen);
+		res = router_filter_then(FILTER_KEPT, res, &owned, out,
+		    outlen, &text, &len);
+		if (res != FILTER_BAD) {
+			next = router_policy_list(a, list, text, len, &out,
+			    &outlen);
+			res = router_filter_then(res, next, &owned, out,
+			    outlen, &text, &len);
+		}
+	}
 	switch (res) {
 	case FILTER_KEPT:
 		break;
 	case FILTER_CHANGED:
 		edit->off = env->result.off;
 		edit->len = env->result.len;
-		edit->text = text;
+		edit->text = owned;
 		edit->text_len = len;
-		break;
+		return (res);
 	case FILTER_BAD:
 		r->up->violation(r->worker, "invalid", "a reply to %s that is "
 		    "not a list result with a \"%s\" array; its client gets "
@@ -296,5 +351,6 @@ router_filter_reply(struct router *r, const char *method, const char *line,
 		    filter_list_member(list));
 		break;
 	}
+	free(owned);
 	return (res);
 }

@@ -26,6 +26,7 @@
 #include "util.h"
 
 struct client;
+struct cpolicy;
 struct envelope;
 struct envelope_edit;
 struct envelope_value;
@@ -195,6 +196,14 @@ struct attachment {
 	int			 roots_pending;
 	int			 at_template;	/* not at an instance yet */
 	char			*refused;
+	/*
+	 * What its app may call (router_policy.c): decided at attach and
+	 * reload; policed, its policy restricts something here; policy_out,
+	 * this server is not among those it may reach.
+	 */
+	struct cpolicy		*policy;
+	int			 policed;
+	int			 policy_out;
 	char			 client_name[64]; /* clientInfo.name, or "" */
 	/*
 	 * Its own capabilities for a 2026 server's requests (router_caps.c):
@@ -502,9 +511,32 @@ int		 router_filter_refuses(struct attachment *, const char *line,
  * edit with the new result (its text malloc'd, the caller's to free);
  * FILTER_BAD when a filter applies but the result is not a list.
  */
-enum filter_result router_filter_reply(struct router *, const char *method,
-		    const char *line, const struct envelope *,
-		    struct envelope_edit *edit);
+enum filter_result router_filter_reply(struct attachment *,
+		    const char *method, const char *line,
+		    const struct envelope *, struct envelope_edit *edit);
+
+/*
+ * router_policy.c: the client's policy (cpolicy.h), under the filters.
+ */
+
+/* Decide the policy of a new attachment; let go of it. */
+void		 router_policy_attach(struct attachment *);
+void		 router_policy_detach(struct attachment *);
+/* The server is not the policy's: every request refused (1), answered. */
+int		 router_policy_refuses_all(struct attachment *,
+		    const char *line, const struct envelope *);
+/* 1 if the policy lets a tool, prompt (own name) or resource URI pass. */
+int		 router_policy_allows(const struct attachment *,
+		    enum filter_kind, const char *name);
+/* Answer a request for what (a "tool"...) name, which the policy denies. */
+void		 router_policy_refuse(struct attachment *, const char *line,
+		    const struct envelope *, const char *what,
+		    const char *name);
+/* A list result (or a call's resource links) narrowed by the policy. */
+enum filter_result router_policy_list(struct attachment *, enum filter_list,
+		    const char *text, size_t len, char **out, size_t *outlen);
+enum filter_result router_policy_links(struct attachment *, const char *text,
+		    size_t len, char **out, size_t *outlen);
 
 /*
  * router_roots.c

@@ -562,8 +562,11 @@ router_client_handle(struct attachment *a, const char *line, size_t len,
 	if (mlen >= strlen(MCPD_METHOD_PREFIX) && memcmp(method,
 	    MCPD_METHOD_PREFIX, strlen(MCPD_METHOD_PREFIX)) == 0)
 		return (ROUTER_LINE_CONTROL);
-	/* A hidden tool, prompt or resource never reaches the server. */
-	if (r->filtered) {
+	/*
+	 * A hidden tool, prompt or resource never reaches the server, nor
+	 * one the client's policy denies.
+	 */
+	if (r->filtered || a->policed) {
 		if (method != mbuf) {
 			memcpy(mbuf, method, mlen);
 			mbuf[mlen] = '\0';

@@ -9,7 +9,7 @@
  * copies and compares them; the parts it calls each have a file:
  * conf_setting.c the settings (one table) and the "mcpd" object,
  * conf_remote.c the keys of remote servers (url), conf_share.c sharing,
- * conf_group.c groups.  Below them all, conf_value.c, conf_expand.c
+ * conf_group.c groups, conf_clients.c the policies of apps.  Below them all, conf_value.c, conf_expand.c
  * ("${...}") and conf_diag.c (diagnostics), which call nothing above.
  *
  * Invariants:
@@ -37,6 +37,7 @@
 
 #include "conf.h"
 #include "conf_int.h"
+#include "cpolicy.h"
 #include "dotenv.h"
 #include "filter.h"
 #include "suggest.h"
@@ -55,6 +56,7 @@ static const char *const conf_top_keys[] = {
 	"servers",
 	"mcpd",
 	"groups",
+	"clients",
 	"inputs",
 	"$schema",
 };
@@ -502,7 +504,7 @@ conf_top_unknown(struct conf_parse *cp, const char *key, size_t nservers)
 static void
 conf_parse_root(struct conf_parse *cp, const cJSON *root)
 {
-	const cJSON		*item, *groups = NULL;
+	const cJSON		*item, *groups = NULL, *clients = NULL;
 	struct conf_entry	*entries = NULL;
 	struct conf_key		*keys;
 	const char		*key, *shape;
@@ -528,6 +530,8 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 			    &nentries);
 		} else if (strcmp(key, "groups") == 0)
 			groups = item;
+		else if (strcmp(key, "clients") == 0)
+			clients = item;
 	}
 	for (i = 0, item = root->child; item != NULL;
 	    item = item->next, i++) {
@@ -562,6 +566,8 @@ conf_parse_root(struct conf_parse *cp, const cJSON *root)
 	free(entries);
 	/* Groups name servers: they come after every server. */
 	conf_group_parse(cp, groups);
+	/* Policies name servers and groups. */
+	conf_clients_parse(cp, clients);
 }
 
 struct conf *
@@ -721,6 +727,7 @@ conf_free(struct conf *conf)
 		conf_server_free(&conf->servers[i]);
 	free(conf->servers);
 	conf_groups_free(conf);
+	cpolicies_free(conf->clients);
 	free(conf->file);
 	free(conf->text);
 	free(conf->socket_group);

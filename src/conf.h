@@ -41,6 +41,8 @@
 #include "backoff.h"
 #include "filter.h"
 
+struct cpolicies;
+
 /* Defaults (documented in mcpd.json(5)). */
 #define CONF_DEFAULT_BACKOFF_MIN_MS		1000
 #define CONF_DEFAULT_BACKOFF_MAX_MS		30000
@@ -301,6 +303,8 @@ struct conf {
 	size_t			 nservers;
 	struct conf_group	*groups;	/* in file order, then "all" */
 	size_t			 ngroups;
+	/* What each app may call (cpolicy.h); NULL: no "clients". */
+	struct cpolicies	*clients;
 	/* Daemon-wide, from the "mcpd" object. */
 	size_t			 client_output_hard_bytes;
 	size_t			 client_output_soft_bytes;

@@ -1,7 +1,8 @@
 /*
  * conf_int.h -- what the files of the configuration (conf.c, conf_diag.c,
- * conf_expand.c, conf_file.c, conf_group.c, conf_remote.c, conf_setting.c,
- * conf_share.c, conf_value.c, conf_command.c) share, and nobody else.
+ * conf_expand.c, conf_file.c, conf_group.c, conf_clients.c, conf_remote.c,
+ * conf_setting.c, conf_share.c, conf_value.c, conf_command.c) share, and
+ * nobody else.
  */
 #ifndef MCPD_CONF_INT_H
 #define MCPD_CONF_INT_H
@@ -193,5 +194,11 @@ int		 conf_share_equal(const struct conf_server *,
  */
 void		 conf_group_parse(struct conf_parse *, const cJSON *groups);
 void		 conf_groups_free(struct conf *);
+
+/*
+ * conf_clients.c: the "clients" object (NULL if absent), read once every
+ * server and group is known, into conf->clients (cpolicy.h).
+ */
+void		 conf_clients_parse(struct conf_parse *, const cJSON *clients);
 
 #endif /* MCPD_CONF_INT_H */

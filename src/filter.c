@@ -641,14 +641,14 @@ filter_member(const char *base, const char *p, const char *end, int first,
 
 /*
  * 1 if the entry at [p, end) passes: an object with one string member
- * named by the list's key whose decoding f lets pass.  name has room for
- * end - p bytes, norm for URINORM_GROWTH_BYTES more.
+ * named by the list's key whose decoding keep lets pass.  name has room
+ * for end - p bytes.
  */
 static int
-filter_entry_passes(const struct filter *f, enum filter_list list,
-    const char *base, const char *p, const char *end, char *name, char *norm)
+filter_entry_passes(enum filter_list list, const char *base, const char *p,
+    const char *end, char *name, filter_keep_fn keep, void *arg)
 {
-	const char		*key = filter_lists[list].key, *why;
+	const char		*key = filter_lists[list].key;
 	struct envelope_value	 k, v;
 	const char		*value;
 	int			 first = 1, found = 0;
@@ -670,25 +670,63 @@ filter_entry_passes(const struct filter *f, enum filter_list list,
 	}
 	if (!found || envelope_string_copy(base, &v, name, v.len) < 0)
 		return (0);
-	return (filter_judge(f, list, name, norm, &why) == 1);
+	return (keep(arg, name));
+}
+
+/* A filter's judgement as a keep function; norm as for filter_judge. */
+struct filter_keep_judge {
+	const struct filter	*f;
+	enum filter_list	 list;
+	char			*norm;
+};
+
+static int
+filter_keep_judge(void *arg, const char *name)
+{
+	struct filter_keep_judge	*j = arg;
+	const char			*why;
+
+	return (filter_judge(j->f, j->list, name, j->norm, &why) == 1);
 }
 
 enum filter_result
 filter_list_text(const struct filter *f, enum filter_list list,
     const char *text, size_t len, char **out, size_t *outlen)
 {
-	struct envelope		 env;
-	struct envelope_value	 k;
-	const char		*end = text + len, *p, *value, *array = NULL;
-	const char		*array_end = NULL, *elem, *elem_end;
-	char			*buf = NULL, *name = NULL, *norm;
-	size_t			 erroff, o = 0, kept = 0, dropped = 0;
-	int			 first = 1;
+	struct filter_keep_judge	 j;
+	enum filter_result		 res;
 
 	*out = NULL;
 	*outlen = 0;
 	if (f == NULL)
 		return (FILTER_KEPT);
+	if ((size_t)list >= FILTER_LISTS)
+		return (FILTER_BAD);
+	j.f = f;
+	j.list = list;
+	/* A URI's normal form is at most this long. */
+	j.norm = filter_list_kind(list) == FILTER_RESOURCES ?
+	    xmalloc(len + URINORM_GROWTH_BYTES + 1) : NULL;
+	res = filter_list_text_by(list, text, len, filter_keep_judge, &j, out,
+	    outlen);
+	free(j.norm);
+	return (res);
+}
+
+enum filter_result
+filter_list_text_by(enum filter_list list, const char *text, size_t len,
+    filter_keep_fn keep, void *arg, char **out, size_t *outlen)
+{
+	struct envelope		 env;
+	struct envelope_value	 k;
+	const char		*end = text + len, *p, *value, *array = NULL;
+	const char		*array_end = NULL, *elem, *elem_end;
+	char			*buf = NULL, *name = NULL;
+	size_t			 erroff, o = 0, kept = 0, dropped = 0;
+	int			 first = 1;
+
+	*out = NULL;
+	*outlen = 0;
 	if ((size_t)list >= FILTER_LISTS ||
 	    envelope_scan(text, len, &env, &erroff) != 0)
 		return (FILTER_BAD);
@@ -708,18 +746,16 @@ filter_list_text(const struct filter *f, enum filter_list list,
 	if (array == NULL || array_end - array < 2 || array_end[-1] != ']')
 		return (FILTER_BAD);
 
-	/* At most the text, a name at most as long, and a URI's normal form. */
+	/* At most the text, and a name at most as long. */
 	buf = xmalloc(len + 1);
 	name = xmalloc(len + 1);
-	norm = filter_list_kind(list) == FILTER_RESOURCES ?
-	    xmalloc(len + URINORM_GROWTH_BYTES + 1) : NULL;
 	o = (size_t)(array + 1 - text);
 	memcpy(buf, text, o);
 	elem = filter_ws(array + 1, array_end - 1);
 	while (elem < array_end - 1) {
 		elem_end = envelope_skip_value(elem, array_end - 1);
-		if (filter_entry_passes(f, list, text, elem, elem_end, name,
-		    norm)) {
+		if (filter_entry_passes(list, text, elem, elem_end, name,
+		    keep, arg)) {
 			if (kept++ > 0)
 				buf[o++] = ',';
 			memcpy(buf + o, elem, (size_t)(elem_end - elem));
@@ -731,13 +767,11 @@ filter_list_text(const struct filter *f, enum filter_list list,
 			elem = filter_ws(elem + 1, array_end - 1);
 		else if (elem < array_end - 1) {
 			/* Not what envelope_scan lets through. */
-			free(norm);
 			free(name);
 			free(buf);
 			return (FILTER_BAD);
 		}
 	}
-	free(norm);
 	free(name);
 	if (dropped == 0) {
 		free(buf);

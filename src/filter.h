@@ -156,6 +156,15 @@ enum filter_ref	 filter_complete_ref(const char *params, size_t len,
 enum filter_result filter_list_text(const struct filter *f,
 		    enum filter_list, const char *text, size_t len,
 		    char **out, size_t *outlen);
+/*
+ * The same with a judge of the caller's: keep(arg, name) is 1 for an
+ * entry to keep, given the entry's name (or URI, or template) decoded.
+ * Every entry that cannot be judged is removed as above.
+ */
+typedef int (*filter_keep_fn)(void *arg, const char *name);
+enum filter_result filter_list_text_by(enum filter_list, const char *text,
+		    size_t len, filter_keep_fn keep, void *arg, char **out,
+		    size_t *outlen);
 /* The same on a parsed result, in place. */
 enum filter_result filter_list_json(const struct filter *f,
 		    enum filter_list, cJSON *result);

@@ -18,6 +18,9 @@
  *   where nothing could expand, and never hold an environment value;
  * - conf_server_equal is reflexive and symmetric, conf_server_dup copies
  *   equal, and conf_find finds each server;
+ * - each policy of "clients" (cpolicy.h) has a valid name, at least one
+ *   "match" glob unless it is "default" (which has none), and names only
+ *   configured servers and groups;
  * - parsing again into the same (non-empty) diagnostics gives the same.
  */
 #include "config.h"
@@ -28,6 +31,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "cpolicy.h"
 #include "fuzz.h"
 #include "util.h"
 
@@ -308,6 +312,27 @@ check_server(const struct conf *conf, size_t index, int secret_in_file)
 }
 
 static void
+check_policy(const struct conf *conf, const struct cpolicy *p, int dflt)
+{
+	size_t	 i, nmatch = 0;
+
+	FUZZ_CHECK(conf_valid_name(p->name), "a policy named \"%s\"",
+	    p->name);
+	FUZZ_CHECK(dflt == (strcmp(p->name, CPOLICY_DEFAULT) == 0),
+	    "policy %s in the wrong place", p->name);
+	for (i = 0; i < CPOLICY_MATCHES; i++)
+		nmatch += p->match[i] != NULL;
+	FUZZ_CHECK(dflt ? nmatch == 0 : nmatch > 0, "policy %s has %zu "
+	    "match globs", p->name, nmatch);
+	FUZZ_CHECK(p->all_servers == 0 || p->nservers == 0, "policy %s: "
+	    "all servers, and a list", p->name);
+	for (i = 0; i < p->nservers; i++)
+		FUZZ_CHECK(conf_find(conf, p->servers[i]) != NULL ||
+		    conf_find_group(conf, p->servers[i]) != NULL,
+		    "policy %s names an unknown server", p->name);
+}
+
+static void
 check_conf(const struct conf *conf, int secret_in_file)
 {
 	size_t	 i;
@@ -326,6 +351,12 @@ check_conf(const struct conf *conf, int secret_in_file)
 	    "servers missing");
 	for (i = 0; i < conf->nservers; i++)
 		check_server(conf, i, secret_in_file);
+	if (conf->clients != NULL) {
+		for (i = 0; i < conf->clients->n; i++)
+			check_policy(conf, conf->clients->v[i], 0);
+		if (conf->clients->dflt != NULL)
+			check_policy(conf, conf->clients->dflt, 1);
+	}
 }
 
 int
