@@ -269,6 +269,7 @@ main(int argc, char **argv)
 		{ "no-reconnect", no_argument,		NULL, 'R' },
 		{ "reconnect-timeout", required_argument, NULL, 'T' },
 		{ "output",	required_argument,	NULL, 'o' },
+		{ "clients",	no_argument,		NULL, 'C' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
@@ -351,6 +352,11 @@ main(int argc, char **argv)
 			if (cmd->fn != resources_read)
 				goto usage;
 			ctl.output = optarg;
+			break;
+		case 'C':
+			if (cmd->fn != admin_status)
+				goto usage;
+			ctl.clients = 1;
 			break;
 		case 'B':
 			if (cmd->fn != login_login)

@@ -28,6 +28,7 @@ struct client_handler;
 struct conf_group;
 struct glink;
 struct group_session;
+struct ident;
 struct iovec;
 struct mcpd;
 
@@ -48,6 +49,8 @@ struct group_peer {
 	uint64_t	 (*serial)(const void *client);
 	uint64_t	 (*principal)(const void *client);
 	int		 (*principal_lasts)(const void *client);
+	/* Who the app is (ident.h); optional. */
+	const struct ident *(*ident)(const void *client);
 };
 
 /* A client attaches to a group: its session, with a link per member. */
