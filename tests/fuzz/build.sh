@@ -75,7 +75,7 @@ sources() {
 	filter)		echo src/filter.c src/urinorm.c src/url.c src/sbuf.c \
 			    src/envelope.c src/xmalloc.c ;;
 	urinorm)	echo src/urinorm.c src/url.c src/sbuf.c src/xmalloc.c ;;
-	ident)		echo src/ident_proc.c src/esc.c src/xmalloc.c ;;
+	ident)		echo src/ident_proc.c src/esc.c src/sbuf.c src/xmalloc.c ;;
 	pversion)	echo src/pversion.c src/batch.c src/rpc.c src/envelope.c \
 			    src/xmalloc.c ;;
 	gmerge)		echo src/gmerge.c src/gname.c src/hmap.c src/b64.c src/rpc.c \
