@@ -1146,29 +1146,11 @@ client_ident(const struct client *c)
 	return (c->ident);
 }
 
-/*
- * It attached as mcpctl connect: the app is the one mcpd found above it
- * at the accept (ident.c), never what the bridge says.  A connection
- * that is not mcpctl stays the app itself.
- */
+/* It attached as mcpctl connect: the app above it (ident_bridge). */
 void
 client_ident_bridge(struct client *c)
 {
-	char		*exe;
-	struct log_field f[IDENT_LOG_FIELDS];
-
-	if (c->bridge_app == NULL)
-		return;
-	ident_free(c->ident);
-	c->ident = c->bridge_app;
-	c->bridge_app = NULL;
-	ident_log_fields(c->ident, f, &exe);
-	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, nitems(f),
-	    "client %llu is mcpctl connect for %s",
-	    (unsigned long long)c->serial, exe != NULL ? exe :
-	    (c->ident->flags & IDENT_REPARENTED) ? "no app (reparented)" :
-	    "an app mcpd cannot see");
-	free(exe);
+	ident_bridge(&c->ident, &c->bridge_app, c->serial);
 }
 
 /* A bridge's principal outlives the connection (client_int.h). */

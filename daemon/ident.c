@@ -370,6 +370,25 @@ out:
 }
 
 void
+ident_bridge(struct ident **id, struct ident **bridge_app, uint64_t serial)
+{
+	char		*exe;
+	struct log_field f[IDENT_LOG_FIELDS];
+
+	if (*bridge_app == NULL)
+		return;
+	ident_free(*id);
+	*id = *bridge_app;
+	*bridge_app = NULL;
+	ident_log_fields(*id, f, &exe);
+	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, nitems(f),
+	    "client %llu is mcpctl connect for %s", (unsigned long long)serial,
+	    exe != NULL ? exe : ((*id)->flags & IDENT_REPARENTED) ?
+	    "no app (its parent was gone)" : "an app mcpd may not see");
+	free(exe);
+}
+
+void
 ident_free(struct ident *id)
 {
 	if (id == NULL)

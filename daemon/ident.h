@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -47,6 +48,13 @@ struct log_field;
  */
 struct ident	*ident_accept(int fd, pid_t, uid_t,
 		    struct ident **bridge_app);
+/*
+ * The connection (serial) attached as mcpctl connect: *id becomes the
+ * app ident_accept found above it, if it is mcpctl (else it stays the
+ * app itself: a program that asks as a bridge does is not one).
+ */
+void		 ident_bridge(struct ident **id, struct ident **bridge_app,
+		    uint64_t serial);
 void		 ident_free(struct ident *);
 /* Its JSON for status: pid, exe (escaped), unit, app_id, flags. */
 cJSON		*ident_json(const struct ident *);
