@@ -51,7 +51,7 @@ static ctl_command_fn	ctl_check_config;
 static ctl_command_fn	ctl_help;
 
 static const struct ctl_command ctl_commands[] = {
-	{ "status", "[NAME...]", "show the state of servers", 0, -1, 1,
+	{ "status", "[--clients] [NAME...]", "show the state of servers", 0, -1, 1,
 	  admin_status },
 	{ "start", "NAME...", "start servers (and wait for them)", 1, -1, 1,
 	  admin_start },
