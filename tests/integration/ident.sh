@@ -7,7 +7,8 @@
 #      through `env` and `sh -c`; app-one again through a node script
 #      named npx-cli.js (as npx runs a package) and `sh -c`.  Each bridge's
 #      app is the copy that ran it, with its pid: not sh, env, node or
-#      mcpctl.
+#      mcpctl.  A copy named with a newline and an escape is shown
+#      escaped.
 #   2  A copy of mcpctl under another name, connecting itself (and asking
 #      for a principal as a bridge does), is its own app, no bridge.
 #   3  A bridge whose parent exited before it connected, that names
@@ -89,6 +90,14 @@ EOF
 else
 	note "1: node is not installed: npx not tried"
 fi
+# A name with a newline and an escape: shown escaped, on one line.
+ODD="$T/app"$'\n'"odd"$'\e'
+cp "$BASH_BIN" "$ODD" || hard_error "cannot copy bash to a name with a newline"
+spawn odd "$ODD" "$T/one.sh"
+wait_for 30 has_app "$T/app\\nodd\\x1b" "$odd_PID" 1 ||
+	fail "1: the app with a newline in its name is not shown escaped: $(clients)"
+ctl status --clients | grep -qF "$T/app\nodd\x1b (pid $odd_PID)" ||
+	fail "1: the table does not show the odd name escaped: $(ctl status --clients)"
 out=$(clients)
 jq -e '[.[] | select(.self | not) | .app.exe // "" |
 	test("/(sh|dash|bash|env|node[0-9.]*|mcpctl)$")] | any | not' \
