@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154  # NAME_PID are set by spawn (lib.sh)
 # ident.sh -- the app on each connection, as mcpd reads it from the kernel
 # (mcpd(8), "Identity"), in `mcpctl status --clients`.  Two apps are two
 # copies of bash, $T/app-one and $T/app-two.
@@ -24,8 +25,10 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 BASH_BIN=$(command -v bash) || skip "no bash"
-cp "$BASH_BIN" "$T/app-one" && cp "$BASH_BIN" "$T/app-two" &&
-	cp "$MCPCTL" "$T/direct-app" || hard_error "cannot copy the programs"
+if ! cp "$BASH_BIN" "$T/app-one" || ! cp "$BASH_BIN" "$T/app-two" ||
+	! cp "$MCPCTL" "$T/direct-app"; then
+	hard_error "cannot copy the programs"
+fi
 ROOT=0
 [ "$(id -u)" -eq 0 ] && getent passwd nobody >/dev/null &&
 	getent group nogroup >/dev/null && command -v setpriv >/dev/null &&
