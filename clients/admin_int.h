@@ -38,6 +38,8 @@ struct admin_names {
 int	 admin_names(struct ctl *, int argc, char **argv,
 	    struct admin_names *);
 void	 admin_names_free(struct admin_names *);
+/* status --clients: the connections and the app on each (admin_clients.c). */
+void	 admin_print_clients(const cJSON *clients);
 /* The entry named name in an array of objects with a "name", or NULL. */
 const cJSON *admin_find_named(const cJSON *list, const char *name);
 

@@ -440,7 +440,7 @@ int
 admin_status(struct ctl *ctl, int argc, char **argv)
 {
 	struct admin_names	 names;
-	cJSON			*result;
+	cJSON			*result, *params;
 	int			 status;
 
 	if ((status = admin_names(ctl, argc, argv, &names)) !=
@@ -448,8 +448,10 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		admin_names_free(&names);
 		return (status);
 	}
-	result = admin_call(ctl, MCPD_METHOD_STATUS, admin_names_params(
-	    names.n, names.v), &status);
+	params = admin_names_params(names.n, names.v);
+	if (ctl->clients)
+		cJSON_AddTrueToObject(params, "clients");
+	result = admin_call(ctl, MCPD_METHOD_STATUS, params, &status);
 	admin_names_free(&names);
 	if (result == NULL)
 		return (status);
@@ -472,6 +474,9 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		if (argc == 0)
 			admin_print_groups(cJSON_GetObjectItemCaseSensitive(
 			    result, "groups"));
+		if (ctl->clients)
+			admin_print_clients(cJSON_GetObjectItemCaseSensitive(
+			    result, "clients"));
 	}
 	cJSON_Delete(result);
 	return (DIAG_EXIT_OK);

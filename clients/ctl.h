@@ -24,6 +24,7 @@ struct ctl {
 	int		 no_reconnect;	/* connect --no-reconnect */
 	long		 reconnect_timeout_s; /* connect --reconnect-timeout */
 	const char	*output;	/* read --output */
+	int		 clients;	/* status --clients */
 
 	/* admin.c's connection to mcpd. */
 	struct line	*line;

@@ -51,7 +51,7 @@ static ctl_command_fn	ctl_check_config;
 static ctl_command_fn	ctl_help;
 
 static const struct ctl_command ctl_commands[] = {
-	{ "status", "[NAME...]", "show the state of servers", 0, -1, 1,
+	{ "status", "[--clients] [NAME...]", "show the state of servers", 0, -1, 1,
 	  admin_status },
 	{ "start", "NAME...", "start servers (and wait for them)", 1, -1, 1,
 	  admin_start },
@@ -269,6 +269,7 @@ main(int argc, char **argv)
 		{ "no-reconnect", no_argument,		NULL, 'R' },
 		{ "reconnect-timeout", required_argument, NULL, 'T' },
 		{ "output",	required_argument,	NULL, 'o' },
+		{ "clients",	no_argument,		NULL, 'C' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	const struct ctl_command	*cmd;
@@ -351,6 +352,11 @@ main(int argc, char **argv)
 			if (cmd->fn != resources_read)
 				goto usage;
 			ctl.output = optarg;
+			break;
+		case 'C':
+			if (cmd->fn != admin_status)
+				goto usage;
+			ctl.clients = 1;
 			break;
 		case 'B':
 			if (cmd->fn != login_login)

@@ -61,6 +61,7 @@
 #include "fdio.h"
 #include "frame.h"
 #include "group.h"
+#include "ident.h"
 #include "log.h"
 #include "mcpd.h"
 #include "outq.h"
@@ -94,6 +95,12 @@ struct client {
 	int			 principal_lasts; /* a bridge's (principal.c) */
 	pid_t			 pid;
 	uid_t			 uid;
+	/*
+	 * The app on the other end (ident.h); for mcpctl, the app above it
+	 * too, which its mcpd/attach as a bridge makes the ident.
+	 */
+	struct ident		*ident;
+	struct ident		*bridge_app;
 	struct event		*ev_read;
 	struct event		*ev_free;
 	struct event		*ev_hup;
@@ -189,6 +196,8 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 		c->base->close(c, c->base_arg);
 	if (c->principal_lasts)
 		principal_release(c->mcpd, c->principal);
+	ident_free(c->ident);
+	ident_free(c->bridge_app);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -206,8 +215,8 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 void
 client_lost(struct client *c, const char *reason)
 {
-	char		 pidtext[32];
-	struct log_field f[] = {
+	char		 pidtext[32], *exe;
+	struct log_field f[2 + IDENT_LOG_FIELDS] = {
 		{ MCPD_FIELD_CLIENT_PID, pidtext },
 		{ MCPD_FIELD_REASON, reason },
 	};
@@ -216,9 +225,11 @@ client_lost(struct client *c, const char *reason)
 		return;
 	c->dead = 1;
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)c->pid);
+	ident_log_fields(c->ident, f + 2, &exe);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_DISCONNECT, f, nitems(f),
 	    "client %llu (pid %ld) disconnected: %s",
 	    (unsigned long long)c->serial, (long)c->pid, reason);
+	free(exe);
 	event_del(c->ev_read);
 	outq_stop(c->out);
 	event_del(c->ev_hup);
@@ -955,8 +966,8 @@ client_accept(struct mcpd *mcpd, int fd)
 	socklen_t	 len = sizeof cred;
 	enum client_cut	 cut;
 	int		 admin;
-	char		 pidtext[32], uidtext[32], *why;
-	struct log_field f[] = {
+	char		 pidtext[32], uidtext[32], *why, *exe;
+	struct log_field f[2 + IDENT_LOG_FIELDS] = {
 		{ MCPD_FIELD_CLIENT_PID, pidtext },
 		{ MCPD_FIELD_CLIENT_UID, uidtext },
 	};
@@ -998,6 +1009,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->principal = c->serial;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
+	c->ident = ident_accept(fd, cred.pid, cred.uid, &c->bridge_app);
 	c->admin = admin;
 	c->base = mcpd->client_base;
 	c->base_arg = mcpd;
@@ -1012,10 +1024,12 @@ client_accept(struct mcpd *mcpd, int fd)
 	mcpd->nclients++;
 	event_add(c->ev_read, NULL);
 	client_line_timer(c);
+	ident_log_fields(c->ident, f + 2, &exe);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, nitems(f),
 	    "client %llu connected (pid %ld, uid %lu)",
 	    (unsigned long long)c->serial, (long)cred.pid,
 	    (unsigned long)cred.uid);
+	free(exe);
 }
 
 void
@@ -1123,6 +1137,20 @@ client_claim_principal(struct client *c, const char *presented,
 	c->principal = id;
 	c->principal_lasts = 1;
 	return (0);
+}
+
+/* Who the app on the other end is (ident.h). */
+const struct ident *
+client_ident(const struct client *c)
+{
+	return (c->ident);
+}
+
+/* It attached as mcpctl connect: the app above it (ident_bridge). */
+void
+client_ident_bridge(struct client *c)
+{
+	ident_bridge(&c->ident, &c->bridge_app, c->serial);
 }
 
 /* A bridge's principal outlives the connection (client_int.h). */

@@ -23,6 +23,7 @@ struct envelope;
 struct envelope_edit;
 struct follow_set;
 struct group_peer;
+struct ident;
 struct iovec;
 struct mcpd;
 struct client;
@@ -90,6 +91,10 @@ uint64_t client_principal(const struct client *);
 /* A bridge's principal, presented (hex) or new (NULL): 0, or -1. */
 int	 client_claim_principal(struct client *, const char *presented,
 	    char hex[33]);
+/* Who the app on the other end is (ident.h); never NULL. */
+const struct ident *client_ident(const struct client *);
+/* It attached as mcpctl connect: the app above it is the ident now. */
+void	 client_ident_bridge(struct client *);
 /* What the router calls of a connection (router.h): router_attach's. */
 extern const struct router_peer client_router_peer;
 /* What a group session calls of it (group.h): group_attach's. */

@@ -92,6 +92,12 @@ client_peer_principal(const void *c)
 	return (client_principal(c));
 }
 
+static const struct ident *
+client_peer_ident(const void *c)
+{
+	return (client_ident(c));
+}
+
 static int
 client_peer_is_admin(const void *c)
 {
@@ -110,6 +116,7 @@ const struct router_peer client_router_peer = {
 	.serial = client_peer_serial,
 	.principal = client_peer_principal,
 	.principal_lasts = client_peer_principal_lasts,
+	.ident = client_peer_ident,
 	.is_admin = client_peer_is_admin,
 };
 
@@ -129,4 +136,5 @@ const struct group_peer client_group_peer = {
 	.serial = client_peer_serial,
 	.principal = client_peer_principal,
 	.principal_lasts = client_peer_principal_lasts,
+	.ident = client_peer_ident,
 };

@@ -249,6 +249,10 @@ control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	cJSON_AddItemToObject(result, "servers", servers);
 	cJSON_AddItemToObject(result, "groups", group_status_json(mcpd));
 	cJSON_AddItemToObject(result, "daemon", control_daemon_json(mcpd));
+	/* The connections and their apps, as the caller may see them. */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "clients")))
+		cJSON_AddItemToObject(result, "clients",
+		    visible_clients_json(mcpd, c));
 	free(v);
 	client_send_json(c, rpc_make_result(id, result));
 }
@@ -495,6 +499,9 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		    "\"principal\" is true or the string mcpd gave");
 		return;
 	}
+	/* Only a bridge asks for a principal: its app is above it. */
+	if (principal != NULL)
+		client_ident_bridge(c);
 	hex[0] = '\0';
 	if (principal != NULL && client_claim_principal(c,
 	    cJSON_GetStringValue(principal), hex) != 0)

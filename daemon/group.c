@@ -502,6 +502,17 @@ group_peer_principal_lasts(const void *l)
 	return (link->gs->peer->principal_lasts(link->gs->client));
 }
 
+/* A member sees the group's client as the app it is. */
+static const struct ident *
+group_peer_ident(const void *l)
+{
+	const struct glink	*link = l;
+
+	if (link->gs->peer->ident == NULL)
+		return (NULL);
+	return (link->gs->peer->ident(link->gs->client));
+}
+
 static const struct router_peer group_link_peer = {
 	.queue = group_peer_queue,
 	.pause = group_peer_pause,
@@ -512,6 +523,7 @@ static const struct router_peer group_link_peer = {
 	.serial = group_peer_serial,
 	.principal = group_peer_principal,
 	.principal_lasts = group_peer_principal_lasts,
+	.ident = group_peer_ident,
 	.link = 1,
 };
 

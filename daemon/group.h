@@ -28,6 +28,7 @@ struct client_handler;
 struct conf_group;
 struct glink;
 struct group_session;
+struct ident;
 struct iovec;
 struct mcpd;
 

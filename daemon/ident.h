@@ -16,6 +16,9 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
 
 #define IDENT_UID_ONLY		0x01	/* /proc hidden: the uid alone */
 #define IDENT_BRIDGE		0x02	/* mcpctl connect: the app its parent */
@@ -30,5 +33,37 @@ struct ident {
 	char		*app_id;	/* Flatpak or Snap; NULL: none */
 	unsigned int	 flags;		/* IDENT_* */
 };
+
+struct log_field;
+
+#define IDENT_LOG_FIELDS	3	/* MCPD_APP_EXE, _UNIT, _ID */
+
+/*
+ * At accept: who the peer on fd is, by SO_PEERCRED's pid and uid, read
+ * through a pidfd (SO_PEERPIDFD, else pidfd_open, else the pid alone
+ * with IDENT_PID_RACE) that is checked to be alive after every read.
+ * When the peer is mcpctl, *bridge_app is the app above it (its parent,
+ * past the wrappers of identp_wrapper), read the same way and at the
+ * same time, for ident_bridge; else NULL.  Never NULL itself.
+ */
+struct ident	*ident_accept(int fd, pid_t, uid_t,
+		    struct ident **bridge_app);
+/*
+ * The connection (serial) attached as mcpctl connect: *id becomes the
+ * app ident_accept found above it, if it is mcpctl (else it stays the
+ * app itself: a program that asks as a bridge does is not one).
+ */
+void		 ident_bridge(struct ident **id, struct ident **bridge_app,
+		    uint64_t serial);
+void		 ident_free(struct ident *);
+/* Its JSON for status: pid, exe (escaped), unit, app_id, flags. */
+cJSON		*ident_json(const struct ident *);
+/*
+ * Its journal fields (IDENT_LOG_FIELDS of them), the exe escaped into
+ * *exe (to be freed); a field without a value is NULL, which log_event
+ * leaves out.
+ */
+void		 ident_log_fields(const struct ident *,
+		    struct log_field *f, char **exe);
 
 #endif /* MCPD_IDENT_H */

@@ -5,7 +5,7 @@
  * names no client; what identifies clients (an instance's attached
  * connections, the user it is charged to, the roots they chose) is
  * added here, and for a caller who is not an administrator only where it
- * is its own.  A roots key that is absent means "not yours to see"; so
+ * is its own.  So is the list of connections, and the app on each.  A roots key that is absent means "not yours to see"; so
  * does an absent last_stderr (a server's stderr is for administrators).
  */
 #include "config.h"
@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "client.h"
+#include "ident.h"
 #include "router.h"
 #include "visible.h"
 #include "worker.h"
@@ -66,4 +67,27 @@ visible_server_json(const struct worker *w, const struct client *viewer)
 	if (!owner && !uses)
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "roots");
 	return (o);
+}
+
+cJSON *
+visible_clients_json(struct mcpd *mcpd, const struct client *viewer)
+{
+	struct client	*c;
+	cJSON		*list, *o;
+	int		 admin = client_is_admin(viewer);
+
+	list = cJSON_CreateArray();
+	for (c = client_first(mcpd); c != NULL; c = client_next(c)) {
+		if (client_is_dead(c) || (!admin &&
+		    client_uid(c) != client_uid(viewer)))
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "client", (double)client_serial(c));
+		cJSON_AddNumberToObject(o, "pid", (double)client_pid(c));
+		cJSON_AddNumberToObject(o, "uid", (double)client_uid(c));
+		cJSON_AddBoolToObject(o, "self", c == viewer);
+		cJSON_AddItemToObject(o, "app", ident_json(client_ident(c)));
+		cJSON_AddItemToArray(list, o);
+	}
+	return (list);
 }

@@ -20,10 +20,17 @@
 #include <cjson/cJSON.h>
 
 struct client;
+struct mcpd;
 struct worker;
 
 /* The status entry of a server or an instance, as viewer may see it. */
 cJSON	*visible_server_json(const struct worker *,
 	    const struct client *viewer);
+
+/*
+ * The connections viewer may see (its own uid's; an admin, all), each
+ * with the app on it (ident.h): mcpctl status --clients.
+ */
+cJSON	*visible_clients_json(struct mcpd *, const struct client *viewer);
 
 #endif /* MCPD_VISIBLE_H */

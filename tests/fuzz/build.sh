@@ -8,7 +8,7 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
-# fuzz_rstate, fuzz_modern and fuzz_modern_layer.
+# fuzz_rstate, fuzz_modern, fuzz_modern_layer and fuzz_ident.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -62,6 +62,7 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
+			    daemon/ident.c src/ident_proc.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
@@ -74,6 +75,7 @@ sources() {
 	filter)		echo src/filter.c src/urinorm.c src/url.c src/sbuf.c \
 			    src/envelope.c src/xmalloc.c ;;
 	urinorm)	echo src/urinorm.c src/url.c src/sbuf.c src/xmalloc.c ;;
+	ident)		echo src/ident_proc.c src/esc.c src/sbuf.c src/xmalloc.c ;;
 	pversion)	echo src/pversion.c src/batch.c src/rpc.c src/envelope.c \
 			    src/xmalloc.c ;;
 	gmerge)		echo src/gmerge.c src/gname.c src/hmap.c src/b64.c src/rpc.c \
@@ -121,7 +123,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer}
+    modern_layer ident}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for

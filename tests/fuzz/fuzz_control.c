@@ -77,6 +77,7 @@
 #include "control.h"
 #include "envelope.h"
 #include "follow.h"
+#include "ident.h"
 #include "fuzz.h"
 #include "group.h"
 #include "instance.h"
@@ -348,6 +349,29 @@ uint64_t
 client_serial(const struct client *c)
 {
 	return (c->serial);
+}
+
+pid_t
+client_pid(const struct client *c)
+{
+	return ((pid_t)(1000 + c->serial));
+}
+
+/* The app on a connection: the one ident.c would find of mcpctl's. */
+const struct ident *
+client_ident(const struct client *c)
+{
+	static const struct ident app = {
+		.uid = 0, .pid = 4242, .exe = "/usr/bin/app\nwith newline",
+		.unit = "app.service", .flags = IDENT_BRIDGE,
+	};
+
+	return (&app);
+}
+
+void
+client_ident_bridge(struct client *c)
+{
 }
 
 /* A bridge's principal: principal.c's own table, as client.c uses it. */

@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
-    filter jsonc urinorm gmerge pversion toml rstate modern modern_layer}
+    filter jsonc urinorm gmerge pversion toml rstate modern modern_layer ident}
 
 max_len() {
 	case $1 in
@@ -47,6 +47,7 @@ dict() {
 	rstate)		echo "-dict=$top/tests/fuzz/dict/rstate.dict" ;;
 	modern)		echo "-dict=$top/tests/fuzz/dict/modern.dict" ;;
 	modern_layer)	echo "-dict=$top/tests/fuzz/dict/modern_layer.dict" ;;
+	ident)		echo "-dict=$top/tests/fuzz/dict/ident.dict" ;;
 	*)		echo "" ;;
 	esac
 }
