@@ -68,6 +68,7 @@ router_timeout(struct router *r, struct router_pending *p)
 	char		 reason[96];
 
 	if (p->kind != ROUTER_PENDING_CLIENT) {
+		router_pins_lost(r, p->upstream_id);
 		router_pending_destroy(r, p);
 		return;
 	}
@@ -241,6 +242,8 @@ router_session_ready(struct router *r, int first)
 			a->peer->session(a->peer_arg, 1);
 	/* Which of its tools it runs only as tasks. */
 	router_tasks_session(r);
+	/* What it shows, against what was approved (before any list). */
+	router_pins_session(r);
 
 	if (r->paused)
 		router_pause_clients(r, 0);

@@ -70,7 +70,9 @@ router_server_response(struct router *r, const char *line, size_t len,
 		if (env->error.type == ENVELOPE_ABSENT &&
 		    strcmp(p->method, "tools/list") == 0)
 			router_tasks_tools(r, line, len);
+		id = p->upstream_id;
 		router_pending_destroy(r, p);
+		(void)router_pins_reply(r, id, line, len, is_error);
 		return;
 	case ROUTER_PENDING_CLIENT:
 		break;
@@ -272,6 +274,8 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		}
 		return;
 	}
+	/* A list changed: mcpd reads it again before clients get theirs. */
+	router_pins_list_changed(r, method);
 	/* list_changed and the rest: each client whose revision has it. */
 	TAILQ_FOREACH(a, &r->atts, entry)
 		if (router_version_notify(a, method))

@@ -68,6 +68,7 @@ router_filter_clear(struct router *r)
 {
 	size_t	 k;
 
+	router_pins_free(r);
 	for (k = 0; k < FILTER_KINDS; k++) {
 		filter_free(r->filters[k]);
 		r->filters[k] = NULL;
@@ -92,6 +93,8 @@ router_set_filters(struct router *r, struct filter *const *filters)
 		if (r->filters[k] != NULL)
 			r->filtered = 1;
 	}
+	if (router_pins_active(r))
+		r->filtered = 1;
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		/*
 		 * Clients only, as before the peer table: a group's link was
@@ -218,6 +221,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (router_filter_complete(a, line, env));
 	else
 		return (0);
+	if (router_pins_refuses(a, line, env, method))
+		return (1);
 	if (r->filters[kind] == NULL)
 		return (0);
 	v = kind == FILTER_RESOURCES ? &env->p_uri : &env->p_name;
@@ -249,9 +254,9 @@ router_filter_refuses(struct attachment *a, const char *line,
 	return (!pass);
 }
 
-enum filter_result
-router_filter_reply(struct router *r, const char *method, const char *line,
-    const struct envelope *env, struct envelope_edit *edit)
+static enum filter_result
+router_filter_reply_conf(struct router *r, const char *method,
+    const char *line, const struct envelope *env, struct envelope_edit *edit)
 {
 	enum filter_list	 list;
 	enum filter_result	 res;
@@ -297,4 +302,15 @@ router_filter_reply(struct router *r, const char *method, const char *line,
 		break;
 	}
 	return (res);
+}
+
+enum filter_result
+router_filter_reply(struct router *r, const char *method, const char *line,
+    const struct envelope *env, struct envelope_edit *edit)
+{
+	enum filter_result	 res;
+
+	res = router_filter_reply_conf(r, method, line, env, edit);
+	/* Then what a server changed since approved (router_pins.c). */
+	return (router_pins_narrow(r, method, line, env, edit, res));
 }

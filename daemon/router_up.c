@@ -601,7 +601,12 @@ router_client_handle(struct attachment *a, const char *line, size_t len,
 	}
 	switch (r->up->availability(r->worker)) {
 	case WORKER_AVAIL_READY:
-		router_client_request_ready(a, line, len, &env, method, mlen);
+		/* mcpd reads the server's list of this kind first. */
+		if (router_pins_waits(a, method, mlen))
+			router_hold(a, line, len, &env);
+		else
+			router_client_request_ready(a, line, len, &env, method,
+			    mlen);
 		break;
 	case WORKER_AVAIL_WAIT:
 		router_hold(a, line, len, &env);
