@@ -30,10 +30,10 @@ pins_store_default_dir(void)
 	const char	*xdg, *home;
 	char		*path;
 
-	if (getuid() == 0)
-		return (xstrdup("/var/lib/mcpd-pins"));
 	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
 		xasprintf(&path, "%s/mcpd/pins", xdg);
+	else if (getuid() == 0)
+		return (xstrdup("/var/lib/mcpd-pins"));
 	else {
 		if ((home = getenv("HOME")) == NULL || *home != '/')
 			home = "/";

@@ -38,7 +38,10 @@ struct pins_slot *pins_store_get(struct mcpd *, const char *server,
 void		 pins_store_put(struct mcpd *, struct pins_slot *);
 /* Write the slot's file: 0, or -1 with *cause (malloc'd). */
 int		 pins_store_save(struct pins_slot *, char **cause);
-/* The default directory: root's, or the user's state directory. */
+/*
+ * The default directory: $XDG_STATE_HOME/mcpd/pins when it is set, else
+ * /var/lib/mcpd-pins for root and ~/.local/state/mcpd/pins for others.
+ */
 char		*pins_store_default_dir(void);
 
 #endif /* MCPD_PINS_STORE_H */
