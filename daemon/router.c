@@ -65,11 +65,17 @@ static void
 router_timeout(struct router *r, struct router_pending *p)
 {
 	const struct conf_server *cs = r->up->conf(r->worker);
+	struct attachment *a, *next;
 	char		 reason[96];
+	int		 lost;
 
 	if (p->kind != ROUTER_PENDING_CLIENT) {
-		router_pins_lost(r, p->upstream_id);
+		lost = router_pins_lost(r, p->upstream_id);
 		router_pending_destroy(r, p);
+		/* Requests that waited for mcpd's own list go on. */
+		if (lost)
+			TAILQ_FOREACH_SAFE(a, &r->atts, entry, next)
+				router_replay_attachment(a);
 		return;
 	}
 	snprintf(reason, sizeof reason, "timed out after %.1f s",

@@ -39,7 +39,7 @@ router_server_response(struct router *r, const char *line, size_t len,
     const struct envelope *env)
 {
 	struct router_pending	*p;
-	struct attachment	*a;
+	struct attachment	*a, *anext;
 	struct envelope_edit	 edits[2], tmp;
 	struct envelope		 senv;
 	size_t			 nedits = 1, erroff;
@@ -72,7 +72,10 @@ router_server_response(struct router *r, const char *line, size_t len,
 			router_tasks_tools(r, line, len);
 		id = p->upstream_id;
 		router_pending_destroy(r, p);
-		(void)router_pins_reply(r, id, line, len, is_error);
+		/* A list mcpd read: the requests that waited for it go on. */
+		if (router_pins_reply(r, id, line, len, is_error) == 2)
+			TAILQ_FOREACH_SAFE(a, &r->atts, entry, anext)
+				router_replay_attachment(a);
 		return;
 	case ROUTER_PENDING_CLIENT:
 		break;

@@ -516,11 +516,15 @@ enum filter_result router_filter_reply(struct router *, const char *method,
 void		 router_pins_session(struct router *);
 /* The server's list_changed (method): that list is read again. */
 void		 router_pins_list_changed(struct router *, const char *method);
-/* A reply to mcpd's own request: 1 if it was a page of a pinned list. */
+/*
+ * A reply to mcpd's own request: 0 if it was not a page of a list mcpd
+ * reads, 1 if it was, 2 if that list is now read (or given up): the
+ * requests that waited for it go on (router_replay_attachment).
+ */
 int		 router_pins_reply(struct router *, int64_t upstream_id,
 		    const char *line, size_t len, int is_error);
-/* mcpd's own request timed out. */
-void		 router_pins_lost(struct router *, int64_t upstream_id);
+/* mcpd's own request timed out: 1 if a list is given up (replay). */
+int		 router_pins_lost(struct router *, int64_t upstream_id);
 /* A client's request that waits for mcpd's own list of its kind. */
 int		 router_pins_waits(struct attachment *, const char *method,
 		    size_t len);

@@ -262,16 +262,6 @@ router_pins_ask(struct router *r, enum pins_kind k, const char *cursor)
 	    params);
 }
 
-/* Requests that waited for mcpd's own list go on. */
-static void
-router_pins_replay(struct router *r)
-{
-	struct attachment	*a, *next;
-
-	TAILQ_FOREACH_SAFE(a, &r->atts, entry, next)
-		router_replay_attachment(a);
-}
-
 /* The top-level members two definitions differ in: "description, ...". */
 static void
 router_pins_what(const char *old_def, const char *new_def, char *buf,
@@ -430,7 +420,6 @@ router_pins_settle(struct router *r, enum pins_kind k)
 		    pins_kind_name(k));
 		router_pins_changes_clear(pk);
 		pins_check_free(&check);
-		router_pins_replay(r);
 		return;
 	}
 	/* The changes are this list's: those it no longer shows go. */
@@ -471,7 +460,6 @@ router_pins_settle(struct router *r, enum pins_kind k)
 	pins_check_free(&check);
 	if (grew && p->mode == CONF_PIN_BLOCK)
 		router_pins_tell(r, 1U << k);
-	router_pins_replay(r);
 }
 
 static void
@@ -483,7 +471,6 @@ router_pins_failed(struct router *r, enum pins_kind k, const char *why)
 	    "with their pins: %s; each list a client gets is still judged",
 	    r->up->name(r->worker), pins_kind_name(k), why);
 	router_pins_kind_reset(pk);
-	router_pins_replay(r);
 }
 
 void
@@ -603,22 +590,26 @@ router_pins_reply(struct router *r, int64_t upstream_id, const char *line,
 			router_pins_failed(r, k, "it answered with an error");
 		else
 			router_pins_page(r, k, line, len);
-		return (1);
+		return (r->pins->k[k].fetching ? 1 : 2);
 	}
 	return (0);
 }
 
-void
+int
 router_pins_lost(struct router *r, int64_t upstream_id)
 {
 	size_t	 k;
 
 	if (r->pins == NULL)
-		return;
-	for (k = 0; k < PINS_KINDS; k++)
+		return (0);
+	for (k = 0; k < PINS_KINDS; k++) {
 		if (r->pins->k[k].fetching && r->pins->k[k].up_id ==
-		    upstream_id)
+		    upstream_id) {
 			router_pins_failed(r, k, "it did not answer in time");
+			return (1);
+		}
+	}
+	return (0);
 }
 
 int
