@@ -145,12 +145,16 @@ struct router_down {
 };
 TAILQ_HEAD(router_down_list, router_down);
 
-/* A client request held until the server is ready. */
+/*
+ * A client request held until the server is ready, or (for_pins) until
+ * mcpd has read the server's list of its kind (router_pins.c).
+ */
 struct router_waiting {
 	struct attachment	*att;
 	char			*line;
 	size_t			 len;
 	uint64_t		 deadline_ms;
+	int			 for_pins;
 	TAILQ_ENTRY(router_waiting) entry;
 };
 TAILQ_HEAD(router_waiting_list, router_waiting);
