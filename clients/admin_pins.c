@@ -24,7 +24,7 @@ static void
 admin_pins_change(const cJSON *c, const char *server)
 {
 	const char	*old, *new, *kind, *name;
-	char		*diff, *ol, *nl;
+	char		*diff, *ol, *nl, *o, *n;
 
 	kind = out_str(c, "kind");
 	name = out_str(c, "name");
@@ -37,13 +37,14 @@ admin_pins_change(const cJSON *c, const char *server)
 	    out_str(c, "why") != NULL ? out_esc(out_str(c, "why")) : "");
 	xasprintf(&ol, "%s (approved)", name != NULL ? name : "?");
 	xasprintf(&nl, "%s (now)", name != NULL ? name : "?");
-	if (old == NULL)
-		old = "";
-	if (new == NULL)
-		new = "";
-	diff = udiff(old, strlen(old), new, strlen(new), ol, nl);
+	/* Whole lines: a definition that is not there is no line at all. */
+	xasprintf(&o, "%s%s", old != NULL ? old : "", old != NULL ? "\n" : "");
+	xasprintf(&n, "%s%s", new != NULL ? new : "", new != NULL ? "\n" : "");
+	diff = udiff(o, strlen(o), n, strlen(n), ol, nl);
 	out_text(stdout, diff);
 	free(diff);
+	free(o);
+	free(n);
 	free(ol);
 	free(nl);
 	(void)server;

@@ -82,7 +82,7 @@ control_approve(struct mcpd *mcpd, struct client *c, const cJSON *id,
 {
 	struct worker	*w, *each = NULL;
 	struct router	*r;
-	const cJSON	*names, *n, *a;
+	const cJSON	*names, *n;
 	cJSON		*result, *approved;
 	char		**v = NULL, *cause = NULL, *why;
 	size_t		 nv = 0, i;
@@ -108,9 +108,25 @@ control_approve(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		free(v);
 		return;
 	}
+	/* Every name asked for must be held somewhere, before any is approved. */
+	for (i = 0; i < nv; i++) {
+		found = 0;
+		each = NULL;
+		while (!found && (each = control_pins_next(w, each)) != NULL)
+			found = (r = worker_router(each)) != NULL &&
+			    router_pins_holds(r, v[i]);
+		if (!found) {
+			client_send_error(c, id, RPC_INVALID_PARAMS, "server %s "
+			    "holds no change of %s (mcpctl pins %s)",
+			    worker_name(w), v[i], worker_name(w));
+			free(v);
+			return;
+		}
+	}
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "server", worker_name(w));
 	approved = cJSON_AddArrayToObject(result, "approved");
+	each = NULL;
 	while ((each = control_pins_next(w, each)) != NULL) {
 		if ((r = worker_router(each)) == NULL)
 			continue;
@@ -118,24 +134,6 @@ control_approve(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		if (why != NULL) {
 			free(cause);
 			cause = why;
-		}
-	}
-	/* Every name asked for must have been held somewhere. */
-	for (i = 0; i < nv; i++) {
-		found = 0;
-		cJSON_ArrayForEach(a, approved)
-			if (strcmp(a->valuestring, v[i]) == 0)
-				found = 1;
-		if (!found) {
-			client_send_error(c, id, RPC_INVALID_PARAMS,
-			    "server %s holds no "
-			    "change of %s%s%s (mcpctl pins %s)", worker_name(w),
-			    v[i], cause != NULL ? ": " : "",
-			    cause != NULL ? cause : "", worker_name(w));
-			cJSON_Delete(result);
-			free(cause);
-			free(v);
-			return;
 		}
 	}
 	if (cause != NULL)

@@ -212,6 +212,8 @@ cJSON		*router_tasks_of(const struct attachment *);
  * *cause (malloc'd) says why one could not be.
  */
 cJSON		*router_pins_json(struct router *);
+/* Is a change of name (of any kind) known? */
+int		 router_pins_holds(const struct router *, const char *name);
 int		 router_pins_approve(struct router *, char *const *names,
 		    size_t n, cJSON *approved, char **cause);
 

@@ -830,6 +830,20 @@ router_pins_json(struct router *r)
 	return (o);
 }
 
+int
+router_pins_holds(const struct router *r, const char *name)
+{
+	size_t	 k;
+
+	if (r->pins == NULL)
+		return (0);
+	for (k = 0; k < PINS_KINDS; k++)
+		if (r->pins->k[k].changes != NULL &&
+		    hmap_get(r->pins->k[k].changes, name, strlen(name)) != NULL)
+			return (1);
+	return (0);
+}
+
 /* Is name one of names (n of them; none: every name is)? */
 static int
 router_pins_named(const char *name, char *const *names, size_t n)

@@ -108,7 +108,11 @@ grep -qx -- '-  "description": "Say hello.",' "$T/pins.out" &&
 grep -q '^held tools greet: changed' "$T/pins.out" && grep -q '^held tools extra: new' "$T/pins.out" ||
 	fail "2: mcpctl pins s does not list both held: $(cat "$T/pins.out")"
 
-# 3. Approving greet brings it back, and the client is told.
+# 3. A name nothing holds: refused, and greet is not approved with it.
+ctl_run approve-mixed approve s greet nothere
+ctl_rc 1 approve-mixed "3: approve of greet and a name nothing holds"
+has_tool s greet && fail "3: greet was approved along with a name nothing holds"
+# Approving greet brings it back, and the client is told.
 spawn_send br '{"jsonrpc":"2.0","id":3,"method":"ping"}'
 read_until '"id":3,' "3: ping"
 ctl_run approve approve s greet
