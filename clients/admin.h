@@ -21,6 +21,9 @@ ctl_command_fn	admin_logs;	/* NAME; ctl->lines, ctl->follow */
 ctl_command_fn	admin_metrics;
 /* Hand mcpd over to its binary as installed now, and wait for it. */
 ctl_command_fn	admin_reexec;
+/* What a server changed since approved; approving it (admin_pins.c). */
+ctl_command_fn	admin_pins;	/* NAME */
+ctl_command_fn	admin_approve;	/* NAME [NAME...] */
 /* Connects itself, quietly: mcpctl's version is printed even then. */
 ctl_command_fn	admin_version;
 

@@ -67,6 +67,10 @@ static const struct ctl_command ctl_commands[] = {
 	  1, 1, admin_logs },
 	{ "metrics", "", "print metrics in Prometheus text format", 0, 0, 1,
 	  admin_metrics },
+	{ "pins", "NAME", "show what a server changed since it was approved",
+	  1, 1, 1, admin_pins },
+	{ "approve", "NAME [TOOL...]", "approve a server's held changes (all, "
+	  "or those named)", 1, -1, 1, admin_approve },
 	{ "login", "NAME [--no-browser]", "sign in to a hosted server (in a "
 	  "browser)", 1, 1, 1, login_login },
 	{ "logout", "NAME", "sign out of a hosted server", 1, 1, 1,

@@ -20,6 +20,7 @@
 #include "client.h"
 #include "clock.h"
 #include "control.h"
+#include "control_pins.h"
 #include "cpolicy.h"
 #include "envelope.h"
 #include "group.h"
@@ -84,6 +85,8 @@ static const struct control_method control_methods[] = {
 	{ MCPD_METHOD_LOGIN_COMPLETE, 1, login_complete },
 	{ MCPD_METHOD_LOGOUT, 1, login_logout },
 	{ MCPD_METHOD_REEXEC, 1, control_reexec },
+	{ MCPD_METHOD_PINS, 1, control_pins },
+	{ MCPD_METHOD_APPROVE, 1, control_approve },
 };
 
 /*

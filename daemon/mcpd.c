@@ -41,6 +41,7 @@
 #include "mcpd.h"
 #include "sdnotify.h"
 #include "paths.h"
+#include "pins_store.h"
 #include "principal.h"
 #include "proto.h"
 #include "reexec.h"
@@ -61,6 +62,7 @@ enum {
 	OPT_LOG_TARGET = 256,
 	OPT_CGROUP,
 	OPT_TOKEN_DIR,
+	OPT_PIN_DIR,
 	OPT_REEXEC_STATE,
 };
 
@@ -70,6 +72,7 @@ static const struct option mcpd_options[] = {
 	{ "log-target",		required_argument,	NULL, OPT_LOG_TARGET },
 	{ "cgroup",		required_argument,	NULL, OPT_CGROUP },
 	{ "token-dir",		required_argument,	NULL, OPT_TOKEN_DIR },
+	{ "pin-dir",		required_argument,	NULL, OPT_PIN_DIR },
 	{ "reexec-state",	required_argument,	NULL, OPT_REEXEC_STATE },
 	{ "check-config",	no_argument,		NULL, 'n' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -85,7 +88,7 @@ mcpd_usage(int status)
 	fprintf(f,
 	    "usage: mcpd [-c|--config FILE] [-s|--socket PATH]\n"
 	    "            [--log-target auto|journal|stderr] [--cgroup DIR]\n"
-	    "            [--token-dir DIR]\n"
+	    "            [--token-dir DIR] [--pin-dir DIR]\n"
 	    "            [-n|--check-config] [-V|--version] [-h|--help]\n"
 	    "\n"
 	    "Supervise the MCP servers in FILE and share them over PATH.\n"
@@ -97,6 +100,8 @@ mcpd_usage(int status)
 	    "      --cgroup DIR       run each server in a cgroup below DIR\n"
 	    "      --token-dir DIR    where sign-ins keep their tokens "
 	    "(mcpctl login)\n"
+	    "      --pin-dir DIR      where the approved definitions of "
+	    "servers' tools are kept\n"
 	    "  -n, --check-config     validate the configuration and exit\n"
 	    "  -V, --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n",
@@ -244,6 +249,7 @@ mcpd_free(struct mcpd *mcpd)
 	free(mcpd->config_file);
 	free(mcpd->socket_path);
 	free(mcpd->token_dir);
+	free(mcpd->pin_dir);
 }
 
 int
@@ -292,6 +298,15 @@ main(int argc, char **argv)
 			free(mcpd.token_dir);
 			mcpd.token_dir = xstrdup(optarg);
 			break;
+		case OPT_PIN_DIR:
+			if (*optarg != '/') {
+				fprintf(stderr, "mcpd: --pin-dir: expected "
+				    "an absolute path\n");
+				mcpd_usage(MCPD_EXIT_USAGE);
+			}
+			free(mcpd.pin_dir);
+			mcpd.pin_dir = xstrdup(optarg);
+			break;
 		case OPT_REEXEC_STATE:
 			errno = 0;
 			state_fd = (int)strtol(optarg, &end, 10);
@@ -332,6 +347,8 @@ main(int argc, char **argv)
 		mcpd.socket_path = paths_default_socket();
 	if (mcpd.token_dir == NULL)
 		mcpd.token_dir = paths_default_token_dir();
+	if (mcpd.pin_dir == NULL)
+		mcpd.pin_dir = pins_store_default_dir();
 
 	log_open(target);
 	conf_diags_init(&diags);
@@ -357,6 +374,7 @@ main(int argc, char **argv)
 		free(mcpd.config_file);
 		free(mcpd.socket_path);
 		free(mcpd.token_dir);
+		free(mcpd.pin_dir);
 		return (ch);
 	}
 	n = mcpd_report_diags(&diags, 0);

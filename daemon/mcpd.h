@@ -44,6 +44,9 @@ struct mcpd {
 	char			*config_file;
 	char			*socket_path;
 	char			*token_dir;	/* sign-ins' tokens */
+	char			*pin_dir;	/* pins files; NULL: none */
+	/* pins_store.c: the pins files loaded, one slot per server key. */
+	struct pins_slot	*pin_slots;
 	struct listener		*listener;	/* listener.c's object */
 	struct event		*ev_sigterm;
 	struct event		*ev_sigint;

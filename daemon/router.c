@@ -65,10 +65,17 @@ static void
 router_timeout(struct router *r, struct router_pending *p)
 {
 	const struct conf_server *cs = r->up->conf(r->worker);
+	struct attachment *a, *next;
 	char		 reason[96];
+	int		 lost;
 
 	if (p->kind != ROUTER_PENDING_CLIENT) {
+		lost = router_pins_lost(r, p->upstream_id);
 		router_pending_destroy(r, p);
+		/* Requests that waited for mcpd's own list go on. */
+		if (lost)
+			TAILQ_FOREACH_SAFE(a, &r->atts, entry, next)
+				router_replay_attachment(a);
 		return;
 	}
 	snprintf(reason, sizeof reason, "timed out after %.1f s",
@@ -145,7 +152,7 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct router		*r = arg;
 	struct router_pending	*p, *next;
-	struct router_waiting	*wt;
+	struct router_waiting	*wt, *wnext;
 	uint64_t		 now = clock_now_ms();
 	char			*why;
 	const char		*setting;
@@ -163,11 +170,25 @@ router_sweep_cb(evutil_socket_t fd, short events, void *arg)
 			router_timeout(r, p);
 	}
 	router_tasks_sweep(r, now);
-	while ((wt = TAILQ_FIRST(&r->waiting)) != NULL &&
-	    wt->deadline_ms <= now) {
-		limit = r->up->start_limit(r->worker, &setting);
-		xasprintf(&why, "server %s did not become ready within %u ms "
-		    "(%s)", r->up->name(r->worker), limit, setting);
+	/* In arrival order; those held for pins have deadlines of their own. */
+	TAILQ_FOREACH_SAFE(wt, &r->waiting, entry, wnext) {
+		if (wt->deadline_ms > now) {
+			if (wt->for_pins)
+				continue;
+			break;
+		}
+		if (wt->for_pins)
+			xasprintf(&why, "server %s did not list what it offers "
+			    "to mcpd in time (request_timeout_ms %u), which "
+			    "mcpd compares with what was approved first",
+			    r->up->name(r->worker),
+			    r->up->conf(r->worker)->request_timeout_ms);
+		else {
+			limit = r->up->start_limit(r->worker, &setting);
+			xasprintf(&why, "server %s did not become ready within "
+			    "%u ms (%s)", r->up->name(r->worker), limit,
+			    setting);
+		}
 		router_waiting_fail(r, wt, why);
 		free(why);
 	}
@@ -241,6 +262,8 @@ router_session_ready(struct router *r, int first)
 			a->peer->session(a->peer_arg, 1);
 	/* Which of its tools it runs only as tasks. */
 	router_tasks_session(r);
+	/* What it shows, against what was approved (before any list). */
+	router_pins_session(r);
 
 	if (r->paused)
 		router_pause_clients(r, 0);

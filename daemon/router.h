@@ -214,6 +214,18 @@ int		 router_attachment_batches(const struct attachment *);
 int		 router_task_owned(const struct attachment *, const char *id);
 cJSON		*router_tasks_of(const struct attachment *);
 
+/*
+ * Pins (router_pins.c): what the server changed since its definitions
+ * were approved, as mcpd/pins shows it; approving the changes of names
+ * (n of them; 0: all), each added to approved: 1 if any was, 0 if none;
+ * *cause (malloc'd) says why one could not be.
+ */
+cJSON		*router_pins_json(struct router *);
+/* Is a change of name (of any kind) known? */
+int		 router_pins_holds(const struct router *, const char *name);
+int		 router_pins_approve(struct router *, char *const *names,
+		    size_t n, cJSON *approved, char **cause);
+
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);
 /* Send the server a ping of mcpd's own (its answer is consumed). */

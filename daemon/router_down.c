@@ -39,7 +39,7 @@ router_server_response(struct router *r, const char *line, size_t len,
     const struct envelope *env)
 {
 	struct router_pending	*p;
-	struct attachment	*a;
+	struct attachment	*a, *anext;
 	struct envelope_edit	 edits[2], tmp;
 	struct envelope		 senv;
 	size_t			 nedits = 1, erroff;
@@ -70,7 +70,12 @@ router_server_response(struct router *r, const char *line, size_t len,
 		if (env->error.type == ENVELOPE_ABSENT &&
 		    strcmp(p->method, "tools/list") == 0)
 			router_tasks_tools(r, line, len);
+		id = p->upstream_id;
 		router_pending_destroy(r, p);
+		/* A list mcpd read: the requests that waited for it go on. */
+		if (router_pins_reply(r, id, line, len, is_error) == 2)
+			TAILQ_FOREACH_SAFE(a, &r->atts, entry, anext)
+				router_replay_attachment(a);
 		return;
 	case ROUTER_PENDING_CLIENT:
 		break;
@@ -272,6 +277,8 @@ router_server_notification(struct router *r, const char *line, size_t len,
 		}
 		return;
 	}
+	/* A list changed: mcpd reads it again before clients get theirs. */
+	router_pins_list_changed(r, method);
 	/* list_changed and the rest: each client whose revision has it. */
 	TAILQ_FOREACH(a, &r->atts, entry)
 		if (router_version_notify(a, method))

@@ -72,6 +72,7 @@ router_filter_clear(struct router *r)
 {
 	size_t	 k;
 
+	router_pins_free(r);
 	for (k = 0; k < FILTER_KINDS; k++) {
 		filter_free(r->filters[k]);
 		r->filters[k] = NULL;
@@ -96,6 +97,8 @@ router_set_filters(struct router *r, struct filter *const *filters)
 		if (r->filters[k] != NULL)
 			r->filtered = 1;
 	}
+	if (router_pins_active(r))
+		r->filtered = 1;
 	TAILQ_FOREACH(a, &r->atts, entry) {
 		/*
 		 * Clients only, as before the peer table: a group's link was
@@ -231,6 +234,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (router_filter_complete(a, line, env));
 	else
 		return (0);
+	if (router_pins_refuses(a, line, env, method))
+		return (1);
 	if (r->filters[kind] == NULL && cpolicy_filter(a->policy, kind) ==
 	    NULL)
 		return (0);
@@ -288,8 +293,8 @@ router_filter_then(enum filter_result res, enum filter_result next,
 	return (FILTER_CHANGED);
 }
 
-enum filter_result
-router_filter_reply(struct attachment *a, const char *method,
+static enum filter_result
+router_filter_reply_conf(struct attachment *a, const char *method,
     const char *line, const struct envelope *env, struct envelope_edit *edit)
 {
 	struct router		*r = a->router;
@@ -353,4 +358,15 @@ router_filter_reply(struct attachment *a, const char *method,
 	}
 	free(owned);
 	return (res);
+}
+
+enum filter_result
+router_filter_reply(struct attachment *a, const char *method,
+    const char *line, const struct envelope *env, struct envelope_edit *edit)
+{
+	enum filter_result	 res;
+
+	res = router_filter_reply_conf(a, method, line, env, edit);
+	/* Then what a server changed since approved (router_pins.c). */
+	return (router_pins_narrow(a->router, method, line, env, edit, res));
 }

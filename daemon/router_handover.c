@@ -104,6 +104,7 @@ router_adopt(struct router *r, const struct handover_server *s)
 	/* The tasks of bridges, which come back for them. */
 	router_tasks_adopt(r, s);
 	router_tasks_session(r);
+	router_pins_session(r);
 	if (s->nsubs == 0)
 		return;
 	r->handover_subs = xcalloc(s->nsubs, sizeof *r->handover_subs);

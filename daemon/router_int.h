@@ -146,12 +146,16 @@ struct router_down {
 };
 TAILQ_HEAD(router_down_list, router_down);
 
-/* A client request held until the server is ready. */
+/*
+ * A client request held until the server is ready, or (for_pins) until
+ * mcpd has read the server's list of its kind (router_pins.c).
+ */
 struct router_waiting {
 	struct attachment	*att;
 	char			*line;
 	size_t			 len;
 	uint64_t		 deadline_ms;
+	int			 for_pins;
 	TAILQ_ENTRY(router_waiting) entry;
 };
 TAILQ_HEAD(router_waiting_list, router_waiting);
@@ -296,7 +300,9 @@ struct router {
 
 	/* What clients may see (router_filter.c); NULL: all of a kind. */
 	struct filter		*filters[FILTER_KINDS];
-	int			 filtered;	/* any of them set */
+	int			 filtered;	/* any of them set, or pins */
+	/* What a server changed since approved (router_pins.c); NULL: off. */
+	struct router_pins	*pins;
 };
 
 /*
@@ -420,8 +426,8 @@ void		 router_server_reply(struct router *, const char *id,
 		    const char *message);
 /* A client filled the server's stdin past its share: it waits a turn. */
 void		 router_wait_turn(struct attachment *);
-/* A request of mcpd's own to the server (params taken). */
-void		 router_internal_request(struct router *, const char *method,
+/* A request of mcpd's own to the server (params taken); its id. */
+int64_t		 router_internal_request(struct router *, const char *method,
 		    cJSON *params);
 
 
@@ -537,6 +543,36 @@ enum filter_result router_policy_list(struct attachment *, enum filter_list,
 		    const char *text, size_t len, char **out, size_t *outlen);
 enum filter_result router_policy_links(struct attachment *, const char *text,
 		    size_t len, char **out, size_t *outlen);
+
+/*
+ * router_pins.c: what a server changed since approved, held.
+ */
+
+/* The session is up (or taken over): mcpd reads the server's lists. */
+void		 router_pins_session(struct router *);
+/* The server's list_changed (method): that list is read again. */
+void		 router_pins_list_changed(struct router *, const char *method);
+/*
+ * A reply to mcpd's own request: 0 if it was not a page of a list mcpd
+ * reads, 1 if it was, 2 if that list is now read (or given up): the
+ * requests that waited for it go on (router_replay_attachment).
+ */
+int		 router_pins_reply(struct router *, int64_t upstream_id,
+		    const char *line, size_t len, int is_error);
+/* mcpd's own request timed out: 1 if a list is given up (replay). */
+int		 router_pins_lost(struct router *, int64_t upstream_id);
+/* A client's request that waits for mcpd's own list of its kind. */
+int		 router_pins_waits(struct attachment *, const char *method,
+		    size_t len);
+/* A call of a held name: 1 once refused (answered). */
+int		 router_pins_refuses(struct attachment *, const char *line,
+		    const struct envelope *, const char *method);
+/* A list reply with held entries taken out (after the filters: res). */
+enum filter_result router_pins_narrow(struct router *, const char *method,
+		    const char *line, const struct envelope *,
+		    struct envelope_edit *edit, enum filter_result res);
+int		 router_pins_active(const struct router *);
+void		 router_pins_free(struct router *);
 
 /*
  * router_roots.c

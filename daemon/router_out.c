@@ -360,7 +360,7 @@ router_ping(struct router *r)
 	router_internal_request(r, "ping", NULL);
 }
 
-void
+int64_t
 router_internal_request(struct router *r, const char *method, cJSON *params)
 {
 	struct router_pending	*p;
@@ -371,6 +371,7 @@ router_internal_request(struct router *r, const char *method, cJSON *params)
 	id = cJSON_CreateNumber((double)p->upstream_id);
 	router_send_server_json(r, rpc_make_request(id, method, params));
 	cJSON_Delete(id);
+	return (p->upstream_id);
 }
 
 /*

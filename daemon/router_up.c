@@ -310,7 +310,7 @@ router_client_response(struct attachment *a, const char *line, size_t len,
 
 static void
 router_hold(struct attachment *a, const char *line, size_t len,
-    const struct envelope *env)
+    const struct envelope *env, int for_pins)
 {
 	struct router	*r = a->router;
 	struct router_waiting *wt;
@@ -336,8 +336,11 @@ router_hold(struct attachment *a, const char *line, size_t len,
 	wt->att = a;
 	wt->line = xstrndup(line, len);
 	wt->len = len;
-	wt->deadline_ms = clock_now_ms() +
-	    r->up->start_limit(r->worker, &setting);
+	/* mcpd's own list request times out by then, and this goes on. */
+	wt->for_pins = for_pins;
+	wt->deadline_ms = clock_now_ms() + (for_pins ?
+	    2ULL * r->up->conf(r->worker)->request_timeout_ms :
+	    r->up->start_limit(r->worker, &setting));
 	TAILQ_INSERT_TAIL(&r->waiting, wt, entry);
 	r->nwaiting++;
 	a->nwaiting++;
@@ -599,15 +602,20 @@ router_client_handle(struct attachment *a, const char *line, size_t len,
 			router_client_request_ready(a, line, len, &env, method,
 			    mlen);
 		else
-			router_hold(a, line, len, &env);
+			router_hold(a, line, len, &env, 0);
 		return (ROUTER_LINE_TAKEN);
 	}
 	switch (r->up->availability(r->worker)) {
 	case WORKER_AVAIL_READY:
-		router_client_request_ready(a, line, len, &env, method, mlen);
+		/* mcpd reads the server's list of this kind first. */
+		if (router_pins_waits(a, method, mlen))
+			router_hold(a, line, len, &env, 1);
+		else
+			router_client_request_ready(a, line, len, &env, method,
+			    mlen);
 		break;
 	case WORKER_AVAIL_WAIT:
-		router_hold(a, line, len, &env);
+		router_hold(a, line, len, &env, 0);
 		break;
 	case WORKER_AVAIL_REFUSE:
 		why = r->up->unavailable_reason(r->worker);

@@ -154,6 +154,13 @@ enum conf_protocol {
 	CONF_PROTOCOL_2026,
 };
 
+/* What a changed or new definition of a server's does ("pin"). */
+enum conf_pin {
+	CONF_PIN_BLOCK,			/* held until approved */
+	CONF_PIN_WARN,			/* logged and shown, not held */
+	CONF_PIN_OFF,			/* not pinned at all */
+};
+
 /* When a server runs ("start"). */
 enum conf_start {
 	CONF_START_ALWAYS,		/* with mcpd, and always after */
@@ -214,7 +221,8 @@ enum conf_share {
 	uint32_t		 connect_timeout_ms;			\
 	enum conf_start		 start;				\
 	uint32_t		 idle_stop_s;				\
-	enum conf_protocol	 protocol;
+	enum conf_protocol	 protocol;				\
+	enum conf_pin		 pin;
 
 struct conf_settings {
 	CONF_SETTINGS_MEMBERS
@@ -418,6 +426,8 @@ const char	*conf_restart_name(enum conf_restart);
 const char	*conf_start_name(enum conf_start);
 /* "auto", "2025" or "2026-07-28". */
 const char	*conf_protocol_name(enum conf_protocol);
+/* "block", "warn" or "off". */
+const char	*conf_pin_name(enum conf_pin);
 /* "global", "per-client" or "per-roots". */
 const char	*conf_share_name(enum conf_share);
 /* "stdio", "auto", "http" or "sse" (the transport of status). */

@@ -175,5 +175,18 @@
  * execve; the new mcpd answers on the socket.  An error if it cannot.
  */
 #define MCPD_METHOD_REEXEC		"mcpd/reexec"
+/*
+ * mcpd/pins {"server": NAME} (admin): what a server changed since its
+ * definitions were approved, held or not (daemon/router_pins.c); and
+ * mcpd/approve {"server": NAME, "names": [NAME...]} (admin; no names:
+ * all): the changes become the pinned definitions.
+ */
+#define MCPD_METHOD_PINS		"mcpd/pins"
+#define MCPD_METHOD_APPROVE		"mcpd/approve"
+/* A tool, prompt or template changed or new since approved (pins). */
+#define MCPD_MID_PIN			"7af1b545b783464299d07e14e639eb67"
+#define MCPD_FIELD_PIN_KIND		"MCPD_PIN_KIND"
+#define MCPD_FIELD_PIN_NAME		"MCPD_PIN_NAME"
+#define MCPD_FIELD_PIN_CHANGE		"MCPD_PIN_CHANGE"
 
 #endif /* MCPD_PROTO_H */

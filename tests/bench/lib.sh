@@ -21,6 +21,8 @@ bench_setup() {
 		exit 2
 	}
 	chmod 0700 "$T"
+	# mcpd's state (pins of the servers' tools) is the run's own.
+	export XDG_STATE_HOME=$T/state
 	PIDS=()
 	# shellcheck disable=SC2034  # used by the scripts that source this
 	GUARD=()

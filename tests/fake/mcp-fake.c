@@ -37,6 +37,9 @@
  *   --tool=NAME                offer one more tool named NAME (any bytes;
  *                              given up to 16 times): a call writes
  *                              "called NAME" to stderr and answers it
+ *   --tools-file=FILE          offer the tools of FILE too: a JSON array
+ *                              of whole tool definitions, read at start
+ *                              (a call writes "called NAME" as --tool's)
  *   --slow-ms=N                take N ms over each request, and read
  *                              stdin 4 KiB at a time (a slow reader)
  *   --split-ms=N               write each message in two halves, N ms
@@ -169,6 +172,7 @@ struct fake {
 	long long	 extra_tools;		/* tool-1 ... tool-N */
 	const char	*named_tools[NAMED_TOOLS_MAX];
 	size_t		 nnamed_tools;
+	cJSON		*file_tools;		/* --tools-file: an array */
 	long long	 slow_ms;
 	long long	 split_ms;	/* between a message's two halves */
 	const char	*flood_method;
@@ -334,6 +338,7 @@ static const struct fake_resource fake_resources[] = {
 "  --tools-page=N             tools/list in pages of N tools (cursors)\n" \
 "  --extra-tools=N            offer N more tools, tool-1 ... tool-N\n" \
 "  --tool=NAME                offer a tool named NAME (up to 16 times)\n" \
+"  --tools-file=FILE          offer the tools FILE defines (a JSON array)\n" \
 "  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
 "  --split-ms=N               write each message in two halves, N ms apart\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
@@ -1344,12 +1349,40 @@ fake_empty(struct fake *f, struct fake_msg *m, cJSON *params)
 	fake_reply(f, m, cJSON_CreateObject());
 }
 
-/* The fixed tools, then --tool's, then --extra-tools'. */
+/* The fixed tools, then --tool's, then --extra-tools', then the file's. */
 static size_t
 fake_tools_count(const struct fake *f)
 {
 	return (sizeof fake_tools / sizeof *fake_tools + f->nnamed_tools +
-	    (size_t)f->extra_tools);
+	    (size_t)f->extra_tools + (size_t)cJSON_GetArraySize(f->file_tools));
+}
+
+/* --tools-file: its array of tool definitions, or exit 2. */
+static cJSON *
+fake_tools_file(const char *path)
+{
+	FILE	*fp;
+	char	*text;
+	long	 size;
+	cJSON	*tools;
+
+	if ((fp = fopen(path, "r")) == NULL || fseek(fp, 0, SEEK_END) != 0 ||
+	    (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+		fprintf(stderr, FAKE_NAME ": --tools-file: cannot read %s\n",
+		    path);
+		exit(2);
+	}
+	text = fake_malloc((size_t)size + 1);
+	text[fread(text, 1, (size_t)size, fp)] = '\0';
+	fclose(fp);
+	tools = cJSON_Parse(text);
+	free(text);
+	if (!cJSON_IsArray(tools)) {
+		fprintf(stderr, FAKE_NAME ": --tools-file: %s is not a JSON "
+		    "array\n", path);
+		exit(2);
+	}
+	return (tools);
 }
 
 static void	fake_extra_name(size_t, char [32]);
@@ -1369,6 +1402,12 @@ fake_tool_entry(const struct fake *f, size_t i)
 		cJSON_AddItemToObject(tool, "inputSchema",
 		    cJSON_Parse(fake_tools[i].schema));
 		return (tool);
+	}
+	if (i - nfixed >= f->nnamed_tools + (size_t)f->extra_tools) {
+		cJSON_Delete(tool);
+		return (cJSON_Duplicate(cJSON_GetArrayItem(f->file_tools,
+		    (int)(i - nfixed - f->nnamed_tools -
+		    (size_t)f->extra_tools)), 1));
 	}
 	if (i - nfixed < f->nnamed_tools) {
 		cJSON_AddStringToObject(tool, "name",
@@ -1445,7 +1484,7 @@ static void
 fake_tools_call(struct fake *f, struct fake_msg *m, cJSON *params)
 {
 	const struct fake_tool	*t;
-	cJSON			*name, *args, *empty = NULL, *data;
+	cJSON			*name, *args, *empty = NULL, *data, *t_file;
 	char			 extra[32], *stop;
 	size_t			 i;
 
@@ -1469,6 +1508,14 @@ fake_tools_call(struct fake *f, struct fake_msg *m, cJSON *params)
 	}
 	for (i = 0; i < f->nnamed_tools; i++)
 		if (strcmp(name->valuestring, f->named_tools[i]) == 0) {
+			fake_tool_named(f, m, name->valuestring);
+			return;
+		}
+	cJSON_ArrayForEach(t_file, f->file_tools)
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t_file,
+		    "name")) && strcmp(name->valuestring,
+		    cJSON_GetObjectItemCaseSensitive(t_file,
+		    "name")->valuestring) == 0) {
 			fake_tool_named(f, m, name->valuestring);
 			return;
 		}
@@ -1863,6 +1910,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_TOOLS_PAGE,
 		OPT_EXTRA_TOOLS,
 		OPT_TOOL,
+		OPT_TOOLS_FILE,
 		OPT_SLOW_MS,
 		OPT_SPLIT_MS,
 		OPT_HANG_CLOSING_STDIN,
@@ -1902,6 +1950,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "tools-page", required_argument, NULL, OPT_TOOLS_PAGE },
 		{ "extra-tools", required_argument, NULL, OPT_EXTRA_TOOLS },
 		{ "tool", required_argument, NULL, OPT_TOOL },
+		{ "tools-file", required_argument, NULL, OPT_TOOLS_FILE },
 		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
 		{ "split-ms", required_argument, NULL, OPT_SPLIT_MS },
 		{ "hang-closing-stdin", no_argument, NULL,
@@ -2020,6 +2069,9 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 				fake_usage(stderr, 2);
 			}
 			f->named_tools[f->nnamed_tools++] = optarg;
+			break;
+		case OPT_TOOLS_FILE:
+			f->file_tools = fake_tools_file(optarg);
 			break;
 		case OPT_SLOW_MS:
 			f->slow_ms = fake_flag_number("slow-ms", optarg, 0,

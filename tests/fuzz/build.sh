@@ -8,7 +8,7 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
-# fuzz_rstate, fuzz_modern, fuzz_modern_layer and fuzz_ident.
+# fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident and fuzz_pins.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -24,7 +24,7 @@ CLANG=${CLANG:-clang}
 warn="-Wall -Wextra -Wshadow -Wformat=2 -Wpointer-arith -Wmissing-prototypes
     -Wstrict-prototypes -Wno-unused-parameter -Wno-missing-field-initializers"
 deps_cflags=$(pkg-config --cflags libcjson libevent libsystemd)
-deps_libs="$(pkg-config --libs libcjson libevent libsystemd) -lm"
+deps_libs="$(pkg-config --libs libcjson libevent libsystemd libcrypto) -lm"
 
 if [ ! -f "$BUILD/config.h" ]; then
 	echo "build.sh: no $BUILD/config.h (configure first, or set BUILD)" >&2
@@ -52,6 +52,7 @@ sources() {
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
 			    daemon/router_elicit.c daemon/router_version.c daemon/router_caps.c src/pversion.c \
+			    daemon/router_pins.c daemon/pins_store.c src/pins.c src/jcs.c \
 			    src/tasktab.c src/mlevel.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
@@ -61,7 +62,7 @@ sources() {
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
-	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
+	control)	echo daemon/control.c daemon/control_pins.c daemon/visible.c daemon/follow.c daemon/log.c \
 			    daemon/ident.c src/ident_proc.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
@@ -103,6 +104,8 @@ sources() {
 	toml)		echo src/toml.c src/toml_lex.c src/appconf_toml.c src/appconf.c \
 			    src/appshape.c src/jsonc.c src/confvar.c src/sbuf.c src/dotenv.c \
 			    src/hmap.c src/hmap_seed.c src/clock.c src/xmalloc.c ;;
+	pins)		echo src/pins.c src/jcs.c src/hmap.c src/hmap_seed.c src/clock.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/sbuf.c \
@@ -123,7 +126,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident}
+    modern_layer ident pins}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for

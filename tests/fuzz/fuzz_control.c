@@ -625,6 +625,32 @@ router_attached_json(const struct router *r)
 	abort();
 }
 
+int
+worker_is_template(const struct worker *w)
+{
+	return (0);
+}
+
+cJSON *
+router_pins_json(struct router *r)
+{
+	return (cJSON_CreateObject());
+}
+
+int
+router_pins_holds(const struct router *r, const char *name)
+{
+	return (0);
+}
+
+int
+router_pins_approve(struct router *r, char *const *names, size_t n,
+    cJSON *approved, char **cause)
+{
+	*cause = NULL;
+	return (0);
+}
+
 struct worker *
 worker_instance_next(struct worker *tmpl, struct worker *prev)
 {

@@ -62,6 +62,9 @@ unset MCPD_SOCKET
 T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-test.XXXXXX") ||
 	hard_error "cannot create a temporary directory"
 chmod 0700 "$T"
+# Every mcpd's state (the pins of servers' tools, sign-ins' tokens) is
+# the test's own, never the user's.
+export XDG_STATE_HOME=$T/state
 SOCK=$T/mcpd.sock
 MCPD_LOG=$T/mcpd.log
 MCPD_PID=

@@ -27,8 +27,10 @@
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
+# "pin": "off": the requests each server gets are only the probe's.
 write_config "$T/mcpd.json" <<JSON
 {
+  "mcpd": { "pin": "off" },
   "mcpServers": {
     "plain": { "command": "$MCP_FAKE",
       "args": ["--request-log=$T/plain.req", "--startlog=$T/plain.starts"] },

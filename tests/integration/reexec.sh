@@ -34,11 +34,13 @@ cp "$MCPD" "$T/mcpd" || hard_error "cannot copy $MCPD"
 REAL_MCPD=$MCPD
 MCPD=$T/mcpd
 
+# fake's requests are counted: "pin": "off", so that mcpd reads no list of
+# its own from it.
 write_config "$T/mcpd.json" <<JSON
 {
   "mcpServers": {
     "fake": { "command": "$MCP_FAKE", "args": ["--pidfile=$T/fake.pid"],
-              "health_interval_ms": 0 },
+              "health_interval_ms": 0, "pin": "off" },
     "slow": { "command": "$MCP_FAKE", "args": ["--pidfile=$T/slow.pid"] },
     "off": { "command": "$MCP_FAKE" },
     "lazy": { "command": "$MCP_FAKE", "start": "on-demand" },
