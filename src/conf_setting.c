@@ -45,6 +45,7 @@ enum conf_kind {
 	CONF_KIND_U64,
 	CONF_KIND_START,
 	CONF_KIND_PROTOCOL,
+	CONF_KIND_AUDIT,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -73,6 +74,7 @@ enum conf_setting_id {
 	CONF_S_START,
 	CONF_S_IDLE_STOP_S,
 	CONF_S_PROTOCOL,
+	CONF_S_AUDIT,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -151,6 +153,9 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    0, CONF_MAX_IDLE_STOP_S, idle_stop_s, CONF_SETTING_WAKES),
 	CONF_SETTING(CONF_S_PROTOCOL, "protocol", CONF_KIND_PROTOCOL, 0, 0,
 	    protocol, CONF_SETTING_RUNS),
+	/* Read at each call: a change applies at once, nothing restarts. */
+	CONF_SETTING(CONF_S_AUDIT, "audit", CONF_KIND_AUDIT, 0, 0, audit,
+	    CONF_SETTING_WAKES),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -232,6 +237,20 @@ conf_protocol_name(enum conf_protocol protocol)
 	if ((size_t)protocol >= nitems(conf_protocol_names))
 		return ("unknown");
 	return (conf_protocol_names[protocol]);
+}
+
+static const char *conf_audit_names[] = {
+	[CONF_AUDIT_OFF] = "off",
+	[CONF_AUDIT_CALLS] = "calls",
+	[CONF_AUDIT_FULL] = "full",
+};
+
+const char *
+conf_audit_name(enum conf_audit audit)
+{
+	if ((size_t)audit >= nitems(conf_audit_names))
+		return ("unknown");
+	return (conf_audit_names[audit]);
 }
 
 const char *
@@ -385,6 +404,19 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		}
 		conf_error(cp, path, "expected \"auto\", \"2025\" or "
 		    "\"2026-07-28\"");
+		return (-1);
+	case CONF_KIND_AUDIT:
+		if (cJSON_IsString(item)) {
+			for (i = 0; i < nitems(conf_audit_names); i++) {
+				if (strcmp(item->valuestring,
+				    conf_audit_names[i]) == 0) {
+					*(enum conf_audit *)field = i;
+					return (0);
+				}
+			}
+		}
+		conf_error(cp, path, "expected \"off\", \"calls\" or "
+		    "\"full\"");
 		return (-1);
 	case CONF_KIND_BOOL:
 		if (!cJSON_IsBool(item)) {
@@ -575,6 +607,7 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->defaults.start = CONF_START_ALWAYS;
 	cp->defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
 	cp->defaults.protocol = CONF_PROTOCOL_AUTO;
+	cp->defaults.audit = CONF_AUDIT_OFF;
 	cp->conf = xcalloc(1, sizeof *cp->conf);
 	cp->conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;

@@ -46,6 +46,7 @@ sources() {
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_pending.c daemon/log.c \
+			    daemon/router_audit.c daemon/auditq.c src/audit.c \
 			    src/clock.c src/hmap_seed.c \
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
@@ -62,6 +63,7 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
+			    daemon/auditq.c src/audit.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
@@ -134,9 +136,10 @@ for t in $targets; do
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
-	elif [ "$t" = rstate ] || [ "$t" = modern_layer ]; then
+	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
+		[ "$t" = client ] || [ "$t" = control ]; then
 		xincs=$(pkg-config --cflags libcrypto)
-		xlibs=$(pkg-config --libs libcrypto)
+		xlibs="$(pkg-config --libs libcrypto) -pthread"
 	fi
 	if [ "$MODE" = replay ]; then
 		out=$FUZZ_OUT/replay_$t
