@@ -47,14 +47,17 @@ audit_options(int argc, char **argv, struct audit_opts *o)
 		{ "client",	required_argument,	NULL, 'C' },
 		{ "since",	required_argument,	NULL, 't' },
 		{ "json",	no_argument,		NULL, 'j' },
+		{ "socket",	required_argument,	NULL, 's' },
+		{ "no-block",	no_argument,		NULL, 'b' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	int	 ch;
+	const char	*since = NULL;
+	int		 ch;
 
 	memset(o, 0, sizeof *o);
 	optind = 0;
-	while ((ch = getopt_long(argc + 1, argv - 1, "h", options,
+	while ((ch = getopt_long(argc + 1, argv - 1, "s:h", options,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'S':
@@ -64,17 +67,14 @@ audit_options(int argc, char **argv, struct audit_opts *o)
 			o->client = optarg;
 			break;
 		case 't':
-			if (auditfmt_since(optarg, clock_realtime_us(),
-			    &o->since_us) != 0) {
-				diag_warnx(NULL, "--since: expected @SECONDS, "
-				    "N[smhd] (ago) or YYYY-MM-DD[ HH:MM[:SS]], "
-				    "not \"%s\"", optarg);
-				return (DIAG_EXIT_USAGE);
-			}
-			o->since = 1;
+			since = optarg;
 			break;
 		case 'j':
 			o->json = 1;
+			break;
+		case 's':
+		case 'b':
+			/* The journal is read, not mcpd: these are moot. */
 			break;
 		case 'h':
 			printf("%s\n", AUDIT_USAGE);
@@ -87,6 +87,16 @@ audit_options(int argc, char **argv, struct audit_opts *o)
 	if (optind != argc + 1) {
 		diag_warnx(NULL, "%s", AUDIT_USAGE);
 		return (DIAG_EXIT_USAGE);
+	}
+	if (since != NULL) {
+		if (auditfmt_since(since, clock_realtime_us(),
+		    &o->since_us) != 0) {
+			diag_warnx(NULL, "--since: expected @SECONDS, N[smhd] "
+			    "(ago) or YYYY-MM-DD[ HH:MM[:SS]], not \"%s\"",
+			    since);
+			return (DIAG_EXIT_USAGE);
+		}
+		o->since = 1;
 	}
 	return (DIAG_EXIT_OK);
 }
