@@ -20,7 +20,7 @@
 #include "audit.h"
 #include "esc.h"
 #include "proto.h"
-#include "sbuf.h"
+#include "rstate.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -69,59 +69,32 @@ audit_outcome_name(enum audit_outcome outcome)
 	return (audit_outcome_names[outcome]);
 }
 
-/* Members sorted by the bytes of their names; a stable insertion sort. */
-static void
-audit_sort_members(cJSON *object)
-{
-	cJSON	*sorted = NULL, *tail, *e, *next, *at, *prev;
-
-	for (e = object->child; e != NULL; e = next) {
-		next = e->next;
-		prev = NULL;
-		for (at = sorted; at != NULL && strcmp(at->string,
-		    e->string) <= 0; at = at->next)
-			prev = at;
-		e->prev = prev;
-		e->next = at;
-		if (at != NULL)
-			at->prev = e;
-		if (prev != NULL)
-			prev->next = e;
-		else
-			sorted = e;
-	}
-	object->child = sorted;
-	/* cJSON keeps the last element as the first's prev. */
-	for (tail = sorted; tail != NULL && tail->next != NULL;
-	    tail = tail->next)
-		;
-	if (sorted != NULL)
-		sorted->prev = tail;
-}
-
-static void
-audit_sort(cJSON *v)
-{
-	cJSON	*e;
-
-	if (cJSON_IsObject(v))
-		audit_sort_members(v);
-	for (e = v->child; e != NULL; e = e->next)
-		audit_sort(e);
-}
-
+/*
+ * rstate.c's canonical text, the one of the tree: of an object holding
+ * the value alone (so that no member of the value is taken for one of
+ * the request's own that it leaves out), less that object's braces.
+ */
 char *
 audit_canonical(const cJSON *v)
 {
-	cJSON	*copy;
-	char	*text;
+	static const char	 head[] = "{\"a\":";
+	cJSON			*wrap;
+	char			*text, *inner;
+	size_t			 len;
 
-	if ((copy = cJSON_Duplicate(v, 1)) == NULL)
-		return (xstrdup("null"));
-	audit_sort(copy);
-	text = cJSON_PrintUnformatted(copy);
-	cJSON_Delete(copy);
-	return (text != NULL ? text : xstrdup("null"));
+	wrap = cJSON_CreateObject();
+	if (wrap == NULL || !cJSON_AddItemReferenceToObject(wrap, "a",
+	    (cJSON *)v))
+		abort();
+	text = rstate_canonical(wrap);
+	cJSON_Delete(wrap);
+	len = strlen(text);
+	if (len < sizeof head || memcmp(text, head, sizeof head - 1) != 0 ||
+	    text[len - 1] != '}')
+		abort();
+	inner = xstrndup(text + sizeof head - 1, len - sizeof head);
+	free(text);
+	return (inner);
 }
 
 void

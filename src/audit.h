@@ -5,9 +5,10 @@
  *
  * A call is read when it starts (audit_call_new): the tool's or prompt's
  * name, or the resource's URI, and a keyed hash of its arguments,
- * HMAC-SHA256 under the install's key over their canonical text (every
- * object's members sorted by the bytes of their names, no whitespace,
- * numbers as cJSON prints them), so that equal arguments hash alike
+ * HMAC-SHA256 under the install's key over their canonical text
+ * (rstate.h's: every object's members sorted by the bytes of their
+ * names, no whitespace, each number in the fewest digits that read back
+ * as the same double), so that equal arguments hash alike
  * whatever their spelling and nobody without the key can test a guess.
  * With "full" the canonical text itself is kept, cut at AUDIT_ARGS_MAX
  * bytes (never inside a UTF-8 sequence) and said so.  The entry's

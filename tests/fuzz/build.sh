@@ -46,7 +46,7 @@ sources() {
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_pending.c daemon/log.c \
-			    daemon/router_audit.c daemon/auditq.c src/audit.c \
+			    daemon/router_audit.c daemon/auditq.c src/audit.c src/rstate.c \
 			    src/clock.c src/hmap_seed.c \
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
@@ -63,7 +63,7 @@ sources() {
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/visible.c daemon/follow.c daemon/log.c \
-			    daemon/auditq.c src/audit.c \
+			    daemon/auditq.c src/audit.c src/rstate.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
@@ -87,6 +87,8 @@ sources() {
 			    src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
+	audit)		echo src/audit.c src/auditfmt.c src/rstate.c src/esc.c src/b64.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	modern)		echo src/modern.c src/modern_up.c src/modern_input.c src/rpc.c src/envelope.c src/xmalloc.c ;;
 	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
 			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
@@ -123,7 +125,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer}
+    modern_layer audit}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -137,7 +139,7 @@ for t in $targets; do
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
-		[ "$t" = client ] || [ "$t" = control ]; then
+		[ "$t" = client ] || [ "$t" = control ] || [ "$t" = audit ]; then
 		xincs=$(pkg-config --cflags libcrypto)
 		xlibs="$(pkg-config --libs libcrypto) -pthread"
 	fi

@@ -128,6 +128,12 @@ START_TEST(test_audit_full_bounded)
 	ck_assert_str_eq(c->args, "{\"k\":\"v\"}");
 	ck_assert_int_eq(c->args_cut, 0);
 	audit_call_free(c);
+	/* Members named as a request's own are the arguments' all the same. */
+	c = call_of(AUDIT_TOOL, "{\"name\":\"t\",\"arguments\":{\"task\":1,"
+	    "\"_meta\":2}}", 1);
+	ck_assert_str_eq(c->args, "{\"_meta\":2,\"task\":1}");
+	ck_assert_int_eq(c->args_cut, 0);
+	audit_call_free(c);
 	free(params);
 	free(big);
 }
