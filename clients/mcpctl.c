@@ -19,6 +19,7 @@
 
 #include "add.h"
 #include "admin.h"
+#include "audit_cmd.h"
 #include "bridge.h"
 #include "conf.h"
 #include "ctl.h"
@@ -103,6 +104,9 @@ static const struct ctl_command ctl_commands[] = {
 	  "configuration (--url URL: a remote one)", 1, -1, 0, add_run, 1 },
 	{ "remove", "NAME [--yes]", "remove a server from mcpd's "
 	  "configuration", 1, -1, 0, add_remove, 1 },
+	{ "audit", "[--server S] [--client C] [--since T] [--json]",
+	  "show the calls recorded in the journal (\"audit\")",
+	  0, -1, 0, audit_run, 1 },
 	{ "help", "", "list commands", 0, 0, 0, ctl_help },
 };
 #define CTL_NCOMMANDS	nitems(ctl_commands)

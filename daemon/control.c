@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auditq.h"
 #include "budget.h"
 #include "client.h"
 #include "clock.h"
@@ -220,6 +221,7 @@ control_daemon_json(struct mcpd *mcpd)
 	    (double)budget_used(mcpd));
 	cJSON_AddNumberToObject(d, "memory_budget_bytes",
 	    (double)mcpd->conf->memory_budget_bytes);
+	cJSON_AddItemToObject(d, "audit", auditq_json());
 	return (d);
 }
 

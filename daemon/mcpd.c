@@ -25,6 +25,7 @@
 
 #include <event2/event.h>
 
+#include "auditq.h"
 #include "cgroup.h"
 #include "child.h"
 #include "client.h"
@@ -57,6 +58,8 @@
 
 #define MCPD_MMAP_THRESHOLD_BYTES	(32 * 1024 * 1024)	/* glibc's max */
 #define MCPD_TRIM_THRESHOLD_BYTES	(64 * 1024 * 1024)
+/* At exit: how long the audit writer may take to write what it holds. */
+#define MCPD_AUDIT_FLUSH_MS		2000
 
 enum {
 	OPT_LOG_TARGET = 256,
@@ -351,6 +354,7 @@ main(int argc, char **argv)
 		mcpd.pin_dir = pins_store_default_dir();
 
 	log_open(target);
+	auditq_init(mcpd.token_dir);
 	conf_diags_init(&diags);
 	/* A re-exec runs the configuration handed over (reexec_adopt). */
 	if (state_fd == -1 || check_only)
@@ -459,6 +463,7 @@ run:
 
 	for (w = worker_first(&mcpd); w != NULL; w = worker_next(w))
 		worker_kill_now(w);
+	auditq_stop(MCPD_AUDIT_FLUSH_MS);
 	log_event(LOG_INFO, MCPD_MID_DAEMON_STOP, NULL, 0, "mcpd stopped");
 	mcpd_free(&mcpd);
 	return (MCPD_EXIT_OK);

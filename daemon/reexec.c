@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auditq.h"
 #include "cgroup.h"
 #include "child.h"
 #include "clock.h"
@@ -52,6 +53,7 @@
 
 #define REEXEC_OPTION	"--reexec-state"
 #define REEXEC_TAKEOVER_S	20
+#define REEXEC_AUDIT_FLUSH_MS	1000	/* for the audit writer to catch up */
 
 extern char	**environ;
 
@@ -248,6 +250,8 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	}
 	sdnotify_reexecuting(mcpd, reexec_exe);
 	handover_free(&h);
+	/* The calls' records still queued: execve would drop them. */
+	auditq_flush(REEXEC_AUDIT_FLUSH_MS);
 	/*
 	 * Until the new process has its handlers, these would kill it (the
 	 * default action): they wait, blocked, and come to it once it has.

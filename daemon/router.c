@@ -451,6 +451,7 @@ router_detach(struct attachment *a, const char *reason)
 
 	/* Its requests: the server may stop working on them. */
 	while ((p = TAILQ_FIRST(&a->inflight)) != NULL) {
+		router_audit_gone(p);
 		router_record(r, p, ROUTER_OUTCOME_CANCELLED, reason);
 		router_cancel_upstream(r, p, "client disconnected");
 		router_pending_destroy(r, p);

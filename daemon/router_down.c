@@ -112,6 +112,7 @@ router_server_response(struct router *r, const char *line, size_t len,
 		len = strlen(scrubbed);
 		env = &senv;
 	}
+	router_audit_reply(p, line, len, env);
 	edits[0].off = env->id.off;
 	edits[0].len = env->id.len;
 	edits[0].text = p->id;

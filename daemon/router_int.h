@@ -115,6 +115,7 @@ struct router_pending {
 	enum router_task_op	 task_op;
 	char			*task_id;	/* mcpd's, of get/result/cancel */
 	char			*task_cursor;	/* tasks/list: its cursor */
+	struct audit_call	*audit;		/* "audit": its record, or NULL */
 	/*
 	 * Waits longer than requests do (tasks/result): on long_waits by
 	 * start_entry, its own deadline, not on by_deadline.
@@ -484,6 +485,19 @@ void		 router_record(struct router *, struct router_pending *,
  * asked for): timeouts run from it (router.c).
  */
 void		 router_arm_sweep(struct router *);
+
+/*
+ * router_audit.c: a call's record, begun as it goes upstream (nothing
+ * unless its server's "audit" is on), its reply noted, its client gone,
+ * ended by router_record.
+ */
+void		 router_audit_begin(struct router *, struct router_pending *,
+		    const char *line, size_t len, const struct envelope *);
+void		 router_audit_reply(struct router_pending *, const char *line,
+		    size_t len, const struct envelope *);
+void		 router_audit_gone(struct router_pending *);
+void		 router_audit_end(struct router *, struct router_pending *,
+		    enum router_outcome, uint64_t us);
 
 /*
  * router_up.c

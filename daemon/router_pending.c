@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 
+#include "audit.h"
 #include "budget.h"
 #include "clock.h"
 #include "conf.h"
@@ -279,6 +280,10 @@ router_pending_free(struct router *r, struct router_pending *p)
 		free(p->task_id);
 		p->task_id = NULL;
 	}
+	if (p->audit != NULL) {
+		audit_call_free(p->audit);
+		p->audit = NULL;
+	}
 	if (r->nspare < ROUTER_SPARE_PENDINGS) {
 		p->next_spare = r->spare;
 		r->spare = p;
@@ -318,6 +323,8 @@ router_record(struct router *r, struct router_pending *p,
 	if (bucket > ROUTER_LATENCY_BUCKETS - 1)
 		bucket = ROUTER_LATENCY_BUCKETS - 1;
 	r->latency[bucket]++;
+	if (p->audit != NULL)
+		router_audit_end(r, p, outcome, us);
 	if (outcome == ROUTER_OUTCOME_OK && us < ROUTER_SLOW_US)
 		return;
 	router_record_log(r, p, outcome, reason, us);

@@ -215,6 +215,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 	p = router_pending_new(r, ROUTER_PENDING_CLIENT, a, id, env->id.len,
 	    id_hash, method, method_len);
 	a->last_request_us = p->started_us;
+	router_audit_begin(r, p, line, len, env);
 	/* The text of p's upstream id, until the next pending. */
 	upstream = r->up_text;
 	upstream_len = r->up_len;

@@ -161,6 +161,17 @@ enum conf_pin {
 	CONF_PIN_OFF,			/* not pinned at all */
 };
 
+/*
+ * What mcpd records of a server's calls ("audit"): nothing, a journal
+ * entry per tools/call, prompts/get and resources/read with a keyed hash
+ * of its arguments, or that and the arguments themselves (audit.h).
+ */
+enum conf_audit {
+	CONF_AUDIT_OFF,
+	CONF_AUDIT_CALLS,
+	CONF_AUDIT_FULL,
+};
+
 /* When a server runs ("start"). */
 enum conf_start {
 	CONF_START_ALWAYS,		/* with mcpd, and always after */
@@ -222,7 +233,8 @@ enum conf_share {
 	enum conf_start		 start;				\
 	uint32_t		 idle_stop_s;				\
 	enum conf_protocol	 protocol;				\
-	enum conf_pin		 pin;
+	enum conf_pin		 pin;					\
+	enum conf_audit		 audit;
 
 struct conf_settings {
 	CONF_SETTINGS_MEMBERS
@@ -428,6 +440,7 @@ const char	*conf_start_name(enum conf_start);
 const char	*conf_protocol_name(enum conf_protocol);
 /* "block", "warn" or "off". */
 const char	*conf_pin_name(enum conf_pin);
+const char	*conf_audit_name(enum conf_audit);
 /* "global", "per-client" or "per-roots". */
 const char	*conf_share_name(enum conf_share);
 /* "stdio", "auto", "http" or "sse" (the transport of status). */

@@ -46,6 +46,7 @@ enum conf_kind {
 	CONF_KIND_START,
 	CONF_KIND_PROTOCOL,
 	CONF_KIND_PIN,
+	CONF_KIND_AUDIT,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -75,6 +76,7 @@ enum conf_setting_id {
 	CONF_S_IDLE_STOP_S,
 	CONF_S_PROTOCOL,
 	CONF_S_PIN,
+	CONF_S_AUDIT,
 	CONF_S_COUNT
 };
 #define CONF_BIT(id)	(1U << (id))
@@ -155,6 +157,9 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    protocol, CONF_SETTING_RUNS),
 	CONF_SETTING(CONF_S_PIN, "pin", CONF_KIND_PIN, 0, 0, pin,
 	    CONF_SETTING_RUNS),
+	/* Read at each call: a change applies at once, nothing restarts. */
+	CONF_SETTING(CONF_S_AUDIT, "audit", CONF_KIND_AUDIT, 0, 0, audit,
+	    CONF_SETTING_WAKES),
 };
 
 static const char *conf_cap_names[] = { "sampling", "elicitation", "roots" };
@@ -252,6 +257,20 @@ conf_pin_name(enum conf_pin pin)
 	return (conf_pin_names[pin]);
 }
 
+static const char *conf_audit_names[] = {
+	[CONF_AUDIT_OFF] = "off",
+	[CONF_AUDIT_CALLS] = "calls",
+	[CONF_AUDIT_FULL] = "full",
+};
+
+const char *
+conf_audit_name(enum conf_audit audit)
+{
+	if ((size_t)audit >= nitems(conf_audit_names))
+		return ("unknown");
+	return (conf_audit_names[audit]);
+}
+
 const char *
 conf_start_name(enum conf_start start)
 {
@@ -326,6 +345,25 @@ conf_parse_caps(struct conf_parse *cp, const char *path, const cJSON *item,
 }
 
 /* Store one setting into s; returns 0 or -1 (reported, s unchanged). */
+/* A setting that is one of names' words: its index in *out. */
+static int
+conf_setting_word(struct conf_parse *cp, const char *path, const cJSON *item,
+    const char *const *names, size_t n, int *out, const char *expected)
+{
+	size_t	 i;
+
+	if (cJSON_IsString(item)) {
+		for (i = 0; i < n; i++) {
+			if (strcmp(item->valuestring, names[i]) == 0) {
+				*out = (int)i;
+				return (0);
+			}
+		}
+	}
+	conf_error(cp, path, "expected %s", expected);
+	return (-1);
+}
+
 static int
 conf_parse_setting(struct conf_parse *cp, const char *path,
     const struct conf_setting *setting, const cJSON *item,
@@ -334,7 +372,6 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 	char		*field = (char *)s + setting->offset;
 	uint64_t	 value;
 	double		 d;
-	size_t		 i;
 
 	switch (setting->kind) {
 	case CONF_KIND_U32:
@@ -366,57 +403,25 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		    " and %" PRIu64, setting->min, setting->max);
 		return (-1);
 	case CONF_KIND_RESTART:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < sizeof conf_restart_names /
-			    sizeof conf_restart_names[0]; i++) {
-				if (strcmp(item->valuestring,
-				    conf_restart_names[i]) == 0) {
-					*(enum conf_restart *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"always\", \"on-failure\" or "
-		    "\"never\"");
-		return (-1);
+		return (conf_setting_word(cp, path, item, conf_restart_names,
+		    nitems(conf_restart_names), (int *)field,
+		    "\"always\", \"on-failure\" or \"never\""));
 	case CONF_KIND_START:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < nitems(conf_start_names); i++) {
-				if (strcmp(item->valuestring,
-				    conf_start_names[i]) == 0) {
-					*(enum conf_start *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"always\" or \"on-demand\"");
-		return (-1);
+		return (conf_setting_word(cp, path, item, conf_start_names,
+		    nitems(conf_start_names), (int *)field,
+		    "\"always\" or \"on-demand\""));
 	case CONF_KIND_PROTOCOL:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < nitems(conf_protocol_names); i++) {
-				if (strcmp(item->valuestring,
-				    conf_protocol_names[i]) == 0) {
-					*(enum conf_protocol *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"auto\", \"2025\" or "
-		    "\"2026-07-28\"");
-		return (-1);
+		return (conf_setting_word(cp, path, item, conf_protocol_names,
+		    nitems(conf_protocol_names), (int *)field,
+		    "\"auto\", \"2025\" or \"2026-07-28\""));
 	case CONF_KIND_PIN:
-		if (cJSON_IsString(item)) {
-			for (i = 0; i < nitems(conf_pin_names); i++) {
-				if (strcmp(item->valuestring,
-				    conf_pin_names[i]) == 0) {
-					*(enum conf_pin *)field = i;
-					return (0);
-				}
-			}
-		}
-		conf_error(cp, path, "expected \"block\", \"warn\" or "
-		    "\"off\"");
-		return (-1);
+		return (conf_setting_word(cp, path, item, conf_pin_names,
+		    nitems(conf_pin_names), (int *)field,
+		    "\"block\", \"warn\" or \"off\""));
+	case CONF_KIND_AUDIT:
+		return (conf_setting_word(cp, path, item, conf_audit_names,
+		    nitems(conf_audit_names), (int *)field,
+		    "\"off\", \"calls\" or \"full\""));
 	case CONF_KIND_BOOL:
 		if (!cJSON_IsBool(item)) {
 			conf_error(cp, path, "expected true or false");
@@ -607,6 +612,7 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
 	cp->defaults.protocol = CONF_PROTOCOL_AUTO;
 	cp->defaults.pin = CONF_PIN_BLOCK;
+	cp->defaults.audit = CONF_AUDIT_OFF;
 	cp->conf = xcalloc(1, sizeof *cp->conf);
 	cp->conf->client_output_hard_bytes =
 	    CONF_DEFAULT_CLIENT_OUTPUT_HARD_BYTES;

@@ -147,6 +147,22 @@
 #define MCPD_FIELD_SUPPRESSED		"MCPD_SUPPRESSED"
 /* Remote servers: what happened to the session (rlink.h). */
 #define MCPD_FIELD_REMOTE_EVENT		"MCPD_REMOTE_EVENT"
+/* A call's record ("audit", audit.h). */
+#define MCPD_FIELD_TOOL			"MCPD_TOOL"
+#define MCPD_FIELD_PROMPT		"MCPD_PROMPT"
+#define MCPD_FIELD_URI			"MCPD_URI"
+#define MCPD_FIELD_APP			"MCPD_APP"
+/* The app's pid when it is not the connection's (mcpctl connect's parent). */
+#define MCPD_FIELD_APP_PID		"MCPD_APP_PID"
+#define MCPD_FIELD_APP_EXE		"MCPD_APP_EXE"
+#define MCPD_FIELD_APP_UNIT		"MCPD_APP_UNIT"
+#define MCPD_FIELD_OUTCOME		"MCPD_OUTCOME"
+#define MCPD_FIELD_BYTES_IN		"MCPD_BYTES_IN"
+#define MCPD_FIELD_BYTES_OUT		"MCPD_BYTES_OUT"
+#define MCPD_FIELD_ARGS_HMAC		"MCPD_ARGS_HMAC"
+#define MCPD_FIELD_ARGS			"MCPD_ARGS"
+#define MCPD_FIELD_ARGS_TRUNCATED	"MCPD_ARGS_TRUNCATED"
+#define MCPD_FIELD_DROPPED		"MCPD_DROPPED"
 
 /* One MESSAGE_ID per event type (see the journal catalog). */
 #define MCPD_MID_DAEMON_START		"4b27260f3c7842be981ffc53e93ec094"
@@ -169,6 +185,9 @@
 #define MCPD_MID_IDLE_STOP		"5ad8911dfa99460c92570720f223c4e6"
 /* A live re-exec (mcpctl reexec): handing over, taking over. */
 #define MCPD_MID_REEXEC			"e1fee44a64694826962ca77feb73290f"
+/* "audit": a call's record; audit entries dropped (the queue was full). */
+#define MCPD_MID_AUDIT			"5111187cf0134fc9bdc64a11d32966ef"
+#define MCPD_MID_AUDIT_DROPPED		"45688eaa848240648ca7a4dd9b65b457"
 /*
  * mcpd/reexec (admin): mcpd hands its servers to the binary installed now
  * and executes it.  No result on success: the connection closes with the

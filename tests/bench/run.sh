@@ -339,11 +339,13 @@ FAKE_SERVER="\"command\": \"$MCP_FAKE\", \"args\": []"
 bench_latency() {
 	local r d_p50=() d_p99=() r_p50=() r_p99=() m_p50=() m_p99=()
 	local b_p50=() b_p99=() g_p50=() g_p99=() n_p50=() n_p99=() n_each=()
+	local a_p50=() a_p99=()
 	local d_cs=() r_cs=() m_cs=() b_cs=() m_each=() b_each=()
 	local common=(--clients 1 --inflight 1 --method echo --size "$MSG_BYTES"
 		--duration "$LATENCY_SECONDS" --warmup-ms "$WARMUP_MS")
 	start_relay "$MCP_FAKE"
-	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER}},
+	start_mcpd "{\"mcpServers\": {\"demo\": {$FAKE_SERVER},
+		\"audited\": {$FAKE_SERVER, \"audit\": \"calls\"}},
 		\"groups\": {\"one\": {\"servers\": [\"demo\"]}}}"
 	# Interleaved rounds, so drift on the machine hits all three alike.
 	for r in $(seq "$LATENCY_ROUNDS"); do
@@ -369,6 +371,11 @@ bench_latency() {
 		n_p50+=("$(field p50_us)") n_p99+=("$(field p99_us)")
 		n_each+=("$(added_ratio "${n_p50[-1]}" "${d_p50[-1]}" \
 			"${m_p50[-1]}")")
+		# The same server with "audit": "calls": an entry per call,
+		# written by mcpd's writer thread (to stderr, here).
+		load "latency audit #$r" "${common[@]}" --socket "$SOCK" \
+			--server audited
+		a_p50+=("$(field p50_us)") a_p99+=("$(field p99_us)")
 		# The same server as the one member of a group.
 		load "latency group #$r" "${common[@]}" --socket "$SOCK" \
 			--server one --tool-prefix demo__
@@ -443,6 +450,12 @@ bench_latency() {
 	row "added latency p50, group / mcpd direct" "$gratio ($gadd us)" \
 		"<= $BAR_GROUP_RATIO" \
 		"$(ratio_verdict "$gratio" "<=" "$BAR_GROUP_RATIO")"
+	local ap aq aadd
+	ap=$(median "${a_p50[@]}") aq=$(median "${a_p99[@]}")
+	aadd=$(calc "$ap - $mp" 1)
+	row "round trip, \"audit\": \"calls\" (p50/p99)" \
+		"$(calc "$ap" 1) / $(calc "$aq" 1) us" "" info
+	row "  p50 with audit - without" "$aadd us" "" info
 }
 
 # ---------------------------------------------------------------------------

@@ -46,6 +46,7 @@ sources() {
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
 			    src/url.c src/envelope.c src/xmalloc.c ;;
 	client)		echo daemon/router.c daemon/router_pending.c daemon/log.c \
+			    daemon/router_audit.c daemon/auditq.c src/audit.c src/rstate.c \
 			    src/clock.c src/hmap_seed.c \
 			    daemon/router_up.c \
 			    daemon/router_down.c daemon/router_filter.c \
@@ -64,6 +65,7 @@ sources() {
 			    src/filter.c src/urinorm.c ;;
 	control)	echo daemon/control.c daemon/control_pins.c daemon/visible.c daemon/follow.c daemon/log.c \
 			    daemon/ident.c src/ident_proc.c \
+			    daemon/auditq.c src/audit.c src/rstate.c \
 			    src/clock.c daemon/principal.c src/hmap_seed.c src/hmap.c \
 			    daemon/logs.c daemon/logs_ring.c \
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
@@ -88,6 +90,8 @@ sources() {
 			    src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
+	audit)		echo src/audit.c src/auditfmt.c src/rstate.c src/esc.c src/b64.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	modern)		echo src/modern.c src/modern_up.c src/modern_input.c src/rpc.c src/envelope.c src/xmalloc.c ;;
 	modern_layer)	echo daemon/client_modern.c daemon/client_modern_input.c \
 			    daemon/client_modern_listen.c daemon/client_modern_tasks.c \
@@ -126,7 +130,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident pins}
+    modern_layer ident pins audit}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -139,9 +143,10 @@ for t in $targets; do
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
-	elif [ "$t" = rstate ] || [ "$t" = modern_layer ]; then
+	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
+		[ "$t" = client ] || [ "$t" = control ] || [ "$t" = audit ]; then
 		xincs=$(pkg-config --cflags libcrypto)
-		xlibs=$(pkg-config --libs libcrypto)
+		xlibs="$(pkg-config --libs libcrypto) -pthread"
 	fi
 	if [ "$MODE" = replay ]; then
 		out=$FUZZ_OUT/replay_$t

@@ -524,6 +524,38 @@ START_TEST(test_protocol)
 END_TEST
 
 /*
+ * "audit": per server or from "mcpd", off by default; a change of it
+ * restarts nothing (each call reads it).
+ */
+START_TEST(test_audit)
+{
+	struct conf	*conf, *other;
+	const char	*err = "mcpServers.x.audit: expected \"off\", "
+			    "\"calls\" or \"full\"";
+
+	conf = parse_ok("{'mcpServers': {'a': {'command': 'a'},"
+	    "'b': {'command': 'b', 'audit': 'full'}}}");
+	ck_assert_int_eq(conf_find(conf, "a")->audit, CONF_AUDIT_OFF);
+	ck_assert_int_eq(conf_find(conf, "b")->audit, CONF_AUDIT_FULL);
+	other = parse_ok("{'mcpd': {'audit': 'calls'}, 'mcpServers': {"
+	    "'a': {'command': 'a'}, 'b': {'command': 'b', 'audit': 'off'}}}");
+	ck_assert_int_eq(conf_find(other, "a")->audit, CONF_AUDIT_CALLS);
+	ck_assert_int_eq(conf_find(other, "b")->audit, CONF_AUDIT_OFF);
+	ck_assert(!conf_server_equal(conf_find(conf, "a"),
+	    conf_find(other, "a")));
+	ck_assert(conf_server_runs_same(conf_find(conf, "a"),
+	    conf_find(other, "a")));
+	conf_free(other);
+	conf_free(conf);
+	ck_assert_str_eq(conf_audit_name(CONF_AUDIT_CALLS), "calls");
+	ck_assert_str_eq(conf_audit_name((enum conf_audit)9), "unknown");
+	expect_server_error("{'command': 'c', 'audit': 'on'}", err);
+	expect_server_error("{'command': 'c', 'audit': true}", err);
+	expect_server_error("{'command': 'c', 'audit': null}", err);
+}
+END_TEST
+
+/*
  * first_start_timeout_ms: a server's or everyone's; a change of it alone
  * restarts nothing (only the next start has it).
  */
@@ -3452,6 +3484,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_restart_errors);
 	tcase_add_test(tc, test_start_and_idle_stop_errors);
 	tcase_add_test(tc, test_protocol);
+	tcase_add_test(tc, test_audit);
 	tcase_add_test(tc, test_socket_group);
 	tcase_add_test(tc, test_share_errors);
 	tcase_add_test(tc, test_integer_errors);
