@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -44,9 +45,6 @@
 #endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open		434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal	424
 #endif
 
 #define IDENT_READ_MAX_BYTES	IDENTP_TEXT_MAX_BYTES
@@ -148,15 +146,27 @@ ident_pidfd_open(pid_t pid)
 	return ((int)syscall(SYS_pidfd_open, pid, 0));
 }
 
-/* Does the pidfd still refer to a process (a zombie's pid is still its)? */
+/*
+ * Has the pidfd's process not exited, so that its pid is still its own?
+ * A pidfd polls readable once its process has exited; one that has may
+ * already be reaped and its pid given to another, so what was read by
+ * that pid counts for nothing (a connection's peer rarely exits while
+ * mcpd looks).  poll, not pidfd_send_signal: every tool knows it.
+ */
 static int
 ident_alive(int pidfd)
 {
+	struct pollfd	 pfd;
+	int		 n;
+
 	if (pidfd == -1)
 		return (1);	/* IDENT_PID_RACE says what is not known */
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
-		return (1);
-	return (errno == EPERM);
+	pfd.fd = pidfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	while ((n = poll(&pfd, 1, 0)) == -1 && errno == EINTR)
+		;
+	return (n == 0);
 }
 
 /* The Flatpak app id of the sandbox pid lives in, or NULL. */

@@ -655,15 +655,18 @@ router_pins_refuses(struct attachment *a, const char *line,
 		    "a person approves it again; see mcpctl pins %s; "
 		    "mcpctl approve %s %.*s", noun, shown, name, server, what,
 		    server, server, shown, name);
-	} else if (c != NULL || pins_def(r->pins->slot->pins, k,
-	    name) == NULL) {
+	} else if (c != NULL) {
 		router_client_error(a, router_text(line, &env->id), env->id.len,
 		    RPC_INVALID_PARAMS, "%s %.*s of server %s is not among its "
-		    "approved %s (new since they were pinned, or unknown), and "
-		    "is held until a person approves it; see mcpctl pins %s; "
+		    "approved %s (new since they were pinned), and is held "
+		    "until a person approves it; see mcpctl pins %s; "
 		    "mcpctl approve %s %.*s", noun, shown, name, server,
 		    pins_kind_name(k), server, server, shown, name);
 	} else {
+		/*
+		 * Neither approved nor in the server's list: no definition
+		 * reached a model through mcpd; the server says what it is.
+		 */
 		free(name);
 		return (0);
 	}

@@ -17,14 +17,15 @@ cp "$TESTS_SRCDIR/integration/hostile-clients.mjs" "$T/"
 
 # deaf never answers, not even mcpd's health pings: with them on, a
 # loaded machine that takes 40 s to reach the last scenario finds it
-# killed as hung.
+# killed as hung.  Nor mcpd's own list for its pins: with pins on, its
+# calls would wait for that list instead of going in flight.
 write_config "$T/mcpd.json" <<JSON
 {
   "mcpd": { "client_max_inflight": 100, "client_max_subscriptions": 50,
             "client_max_held_bytes": 4194304, "request_timeout_ms": 600000 },
   "mcpServers": {
     "deaf": { "command": "$MCP_FAKE", "args": ["--hang-after-init"],
-              "health_interval_ms": 0 },
+              "health_interval_ms": 0, "pin": "off" },
     "demo": { "command": "$MCP_FAKE" },
     "slow": { "command": "$MCP_FAKE", "args": ["--no-init-reply"],
               "init_timeout_ms": 600000 }

@@ -77,9 +77,14 @@ stop_mcpd TERM 120
 	cat "$VGLOG" >&2
 	fail "mcpd under valgrind exited with status $MCPD_STATUS (66: valgrind found errors)"
 }
-if [ -s "$VGLOG" ]; then
+# Valgrind's own notes ("--PID-- ..."), such as a syscall it does not
+# know (pidfd_open and pidfd_send_signal in Debian 12's 3.19), are not
+# errors of mcpd's: those come as "==PID== ...".
+if grep -qv '^--[0-9]*-- ' "$VGLOG"; then
 	cat "$VGLOG" >&2
 	fail "valgrind reported problems"
 fi
+grep -q '^--[0-9]*-- ' "$VGLOG" &&
+	note "valgrind's own notes: $(grep -o 'unhandled [^:]*syscall: [0-9]*' "$VGLOG" | sort -u | tr '\n' ' ')"
 note "valgrind: no errors, nothing definitely or indirectly lost"
 exit 0
