@@ -177,7 +177,9 @@ write_config "$T/dhome/mcpd.json" "$(fs_config "$DPUB")"
 chown daemon "$T/dhome/mcpd.json"
 SOCK=$T/dhome/run/mcpd.sock
 export MCPCTL_TRUST_USER=daemon
-"${_MCPD_GUARD[@]}" setpriv --reuid=daemon --regid=daemon \
+# Its pins in its own state directory: the tests' one is root's.
+"${_MCPD_GUARD[@]}" env XDG_STATE_HOME="$T/dhome/state" \
+	setpriv --reuid=daemon --regid=daemon \
 	--groups="$MEMBER_GID" "$MCPD" -c "$T/dhome/mcpd.json" -s "$SOCK" \
 	--log-target stderr </dev/null >>"$MCPD_LOG" 2>&1 &
 MCPD_PID=$!

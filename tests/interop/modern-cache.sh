@@ -52,7 +52,11 @@ config=$(jq -n --arg node "$NODE" --arg t "$T" '
 		args: (["-c", "tee -a \"$1\" | exec \"$2\" \"$3\" --strict " +
 			extra, "sh", $t + "/" + name + ".in", $node,
 			$t + "/dual-server.mjs"] | map(lit)),
-		cwd: ($t | lit), env: { MCPD_TEST_DIR: ($t | lit) } };
+		cwd: ($t | lit), env: { MCPD_TEST_DIR: ($t | lit) },
+		# Unpinned: the list mcpd reads itself after a list_changed
+		# would fill the cache before the list of the client, which
+		# this counts.
+		pin: "off" };
 	{
 		mcpd: { init_timeout_ms: 60000 },
 		mcpServers: {

@@ -65,7 +65,9 @@ config=$(jq -n --arg node "$NODE" --arg ev "$EVERYTHING" --arg t "$T" \
 				args: ([$ev, "stdio"] | map(lit)),
 				cwd: ($t | lit),
 				env: { MCPD_TEST_DIR: ($t | lit) } },
-			fake: { command: ($fake | lit) }
+			# Unpinned: G counts what fake sees across a re-exec,
+			# and pins read the lists again after one.
+			fake: { command: ($fake | lit), pin: "off" }
 		}
 	}') || hard_error "cannot build the configuration"
 write_config "$T/mcpd.json" "$config"

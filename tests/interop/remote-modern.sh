@@ -104,8 +104,10 @@ serve dual
 config=$(jq -n --arg s "${RURL[strict]}" --arg d "${RURL[dual]}" '{
 	mcpd: { init_timeout_ms: 60000 },
 	mcpServers: {
-		strict: { url: $s },
-		dual: { url: $d, protocol: "2026-07-28" }
+		# Unpinned: the tool the remote adds while its listen stream is
+		# down ("extra") would be held as new until approved.
+		strict: { url: $s, pin: "off" },
+		dual: { url: $d, protocol: "2026-07-28", pin: "off" }
 	}
 }') || hard_error "cannot build the configuration"
 write_config "$T/mcpd.json" "$config"
