@@ -15,8 +15,9 @@
  *   denies with an error that names it.
  * - r->filtered is 0 while no kind has a filter, and a->policed while
  *   the client's policy restricts nothing: the two hooks in router_up.c
- *   and router_down.c then cost two tests and nothing is parsed.  With a filter, a list reply is narrowed from its text
- *   (filter_list_text), never through cJSON.
+ *   and router_down.c then cost two tests and nothing is parsed.  With
+ *   a filter, a list reply is narrowed from its text (filter_list_text),
+ *   never through cJSON.
  * - A list reply a filter applies to but that is not the expected shape
  *   never reaches the client: it gets an error instead.
  */
@@ -34,6 +35,7 @@
 #include "conf.h"
 #include "cpolicy.h"
 #include "envelope.h"
+#include "esc.h"
 #include "filter.h"
 #include "log.h"
 #include "proto.h"
@@ -117,27 +119,14 @@ router_set_filters(struct router *r, struct filter *const *filters)
 	return (changed);
 }
 
-/* How long a quote of name may be: cut on a UTF-8 character boundary. */
-static int
-router_filter_quote_len(const char *name)
-{
-	size_t	 len = strlen(name);
-
-	if (len <= ROUTER_FILTER_QUOTE_BYTES)
-		return ((int)len);
-	len = ROUTER_FILTER_QUOTE_BYTES;
-	while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
-		len--;
-	return ((int)len);
-}
-
 /* Refuse a request for name, which a filter hides (quoted, cut). */
 static void
 router_filter_refuse(struct attachment *a, const char *line,
     const struct envelope *env, int code, const char *what,
     const char *name)
 {
-	int	 shown = router_filter_quote_len(name);
+	int	 shown = (int)esc_cut(name, strlen(name),
+			    ROUTER_FILTER_QUOTE_BYTES);
 
 	if (code == RPC_RESOURCE_NOT_FOUND)
 		router_client_error(a, router_text(line, &env->id),
@@ -252,7 +241,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 		pass = filter_allows(r->filters[kind], name);
 	else if ((pass = filter_check_uri(r->filters[kind], name,
 	    &why)) == -1) {
-		shown = router_filter_quote_len(name);
+		shown = (int)esc_cut(name, strlen(name),
+		    ROUTER_FILTER_QUOTE_BYTES);
 		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
 		    "invalid params: uri %.*s%s is refused by this server's "
 		    "resource filter, which compares URIs in their normal "

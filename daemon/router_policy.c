@@ -28,6 +28,7 @@
 #include "conf.h"
 #include "cpolicy.h"
 #include "envelope.h"
+#include "esc.h"
 #include "filter.h"
 #include "gname.h"
 #include "mcpd.h"
@@ -144,20 +145,6 @@ router_set_policies(struct router *r, const struct cpolicies *ps)
 	return (changed);
 }
 
-/* How long a quote of name may be: cut on a UTF-8 character boundary. */
-static int
-router_policy_quote_len(const char *name)
-{
-	size_t	 len = strlen(name);
-
-	if (len <= ROUTER_POLICY_QUOTE_BYTES)
-		return ((int)len);
-	len = ROUTER_POLICY_QUOTE_BYTES;
-	while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
-		len--;
-	return ((int)len);
-}
-
 int
 router_policy_refuses_all(struct attachment *a, const char *line,
     const struct envelope *env)
@@ -197,7 +184,8 @@ void
 router_policy_refuse(struct attachment *a, const char *line,
     const struct envelope *env, const char *what, const char *name)
 {
-	int	 shown = router_policy_quote_len(name);
+	int	 shown = (int)esc_cut(name, strlen(name),
+			    ROUTER_POLICY_QUOTE_BYTES);
 
 	router_client_error(a, router_text(line, &env->id), env->id.len,
 	    MCPD_ERR_ACCESS_DENIED, "refused by the policy \"%s\" of mcpd's "

@@ -113,17 +113,6 @@ audit_hmac_hex(const uint8_t *key, const char *text, size_t len,
 	out[AUDIT_HMAC_HEX] = '\0';
 }
 
-/* text cut to at most max bytes, not inside a UTF-8 sequence. */
-static size_t
-audit_cut(const char *text, size_t len, size_t max)
-{
-	if (len <= max)
-		return (len);
-	while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
-		max--;
-	return (max);
-}
-
 struct audit_call *
 audit_call_new(enum audit_what what, const char *params, size_t len,
     int full, const uint8_t *key, size_t bytes_in)
@@ -157,7 +146,7 @@ audit_call_new(enum audit_what what, const char *params, size_t len,
 	tlen = strlen(text);
 	audit_hmac_hex(key, text, tlen, call->hmac);
 	if (full) {
-		keep = audit_cut(text, tlen, AUDIT_ARGS_MAX);
+		keep = esc_cut(text, tlen, AUDIT_ARGS_MAX);
 		call->args_cut = keep < tlen;
 		call->args = xmalloc(keep + sizeof AUDIT_CUT_NOTE);
 		memcpy(call->args, text, keep);

@@ -238,3 +238,13 @@ esc_json_string(const char *text, size_t len)
 	sbuf_add(&b, "\"", 1);
 	return (b.p);
 }
+
+size_t
+esc_cut(const char *text, size_t len, size_t max)
+{
+	if (len <= max)
+		return (len);
+	while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
+		max--;
+	return (max);
+}

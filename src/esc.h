@@ -57,4 +57,10 @@ char	*esc_redact(const char *, size_t len, const char *const *secrets,
  */
 char	*esc_json_string(const char *, size_t len);
 
+/*
+ * The length of the longest prefix of text (len bytes) of at most max
+ * bytes that does not end inside a UTF-8 sequence: where to cut a quote.
+ */
+size_t	 esc_cut(const char *text, size_t len, size_t max);
+
 #endif /* MCPD_ESC_H */

@@ -242,6 +242,22 @@ START_TEST(test_esc_json_parses)
 }
 END_TEST
 
+/* A quote cut where it may be: never inside a UTF-8 sequence. */
+START_TEST(test_esc_cut)
+{
+	/* "ab" then U+00E9 (2 bytes) then U+20AC (3 bytes). */
+	const char	*t = "ab\xc3\xa9\xe2\x82\xac";
+
+	ck_assert_uint_eq(esc_cut(t, 7, 100), 7);
+	ck_assert_uint_eq(esc_cut(t, 7, 7), 7);
+	ck_assert_uint_eq(esc_cut(t, 7, 6), 4);
+	ck_assert_uint_eq(esc_cut(t, 7, 5), 4);
+	ck_assert_uint_eq(esc_cut(t, 7, 4), 4);
+	ck_assert_uint_eq(esc_cut(t, 7, 3), 2);
+	ck_assert_uint_eq(esc_cut(t, 7, 0), 0);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -256,6 +272,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_esc_text_idempotent);
 	tcase_add_test(tc, test_esc_text_max);
 	tcase_add_test(tc, test_esc_redact);
+	tcase_add_test(tc, test_esc_cut);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_esc_json_escapes);
