@@ -195,10 +195,12 @@ shadow_member_set(struct shadow_member *m, enum shadow_kind k,
 	size_t			 n = 0;
 
 	shadow_set_clear(s);
-	if (cJSON_IsArray(entries))
+	if (!cJSON_IsArray(entries))
+		entries = NULL;
+	else
 		n = (size_t)cJSON_GetArraySize(entries);
 	s->v = xcalloc(n + 1, sizeof *s->v);
-	cJSON_ArrayForEach(e, cJSON_IsArray(entries) ? entries : NULL) {
+	cJSON_ArrayForEach(e, entries) {
 		name = cJSON_GetObjectItemCaseSensitive(e, "name");
 		if (!cJSON_IsString(name))
 			continue;
