@@ -294,7 +294,7 @@ shadow_find_one(const struct shadow_member *member, const char *named,
 int
 shadow_find(const struct shadow_member *member,
     const struct shadow_member *other, const char *other_name,
-    const char *sep, struct shadow_result *out)
+    const char *sep, size_t max_work, struct shadow_result *out)
 {
 	const struct shadow_set	*tools = &other->k[SHADOW_TOOL];
 	struct gname_spellings	 sp;
@@ -311,7 +311,8 @@ shadow_find(const struct shadow_member *member,
 	}
 	out->work = bytes * spellings;
 	if (shadow_member_too_large(member) || (spellings != 0 &&
-	    out->work / spellings != bytes) || out->work > SHADOW_MAX_WORK) {
+	    out->work / spellings != bytes) || out->work > SHADOW_MAX_WORK ||
+	    out->work > max_work) {
 		out->too_large = 1;
 		return (-1);
 	}

@@ -20,11 +20,12 @@
  * [A-Za-z0-9_] ('.' or '-' only at the end of a word, as a sentence's
  * full stop).  Each (entry, named tool) is one hit, its first spelling.
  *
- * Bounds: a profile keeps at most SHADOW_MAX_TEXT_BYTES of text of each kind
- * (beyond, it is marked too large and nothing is looked for in it), and a
- * search whose work (the bytes of the texts times the spellings looked
- * for) passes SHADOW_MAX_WORK is not made: shadow_find says so.  At most
- * SHADOW_MAX_HITS hits are kept of one pair of members.
+ * Bounds: a profile keeps at most SHADOW_MAX_TEXT_BYTES of text of each
+ * kind, and past that bound in all it is too large: nothing is looked for
+ * in it.  A search whose work (the bytes of the texts times the spellings
+ * looked for) passes SHADOW_MAX_WORK, or the caller's budget, is not
+ * made: shadow_find says so.  At most SHADOW_MAX_HITS hits are kept of
+ * one pair of members.
  */
 #ifndef MCPD_SHADOW_H
 #define MCPD_SHADOW_H
@@ -35,7 +36,7 @@
 
 #define SHADOW_MIN_NAME		4
 #define SHADOW_MAX_TEXT_BYTES	(4 * 1024 * 1024)
-#define SHADOW_MAX_WORK		((size_t)64 * 1024 * 1024)
+#define SHADOW_MAX_WORK		((size_t)32 * 1024 * 1024)
 #define SHADOW_MAX_HITS		64
 
 enum shadow_kind {
@@ -77,11 +78,13 @@ int		 shadow_member_too_large(const struct shadow_member *);
  * Look in member's texts for other's tool names (other_name is other's
  * name in the group, sep the group's separator).  out is filled
  * (shadow_result_free); 0, or -1 with out->too_large when the search was
- * not made.
+ * not made: its work (out->work) passes SHADOW_MAX_WORK or max_work, the
+ * caller's budget.
  */
 int		 shadow_find(const struct shadow_member *member,
 		    const struct shadow_member *other, const char *other_name,
-		    const char *sep, struct shadow_result *out);
+		    const char *sep, size_t max_work,
+		    struct shadow_result *out);
 void		 shadow_result_free(struct shadow_result *);
 
 /*

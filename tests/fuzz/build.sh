@@ -53,7 +53,7 @@ sources() {
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
 			    daemon/router_elicit.c daemon/router_version.c daemon/router_caps.c src/pversion.c \
-			    daemon/router_pins.c daemon/pins_store.c src/pins.c src/jcs.c \
+			    daemon/router_pins.c daemon/router_shadow.c daemon/pins_store.c src/pins.c src/jcs.c src/shadow.c \
 			    src/tasktab.c src/mlevel.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \

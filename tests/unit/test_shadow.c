@@ -12,6 +12,8 @@
 #include "shadow.h"
 #include "unit.h"
 
+#define W_ALL	SHADOW_MAX_WORK
+
 static struct shadow_member *
 member(const char *tools, const char *prompts)
 {
@@ -77,9 +79,10 @@ START_TEST(test_shadow_find)
 	    "{\"name\":\"list_all\"},{\"name\":\"get\"},"
 	    "{\"name\":\"plain\"}]", NULL);
 	ck_assert_uint_eq(shadow_member_count(a, SHADOW_TOOL), 4);
-	ck_assert_int_eq(shadow_find(a, b, "mail", "__", &r), 0);
+	ck_assert_int_eq(shadow_find(a, b, "mail", "__", W_ALL, &r), 0);
 	ck_assert_uint_eq(r.n, 3);
 	ck_assert_int_eq(r.more, 0);
+	ck_assert_uint_gt(r.work, 0);
 	/* In the order of b's tools, then a's entries. */
 	ck_assert_int_eq(r.v[0].kind, SHADOW_TOOL);
 	ck_assert_str_eq(r.v[0].name, "weather");
@@ -93,10 +96,20 @@ START_TEST(test_shadow_find)
 	ck_assert_str_eq(r.v[2].named, "list_all");
 	ck_assert_str_eq(r.v[2].spelling, "mail__list_all");
 	/* "get" is too short; "plain" is a's own name too. */
-	shadow_result_free(&r);
 
+	/* The same search on a budget smaller than its work: not made. */
+	{
+		struct shadow_result	 r2;
+
+		ck_assert_int_eq(shadow_find(a, b, "mail", "__", r.work - 1,
+		    &r2), -1);
+		ck_assert_int_eq(r2.too_large, 1);
+		ck_assert_uint_eq(r2.n, 0);
+		shadow_result_free(&r2);
+	}
+	shadow_result_free(&r);
 	/* The other way round: b names nothing of a's. */
-	ck_assert_int_eq(shadow_find(b, a, "wx", "__", &r), 0);
+	ck_assert_int_eq(shadow_find(b, a, "wx", "__", W_ALL, &r), 0);
 	ck_assert_uint_eq(r.n, 0);
 	shadow_result_free(&r);
 	shadow_member_free(a);
@@ -113,7 +126,7 @@ START_TEST(test_shadow_short_spelled)
 	a = member("[{\"name\":\"t\",\"description\":\"call fs__cat and "
 	    "cat\"}]", NULL);
 	b = member("[{\"name\":\"cat\"}]", NULL);
-	ck_assert_int_eq(shadow_find(a, b, "fs", "__", &r), 0);
+	ck_assert_int_eq(shadow_find(a, b, "fs", "__", W_ALL, &r), 0);
 	ck_assert_uint_eq(r.n, 1);
 	ck_assert_str_eq(r.v[0].spelling, "fs__cat");
 	shadow_result_free(&r);
@@ -125,7 +138,7 @@ START_TEST(test_shadow_short_spelled)
 	b = member("[{\"name\":\"send_mail\"}]", NULL);
 	ck_assert_uint_eq(shadow_member_count(a, SHADOW_TOOL), 0);
 	ck_assert_uint_eq(shadow_member_count(a, SHADOW_PROMPT), 0);
-	ck_assert_int_eq(shadow_find(a, b, "m", "__", &r), 0);
+	ck_assert_int_eq(shadow_find(a, b, "m", "__", W_ALL, &r), 0);
 	ck_assert_uint_eq(r.n, 0);
 	shadow_result_free(&r);
 	shadow_member_free(a);
@@ -164,7 +177,7 @@ START_TEST(test_shadow_bounds)
 	tb = many(2, "bbbb", "b");
 	a = member(ta, NULL);
 	b = member(tb, NULL);
-	ck_assert_int_eq(shadow_find(a, b, "b", "__", &r), 0);
+	ck_assert_int_eq(shadow_find(a, b, "b", "__", W_ALL, &r), 0);
 	ck_assert_uint_eq(r.n, SHADOW_MAX_HITS);
 	ck_assert_int_eq(r.more, 1);
 	shadow_result_free(&r);
@@ -182,7 +195,7 @@ START_TEST(test_shadow_bounds)
 	a = member(ta, NULL);
 	b = member(tb, NULL);
 	ck_assert(!shadow_member_too_large(a));
-	ck_assert_int_eq(shadow_find(a, b, "b", "__", &r), -1);
+	ck_assert_int_eq(shadow_find(a, b, "b", "__", W_ALL, &r), -1);
 	ck_assert_int_eq(r.too_large, 1);
 	ck_assert_uint_eq(r.n, 0);
 	ck_assert(r.work > SHADOW_MAX_WORK);
@@ -193,7 +206,7 @@ START_TEST(test_shadow_bounds)
 	ta = many(80, "a", desc);		/* past SHADOW_MAX_TEXT_BYTES */
 	a = member(ta, NULL);
 	ck_assert(shadow_member_too_large(a));
-	ck_assert_int_eq(shadow_find(a, b, "b", "__", &r), -1);
+	ck_assert_int_eq(shadow_find(a, b, "b", "__", W_ALL, &r), -1);
 	shadow_result_free(&r);
 	shadow_member_free(a);
 	shadow_member_free(b);
