@@ -214,7 +214,8 @@ router_shadow_found(struct router *r, const char *group, const char *other,
 	size_t				 i;
 
 	TAILQ_FOREACH_SAFE(f, &s->findings, entry, next) {
-		if (strcmp(f->group, group) != 0 || strcmp(f->other, other) != 0)
+		if (strcmp(f->group, group) != 0 ||
+		    strcmp(f->other, other) != 0)
 			continue;
 		TAILQ_REMOVE(&s->findings, f, entry);
 		s->nfindings--;
