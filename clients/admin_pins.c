@@ -50,6 +50,36 @@ admin_pins_change(const cJSON *c, const char *server)
 	(void)server;
 }
 
+/* f's member key for people: escaped, "?" if it has none. */
+static const char *
+admin_pins_str(const cJSON *f, const char *key)
+{
+	const char	*v = out_str(f, key);
+
+	return (out_esc(v != NULL ? v : "?"));
+}
+
+/* One finding of shadowing: this server's text names another's tool. */
+static void
+admin_pins_shadow(const cJSON *f, const char *server)
+{
+	if (out_str(f, "skipped") != NULL)
+		printf("shadowing: %s's descriptions not compared with %s's "
+		    "tool names in group %s (%s)\n", out_esc(server),
+		    admin_pins_str(f, "server"), admin_pins_str(f, "group"),
+		    admin_pins_str(f, "skipped"));
+	else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "more")))
+		printf("shadowing: and more of %s's descriptions name %s's "
+		    "tools in group %s\n", out_esc(server),
+		    admin_pins_str(f, "server"), admin_pins_str(f, "group"));
+	else
+		printf("shadowing: %s's %s %s names %s's tool %s in group %s "
+		    "(as %s)\n", out_esc(server), admin_pins_str(f, "kind"),
+		    admin_pins_str(f, "name"), admin_pins_str(f, "server"),
+		    admin_pins_str(f, "named"), admin_pins_str(f, "group"),
+		    admin_pins_str(f, "spelling"));
+}
+
 /* One router's changes (a server, or one of a template's instances). */
 static int
 admin_pins_router(const cJSON *r)
@@ -69,6 +99,8 @@ admin_pins_router(const cJSON *r)
 	if (out_str(r, "broken") != NULL)
 		printf("its pins file cannot be read (%s): everything is held "
 		    "until approved\n", out_esc(out_str(r, "broken")));
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "shadowing"))
+		admin_pins_shadow(c, server != NULL ? server : "?");
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "changes")) {
 		admin_pins_change(c, server);
 		changes++;

@@ -93,5 +93,12 @@ cJSON		*group_status_json(struct mcpd *);
 void		 group_reconfigure(struct mcpd *);
 /* At exit: the counters (sessions are gone with their clients). */
 void		 group_registry_free(struct mcpd *);
+/*
+ * group_shadow.c: mcpd has read server's whole list (r, its router): in
+ * each group, its descriptions and the other members' compared for names
+ * of each other's tools (mcpd->member_listed).
+ */
+void		 group_shadow_listed(struct mcpd *, struct router *,
+		    const char *server);
 
 #endif /* MCPD_GROUP_H */

@@ -273,6 +273,7 @@ main(int argc, char **argv)
 	mcpd.worker_changed = mcpd_worker_changed;
 	mcpd.logs_followers = &logs_followers;
 	mcpd.client_roots = instance_client_roots;
+	mcpd.member_listed = group_shadow_listed;
 	TAILQ_INIT(&mcpd.clients);
 	TAILQ_INIT(&mcpd.transports);
 	TAILQ_INIT(&mcpd.logins);

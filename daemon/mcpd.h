@@ -29,6 +29,7 @@ struct logs_pool;
 struct principals;
 struct probe_cache;
 struct roots;
+struct router;
 struct sdnotify;
 struct transport;
 struct worker;
@@ -82,6 +83,12 @@ struct mcpd {
 	/* mcpd.c: instance.c's, when a client's roots are known. */
 	void			(*client_roots)(struct attachment *,
 				    const struct roots *);
+	/*
+	 * mcpd.c: group_shadow.c's, when mcpd has read a server's whole
+	 * tools or prompts list (router_shadow.c); NULL: nobody is told.
+	 */
+	void			(*member_listed)(struct mcpd *,
+				    struct router *, const char *server);
 	uint64_t		 workers_total;	/* numbers workers, never reused */
 	uint64_t		 protocol_violations;
 	/*

@@ -30,6 +30,8 @@ struct iovec;
 struct mcpd;
 struct roots;
 struct router;
+struct shadow_member;
+struct shadow_result;
 struct worker;
 
 /*
@@ -225,6 +227,14 @@ cJSON		*router_pins_json(struct router *);
 int		 router_pins_holds(const struct router *, const char *name);
 int		 router_pins_approve(struct router *, char *const *names,
 		    size_t n, cJSON *approved, char **cause);
+/*
+ * Shadowing (router_shadow.c): the profile of the server's own lists
+ * (NULL until mcpd has read one), and what a comparison with another
+ * member of group found, replacing what the last one did.
+ */
+const struct shadow_member *router_shadow_profile(const struct router *);
+void		 router_shadow_found(struct router *, const char *group,
+		    const char *other, const struct shadow_result *);
 
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);

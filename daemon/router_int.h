@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "hmap.h"
 #include "mlevel.h"
+#include "pins.h"
 #include "pversion.h"
 #include "ratelim.h"
 #include "router.h"
@@ -304,6 +305,8 @@ struct router {
 	int			 filtered;	/* any of them set, or pins */
 	/* What a server changed since approved (router_pins.c); NULL: off. */
 	struct router_pins	*pins;
+	/* Its lists' part in shadowing (router_shadow.c); NULL: none yet. */
+	struct router_shadow	*shadow;
 };
 
 /*
@@ -587,6 +590,16 @@ enum filter_result router_pins_narrow(struct router *, const char *method,
 		    struct envelope_edit *edit, enum filter_result res);
 int		 router_pins_active(const struct router *);
 void		 router_pins_free(struct router *);
+
+/*
+ * router_shadow.c: the profile of the server's tools and prompts (a whole
+ * list of kind read for the pins), the daemon told; its findings for
+ * mcpd/pins (an array); all of it freed.
+ */
+void		 router_shadow_listed(struct router *, enum pins_kind,
+		    const cJSON *list);
+cJSON		*router_shadow_json(struct router *);
+void		 router_shadow_free(struct router *);
 
 /*
  * router_roots.c

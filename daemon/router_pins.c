@@ -140,6 +140,7 @@ router_pins_free(struct router *r)
 	struct router_pins	*p = r->pins;
 	size_t			 k;
 
+	router_shadow_free(r);
 	if (p == NULL)
 		return;
 	for (k = 0; k < PINS_KINDS; k++) {
@@ -408,6 +409,7 @@ router_pins_settle(struct router *r, enum pins_kind k)
 	pins_compare(pins, k, pk->acc, &check);
 	pk->fetching = 0;
 	pk->fetched = 1;
+	router_shadow_listed(r, k, pk->acc);
 	cJSON_Delete(pk->acc);
 	pk->acc = NULL;
 	cJSON_Delete(pk->gone);
@@ -794,6 +796,7 @@ router_pins_json(struct router *r)
 		cJSON_AddStringToObject(o, "broken", p->slot->broken_why != NULL ?
 		    p->slot->broken_why : "unreadable");
 	pinned = cJSON_AddObjectToObject(o, "pinned");
+	cJSON_AddItemToObject(o, "shadowing", router_shadow_json(r));
 	changes = cJSON_AddArrayToObject(o, "changes");
 	gone = cJSON_AddArrayToObject(o, "gone");
 	for (k = 0; k < PINS_KINDS; k++) {

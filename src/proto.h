@@ -207,5 +207,14 @@
 #define MCPD_FIELD_PIN_KIND		"MCPD_PIN_KIND"
 #define MCPD_FIELD_PIN_NAME		"MCPD_PIN_NAME"
 #define MCPD_FIELD_PIN_CHANGE		"MCPD_PIN_CHANGE"
+/*
+ * In a group, a member's tool or prompt whose description names another
+ * member's tool (shadowing; daemon/router_shadow.c): flagged, not held.
+ */
+#define MCPD_MID_SHADOW			"864505455aa5496d8f360b5a747107c7"
+#define MCPD_FIELD_GROUP		"MCPD_GROUP"
+#define MCPD_FIELD_SHADOW_NAME		"MCPD_SHADOW_NAME"
+#define MCPD_FIELD_SHADOWED_SERVER	"MCPD_SHADOWED_SERVER"
+#define MCPD_FIELD_SHADOWED_TOOL	"MCPD_SHADOWED_TOOL"
 
 #endif /* MCPD_PROTO_H */

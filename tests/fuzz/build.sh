@@ -53,7 +53,8 @@ sources() {
 			    daemon/router_handover.c daemon/router_roots.c \
 			    daemon/router_tasks.c daemon/router_ctasks.c daemon/router_out.c \
 			    daemon/router_elicit.c daemon/router_version.c daemon/router_caps.c src/pversion.c \
-			    daemon/router_pins.c daemon/pins_store.c src/pins.c src/jcs.c \
+			    daemon/router_pins.c daemon/router_shadow.c daemon/pins_store.c src/pins.c src/jcs.c src/shadow.c \
+			    daemon/router_policy.c src/cpolicy.c src/conf_clients.c src/fdio.c src/frame.c \
 			    src/tasktab.c src/mlevel.c \
 			    src/handover.c src/b64.c src/ratelim.c \
 			    src/roots.c src/sbuf.c src/url.c \
@@ -109,7 +110,7 @@ sources() {
 			    src/appshape.c src/jsonc.c src/confvar.c src/sbuf.c src/dotenv.c \
 			    src/hmap.c src/hmap_seed.c src/clock.c src/xmalloc.c ;;
 	pins)		echo src/pins.c src/jcs.c src/hmap.c src/hmap_seed.c src/clock.c \
-			    src/sbuf.c src/xmalloc.c ;;
+			    src/shadow.c src/gname.c src/sbuf.c src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/sbuf.c \

@@ -1,9 +1,11 @@
 /*
- * fuzz_pins.c -- canonical JSON (src/jcs.c) and pins (src/pins.c) on
- * whatever a server could list and whatever a pins file could hold.
+ * fuzz_pins.c -- canonical JSON (src/jcs.c), pins (src/pins.c) and
+ * shadowing (src/shadow.c) on whatever a server could list and whatever a
+ * pins file could hold.
  *
  * The input is read as JSON (a server's list, or anything) and, whole,
- * as the text of a pins file.
+ * as the text of a pins file; its first bytes as a word and the rest as
+ * a description.
  *
  * Invariants:
  * - jcs_text of a value either fails with a cause or gives a text that
@@ -14,7 +16,11 @@
  *   name is in it once is SAME; nothing is GONE;
  * - the pins' file reads back, and its text again is the same;
  * - pins_load of any text returns 0 with pins or -1 with a cause; pins it
- *   reads dump to a text it reads again.
+ *   reads dump to a text it reads again;
+ * - a list compared with itself for shadowing names only by the group's
+ *   spellings (every bare name is the member's own), at most
+ *   SHADOW_MAX_HITS hits, each of a listed tool; -1 only when too large;
+ * - shadow_names agrees with a plain reading of every position.
  */
 #include "config.h"
 
@@ -27,6 +33,7 @@
 #include "hmap.h"
 #include "jcs.h"
 #include "pins.h"
+#include "shadow.h"
 #include "xmalloc.h"
 
 const char	*fuzz_target_name = "pins";
@@ -112,6 +119,84 @@ fuzz_pins_list(const cJSON *v)
 }
 
 static void
+fuzz_pins_shadow(const cJSON *v)
+{
+	struct shadow_member	*m = shadow_member_new();
+	struct shadow_result	 r;
+	size_t			 i;
+	int			 rc;
+
+	shadow_member_set(m, SHADOW_TOOL, v);
+	shadow_member_set(m, SHADOW_PROMPT, v);
+	rc = shadow_find(m, m, "m", "__", SHADOW_MAX_WORK, &r);
+	FUZZ_CHECK((rc == -1) == (r.too_large != 0), "-1 and too_large "
+	    "disagree");
+	FUZZ_CHECK(r.n <= SHADOW_MAX_HITS, "%zu hits", r.n);
+	for (i = 0; i < r.n; i++) {
+		FUZZ_CHECK(strcmp(r.v[i].spelling, r.v[i].named) != 0,
+		    "own name %s found bare", r.v[i].named);
+		FUZZ_CHECK(strncmp(r.v[i].spelling, "m__", 3) == 0,
+		    "spelling %s is not the group's", r.v[i].spelling);
+	}
+	shadow_result_free(&r);
+	shadow_member_free(m);
+}
+
+static int
+fuzz_pins_name_char(unsigned char c)
+{
+	return (c == '_' || c == '.' || c == '-' || (c >= '0' && c <= '9') ||
+	    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+}
+
+static int
+fuzz_pins_word_char(unsigned char c)
+{
+	return (fuzz_pins_name_char(c) && c != '.' && c != '-');
+}
+
+/* shadow.h's rule, read at every position. */
+static int
+fuzz_pins_names(const char *t, size_t len, const char *w)
+{
+	size_t	 wl = strlen(w), i;
+
+	for (i = 0; wl > 0 && i + wl <= len; i++) {
+		if (memcmp(t + i, w, wl) != 0 ||
+		    (i > 0 && fuzz_pins_name_char((unsigned char)t[i - 1])))
+			continue;
+		if (i + wl == len || !fuzz_pins_name_char((unsigned char)
+		    t[i + wl]))
+			return (1);
+		if (!fuzz_pins_word_char((unsigned char)t[i + wl]) &&
+		    (i + wl + 1 == len || !fuzz_pins_word_char((unsigned char)
+		    t[i + wl + 1])))
+			return (1);
+	}
+	return (0);
+}
+
+static void
+fuzz_pins_words(const char *data, size_t size)
+{
+	char	 word[16];
+	size_t	 wl;
+
+	if (size < 1)
+		return;
+	wl = (unsigned char)data[0] % 8;
+	if (wl + 1 > size)
+		return;
+	memcpy(word, data + 1, wl);
+	word[wl] = '\0';
+	if (strlen(word) != wl)
+		return;
+	FUZZ_CHECK(shadow_names(data + 1 + wl, size - 1 - wl, word) ==
+	    fuzz_pins_names(data + 1 + wl, size - 1 - wl, word),
+	    "shadow_names and the plain reading disagree on %s", word);
+}
+
+static void
 fuzz_pins_file(const char *data, size_t size)
 {
 	struct pins	*p;
@@ -144,8 +229,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((v = cJSON_ParseWithLength((const char *)data, size)) != NULL) {
 		fuzz_pins_canon(v);
 		fuzz_pins_list(v);
+		fuzz_pins_shadow(v);
 		cJSON_Delete(v);
 	}
+	fuzz_pins_words((const char *)data, size);
 	fuzz_pins_file((const char *)data, size);
 	return (0);
 }
