@@ -33,6 +33,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "diag.h"
+#include "fdio.h"
 #include "out.h"
 #include "paths.h"
 #include "proto.h"
@@ -159,30 +160,16 @@ static int
 runconf_mkdirs(const char *path)
 {
 	char	*dir, *p;
+	int	 rc = 0;
 
 	dir = xstrdup(path);
-	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
-		free(dir);
-		return (0);
-	}
-	*p = '\0';
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
+	if ((p = strrchr(dir, '/')) != NULL && p != dir) {
 		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			goto fail;
-		*p = '/';
+		if ((rc = fdio_mkdirs(dir, 0700)) == -1)
+			diag_warnx(dir, "mkdir: %s", strerror(errno));
 	}
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto fail;
 	free(dir);
-	return (0);
-
-fail:
-	diag_warnx(dir, "mkdir: %s", strerror(errno));
-	free(dir);
-	return (-1);
+	return (rc);
 }
 
 /*

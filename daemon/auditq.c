@@ -32,6 +32,7 @@
 
 #include "audit.h"
 #include "auditq.h"
+#include "fdio.h"
 #include "clock.h"
 #include "log.h"
 #include "proto.h"
@@ -79,30 +80,6 @@ auditq_init(const char *key_dir)
 	aq.key_dir = key_dir != NULL ? xstrdup(key_dir) : NULL;
 }
 
-/* The directory and its missing parents, 0700. */
-static int
-auditq_mkdir(const char *dir)
-{
-	char	*parent, *slash;
-	int	 rc;
-
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-		return (0);
-	if (errno != ENOENT)
-		return (-1);
-	parent = xstrdup(dir);
-	if ((slash = strrchr(parent, '/')) == NULL || slash == parent) {
-		free(parent);
-		return (-1);
-	}
-	*slash = '\0';
-	rc = auditq_mkdir(parent);
-	free(parent);
-	if (rc == -1)
-		return (-1);
-	return (mkdir(dir, 0700) == 0 || errno == EEXIST ? 0 : -1);
-}
-
 /* The key in path: 0, 1 when there is none, or -1 with *why. */
 static int
 auditq_read_key(const char *path, uint8_t *key, const char **why)
@@ -144,7 +121,7 @@ auditq_make_key(const char *dir, const char *path, uint8_t *key,
 		*why = "getrandom failed";
 		return (-1);
 	}
-	if (auditq_mkdir(dir) == -1) {
+	if (fdio_mkdirs(dir, 0700) == -1) {
 		*why = strerror(errno);
 		return (-1);
 	}

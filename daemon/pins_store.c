@@ -175,17 +175,7 @@ pins_store_dir(const char *path, char **cause)
 	dir = xstrdup(path);
 	if ((p = strrchr(dir, '/')) != NULL && p != dir)
 		*p = '\0';
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			goto fail;
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto fail;
-	if (lstat(dir, &st) == -1)
+	if (fdio_mkdirs(dir, 0700) == -1 || lstat(dir, &st) == -1)
 		goto fail;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
 		xasprintf(cause, "pins directory %s is not a directory of "

@@ -46,7 +46,8 @@
 /* How much of a refused name the error quotes. */
 #define ROUTER_FILTER_QUOTE_BYTES	256
 
-static const char *router_filter_changed[FILTER_KINDS] = {
+/* What a client is sent when its view of a kind changed (the policy's too). */
+const char *const router_filter_changed[FILTER_KINDS] = {
 	[FILTER_TOOLS] = "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/tools/list_changed\"}",
 	[FILTER_PROMPTS] = "{\"jsonrpc\":\"2.0\",\"method\":"

@@ -534,6 +534,7 @@ int		 router_filter_refuses(struct attachment *, const char *line,
  * edit with the new result (its text malloc'd, the caller's to free);
  * FILTER_BAD when a filter applies but the result is not a list.
  */
+extern const char *const router_filter_changed[FILTER_KINDS];
 enum filter_result router_filter_reply(struct attachment *,
 		    const char *method, const char *line,
 		    const struct envelope *, struct envelope_edit *edit);

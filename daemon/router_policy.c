@@ -39,14 +39,6 @@
 /* How much of a refused name the error quotes. */
 #define ROUTER_POLICY_QUOTE_BYTES	256
 
-static const char *router_policy_changed[FILTER_KINDS] = {
-	[FILTER_TOOLS] = "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/tools/list_changed\"}",
-	[FILTER_PROMPTS] = "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/prompts/list_changed\"}",
-	[FILTER_RESOURCES] = "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/resources/list_changed\"}",
-};
 
 /* The server's name as configured: an instance's is its template's. */
 static size_t
@@ -133,8 +125,8 @@ router_set_policies(struct router *r, const struct cpolicies *ps)
 				continue;
 			any = 1;
 			router_peer_queue(a, &(struct iovec){
-			    (void *)router_policy_changed[k],
-			    strlen(router_policy_changed[k]) }, 1);
+			    (void *)router_filter_changed[k],
+			    strlen(router_filter_changed[k]) }, 1);
 		}
 		cpolicy_unref(a->policy);
 		a->policy = p;

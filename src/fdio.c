@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -103,4 +105,31 @@ fdio_read_all(int fd, size_t max, struct sbuf *b)
 			return (-1);
 		}
 	}
+}
+
+int
+fdio_mkdirs(const char *dir, mode_t mode)
+{
+	char	*d, *p;
+	int	 saved;
+
+	if ((d = strdup(dir)) == NULL)
+		return (-1);
+	for (p = d + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d, mode) == -1 && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(d, mode) == -1 && errno != EEXIST)
+		goto fail;
+	free(d);
+	return (0);
+fail:
+	saved = errno;
+	free(d);
+	errno = saved;
+	return (-1);
 }

@@ -19,6 +19,13 @@
 struct frame;
 struct sbuf;
 
+/*
+ * mkdir -p: dir and its missing parents, each made with mode.  0, or -1
+ * with errno (from the first mkdir that failed for another reason than
+ * EEXIST).
+ */
+int	fdio_mkdirs(const char *dir, mode_t mode);
+
 /* All of buf to fd: 0, or -1 with errno (EIO for a write of nothing). */
 int	fdio_write_all(int fd, const void *buf, size_t len);
 

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <check.h>
@@ -321,6 +322,34 @@ START_TEST(test_bytes_has)
 }
 END_TEST
 
+/* mkdir -p: the parents made with the mode, an existing one fine. */
+START_TEST(test_mkdirs)
+{
+	char		 base[] = "/tmp/test_fdio.XXXXXX", path[256], file[300];
+	struct stat	 st;
+	int		 fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof path, "%s/a/b/c", base);
+	ck_assert_int_eq(fdio_mkdirs(path, 0700), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0700);
+	ck_assert_int_eq(fdio_mkdirs(path, 0700), 0);
+	/* A file in the way: its error. */
+	snprintf(file, sizeof file, "%s/a/f", base);
+	fd = open(file, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(file, sizeof file, "%s/a/f/g", base);
+	ck_assert_int_eq(fdio_mkdirs(file, 0700), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	unlink(path);
+	snprintf(file, sizeof file, "rm -rf '%s'", base);
+	ck_assert_int_eq(system(file), 0);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -334,6 +363,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_sealed_memfd);
 	tcase_add_test(tc, test_read_frame);
 	tcase_add_test(tc, test_sbuf_secret);
+	tcase_add_test(tc, test_mkdirs);
 	tcase_add_test(tc, test_read_all);
 	tcase_add_test(tc, test_sbuf_printf);
 	tcase_add_test(tc, test_sbuf_unbounded);
