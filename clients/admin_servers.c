@@ -106,6 +106,18 @@ admin_state_color(const struct ctl *ctl, const char *state)
 	return ("\033[36m");
 }
 
+/* " (frozen 2m05s: its next request thaws it)" */
+static void
+admin_frozen(char *buf, size_t size, const cJSON *s)
+{
+	const cJSON	*fr = cJSON_GetObjectItemCaseSensitive(s, "frozen");
+	char		 since[24];
+
+	admin_format_duration(since, sizeof since, out_num(fr, "since_ms",
+	    -1));
+	snprintf(buf, size, " (frozen %s: its next request thaws it)", since);
+}
+
 /* An instance's clients: " client 4711 (code)", " clients 1, 2 (x)". */
 static void
 admin_attached(char *buf, size_t size, const cJSON *attached)
@@ -173,6 +185,8 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 		else if (state != NULL && strcmp(state, "idle") == 0)
 			snprintf(detail, sizeof detail, " (on demand: starts "
 			    "with its next client or request)");
+		else if (state != NULL && strcmp(state, "frozen") == 0)
+			admin_frozen(detail, sizeof detail, s);
 		/* Why it failed, in its words (shown to administrators). */
 		said = out_str(s, "last_stderr");
 		printf("%-*s  %s%-12s%s  %7s  %7s  %8.0f  %7.0f  %8.0f  %s",
@@ -551,7 +565,8 @@ admin_settled(const cJSON *s, enum admin_goal goal,
 	if (goal == ADMIN_GOAL_STOPPED)
 		return (strcmp(state, "stopped") == 0 ||
 		    strcmp(state, "failed") == 0);
-	if (strcmp(state, "ready") == 0)
+	/* Frozen: ready, and idle again since (idle "freeze"). */
+	if (strcmp(state, "ready") == 0 || strcmp(state, "frozen") == 0)
 		return (out_num(s, "pid", -1) != before->pid);
 	/*
 	 * An on-demand server with a short idle_stop_s may be ready and idle
@@ -647,7 +662,8 @@ admin_act_on(struct ctl *ctl, const char *method, enum admin_goal goal,
 			    reason != NULL ? ")" : "");
 			rc = DIAG_EXIT_FAILED;
 		} else if (goal == ADMIN_GOAL_RUNNING && !ctl->no_block &&
-		    state != NULL && strcmp(state, "ready") != 0 && !started) {
+		    state != NULL && strcmp(state, "ready") != 0 &&
+		    strcmp(state, "frozen") != 0 && !started) {
 			said = out_str(s, "last_stderr");
 			diag_warnx(NULL, "%s: %s%s%s%s%s", out_str(s, "name"),
 			    state, last != NULL ? ": " : "",

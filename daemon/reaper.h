@@ -12,11 +12,22 @@
  * SIGHUP or SIGQUIT sent to the reaper, SIGKILLs the server and so ends
  * the same way.  The reaper has a process group of its own: a signal to
  * mcpd's group does not reach it.
+ *
+ * Freezing (freeze.h): REAPER_SIG_FREEZE makes the reaper SIGSTOP the
+ * server's group and then every process below it, again until a walk of
+ * /proc finds none it has not stopped; REAPER_SIG_THAW SIGCONTs them all.
+ * Both are signals whose default is to be ignored: a reaper of an older
+ * mcpd, taken over across a re-exec, is not killed by them.
  */
 #ifndef MCPD_REAPER_H
 #define MCPD_REAPER_H
 
 #include <sys/types.h>
+
+#include <signal.h>
+
+#define REAPER_SIG_FREEZE	SIGURG
+#define REAPER_SIG_THAW		SIGWINCH
 
 /*
  * In the child mcpd (parent) forked, signals still blocked: reset the

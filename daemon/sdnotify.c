@@ -40,7 +40,8 @@ sdnotify_summary(struct mcpd *mcpd, char *buf, size_t size)
 
 	for (w = worker_first(mcpd); w != NULL; w = worker_next(w)) {
 		servers++;
-		if (worker_state(w) == WORKER_READY)
+		if (worker_state(w) == WORKER_READY ||
+		    worker_state(w) == WORKER_FROZEN)
 			ready++;
 		clients += worker_clients(w);
 	}

@@ -206,6 +206,12 @@ transport_containment(const struct transport *t)
 	return (child_containment_name(&t->proc));
 }
 
+const struct child_proc *
+transport_proc(const struct transport *t)
+{
+	return (&t->proc);
+}
+
 char *
 transport_steal_line(struct transport *t, const char *line, size_t *size)
 {

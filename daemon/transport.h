@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+struct child_proc;
 struct conf_server;
 struct envelope_edit;
 struct envelope_span;
@@ -107,6 +108,8 @@ char		*transport_steal_line(struct transport *, const char *line,
 pid_t		 transport_pid(const struct transport *);
 /* "cgroup", "reaper" or "process-group". */
 const char	*transport_containment(const struct transport *);
+/* The process and how it is contained (to freeze it: freeze.h). */
+const struct child_proc *transport_proc(const struct transport *);
 
 /* For login.c, which runs mcpd-remote for a sign-in too. */
 /* The program: beside mcpd's executable, else in BINDIR. */

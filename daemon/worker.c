@@ -9,8 +9,8 @@
  *
  * Invariants:
  * - A transport exists exactly in the states starting, initializing,
- *   ready and stopping (worker_running): the state, never the transport,
- *   says whether the server runs.
+ *   ready, frozen and stopping (worker_running): the state, never the
+ *   transport, says whether the server runs.
  * - The transport's `ended' (the process exited) is the only way out of
  *   those states, apart from a spawn that fails.
  * - One state timer: init timeout, backoff delay or stop escalation,
@@ -94,6 +94,7 @@ worker_running(const struct worker *w)
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
 	case WORKER_READY:
+	case WORKER_FROZEN:
 	case WORKER_STOPPING:
 		return (1);
 	case WORKER_BACKOFF:
@@ -201,6 +202,9 @@ worker_set_state(struct worker *w, enum worker_state next,
 
 	if (prev == next)
 		return;
+	/* Thawed before anything else is done with it. */
+	if (prev == WORKER_FROZEN)
+		worker_freeze_left(w, next);
 	w->state = next;
 	w->state_since_ms = clock_now_ms();
 	/* Wanted only while idle, or stopping to be idle. */
@@ -210,7 +214,11 @@ worker_set_state(struct worker *w, enum worker_state next,
 	    f, nitems(f), "%s: %s -> %s%s%s", w->name,
 	    worker_state_names[prev], worker_state_names[next],
 	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
-	if (next == WORKER_READY) {
+	if (next == WORKER_READY && prev == WORKER_FROZEN) {
+		/* The same session: health and idle checks start over. */
+		worker_health_start(w);
+		worker_idle_start(w);
+	} else if (next == WORKER_READY) {
 		worker_first_start_spent(w);
 		router_session_ready(w->router, !w->was_ready);
 		w->was_ready = 1;
@@ -627,6 +635,9 @@ worker_start(struct worker *w)
 		backoff_reset(&w->backoff);
 		worker_spawn(w);
 		break;
+	case WORKER_FROZEN:
+		worker_thaw(w, "start requested");
+		break;
 	default:
 		break;			/* already running */
 	}
@@ -645,6 +656,7 @@ worker_stop(struct worker *w)
 	case WORKER_STARTING:
 	case WORKER_INITIALIZING:
 	case WORKER_READY:
+	case WORKER_FROZEN:
 	case WORKER_STOPPING:
 		worker_begin_stop(w, WORKER_AFTER_STOP);
 		break;
@@ -711,6 +723,9 @@ worker_reconfigure_when(struct worker *w)
 		worker_start(w);
 		return (WORKER_RECONF_STARTED);
 	}
+	if (w->state == WORKER_FROZEN && (w->conf->idle_stop_s == 0 ||
+	    !worker_freezes(w)))
+		worker_thaw(w, "reload: it is no longer frozen when idle");
 	if (w->state == WORKER_READY) {
 		if (w->conf->idle_stop_s == 0)
 			evtimer_del(w->ev_idle);
@@ -868,6 +883,7 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	worker_session_events(w);
 	worker_demand_events(w);
+	worker_freeze_events(w);
 	worker_instance_events(w);
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;
@@ -923,6 +939,7 @@ worker_free(struct worker *w)
 	event_free(w->ev_free);
 	event_free(w->ev_wake);
 	event_free(w->ev_idle);
+	worker_freeze_free(w);
 	event_free(w->ev_unused);
 	roots_free(&w->roots);
 	/* A template's copy of its instances' initialize result. */
@@ -983,6 +1000,7 @@ worker_availability(const struct worker *w)
 {
 	switch (w->state) {
 	case WORKER_READY:
+	case WORKER_FROZEN:		/* worker_write thaws it */
 		/* While its end is handled the session is down already. */
 		return (w->tp != NULL ? WORKER_AVAIL_READY :
 		    WORKER_AVAIL_WAIT);
@@ -1021,6 +1039,8 @@ worker_write(struct worker *w, const struct iovec *iov, int iovcnt)
 {
 	if (w->tp == NULL)
 		return (-1);
+	if (w->state == WORKER_FROZEN)
+		worker_thaw(w, "a message for it");
 	if (w->modern_up)
 		return (worker_write_modern(w, iov, iovcnt));
 	return (transport_write(w->tp, iov, iovcnt));
@@ -1036,6 +1056,8 @@ worker_write_edit(struct worker *w, const char *line, size_t len,
 
 	if (w->tp == NULL)
 		return (-1);
+	if (w->state == WORKER_FROZEN)
+		worker_thaw(w, "a message for it");
 	if (w->modern_up) {
 		if ((text = envelope_splice_dup(line, len, edit, 1,
 		    &n)) == NULL)

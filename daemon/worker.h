@@ -15,6 +15,10 @@
  *   on demand, nobody attached: --exit/failure--> idle (no backoff)
  *   idle --stop--> stopped
  *
+ * Frozen ("idle": "freeze", worker_freeze.c):
+ *   ready --nothing to do for idle_stop_s--> frozen --a request--> ready
+ *   frozen --stop, restart, exit--> (thawed first) stopping...
+ *
  * Every transition is one journal event (worker_set_state).
  */
 #ifndef MCPD_WORKER_H
@@ -45,6 +49,7 @@ enum worker_state {
 	WORKER_FAILED,
 	WORKER_NEEDS_LOGIN,	/* a remote server waiting for a sign-in */
 	WORKER_IDLE,		/* on demand: no process until wanted */
+	WORKER_FROZEN,		/* ready, its process frozen until wanted */
 };
 
 /*

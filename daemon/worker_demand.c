@@ -6,7 +6,8 @@
  * (worker_wanted); a ready server with idle_stop_s set that has had no
  * client request begin or end, no request of its own at a client and
  * no subscription for that long is stopped the graceful way and is
- * idle again.  Its clients stay attached: the next session is
+ * idle again (or, with "idle": "freeze", frozen: worker_freeze.c).  Its
+ * clients stay attached: the next session is
  * initialized with mcpd's own initialize, as after a crash.  Attached
  * clients alone do not keep a server running; mcpd's health pings
  * neither.
@@ -101,7 +102,12 @@ worker_idle_cb(evutil_socket_t fd, short events, void *arg)
 		worker_evtimer_add_ms(w->ev_idle, limit - (now - since));
 		return;
 	}
-	worker_idle_stop(w, now - since);
+	if (!worker_freezes(w))
+		worker_idle_stop(w, now - since);
+	else if (w->ping_sent_ms != 0)	/* its answer first */
+		worker_evtimer_add_ms(w->ev_idle, w->conf->health_timeout_ms);
+	else
+		worker_freeze(w, now - since);
 }
 
 /* An on-demand server nobody is attached to need not run, nor restart. */

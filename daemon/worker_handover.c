@@ -28,6 +28,8 @@
 void
 worker_export(struct worker *w, struct handover_server *s)
 {
+	/* Thawed: the next mcpd takes it over ready, and may freeze it. */
+	worker_thaw(w, "thawed for a re-exec of mcpd");
 	s->name = xstrdup(w->name);
 	s->spawns = w->spawns;
 	s->last_exit = w->last_exit != NULL ? xstrdup(w->last_exit) : NULL;

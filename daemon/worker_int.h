@@ -30,7 +30,7 @@ struct mcpd;
 struct transport_cb;
 
 /* The states there are (MCPD_STATE_NAMES names them, in this order). */
-#define WORKER_NSTATES		(WORKER_IDLE + 1)
+#define WORKER_NSTATES		(WORKER_FROZEN + 1)
 
 enum worker_after {
 	WORKER_AFTER_FAILURE,	/* the restart policy decides */
@@ -73,6 +73,25 @@ struct worker {
 	uint64_t		 busy_seen_ms;	/* the router was busy */
 	uint64_t		 on_demand_starts;
 	uint64_t		 idle_stops;
+
+	/*
+	 * Frozen ("idle": "freeze", worker_freeze.c): freeze_asked_ms is when
+	 * the freeze was asked for, until the kernel says it is done (then
+	 * frozen_in_ms); thaw_ms when the last thaw began, until the server
+	 * first speaks after it (then thaw_answer_ms); memory_note says what
+	 * became of its memory while frozen.
+	 */
+	struct event		*ev_freeze;	/* the freeze's checks, reclaim */
+	uint64_t		 freeze_asked_ms;
+	int64_t			 frozen_in_ms;	/* -1: not known */
+	uint64_t		 thaw_ms;
+	uint64_t		 thaw_frozen_ms; /* how long it was frozen */
+	int64_t			 thaw_answer_ms; /* -1: none yet */
+	uint64_t		 reclaimed;	/* bytes, this freeze */
+	uint32_t		 reclaim_steps;
+	const char		*memory_note;	/* static */
+	uint64_t		 freezes;
+	uint64_t		 thaws;
 
 	enum worker_after	 after;
 	int			 stop_phase;
@@ -213,6 +232,25 @@ void		 worker_demand_events(struct worker *);
 uint64_t	 worker_idle_stop_ms(const struct worker *);
 void		 worker_idle_start(struct worker *);
 int		 worker_unwanted(const struct worker *);
+
+/*
+ * worker_freeze.c: "idle": "freeze", a ready server's process frozen
+ * instead of stopped, thawed by the next message for it.
+ */
+void		 worker_freeze_events(struct worker *);
+void		 worker_freeze_free(struct worker *);
+/* 1 if an idle stop of it is to be a freeze. */
+int		 worker_freezes(const struct worker *);
+/* Freeze it (from the idle check): no longer ready, its process kept. */
+void		 worker_freeze(struct worker *, uint64_t idle_ms);
+/* A frozen server is needed: thawed and ready again (why: static). */
+void		 worker_thaw(struct worker *, const char *why);
+/* worker_set_state: it leaves frozen for next (thawed first). */
+void		 worker_freeze_left(struct worker *, enum worker_state next);
+/* The server wrote something (the thaw's latency, if it follows one). */
+void		 worker_freeze_heard(struct worker *);
+void		 worker_freeze_json(const struct worker *, cJSON *o,
+		    cJSON *stats);
 
 /*
  * worker_instance.c: templates and instances.

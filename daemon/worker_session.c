@@ -100,6 +100,8 @@ worker_heard(void *arg)
 	w->heard_ms = clock_now_ms();
 	w->ping_sent_ms = 0;
 	w->timeouts_in_row = 0;
+	if (w->thaw_ms != 0)
+		worker_freeze_heard(w);
 }
 
 static void

@@ -154,6 +154,7 @@ worker_status_json(const struct worker *w)
 	cJSON_AddNumberToObject(stats, "on_demand_starts",
 	    (double)w->on_demand_starts);
 	cJSON_AddNumberToObject(stats, "idle_stops", (double)w->idle_stops);
+	worker_freeze_json(w, o, stats);
 	router_add_stats(w->router, stats);
 	return (o);
 }

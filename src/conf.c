@@ -367,6 +367,14 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 		else if (!remote && strcmp(key, "connect_timeout_ms") == 0)
 			conf_warn(cp, kpath, "only for a remote server (url), "
 			    "ignored");
+		else if (remote && strcmp(key, "idle") == 0 &&
+		    cJSON_IsString(item) &&
+		    strcmp(item->valuestring, "freeze") == 0) {
+			/* Its session would expire while it is frozen. */
+			conf_warn(cp, kpath, "a remote server (url) is not "
+			    "frozen: it is stopped when idle");
+			(void)conf_setting_key(cp, kpath, item, &s, &set);
+		}
 		else if (conf_setting_key(cp, kpath, item, &s, &set))
 			;
 		else if (!conf_is_foreign_key(key))

@@ -178,6 +178,12 @@ enum conf_start {
 	CONF_START_ON_DEMAND,		/* with its first client */
 };
 
+/* What idle_stop_s does to a server with nothing to do ("idle"). */
+enum conf_idle {
+	CONF_IDLE_STOP,			/* it exits, and starts again */
+	CONF_IDLE_FREEZE,		/* its process is frozen, and thawed */
+};
+
 /*
  * How clients share a server ("share"): one process for all (global), a
  * process of its own for each client (per-client), or one for each set
@@ -211,7 +217,9 @@ enum conf_share {
  *   waits, idle, for its first attach or request.  idle_stop_s (0:
  *   never, at most CONF_MAX_IDLE_STOP_S): a ready server with nothing
  *   to do (daemon/worker.c says what counts) for that long is stopped
- *   and idle until it is needed again.
+ *   and idle until it is needed again; with idle CONF_IDLE_FREEZE its
+ *   process is frozen instead (daemon/worker_freeze.c), a local
+ *   server's only: a remote one is stopped.
  */
 #define CONF_SETTINGS_MEMBERS						\
 	enum conf_restart	 restart;				\
@@ -232,6 +240,7 @@ enum conf_share {
 	uint32_t		 connect_timeout_ms;			\
 	enum conf_start		 start;				\
 	uint32_t		 idle_stop_s;				\
+	enum conf_idle		 idle;					\
 	enum conf_protocol	 protocol;				\
 	enum conf_pin		 pin;					\
 	enum conf_audit		 audit;
@@ -428,7 +437,7 @@ int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);
 /*
  * 1 if two servers differ at most in when the server runs (start,
- * idle_stop_s, first_start_timeout_ms) or in the limits of its instances (max_instances,
+ * idle_stop_s, idle, first_start_timeout_ms) or in the limits of its instances (max_instances,
  * max_instances_per_uid, member_roots): a change that needs no restart.
  */
 int		 conf_server_runs_same(const struct conf_server *,
@@ -436,6 +445,8 @@ int		 conf_server_runs_same(const struct conf_server *,
 const char	*conf_restart_name(enum conf_restart);
 /* "always" or "on-demand". */
 const char	*conf_start_name(enum conf_start);
+/* "stop" or "freeze". */
+const char	*conf_idle_name(enum conf_idle);
 /* "auto", "2025" or "2026-07-28". */
 const char	*conf_protocol_name(enum conf_protocol);
 /* "block", "warn" or "off". */

@@ -47,6 +47,7 @@ enum conf_kind {
 	CONF_KIND_PROTOCOL,
 	CONF_KIND_PIN,
 	CONF_KIND_AUDIT,
+	CONF_KIND_IDLE,
 };
 
 /* Index into conf_setting_table; bit (1 << index) in a "set" mask. */
@@ -74,6 +75,7 @@ enum conf_setting_id {
 	CONF_S_CONNECT_TIMEOUT_MS,
 	CONF_S_START,
 	CONF_S_IDLE_STOP_S,
+	CONF_S_IDLE,
 	CONF_S_PROTOCOL,
 	CONF_S_PIN,
 	CONF_S_AUDIT,
@@ -153,6 +155,8 @@ static const struct conf_setting conf_setting_table[CONF_S_COUNT] = {
 	    CONF_SETTING_WAKES),
 	CONF_SETTING(CONF_S_IDLE_STOP_S, "idle_stop_s", CONF_KIND_U32,
 	    0, CONF_MAX_IDLE_STOP_S, idle_stop_s, CONF_SETTING_WAKES),
+	CONF_SETTING(CONF_S_IDLE, "idle", CONF_KIND_IDLE, 0, 0, idle,
+	    CONF_SETTING_WAKES),
 	CONF_SETTING(CONF_S_PROTOCOL, "protocol", CONF_KIND_PROTOCOL, 0, 0,
 	    protocol, CONF_SETTING_RUNS),
 	CONF_SETTING(CONF_S_PIN, "pin", CONF_KIND_PIN, 0, 0, pin,
@@ -227,6 +231,19 @@ conf_restart_name(enum conf_restart restart)
 	    sizeof conf_restart_names[0])
 		return ("unknown");
 	return (conf_restart_names[restart]);
+}
+
+static const char *conf_idle_names[] = {
+	[CONF_IDLE_STOP] = "stop",
+	[CONF_IDLE_FREEZE] = "freeze",
+};
+
+const char *
+conf_idle_name(enum conf_idle idle)
+{
+	if ((size_t)idle >= nitems(conf_idle_names))
+		return ("unknown");
+	return (conf_idle_names[idle]);
 }
 
 static const char *conf_protocol_names[] = {
@@ -410,6 +427,10 @@ conf_parse_setting(struct conf_parse *cp, const char *path,
 		return (conf_setting_word(cp, path, item, conf_start_names,
 		    nitems(conf_start_names), (int *)field,
 		    "\"always\" or \"on-demand\""));
+	case CONF_KIND_IDLE:
+		return (conf_setting_word(cp, path, item, conf_idle_names,
+		    nitems(conf_idle_names), (int *)field,
+		    "\"stop\" or \"freeze\""));
 	case CONF_KIND_PROTOCOL:
 		return (conf_setting_word(cp, path, item, conf_protocol_names,
 		    nitems(conf_protocol_names), (int *)field,
@@ -610,6 +631,7 @@ conf_setting_defaults(struct conf_parse *cp)
 	cp->defaults.connect_timeout_ms = CONF_DEFAULT_CONNECT_TIMEOUT_MS;
 	cp->defaults.start = CONF_START_ALWAYS;
 	cp->defaults.idle_stop_s = CONF_DEFAULT_IDLE_STOP_S;
+	cp->defaults.idle = CONF_IDLE_STOP;
 	cp->defaults.protocol = CONF_PROTOCOL_AUTO;
 	cp->defaults.pin = CONF_PIN_BLOCK;
 	cp->defaults.audit = CONF_AUDIT_OFF;

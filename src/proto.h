@@ -112,11 +112,13 @@
  * Server states, in the order of the lifecycle (SPEC 2); "needs-login": a
  * remote server waiting for `mcpctl login`; "idle": an on-demand server
  * that is not running and starts with its next client or request (no
- * process runs in either).
+ * process runs in either); "frozen": a ready server with nothing to do
+ * whose process is frozen ("idle": "freeze"), thawed by its next
+ * request.
  */
 #define MCPD_STATE_NAMES \
 	{ "starting", "initializing", "ready", "backoff", "stopping", \
-	  "stopped", "failed", "needs-login", "idle" }
+	  "stopped", "failed", "needs-login", "idle", "frozen" }
 
 /* Journal fields (all carry the MCPD_ prefix). */
 #define MCPD_FIELD_SERVER		"MCPD_SERVER"
@@ -132,6 +134,10 @@
 #define MCPD_FIELD_LAST_STDERR		"MCPD_LAST_STDERR"
 #define MCPD_FIELD_RESTARTS		"MCPD_RESTARTS"
 #define MCPD_FIELD_DELAY_MS		"MCPD_DELAY_MS"
+/* A frozen server: how long the freeze took, the thaw until its answer. */
+#define MCPD_FIELD_FREEZE_MS		"MCPD_FREEZE_MS"
+#define MCPD_FIELD_THAW_MS		"MCPD_THAW_MS"
+#define MCPD_FIELD_MEMORY		"MCPD_MEMORY"
 #define MCPD_FIELD_METHOD		"MCPD_METHOD"
 #define MCPD_FIELD_DURATION_US		"MCPD_DURATION_US"
 #define MCPD_FIELD_CLIENT_PID		"MCPD_CLIENT_PID"
@@ -183,6 +189,9 @@
 /* On-demand servers: started for a client, stopped when idle. */
 #define MCPD_MID_ON_DEMAND		"34dc4bc0e5cf45608b3d9595576bcfd1"
 #define MCPD_MID_IDLE_STOP		"5ad8911dfa99460c92570720f223c4e6"
+/* "idle": "freeze": a server frozen when idle, thawed when needed. */
+#define MCPD_MID_FREEZE			"e1be2b8499884ab6ac1a8d29324266bf"
+#define MCPD_MID_THAW			"492350a0df38488080c9c1eba316068b"
 /* A live re-exec (mcpctl reexec): handing over, taking over. */
 #define MCPD_MID_REEXEC			"e1fee44a64694826962ca77feb73290f"
 /* "audit": a call's record; audit entries dropped (the queue was full). */

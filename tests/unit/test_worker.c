@@ -40,6 +40,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "freeze.h"
 #include "esc.h"
 #include "log.h"
 #include "logs_ring.h"
@@ -71,6 +72,7 @@ struct transport {
 	int			 input_closed;
 	int			 sigterms;
 	int			 killed;
+	int			 frozen;
 };
 
 /*
@@ -235,6 +237,44 @@ const char *
 transport_containment(const struct transport *t)
 {
 	return ("reaper");
+}
+
+/* Freezing (freeze.h): counted, done at once. */
+const struct child_proc *
+transport_proc(const struct transport *t)
+{
+	return ((const struct child_proc *)t);
+}
+
+int
+freeze_begin(const struct child_proc *cp, char **cause)
+{
+	((struct transport *)cp)->frozen = 1;
+	return (0);
+}
+
+int
+freeze_done(const struct child_proc *cp)
+{
+	return (((const struct transport *)cp)->frozen);
+}
+
+void
+freeze_thaw(const struct child_proc *cp)
+{
+	((struct transport *)cp)->frozen = 0;
+}
+
+const char *
+freeze_reclaim_why_not(const struct child_proc *cp)
+{
+	return ("no swap on this machine");
+}
+
+int64_t
+freeze_reclaim_step(const struct child_proc *cp, uint64_t bytes)
+{
+	return (-1);
 }
 
 /*
