@@ -232,6 +232,14 @@ worker_set_state(struct worker *w, enum worker_state next,
 }
 
 void
+worker_thaw(struct worker *w, const char *why)
+{
+	/* worker_freeze_left thaws it; ready again restarts its timers. */
+	if (w->state == WORKER_FROZEN)
+		worker_set_state(w, WORKER_READY, why);
+}
+
+void
 worker_set_reason(char **slot, const char *reason)
 {
 	free(*slot);
@@ -883,7 +891,7 @@ worker_make(struct mcpd *mcpd, const struct conf_server *cs,
 	w->ev_free = event_new(mcpd->base, -1, 0, worker_free_cb, w);
 	worker_session_events(w);
 	worker_demand_events(w);
-	worker_freeze_events(w);
+	worker_freeze_init(w);
 	worker_instance_events(w);
 	w->logs = logs_new(mcpd, w->name, ++mcpd->workers_total);
 	w->next_upstream_id = 1;

@@ -75,6 +75,45 @@ worker_idle_stop(struct worker *w, uint64_t idle_ms)
 	worker_begin_stop(w, WORKER_AFTER_IDLE);
 }
 
+/* Stopped as idle after all: its freeze could not be done. */
+static void
+worker_freeze_failed(struct worker *w, const char *why)
+{
+	log_warnx("%s: could not freeze it (%s); stopping it as idle "
+	    "instead", w->name, why);
+	worker_set_state(w, WORKER_READY, "the freeze did not finish");
+	w->idle_stops++;
+	worker_begin_stop(w, WORKER_AFTER_IDLE);
+}
+
+/* Frozen instead (worker_freeze.c): its process kept, thawed when needed. */
+static void
+worker_idle_freeze(struct worker *w, uint64_t idle_ms)
+{
+	char	*cause, *reason;
+
+	if (worker_freeze_begin(w, &cause) != 0) {
+		worker_freeze_failed(w, cause);
+		free(cause);
+		return;
+	}
+	xasprintf(&reason, "idle: no request for %.1f s (idle_stop_s %u, "
+	    "idle \"freeze\")", (double)idle_ms / 1000.0,
+	    w->conf->idle_stop_s);
+	worker_set_state(w, WORKER_FROZEN, reason);
+	free(reason);
+}
+
+static void
+worker_freeze_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct worker	*w = arg;
+	const char	*why;
+
+	if (worker_freeze_check(w, &why) != 0)
+		worker_freeze_failed(w, why);
+}
+
 static void
 worker_idle_cb(evutil_socket_t fd, short events, void *arg)
 {
@@ -107,7 +146,7 @@ worker_idle_cb(evutil_socket_t fd, short events, void *arg)
 	else if (w->ping_sent_ms != 0)	/* its answer first */
 		worker_evtimer_add_ms(w->ev_idle, w->conf->health_timeout_ms);
 	else
-		worker_freeze(w, now - since);
+		worker_idle_freeze(w, now - since);
 }
 
 /* An on-demand server nobody is attached to need not run, nor restart. */
@@ -166,10 +205,11 @@ worker_wanted(struct worker *w, const char *why)
 	}
 }
 
-/* Its events: an on-demand start, the idle stop's check. */
+/* Its events: an on-demand start, the idle stop's check, the freeze's. */
 void
 worker_demand_events(struct worker *w)
 {
 	w->ev_wake = event_new(w->mcpd->base, -1, 0, worker_wake_cb, w);
 	w->ev_idle = evtimer_new(w->mcpd->base, worker_idle_cb, w);
+	w->ev_freeze = evtimer_new(w->mcpd->base, worker_freeze_cb, w);
 }

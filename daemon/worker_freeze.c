@@ -13,7 +13,9 @@
  * - The freeze is asked for (freeze.h) and then looked at from a timer
  *   until the kernel says it is done; one that does not finish within
  *   WORKER_FREEZE_LIMIT_MS is given up: the server is thawed and
- *   stopped as idle, as without "freeze".
+ *   stopped as idle, as without "freeze".  The state changes are
+ *   worker_demand.c's (the freeze, a freeze given up) and worker.c's
+ *   (the thaw): this file keeps the process's side and calls neither.
  * - While frozen: no health pings (worker_session.c pings only a ready
  *   server; a thaw starts them over, the frozen time not counted as
  *   silence), no idle check, no request timers (a server with a request
@@ -36,9 +38,7 @@
 #include "clock.h"
 #include "freeze.h"
 #include "log.h"
-#include "mcpd.h"
 #include "proto.h"
-#include "router.h"
 #include "transport.h"
 #include "util.h"
 #include "worker.h"
@@ -61,18 +61,6 @@ static void
 worker_freeze_arm(struct worker *w, uint64_t ms)
 {
 	worker_evtimer_add_ms(w->ev_freeze, ms);
-}
-
-/* The kernel could not freeze it in time: thawed, and stopped instead. */
-static void
-worker_freeze_failed(struct worker *w, const char *why)
-{
-	log_warnx("%s: could not freeze it (%s); stopping it as idle "
-	    "instead", w->name, why);
-	w->memory_note = NULL;
-	worker_set_state(w, WORKER_READY, "the freeze did not finish");
-	w->idle_stops++;
-	worker_begin_stop(w, WORKER_AFTER_IDLE);
 }
 
 static void
@@ -114,29 +102,32 @@ worker_reclaim(struct worker *w)
 	worker_freeze_arm(w, 1);
 }
 
-static void
-worker_freeze_cb(evutil_socket_t fd, short events, void *arg)
+/*
+ * ev_freeze (worker_demand.c owns its callback): 0 while all is well,
+ * -1 when the kernel did not freeze it in time (*why).
+ */
+int
+worker_freeze_check(struct worker *w, const char **why)
 {
-	struct worker	*w = arg;
 	uint64_t	 now = clock_now_ms(), waited;
 
 	if (w->state != WORKER_FROZEN || w->tp == NULL)
-		return;
+		return (0);
 	if (w->freeze_asked_ms == 0) {
 		worker_reclaim(w);
-		return;
+		return (0);
 	}
 	waited = now - w->freeze_asked_ms;
 	if (!freeze_done(transport_proc(w->tp))) {
 		if (waited >= WORKER_FREEZE_LIMIT_MS) {
-			worker_freeze_failed(w, "the kernel did not say it "
-			    "was frozen within 5 s");
-			return;
+			*why = "the kernel did not say it was frozen within "
+			    "5 s";
+			return (-1);
 		}
 		/* Soon at first, then no more often than the poll. */
 		worker_freeze_arm(w, waited < WORKER_FREEZE_POLL_MS ?
 		    waited + 1 : WORKER_FREEZE_POLL_MS);
-		return;
+		return (0);
 	}
 	w->frozen_in_ms = (int64_t)waited;
 	w->freeze_asked_ms = 0;
@@ -144,20 +135,15 @@ worker_freeze_cb(evutil_socket_t fd, short events, void *arg)
 	worker_freeze_logged(w);
 	if (w->memory_note == NULL)
 		worker_freeze_arm(w, 0);
+	return (0);
 }
 
-void
-worker_freeze(struct worker *w, uint64_t idle_ms)
+/* Ask for the freeze; the caller makes it frozen.  -1: *cause. */
+int
+worker_freeze_begin(struct worker *w, char **cause)
 {
-	char	*cause, *reason;
-
-	if (freeze_begin(transport_proc(w->tp), &cause) != 0) {
-		worker_freeze_failed(w, cause);
-		free(cause);
-		return;
-	}
-	xasprintf(&reason, "idle: no request for %.1f s (idle_stop_s %u, "
-	    "idle \"freeze\")", (double)idle_ms / 1000.0, w->conf->idle_stop_s);
+	if (freeze_begin(transport_proc(w->tp), cause) != 0)
+		return (-1);
 	w->freezes++;
 	w->freeze_asked_ms = clock_now_ms();
 	w->frozen_in_ms = -1;
@@ -166,18 +152,8 @@ worker_freeze(struct worker *w, uint64_t idle_ms)
 	w->memory_note = NULL;
 	evtimer_del(w->ev_health);
 	evtimer_del(w->ev_idle);
-	worker_set_state(w, WORKER_FROZEN, reason);
-	free(reason);
 	worker_freeze_arm(w, 0);
-}
-
-void
-worker_thaw(struct worker *w, const char *why)
-{
-	if (w->state != WORKER_FROZEN)
-		return;
-	/* worker_freeze_left thaws it; ready again restarts its timers. */
-	worker_set_state(w, WORKER_READY, why);
+	return (0);
 }
 
 void
@@ -253,9 +229,8 @@ worker_freeze_json(const struct worker *w, cJSON *o, cJSON *stats)
 }
 
 void
-worker_freeze_events(struct worker *w)
+worker_freeze_init(struct worker *w)
 {
-	w->ev_freeze = evtimer_new(w->mcpd->base, worker_freeze_cb, w);
 	w->frozen_in_ms = -1;
 	w->thaw_answer_ms = -1;
 }

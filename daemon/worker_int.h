@@ -190,6 +190,8 @@ void		 worker_evtimer_add_ms(struct event *, uint64_t ms);
 void		 worker_set_state(struct worker *, enum worker_state next,
 		    const char *reason);
 void		 worker_set_reason(char **slot, const char *reason);
+/* A frozen server is needed: thawed and ready again (why: static). */
+void		 worker_thaw(struct worker *, const char *why);
 void		 worker_spawn(struct worker *);
 void		 worker_fail_stop(struct worker *, const char *reason,
 		    int signal);
@@ -237,14 +239,14 @@ int		 worker_unwanted(const struct worker *);
  * worker_freeze.c: "idle": "freeze", a ready server's process frozen
  * instead of stopped, thawed by the next message for it.
  */
-void		 worker_freeze_events(struct worker *);
+void		 worker_freeze_init(struct worker *);
 void		 worker_freeze_free(struct worker *);
 /* 1 if an idle stop of it is to be a freeze. */
 int		 worker_freezes(const struct worker *);
-/* Freeze it (from the idle check): no longer ready, its process kept. */
-void		 worker_freeze(struct worker *, uint64_t idle_ms);
-/* A frozen server is needed: thawed and ready again (why: static). */
-void		 worker_thaw(struct worker *, const char *why);
+/* Ask for the freeze (the caller makes it frozen); -1: *cause. */
+int		 worker_freeze_begin(struct worker *, char **cause);
+/* ev_freeze ran: -1 if the freeze is to be given up (*why), else 0. */
+int		 worker_freeze_check(struct worker *, const char **why);
 /* worker_set_state: it leaves frozen for next (thawed first). */
 void		 worker_freeze_left(struct worker *, enum worker_state next);
 /* The server wrote something (the thaw's latency, if it follows one). */
