@@ -1597,6 +1597,63 @@ START_TEST(test_idle_stop_and_start_again)
 }
 END_TEST
 
+/*
+ * "idle": "freeze": idle for idle_stop_s, it is frozen, not stopped; the
+ * next request thaws it and goes to the same process; a stop thaws it
+ * before it closes its input.
+ */
+START_TEST(test_idle_freeze_and_thaw)
+{
+	struct worker	*w = new_worker("\"idle_stop_s\": 1, "
+	    "\"idle\": \"freeze\"");
+	struct transport *t;
+	struct tclient	*c;
+	int		 id;
+
+	handshake(w);
+	t = F.tp;
+	wait_state(w, WORKER_FROZEN);
+	ck_assert_str_eq(worker_state_name(WORKER_FROZEN), "frozen");
+	ck_assert_int_eq(t->frozen, 1);
+	ck_assert_ptr_eq(F.tp, t);
+	ck_assert(worker_running(w));
+	ck_assert_int_eq(t->input_closed, 0);
+	ck_assert_int_eq(worker_availability(w), WORKER_AVAIL_READY);
+	run_for(w, 50);
+	ck_assert(logged("s: frozen in "));
+	ck_assert_str_eq(status_string(w, "state"), "frozen");
+	/* Nothing wakes it: no health ping, no idle check. */
+	run_for(w, 300);
+	ck_assert_int_eq(worker_state(w), WORKER_FROZEN);
+	ck_assert_int_eq(t->nwritten, 2);
+
+	/* A request thaws it and goes to the same process. */
+	c = client_attach(w);
+	client_request(c, 1);
+	ck_assert_int_eq(worker_state(w), WORKER_READY);
+	ck_assert_int_eq(t->frozen, 0);
+	ck_assert_ptr_eq(F.tp, t);
+	ck_assert_int_eq(F.starts, 1);
+	id = written_request(2, "tools/list");
+	server_answers(id);
+	client_got_result(c, 0, 1);
+	ck_assert(logged("s: thawed after "));
+	ck_assert_double_eq(status_stat(w, "freezes"), 1);
+	ck_assert_double_eq(status_stat(w, "thaws"), 1);
+
+	/* Frozen again, then stopped: thawed before its input is closed. */
+	wait_state(w, WORKER_FROZEN);
+	ck_assert_int_eq(t->frozen, 1);
+	worker_stop(w);
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPING);
+	ck_assert_int_eq(t->frozen, 0);
+	ck_assert_int_eq(t->input_closed, 1);
+	server_exits(W_EXITCODE(0, 0));
+	ck_assert_int_eq(worker_state(w), WORKER_STOPPED);
+	free_worker(w);
+}
+END_TEST
+
 /* A server that always starts may still stop when idle. */
 START_TEST(test_idle_stop_always)
 {
@@ -2055,6 +2112,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_on_demand_start_on_request);
 	tcase_add_test(tc, test_idle_stop_and_start_again);
 	tcase_add_test(tc, test_idle_stop_always);
+	tcase_add_test(tc, test_idle_freeze_and_thaw);
 	tcase_add_test(tc, test_idle_stop_waits_for_work);
 	tcase_add_test(tc, test_on_demand_crash);
 	tcase_add_test(tc, test_always_crash_restarts);
