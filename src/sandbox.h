@@ -29,7 +29,7 @@ enum sb_net {
 };
 
 #define SB_PORTS_MAX	64
-#define SB_GRANTS_MAX	128
+#define SB_GRANTS_MAX	1024	/* after splitting (a home has many) */
 
 /* The "sandbox" key (per server, or the "mcpd" default), expanded. */
 struct sb_spec {
@@ -50,6 +50,7 @@ struct sb_input {
 	const char	 *home;		/* the user's home */
 	const char	 *server_dir;	/* private: STATE/sandbox/NAME */
 	const char	 *exe;		/* the command, resolved by PATH */
+	const char	 *exe_real;	/* exe, symlinks resolved, or NULL */
 	const char	 *cwd;		/* configured cwd, or NULL */
 	char *const	 *argv;		/* NULL-ended, expanded */
 	char *const	 *env;		/* configured "KEY=VALUE", NULL-ended */
@@ -62,8 +63,17 @@ struct sb_input {
 	 * seam, so tests give a fake tree.
 	 */
 	char		**(*list_dir)(const char *dir, void *arg);
+	/*
+	 * What a path is (SB_KIND_*), for the paths of args and env; NULL
+	 * takes each for a directory that may not exist.  Same arg.
+	 */
+	int		 (*path_kind)(const char *path, void *arg);
 	void		 *list_arg;
 };
+
+#define SB_KIND_NONE	0	/* does not exist (or cannot be seen) */
+#define SB_KIND_FILE	1	/* exists, not a directory */
+#define SB_KIND_DIR	2
 
 #define SB_READ		0x1	/* read files and list directories */
 #define SB_EXEC		0x2	/* execute files */
@@ -74,6 +84,13 @@ struct sb_grant {
 	unsigned int	 access;	/* SB_READ | SB_EXEC | SB_WRITE */
 	const char	*why;		/* "system", "runtime", "cwd", "args",
 					   "env", "read", "write", "private" */
+	/*
+	 * 1: implied by the profile or the entry and possibly absent on
+	 * this system (/lib32, /nix/store...): the applier skips it when
+	 * it does not exist.  0: it must exist (a configured grant, cwd,
+	 * the private directory): a missing one fails the start.
+	 */
+	int		 optional;
 };
 
 /* What one start of one server gets. */
@@ -92,6 +109,12 @@ struct sb_rules {
 	char		*workdir;	/* cwd when none is configured */
 	char		**env;		/* added: "TMPDIR=...", NULL-ended */
 	size_t		 nenv;
+	/*
+	 * What was left out and why ("args[2]: inside ~/.ssh, never
+	 * granted"), for the log; NULL-ended, possibly empty.
+	 */
+	char		**notes;
+	size_t		 nnotes;
 };
 
 /*
