@@ -34,6 +34,8 @@ enum sb_net {
 /* The "sandbox" key (per server, or the "mcpd" default), expanded. */
 struct sb_spec {
 	enum sb_profile	 profile;
+	/* CUSTOM: the profile its grants add to ("profile"), else 0. */
+	enum sb_profile	 base;
 	char		**read;		/* absolute paths; NULL-ended */
 	size_t		 nread;
 	char		**write;	/* absolute paths; NULL-ended */
@@ -125,6 +127,9 @@ int	 sb_build(const struct sb_spec *, const struct sb_input *,
 	    struct sb_rules *, char **err);
 void	 sb_rules_free(struct sb_rules *);
 void	 sb_spec_free(struct sb_spec *);
+/* A deep copy into dst (overwritten); equality of what each grants. */
+void	 sb_spec_copy(struct sb_spec *dst, const struct sb_spec *);
+int	 sb_spec_equal(const struct sb_spec *, const struct sb_spec *);
 /* "off", "default", "browser", "custom", or "none" for UNSET. */
 const char *sb_profile_name(enum sb_profile);
 
