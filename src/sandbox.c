@@ -502,13 +502,17 @@ sb_kind(struct sb_builder *b, const char *path)
 	return (b->in->path_kind(path, b->in->list_arg));
 }
 
-/* 1 if path is the home, "/", or inside a system directory. */
+/*
+ * 1 if path is the home, "/", a shared temporary directory, or inside a
+ * system directory: too wide to grant for an argument's sake.
+ */
 static int
 sb_too_wide(struct sb_builder *b, const char *path)
 {
 	size_t	 i;
 
-	if (strcmp(path, "/") == 0 || (b->in->home != NULL &&
+	if (strcmp(path, "/") == 0 || strcmp(path, "/tmp") == 0 ||
+	    strcmp(path, "/var/tmp") == 0 || (b->in->home != NULL &&
 	    strcmp(path, b->in->home) == 0))
 		return (1);
 	for (i = 0; i < nitems(sb_system); i++) {
@@ -634,9 +638,26 @@ sb_add_file_arg(struct sb_builder *b, const char *path, const char *where)
 }
 
 /*
+ * A path argument that does not exist yet (a log, a database the server
+ * makes): its directory read and written, if that exists and is not
+ * too wide.
+ */
+static void
+sb_add_new_arg(struct sb_builder *b, const char *path, const char *where)
+{
+	char	*dir;
+
+	dir = sb_path_dir(path);
+	if (!sb_too_wide(b, dir) && sb_kind(b, dir) == SB_KIND_DIR)
+		sb_add(b, dir, SB_RW, "args", 0, 1, "%s", where);
+	free(dir);
+}
+
+/*
  * The paths the arguments name: an absolute path, whole or after
- * "--flag=", that exists.  A directory is read and written (a
- * filesystem server's argument is the tree it is meant to edit).
+ * "--flag=".  A directory is read and written (a filesystem server's
+ * argument is the tree it is meant to edit); a file, or one still to be
+ * made, as above.
  */
 static void
 sb_add_args(struct sb_builder *b)
@@ -661,6 +682,7 @@ sb_add_args(struct sb_builder *b)
 			sb_add_file_arg(b, path, where);
 			break;
 		default:
+			sb_add_new_arg(b, path, where);
 			break;
 		}
 		free(where);

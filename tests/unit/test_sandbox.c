@@ -380,6 +380,16 @@ START_TEST(test_args)
 	ck_assert(!reachable(&r, "/home/u/.ssh"));
 	sb_rules_free(&r);
 
+	/* Still to be made: its directory, unless that is too wide. */
+	argv[3] = "--log=/data/new.log";
+	argv[4] = "/home/u/new.db";
+	argv[5] = "/tmp/x.log";
+	build_ok(&spec, &in, &r);
+	ck_assert_int_eq(grant_of(&r, "/data"), SB_READ | SB_WRITE);
+	ck_assert(!reachable(&r, "/home/u/src"));
+	ck_assert(!reachable(&r, "/tmp/x.log"));
+	sb_rules_free(&r);
+
 	/* Without path_kind each is taken as a directory. */
 	in.path_kind = NULL;
 	argv[3] = "/elsewhere";
