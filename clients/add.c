@@ -257,6 +257,9 @@ add_entry(struct add_args *a)
 		cJSON_AddStringToObject(server, "cwd", cwd);
 		free(cwd);
 	}
+	/* New servers run sandboxed; a remote one runs mcpd's own worker. */
+	if (a->url == NULL)
+		cJSON_AddStringToObject(server, "sandbox", "default");
 	return (server);
 }
 

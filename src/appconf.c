@@ -580,6 +580,12 @@ appconf_read_object(const struct appconf_file *f, const cJSON *servers,
 		cJSON_Delete(common);
 		if (disable)
 			cJSON_AddTrueToObject(e->server, "disabled");
+		/* Imported servers run sandboxed (mcpd.json(5)). */
+		if (cJSON_GetObjectItemCaseSensitive(e->server, "command") !=
+		    NULL && cJSON_GetObjectItemCaseSensitive(e->server,
+		    "url") == NULL)
+			cJSON_AddStringToObject(e->server, "sandbox",
+			    "default");
 		if (cJSON_GetObjectItemCaseSensitive(e->server, "command") ==
 		    NULL && cJSON_GetObjectItemCaseSensitive(e->server,
 		    "url") == NULL) {

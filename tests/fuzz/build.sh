@@ -8,7 +8,8 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
-# fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident and fuzz_pins.
+# fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins and
+# fuzz_sandbox.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -40,7 +41,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c src/xmalloc.c ;;
-	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
+	conf)		echo src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
@@ -60,7 +61,7 @@ sources() {
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
@@ -72,7 +73,7 @@ sources() {
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
@@ -111,6 +112,13 @@ sources() {
 			    src/hmap.c src/hmap_seed.c src/clock.c src/xmalloc.c ;;
 	pins)		echo src/pins.c src/jcs.c src/hmap.c src/hmap_seed.c src/clock.c \
 			    src/shadow.c src/gname.c src/sbuf.c src/xmalloc.c ;;
+	sandbox)	echo src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c \
+			    src/confvar.c src/conf_remote.c src/conf_share.c \
+			    src/conf_group.c src/dotenv.c \
+			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
+			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
+			    src/cpolicy.c src/conf_clients.c \
+			    src/url.c src/envelope.c src/xmalloc.c ;;
 	roots)		echo src/roots.c src/sbuf.c src/url.c src/urinorm.c \
 			    src/xmalloc.c ;;
 	callback)	echo clients/callback.c src/esc.c src/url.c src/sbuf.c \
@@ -131,7 +139,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident pins audit}
+    modern_layer ident pins audit sandbox}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for

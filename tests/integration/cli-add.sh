@@ -5,7 +5,8 @@
 # - without a terminal and without --yes nothing is written (exit 1), and
 #   --dry-run writes nothing either;
 # - `mcpctl add fs --env K=V --cwd DIR -- COMMAND ARGS` inserts exactly
-#   the entry: the file as jq reads it is the old one plus "fs", and
+#   the entry (with "sandbox": "default"): the file as jq reads it is
+#   the old one plus "fs", and
 #   every byte of the old file is kept around the inserted span, its
 #   formatting included; the old file is kept as FILE.bak; the diff
 #   shows the env values as [redacted] and never the secrets themselves;
@@ -91,7 +92,8 @@ cmp -s "$T/without.json" "$T/orig.norm" || fail "add changed more than fs: $(cat
 jq -e --arg fake "$MCP_FAKE" --arg t "$T" '.mcpServers.fs == {
 	"command": $fake, "args": ["--startlog=\($t)/fs.starts"],
 	"env": {"MCPD_TEST_DIR": $t, "FS_TOKEN": "fs-secret-2"},
-	"cwd": "\($t)/work"}' "$CFG" >/dev/null || fail "the fs entry: $(cat "$CFG")"
+	"cwd": "\($t)/work", "sandbox": "default"}' "$CFG" >/dev/null ||
+	fail "the fs entry: $(cat "$CFG")"
 [ "$(jq -r '.mcpServers | keys_unsorted | join(" ")' "$CFG")" = "keep fs" ] ||
 	fail "fs is not after keep: $(cat "$CFG")"
 

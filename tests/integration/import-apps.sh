@@ -118,10 +118,10 @@ keys=$(jq -c '.mcpServers | keys' "$CFG")
 	fail "mcpd.json servers after the imports: $keys"
 jq -e --arg fake "$MCP_FAKE" --arg t "$T" --arg port "$HTTP_PORT" '.mcpServers |
 	.["oc-fake"] == {"command": $fake, "args": ["--startlog=\($t)/oc-fake.starts"],
-		"env": {"MCPD_TEST_DIR": $t}}
+		"env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .["oc-remote"] == {"url": "http://127.0.0.1:9/mcp", "disabled": true}
 	and .["ws-fake"] == {"command": $fake, "args": ["--startlog=\($t)/ws-fake.starts"],
-		"env": {"MCPD_TEST_DIR": $t}}
+		"env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .["ws-remote"] == {"url": "http://127.0.0.1:9/mcp",
 		"headers": {"Authorization": "Bearer ws-token"}, "disabled": true}
 	and .["cline-sse"] == {"type": "sse", "url": "http://127.0.0.1:9/sse", "disabled": true}

@@ -161,7 +161,7 @@ grep -q '"startup_timeout_sec": the app.s own setting, dropped' "$T/import.out" 
 keys=$(jq -c '.mcpServers | keys' "$CFG")
 [ "$keys" = '["alpha","beta","keep","remote"]' ] || fail "mcpd.json servers: $keys"
 jq -e --arg t "$T" --arg u "$U" --arg f "$MCP_FAKE" '
-	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($u)/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}}
+	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($u)/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .mcpServers.beta.env == {"MCPD_TEST_DIR": $t}
 	and .mcpServers.remote == {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Region": "us-east-1"}, "disabled": true}' \
 	"$CFG" >/dev/null || fail "mcpd.json entries: $(cat "$CFG")"

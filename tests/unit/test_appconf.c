@@ -137,10 +137,10 @@ START_TEST(test_appconf_claude_desktop)
 	ck_assert_uint_eq(l.n, 2);
 	assert_entry(&l, 0, "filesystem", "{\"command\":\"npx\",\"args\":"
 	    "[\"-y\",\"@modelcontextprotocol/server-filesystem\","
-	    "\"/home/alice/Desktop\"]}");
+	    "\"/home/alice/Desktop\"],\"sandbox\":\"default\"}");
 	/* No variables in Claude Desktop: a '$' stays one for mcpd. */
 	assert_entry(&l, 1, "fetch", "{\"command\":\"uvx\",\"args\":"
-	    "[\"mcp-server-fetch\"],\"env\":{\"PRICE\":\"$$5\"}}");
+	    "[\"mcp-server-fetch\"],\"env\":{\"PRICE\":\"$$5\"},\"sandbox\":\"default\"}");
 	ck_assert_str_eq(l.v[1].keys[0], "mcpServers");
 	ck_assert_str_eq(l.v[1].keys[1], "fetch");
 	appconf_list_free(&l);
@@ -154,7 +154,7 @@ START_TEST(test_appconf_cursor)
 	read_fixture(&cursor, "cursor_mcp.json", &l);
 	ck_assert_uint_eq(l.n, 4);
 	assert_entry(&l, 1, "fetch", "{\"command\":\"uvx\",\"args\":"
-	    "[\"mcp-server-fetch\",\"--ignore-robots-txt\"]}");
+	    "[\"mcp-server-fetch\",\"--ignore-robots-txt\"],\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[1], "\"alwaysAllow\": the app's own setting, "
 	    "dropped"));
 	ck_assert(has_note(&l.v[1], "\"autoApprove\""));
@@ -164,7 +164,7 @@ START_TEST(test_appconf_cursor)
 	    "\"Bearer ${LINEAR_TOKEN}\"}}");
 	/* Disabled in the app, disabled in mcpd; ${userHome} is $HOME. */
 	assert_entry(&l, 3, "notes", "{\"command\":\"${HOME}/bin/notes-mcp\","
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert_int_eq(l.v[3].was_disabled, 1);
 	appconf_list_free(&l);
 }
@@ -179,7 +179,7 @@ START_TEST(test_appconf_vscode)
 	/* A prompted input: imported disabled, with a note, not dropped. */
 	assert_entry(&l, 0, "perplexity", "{\"command\":\"npx\",\"args\":"
 	    "[\"-y\",\"server-perplexity-ask\"],\"env\":{\"PERPLEXITY_API_KEY\":"
-	    "\"${MCPD_INPUT_PERPLEXITY_KEY:-}\"},\"disabled\":true}");
+	    "\"${MCPD_INPUT_PERPLEXITY_KEY:-}\"},\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "env.PERPLEXITY_API_KEY: needs a value "
 	    "(the app prompts for input \"perplexity-key\")"));
 	assert_entry(&l, 1, "github", "{\"type\":\"http\",\"url\":"
@@ -190,7 +190,7 @@ START_TEST(test_appconf_vscode)
 	 */
 	assert_entry(&l, 2, "db", "{\"command\":\"uv\",\"args\":[\"run\","
 	    "\"db-mcp\",\"--path\",\"/work/proj/data // not a comment\"],"
-	    "\"envFile\":\"/work/proj/.env\",\"disabled\":true}");
+	    "\"envFile\":\"/work/proj/.env\",\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[2], "\"dev\""));
 	ck_assert(has_note(&l.v[2], "envFile: mcpd reads this file into the "
 	    "server's environment, as its own user; a project's file gets "
@@ -226,7 +226,7 @@ START_TEST(test_appconf_claude_code)
 	ck_assert_uint_eq(l.n, 3);
 	/* User scope, then the local scope of this project only. */
 	assert_entry(&l, 0, "memory", "{\"command\":\"npx\",\"args\":[\"-y\","
-	    "\"@modelcontextprotocol/server-memory\"]}");
+	    "\"@modelcontextprotocol/server-memory\"],\"sandbox\":\"default\"}");
 	assert_entry(&l, 1, "sentry", "{\"type\":\"http\",\"url\":"
 	    "\"https://mcp.sentry.dev/mcp\"}");
 	ck_assert_uint_eq(l.v[1].nkeys, 4);
@@ -303,10 +303,11 @@ START_TEST(test_appconf_project_secrets)
 	ck_assert_int_eq(appconf_read(&mcp_json, S(text), &l, &cause), 0);
 	ck_assert_int_eq(appconf_read(&user, S(text), &l, &cause), 0);
 	ck_assert_uint_eq(l.n, 2);
-	xasprintf(&wanted, "%s,\"disabled\":true}", want);
+	xasprintf(&wanted, "%s,\"disabled\":true,\"sandbox\":\"default\"}",
+	    want);
 	assert_entry(&l, 0, "gh", wanted);
 	free(wanted);
-	xasprintf(&wanted, "%s}", want);
+	xasprintf(&wanted, "%s,\"sandbox\":\"default\"}", want);
 	assert_entry(&l, 1, "gh", wanted);
 	free(wanted);
 	for (i = 0; i < 2; i++) {
@@ -357,19 +358,19 @@ START_TEST(test_appconf_project_secrets_vscode)
 	ck_assert_int_eq(appconf_read(&user, S(text), &l, &cause), 0);
 	ck_assert_uint_eq(l.n, 4);
 	assert_entry(&l, 0, "gh", "{\"command\":\"gh-mcp\",\"env\":{\"Y\":"
-	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"},\"disabled\":true}");
+	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"},\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "env.Y: ${GITHUB_TOKEN} is read from "
 	    "mcpd's environment, not the app's; a project's file"));
 	ck_assert_uint_eq(l.v[0].nnotes, 1);
 	assert_entry(&l, 2, "gh", "{\"command\":\"gh-mcp\",\"env\":{\"Y\":"
-	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"}}");
+	    "\"${GITHUB_TOKEN}\",\"H\":\"${HOME}/x\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[2], "env.Y: ${GITHUB_TOKEN} is read from "
 	    "mcpd's environment, not the app's: give mcpd that variable"));
 	/* Not Cursor's form: a value mcpd cannot know, in either file. */
 	assert_entry(&l, 1, "c", "{\"command\":\"c\",\"env\":{\"X\":"
-	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true}");
+	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true,\"sandbox\":\"default\"}");
 	assert_entry(&l, 3, "c", "{\"command\":\"c\",\"env\":{\"X\":"
-	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true}");
+	    "\"${MCPD_INPUT_CREDENTIAL_GITHUB:-}\"},\"disabled\":true,\"sandbox\":\"default\"}");
 	appconf_list_free(&l);
 }
 END_TEST
@@ -450,7 +451,8 @@ START_TEST(test_appconf_merge_existing)
 	    "\t\t\t\"command\": \"npx\",\n"
 	    "\t\t\t\"args\": [\"-y\", "
 	    "\"@modelcontextprotocol/server-filesystem\", "
-	    "\"/home/alice/Desktop\"]\n"
+	    "\"/home/alice/Desktop\"],\n"
+	    "\t\t\t\"sandbox\": \"default\"\n"
 	    "\t\t}\n"
 	    "\t},\n"
 	    "\t\"servers\": { \"filesystem\": { \"type\": \"stdio\", "
@@ -493,7 +495,8 @@ START_TEST(test_appconf_merge_shapes)
 	    &outlen, &cause), 0);
 	ck_assert_str_eq(out, "{ \"mcpd\": {},\n  \"mcpServers\": {\n"
 	    "    \"memory\": {\n      \"command\": \"npx\",\n"
-	    "      \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]\n"
+	    "      \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"],\n"
+	    "      \"sandbox\": \"default\"\n"
 	    "    },\n    \"sentry\": {\n      \"type\": \"http\",\n"
 	    "      \"url\": \"https://mcp.sentry.dev/mcp\"\n    }\n  } }");
 	free(out);
@@ -562,7 +565,7 @@ START_TEST(test_appconf_windsurf)
 	/* ${env:NAME} as VS Code writes it. */
 	assert_entry(&l, 0, "github", "{\"command\":\"npx\",\"args\":[\"-y\","
 	    "\"@modelcontextprotocol/server-github\"],\"env\":{"
-	    "\"GITHUB_PERSONAL_ACCESS_TOKEN\":\"${GITHUB_TOKEN}\"}}");
+	    "\"GITHUB_PERSONAL_ACCESS_TOKEN\":\"${GITHUB_TOKEN}\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "${GITHUB_TOKEN} is read from mcpd's "
 	    "environment"));
 	/* "serverUrl" is the remote server's URL; mcpd finds the transport. */
@@ -571,7 +574,7 @@ START_TEST(test_appconf_windsurf)
 	/* ${file:PATH} is Windsurf's: a value mcpd cannot know. */
 	assert_entry(&l, 2, "notes", "{\"command\":\"notes-mcp\",\"args\":["
 	    "\"--key\",\"${MCPD_INPUT_FILE__HOME_ALICE__NOTES_KEY:-}\"],"
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[2], "args: needs a value (mcpd does not know "
 	    "the app's variable \"file:/home/alice/.notes-key\")"));
 	ck_assert(has_note(&l.v[2], "\"disabledTools\": the app's own "
@@ -589,14 +592,14 @@ START_TEST(test_appconf_zed)
 	read_fixture(&zed, "zed_settings.json", &l);
 	ck_assert_uint_eq(l.n, 5);
 	assert_entry(&l, 0, "your-mcp-server", "{\"command\":\"some-command\","
-	    "\"args\":[\"arg-1\",\"arg-2\"]}");
+	    "\"args\":[\"arg-1\",\"arg-2\"],\"sandbox\":\"default\"}");
 	ck_assert_uint_eq(l.v[0].nnotes, 0);
 	ck_assert_str_eq(l.v[0].keys[0], "context_servers");
 	ck_assert_str_eq(l.v[0].keys[1], "your-mcp-server");
 	/* "enabled": false; no variables in Zed: '$' stays one for mcpd. */
 	assert_entry(&l, 1, "fetch", "{\"command\":\"uvx\",\"args\":["
 	    "\"mcp-server-fetch\"],\"env\":{\"PRICE\":\"$$5\"},"
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert_int_eq(l.v[1].was_disabled, 1);
 	assert_entry(&l, 2, "remote-docs", "{\"url\":"
 	    "\"https://mcp.example.com/mcp\",\"headers\":{\"Authorization\":"
@@ -607,7 +610,7 @@ START_TEST(test_appconf_zed)
 	ck_assert(has_note(&l.v[3], "a server of a Zed extension"));
 	/* The older shape: "command": {"path", "args", "env"}. */
 	assert_entry(&l, 4, "older", "{\"command\":\"/usr/local/bin/older-mcp\","
-	    "\"args\":[\"--stdio\"],\"env\":{\"LEVEL\":\"1\"}}");
+	    "\"args\":[\"--stdio\"],\"env\":{\"LEVEL\":\"1\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[4], "\"settings\": the app's own setting"));
 	appconf_list_free(&l);
 }
@@ -620,7 +623,7 @@ START_TEST(test_appconf_cline)
 	read_fixture(&cline, "cline_mcp_settings.json", &l);
 	ck_assert_uint_eq(l.n, 4);
 	assert_entry(&l, 0, "local-server", "{\"command\":\"node\",\"args\":["
-	    "\"/path/to/server.js\"],\"env\":{\"API_KEY\":\"your_api_key\"}}");
+	    "\"/path/to/server.js\"],\"env\":{\"API_KEY\":\"your_api_key\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "\"alwaysAllow\": the app's own setting"));
 	ck_assert_int_eq(l.v[0].was_disabled, 0);
 	/* A "url" without "type" is SSE to Cline. */
@@ -633,7 +636,7 @@ START_TEST(test_appconf_cline)
 	/* No variables in Cline. */
 	assert_entry(&l, 3, "brave-search", "{\"command\":\"npx\",\"args\":["
 	    "\"-y\",\"@modelcontextprotocol/server-brave-search\"],\"env\":{"
-	    "\"BRAVE_API_KEY\":\"$${BRAVE}\"},\"disabled\":true}");
+	    "\"BRAVE_API_KEY\":\"$${BRAVE}\"},\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert_int_eq(l.v[3].was_disabled, 1);
 	appconf_list_free(&l);
 }
@@ -671,7 +674,7 @@ START_TEST(test_appconf_gemini)
 	assert_entry(&l, 0, "pythonTools", "{\"command\":\"python\",\"args\":["
 	    "\"-m\",\"my_mcp_server\",\"--port\",\"8080\"],\"env\":{"
 	    "\"DATABASE_URL\":\"${DB_CONNECTION_STRING}\",\"API_KEY\":"
-	    "\"${EXTERNAL_API_KEY}\",\"PRICE\":\"$$5 or $${not a name}\"}}");
+	    "\"${EXTERNAL_API_KEY}\",\"PRICE\":\"$$5 or $${not a name}\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "env.DATABASE_URL: ${DB_CONNECTION_STRING} "
 	    "is read from mcpd's environment"));
 	ck_assert(has_note(&l.v[0], "cwd: a relative path outside a project"));
@@ -683,7 +686,7 @@ START_TEST(test_appconf_gemini)
 	assert_entry(&l, 2, "sseServer", "{\"type\":\"sse\",\"url\":"
 	    "\"https://api.example.com/sse\"}");
 	assert_entry(&l, 3, "filteredServer", "{\"command\":\"python\","
-	    "\"args\":[\"-m\",\"my_mcp_server\"]}");
+	    "\"args\":[\"-m\",\"my_mcp_server\"],\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[3], "\"includeTools\""));
 	ck_assert(has_note(&l.v[3], "\"trust\""));
 	appconf_list_free(&l);
@@ -730,14 +733,14 @@ START_TEST(test_appconf_opencode)
 	assert_entry(&l, 0, "my-local-mcp-server", "{\"command\":\"bun\","
 	    "\"args\":[\"x\",\"my-mcp-command\"],\"env\":{\"MY_ENV_VAR\":"
 	    "\"my_env_var_value\",\"TOKEN\":\"${MY_TOKEN}\"},"
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "env.TOKEN: ${MY_TOKEN} is read from "
 	    "mcpd's environment, not the app's; a project's file"));
 	ck_assert_int_eq(l.v[0].was_disabled, 0);
 	/* "enabled": false. */
 	assert_entry(&l, 1, "mcp_everything", "{\"command\":\"npx\",\"args\":["
 	    "\"-y\",\"@modelcontextprotocol/server-everything\"],"
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert_int_eq(l.v[1].was_disabled, 1);
 	ck_assert_uint_eq(l.v[1].nnotes, 0);
 	assert_entry(&l, 2, "my-remote-mcp", "{\"url\":"
@@ -749,7 +752,7 @@ START_TEST(test_appconf_opencode)
 	/* {file:PATH} is opencode's; a '$' is literal. */
 	assert_entry(&l, 4, "secret", "{\"command\":\"secret-mcp\",\"args\":["
 	    "\"--key=${MCPD_INPUT_FILE____SECRETS_KEY:-}\",\"$$HOME\"],"
-	    "\"disabled\":true}");
+	    "\"disabled\":true,\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[4], "args: needs a value (mcpd does not know "
 	    "the app's variable \"file:~/.secrets/key\")"));
 	/* Not opencode's shape: said, and left alone. */

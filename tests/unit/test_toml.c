@@ -455,7 +455,7 @@ START_TEST(test_codex_read)
 	ck_assert_uint_eq(l.n, 3);
 	assert_entry(&l, 0, "context7", "{\"command\":\"npx\",\"args\":[\"-y\","
 	    "\"@upstash/context7-mcp\"],\"env\":{\"CONTEXT7_API_KEY\":"
-	    "\"ctx7-value\"}}");
+	    "\"ctx7-value\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[0], "\"startup_timeout_sec\": the app's own "
 	    "setting, dropped"));
 	ck_assert_str_eq(l.v[0].keys[0], "mcp_servers");
@@ -464,7 +464,7 @@ START_TEST(test_codex_read)
 	assert_entry(&l, 1, "docs", "{\"command\":\"docs-server\",\"args\":["
 	    "\"--port\",\"4000\"],\"cwd\":\"/home/alice/code/docs-server\","
 	    "\"env\":{\"DOCS_MODE\":\"offline\",\"PRICE\":\"$$5\","
-	    "\"DOCS_TOKEN\":\"${DOCS_TOKEN}\"}}");
+	    "\"DOCS_TOKEN\":\"${DOCS_TOKEN}\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[1], "${DOCS_TOKEN} is read from mcpd's "
 	    "environment"));
 	ck_assert(has_note(&l.v[1], "\"enabled_tools\""));
@@ -499,16 +499,16 @@ START_TEST(test_codex_read_shapes)
 
 	ck_assert_int_eq(appconf_read(&codex, S(text), &l, &cause), 0);
 	ck_assert_uint_eq(l.n, 5);
-	assert_entry(&l, 0, "a", "{\"command\":\"x\"}");
+	assert_entry(&l, 0, "a", "{\"command\":\"x\",\"sandbox\":\"default\"}");
 	assert_entry(&l, 1, "b", "{\"command\":\"y\",\"env\":{\"OK\":"
-	    "\"${OK}\"}}");
+	    "\"${OK}\"},\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[1], "\"env_vars\": the app's own setting"));
 	assert_entry(&l, 2, "c", "{\"type\":\"http\",\"url\":\"http://h/mcp\","
 	    "\"headers\":{\"X-Key\":\"${KEY_VAR}\"}}");
 	ck_assert_int_eq(l.v[3].status, APPCONF_SKIPPED);
 	ck_assert(has_note(&l.v[3], "runs through mcpctl connect already"));
 	/* Not Codex's key: not taken for appconf's own "type". */
-	assert_entry(&l, 4, "e", "{\"command\":\"z\"}");
+	assert_entry(&l, 4, "e", "{\"command\":\"z\",\"sandbox\":\"default\"}");
 	ck_assert(has_note(&l.v[4], "\"type (not a Codex setting)\""));
 	appconf_list_free(&l);
 
