@@ -365,14 +365,14 @@ measure_apps() {
 	# shellcheck disable=SC2046  # one number per app
 	READY[$mode,$k]=$(median $(for j in "${APP_JSON[@]}"; do
 		jq -r .ready_ms <<<"$j"; done))
-	raw "$(jq -cn --arg label "workstation: $mode K=$k" \
+	raw "$(jq -cn --arg what "workstation: $mode K=$k" \
 		--argjson pss "${MEM[$mode,$k]}" \
 		--argjson apps_pss "${APPMEM[$mode,$k]}" \
 		--argjson procs "${PROCS[$mode,$k]}" \
 		--argjson threads "${THREADS[$mode,$k]}" \
 		--argjson ready "${READY[$mode,$k]}" \
 		--argjson each "[$(IFS=,; echo "${APP_JSON[*]}")]" \
-		'{"label": $label, "pss_kib": $pss, "apps_pss_kib": $apps_pss,
+		'{"label": $what, "pss_kib": $pss, "apps_pss_kib": $apps_pss,
 		  "processes": $procs, "threads": $threads,
 		  "median_ready_ms": $ready, "apps": $each}')"
 }
@@ -443,6 +443,7 @@ bench_idle() {
 	l0=$("$MCPLOAD" --json --label "workstation: active alone" \
 		"${common[@]}" 2>>"$T/mcpload.log")
 	raw "$l0"
+	sleep 0.5
 	rss0=$(vm_kib "$MCPD_PID" VmRSS) pss0=$(pss_kib "$MCPD_PID")
 	rm -f "$ready"
 	"$MCPLOAD" --json --label "workstation: idle clients" \
@@ -478,7 +479,8 @@ bench_idle() {
 	start_mcpd "{\"mcpServers\": {\"demo\": {\"command\": \"$MCP_FAKE\"}}}"
 	"$MCPLOAD" --json --label "workstation: before the bridges" \
 		"${common[@]}" >>"$RAW" 2>>"$T/mcpload.log"
-	pss0=$(pss_kib "$MCPD_PID")
+	sleep 0.5
+	rss0=$(vm_kib "$MCPD_PID" VmRSS)
 	rm -f "$ready"
 	"$MCPLOAD" --json --label "workstation: idle bridges" \
 		--clients "$BRIDGES" --requests 0 --hold-ms 600000 \
@@ -492,11 +494,11 @@ bench_idle() {
 		sleep 0.05
 	done
 	sleep 0.5
-	pss1=$(pss_kib "$MCPD_PID")
+	rss1=$(vm_kib "$MCPD_PID" VmRSS)
 	bpids=$(without "$(descendants "$lpid" | tr '\n' ' ')" "$lpid")
 	# shellcheck disable=SC2086
 	BRIDGE_PSS=$(calc "$(pss_kib $bpids) / $BRIDGES")
-	BRIDGE_MCPD=$(calc "($pss1 - $pss0) / $BRIDGES")
+	BRIDGE_MCPD=$(calc "($rss1 - $rss0) / $BRIDGES")
 	[ -e "$ready" ] || BRIDGE_PSS="not set up"
 	stop_pid "$lpid"
 	stop_mcpd
@@ -654,7 +656,7 @@ SDK_VERSION=$(jq -r .version "$NM/$SRV/sdk/package.json")
 		printf '%-44s %-22s\n' "active client among them, p50 / p99" \
 			"$ACTIVE1 us"
 	fi
-	printf '%-44s %-22s\n' "per bridge ($BRIDGES), its PSS / mcpd's growth" \
+	printf '%-44s %-22s\n' "per bridge ($BRIDGES), its PSS / mcpd's RSS" \
 		"$BRIDGE_PSS / $BRIDGE_MCPD KiB"
 	gratio=$(calc "$SLOWEST_MS > 0 ? $GROUP_MS / $SLOWEST_MS : 999" 2)
 	gv=$(verdict "$gratio <= $BAR_GROUP_RATIO")
