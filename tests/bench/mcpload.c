@@ -218,6 +218,7 @@ struct load {
 	struct pollfd		*pfds;
 	struct load_stats	 st;
 	uint64_t		 start_ns;
+	uint64_t		 setup_ns;	/* connect to all set up */
 	uint64_t		 warm_ns;
 	uint64_t		 send_end_ns;	/* 0: by budget */
 	uint64_t		 kill_at_ns;
@@ -1209,6 +1210,7 @@ load_setup(struct load *l)
 	uint64_t		 deadline, now;
 	size_t			 slots;
 	int			 i, pending;
+	uint64_t		 begin = load_now_ns();
 
 	slots = LOAD_SLOTS_MIN;
 	while (slots < (size_t)l->o.inflight * 4)
@@ -1258,6 +1260,7 @@ load_setup(struct load *l)
 			    pending, l->o.clients, l->o.setup_timeout_ms);
 		load_poll(l, load_ms_until(now, deadline));
 	}
+	l->setup_ns = load_now_ns() - begin;
 	/* Flush notifications/initialized before the clock starts. */
 	for (i = 0; i < l->o.clients; i++) {
 		c = &l->conns[i];
@@ -1500,6 +1503,7 @@ load_report_json(const struct load *l, double window, double rate,
 	    (unsigned long long)st->cancelled_ok,
 	    (unsigned long long)st->cancelled_errors,
 	    (unsigned long long)st->progress_after_cancel, l->o.rate);
+	printf("\"setup_us\":%.1f,", (double)l->setup_ns / 1000.0);
 	printf("\"errors_by_code\":{");
 	for (i = 0; i < st->ncodes; i++)
 		printf("%s\"%lld\":%llu", i ? "," : "", st->codes[i].code,

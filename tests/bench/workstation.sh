@@ -411,6 +411,18 @@ first_round() {
 	stop_apps
 }
 
+# lean_round: the same start without Node: mcpload launches the bridge to
+# server-everything, initializes and lists its tools, once.
+LEAN=''
+lean_round() {
+	local l
+	l=$("$MCPLOAD" --json --label "workstation: first list, mcpload" \
+		--method list --requests 1 --stdio "$MCPCTL" -s "$SOCK" connect \
+		everything 2>>"$T/mcpload.log")
+	raw "$l"
+	LEAN+=" $(jq -r '((.setup_us // 0) + (.p50_us // 0)) / 1000' <<<"$l")"
+}
+
 bench_first() {
 	local _ own=$T/own.json via=$T/via.json
 	echo "workstation: first tool call, $ROUNDS rounds ..." >&2
@@ -420,6 +432,7 @@ bench_first() {
 	start_mcpd "$(mcpd_config)"
 	for _ in $(seq "$ROUNDS"); do
 		first_round warm "$via"
+		lean_round
 	done
 	stop_mcpd
 	for _ in $(seq "$ROUNDS"); do
@@ -641,6 +654,9 @@ SDK_VERSION=$(jq -r .version "$NM/$SRV/sdk/package.json")
 	printf '%-44s %-22s %s\n' "mcpd, servers running" \
 		"$warm ms" "<= $BAR_FIRST_MS ms $(verdict "$warm <= $BAR_FIRST_MS")"
 	printf '%-44s %-22s %s\n' "  of which initialize answered" "$cwarm ms" ""
+	# shellcheck disable=SC2086
+	printf '%-44s %-22s %s\n' "  mcpload, not Node: bridge, init, list" \
+		"$(median $LEAN) ms" ""
 	printf '%-44s %-22s %s\n' "mcpd, \"start\": \"on-demand\"" "$od ms" ""
 	echo
 	if [ -n "$IDLE_LINE" ]; then
