@@ -656,7 +656,7 @@ SDK_VERSION=$(jq -r .version "$NM/$SRV/sdk/package.json")
 	printf '%-44s %-22s %s\n' "  of which initialize answered" "$cwarm ms" ""
 	# shellcheck disable=SC2086
 	printf '%-44s %-22s %s\n' "  mcpload, not Node: bridge, init, list" \
-		"$(median $LEAN) ms" ""
+		"$(calc "$(median $LEAN)") ms" ""
 	printf '%-44s %-22s %s\n' "mcpd, \"start\": \"on-demand\"" "$od ms" ""
 	echo
 	if [ -n "$IDLE_LINE" ]; then
