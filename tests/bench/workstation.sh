@@ -555,8 +555,12 @@ bench_frozen() {
 	printf '{"mcpServers": {"demo": {"command": "%s", "start": "on-demand",
 	    "idle": "freeze", "idle_stop_s": 1}}}\n' "$MCP_FAKE" >"$cfg"
 	chmod 0600 "$cfg"
-	if ! "$MCPD" -n -c "$cfg" >"$T/freeze.check" 2>&1 ||
-	    grep -q 'idle: unknown key' "$T/freeze.check"; then
+	if ! "$MCPD" -n -c "$cfg" >"$T/freeze.check" 2>&1; then
+		FROZEN_LINE="not measured: $(grep -m1 -i 'idle' \
+			"$T/freeze.check" || head -1 "$T/freeze.check")"
+		return
+	fi
+	if grep -q 'idle: unknown key' "$T/freeze.check"; then
 		FROZEN_LINE="not measured: idle freeze not built"
 		return
 	fi
