@@ -85,6 +85,7 @@ enum load_method {
 	METHOD_BIG,
 	METHOD_SLEEP,
 	METHOD_MIXED,	/* echo, and every sleep_every-th request a sleep */
+	METHOD_LIST,	/* tools/list, its first page */
 };
 
 enum load_ids {
@@ -217,6 +218,7 @@ struct load {
 	struct pollfd		*pfds;
 	struct load_stats	 st;
 	uint64_t		 start_ns;
+	uint64_t		 setup_ns;	/* connect to all set up */
 	uint64_t		 warm_ns;
 	uint64_t		 send_end_ns;	/* 0: by budget */
 	uint64_t		 kill_at_ns;
@@ -231,7 +233,7 @@ struct load {
 };
 
 static const char	*load_method_names[] = {
-	"ping", "echo", "big", "sleep", "mixed"
+	"ping", "echo", "big", "sleep", "mixed", "list"
 };
 static const char	*load_ids_names[] = { "same", "string", "mixed" };
 
@@ -749,6 +751,9 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 		    l->o.sleep_ms);
 		l->st.sleeps++;
 		break;
+	case METHOD_LIST:
+		buf_str(&c->out, "\"tools/list\",\"params\":{");
+		break;
 	case METHOD_MIXED:
 		break;
 	}
@@ -762,7 +767,8 @@ load_send_request(struct load *l, struct load_conn *c, uint64_t now)
 	} else if (l->o.progress) {
 		load_token_text(l, n, token, sizeof token);
 		buf_printf(&c->out, "%s\"_meta\":{\"progressToken\":%s}}",
-		    kind == METHOD_PING ? "" : ",", token);
+		    kind == METHOD_PING || kind == METHOD_LIST ? "" : ",",
+		    token);
 	} else if (kind != METHOD_PING)
 		buf_str(&c->out, "}");
 	buf_str(&c->out, "}\n");
@@ -819,6 +825,9 @@ load_check_result(struct load *l, struct load_conn *c, uint64_t n,
 	switch (kind) {
 	case METHOD_PING:
 		return (result.p != NULL && result.p[0] == '{' ? 0 : -1);
+	case METHOD_LIST:
+		return (jscan_member(result, "tools", &content) == 0 &&
+		    content.p[0] == '[' ? 0 : -1);
 	case METHOD_ECHO:
 	case METHOD_BIG:
 	case METHOD_SLEEP:
@@ -1201,6 +1210,7 @@ load_setup(struct load *l)
 	uint64_t		 deadline, now;
 	size_t			 slots;
 	int			 i, pending;
+	uint64_t		 begin = load_now_ns();
 
 	slots = LOAD_SLOTS_MIN;
 	while (slots < (size_t)l->o.inflight * 4)
@@ -1250,6 +1260,7 @@ load_setup(struct load *l)
 			    pending, l->o.clients, l->o.setup_timeout_ms);
 		load_poll(l, load_ms_until(now, deadline));
 	}
+	l->setup_ns = load_now_ns() - begin;
 	/* Flush notifications/initialized before the clock starts. */
 	for (i = 0; i < l->o.clients; i++) {
 		c = &l->conns[i];
@@ -1492,6 +1503,7 @@ load_report_json(const struct load *l, double window, double rate,
 	    (unsigned long long)st->cancelled_ok,
 	    (unsigned long long)st->cancelled_errors,
 	    (unsigned long long)st->progress_after_cancel, l->o.rate);
+	printf("\"setup_us\":%.1f,", (double)l->setup_ns / 1000.0);
 	printf("\"errors_by_code\":{");
 	for (i = 0; i < st->ncodes; i++)
 		printf("%s\"%lld\":%llu", i ? "," : "", st->codes[i].code,
@@ -1642,8 +1654,9 @@ load_usage(int status)
 "  --inflight K        requests pipelined per connection (1)\n"
 "  --requests R        requests in all (10000), or\n"
 "  --duration S        send for S seconds (fractions allowed)\n"
-"  --method M          ping, echo, big, sleep or mixed (ping); mixed is\n"
-"                      echo with every Nth request a sleep\n"
+"  --method M          ping, echo, big, sleep, mixed or list (ping); mixed\n"
+"                      is echo with every Nth request a sleep; list is\n"
+"                      tools/list (its first page)\n"
 "  --size BYTES        echo: request size; big: response text (200)\n"
 "  --sleep-ms MS       sleep: how long each request sleeps (1000)\n"
 "  --sleep-every N     mixed: every Nth request is a sleep (10)\n"
@@ -1804,7 +1817,7 @@ load_parse(struct load_opts *o, int argc, char **argv)
 			break;
 		case OPT_METHOD:
 			o->method = load_choice("--method", optarg,
-			    load_method_names, 5);
+			    load_method_names, 6);
 			break;
 		case OPT_SIZE:
 			o->size = load_number_arg("--size", optarg, 0,
@@ -1894,9 +1907,8 @@ load_parse(struct load_opts *o, int argc, char **argv)
 		load_fatal("say --socket, --relay-socket or --stdio");
 	if (o->target == TARGET_SOCKET && o->server == NULL)
 		load_fatal("--socket needs --server NAME");
-	if (o->modern && o->method == METHOD_PING)
-		load_fatal("--modern: MCP 2026-07-28 has no ping; use --method "
-		    "echo, big, sleep or mixed");
+	if (o->modern && (o->method == METHOD_PING || o->method == METHOD_LIST))
+		load_fatal("--modern: only --method echo, big, sleep or mixed");
 	if (o->server != NULL && strpbrk(o->server, "\"\\") != NULL)
 		load_fatal("--server: quotes and backslashes are not allowed");
 	if (o->kill_after_ms >= 0 && o->kill_pid == 0 &&
