@@ -293,7 +293,7 @@ worker_spawn(struct worker *w)
 	w->start_limit_ms = worker_next_start_limit(w, &w->start_limit_name);
 	worker_set_state(w, WORKER_STARTING, NULL);
 
-	if ((w->tp = transport_start(w->mcpd, w->conf, w->name,
+	if ((w->tp = transport_start(w->mcpd, w->conf, w->name, NULL,
 	    &worker_transport_cb, w, &cause)) == NULL) {
 		worker_spawn_failed(w, cause);
 		free(cause);

@@ -104,7 +104,8 @@ static struct {
 
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const char *name, const struct transport_cb *cb, void *arg, char **cause)
+    const char *name, const struct child_sandbox *sbx,
+    const struct transport_cb *cb, void *arg, char **cause)
 {
 	struct transport	*t;
 
