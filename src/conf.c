@@ -208,7 +208,8 @@ static const char *conf_server_keys[] = {
 	"command", "args", "env", "envFile", "cwd", "type", "roots",
 	"tools", "prompts", "resources", "connect_timeout_ms", "url",
 	"headers", "oauth", "ca_file", "share", "max_instances",
-	"max_instances_per_uid", "member_roots",
+	"max_instances_per_uid", "member_roots", "sandbox",
+	"sandbox_required",
 };
 
 /* An unknown key of a server: ignored, with the near key if any. */
@@ -320,6 +321,8 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 			;
 		else if (conf_share_key(cp, kpath, item, &rs))
 			;
+		else if (conf_sandbox_key(cp, kpath, item, remote, &rs))
+			;
 		else if (strcmp(key, "command") == 0) {
 			seen_command = 1;
 			command = conf_string(cp, kpath, item);
@@ -385,6 +388,7 @@ conf_parse_server(struct conf_parse *cp, const char *shape,
 	}
 	conf_check_settings(cp, path, &s, set);
 	conf_share_finish(cp, path, object, &rs);
+	conf_sandbox_finish(cp, remote, &rs);
 	if (cp->diags->nerrors != nerrors)
 		goto fail;
 
@@ -449,6 +453,7 @@ fail:
 	free(roots);
 	conf_remote_clear(&rs);
 	conf_share_clear(&rs);
+	conf_sandbox_clear(&rs);
 }
 
 /* Collect one shape's servers. */
@@ -621,6 +626,7 @@ conf_parse_file(const char *text, size_t len, const char *file,
 
 	conf_parse_root(&cp, root);
 	conf_check_daemon(&cp);
+	sb_spec_free(&cp.sandbox);
 	cJSON_Delete(root);
 	free(copy);
 	if (diags->nerrors != nerrors) {
@@ -668,6 +674,7 @@ conf_server_free(struct conf_server *cs)
 		filter_free(cs->filters[i]);
 	conf_remote_clear(cs);
 	conf_share_clear(cs);
+	conf_sandbox_clear(cs);
 }
 
 static char **
@@ -704,6 +711,7 @@ conf_server_dup(const struct conf_server *cs)
 		copy->filters[i] = filter_dup(cs->filters[i]);
 	conf_remote_copy(copy, cs);
 	conf_share_copy(copy, cs);
+	conf_sandbox_copy(copy, cs);
 	return (copy);
 }
 
@@ -775,5 +783,5 @@ conf_server_runs_same(const struct conf_server *a,
 			return (0);
 	}
 	return (conf_settings_same(a, b, CONF_SETTING_RUNS) &&
-	    conf_remote_equal(a, b));
+	    conf_remote_equal(a, b) && conf_sandbox_equal(a, b));
 }

@@ -40,6 +40,7 @@
 
 #include "backoff.h"
 #include "filter.h"
+#include "sandbox.h"
 
 struct cpolicies;
 
@@ -274,6 +275,13 @@ struct conf_server {
 	char		**member_roots;
 	size_t		 nmember_roots;
 	char		*path;		/* JSON path, "mcpServers.NAME" */
+	/*
+	 * What the server may touch ("sandbox", "sandbox_required"; the
+	 * "mcpd" object's when the entry has none), paths expanded and
+	 * normalised.  SB_PROFILE_UNSET when neither says: unsandboxed.
+	 * Always unset on a remote server.  sb_build makes its rules.
+	 */
+	struct sb_spec	 sandbox;
 
 	/* A remote server; stdio: transport 0, the rest NULL/empty. */
 	enum conf_transport transport;
@@ -422,7 +430,7 @@ void		 conf_server_release(struct conf_server *);
  * runs; nor is the order of env or headers; nor are the filters, which
  * apply to a running server without a restart).  A change of a remote
  * server's url, header, ca_file, oauth value or connect_timeout_ms
- * makes them differ.
+ * makes them differ, as does any change of its sandbox.
  */
 int		 conf_server_equal(const struct conf_server *,
 		    const struct conf_server *);

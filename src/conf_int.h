@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "sandbox.h"
 
 #define CONF_NAME_MAX_LEN	64	/* servers and groups */
 
@@ -33,6 +34,11 @@ struct conf_parse {
 	struct conf_settings	 defaults;
 	struct conf		*conf;
 	size_t			 servers_cap;
+	/* The "mcpd" object's "sandbox" and "sandbox_required". */
+	struct sb_spec		 sandbox;
+	/* The entry being read has its own of each (conf_sandbox.c). */
+	int			 entry_sandbox;
+	int			 entry_sandbox_required;
 };
 
 /* conf_parse, with the file's name for diagnostics. */
@@ -186,6 +192,25 @@ void		 conf_share_clear(struct conf_server *);
 void		 conf_share_copy(struct conf_server *,
 		    const struct conf_server *);
 int		 conf_share_equal(const struct conf_server *,
+		    const struct conf_server *);
+
+/*
+ * conf_sandbox.c: "sandbox" and "sandbox_required".  In the "mcpd"
+ * object, into cp->sandbox (0 if the key is neither); in an entry, into
+ * cs->sandbox (a remote one's warned of and ignored).  conf_sandbox_finish,
+ * called once after every key of each entry, gives an entry without its
+ * own the "mcpd" object's.  The last three free, copy and compare.
+ */
+int		 conf_sandbox_default_key(struct conf_parse *,
+		    const char *path, const cJSON *item);
+int		 conf_sandbox_key(struct conf_parse *, const char *path,
+		    const cJSON *item, int remote, struct conf_server *cs);
+void		 conf_sandbox_finish(struct conf_parse *, int remote,
+		    struct conf_server *cs);
+void		 conf_sandbox_clear(struct conf_server *);
+void		 conf_sandbox_copy(struct conf_server *,
+		    const struct conf_server *);
+int		 conf_sandbox_equal(const struct conf_server *,
 		    const struct conf_server *);
 
 /*

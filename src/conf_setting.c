@@ -534,6 +534,8 @@ conf_parse_defaults(struct conf_parse *cp, const cJSON *object)
 			conf_error(cp, path, "duplicate key");
 		else if (conf_parse_daemon_setting(cp, path, item))
 			;
+		else if (conf_sandbox_default_key(cp, path, item))
+			;
 		else if (!conf_setting_key(cp, path, item, &cp->defaults,
 		    &set))
 			conf_warn(cp, path, "unknown key, ignored");

@@ -29,11 +29,13 @@ enum sb_net {
 };
 
 #define SB_PORTS_MAX	64
-#define SB_GRANTS_MAX	128
+#define SB_GRANTS_MAX	1024	/* after splitting (a home has many) */
 
 /* The "sandbox" key (per server, or the "mcpd" default), expanded. */
 struct sb_spec {
 	enum sb_profile	 profile;
+	/* CUSTOM: the profile its grants add to ("profile"), else 0. */
+	enum sb_profile	 base;
 	char		**read;		/* absolute paths; NULL-ended */
 	size_t		 nread;
 	char		**write;	/* absolute paths; NULL-ended */
@@ -50,6 +52,7 @@ struct sb_input {
 	const char	 *home;		/* the user's home */
 	const char	 *server_dir;	/* private: STATE/sandbox/NAME */
 	const char	 *exe;		/* the command, resolved by PATH */
+	const char	 *exe_real;	/* exe, symlinks resolved, or NULL */
 	const char	 *cwd;		/* configured cwd, or NULL */
 	char *const	 *argv;		/* NULL-ended, expanded */
 	char *const	 *env;		/* configured "KEY=VALUE", NULL-ended */
@@ -62,8 +65,17 @@ struct sb_input {
 	 * seam, so tests give a fake tree.
 	 */
 	char		**(*list_dir)(const char *dir, void *arg);
+	/*
+	 * What a path is (SB_KIND_*), for the paths of args and env; NULL
+	 * takes each for a directory that may not exist.  Same arg.
+	 */
+	int		 (*path_kind)(const char *path, void *arg);
 	void		 *list_arg;
 };
+
+#define SB_KIND_NONE	0	/* does not exist (or cannot be seen) */
+#define SB_KIND_FILE	1	/* exists, not a directory */
+#define SB_KIND_DIR	2
 
 #define SB_READ		0x1	/* read files and list directories */
 #define SB_EXEC		0x2	/* execute files */
@@ -74,6 +86,13 @@ struct sb_grant {
 	unsigned int	 access;	/* SB_READ | SB_EXEC | SB_WRITE */
 	const char	*why;		/* "system", "runtime", "cwd", "args",
 					   "env", "read", "write", "private" */
+	/*
+	 * 1: implied by the profile or the entry and possibly absent on
+	 * this system (/lib32, /nix/store...): the applier skips it when
+	 * it does not exist.  0: it must exist (a configured grant, cwd,
+	 * the private directory): a missing one fails the start.
+	 */
+	int		 optional;
 };
 
 /* What one start of one server gets. */
@@ -92,6 +111,12 @@ struct sb_rules {
 	char		*workdir;	/* cwd when none is configured */
 	char		**env;		/* added: "TMPDIR=...", NULL-ended */
 	size_t		 nenv;
+	/*
+	 * What was left out and why ("args[2]: inside ~/.ssh, never
+	 * granted"), for the log; NULL-ended, possibly empty.
+	 */
+	char		**notes;
+	size_t		 nnotes;
 };
 
 /*
@@ -102,6 +127,9 @@ int	 sb_build(const struct sb_spec *, const struct sb_input *,
 	    struct sb_rules *, char **err);
 void	 sb_rules_free(struct sb_rules *);
 void	 sb_spec_free(struct sb_spec *);
+/* A deep copy into dst (overwritten); equality of what each grants. */
+void	 sb_spec_copy(struct sb_spec *dst, const struct sb_spec *);
+int	 sb_spec_equal(const struct sb_spec *, const struct sb_spec *);
 /* "off", "default", "browser", "custom", or "none" for UNSET. */
 const char *sb_profile_name(enum sb_profile);
 

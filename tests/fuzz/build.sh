@@ -40,7 +40,7 @@ sources() {
 	case $1 in
 	frame)		echo src/frame.c src/envelope.c src/xmalloc.c ;;
 	envelope)	echo src/envelope.c src/xmalloc.c ;;
-	conf)		echo src/conf.c src/confvar.c src/conf_remote.c src/conf_share.c \
+	conf)		echo src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/conf_share.c \
 			    src/conf_group.c src/dotenv.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/gname.c src/filter.c src/urinorm.c src/roots.c src/sbuf.c \
@@ -60,7 +60,7 @@ sources() {
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/esc.c daemon/budget.c \
 			    src/envelope.c src/hmap.c src/idtab.c \
-			    src/rpc.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
+			    src/rpc.c src/xmalloc.c src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
@@ -72,7 +72,7 @@ sources() {
 			    daemon/budget.c src/ratelim.c src/handover.c src/b64.c \
 			    src/roots.c src/sbuf.c src/url.c \
 			    src/envelope.c src/rpc.c src/ring.c src/esc.c \
-			    src/metrics.c src/xmalloc.c src/conf.c src/confvar.c src/conf_remote.c src/dotenv.c \
+			    src/metrics.c src/xmalloc.c src/conf.c src/conf_sandbox.c src/sandbox.c src/sandbox_path.c src/confvar.c src/conf_remote.c src/dotenv.c \
 			    src/conf_share.c src/conf_group.c src/gname.c \
 			    src/conf_diag.c src/conf_expand.c src/conf_value.c src/conf_setting.c src/suggest.c \
 			    src/filter.c src/urinorm.c ;;
