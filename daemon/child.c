@@ -173,6 +173,20 @@ child_find_command(const char *cmd, const char *path, int *error)
 	return (NULL);
 }
 
+char *
+child_command(const struct conf_server *cs)
+{
+	const char	*path;
+	int		 error;
+
+	if (cs->argv == NULL || cs->argv[0] == NULL)
+		return (NULL);
+	if ((path = child_env_get(cs->env, "PATH")) == NULL &&
+	    (path = getenv("PATH")) == NULL)
+		path = CHILD_DEFAULT_PATH;
+	return (child_find_command(cs->argv[0], path, &error));
+}
+
 static void
 child_close_pipe(int fds[2])
 {

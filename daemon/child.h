@@ -85,6 +85,8 @@ struct child_sandbox {
 int	 child_spawn(const struct conf_server *, const char *name,
 	    const struct child_extra *, const struct child_sandbox *,
 	    struct child_proc *, char **cause);
+/* The command a start would run, found along its PATH; NULL if none. */
+char	*child_command(const struct conf_server *);
 /* Signal the whole process group (no-op for pid <= 0). */
 void	 child_signal_group(pid_t, int sig);
 /* SIGKILL the server and everything it started (group, cgroup). */

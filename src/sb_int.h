@@ -73,7 +73,8 @@ struct sb_ll_net_port_attr {
 #define SB_LL_ABI_KNOWN			6
 
 /* Landlock: the rights and rules (parent), the ruleset (child). */
-int	 sb_landlock_prepare(const struct sb_rules *, struct sb_prepared *);
+int	 sb_landlock_prepare(const struct sb_rules *, struct sb_prepared *,
+	    char **err);
 unsigned int sb_landlock_apply(const struct sb_prepared *, int *error);
 
 /* seccomp: the program (parent), installed (child). */

@@ -6,7 +6,9 @@
  * ABI 1 the basics, 2 REFER, 3 TRUNCATE, 4 TCP, 5 IOCTL_DEV, 6 scopes),
  * so whatever no rule grants is refused.  A path that does not exist is
  * skipped; a rule on a file that is not a directory carries only the
- * rights that mean anything on a file.
+ * rights that mean anything on a file.  A grant that is not optional
+ * (configured, the working directory, the private directory) must exist
+ * when the server starts.
  */
 #include "config.h"
 
@@ -72,10 +74,33 @@ sb_landlock_access(unsigned int access)
 	return (rights);
 }
 
+/* Every grant that is not optional is there; -1 and *err if not. */
+static int
+sb_landlock_check(const struct sb_rules *rules, char **err)
+{
+	struct stat	 sb;
+	size_t		 i;
+
+	for (i = 0; i < rules->ngrants; i++) {
+		if (rules->grants[i].optional ||
+		    stat(rules->grants[i].path, &sb) == 0)
+			continue;
+		xasprintf(err, "sandbox: %s (%s): %s", rules->grants[i].path,
+		    rules->grants[i].why != NULL ? rules->grants[i].why :
+		    "granted", strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
 int
-sb_landlock_prepare(const struct sb_rules *rules, struct sb_prepared *p)
+sb_landlock_prepare(const struct sb_rules *rules, struct sb_prepared *p,
+    char **err)
 {
 	size_t	 i;
+
+	if (sb_landlock_check(rules, err) == -1)
+		return (-1);
 
 	p->abi = sb_landlock_abi(&p->abi_error);
 	if (p->abi == 0)

@@ -38,8 +38,11 @@ sb_prepare(const struct sb_rules *rules, struct sb_prepared *p, char **err)
 		return (-1);
 	}
 	sb_netns_prepare(rules, p);
-	if (sb_landlock_prepare(rules, p) == -1 ||
-	    sb_seccomp_prepare(rules, p) == -1) {
+	if (sb_landlock_prepare(rules, p, err) == -1) {
+		sb_prepared_free(p);
+		return (-1);
+	}
+	if (sb_seccomp_prepare(rules, p) == -1) {
 		sb_prepared_free(p);
 		xasprintf(err, "sandbox: the seccomp program is over %d "
 		    "instructions", SB_BPF_MAX);
