@@ -77,6 +77,7 @@ grant(struct sb_rules *r, char *path, unsigned int access)
 	}
 	grants[r->ngrants].path = path;
 	grants[r->ngrants].access = access;
+	grants[r->ngrants].optional = 1;
 	grants[r->ngrants++].why = "read";
 }
 
