@@ -290,26 +290,36 @@ admin_remote_auth(char *buf, size_t size, const cJSON *remote)
 
 /*
  * Below a blank line, the era of MCP each named server speaks and how
- * mcpd found it: "fake: MCP 2025 (probe-intolerant)".
+ * mcpd found it: "fake: MCP 2025 (probe-intolerant)"; and its sandbox,
+ * the layers that hold: "fake: sandbox: default; landlock 7: files,
+ * tcp, scope; seccomp; netns", or "fake: not sandboxed".
  */
 static void
 admin_print_eras(const cJSON *servers)
 {
 	const cJSON	*s;
-	const char	*era, *found;
+	const char	*era, *found, *sandbox;
 	int		 any = 0;
 
 	cJSON_ArrayForEach(s, servers) {
-		if ((era = out_str(s, "era")) == NULL)
-			continue;
-		if (!any++)
+		era = out_str(s, "era");
+		sandbox = out_str(s, "sandbox");
+		if (era != NULL || sandbox != NULL) {
+			if (!any++)
+				printf("\n");
+		}
+		if (era != NULL) {
+			found = out_str(s, "era_found");
+			printf("%s: MCP %s", out_esc(out_str(s, "name")),
+			    out_esc(era));
+			if (found != NULL)
+				printf(" (%s)", out_esc(found));
 			printf("\n");
-		found = out_str(s, "era_found");
-		printf("%s: MCP %s", out_esc(out_str(s, "name")),
-		    out_esc(era));
-		if (found != NULL)
-			printf(" (%s)", out_esc(found));
-		printf("\n");
+		}
+		if (sandbox != NULL)
+			printf("%s: %s%s\n", out_esc(out_str(s, "name")),
+			    strcmp(sandbox, "not sandboxed") == 0 ? "" :
+			    "sandbox: ", out_esc(sandbox));
 	}
 }
 

@@ -6,7 +6,8 @@
  * libevent signal handler before it resets them.  The child reports an
  * exec failure as an errno through a close-on-exec pipe and _exits; a
  * reaper first reports the pid of the server it forked through the same
- * pipe, so the pipe reaches EOF only once the server has exec'd.
+ * pipe, so the pipe reaches EOF only once the server has exec'd.  A
+ * sandboxed server reports which layers held just before its execve.
  */
 #include "config.h"
 
@@ -50,9 +51,14 @@ enum child_stage {
 	CHILD_STAGE_CHDIR,
 	CHILD_STAGE_EXEC,
 	CHILD_STAGE_FORKED,	/* from a reaper: not a failure */
+	CHILD_STAGE_SANDBOX,	/* a required layer is missing */
+	CHILD_STAGE_SANDBOX_HELD, /* what held: not a failure */
 };
 
-/* One report: a stage, an errno, and for CHILD_STAGE_FORKED the server. */
+/*
+ * One report: a stage, an errno, and for CHILD_STAGE_FORKED the server,
+ * for the sandbox's stages the layers that held (SB_HELD_*).
+ */
 #define CHILD_REPORT_INTS	3
 
 /*
@@ -77,23 +83,47 @@ child_env_get(char **env, const char *name)
 	return (NULL);
 }
 
-/* mcpd's own passed variables, then the configured ones (which win). */
+/* 1 if "KEY=VALUE"'s key is set in env. */
+static int
+child_env_has(char *const *env, const char *entry)
+{
+	size_t	 len = strcspn(entry, "=");
+
+	for (; env != NULL && *env != NULL; env++) {
+		if (strncmp(*env, entry, len) == 0 && (*env)[len] == '=')
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * mcpd's own passed variables, then the sandbox's, then the configured
+ * ones (which win over both).
+ */
 static char **
-child_build_env(const struct conf_server *cs, const struct child_extra *extra)
+child_build_env(const struct conf_server *cs, const struct child_extra *extra,
+    const struct child_sandbox *sbx)
 {
 	static const char *pass[] = CHILD_ENV_PASS;
-	char		**env;
+	char		**env, *const *sbenv = sbx != NULL ? sbx->env : NULL;
 	const char	 *value;
-	size_t		  n = 0, i;
+	size_t		  n = 0, i, nsb = 0;
 
-	env = xcalloc(nitems(pass) + cs->envc + CHILD_EXTRA_MAX + 2,
+	while (sbenv != NULL && sbenv[nsb] != NULL)
+		nsb++;
+	env = xcalloc(nitems(pass) + nsb + cs->envc + CHILD_EXTRA_MAX + 2,
 	    sizeof *env);
 	for (i = 0; pass[i] != NULL; i++) {
 		if ((value = getenv(pass[i])) != NULL) {
-			if (child_env_get(cs->env, pass[i]) != NULL)
+			if (child_env_get(cs->env, pass[i]) != NULL ||
+			    child_env_get((char **)sbenv, pass[i]) != NULL)
 				continue;
 			xasprintf(&env[n++], "%s=%s", pass[i], value);
 		}
+	}
+	for (i = 0; i < nsb; i++) {
+		if (!child_env_has(cs->env, sbenv[i]))
+			env[n++] = xstrdup(sbenv[i]);
 	}
 	for (i = 0; i < cs->envc; i++)
 		env[n++] = xstrdup(cs->env[i]);
@@ -141,6 +171,20 @@ child_find_command(const char *cmd, const char *path, int *error)
 	}
 	*error = saw_eacces ? EACCES : ENOENT;
 	return (NULL);
+}
+
+char *
+child_command(const struct conf_server *cs)
+{
+	const char	*path;
+	int		 error;
+
+	if (cs->argv == NULL || cs->argv[0] == NULL)
+		return (NULL);
+	if ((path = child_env_get(cs->env, "PATH")) == NULL &&
+	    (path = getenv("PATH")) == NULL)
+		path = CHILD_DEFAULT_PATH;
+	return (child_find_command(cs->argv[0], path, &error));
 }
 
 static void
@@ -267,15 +311,39 @@ child_nofile_adopt(uint64_t cur, uint64_t max, int raised)
 	child_nofile_raised = 1;
 }
 
+/*
+ * The sandbox, last before execve: what held is reported; a required
+ * layer missing (or one half set up) is a failure.
+ */
+static int
+child_sandbox_apply(const struct child_sandbox *sbx, int report)
+{
+	unsigned int	 held;
+	int		 rv, error;
+
+	if (sbx == NULL || sbx->prep == NULL || !sbx->prep->on)
+		return (0);
+	rv = sb_apply(sbx->prep, &held);
+	error = rv == -1 ? errno : 0;
+	if (rv == -1 && (sbx->prep->required || (held & SB_HELD_BROKEN))) {
+		child_report(report, CHILD_STAGE_SANDBOX, error, (pid_t)held);
+		return (-1);
+	}
+	child_report(report, CHILD_STAGE_SANDBOX_HELD, error, (pid_t)held);
+	return (0);
+}
+
 /* Into the server's cgroup first, so that all it forks is there too. */
 static void __attribute__((noreturn))
 child_exec(const struct conf_server *cs, const struct child_extra *extra,
-    const char *file, char **env, int in[2], int out[2], int err[2],
-    int report, pid_t parent, int cgroup_fd)
+    const struct child_sandbox *sbx, const char *file, char **env,
+    int in[2], int out[2], int err[2], int report, pid_t parent,
+    int cgroup_fd)
 {
 	sigset_t	 all;
 	int		 sig, stage = CHILD_STAGE_CGROUP;
 	int		 high[CHILD_EXTRA_MAX];
+	const char	*cwd = cs->cwd;
 
 	if (cgroup_fd != -1 && write(cgroup_fd, "0", 1) != 1)
 		goto fail;
@@ -308,10 +376,14 @@ child_exec(const struct conf_server *cs, const struct child_extra *extra,
 	if (child_extra_place(extra, high) == -1)
 		goto fail;
 	stage = CHILD_STAGE_CHDIR;
-	if (cs->cwd != NULL && chdir(cs->cwd) != 0)
+	if (cwd == NULL && sbx != NULL)
+		cwd = sbx->workdir;
+	if (cwd != NULL && chdir(cwd) != 0)
 		goto fail;
 	/* mcpd raised its own; servers get the limit it started with. */
 	child_restore_nofile();
+	if (child_sandbox_apply(sbx, report) == -1)
+		_exit(CHILD_EXEC_FAILED);
 	stage = CHILD_STAGE_EXEC;
 	execve(file, cs->argv, env);
 fail:
@@ -326,8 +398,8 @@ fail:
  */
 static void __attribute__((noreturn))
 child_reaper(const struct conf_server *cs, const struct child_extra *extra,
-    const char *file, char **env, int in[2], int out[2], int err[2],
-    int report, pid_t parent)
+    const struct child_sandbox *sbx, const char *file, char **env,
+    int in[2], int out[2], int err[2], int report, pid_t parent)
 {
 	int	 subreaper_error, fd, i, high[CHILD_EXTRA_MAX];
 	int	 std_in[2] = { STDIN_FILENO, -1 };
@@ -355,8 +427,8 @@ child_reaper(const struct conf_server *cs, const struct child_extra *extra,
 			for (i = 0; i < placed.nfds; i++)
 				placed.fds[i] = CHILD_EXTRA_FD + i;
 		}
-		child_exec(cs, extra != NULL ? &placed : NULL, file, env,
-		    std_in, std_out, std_err, 3, self, -1);
+		child_exec(cs, extra != NULL ? &placed : NULL, sbx, file,
+		    env, std_in, std_out, std_err, 3, self, -1);
 	}
 	/* The server has them now; the reaper keeps none. */
 	child_close_from(CHILD_EXTRA_FD);
@@ -380,9 +452,72 @@ child_reaper(const struct conf_server *cs, const struct child_extra *extra,
 	reaper_run(server);
 }
 
+/* What held, or what was missing; a missing layer is logged once. */
+static void
+child_sandbox_held(const struct child_sandbox *sbx, const char *name,
+    struct child_proc *cp, unsigned int held, int error)
+{
+	static unsigned int	 warned;
+	unsigned int		 missing;
+	char			*why;
+
+	cp->sandboxed = 1;
+	cp->sandbox_held = held;
+	missing = sbx->prep->asked & sbx->prep->layers & ~held;
+	if ((missing & ~warned) == 0)
+		return;
+	warned |= missing;
+	why = sb_missing_describe(sbx->prep, held, error);
+	log_warnx("%s: sandbox: %s; the server runs without it (this is "
+	    "said once; \"sandbox_required\" refuses such a start)", name,
+	    why != NULL ? why : "a layer is missing");
+	free(why);
+}
+
+/* A failure the child reported: what it was doing, and why. */
+static char *
+child_failure(const struct conf_server *cs, const struct child_sandbox *sbx,
+    const struct child_proc *cp, const int msg[CHILD_REPORT_INTS])
+{
+	const char	*workdir = sbx != NULL ? sbx->workdir : NULL;
+	char		*cause, *why;
+	int		 error = msg[1];
+
+	switch (msg[0]) {
+	case CHILD_STAGE_CGROUP:
+		xasprintf(&cause, "moving into cgroup %s/%s: %s",
+		    cgroup_root(), cp->cgroup_leaf, strerror(error));
+		break;
+	case CHILD_STAGE_CHDIR:
+		xasprintf(&cause, "chdir %s: %s", cs->cwd != NULL ?
+		    cs->cwd_display : workdir, strerror(error));
+		break;
+	case CHILD_STAGE_EXEC:
+		xasprintf(&cause, "exec %s: %s%s", cs->argv_display[0],
+		    strerror(error), error == EACCES && sbx != NULL &&
+		    sbx->prep != NULL && sbx->prep->on ? " (the sandbox may "
+		    "have refused it: see \"sandbox\" in mcpd.json(5))" : "");
+		break;
+	case CHILD_STAGE_SANDBOX:
+		why = sb_missing_describe(sbx->prep, (unsigned int)msg[2],
+		    error);
+		xasprintf(&cause, "%s%s", sbx->prep->required ?
+		    "sandbox_required: " : "sandbox: ", why != NULL ? why :
+		    strerror(error));
+		free(why);
+		break;
+	default:
+		xasprintf(&cause, "setting up %s: %s", cs->argv_display[0],
+		    strerror(error));
+		break;
+	}
+	return (cause);
+}
+
 int
 child_spawn(const struct conf_server *cs, const char *name,
-    const struct child_extra *extra, struct child_proc *cp, char **cause)
+    const struct child_extra *extra, const struct child_sandbox *sbx,
+    struct child_proc *cp, char **cause)
 {
 	static int	 warned_subreaper;
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
@@ -396,7 +531,11 @@ child_spawn(const struct conf_server *cs, const char *name,
 	ssize_t		 n;
 
 	*cause = NULL;
-	env = child_build_env(cs, extra);
+	cp->sandboxed = 0;
+	cp->sandbox_held = 0;
+	if (sbx != NULL && (sbx->prep == NULL || !sbx->prep->on))
+		sbx = NULL;
+	env = child_build_env(cs, extra, sbx);
 	file = child_find_command(cs->argv[0], child_env_get(env, "PATH"),
 	    &error);
 	if (file == NULL) {
@@ -422,11 +561,11 @@ child_spawn(const struct conf_server *cs, const char *name,
 	sigprocmask(SIG_BLOCK, &all, &saved);
 	pid = fork();
 	if (pid == 0 && cp->containment == CHILD_CONTAIN_CGROUP)
-		child_exec(cs, extra, file, env, in, out, err, report[1],
-		    parent, cgroup_fd);
+		child_exec(cs, extra, sbx, file, env, in, out, err,
+		    report[1], parent, cgroup_fd);
 	if (pid == 0)
-		child_reaper(cs, extra, file, env, in, out, err, report[1],
-		    parent);
+		child_reaper(cs, extra, sbx, file, env, in, out, err,
+		    report[1], parent);
 	error = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (pid == -1) {
@@ -443,6 +582,12 @@ child_spawn(const struct conf_server *cs, const char *name,
 		n = read(report[0], msg, sizeof msg);
 		if (n == -1 && errno == EINTR)
 			continue;
+		if (n == (ssize_t)sizeof msg &&
+		    msg[0] == CHILD_STAGE_SANDBOX_HELD && sbx != NULL) {
+			child_sandbox_held(sbx, name, cp,
+			    (unsigned int)msg[2], msg[1]);
+			continue;
+		}
 		if (n != (ssize_t)sizeof msg || msg[0] != CHILD_STAGE_FORKED)
 			break;
 		server = (pid_t)msg[2];
@@ -451,25 +596,7 @@ child_spawn(const struct conf_server *cs, const char *name,
 	if (n == (ssize_t)sizeof msg) {
 		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 			;
-		error = msg[1];
-		switch (msg[0]) {
-		case CHILD_STAGE_CGROUP:
-			xasprintf(cause, "moving into cgroup %s/%s: %s",
-			    cgroup_root(), cp->cgroup_leaf, strerror(error));
-			break;
-		case CHILD_STAGE_CHDIR:
-			xasprintf(cause, "chdir %s: %s", cs->cwd_display,
-			    strerror(error));
-			break;
-		case CHILD_STAGE_EXEC:
-			xasprintf(cause, "exec %s: %s", cs->argv_display[0],
-			    strerror(error));
-			break;
-		default:
-			xasprintf(cause, "setting up %s: %s", cs->argv_display[0],
-			    strerror(error));
-			break;
-		}
+		*cause = child_failure(cs, sbx, cp, msg);
 		goto fail;
 	}
 	if (subreaper_error != 0) {

@@ -26,6 +26,7 @@
 #include "conf.h"
 #include "confvar.h"
 #include "paths.h"
+#include "sbapply.h"
 
 /* mcpd's own variables every server gets (confvar.h, for import). */
 #define CHILD_ENV_PASS		CONFVAR_PASSED
@@ -46,6 +47,8 @@ struct child_proc {
 	int	err_fd;
 	enum child_containment containment;	/* of the last spawn */
 	char	cgroup_leaf[CGROUP_LEAF_MAX];	/* "server-NAME", or "" */
+	int	sandboxed;	/* spawned with sandbox rules */
+	unsigned int sandbox_held;	/* SB_HELD_* that took effect */
 };
 
 /*
@@ -62,11 +65,28 @@ struct child_extra {
 };
 
 /*
+ * A server in a sandbox (sbapply.h), or NULL: the rules prepared before
+ * the fork and applied in the server's child (never in a reaper) last
+ * before execve, the variables they add to its environment (the
+ * configured ones win) and its working directory when none is
+ * configured.  What held comes back over the report pipe; with required
+ * rules, a layer missing fails the start.
+ */
+struct child_sandbox {
+	const struct sb_prepared *prep;
+	char *const		 *env;		/* "KEY=VALUE", NULL-ended */
+	const char		 *workdir;	/* or NULL */
+};
+
+/*
  * name: the worker's, which names its cgroup (an instance's, NAME#N, is
  * not its configuration's).
  */
 int	 child_spawn(const struct conf_server *, const char *name,
-	    const struct child_extra *, struct child_proc *, char **cause);
+	    const struct child_extra *, const struct child_sandbox *,
+	    struct child_proc *, char **cause);
+/* The command a start would run, found along its PATH; NULL if none. */
+char	*child_command(const struct conf_server *);
 /* Signal the whole process group (no-op for pid <= 0). */
 void	 child_signal_group(pid_t, int sig);
 /* SIGKILL the server and everything it started (group, cgroup). */

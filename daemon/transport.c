@@ -212,6 +212,13 @@ transport_proc(const struct transport *t)
 	return (&t->proc);
 }
 
+int
+transport_sandbox(const struct transport *t, unsigned int *held)
+{
+	*held = t->proc.sandbox_held;
+	return (t->proc.sandboxed);
+}
+
 char *
 transport_steal_line(struct transport *t, const char *line, size_t *size)
 {
@@ -427,7 +434,8 @@ transport_settings_fd(const struct conf_server *cs,
 
 static int
 transport_spawn(struct mcpd *mcpd, struct transport *t,
-    const struct conf_server *cs, const char *name, char **cause)
+    const struct conf_server *cs, const char *name,
+    const struct child_sandbox *sbx, char **cause)
 {
 	struct conf_server	 remote;
 	struct conf_remote_extra rx;
@@ -438,7 +446,7 @@ transport_spawn(struct mcpd *mcpd, struct transport *t,
 
 	t->status_fd = -1;
 	if (cs->url == NULL)
-		return (child_spawn(cs, name, NULL, &t->proc, cause));
+		return (child_spawn(cs, name, NULL, sbx, &t->proc, cause));
 	memset(&rx, 0, sizeof rx);
 	token_file = paths_token_file(mcpd->token_dir, cs->name);
 	rx.token_file = conf_remote_signs_in(cs) ? token_file : NULL;
@@ -466,7 +474,7 @@ transport_spawn(struct mcpd *mcpd, struct transport *t,
 	argv[0] = (char *)transport_remote_program();
 	argv[1] = NULL;
 	remote.argv = argv;
-	rv = child_spawn(&remote, name, &extra, &t->proc, cause);
+	rv = child_spawn(&remote, name, &extra, NULL, &t->proc, cause);
 	close(status[1]);
 	close(settings);
 	if (rv != 0) {
@@ -511,12 +519,13 @@ transport_setup(struct mcpd *mcpd, struct transport *t,
 
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const char *name, const struct transport_cb *cb, void *arg, char **cause)
+    const char *name, const struct child_sandbox *sbx,
+    const struct transport_cb *cb, void *arg, char **cause)
 {
 	struct transport	*t;
 
 	t = xcalloc(1, sizeof *t);
-	if (transport_spawn(mcpd, t, cs, name, cause) != 0) {
+	if (transport_spawn(mcpd, t, cs, name, sbx, cause) != 0) {
 		free(t);
 		return (NULL);
 	}
@@ -552,6 +561,8 @@ transport_export(const struct transport *t, struct handover_server *s)
 	s->exit_pid = t->proc.exit_pid;
 	s->containment = (int)t->proc.containment;
 	s->cgroup_leaf = xstrdup(t->proc.cgroup_leaf);
+	s->sandboxed = t->proc.sandboxed;
+	s->sandbox_held = t->proc.sandbox_held;
 	s->in_fd = t->proc.in_fd;
 	s->out_fd = t->proc.out_fd;
 	s->err_fd = t->proc.err_fd;
@@ -587,6 +598,8 @@ transport_adopt(struct mcpd *mcpd, const struct conf_server *cs,
 	t->proc.pid = s->pid;
 	t->proc.exit_pid = s->exit_pid;
 	t->proc.containment = (enum child_containment)s->containment;
+	t->proc.sandboxed = s->sandboxed;
+	t->proc.sandbox_held = s->sandbox_held;
 	if (s->cgroup_leaf != NULL)
 		snprintf(t->proc.cgroup_leaf, sizeof t->proc.cgroup_leaf, "%s",
 		    s->cgroup_leaf);

@@ -64,10 +64,14 @@ struct transport_cb {
 	void	(*ended)(void *arg, int wstatus);
 };
 
-/* name: the worker's, for its cgroup (child_spawn). */
+/*
+ * name: the worker's, for its cgroup (child_spawn); sbx: its sandbox, or
+ * NULL (child.h).
+ */
+struct child_sandbox;
 struct transport *transport_start(struct mcpd *, const struct conf_server *,
-		    const char *name, const struct transport_cb *, void *arg,
-		    char **cause);
+		    const char *name, const struct child_sandbox *,
+		    const struct transport_cb *, void *arg, char **cause);
 /*
  * A re-exec: what the next mcpd needs of this transport (handover.h);
  * -1 if it cannot be handed over (its pipes are closing, or a half line
@@ -110,6 +114,8 @@ pid_t		 transport_pid(const struct transport *);
 const char	*transport_containment(const struct transport *);
 /* The process and how it is contained (to freeze it: freeze.h). */
 const struct child_proc *transport_proc(const struct transport *);
+/* 1 if spawned in a sandbox; *held: what held (sbapply.h SB_HELD_*). */
+int		 transport_sandbox(const struct transport *, unsigned int *held);
 
 /* For login.c, which runs mcpd-remote for a sign-in too. */
 /* The program: beside mcpd's executable, else in BINDIR. */

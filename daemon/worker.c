@@ -289,6 +289,7 @@ void
 worker_spawn(struct worker *w)
 {
 	char			*cause, pidtext[32];
+	struct worker_sb	*sb;
 	struct log_field	 f[] = {
 		{ MCPD_FIELD_SERVER, w->name },
 		{ MCPD_FIELD_PID, pidtext },
@@ -309,13 +310,21 @@ worker_spawn(struct worker *w)
 	w->start_limit_ms = worker_next_start_limit(w, &w->start_limit_name);
 	worker_set_state(w, WORKER_STARTING, NULL);
 
-	if ((w->tp = transport_start(w->mcpd, w->conf, w->name,
-	    &worker_transport_cb, w, &cause)) == NULL) {
+	if (worker_sandbox_prepare(w, &sb, &cause) == -1) {
+		worker_spawn_failed(w, cause);
+		free(cause);
+		return;
+	}
+	w->tp = transport_start(w->mcpd, w->conf, w->name,
+	    worker_sandbox_child(sb), &worker_transport_cb, w, &cause);
+	worker_sandbox_free(sb);
+	if (w->tp == NULL) {
 		worker_spawn_failed(w, cause);
 		free(cause);
 		return;
 	}
 	w->containment = transport_containment(w->tp);
+	worker_sandbox_started(w);
 	w->spawned_ms = clock_now_ms();
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)transport_pid(w->tp));
 	log_event(LOG_INFO, MCPD_MID_SPAWN, f, nitems(f),
@@ -523,7 +532,8 @@ void
 worker_tp_ended(void *arg, int wstatus)
 {
 	struct worker	*w = arg;
-	char		*status, pidtext[32], code[16], *reason;
+	char		*status, pidtext[32], code[16], *reason, *r;
+	const char	*denial;
 	int		 clean, intolerant;
 	struct log_field f[] = {
 		{ MCPD_FIELD_SERVER, w->name },
@@ -550,6 +560,12 @@ worker_tp_ended(void *arg, int wstatus)
 	/* Why it failed (as the restart policy counts), in its own words. */
 	worker_stderr_ended(w, w->after == WORKER_AFTER_FAILURE && !clean &&
 	    !intolerant);
+	if (w->after == WORKER_AFTER_FAILURE && !clean && !intolerant &&
+	    (denial = worker_sandbox_denial(w, clock_now_ms())) != NULL) {
+		xasprintf(&r, "%s; %s", reason, denial);
+		free(reason);
+		f[3].value = reason = r;
+	}
 	f[4].value = w->last_stderr;
 	log_event(intolerant ? LOG_NOTICE : w->after == WORKER_AFTER_FAILURE ?
 	    LOG_WARNING : LOG_INFO, MCPD_MID_EXIT, f, nitems(f),

@@ -111,6 +111,7 @@ worker_adopt_running(struct worker *w, const struct handover_server *s)
 
 	w->tp = transport_adopt(w->mcpd, w->conf, &worker_transport_cb, w, s);
 	w->containment = transport_containment(w->tp);
+	worker_sandbox_started(w);
 	w->spawned_ms = s->spawned_ms;
 	w->next_upstream_id = s->next_upstream_id;
 	w->init_text = xstrdup(s->init_result);

@@ -55,6 +55,11 @@ struct worker {
 
 	struct transport	*tp;		/* while running */
 	const char		*containment;	/* of the last start */
+	/* The sandbox of the last start (worker_sandbox.c). */
+	int			 sandboxed;
+	unsigned int		 sandbox_held;	/* sbapply.h's SB_HELD_* */
+	uint32_t		 sandbox_denial_age; /* stderr lines since one
+						   read as a denial */
 	uint64_t		 spawned_ms;
 	struct event		*ev_timer;
 
@@ -216,6 +221,22 @@ void		 worker_stderr_line(struct worker *, const char *line,
 void		 worker_stderr_forget(struct worker *);
 /* The run ended; fail: it failed, so its line is last_stderr. */
 void		 worker_stderr_ended(struct worker *, int fail);
+
+/*
+ * worker_sandbox.c: a start's sandbox, prepared; what held; a denial.
+ */
+struct worker_sb;
+struct child_sandbox;
+int		 worker_sandbox_prepare(struct worker *, struct worker_sb **,
+		    char **cause);
+const struct child_sandbox *worker_sandbox_child(const struct worker_sb *);
+void		 worker_sandbox_free(struct worker_sb *);
+void		 worker_sandbox_started(struct worker *);
+void		 worker_sandbox_stderr(struct worker *, const char *line,
+		    size_t len);
+/* The hint to add to a failed run's exit, or NULL. */
+const char	*worker_sandbox_denial(const struct worker *, uint64_t now_ms);
+void		 worker_sandbox_json(const struct worker *, cJSON *);
 
 /*
  * worker_session.c: the session on the transport.

@@ -97,6 +97,7 @@ worker_status_json(const struct worker *w)
 		cJSON_AddNullToObject(o, "uptime_ms");
 	}
 	cJSON_AddStringToObject(o, "containment", w->containment);
+	worker_sandbox_json(w, o);
 	cJSON_AddNumberToObject(o, "restarts", (double)worker_restarts(w));
 	worker_add_nullable_string(o, "last_exit", w->last_exit);
 	if (w->state == WORKER_BACKOFF)

@@ -82,6 +82,7 @@ worker_stderr_line(struct worker *w, const char *line, size_t len,
 
 	if (worker_blank(line, len))
 		return;
+	worker_sandbox_stderr(w, line, len);
 	worker_errline_set(&w->err_any, line, len, total);
 	if (line[0] == ' ' || line[0] == '\t')
 		return;

@@ -359,6 +359,8 @@ handover_put_server(cJSON *o, const void *v)
 	handover_put_num(o, "exit_pid", s->exit_pid);
 	handover_put_num(o, "containment", s->containment);
 	handover_put_str(o, "cgroup_leaf", s->cgroup_leaf);
+	if (s->sandboxed)
+		handover_put_num(o, "sandbox_held", s->sandbox_held);
 	handover_put_num(o, "in_fd", s->in_fd);
 	handover_put_num(o, "out_fd", s->out_fd);
 	handover_put_num(o, "err_fd", s->err_fd);
@@ -983,6 +985,9 @@ handover_parse_server(struct handover_in *in, struct handover_server *s)
 	s->exit_pid = (pid_t)handover_num(in, "exit_pid", 1, 2, INT32_MAX, 0);
 	s->containment = (int)handover_num(in, "containment", 1, 0, 16, 0);
 	s->cgroup_leaf = handover_str(in, "cgroup_leaf", 0);
+	s->sandbox_held = (unsigned int)handover_num(in, "sandbox_held", 0,
+	    0, UINT32_MAX, 0);
+	s->sandboxed = handover_get(in, "sandbox_held", 0) != NULL;
 	s->in_fd = handover_fd(in, "in_fd", 1);
 	s->out_fd = handover_fd(in, "out_fd", 1);
 	s->err_fd = handover_fd(in, "err_fd", 1);

@@ -113,6 +113,8 @@ struct handover_server {
 	pid_t		 exit_pid;		/* whose exit ends it */
 	int		 containment;		/* child.h's enum, as a number */
 	char		*cgroup_leaf;		/* "" without a cgroup */
+	int		 sandboxed;		/* 0, or 1: see sandbox_held */
+	unsigned int	 sandbox_held;		/* sbapply.h's SB_HELD_* */
 	int		 in_fd, out_fd, err_fd;
 	int		 status_fd;		/* -1: a local server */
 	uint64_t	 spawned_ms;		/* monotonic */

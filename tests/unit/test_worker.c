@@ -104,9 +104,24 @@ static struct {
 	char			 last_stderr_field[256]; /* of the last exit */
 } F;
 
+char *
+child_command(const struct conf_server *cs)
+{
+	return (xstrdup(cs->argv[0]));
+}
+
+int
+transport_sandbox(const struct transport *t, unsigned int *held)
+{
+	(void)t;
+	*held = 0;
+	return (0);
+}
+
 struct transport *
 transport_start(struct mcpd *mcpd, const struct conf_server *cs,
-    const char *name, const struct transport_cb *cb, void *arg, char **cause)
+    const char *name, const struct child_sandbox *sbx,
+    const struct transport_cb *cb, void *arg, char **cause)
 {
 	struct transport	*t;
 
