@@ -3,7 +3,10 @@
 # mcpctl: server-everything (its tools listed, echo called) and
 # server-filesystem with its directory granted through its args (a file
 # there read; a file outside it, in the home, refused by the server or
-# the sandbox), each showing its layers in status.
+# the sandbox), each showing its layers in status; then the SDK client
+# (sdk-client.mjs) through `mcpctl connect`, as an app launches it: all
+# its server-everything checks (progress, sampling, a subscription, two
+# clients) and server-filesystem reading its file, both sandboxed.
 #
 # node_modules comes from remote_setup (tests/remote/lib.sh).  Exit codes
 # (automake): 0 pass, 1 fail, 77 skip (no Node.js, no Landlock),
@@ -72,4 +75,20 @@ grep -q "hello from the granted directory" "$T/read.out" ||
 ctl_run outside call filesystem read_text_file "path=$T/home/secret.txt"
 [ "$RC" != 0 ] && ! grep -q "^outside" "$T/outside.out" ||
 	fail "filesystem: read a file outside its directory: $(cat "$T/outside.out")"
+
+# The SDK client through `mcpctl connect`, as an app launches it.
+MCPD_TEST_DIR=$T MCPCTL=$MCPCTL "${_MCPD_GUARD[@]}" \
+	timeout -k 5 150 "$NODE" "$T/sdk-client.mjs" --socket "$SOCK" --server everything \
+	--filesystem "filesystem:$T/files/note.txt:hello from the granted directory" \
+	--timeout-s 120 </dev/null >"$T/client.out" 2>&1 &
+CLIENT=$!
+wait "$CLIENT"
+rc=$?
+sed 's/^/# /' "$T/client.out"
+[ "$rc" = 0 ] || fail "sdk-client through mcpctl connect: exit $rc"
+grep -q '^interop: [0-9]* passed, 0 failed' "$T/client.out" ||
+	fail "sdk-client: no clean summary"
+for s in everything filesystem; do
+	[[ "$(server_field "$s" sandbox)" == "default; "* ]] || fail "$s: no longer sandboxed"
+done
 exit 0
