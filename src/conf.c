@@ -685,19 +685,6 @@ conf_server_free(struct conf_server *cs)
 	conf_sandbox_clear(cs);
 }
 
-static char **
-conf_strv_dup(char **v, size_t n)
-{
-	char	**copy;
-	size_t	  i;
-
-	copy = xreallocarray(NULL, n + 1, sizeof *copy);
-	for (i = 0; i < n; i++)
-		copy[i] = xstrdup(v[i]);
-	copy[n] = NULL;
-	return (copy);
-}
-
 struct conf_server *
 conf_server_dup(const struct conf_server *cs)
 {
@@ -707,10 +694,10 @@ conf_server_dup(const struct conf_server *cs)
 	copy = xmalloc(sizeof *copy);
 	*copy = *cs;
 	copy->name = xstrdup(cs->name);
-	copy->argv = conf_strv_dup(cs->argv, cs->argc);
-	copy->argv_display = conf_strv_dup(cs->argv_display, cs->argc);
-	copy->env = conf_strv_dup(cs->env, cs->envc);
-	copy->roots = conf_strv_dup(cs->roots, cs->nroots);
+	copy->argv = xstrvdup(cs->argv, cs->argc);
+	copy->argv_display = xstrvdup(cs->argv_display, cs->argc);
+	copy->env = xstrvdup(cs->env, cs->envc);
+	copy->roots = xstrvdup(cs->roots, cs->nroots);
 	copy->cwd = cs->cwd != NULL ? xstrdup(cs->cwd) : NULL;
 	copy->cwd_display = cs->cwd_display != NULL ?
 	    xstrdup(cs->cwd_display) : NULL;

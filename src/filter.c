@@ -524,20 +524,6 @@ filter_parse(const cJSON *value, enum filter_kind kind, const char *path,
 	return (0);
 }
 
-static char **
-filter_strv_dup(char **v, size_t n)
-{
-	char	**copy;
-	size_t	  i;
-
-	if (n == 0)
-		return (NULL);
-	copy = xreallocarray(NULL, n, sizeof *copy);
-	for (i = 0; i < n; i++)
-		copy[i] = xstrdup(v[i]);
-	return (copy);
-}
-
 struct filter *
 filter_dup(const struct filter *f)
 {
@@ -547,9 +533,9 @@ filter_dup(const struct filter *f)
 		return (NULL);
 	copy = xcalloc(1, sizeof *copy);
 	copy->has_allow = f->has_allow;
-	copy->allow = filter_strv_dup(f->allow, f->nallow);
+	copy->allow = xstrvdup(f->allow, f->nallow);
 	copy->nallow = f->nallow;
-	copy->deny = filter_strv_dup(f->deny, f->ndeny);
+	copy->deny = xstrvdup(f->deny, f->ndeny);
 	copy->ndeny = f->ndeny;
 	return (copy);
 }
@@ -570,28 +556,14 @@ filter_free(struct filter *f)
 	free(f);
 }
 
-static int
-filter_strv_equal(char **a, size_t na, char **b, size_t nb)
-{
-	size_t	 i;
-
-	if (na != nb)
-		return (0);
-	for (i = 0; i < na; i++) {
-		if (strcmp(a[i], b[i]) != 0)
-			return (0);
-	}
-	return (1);
-}
-
 int
 filter_equal(const struct filter *a, const struct filter *b)
 {
 	if (a == NULL || b == NULL)
 		return (a == b);
 	return (a->has_allow == b->has_allow &&
-	    filter_strv_equal(a->allow, a->nallow, b->allow, b->nallow) &&
-	    filter_strv_equal(a->deny, a->ndeny, b->deny, b->ndeny));
+	    strv_equal(a->allow, a->nallow, b->allow, b->nallow) &&
+	    strv_equal(a->deny, a->ndeny, b->deny, b->ndeny));
 }
 
 /*

@@ -933,41 +933,14 @@ sb_spec_free(struct sb_spec *spec)
 	memset(spec, 0, sizeof *spec);
 }
 
-static char **
-sb_strv_dup(char *const *v, size_t n)
-{
-	char	**copy;
-	size_t	  i;
-
-	copy = xreallocarray(NULL, n + 1, sizeof *copy);
-	for (i = 0; i < n; i++)
-		copy[i] = xstrdup(v[i]);
-	copy[n] = NULL;
-	return (copy);
-}
-
 void
 sb_spec_copy(struct sb_spec *dst, const struct sb_spec *src)
 {
 	*dst = *src;
-	dst->read = src->read != NULL ? sb_strv_dup(src->read, src->nread) :
+	dst->read = src->read != NULL ? xstrvdup(src->read, src->nread) :
 	    NULL;
-	dst->write = src->write != NULL ? sb_strv_dup(src->write,
+	dst->write = src->write != NULL ? xstrvdup(src->write,
 	    src->nwrite) : NULL;
-}
-
-static int
-sb_strv_equal(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	size_t	 i;
-
-	if (na != nb)
-		return (0);
-	for (i = 0; i < na; i++) {
-		if (strcmp(a[i], b[i]) != 0)
-			return (0);
-	}
-	return (1);
 }
 
 int
@@ -978,6 +951,6 @@ sb_spec_equal(const struct sb_spec *a, const struct sb_spec *b)
 	    memcmp(a->ports, b->ports, a->nports * sizeof a->ports[0]) == 0 &&
 	    a->unix_sockets == b->unix_sockets &&
 	    a->required == b->required &&
-	    sb_strv_equal(a->read, a->nread, b->read, b->nread) &&
-	    sb_strv_equal(a->write, a->nwrite, b->write, b->nwrite));
+	    strv_equal(a->read, a->nread, b->read, b->nread) &&
+	    strv_equal(a->write, a->nwrite, b->write, b->nwrite));
 }

@@ -41,4 +41,19 @@ bytes_has(const char *hay, size_t len, const char *needle, size_t nlen,
 	return (0);
 }
 
+/* Two string vectors of n elements each hold the same strings in order. */
+static inline int
+strv_equal(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t	 i;
+
+	if (na != nb)
+		return (0);
+	for (i = 0; i < na; i++) {
+		if (strcmp(a[i], b[i]) != 0)
+			return (0);
+	}
+	return (1);
+}
+
 #endif /* MCPD_UTIL_H */

@@ -75,6 +75,19 @@ xstrndup(const char *s, size_t n)
 	return (p);
 }
 
+char **
+xstrvdup(char *const *v, size_t n)
+{
+	char	**copy;
+	size_t	  i;
+
+	copy = xreallocarray(NULL, n + 1, sizeof *copy);
+	for (i = 0; i < n; i++)
+		copy[i] = xstrdup(v[i]);
+	copy[n] = NULL;
+	return (copy);
+}
+
 int
 xvasprintf(char **ret, const char *fmt, va_list ap)
 {

@@ -14,6 +14,8 @@ void	*xrealloc(void *, size_t);
 void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
+/* A copy of v[0, n), NULL-ended (n + 1 slots). */
+char	**xstrvdup(char *const *v, size_t n);
 struct iovec;
 /* Pieces joined into one NUL-terminated text; its length in *len. */
 char	*xiovdup(const struct iovec *, int iovcnt, size_t *len);
