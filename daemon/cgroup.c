@@ -118,8 +118,7 @@ cgroup_read(const char *dir, const char *file)
 	return (buf);
 }
 
-/* Write value to DIR/FILE in one write(2); -1 with errno set. */
-static int
+int
 cgroup_write(const char *dir, const char *file, const char *value)
 {
 	char	 path[CGROUP_DIR_MAX + 64];

@@ -44,6 +44,9 @@
 int		 cgroup_init(const char *path, char **cause);
 /* The root directory, or NULL: no cgroup containment. */
 const char	*cgroup_root(void);
+/* Write value to DIR/FILE in one write(2); -1 with errno set. */
+int		 cgroup_write(const char *dir, const char *file,
+		    const char *value);
 /* "server-NAME"; bytes other than A-Z a-z 0-9 . - become "_XX". */
 void		 cgroup_leaf_name(const char *name, char *buf, size_t len);
 /*

@@ -64,24 +64,6 @@ freeze_read(const char *dir, const char *file, char *buf, size_t size)
 	return (0);
 }
 
-static int
-freeze_write(const char *dir, const char *file, const char *text)
-{
-	char	 path[CGROUP_DIR_MAX + 64];
-	size_t	 len = strlen(text);
-	ssize_t	 n;
-	int	 fd, saved;
-
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = write(fd, text, len);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return (n == (ssize_t)len ? 0 : -1);
-}
-
 /* The reaper, or (no reaper) the server's group itself. */
 static void
 freeze_signal(const struct child_proc *cp, int to_reaper, int to_group)
@@ -99,7 +81,7 @@ freeze_begin(const struct child_proc *cp, char **cause)
 
 	*cause = NULL;
 	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0) {
-		if (freeze_write(dir, "cgroup.freeze", "1") == 0)
+		if (cgroup_write(dir, "cgroup.freeze", "1") == 0)
 			return (0);
 		xasprintf(cause, "%s/cgroup.freeze: %s", dir, strerror(errno));
 		return (-1);
@@ -154,7 +136,7 @@ freeze_thaw(const struct child_proc *cp)
 	char	 dir[CGROUP_DIR_MAX];
 
 	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0) {
-		(void)freeze_write(dir, "cgroup.freeze", "0");
+		(void)cgroup_write(dir, "cgroup.freeze", "0");
 		return;
 	}
 	child_signal_group(cp->pid, SIGCONT);
@@ -213,7 +195,7 @@ freeze_reclaim_step(const struct child_proc *cp, uint64_t bytes)
 	before = freeze_memory_current(dir);
 	snprintf(text, sizeof text, "%" PRIu64, bytes);
 	/* EAGAIN: it could not reclaim as much; nothing more to get. */
-	if (freeze_write(dir, "memory.reclaim", text) != 0)
+	if (cgroup_write(dir, "memory.reclaim", text) != 0)
 		return (-1);
 	after = freeze_memory_current(dir);
 	return (before >= 0 && after >= 0 && after < before ?

@@ -23,31 +23,8 @@
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
-CG=
-# cgroup_scratch: a cgroup below the cgroup2 mount for this run's mcpd.
-cgroup_scratch() {
-	local mnt
-	[ "$(id -u)" = 0 ] || return 1
-	mnt=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	[ -n "$mnt" ] && [ "$(stat -fc %T "$mnt" 2>/dev/null)" = cgroup2fs ] ||
-		return 1
-	CG=$mnt/mcpd-test.$$.${T##*.}
-	mkdir "$CG" 2>/dev/null || { CG=; return 1; }
-	CLEANUP_HOOKS+=(cgroup_remove_scratch)
-}
-
-cgroup_remove_scratch() {
-	local d
-	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	for d in "$CG"/*/; do
-		[ -d "$d" ] || continue
-		echo 0 >"$d/cgroup.freeze" 2>/dev/null
-		echo 1 >"$d/cgroup.kill" 2>/dev/null
-		wait_for 10 eval '[ "$(awk '"'"'$1 == "populated" { print $2 }'"'"' "'"$d"'/cgroup.events")" = 0 ]'
-		rmdir "$d" 2>/dev/null || note "cleanup: cannot remove $d"
-	done
-	rmdir "$CG" 2>/dev/null || note "cleanup: cannot remove $CG"
-}
+# shellcheck source=cgroup-lib.sh
+. "$TESTS_SRCDIR/integration/cgroup-lib.sh"
 
 # stopped PID: the process is stopped (SIGSTOP), or frozen in a cgroup.
 stopped() {
