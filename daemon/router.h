@@ -235,6 +235,16 @@ int		 router_pins_approve(struct router *, char *const *names,
 const struct shadow_member *router_shadow_profile(const struct router *);
 void		 router_shadow_found(struct router *, const char *group,
 		    const char *other, const struct shadow_result *);
+/*
+ * Whether the pair of members a and b of the built-in group g ("all") is
+ * another group's too, with the same separator: that group reports what
+ * the pair's texts say, and "all" leaves it out, lest each finding be
+ * reported twice.  0 for any group but the built-in one.
+ */
+struct conf;
+struct conf_group;
+int		 router_shadow_elsewhere(const struct conf *,
+		    const struct conf_group *g, const char *a, const char *b);
 
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);
