@@ -1,6 +1,7 @@
 #!/bin/bash
-# insider-server.sh MCPCTL SOCKET -- a small MCP server whose tools run
-# mcpctl against mcpd's socket from inside the server, for insider.sh:
+# insider-server.sh MCPCTL SOCKET -- a small MCP server for insider.sh
+# (run by mcpd as a server, not a test): its tools run mcpctl against
+# mcpd's socket from inside the server:
 #   run {"args": [...]}     mcpctl -s SOCKET ARGS..., as the server's
 #                           child; answers "rc=N" and its output
 #   orphan {"args": [...], "out": FILE}

@@ -43,8 +43,8 @@ inside() {
 }
 # refused NAME WHAT: the command inside failed, saying why.
 refused() {
-	grep -q '^rc=0$' "$T/$1.out" &&
-		fail "$2 from inside server ins was not refused: $(cat "$T/$1.out")"
+	grep -qx 'rc=1' "$T/$1.out" ||
+		fail "$2 from inside server ins did not exit 1: $(cat "$T/$1.out")"
 	grep -qF "refused: caller runs inside server ins" "$T/$1.out" ||
 		fail "$2 from inside server ins: not the refusal: $(cat "$T/$1.out")"
 }
