@@ -14,6 +14,8 @@
 #   - each finding once: not again in the built-in group "all", which
 #     holds a and b too, while "all" reports c's tool relay naming b's
 #     send_mail (c and b share no other group);
+#   - mcpctl pins g shows a's and b's pins; mcpctl approve g says to
+#     approve on each server;
 #   - weather is still listed and called, on a and through g;
 #   - a restart of a with one more tool that names b's tool by the
 #     group's spelling (g's b__send_mail) flags that one, and the first
@@ -80,6 +82,18 @@ grep -q "group all: server a's" "$MCPD_LOG" &&
 	fail "2b: mcpctl pins a shows a finding more than once: $(ctl pins a)"
 ctl pins c | grep -qx "shadowing: c's tool relay names b's tool send_mail in group all (as send_mail)" ||
 	fail "2b: mcpctl pins c: $(ctl pins c)"
+
+# 2c. mcpctl pins of a group shows each member's pins; approve names
+# its servers instead.
+ctl_run pins-g pins g
+ctl_rc 0 pins-g "2c: mcpctl pins g"
+grep -qx "group g: a b" "$T/pins-g.out" && grep -q "^server a: pin block" "$T/pins-g.out" &&
+	grep -q "^server b: pin block" "$T/pins-g.out" &&
+	grep -qx "shadowing: a's tool weather names b's tool send_mail in group g (as send_mail)" "$T/pins-g.out" ||
+	fail "2c: mcpctl pins g does not show its members' pins: $(cat "$T/pins-g.out" "$T/pins-g.err")"
+ctl_run approve-g approve g
+[ "$RC" != 0 ] && grep -qF "g is a group: approve on each of its servers" "$T/approve-g.err" ||
+	fail "2c: mcpctl approve g: exit $RC, $(cat "$T/approve-g.err")"
 
 # 3. Not held: weather is listed and called, on a and through g.
 ctl tools a | awk '{ print $1 }' | grep -qx weather || fail "3: a does not list weather: $(ctl tools a)"
