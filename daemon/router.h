@@ -246,6 +246,16 @@ struct conf_group;
 int		 router_shadow_elsewhere(const struct conf *,
 		    const struct conf_group *g, const char *a, const char *b);
 
+/*
+ * A client's call (line, a tools/call, prompts/get or resources/read)
+ * that a group refused itself for the member a links it to (reason
+ * "policy" or "filter", code the error it was answered): counted for
+ * the client's app and recorded by the member's "audit" as the member's
+ * own refusals are (router_audit.c).
+ */
+void		 router_refused_for(struct attachment *a, const char *line,
+		    size_t len, const char *reason, int code);
+
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);
 /* Send the server a ping of mcpd's own (its answer is consumed). */

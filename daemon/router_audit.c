@@ -146,3 +146,20 @@ router_audit_refused(struct attachment *a, const char *line, size_t len,
 	auditq_put(call, &end);
 	audit_call_free(call);
 }
+
+void
+router_refused_for(struct attachment *a, const char *line, size_t len,
+    const char *reason, int code)
+{
+	struct router_refusal	 why = { reason, code };
+	struct envelope		 env;
+	char			 method[ROUTER_METHOD_MAX];
+	size_t			 erroff;
+
+	if (a == NULL || envelope_scan(line, len, &env, &erroff) != 0 ||
+	    envelope_string_copy(line, &env.method, method,
+	    sizeof method) < 0)
+		return;
+	router_apps_count(a, method, 1);
+	router_audit_refused(a, line, len, &env, method, &why);
+}

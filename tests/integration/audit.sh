@@ -12,7 +12,8 @@
 # - "full" adds the arguments; "off" (a server's own) writes none.
 # - A call mcpd refuses itself (a filter's) gets an entry at once:
 #   outcome "refused", MCPD_REASON and MCPD_ERROR_CODE, the client's pid
-#   and uid, a duration of 0, no argument's value.
+#   and uid, a duration of 0, no argument's value; so does one a group
+#   refuses itself (its filter), under the member's name.
 # - mcpctl audit prints them, filtered by server and by client, as a
 #   table and as JSON lines.
 # - journald stopped (SIGSTOP): calls are still answered at once, what
@@ -57,6 +58,9 @@ write_config "$T/mcpd.json" <<JSON
     "f": {"command": "$MCP_FAKE", "audit": "full"},
     "o": {"command": "$MCP_FAKE", "audit": "off"},
     "d": {"command": "$MCP_FAKE", "tools": {"deny": ["echo"]}}
+  },
+  "groups": {
+    "gd": {"servers": ["d"], "tools": {"deny": ["d__add"]}}
   }
 }
 JSON
@@ -130,6 +134,11 @@ session d "$T/d.out"
 D_PID=$BRIDGE_PID
 jq -e -s 'any(.[]; .id == "de" and .error.code == -32602)' "$T/d.out" >/dev/null ||
 	fail "d's echo (denied by its filter) was not refused: $(cat "$T/d.out")"
+request gda tools/call '{"name": "d__add", "arguments": {"a": 1, "b": 2}}' >"$T/gd.req"
+session gd "$T/gd.out"
+GD_PID=$BRIDGE_PID
+jq -e -s 'any(.[]; .id == "gda" and .error.code == -32602)' "$T/gd.out" >/dev/null ||
+	fail "gd's d__add (denied by the group's filter) was not refused: $(cat "$T/gd.out")"
 
 sel_a="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"a\")"
 sel_f="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"f\")"
@@ -182,8 +191,8 @@ note "a: $N entries; add's hashes $hashes"
 # A call mcpd refused itself (d's filter denies echo): an entry at once,
 # outcome "refused", why and the error, who made it, no argument.
 sel_d="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"d\")"
-wait_for 30 journal_has 2 "$sel_d" ||
-	fail "$(journal_count "$sel_d") audit entries for d, expected 2 (a refused call and an answered one)"
+wait_for 30 journal_has 3 "$sel_d" ||
+	fail "$(journal_count "$sel_d") audit entries for d, expected 3 (two refused calls, one answered)"
 n=$(jq -c --arg pid "$D_PID" "select($sel_d and .MCPD_TOOL == \"echo\" and
 	.MCPD_OUTCOME == \"refused\" and .MCPD_REASON == \"filter\" and
 	.MCPD_ERROR_CODE == \"-32602\" and .MCPD_DURATION_US == \"0\" and
@@ -192,6 +201,10 @@ n=$(jq -c --arg pid "$D_PID" "select($sel_d and .MCPD_TOOL == \"echo\" and
 [ "$n" = 1 ] || fail "no entry for d's refused echo (refused, filter, -32602, pid $D_PID): $(jq -c "select($sel_d)" "$T/journal.json")"
 [ "$(journal_count "$sel_d and .MCPD_TOOL == \"add\" and .MCPD_OUTCOME == \"ok\"")" = 1 ] ||
 	fail "no entry for d's add: $(jq -c "select($sel_d)" "$T/journal.json")"
+# A group's own refusal goes to the member's record, by the group's name.
+[ "$(journal_count "$sel_d and .MCPD_TOOL == \"d__add\" and .MCPD_OUTCOME == \"refused\" and
+	.MCPD_REASON == \"filter\" and .MCPD_CLIENT_PID == \"$GD_PID\"")" = 1 ] ||
+	fail "no entry for gd's refused d__add: $(jq -c "select($sel_d)" "$T/journal.json")"
 
 # "full": the arguments, canonical.
 n=$(jq -c --arg s "full-$SECRET" "select($sel_f and .MCPD_ARGS == ({text: \$s} | tojson))" "$T/journal.json" | wc -l)
