@@ -11,6 +11,10 @@
 # - A process the server started whose parent has exited (an orphan,
 #   taken in by a reaper or by mcpd, both subreapers) is refused too.
 # - From the test's shell, the same commands work.
+# Each with the fallback containment (a reaper per server: found by
+# ancestry), and, where a cgroup v2 can be made (root), with --cgroup:
+# the orphan, a child of mcpd (a subreaper) outside the server's tree,
+# is found by its cgroup.
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -27,10 +31,6 @@ write_config "$T/mcpd.json" <<JSON
   }
 }
 JSON
-start_mcpd "$T/mcpd.json"
-wait_ready ins
-wait_ready f
-pf=$(server_pid f) || fail "f has no pid"
 
 # inside NAME ARGS...: mcpctl ARGS run by ins's tool; its "rc=N" and
 # output in $T/NAME.out.
@@ -49,41 +49,84 @@ refused() {
 		fail "$2 from inside server ins: not the refusal: $(cat "$T/$1.out")"
 }
 
-inside status status
-refused status "mcpctl status"
-inside approve approve ins
-refused approve "mcpctl approve ins"
-inside stop stop f
-refused stop "mcpctl stop f"
-inside metrics metrics
-refused metrics "mcpctl metrics"
-[ "$(server_pid f)" = "$pf" ] || fail "f was stopped or restarted from inside ins"
-n=$(grep -c "caller runs inside server ins" "$MCPD_LOG")
-[ "$n" -ge 4 ] || fail "$n refusals logged, expected 4: $(tail -5 "$MCPD_LOG")"
+# cgroup_scratch: $CG, a cgroup v2 of this test's (root only), or fail.
+CG=
+cgroup_scratch() {
+	local mnt
+	[ "$(id -u)" = 0 ] || return 1
+	mnt=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$mnt" ] && [ "$(stat -fc %T "$mnt" 2>/dev/null)" = cgroup2fs ] ||
+		return 1
+	CG=$mnt/mcpd-test.$$.${T##*.}
+	mkdir "$CG" 2>/dev/null || { CG=; return 1; }
+	CLEANUP_HOOKS+=(cgroup_remove_scratch)
+}
+# shellcheck disable=SC2317  # a cleanup hook
+cgroup_remove_scratch() {
+	local d
+	[ -n "$CG" ] && [ -d "$CG" ] || return 0
+	for d in "$CG"/*/; do
+		[ -d "$d" ] || continue
+		echo 1 >"$d/cgroup.kill" 2>/dev/null
+		wait_for 10 eval '[ "$(awk '"'"'$1 == "populated" { print $2 }'"'"' "'"$d"'/cgroup.events")" = 0 ]'
+		rmdir "$d" 2>/dev/null
+	done
+	rmdir "$CG" 2>/dev/null
+}
 
-# Its MCP use stays allowed.
-inside call call f echo text=from-inside
-grep -q '^rc=0$' "$T/call.out" && grep -q 'from-inside' "$T/call.out" ||
-	fail "mcpctl call f echo from inside ins failed: $(cat "$T/call.out")"
-inside version version
-grep -q '^rc=0$' "$T/version.out" ||
-	fail "mcpctl version from inside ins failed: $(cat "$T/version.out")"
+# run MODE [MCPD-ARGS...]: the checks, with mcpd started with the args.
+run() {
+	MODE=$1
+	shift
+	LOGGED=$(grep -c "caller runs inside server ins" "$MCPD_LOG")
+	start_mcpd "$T/mcpd.json" "$@"
+	wait_ready ins
+	wait_ready f
+	[ "$(ctl --json status | jq -r '.servers[] | select(.name == "ins") | .containment')" = "$MODE" ] ||
+		fail "$MODE: ins's containment is $(ctl --json status | jq -c '.servers[] | select(.name == "ins") | .containment')"
+	pf=$(server_pid f) || fail "f has no pid"
+	inside status status
+	refused status "mcpctl status"
+	inside approve approve ins
+	refused approve "mcpctl approve ins"
+	inside stop stop f
+	refused stop "mcpctl stop f"
+	inside metrics metrics
+	refused metrics "mcpctl metrics"
+	[ "$(server_pid f)" = "$pf" ] || fail "f was stopped or restarted from inside ins"
+	n=$(grep -c "caller runs inside server ins" "$MCPD_LOG")
+	[ "$n" -ge $((LOGGED + 4)) ] || fail "$n refusals logged, expected 4: $(tail -5 "$MCPD_LOG")"
 
-# An orphan of the server's.
-ctl call ins orphan "$(jq -nc --arg o "$T/orphan.out" '{args: ["status"], out: $o}')" \
-	>/dev/null 2>"$T/orphan.err" || fail "mcpctl call ins orphan: $(cat "$T/orphan.err")"
-wait_for 30 test -e "$T/orphan.out" || fail "the orphan's mcpctl status did not finish"
-refused orphan "mcpctl status from an orphan of ins"
+	# Its MCP use stays allowed.
+	inside call call f echo text=from-inside
+	grep -q '^rc=0$' "$T/call.out" && grep -q 'from-inside' "$T/call.out" ||
+		fail "mcpctl call f echo from inside ins failed: $(cat "$T/call.out")"
+	inside version version
+	grep -q '^rc=0$' "$T/version.out" ||
+		fail "mcpctl version from inside ins failed: $(cat "$T/version.out")"
 
-# The same from outside.
-ctl_run out-status status
-ctl_rc 0 out-status "mcpctl status from the test"
-ctl_run out-approve approve ins
-grep -qF "refused" "$T/out-approve.out" "$T/out-approve.err" &&
-	fail "mcpctl approve ins from the test was refused: $(cat "$T/out-approve.err")"
-ctl_run out-metrics metrics
-ctl_rc 0 out-metrics "mcpctl metrics from the test"
-note "status, approve, stop, metrics refused inside ins (and from its orphan); call and version allowed"
+	# An orphan of the server's.
+	ctl call ins orphan "$(jq -nc --arg o "$T/orphan-$MODE.out" '{args: ["status"], out: $o}')" \
+		>/dev/null 2>"$T/orphan.err" || fail "mcpctl call ins orphan: $(cat "$T/orphan.err")"
+	wait_for 30 test -e "$T/orphan-$MODE.out" || fail "the orphan's mcpctl status did not finish"
+	refused "orphan-$MODE" "mcpctl status from an orphan of ins"
 
-mcpd_running || fail "mcpd died"
+	# The same from outside.
+	ctl_run out-status status
+	ctl_rc 0 out-status "mcpctl status from the test"
+	ctl_run out-approve approve ins
+	grep -qF "refused" "$T/out-approve.out" "$T/out-approve.err" &&
+		fail "mcpctl approve ins from the test was refused: $(cat "$T/out-approve.err")"
+	ctl_run out-metrics metrics
+	ctl_rc 0 out-metrics "mcpctl metrics from the test"
+	note "$MODE: status, approve, stop, metrics refused inside ins (and from its orphan); call and version allowed"
+	stop_mcpd TERM
+}
+
+run reaper
+if cgroup_scratch; then
+	run cgroup --cgroup "$CG"
+else
+	note "cgroup: cannot make a cgroup v2 here (not root, or no cgroup2 mount)"
+fi
 exit 0

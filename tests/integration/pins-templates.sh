@@ -12,6 +12,7 @@
 #   - a read of fake://hello, which no held template matches, works;
 #   - after mcpctl approve t, the file is read.
 
+# shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 config() {	# EXTRA-ARGS
