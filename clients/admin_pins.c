@@ -116,6 +116,23 @@ admin_pins_router(const cJSON *r)
 	return (changes);
 }
 
+/* A group's line, before its members' pins. */
+static void
+admin_pins_group(const cJSON *result)
+{
+	const cJSON	*s, *servers;
+
+	servers = cJSON_GetObjectItemCaseSensitive(result, "servers");
+	printf("group %s:", out_esc(out_str(result, "group")));
+	cJSON_ArrayForEach(s, servers)
+		if (cJSON_IsString(s))
+			printf(" %s", out_esc(s->valuestring));
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result,
+	    "routers")) == 0)
+		printf(" (none of them runs now)");
+	printf("\n");
+}
+
 int
 admin_pins(struct ctl *ctl, int argc, char **argv)
 {
@@ -130,10 +147,13 @@ admin_pins(struct ctl *ctl, int argc, char **argv)
 		return (status);
 	if (ctl->json)
 		admin_print_json(result, 0);
-	else
+	else {
+		if (out_str(result, "group") != NULL)
+			admin_pins_group(result);
 		cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(result,
 		    "routers"))
 			admin_pins_router(r);
+	}
 	cJSON_Delete(result);
 	return (DIAG_EXIT_OK);
 }

@@ -118,12 +118,15 @@ admin_frozen(char *buf, size_t size, const cJSON *s)
 	snprintf(buf, size, " (frozen %s: its next request thaws it)", since);
 }
 
-/* An instance's clients: " client 4711 (code)", " clients 1, 2 (x)". */
+/*
+ * An instance's clients, each with its app and what it calls itself:
+ * " client 4711 (app cursor, code)", " clients 1 (app bash), 2 (x)".
+ */
 static void
 admin_attached(char *buf, size_t size, const cJSON *attached)
 {
 	const cJSON	*a;
-	const char	*name;
+	const char	*name, *app;
 	size_t		 len;
 	int		 n = cJSON_GetArraySize(attached);
 
@@ -133,10 +136,16 @@ admin_attached(char *buf, size_t size, const cJSON *attached)
 		if (len >= size)
 			break;
 		name = out_str(a, "client");
-		len += (size_t)snprintf(buf + len, size - len, "%s %.0f%s%s%s",
-		    a != attached->child ? "," : "", out_num(a, "pid", 0),
-		    name != NULL ? " (" : "", name != NULL ? out_esc(name) :
-		    "", name != NULL ? ")" : "");
+		app = out_str(a, "app");
+		len += (size_t)snprintf(buf + len, size - len, "%s %.0f",
+		    a != attached->child ? "," : "", out_num(a, "pid", 0));
+		if (len < size && app != NULL)
+			len += (size_t)snprintf(buf + len, size - len,
+			    " (app %s%s", out_esc(app), name != NULL ? ", " :
+			    ")");
+		if (len < size && name != NULL)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s)",
+			    app != NULL ? "" : " (", out_esc(name));
 	}
 }
 
@@ -145,7 +154,7 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 {
 	const cJSON	*s, *instances;
 	const char	*state, *last, *share, *said;
-	char		 pid[24], uptime[24], detail[160];
+	char		 pid[24], uptime[24], detail[256];
 	int		 namew = 4;
 	size_t		 len;
 

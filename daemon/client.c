@@ -179,6 +179,12 @@ client_pid(const struct client *c)
 	return (c->pid);
 }
 
+int
+client_fd(const struct client *c)
+{
+	return (c->fd);
+}
+
 static void
 client_free_cb(evutil_socket_t fd, short events, void *arg)
 {

@@ -105,5 +105,7 @@ uid_t	 client_uid(const struct client *);
 /* mcpd's own uid or root, as opposed to a member of socket_group. */
 int	 client_is_admin(const struct client *);
 pid_t	 client_pid(const struct client *);
+/* Its socket, for what the kernel says of the peer (SO_PEERPIDFD). */
+int	 client_fd(const struct client *);
 
 #endif /* MCPD_CLIENT_H */

@@ -25,6 +25,7 @@
 #include "cpolicy.h"
 #include "envelope.h"
 #include "group.h"
+#include "insider.h"
 #include "instance.h"
 #include "login.h"
 #include "logs.h"
@@ -47,10 +48,10 @@
 struct control_method {
 	const char	*name;
 	int		 admin;		/* needs mcpd's uid or root */
+	int		 insider;	/* a server's process may call it */
 	void		(*handler)(struct mcpd *, struct client *,
 			    const cJSON *id, const cJSON *params);
 };
-
 static void	control_status(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 static void	control_start(struct mcpd *, struct client *, const cJSON *,
@@ -72,22 +73,26 @@ static void	control_version(struct mcpd *, struct client *, const cJSON *,
 static void	control_reexec(struct mcpd *, struct client *, const cJSON *,
 		    const cJSON *);
 
+/*
+ * A process inside a server (insider.h) may attach to a server as any
+ * client may, and ask the version; nothing else.
+ */
 static const struct control_method control_methods[] = {
-	{ MCPD_METHOD_STATUS, 0, control_status },
-	{ MCPD_METHOD_START, 1, control_start },
-	{ MCPD_METHOD_STOP, 1, control_stop },
-	{ MCPD_METHOD_RESTART, 1, control_restart },
-	{ MCPD_METHOD_VERSION, 0, control_version },
-	{ MCPD_METHOD_ATTACH, 0, control_attach },
-	{ MCPD_METHOD_RELOAD, 1, control_reload },
-	{ MCPD_METHOD_LOGS, 1, control_logs },	/* stderr: visible.h */
-	{ MCPD_METHOD_METRICS, 0, control_metrics },
-	{ MCPD_METHOD_LOGIN, 1, login_begin },
-	{ MCPD_METHOD_LOGIN_COMPLETE, 1, login_complete },
-	{ MCPD_METHOD_LOGOUT, 1, login_logout },
-	{ MCPD_METHOD_REEXEC, 1, control_reexec },
-	{ MCPD_METHOD_PINS, 1, control_pins },
-	{ MCPD_METHOD_APPROVE, 1, control_approve },
+	{ MCPD_METHOD_STATUS, 0, 0, control_status },
+	{ MCPD_METHOD_START, 1, 0, control_start },
+	{ MCPD_METHOD_STOP, 1, 0, control_stop },
+	{ MCPD_METHOD_RESTART, 1, 0, control_restart },
+	{ MCPD_METHOD_VERSION, 0, 1, control_version },
+	{ MCPD_METHOD_ATTACH, 0, 1, control_attach },
+	{ MCPD_METHOD_RELOAD, 1, 0, control_reload },
+	{ MCPD_METHOD_LOGS, 1, 0, control_logs },	/* stderr: visible.h */
+	{ MCPD_METHOD_METRICS, 0, 0, control_metrics },
+	{ MCPD_METHOD_LOGIN, 1, 0, login_begin },
+	{ MCPD_METHOD_LOGIN_COMPLETE, 1, 0, login_complete },
+	{ MCPD_METHOD_LOGOUT, 1, 0, login_logout },
+	{ MCPD_METHOD_REEXEC, 1, 0, control_reexec },
+	{ MCPD_METHOD_PINS, 1, 0, control_pins },
+	{ MCPD_METHOD_APPROVE, 1, 0, control_approve },
 };
 
 /*
@@ -588,6 +593,7 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const char *method, const cJSON *params)
 {
 	const struct control_method	*m;
+	char				*why;
 	size_t				 i;
 
 	for (i = 0; i < nitems(control_methods);
@@ -599,6 +605,13 @@ control_dispatch(struct mcpd *mcpd, struct client *c, const cJSON *id,
 			client_send_error(c, id, MCPD_ERR_ACCESS_DENIED,
 			    "%s: permission denied (needs uid %lu or root)",
 			    method, (unsigned long)getuid());
+			return;
+		}
+		if (!m->insider &&
+		    (why = insider_refuses(mcpd, c, method)) != NULL) {
+			client_send_error(c, id, MCPD_ERR_ACCESS_DENIED,
+			    "%s: %s", method, why);
+			free(why);
 			return;
 		}
 		m->handler(mcpd, c, id, params);

@@ -5,7 +5,9 @@
  * mcpd/pins lists each one's changes, mcpd/approve approves on each (the
  * pins of one key are shared, so the first approval writes the file and
  * the others find their change approved already).  Names that none of
- * them holds are refused before anything is approved.
+ * them holds are refused before anything is approved.  A group's name
+ * gives mcpd/pins its members' routers, in group order; approving is
+ * each server's.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "client.h"
+#include "conf.h"
 #include "control_pins.h"
 #include "mcpd.h"
 #include "proto.h"
@@ -38,8 +41,15 @@ control_pins_server(struct mcpd *mcpd, struct client *c, const cJSON *id,
 		return (NULL);
 	}
 	if ((w = worker_find(mcpd, name->valuestring)) == NULL) {
-		client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
-		    "unknown server: %s", name->valuestring);
+		if (mcpd->conf != NULL &&
+		    conf_find_group(mcpd->conf, name->valuestring) != NULL)
+			client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
+			    "%s is a group: approve on each of its servers "
+			    "(mcpctl pins %s shows them)", name->valuestring,
+			    name->valuestring);
+		else
+			client_send_error(c, id, MCPD_ERR_UNKNOWN_SERVER,
+			    "unknown server: %s", name->valuestring);
 		return (NULL);
 	}
 	return (w);
@@ -56,23 +66,64 @@ control_pins_next(struct worker *w, struct worker *prev)
 	return (worker_instance_next(w, prev == w ? NULL : prev));
 }
 
-void
-control_pins(struct mcpd *mcpd, struct client *c, const cJSON *id,
-    const cJSON *params)
+/* Each router of w (itself, its instances) added to routers. */
+static void
+control_pins_add(struct worker *w, cJSON *routers)
 {
-	struct worker	*w, *each = NULL;
+	struct worker	*each = NULL;
 	struct router	*r;
-	cJSON		*result, *routers;
 
-	if ((w = control_pins_server(mcpd, c, id, params)) == NULL)
-		return;
-	result = cJSON_CreateObject();
-	cJSON_AddStringToObject(result, "server", worker_name(w));
-	routers = cJSON_AddArrayToObject(result, "routers");
 	while ((each = control_pins_next(w, each)) != NULL) {
 		if ((r = worker_router(each)) != NULL)
 			cJSON_AddItemToArray(routers, router_pins_json(r));
 	}
+}
+
+/*
+ * A group's pins: its members' routers, in group order (each names its
+ * server); a member that does not run now has none.
+ */
+static void
+control_pins_group(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const struct conf_group *g)
+{
+	struct worker	*w;
+	cJSON		*result, *routers, *servers;
+	size_t		 i;
+
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "group", g->name);
+	servers = cJSON_AddArrayToObject(result, "servers");
+	routers = cJSON_AddArrayToObject(result, "routers");
+	for (i = 0; i < g->nservers; i++) {
+		cJSON_AddItemToArray(servers, cJSON_CreateString(g->servers[i]));
+		if ((w = worker_find(mcpd, g->servers[i])) != NULL)
+			control_pins_add(w, routers);
+	}
+	client_send_json(c, rpc_make_result(id, result));
+}
+
+void
+control_pins(struct mcpd *mcpd, struct client *c, const cJSON *id,
+    const cJSON *params)
+{
+	const struct conf_group	*g;
+	const cJSON		*name;
+	struct worker		*w;
+	cJSON			*result;
+
+	name = cJSON_GetObjectItemCaseSensitive(params, "server");
+	if (cJSON_IsString(name) && mcpd->conf != NULL && worker_find(mcpd,
+	    name->valuestring) == NULL && (g = conf_find_group(mcpd->conf,
+	    name->valuestring)) != NULL) {
+		control_pins_group(mcpd, c, id, g);
+		return;
+	}
+	if ((w = control_pins_server(mcpd, c, id, params)) == NULL)
+		return;
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "server", worker_name(w));
+	control_pins_add(w, cJSON_AddArrayToObject(result, "routers"));
 	client_send_json(c, rpc_make_result(id, result));
 }
 

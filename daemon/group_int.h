@@ -270,7 +270,8 @@ void	group_link_templates_clear(struct group_session *, struct glink *);
  * The member and its own name for a name the group gives out (kind:
  * tools or prompts); NULL if no member offers it under that name, or the
  * group's filter hides it (then *hidden, if not NULL, is 1), or the
- * client's policy denies it (*hidden 2).
+ * client's policy denies it (*hidden 2): then *link is the member that
+ * offers it.
  */
 const char *group_find_name(struct group_session *, int kind,
 	    const char *name, size_t *link, int *hidden);

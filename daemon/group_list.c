@@ -181,6 +181,7 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 	}
 	if (own == NULL)
 		return (NULL);
+	*link = l;
 	if (!group_filter_allows(gs, kind, l, own)) {
 		if (hidden != NULL)
 			*hidden = 1;
@@ -191,7 +192,6 @@ group_find_name(struct group_session *gs, int kind, const char *name,
 			*hidden = 2;
 		return (NULL);
 	}
-	*link = l;
 	return (own);
 }
 

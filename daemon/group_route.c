@@ -186,6 +186,8 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 	    NULL && hidden == 2) {
 		group_policy_refuse(gs, line + env->id.off, env->id.len,
 		    kind == GROUP_LIST_TOOLS ? "tool" : "prompt", name);
+		router_refused_for(gs->links[link]->att, line, len, "policy",
+		    MCPD_ERR_ACCESS_DENIED);
 		free(name);
 		return;
 	}
@@ -196,6 +198,9 @@ group_call(struct group_session *gs, int kind, const char *line, size_t len,
 		    MCPD_FILTER_HIDDEN_NOTE : "unknown %s: %s (not offered by "
 		    "any server of group %s)", kind == GROUP_LIST_TOOLS ?
 		    "tool" : "prompt", name, gs->name);
+		if (hidden)
+			router_refused_for(gs->links[link]->att, line, len,
+			    "filter", RPC_INVALID_PARAMS);
 		free(name);
 		return;
 	}
@@ -388,6 +393,22 @@ group_subscribe_all(struct group_session *gs, const char *line,
 }
 
 /* resources/read, subscribe, unsubscribe: by URI. */
+
+/*
+ * A read the group refused itself (reason, code): recorded for the
+ * member the URI goes to, if the session knows which (router.h).
+ */
+static void
+group_refused_uri(struct group_session *gs, const char *line, size_t len,
+    const char *uri, size_t n, const char *reason, int code)
+{
+	ssize_t	 link;
+
+	if ((link = group_route_uri(gs, uri, n)) >= 0)
+		router_refused_for(gs->links[link]->att, line, len, reason,
+		    code);
+}
+
 void
 group_resource(struct group_session *gs, const char *line, size_t len,
     const struct envelope *env)
@@ -409,12 +430,16 @@ group_resource(struct group_session *gs, const char *line, size_t len,
 	if (!filter_allows_uri(gs->filters[FILTER_RESOURCES], uri)) {
 		group_error(gs, line + env->id.off, env->id.len,
 		    RPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
+		group_refused_uri(gs, line, len, uri, n, "filter",
+		    RPC_RESOURCE_NOT_FOUND);
 		free(uri);
 		return;
 	}
 	if (!filter_allows_uri(group_policy_uris(gs), uri)) {
 		group_policy_refuse(gs, line + env->id.off, env->id.len,
 		    "resource", uri);
+		group_refused_uri(gs, line, len, uri, n, "policy",
+		    MCPD_ERR_ACCESS_DENIED);
 		free(uri);
 		return;
 	}

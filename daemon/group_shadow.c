@@ -14,7 +14,9 @@
  * ways with each other member that has a list: its texts with their tool
  * names, theirs with its.  The work of one such event is bounded
  * (GROUP_SHADOW_MAX_WORK, on top of SHADOW_MAX_WORK per pair); a pair past
- * it is not compared, and the member's findings say so.
+ * it is not compared, and the member's findings say so.  The built-in
+ * group "all" leaves out a pair that a group of the configuration holds
+ * with the same separator: each finding is reported once, there.
  */
 #include "config.h"
 
@@ -81,6 +83,8 @@ group_shadow_listed(struct mcpd *mcpd, struct router *r, const char *server)
 			continue;
 		for (j = 0; j < g->nservers; j++) {
 			if (strcmp(g->servers[j], server) == 0 ||
+			    router_shadow_elsewhere(mcpd->conf, g, server,
+			    g->servers[j]) ||
 			    (w = worker_find(mcpd, g->servers[j])) == NULL ||
 			    (other = worker_router(w)) == NULL ||
 			    (theirs = router_shadow_profile(other)) == NULL)

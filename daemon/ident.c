@@ -115,7 +115,7 @@ ident_read(const char *path, size_t *len)
 	return (buf);
 }
 
-static char *
+char *
 ident_read_pid(pid_t pid, const char *what, size_t *len)
 {
 	char	 path[64];
@@ -153,7 +153,7 @@ ident_pidfd_open(pid_t pid)
  * that pid counts for nothing (a connection's peer rarely exits while
  * mcpd looks).  poll, not pidfd_send_signal: every tool knows it.
  */
-static int
+int
 ident_alive(int pidfd)
 {
 	struct pollfd	 pfd;
@@ -228,7 +228,7 @@ ident_look(pid_t pid, struct ident_look *l)
 }
 
 /* The one pidfd for the peer on fd: SO_PEERPIDFD, else pidfd_open. */
-static int
+int
 ident_peer_pidfd(int fd, pid_t pid)
 {
 	socklen_t	 len = sizeof(int);

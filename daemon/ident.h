@@ -66,4 +66,14 @@ cJSON		*ident_json(const struct ident *);
 void		 ident_log_fields(const struct ident *,
 		    struct log_field *f, char **exe);
 
+/*
+ * What reading a process takes, for insider.c: the peer on fd held by a
+ * pidfd (SO_PEERPIDFD, else pidfd_open; -1 when neither can), whether
+ * the pidfd's process is still alive (-1: assumed so), a /proc/PID file
+ * whole up to IDENTP_TEXT_MAX_BYTES (NULL with errno).
+ */
+int		 ident_peer_pidfd(int fd, pid_t);
+int		 ident_alive(int pidfd);
+char		*ident_read_pid(pid_t, const char *what, size_t *len);
+
 #endif /* MCPD_IDENT_H */

@@ -49,6 +49,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "esc.h"
 #include "hmap.h"
 #include "idtab.h"
 #include "log.h"
@@ -612,7 +613,29 @@ router_attachment_worker(const struct attachment *a)
 	return (a->router->worker);
 }
 
-/* [{"pid": P, "uid": U, "client": clientInfo.name or null}, ...] */
+/*
+ * An attached client's app, as identity knows it (router_app_name), or
+ * null: "app" is escaped and bounded as audit's MCPD_APP is.
+ */
+static void
+router_attached_app(const struct attachment *a, cJSON *o)
+{
+	const char	*app = router_app_name(a);
+	char		*text;
+
+	if (app == NULL) {
+		cJSON_AddNullToObject(o, "app");
+		return;
+	}
+	text = esc_text_max(app, strlen(app), 0, ROUTER_APP_NAME_MAX);
+	cJSON_AddStringToObject(o, "app", text);
+	free(text);
+}
+
+/*
+ * [{"pid": P, "uid": U, "client": clientInfo.name or null, "app": its
+ * app or null}, ...]
+ */
 cJSON *
 router_attached_json(const struct router *r)
 {
@@ -629,6 +652,7 @@ router_attached_json(const struct router *r)
 			cJSON_AddStringToObject(o, "client", a->client_name);
 		else
 			cJSON_AddNullToObject(o, "client");
+		router_attached_app(a, o);
 		cJSON_AddItemToArray(list, o);
 	}
 	return (list);
@@ -698,6 +722,7 @@ router_free(struct router *r)
 	router_filter_clear(r);
 	router_handover_free(r);
 	router_roots_free(r);
+	router_apps_free(r);
 	free(r);
 }
 
@@ -760,4 +785,5 @@ router_add_stats(const struct router *r, cJSON *stats)
 	cJSON_AddNumberToObject(stats, "bytes_to_clients",
 	    (double)r->bytes_down);
 	cJSON_AddNumberToObject(stats, "waiting", (double)r->nwaiting);
+	router_apps_json(r, stats);
 }

@@ -235,6 +235,26 @@ int		 router_pins_approve(struct router *, char *const *names,
 const struct shadow_member *router_shadow_profile(const struct router *);
 void		 router_shadow_found(struct router *, const char *group,
 		    const char *other, const struct shadow_result *);
+/*
+ * Whether the pair of members a and b of the built-in group g ("all") is
+ * another group's too, with the same separator: that group reports what
+ * the pair's texts say, and "all" leaves it out, lest each finding be
+ * reported twice.  0 for any group but the built-in one.
+ */
+struct conf;
+struct conf_group;
+int		 router_shadow_elsewhere(const struct conf *,
+		    const struct conf_group *g, const char *a, const char *b);
+
+/*
+ * A client's call (line, a tools/call, prompts/get or resources/read)
+ * that a group refused itself for the member a links it to (reason
+ * "policy" or "filter", code the error it was answered): counted for
+ * the client's app and recorded by the member's "audit" as the member's
+ * own refusals are (router_audit.c).
+ */
+void		 router_refused_for(struct attachment *a, const char *line,
+		    size_t len, const char *reason, int code);
 
 /* For status and metrics. */
 size_t		 router_inflight(const struct router *);

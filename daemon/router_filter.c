@@ -197,7 +197,8 @@ router_filter_complete(struct attachment *a, const char *line,
 
 int
 router_filter_refuses(struct attachment *a, const char *line,
-    const struct envelope *env, const char *method)
+    const struct envelope *env, const char *method,
+    struct router_refusal *why_out)
 {
 	struct router			*r = a->router;
 	const struct envelope_value	*v;
@@ -207,6 +208,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 	char				*name;
 	int				 pass, shown;
 
+	why_out->reason = "policy";
+	why_out->code = MCPD_ERR_ACCESS_DENIED;
 	/* A server the client's policy leaves out: nothing at all. */
 	if (router_policy_refuses_all(a, line, env))
 		return (1);
@@ -224,6 +227,8 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (router_filter_complete(a, line, env));
 	else
 		return (0);
+	why_out->reason = "held";
+	why_out->code = RPC_INVALID_PARAMS;
 	if (router_pins_refuses(a, line, env, method))
 		return (1);
 	if (r->filters[kind] == NULL && cpolicy_filter(a->policy, kind) ==
@@ -231,6 +236,7 @@ router_filter_refuses(struct attachment *a, const char *line,
 		return (0);
 	v = kind == FILTER_RESOURCES ? &env->p_uri : &env->p_name;
 	member = kind == FILTER_RESOURCES ? "uri" : "name";
+	why_out->reason = "invalid";
 	if ((name = envelope_string_dup(line, v, SIZE_MAX, NULL)) == NULL) {
 		/* What cannot be judged is refused. */
 		router_client_error(a, id, env->id.len, RPC_INVALID_PARAMS,
@@ -252,10 +258,14 @@ router_filter_refuses(struct attachment *a, const char *line,
 		free(name);
 		return (1);
 	}
-	if (!pass)
-		router_filter_refuse(a, line, env, kind == FILTER_RESOURCES ?
-		    RPC_RESOURCE_NOT_FOUND : RPC_INVALID_PARAMS, what, name);
-	else if (!router_policy_allows(a, kind, name)) {
+	if (!pass) {
+		why_out->reason = "filter";
+		why_out->code = kind == FILTER_RESOURCES ?
+		    RPC_RESOURCE_NOT_FOUND : RPC_INVALID_PARAMS;
+		router_filter_refuse(a, line, env, why_out->code, what, name);
+	} else if (!router_policy_allows(a, kind, name)) {
+		why_out->reason = "policy";
+		why_out->code = MCPD_ERR_ACCESS_DENIED;
 		router_policy_refuse(a, line, env, what, name);
 		pass = 0;
 	}

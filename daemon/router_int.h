@@ -33,6 +33,8 @@ struct envelope_edit;
 struct envelope_value;
 struct event;
 struct glink;
+struct router_apps;
+struct router_refusal;
 struct router_elicits;
 struct handover_server;
 struct iovec;
@@ -211,6 +213,8 @@ struct attachment {
 	int			 policed;
 	int			 policy_out;
 	char			 client_name[64]; /* clientInfo.name, or "" */
+	/* Its app's row of counts (router_apps.c): 0 not yet, -1 other. */
+	int			 app_row;
 	/*
 	 * Its own capabilities for a 2026 server's requests (router_caps.c):
 	 * what it declared that mcpd may pass (NULL: it never said), and
@@ -307,6 +311,8 @@ struct router {
 	struct router_pins	*pins;
 	/* Its lists' part in shadowing (router_shadow.c); NULL: none yet. */
 	struct router_shadow	*shadow;
+	/* Calls counted per app (router_apps.c); NULL: none yet. */
+	struct router_apps	*apps;
 };
 
 /*
@@ -501,6 +507,25 @@ void		 router_audit_reply(struct router_pending *, const char *line,
 void		 router_audit_gone(struct router_pending *);
 void		 router_audit_end(struct router *, struct router_pending *,
 		    enum router_outcome, uint64_t us);
+/* A call mcpd refused itself: its record, outcome "refused", at once. */
+void		 router_audit_refused(struct attachment *, const char *line,
+		    size_t len, const struct envelope *, const char *method,
+		    const struct router_refusal *);
+
+/*
+ * router_apps.c: a server's calls and refusals counted per app, at most
+ * ROUTER_APPS_MAX names, the rest under "other".
+ */
+#define ROUTER_APPS_MAX		32
+#define ROUTER_APP_NAME_MAX	128	/* bytes of a name, escaped */
+/* The app's name as identity knows it (audit_app_name), or NULL. */
+const char	*router_app_name(const struct attachment *);
+/* A call (refused: one mcpd refused itself) of a recorded method. */
+void		 router_apps_count(struct attachment *, const char *method,
+		    int refused);
+/* stats.apps: [{"app", "calls", "refused"}...]. */
+void		 router_apps_json(const struct router *, cJSON *stats);
+void		 router_apps_free(struct router *);
 
 /*
  * router_up.c
@@ -523,12 +548,19 @@ uintptr_t	 router_sub_count(struct router *, const char *uri,
 /* Take the worker's filters (router_new); drop them (router_free). */
 void		 router_filter_init(struct router *);
 void		 router_filter_clear(struct router *);
+/* Why mcpd refused a request itself: "policy", "held", "filter"... */
+struct router_refusal {
+	const char	*reason;
+	int		 code;		/* the error it answered */
+};
 /*
  * A client's tools/call, prompts/get, resources/read or subscribe of a
- * name the filters hide: 1 once it is refused (answered), else 0.
+ * name the filters hide (or its policy, or a held pin): 1 once it is
+ * refused (answered), why saying why, else 0.
  */
 int		 router_filter_refuses(struct attachment *, const char *line,
-		    const struct envelope *, const char *method);
+		    const struct envelope *, const char *method,
+		    struct router_refusal *why);
 /*
  * The reply to a list request (method), narrowed: FILTER_CHANGED fills
  * edit with the new result (its text malloc'd, the caller's to free);

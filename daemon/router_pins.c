@@ -50,6 +50,7 @@
 #include "roots.h"
 #include "router.h"
 #include "router_int.h"
+#include "uritmpl.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -620,10 +621,80 @@ router_pins_waits(struct attachment *a, const char *method, size_t len)
 	struct router	*r = a->router;
 	int		 k;
 
-	if (r->pins == NULL || r->pins->mode != CONF_PIN_BLOCK ||
-	    (k = router_pins_kind_of(method, len, NULL)) == -1)
+	if (r->pins == NULL || r->pins->mode != CONF_PIN_BLOCK)
+		return (0);
+	/* A read waits for the templates that may hold its URI. */
+	if (len == strlen("resources/read") &&
+	    memcmp(method, "resources/read", len) == 0)
+		return (r->pins->k[PINS_TEMPLATES].fetching);
+	if ((k = router_pins_kind_of(method, len, NULL)) == -1)
 		return (0);
 	return (r->pins->k[k].fetching);
+}
+
+/* Answer a request refused for the held change c, named name. */
+static void
+router_pins_refuse(struct attachment *a, const char *line,
+    const struct envelope *env, const struct router_pin_change *c,
+    const char *name)
+{
+	struct router	*r = a->router;
+	const char	*server = r->up->name(r->worker);
+	const char	*noun = pins_kind_noun(c->kind);
+	char		 what[256];
+	int		 shown;
+
+	shown = strlen(name) > ROUTER_PINS_QUOTE_BYTES ?
+	    ROUTER_PINS_QUOTE_BYTES : (int)strlen(name);
+	if (c->change == PINS_CHANGED) {
+		router_pins_what(c->old_def, c->new_def, what, sizeof what);
+		router_client_error(a, router_text(line, &env->id), env->id.len,
+		    RPC_INVALID_PARAMS, "%s %.*s of server %s changed its "
+		    "definition (%s) since it was approved, and is held until "
+		    "a person approves it again; see mcpctl pins %s; "
+		    "mcpctl approve %s %.*s", noun, shown, name, server, what,
+		    server, server, shown, name);
+	} else {
+		router_client_error(a, router_text(line, &env->id), env->id.len,
+		    RPC_INVALID_PARAMS, "%s %.*s of server %s is not among its "
+		    "approved %s (new since they were pinned), and is held "
+		    "until a person approves it; see mcpctl pins %s; "
+		    "mcpctl approve %s %.*s", noun, shown, name, server,
+		    pins_kind_name(c->kind), server, server, shown, name);
+	}
+}
+
+/*
+ * A resources/read of a URI that a held template matches (uritmpl.h; a
+ * template too costly to match counts as matching): refused as a call
+ * of a held tool is, naming the template.
+ */
+static int
+router_pins_refuses_read(struct attachment *a, const char *line,
+    const struct envelope *env)
+{
+	struct router_pins_kind	*pk = &a->router->pins->k[PINS_TEMPLATES];
+	struct router_pin_change *c, *held = NULL;
+	struct hmap_iter	 it;
+	void			*v;
+	char			*uri;
+	size_t			 len, work = 0;
+
+	if (pk->changes == NULL || hmap_count(pk->changes) == 0 ||
+	    (uri = envelope_string_dup(line, &env->p_uri, SIZE_MAX,
+	    &len)) == NULL)
+		return (0);
+	hmap_iter_init(pk->changes, &it);
+	while (held == NULL && hmap_iter_next(&it, NULL, NULL, &v)) {
+		c = v;
+		if (uritmpl_match(c->name, uri, len, &work) != 0)
+			held = c;
+	}
+	free(uri);
+	if (held == NULL)
+		return (0);
+	router_pins_refuse(a, line, env, held, held->name);
+	return (1);
 }
 
 int
@@ -632,48 +703,30 @@ router_pins_refuses(struct attachment *a, const char *line,
 {
 	struct router		*r = a->router;
 	struct router_pin_change *c;
-	const char		*server = r->up->name(r->worker);
-	const char		*noun;
-	char			*name, what[256];
-	int			 k, is_list, shown;
+	char			*name;
+	int			 k, is_list;
 
-	if (r->pins == NULL || r->pins->mode != CONF_PIN_BLOCK ||
-	    (k = router_pins_kind_of(method, strlen(method), &is_list)) == -1 ||
+	if (r->pins == NULL || r->pins->mode != CONF_PIN_BLOCK)
+		return (0);
+	if (strcmp(method, "resources/read") == 0)
+		return (pins_seeded(r->pins->slot->pins, PINS_TEMPLATES) &&
+		    router_pins_refuses_read(a, line, env));
+	if ((k = router_pins_kind_of(method, strlen(method), &is_list)) == -1 ||
 	    is_list || !pins_seeded(r->pins->slot->pins, k))
 		return (0);
 	if ((name = envelope_string_dup(line, &env->p_name, SIZE_MAX,
 	    NULL)) == NULL)
 		return (0);
-	noun = pins_kind_noun(k);
-	shown = strlen(name) > ROUTER_PINS_QUOTE_BYTES ?
-	    ROUTER_PINS_QUOTE_BYTES : (int)strlen(name);
 	c = r->pins->k[k].changes != NULL ? hmap_get(r->pins->k[k].changes,
 	    name, strlen(name)) : NULL;
-	if (c != NULL && c->change == PINS_CHANGED) {
-		router_pins_what(c->old_def, c->new_def, what, sizeof what);
-		router_client_error(a, router_text(line, &env->id), env->id.len,
-		    RPC_INVALID_PARAMS, "%s %.*s of server %s changed its "
-		    "definition (%s) since it was approved, and is held until "
-		    "a person approves it again; see mcpctl pins %s; "
-		    "mcpctl approve %s %.*s", noun, shown, name, server, what,
-		    server, server, shown, name);
-	} else if (c != NULL) {
-		router_client_error(a, router_text(line, &env->id), env->id.len,
-		    RPC_INVALID_PARAMS, "%s %.*s of server %s is not among its "
-		    "approved %s (new since they were pinned), and is held "
-		    "until a person approves it; see mcpctl pins %s; "
-		    "mcpctl approve %s %.*s", noun, shown, name, server,
-		    pins_kind_name(k), server, server, shown, name);
-	} else {
-		/*
-		 * Neither approved nor in the server's list: no definition
-		 * reached a model through mcpd; the server says what it is.
-		 */
-		free(name);
-		return (0);
-	}
+	/*
+	 * Neither approved nor in the server's list: no definition reached
+	 * a model through mcpd; the server says what it is.
+	 */
+	if (c != NULL)
+		router_pins_refuse(a, line, env, c, name);
 	free(name);
-	return (1);
+	return (c != NULL);
 }
 
 /*

@@ -243,22 +243,52 @@ router_shadow_found(struct router *r, const char *group, const char *other,
 		(void)router_shadow_add(r, ROUTER_SHADOW_MORE, group, other);
 }
 
-/* Whether group (still) holds both the server and other. */
+static int
+router_shadow_holds(const struct conf_group *g, const char *a, const char *b)
+{
+	size_t	 i;
+	int	 has_a = 0, has_b = 0;
+
+	for (i = 0; i < g->nservers; i++) {
+		has_a |= strcmp(g->servers[i], a) == 0;
+		has_b |= strcmp(g->servers[i], b) == 0;
+	}
+	return (has_a && has_b);
+}
+
+int
+router_shadow_elsewhere(const struct conf *conf, const struct conf_group *g,
+    const char *a, const char *b)
+{
+	const struct conf_group	*other;
+	size_t			 i;
+
+	if (!g->builtin)
+		return (0);
+	for (i = 0; i < conf->ngroups; i++) {
+		other = &conf->groups[i];
+		if (other != g && !other->builtin &&
+		    strcmp(other->separator, g->separator) == 0 &&
+		    router_shadow_holds(other, a, b))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Whether group (still) holds both the server and other, and reports
+ * their findings (router_shadow_elsewhere).
+ */
 static int
 router_shadow_current(struct router *r, const char *group, const char *other)
 {
 	const struct conf_group	*g;
 	const char		*server = r->up->conf(r->worker)->name;
-	size_t			 i;
-	int			 us = 0, them = 0;
 
 	if ((g = conf_find_group(r->mcpd->conf, group)) == NULL)
 		return (0);
-	for (i = 0; i < g->nservers; i++) {
-		us |= strcmp(g->servers[i], server) == 0;
-		them |= strcmp(g->servers[i], other) == 0;
-	}
-	return (us && them);
+	return (router_shadow_holds(g, server, other) &&
+	    !router_shadow_elsewhere(r->mcpd->conf, g, server, other));
 }
 
 cJSON *

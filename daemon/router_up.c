@@ -216,6 +216,7 @@ router_client_request(struct attachment *a, const char *line, size_t len,
 	    id_hash, method, method_len);
 	a->last_request_us = p->started_us;
 	router_audit_begin(r, p, line, len, env);
+	router_apps_count(a, p->method, 0);
 	/* The text of p's upstream id, until the next pending. */
 	upstream = r->up_text;
 	upstream_len = r->up_len;
@@ -495,6 +496,7 @@ router_client_handle(struct attachment *a, const char *line, size_t len,
 {
 	struct router	*r = a->router;
 	struct envelope	 env;
+	struct router_refusal refusal;
 	char		 mbuf[ROUTER_METHOD_MAX], *why;
 	const char	*invalid, *method;
 	size_t		 erroff, mlen;
@@ -576,8 +578,12 @@ router_client_handle(struct attachment *a, const char *line, size_t len,
 			mbuf[mlen] = '\0';
 			method = mbuf;
 		}
-		if (router_filter_refuses(a, line, &env, method))
+		if (router_filter_refuses(a, line, &env, method, &refusal)) {
+			router_apps_count(a, method, 1);
+			router_audit_refused(a, line, len, &env, method,
+			    &refusal);
 			return (ROUTER_LINE_TAKEN);
+		}
 	}
 	if (budget_exhausted(r->mcpd) && !r->replaying) {
 		router_client_error(a, router_text(line, &env.id), env.id.len,

@@ -200,6 +200,18 @@ transport_pid(const struct transport *t)
 	return (t->proc.pid);
 }
 
+pid_t
+transport_exit_pid(const struct transport *t)
+{
+	return (t->proc.exit_pid);
+}
+
+const char *
+transport_cgroup_leaf(const struct transport *t)
+{
+	return (t->proc.cgroup_leaf);
+}
+
 const char *
 transport_containment(const struct transport *t)
 {

@@ -110,6 +110,10 @@ void		 transport_kill(struct transport *);
 char		*transport_steal_line(struct transport *, const char *line,
 		    size_t *size);
 pid_t		 transport_pid(const struct transport *);
+/* Whose exit ends it: the server, or its reaper. */
+pid_t		 transport_exit_pid(const struct transport *);
+/* Its cgroup's leaf below cgroup_root(), "server-NAME", or "": none. */
+const char	*transport_cgroup_leaf(const struct transport *);
 /* "cgroup", "reaper" or "process-group". */
 const char	*transport_containment(const struct transport *);
 /* The process and how it is contained (to freeze it: freeze.h). */

@@ -119,6 +119,12 @@ worker_next(struct worker *w)
 	return (TAILQ_NEXT(w, entry));
 }
 
+const struct transport *
+worker_transport(const struct worker *w)
+{
+	return (w->tp);
+}
+
 struct worker *
 worker_find(struct mcpd *mcpd, const char *name)
 {

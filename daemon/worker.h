@@ -37,6 +37,7 @@ struct iovec;
 struct logs;
 struct mcpd;
 struct router;
+struct transport;
 struct worker;
 
 enum worker_state {
@@ -207,5 +208,7 @@ struct worker	*worker_find(struct mcpd *, const char *name);
 /* Iterate over mcpd's workers (in configuration order). */
 struct worker	*worker_first(struct mcpd *);
 struct worker	*worker_next(struct worker *);
+/* Its process while one runs (insider.c asks whose a peer is), or NULL. */
+const struct transport *worker_transport(const struct worker *);
 
 #endif /* MCPD_WORKER_H */

@@ -32,6 +32,7 @@ static const char *audit_outcome_names[] = {
 	[AUDIT_GONE] = "gone",
 	[AUDIT_FAILED] = "failed",
 	[AUDIT_OVERSIZE] = "oversize",
+	[AUDIT_REFUSED] = "refused",
 };
 
 static const char *audit_method_names[] = {
@@ -251,14 +252,19 @@ audit_entry(const struct audit_call *call, const struct audit_end *end,
 {
 	struct audit_fields	 f = { NULL, 0, 0 };
 	const char		*hash, *field;
-	char			 outcome[48];
+	char			 outcome[48], said[96];
 
 	if (end->outcome == AUDIT_ERROR)
 		snprintf(outcome, sizeof outcome, "error %ld", call->code);
 	else
 		snprintf(outcome, sizeof outcome, "%s",
 		    audit_outcome_name(end->outcome));
-	audit_message(&f, call, end, outcome);
+	if (end->outcome == AUDIT_REFUSED)
+		snprintf(said, sizeof said, "refused by mcpd (%s, error %ld)",
+		    call->reason != NULL ? call->reason : "?", call->code);
+	else
+		snprintf(said, sizeof said, "%s", outcome);
+	audit_message(&f, call, end, said);
 	audit_add(&f, "PRIORITY=%d", LOG_INFO);
 	audit_add(&f, "SYSLOG_IDENTIFIER=mcpd");
 	audit_add(&f, "MESSAGE_ID=%s", MCPD_MID_AUDIT);
@@ -289,6 +295,12 @@ audit_entry(const struct audit_call *call, const struct audit_end *end,
 	audit_add(&f, "%s=%llu", MCPD_FIELD_DURATION_US,
 	    (unsigned long long)end->duration_us);
 	audit_add(&f, "%s=%s", MCPD_FIELD_OUTCOME, outcome);
+	if (end->outcome == AUDIT_REFUSED) {
+		if (call->reason != NULL)
+			audit_add(&f, "%s=%s", MCPD_FIELD_REASON,
+			    call->reason);
+		audit_add(&f, "%s=%ld", MCPD_FIELD_ERROR_CODE, call->code);
+	}
 	audit_add(&f, "%s=%zu", MCPD_FIELD_BYTES_IN, call->bytes_in);
 	audit_add(&f, "%s=%zu", MCPD_FIELD_BYTES_OUT, call->bytes_out);
 	if (call->hmac[0] != '\0')

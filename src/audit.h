@@ -49,6 +49,7 @@ enum audit_outcome {
 	AUDIT_GONE,			/* the client went away */
 	AUDIT_FAILED,			/* the server went away */
 	AUDIT_OVERSIZE,			/* the reply exceeded its limit */
+	AUDIT_REFUSED,			/* by mcpd itself: never sent on */
 };
 
 struct audit_call {
@@ -62,6 +63,7 @@ struct audit_call {
 	size_t		 bytes_out;	/* the reply's length */
 	long		 code;		/* an error reply's code */
 	int		 gone;		/* cancelled: its client went */
+	const char	*reason;	/* refused: why ("policy"...) */
 };
 
 /* What ends it, and who made it. */
@@ -79,7 +81,10 @@ struct audit_end {
 
 enum audit_what	 audit_method(const char *method);
 const char	*audit_method_name(enum audit_what);
-/* "ok", "error", "timeout", "cancelled", "gone", "failed", "oversize". */
+/*
+ * "ok", "error", "timeout", "cancelled", "gone", "failed", "oversize",
+ * "refused" (MCPD_REASON says why, MCPD_ERROR_CODE what was answered).
+ */
 const char	*audit_outcome_name(enum audit_outcome);
 
 /*

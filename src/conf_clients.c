@@ -86,40 +86,9 @@ static int
 conf_clients_servers(struct conf_parse *cp, const char *path,
     const cJSON *item, struct cpolicy *p)
 {
-	const cJSON	*e;
-	char		*epath;
-	size_t		 index = 0, i;
-	int		 rc = 0;
-
-	if (!cJSON_IsArray(item)) {
-		conf_error(cp, path, "expected an array of server and group "
-		    "names");
-		return (-1);
-	}
 	p->all_servers = 0;
-	cJSON_ArrayForEach(e, item) {
-		xasprintf(&epath, "%s[%zu]", path, index++);
-		for (i = 0; cJSON_IsString(e) && i < p->nservers; i++)
-			if (strcmp(p->servers[i], e->valuestring) == 0)
-				break;
-		if (!cJSON_IsString(e)) {
-			conf_error(cp, epath, "expected a server or group "
-			    "name");
-			rc = -1;
-		} else if (conf_find(cp->conf, e->valuestring) == NULL &&
-		    conf_find_group(cp->conf, e->valuestring) == NULL) {
-			/* Values are not shown: only paths and keys. */
-			conf_error(cp, epath, "not the name of a configured "
-			    "server or group");
-			rc = -1;
-		} else if (i < p->nservers) {
-			conf_error(cp, epath, "the same name as [%zu]", i);
-			rc = -1;
-		} else
-			cpolicy_add_server(p, e->valuestring);
-		free(epath);
-	}
-	return (rc);
+	return (conf_names_read(cp, path, item, 1, 0, &p->servers,
+	    &p->nservers));
 }
 
 /* One key of an entry; -1 after reporting. */

@@ -109,45 +109,56 @@ conf_group_new(struct conf *conf, const char *name)
 }
 
 static void
-conf_group_add_server(struct conf_group *g, const char *name)
+conf_names_add(char ***v, size_t *n, const char *name)
 {
-	g->servers = xreallocarray(g->servers, g->nservers + 1,
-	    sizeof *g->servers);
-	g->servers[g->nservers++] = xstrdup(name);
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = xstrdup(name);
 }
 
-static int
-conf_group_members(struct conf_parse *cp, const char *path,
-    const cJSON *item, struct conf_group *g)
+static void
+conf_group_add_server(struct conf_group *g, const char *name)
+{
+	conf_names_add(&g->servers, &g->nservers, name);
+}
+
+int
+conf_names_read(struct conf_parse *cp, const char *path, const cJSON *item,
+    int groups, int nonempty, char ***v, size_t *n)
 {
 	const cJSON	*e;
+	const char	*what = groups ? "server or group" : "server";
 	char		*epath;
 	size_t		 i, index = 0;
 	int		 rc = 0;
 
-	if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) == 0) {
-		conf_error(cp, path, "expected a non-empty array of server "
-		    "names");
+	if (!cJSON_IsArray(item) || (nonempty &&
+	    cJSON_GetArraySize(item) == 0)) {
+		conf_error(cp, path, "expected a%s array of %s names",
+		    nonempty ? " non-empty" : "n", groups ? "server and group" :
+		    "server");
 		return (-1);
 	}
 	cJSON_ArrayForEach(e, item) {
 		xasprintf(&epath, "%s[%zu]", path, index++);
-		for (i = 0; cJSON_IsString(e) && i < g->nservers; i++)
-			if (strcmp(g->servers[i], e->valuestring) == 0)
+		for (i = 0; cJSON_IsString(e) && i < *n; i++)
+			if (strcmp((*v)[i], e->valuestring) == 0)
 				break;
 		if (!cJSON_IsString(e)) {
-			conf_error(cp, epath, "expected a server name");
+			conf_error(cp, epath, "expected a %s name", what);
 			rc = -1;
-		} else if (conf_find(cp->conf, e->valuestring) == NULL) {
+		} else if (conf_find(cp->conf, e->valuestring) == NULL &&
+		    (!groups || conf_find_group(cp->conf,
+		    e->valuestring) == NULL)) {
 			/* Values are not shown: only paths and keys. */
 			conf_error(cp, epath, "not the name of a configured "
-			    "server");
+			    "%s", what);
 			rc = -1;
-		} else if (i < g->nservers) {
-			conf_error(cp, epath, "the same server as [%zu]", i);
+		} else if (i < *n) {
+			conf_error(cp, epath, "the same %s as [%zu]", groups ?
+			    "name" : "server", i);
 			rc = -1;
 		} else
-			conf_group_add_server(g, e->valuestring);
+			conf_names_add(v, n, e->valuestring);
 		free(epath);
 	}
 	return (rc);
@@ -206,7 +217,8 @@ conf_group_one(struct conf_parse *cp, const cJSON *object)
 			conf_error(cp, kpath, "duplicate key");
 			ok = 0;
 		} else if (strcmp(item->string, "servers") == 0) {
-			if (conf_group_members(cp, kpath, item, g) == -1)
+			if (conf_names_read(cp, kpath, item, 0, 1,
+			    &g->servers, &g->nservers) == -1)
 				ok = 0;
 		} else if (strcmp(item->string, "separator") == 0) {
 			if (conf_group_separator(cp, kpath, item, g) == -1)

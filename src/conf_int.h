@@ -219,6 +219,15 @@ int		 conf_sandbox_equal(const struct conf_server *,
  */
 void		 conf_group_parse(struct conf_parse *, const cJSON *groups);
 void		 conf_groups_free(struct conf *);
+/*
+ * A list of names of configured servers (and, with groups, of groups),
+ * each a string, each once, added to *v (*n of them; a non-empty array
+ * if nonempty): "groups"' "servers" and "clients"' alike.  -1 after
+ * reporting what is wrong with it.
+ */
+int		 conf_names_read(struct conf_parse *, const char *path,
+		    const cJSON *item, int groups, int nonempty, char ***v,
+		    size_t *n);
 
 /*
  * conf_clients.c: the "clients" object (NULL if absent), read once every

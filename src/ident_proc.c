@@ -211,6 +211,18 @@ identp_cgroup_path(const char *text, size_t len)
 	return (identp_cgroup_find(text, len, 0));
 }
 
+int
+identp_cgroup_within(const char *path, const char *base)
+{
+	size_t	 blen = strlen(base);
+
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	if (blen == 0 || base[0] != '/' || strncmp(path, base, blen) != 0)
+		return (0);
+	return (path[blen] == '\0' || path[blen] == '/');
+}
+
 static int
 identp_ends(const char *s, size_t len, const char *suffix)
 {

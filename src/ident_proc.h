@@ -51,6 +51,13 @@ int	 identp_status_uid(const char *, size_t, uid_t *);
 char	*identp_cgroup_path(const char *, size_t);
 
 /*
+ * Is the cgroup path (as identp_cgroup_path reads it) the cgroup base
+ * (a path of the same hierarchy) or one below it?  Whole components:
+ * "/a/b" and "/a/b/c" are within "/a/b"; "/a/bc" and "/a" are not.
+ */
+int	 identp_cgroup_within(const char *path, const char *base);
+
+/*
  * The systemd unit of a cgroup path: its last component that ends in
  * ".service" or ".scope" (a user's units lie below user@UID.service),
  * or NULL.

@@ -99,6 +99,42 @@ metrics_histogram(struct sbuf *b, const cJSON *servers)
 	}
 }
 
+/* A label's value: backslash, quote and newline escaped (text format). */
+static void
+metrics_label(struct sbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' || *s == '"')
+			sbuf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			sbuf_add(b, "\\n", 2);
+		else
+			sbuf_add(b, s, 1);
+	}
+}
+
+/* One of an app's counts (stats.apps[].KEY) per server and app. */
+static void
+metrics_apps(struct sbuf *b, const cJSON *servers, const char *name,
+    const char *help, const char *key)
+{
+	const cJSON	*s, *apps, *app;
+	int		 any = 0;
+
+	cJSON_ArrayForEach(s, servers) {
+		apps = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(s, "stats"), "apps");
+		cJSON_ArrayForEach(app, apps) {
+			if (!any++)
+				metrics_help(b, name, "counter", help);
+			sbuf_printf(b, "%s{server=\"%s\",app=\"", name,
+			    metrics_str(s, "name"));
+			metrics_label(b, metrics_str(app, "app"));
+			sbuf_printf(b, "\"} %.0f\n", metrics_num(app, key));
+		}
+	}
+}
+
 /* Groups: clients attached and requests they made. */
 static void
 metrics_groups(struct sbuf *b, const cJSON *groups)
@@ -235,6 +271,13 @@ metrics_render(const cJSON *status)
 	metrics_per_server(&b, servers, "mcpd_server_idle_stops_total",
 	    "counter", "Times a server was stopped for having nothing to do.",
 	    "idle_stops", 1);
+	metrics_apps(&b, servers, "mcpd_app_calls_total", "Calls "
+	    "(tools/call, prompts/get, resources/read) clients made of the "
+	    "server, by app; past 32 apps a server counts the rest as "
+	    "\"other\".", "calls");
+	metrics_apps(&b, servers, "mcpd_app_refused_total", "Of those, the "
+	    "calls mcpd refused itself (a client's policy, a held pin, a "
+	    "filter), by app.", "refused");
 	metrics_remote(&b, servers);
 	metrics_groups(&b, cJSON_GetObjectItemCaseSensitive(status, "groups"));
 	return (b.p);

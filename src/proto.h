@@ -163,6 +163,8 @@
 #define MCPD_FIELD_APP_EXE		"MCPD_APP_EXE"
 #define MCPD_FIELD_APP_UNIT		"MCPD_APP_UNIT"
 #define MCPD_FIELD_OUTCOME		"MCPD_OUTCOME"
+/* A call mcpd refused itself: the error code it answered. */
+#define MCPD_FIELD_ERROR_CODE		"MCPD_ERROR_CODE"
 #define MCPD_FIELD_BYTES_IN		"MCPD_BYTES_IN"
 #define MCPD_FIELD_BYTES_OUT		"MCPD_BYTES_OUT"
 #define MCPD_FIELD_ARGS_HMAC		"MCPD_ARGS_HMAC"

@@ -78,6 +78,7 @@
 #include "envelope.h"
 #include "follow.h"
 #include "ident.h"
+#include "insider.h"
 #include "fuzz.h"
 #include "group.h"
 #include "instance.h"
@@ -355,6 +356,17 @@ pid_t
 client_pid(const struct client *c)
 {
 	return ((pid_t)(1000 + c->serial));
+}
+
+/* No peer of the harness runs inside a server (insider.c reads /proc). */
+char *
+insider_refuses(struct mcpd *mcpd, const struct client *c,
+    const char *method)
+{
+	(void)mcpd;
+	(void)c;
+	(void)method;
+	return (NULL);
 }
 
 /* The app on a connection: the one ident.c would find of mcpctl's. */

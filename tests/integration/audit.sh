@@ -10,6 +10,10 @@
 #   keyed hash is equal for equal arguments (in another order) and
 #   differs for others.  tools/list makes none.
 # - "full" adds the arguments; "off" (a server's own) writes none.
+# - A call mcpd refuses itself (a filter's) gets an entry at once:
+#   outcome "refused", MCPD_REASON and MCPD_ERROR_CODE, the client's pid
+#   and uid, a duration of 0, no argument's value; so does one a group
+#   refuses itself (its filter), under the member's name.
 # - mcpctl audit prints them, filtered by server and by client, as a
 #   table and as JSON lines.
 # - journald stopped (SIGSTOP): calls are still answered at once, what
@@ -52,7 +56,11 @@ write_config "$T/mcpd.json" <<JSON
   "mcpServers": {
     "a": {"command": "$MCP_FAKE"},
     "f": {"command": "$MCP_FAKE", "audit": "full"},
-    "o": {"command": "$MCP_FAKE", "audit": "off"}
+    "o": {"command": "$MCP_FAKE", "audit": "off"},
+    "d": {"command": "$MCP_FAKE", "tools": {"deny": ["echo"]}}
+  },
+  "groups": {
+    "gd": {"servers": ["d"], "tools": {"deny": ["d__add"]}}
   }
 }
 JSON
@@ -63,6 +71,7 @@ start_mcpd "$T/mcpd.json"
 wait_ready a
 wait_ready f
 wait_ready o
+wait_ready d
 
 request() {
 	jq -nc --arg id "$1" --arg m "$2" --argjson p "$3" \
@@ -117,6 +126,20 @@ session f "$T/f.out"
 } >"$T/o.req"
 session o "$T/o.out"
 
+{
+	request de tools/call "$(jq -nc --arg s "$SECRET" '{name: "echo", arguments: {text: $s}}')"
+	request da tools/call '{"name": "add", "arguments": {"a": 1, "b": 2}}'
+} >"$T/d.req"
+session d "$T/d.out"
+D_PID=$BRIDGE_PID
+jq -e -s 'any(.[]; .id == "de" and .error.code == -32602)' "$T/d.out" >/dev/null ||
+	fail "d's echo (denied by its filter) was not refused: $(cat "$T/d.out")"
+request gda tools/call '{"name": "d__add", "arguments": {"a": 1, "b": 2}}' >"$T/gd.req"
+session gd "$T/gd.out"
+GD_PID=$BRIDGE_PID
+jq -e -s 'any(.[]; .id == "gda" and .error.code == -32602)' "$T/gd.out" >/dev/null ||
+	fail "gd's d__add (denied by the group's filter) was not refused: $(cat "$T/gd.out")"
+
 sel_a="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"a\")"
 sel_f="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"f\")"
 sel_o="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"o\")"
@@ -164,6 +187,24 @@ hashes=$(entry '.MCPD_TOOL == "add"' | jq -r .MCPD_ARGS_HMAC | sort | uniq -c | 
 	fail "add's hashes: counts '$hashes', expected one pair (a=1,b=2 in two orders) and one other"
 [[ $h1 =~ ^[0-9a-f]{64}$ ]] || fail "MCPD_ARGS_HMAC is not 64 hex digits: $h1"
 note "a: $N entries; add's hashes $hashes"
+
+# A call mcpd refused itself (d's filter denies echo): an entry at once,
+# outcome "refused", why and the error, who made it, no argument.
+sel_d="(.MESSAGE_ID == \"$MID_AUDIT\" and .MCPD_SERVER == \"d\")"
+wait_for 30 journal_has 3 "$sel_d" ||
+	fail "$(journal_count "$sel_d") audit entries for d, expected 3 (two refused calls, one answered)"
+n=$(jq -c --arg pid "$D_PID" "select($sel_d and .MCPD_TOOL == \"echo\" and
+	.MCPD_OUTCOME == \"refused\" and .MCPD_REASON == \"filter\" and
+	.MCPD_ERROR_CODE == \"-32602\" and .MCPD_DURATION_US == \"0\" and
+	.MCPD_CLIENT_PID == \$pid and .MCPD_CLIENT_UID == \"$(id -u)\" and
+	.MCPD_ARGS == null)" "$T/journal.json" | wc -l)
+[ "$n" = 1 ] || fail "no entry for d's refused echo (refused, filter, -32602, pid $D_PID): $(jq -c "select($sel_d)" "$T/journal.json")"
+[ "$(journal_count "$sel_d and .MCPD_TOOL == \"add\" and .MCPD_OUTCOME == \"ok\"")" = 1 ] ||
+	fail "no entry for d's add: $(jq -c "select($sel_d)" "$T/journal.json")"
+# A group's own refusal goes to the member's record, by the group's name.
+[ "$(journal_count "$sel_d and .MCPD_TOOL == \"d__add\" and .MCPD_OUTCOME == \"refused\" and
+	.MCPD_REASON == \"filter\" and .MCPD_CLIENT_PID == \"$GD_PID\"")" = 1 ] ||
+	fail "no entry for gd's refused d__add: $(jq -c "select($sel_d)" "$T/journal.json")"
 
 # "full": the arguments, canonical.
 n=$(jq -c --arg s "full-$SECRET" "select($sel_f and .MCPD_ARGS == ({text: \$s} | tojson))" "$T/journal.json" | wc -l)

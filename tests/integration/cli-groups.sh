@@ -10,7 +10,7 @@
 #   its new start line, under its name (logs used to refuse the group);
 # - `status g` lists the members; `status pc pc#1` lists pc#1 once (it
 #   used to list it twice: once as pc's instance and once as named), in
-#   the table and in --json.
+#   the table and in --json; pc#1's client is shown with its app.
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
@@ -85,8 +85,10 @@ ctl_rc 0 status "status g"
 	tr '\n' ' ')" = "a b " ] ||
 	fail "status g lists: $(cat "$T/status.out")"
 
-# An instance of pc, for as long as its bridge's session lasts.
-spawn br "$MCPCTL" -s "$SOCK" connect pc 2>"$T/br.err"
+# An instance of pc, for as long as its bridge's session lasts; the
+# bridge run by an app of its own, $T/app-pc (a copy of timeout(1)).
+cp "$(command -v timeout)" "$T/app-pc" || hard_error "cannot copy timeout"
+spawn br "$T/app-pc" 120 "$MCPCTL" -s "$SOCK" connect pc 2>"$T/br.err"
 spawn_send br '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 spawn_read br 30 line || fail "the bridge to pc said nothing: $(cat "$T/br.err")"
 wait_ready "pc#1"
@@ -94,11 +96,23 @@ ctl_run once --json status pc 'pc#1'
 ctl_rc 0 once "status pc pc#1"
 [ "$(jq -c '[.servers[].name]' "$T/once.out")" = '["pc","pc#1"]' ] ||
 	fail "--json status pc pc#1 lists $(jq -c '[.servers[].name]' "$T/once.out")"
+cp "$T/once.out" "$T/once.out.json"
 ctl_run once status pc 'pc#1'
 ctl_rc 0 once "status pc pc#1"
 # In the first table (the ROOTS table below it has a line of its own).
 n=$(awk '!NF { exit } /^pc#1 / { n++ } END { print n + 0 }' "$T/once.out")
 [ "$n" = 1 ] || fail "status pc pc#1 lists pc#1 $n times: $(cat "$T/once.out")"
+# The instance's attached client shows its app, by the name identity
+# gives it (app id, else unit, else the executable's name).
+app=$(ctl --json status --clients | jq -r --arg e "$T/app-pc" '
+	first(.clients[].app | select(.exe == $e) |
+	.app_id // .unit // (.exe | sub(".*/"; "")))')
+[ -n "$app" ] || fail "status --clients does not show app-pc"
+jq -e --arg a "$app" '.servers[] | select(.name == "pc#1") |
+	.attached | length == 1 and .[0].app == $a' "$T/once.out.json" >/dev/null ||
+	fail "pc#1's attached client is not shown with its app $app: $(jq -c '.servers[] | select(.name == "pc#1") | .attached' "$T/once.out.json")"
+grep -q "^pc#1 .* client [0-9]* (app $app, t)\$" "$T/once.out" ||
+	fail "status pc pc#1 does not show the app $app of pc#1's client: $(cat "$T/once.out")"
 spawn_close br
 spawn_wait br 30 || fail "the bridge did not exit"
 

@@ -20,6 +20,8 @@
 #   app-two's bridge (an attach with "principal", a parent's name and
 #   executable of its own making), gets "default": refused at attach;
 # - mcpctl call run by the test itself gets "default" too.
+# - mcpctl metrics counts each app's 2 calls and its 1 refusal, under
+#   the app's name.
 # This needs mcpd to know the identity of a client (the executable of a
 # bridge's parent); without it every client is "default".
 
@@ -119,6 +121,28 @@ jq -e '.result.content[0].text == "two"' <<<"$LINE" >/dev/null ||
 # The server saw app-one's add and app-two's echo, and nothing else.
 [ "$(grep -c '^tools/call' "$T/fake.requests")" = 2 ] ||
 	fail "the server received other calls: $(grep '^tools/call' "$T/fake.requests")"
+
+# Metrics count each app's calls and refusals under the app's name as
+# identity knows it (app id, else unit, else the executable's name).
+# app_name APP: that name of app-APP, from status --clients.
+app_name() {
+	ctl --json status --clients | jq -r --arg e "$T/app-$1" '
+		first(.clients[].app | select(.exe == $e) |
+		.app_id // .unit // (.exe | sub(".*/"; "")))'
+}
+# sample NAME APP: the value of metric NAME of fake for APP.
+sample() {
+	ctl metrics | awk -v m="$1{server=\"fake\",app=\"$2\"}" \
+		'$1 == m { print $2 }'
+}
+for app in one two; do
+	name=$(app_name "$app")
+	[ -n "$name" ] || fail "status --clients does not show app-$app"
+	[ "$(sample mcpd_app_calls_total "$name")" = 2 ] ||
+		fail "mcpd_app_calls_total of app-$app ($name) is not 2: $(ctl metrics | grep '^mcpd_app_')"
+	[ "$(sample mcpd_app_refused_total "$name")" = 1 ] ||
+		fail "mcpd_app_refused_total of app-$app ($name) is not 1: $(ctl metrics | grep '^mcpd_app_')"
+done
 for app in one two; do
 	spawn_close "$app"
 	spawn_wait "$app" 30 || fail "app-$app's bridge did not exit"

@@ -205,6 +205,42 @@ START_TEST(test_audit_entry_fields)
 }
 END_TEST
 
+/* A call mcpd refused itself: "refused", why and the code, no REASON else. */
+START_TEST(test_audit_entry_refused)
+{
+	struct audit_call	*c;
+	struct audit_end	 end;
+	char			**v;
+	size_t			 n;
+
+	key_setup();
+	c = call_of(AUDIT_TOOL, "{\"name\":\"echo\",\"arguments\":"
+	    "{\"text\":\"secret\"}}", 0);
+	c->reason = "policy";
+	c->code = -32001;
+	memset(&end, 0, sizeof end);
+	end.outcome = AUDIT_REFUSED;
+	end.server = "fs";
+	v = audit_entry(c, &end, &n);
+	ck_assert_str_eq(field(v, MCPD_FIELD_OUTCOME), "refused");
+	ck_assert_str_eq(field(v, MCPD_FIELD_REASON), "policy");
+	ck_assert_str_eq(field(v, MCPD_FIELD_ERROR_CODE), "-32001");
+	ck_assert_str_eq(field(v, MCPD_FIELD_DURATION_US), "0");
+	ck_assert_ptr_nonnull(strstr(field(v, "MESSAGE"),
+	    "refused by mcpd (policy, error -32001)"));
+	for (n = 0; v[n] != NULL; n++)
+		ck_assert_ptr_null(strstr(v[n], "secret"));
+	audit_entry_free(v);
+	c->reason = NULL;
+	end.outcome = AUDIT_OK;
+	v = audit_entry(c, &end, &n);
+	ck_assert_ptr_null(field(v, MCPD_FIELD_REASON));
+	ck_assert_ptr_null(field(v, MCPD_FIELD_ERROR_CODE));
+	audit_entry_free(v);
+	audit_call_free(c);
+}
+END_TEST
+
 START_TEST(test_audit_app_name)
 {
 	ck_assert_str_eq(audit_app_name("/usr/bin/node", NULL, NULL), "node");
@@ -307,6 +343,7 @@ unit_suite(void)
 	s = suite_create("audit");
 	tc = tcase_create("audit");
 	tcase_add_test(tc, test_audit_canonical_sorted);
+	tcase_add_test(tc, test_audit_entry_refused);
 	tcase_add_test(tc, test_audit_hmac_known);
 	tcase_add_test(tc, test_audit_full_bounded);
 	tcase_add_test(tc, test_audit_bad_params);

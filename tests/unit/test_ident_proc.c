@@ -291,6 +291,25 @@ START_TEST(test_long)
 }
 END_TEST
 
+/* A cgroup within a server's: whole components, the base itself or below. */
+START_TEST(test_cgroup_within)
+{
+	ck_assert_int_eq(identp_cgroup_within("/a/server-x", "/a/server-x"), 1);
+	ck_assert_int_eq(identp_cgroup_within("/a/server-x/sub",
+	    "/a/server-x"), 1);
+	ck_assert_int_eq(identp_cgroup_within("/a/server-x", "/a/server-x/"),
+	    1);
+	ck_assert_int_eq(identp_cgroup_within("/a/server-xy", "/a/server-x"),
+	    0);
+	ck_assert_int_eq(identp_cgroup_within("/a", "/a/server-x"), 0);
+	ck_assert_int_eq(identp_cgroup_within("/b/server-x", "/a/server-x"),
+	    0);
+	ck_assert_int_eq(identp_cgroup_within("/", "/"), 0);
+	ck_assert_int_eq(identp_cgroup_within("/a", ""), 0);
+	ck_assert_int_eq(identp_cgroup_within("", "/a"), 0);
+}
+END_TEST
+
 Suite *
 unit_suite(void)
 {
@@ -310,6 +329,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_exe);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_long);
+	tcase_add_test(tc, test_cgroup_within);
 	suite_add_tcase(s, tc);
 	return (s);
 }

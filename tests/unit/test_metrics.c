@@ -191,8 +191,8 @@ assert_exposition(const char *text)
 	char		 want[128];
 
 	ck_assert(regcomp(&re, "^[a-zA-Z_:][a-zA-Z0-9_:]*"
-	    "(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"]*\""
-	    "(,[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"]*\")*\\})? "
+	    "(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\.)*\""
+	    "(,[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\.)*\")*\\})? "
 	    "([-+]?[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?|[-+]?\\.[0-9]+"
 	    "([eE][-+]?[0-9]+)?|[-+]Inf|NaN)$", REG_EXTENDED | REG_NOSUB) == 0);
 	len = strlen(text);
@@ -557,6 +557,31 @@ START_TEST(test_metrics_groups)
 }
 END_TEST
 
+/* Apps: calls and refusals per server and app, the label escaped. */
+START_TEST(test_metrics_apps)
+{
+	char	*t;
+
+	t = render_text("{\"servers\": [{\"name\": \"fs\", \"stats\": "
+	    "{\"apps\": [{\"app\": \"cursor\", \"calls\": 7, \"refused\": 2}, "
+	    "{\"app\": \"a\\\"b\\\\c\\nd\", \"calls\": 1, \"refused\": 0}, "
+	    "{\"app\": \"other\", \"calls\": 3, \"refused\": 3}]}}]}");
+	assert_exposition(t);
+	assert_line(t, "# TYPE mcpd_app_calls_total counter");
+	assert_line(t, "mcpd_app_calls_total{server=\"fs\",app=\"cursor\"} 7");
+	assert_line(t, "mcpd_app_refused_total{server=\"fs\",app=\"cursor\"} 2");
+	assert_line(t, "mcpd_app_calls_total{server=\"fs\","
+	    "app=\"a\\\"b\\\\c\\nd\"} 1");
+	assert_line(t, "mcpd_app_refused_total{server=\"fs\",app=\"other\"} 3");
+	free(t);
+	/* No app has called: no family. */
+	t = render_text("{\"servers\": [{\"name\": \"fs\", \"stats\": "
+	    "{\"apps\": []}}]}");
+	ck_assert_int_eq(count_prefix(t, "mcpd_app_"), 0);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_metrics_no_servers)
 {
 	const char	*inputs[] = { "{}", "{\"servers\": []}",
@@ -621,6 +646,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_metrics_missing_fields);
 	tcase_add_test(tc, test_metrics_no_servers);
 	tcase_add_test(tc, test_metrics_groups);
+	tcase_add_test(tc, test_metrics_apps);
 	tcase_add_test(tc, test_metrics_no_state);
 	tcase_add_test(tc, test_metrics_no_name);
 	suite_add_tcase(s, tc);
