@@ -7,8 +7,8 @@
  * What sb_build is given: the home; a private directory of the server's
  * own, WORKER_SANDBOX_DIR/NAME (0700, made here); the command as a start
  * finds it along PATH; and the paths never granted: mcpd's state, its
- * token and pins directories, the socket's directory, its configuration
- * file, systemd's credentials, and the other servers' private
+ * token and pins directories, the socket's directory when it is mcpd's
+ * own, its configuration file, systemd's credentials, and the other servers' private
  * directories.
  */
 #include "config.h"
@@ -149,6 +149,24 @@ worker_sandbox_abs(const char *path)
 	return (*path == '/' ? xstrdup(path) : NULL);
 }
 
+/*
+ * The socket's directory when it is mcpd's own ("mcpd", as every default
+ * socket path has it); a socket placed elsewhere (-s) may sit in a
+ * directory a server works in, and is kept from servers by seccomp's
+ * refusal of socket(AF_UNIX) and by mcpd refusing them its admin methods.
+ */
+static char *
+worker_sandbox_socket_dir(const char *socket_path)
+{
+	char		*dir = paths_socket_dir(socket_path);
+	const char	*base = strrchr(dir, '/');
+
+	if (strcmp(base != NULL ? base + 1 : dir, "mcpd") == 0)
+		return (dir);
+	free(dir);
+	return (NULL);
+}
+
 /* The paths never granted; NULL-ended, each malloc'd. */
 static void
 worker_sandbox_denied(struct worker *w, const char *state, const char *base,
@@ -163,7 +181,7 @@ worker_sandbox_denied(struct worker *w, const char *state, const char *base,
 	worker_sandbox_deny(deny, &n,
 	    worker_sandbox_abs(w->mcpd->config_file));
 	if (w->mcpd->socket_path != NULL)
-		worker_sandbox_deny(deny, &n, paths_socket_dir(
+		worker_sandbox_deny(deny, &n, worker_sandbox_socket_dir(
 		    w->mcpd->socket_path));
 	worker_sandbox_deny(deny, &n, creds != NULL ? xstrdup(creds) : NULL);
 	worker_sandbox_deny_others(deny, &n, base, own);

@@ -26,7 +26,7 @@
 . "$TESTS_SRCDIR/integration/lib.sh"
 
 CFG=$T/mcpd.json
-mkdir -p "$T/work" || hard_error "mkdir $T/work"
+mkdir -p "$T/work" "$T/starts" || hard_error "mkdir $T/work"
 # Odd indentation, a group and mcpd's own settings: all of it must stay.
 write_config_raw "$CFG" <<JSON
 {
@@ -61,7 +61,7 @@ unchanged() {
 }
 
 ADD_FS=(add fs --env "MCPD_TEST_DIR=$T" --env FS_TOKEN=fs-secret-2
-	--cwd "$T/work" -- "$MCP_FAKE" "--startlog=$T/fs.starts")
+	--cwd "$T/work" -- "$MCP_FAKE" "--startlog=$T/starts/fs.starts")
 
 # --- no terminal, no --yes; a dry run ------------------------------------------
 run noyes "${ADD_FS[@]}"
@@ -90,7 +90,7 @@ jq -S 'del(.mcpServers.fs)' "$CFG" >"$T/without.json" || fail "$CFG is no JSON: 
 jq -S . "$T/orig.json" >"$T/orig.norm" || hard_error "jq $T/orig.json"
 cmp -s "$T/without.json" "$T/orig.norm" || fail "add changed more than fs: $(cat "$CFG")"
 jq -e --arg fake "$MCP_FAKE" --arg t "$T" '.mcpServers.fs == {
-	"command": $fake, "args": ["--startlog=\($t)/fs.starts"],
+	"command": $fake, "args": ["--startlog=\($t)/starts/fs.starts"],
 	"env": {"MCPD_TEST_DIR": $t, "FS_TOKEN": "fs-secret-2"},
 	"cwd": "\($t)/work", "sandbox": "default"}' "$CFG" >/dev/null ||
 	fail "the fs entry: $(cat "$CFG")"

@@ -26,7 +26,7 @@ export HOME=$T/home
 unset XDG_CONFIG_HOME
 CRED=cred-S3CRET-of-mcpd-41
 TOKEN=tok-S3CRET-of-mcpd-67
-mkdir -p "$HOME/.cursor" "$T/creds" "$T/clone" || hard_error "mkdir"
+mkdir -p "$HOME/.cursor" "$T/creds" "$T/clone" "$T/starts" || hard_error "mkdir"
 (umask 077 && printf '%s\n' "$CRED" >"$T/creds/github") ||
 	hard_error "cannot write the credential"
 export CREDENTIALS_DIRECTORY=$T/creds
@@ -47,7 +47,7 @@ cat >"$T/clone/.mcp.json" <<JSON
   "mcpServers": {
     "proj": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/proj.starts"],
+      "args": ["--startlog=$T/starts/proj.starts"],
       "env": {
         "X": "\${credential:github}",
         "Y": "\${GITHUB_TOKEN}",
@@ -63,7 +63,7 @@ cat >"$HOME/.cursor/mcp.json" <<JSON
   "mcpServers": {
     "mine": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/mine.starts"],
+      "args": ["--startlog=$T/starts/mine.starts"],
       "env": {"Y": "\${env:GITHUB_TOKEN}", "MCPD_TEST_DIR": "$T"}
     }
   }
@@ -98,7 +98,7 @@ notes_cred=$(grep -c 'env.X: ${credential:github} is mcpd.s systemd credential "
 notes_var=$(grep -c 'env.Y: ${GITHUB_TOKEN} is read from mcpd.s environment, not the app.s' "$T/import.out")
 disabled=$(jq '.mcpServers.proj.disabled == true' "$CFG")
 state=$(server_field proj state)
-starts=$(startlog_count "$T/proj.starts")
+starts=$(startlog_count "$T/starts/proj.starts")
 cred_holders=$(holders "$CRED")
 token_holders=$(holders "$TOKEN")
 note "project entry: '$proj_line'; notes: credential $notes_cred, variable $notes_var (of the 2 entries); disabled in mcpd.json: $disabled; state $state; started $starts time(s); server processes holding the credential: $cred_holders, the variable's value: $token_holders (mine's own: 1 expected)"

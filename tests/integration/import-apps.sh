@@ -45,7 +45,7 @@ FIX=$TESTS_SRCDIR/integration/fixtures/apps
 export HOME=$T/home
 unset XDG_CONFIG_HOME
 PROJ=$T/proj
-mkdir -p "$HOME" "$PROJ" "$T/orig" "$T/dotfiles" || hard_error "mkdir"
+mkdir -p "$HOME" "$PROJ" "$T/orig" "$T/dotfiles" "$T/starts" || hard_error "mkdir"
 cd "$PROJ" || hard_error "cd $PROJ"
 CFG=$T/mcpd.json
 SELF=$(readlink -f "$MCPCTL")
@@ -117,10 +117,10 @@ keys=$(jq -c '.mcpServers | keys' "$CFG")
 [ "$keys" = '["cline-fake","cline-sse","gemini-fake","gemini-http","keep","oc-fake","oc-remote","ws-fake","ws-remote","zed-fake","zed-off"]' ] ||
 	fail "mcpd.json servers after the imports: $keys"
 jq -e --arg fake "$MCP_FAKE" --arg t "$T" --arg port "$HTTP_PORT" '.mcpServers |
-	.["oc-fake"] == {"command": $fake, "args": ["--startlog=\($t)/oc-fake.starts"],
+	.["oc-fake"] == {"command": $fake, "args": ["--startlog=\($t)/starts/oc-fake.starts"],
 		"env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .["oc-remote"] == {"url": "http://127.0.0.1:9/mcp", "disabled": true}
-	and .["ws-fake"] == {"command": $fake, "args": ["--startlog=\($t)/ws-fake.starts"],
+	and .["ws-fake"] == {"command": $fake, "args": ["--startlog=\($t)/starts/ws-fake.starts"],
 		"env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .["ws-remote"] == {"url": "http://127.0.0.1:9/mcp",
 		"headers": {"Authorization": "Bearer ws-token"}, "disabled": true}
@@ -233,7 +233,7 @@ for pair in windsurf:ws-fake zed:zed-fake cline:cline-fake gemini-cli:gemini-fak
 	jq -e --arg want "$app through mcpd" '.ok and .text == $want and (.tools | index("echo"))' \
 		<<<"$out" >/dev/null ||
 		fail "the SDK client through $app's installed entry: $out $(cat "$T/sdk-$app.err")"
-	[ "$(startlog_count "$T/$name.starts")" = 1 ] ||
+	[ "$(startlog_count "$T/starts/$name.starts")" = 1 ] ||
 		fail "$app's session started another copy of $name"
 	note "$app: the SDK client ran ${argv[*]} through mcpd"
 done

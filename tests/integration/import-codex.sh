@@ -46,6 +46,8 @@ if [ "$(id -u)" = 0 ]; then
 		skip "the binaries are not executable by nobody"
 	chmod 0711 "$T"
 	U=$T/u
+	# Its state (pins, the servers' sandbox directories) is its own.
+	export XDG_STATE_HOME=$U/state
 	MCPD_PREFIX=("${AS_USER[@]}")
 	# lib.sh's own look at mcpd, on a failure, is root's.
 	export MCPCTL_TRUST_USER=nobody
@@ -58,7 +60,7 @@ unset XDG_CONFIG_HOME XDG_CACHE_HOME CODEX_HOME
 # mcpd on the socket mcpctl finds by default, in a runtime directory of
 # the test's own.
 export XDG_RUNTIME_DIR=$U/run
-mkdir -p "$XDG_RUNTIME_DIR" "$HOME/.codex" "$U/proj" "$U/dotfiles" ||
+mkdir -p "$XDG_RUNTIME_DIR" "$HOME/.codex" "$U/proj" "$U/dotfiles" "$U/starts" ||
 	hard_error "mkdir $U"
 chmod 0700 "$XDG_RUNTIME_DIR"
 SOCK=$XDG_RUNTIME_DIR/mcpd/mcpd.sock
@@ -94,7 +96,7 @@ approval_policy = "never"
 # The top-level table name must be \`mcp_servers\`.
 [mcp_servers.alpha]
 command = "$MCP_FAKE"
-args = ["--startlog=$U/alpha.starts"]
+args = ["--startlog=$U/starts/alpha.starts"]
 # Optional: override the default 10s startup timeout
 startup_timeout_sec = 20
 
@@ -103,7 +105,7 @@ MCPD_TEST_DIR = "$T"
 
 [mcp_servers.beta]
 command = "$MCP_FAKE"
-args = ["--startlog=$U/beta.starts"]
+args = ["--startlog=$U/starts/beta.starts"]
 env = { "MCPD_TEST_DIR" = "$T" }
 tool_timeout_sec = 30
 
@@ -161,7 +163,7 @@ grep -q '"startup_timeout_sec": the app.s own setting, dropped' "$T/import.out" 
 keys=$(jq -c '.mcpServers | keys' "$CFG")
 [ "$keys" = '["alpha","beta","keep","remote"]' ] || fail "mcpd.json servers: $keys"
 jq -e --arg t "$T" --arg u "$U" --arg f "$MCP_FAKE" '
-	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($u)/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
+	.mcpServers.alpha == {"command": $f, "args": ["--startlog=\($u)/starts/alpha.starts"], "env": {"MCPD_TEST_DIR": $t}, "sandbox": "default"}
 	and .mcpServers.beta.env == {"MCPD_TEST_DIR": $t}
 	and .mcpServers.remote == {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Region": "us-east-1"}, "disabled": true}' \
 	"$CFG" >/dev/null || fail "mcpd.json entries: $(cat "$CFG")"
@@ -203,7 +205,7 @@ out=$(cd "$T" && timeout -k 5 60 "${AS_USER[@]}" "${codex_env[@]}" "$NODE" "$T/a
 	fail "the SDK client failed: $(cat "$T/sdk.err")"
 jq -e '.ok and .text == "codex through mcpd" and (.tools | index("echo"))' <<<"$out" >/dev/null ||
 	fail "the SDK client through Codex's installed entry: $out $(cat "$T/sdk.err")"
-[ "$(startlog_count "$U/beta.starts")" = 1 ] ||
+[ "$(startlog_count "$U/starts/beta.starts")" = 1 ] ||
 	fail "Codex's session started another copy of beta"
 note "the official SDK client ran Codex's installed entry (${argv[*]}) in Codex's environment: $out"
 
@@ -262,7 +264,7 @@ refused "a NUL byte" "mcpctl: ~/.codex/config.toml: line 38, column 4: a NUL byt
 refused "an unterminated string" \
 	"mcpctl: ~/.codex/config.toml: line 38, column 5: an unterminated string"
 # Read, but not rewritten in place: install refuses, import has it already.
-sed 's/^\[mcp_servers.beta\]$/[mcp_servers]\nbeta = { command = "'"${MCP_FAKE//\//\\/}"'", args = ["--startlog='"${U//\//\\/}"'\/beta.starts"], env = { "MCPD_TEST_DIR" = "'"${T//\//\\/}"'" } }\n[mcp_servers.beta-old]/' \
+sed 's/^\[mcp_servers.beta\]$/[mcp_servers]\nbeta = { command = "'"${MCP_FAKE//\//\\/}"'", args = ["--startlog='"${U//\//\\/}"'\/starts\/beta.starts"], env = { "MCPD_TEST_DIR" = "'"${T//\//\\/}"'" } }\n[mcp_servers.beta-old]/' \
 	"$T/codex.orig" >"$U/dotfiles/codex.toml"
 cp "$CODEX" "$T/hostile"
 ctl install codex --yes --config "$CFG" >"$T/h.out" 2>&1

@@ -34,6 +34,8 @@ if [ "$(id -u)" = 0 ]; then
 		skip "the binaries are not executable by nobody"
 	chmod 0711 "$T"
 	U=$T/u
+	# Its state (pins, the servers' sandbox directories) is its own.
+	export XDG_STATE_HOME=$U/state
 	mkdir -p "$U"
 	MCPD_PREFIX=("${AS_USER[@]}")
 	# lib.sh's own look at mcpd, on a failure, is root's.
@@ -47,7 +49,7 @@ export HOME=$U/home
 unset XDG_CONFIG_HOME
 DEFAULT=$HOME/.config/mcpd/mcpd.json
 CURSOR=$HOME/.cursor/mcp.json
-mkdir -p "$U/etc" "$U/proj" "$HOME/.cursor" || hard_error "mkdir"
+mkdir -p "$U/etc" "$U/proj" "$U/starts" "$HOME/.cursor" || hard_error "mkdir"
 CFG=$U/etc/mcpd.json
 
 write_config "$CFG" <<JSON
@@ -62,7 +64,7 @@ cat >"$CURSOR" <<JSON
   "mcpServers": {
     "alpha": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$U/alpha.starts"],
+      "args": ["--startlog=$U/starts/alpha.starts"],
       "env": {"MCPD_TEST_DIR": "$T"}
     }
   }

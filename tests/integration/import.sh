@@ -32,7 +32,7 @@ cp "$TESTS_SRCDIR/interop/app-entry.mjs" "$T/" || hard_error "cannot copy app-en
 
 export HOME=$T/home
 unset XDG_CONFIG_HOME
-mkdir -p "$HOME/.config/Claude" "$HOME/.cursor" "$T/proj"
+mkdir -p "$HOME/.config/Claude" "$HOME/.cursor" "$T/proj" "$T/starts"
 cd "$T/proj" || hard_error "cd $T/proj"
 CFG=$T/mcpd.json
 DESKTOP=$HOME/.config/Claude/claude_desktop_config.json
@@ -55,12 +55,12 @@ cat >"$DESKTOP" <<JSON
   "mcpServers": {
     "alpha": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/alpha.starts"],
+      "args": ["--startlog=$T/starts/alpha.starts"],
       "env": {"MCPD_TEST_DIR": "$T"}
     },
     "shared": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/shared.starts"],
+      "args": ["--startlog=$T/starts/shared.starts"],
       "env": {"MCPD_TEST_DIR": "$T"}
     }
   },
@@ -74,12 +74,12 @@ cat >"$CURSOR" <<JSON
   "mcpServers": {
     "shared": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/shared.starts"],
+      "args": ["--startlog=$T/starts/shared.starts"],
       "env": {"MCPD_TEST_DIR": "$T"}
     },
     "alpha": {
       "command": "$MCP_FAKE",
-      "args": ["--startlog=$T/alpha2.starts"],
+      "args": ["--startlog=$T/starts/alpha2.starts"],
       "env": {"MCPD_TEST_DIR": "$T"},
       "alwaysAllow": ["echo"]
     },
@@ -131,7 +131,7 @@ cmp -s "$CFG.bak" "$T/mcpd.json.orig" || fail "$CFG.bak is not the old file"
 keys=$(jq -c '.mcpServers | keys' "$CFG")
 [ "$keys" = '["alpha","alpha-cursor","docs","keep","shared"]' ] ||
 	fail "mcpd.json servers: $keys"
-jq -e --arg t "$T" '.mcpServers["alpha-cursor"].args == ["--startlog=\($t)/alpha2.starts"]
+jq -e --arg t "$T" '.mcpServers["alpha-cursor"].args == ["--startlog=\($t)/starts/alpha2.starts"]
 	and (.mcpServers["alpha-cursor"] | has("alwaysAllow") | not)
 	and .mcpServers.docs == {"type": "sse", "url": "http://127.0.0.1:9/mcp", "disabled": true}' \
 	"$CFG" >/dev/null || fail "mcpd.json entries: $(cat "$CFG")"
@@ -142,8 +142,8 @@ done
 # The disabled remote entry is known to mcpd, and not started.
 [ "$(server_field docs state)" = stopped ] ||
 	fail "docs is $(server_field docs state), not stopped"
-[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
-	fail "shared started $(startlog_count "$T/shared.starts") times"
+[ "$(startlog_count "$T/starts/shared.starts")" = 1 ] ||
+	fail "shared started $(startlog_count "$T/starts/shared.starts") times"
 
 # Again: nothing to change.
 ctl import --yes --config "$CFG" >"$T/again.out" 2>&1 ||
@@ -179,7 +179,7 @@ mapfile -t argv < <(strip_comments "$CURSOR" | jq -r '.mcpServers.shared | .comm
 } | timeout -k 5 60 "${argv[@]}" >"$T/app.out" 2>"$T/app.err"
 jq -e 'select(.id == 2) | .result.content[0].text == "through mcpd"' "$T/app.out" >/dev/null ||
 	fail "the app's entry did not answer through mcpd: $(cat "$T/app.out" "$T/app.err")"
-[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
+[ "$(startlog_count "$T/starts/shared.starts")" = 1 ] ||
 	fail "the app's session started another copy of shared"
 # The same with the official SDK client: the entry's command and args as
 # Cursor would start them, through mcpd to the one copy of shared.
@@ -187,7 +187,7 @@ out=$(timeout -k 5 60 "$NODE" "$T/app-entry.mjs" echo '{"text":"sdk through mcpd
 	-- "${argv[@]}" 2>"$T/sdk.err") || fail "the SDK client failed: $(cat "$T/sdk.err")"
 jq -e '.ok and .text == "sdk through mcpd" and (.tools | index("echo"))' <<<"$out" >/dev/null ||
 	fail "the SDK client through Cursor's installed entry: $out $(cat "$T/sdk.err")"
-[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
+[ "$(startlog_count "$T/starts/shared.starts")" = 1 ] ||
 	fail "the SDK client's session started another copy of shared"
 note "the official SDK client ran Cursor's installed entry (${argv[*]}) through mcpd: $out"
 
@@ -248,8 +248,8 @@ for app in "$CURSOR" "$DESKTOP"; do
 	jq -e '.ok and .text == "both"' <<<"$out" >/dev/null ||
 		fail "the SDK client through $app's entry: $out $(cat "$T/sdk.err")"
 done
-[ "$(startlog_count "$T/shared.starts")" = 1 ] ||
-	fail "the two apps' sessions ran $(startlog_count "$T/shared.starts") copies of shared"
+[ "$(startlog_count "$T/starts/shared.starts")" = 1 ] ||
+	fail "the two apps' sessions ran $(startlog_count "$T/starts/shared.starts") copies of shared"
 note "Claude Desktop and Cursor both reach the one copy of shared through mcpd"
 
 stop_mcpd

@@ -32,7 +32,7 @@ T0=$(now_ms)
 start_mcpd "$T/mcpd.json"
 wait_ready x
 wait_ready y
-STATES="starting initializing ready backoff stopping stopped failed needs-login idle"
+STATES="starting initializing ready backoff stopping stopped failed needs-login idle frozen"
 OUTCOMES="ok error timeout cancelled failed oversize"
 
 # check_exposition FILE WHAT: fail unless FILE is valid text exposition.

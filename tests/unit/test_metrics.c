@@ -40,7 +40,7 @@ static const char *families[] = {
 
 static const char *states[] = {
 	"starting", "initializing", "ready", "backoff", "stopping", "stopped",
-	"failed", "needs-login", "idle",
+	"failed", "needs-login", "idle", "frozen",
 };
 #define NSTATES		(nitems(states))
 
