@@ -30,6 +30,7 @@
 #include "paths.h"
 #include "prompts.h"
 #include "resources.h"
+#include "token.h"
 #include "tools.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -107,6 +108,9 @@ static const struct ctl_command ctl_commands[] = {
 	{ "audit", "[--server S] [--client C] [--since T] [--json]",
 	  "show the calls recorded in the journal (\"audit\")",
 	  0, -1, 0, audit_run, 1 },
+	{ "token", "create NAME [--servers A,B] [--expires 30d] | list | "
+	  "revoke NAME", "bearer tokens for mcpd's HTTP front", 0, -1, 0,
+	  token_run, 1 },
 	{ "help", "", "list commands", 0, 0, 0, ctl_help },
 };
 #define CTL_NCOMMANDS	nitems(ctl_commands)

@@ -36,6 +36,7 @@
 #include "guard.h"
 #include "instance.h"
 #include "listener.h"
+#include "httpfront.h"
 #include "log.h"
 #include "login.h"
 #include "logs.h"
@@ -162,6 +163,7 @@ mcpd_shutdown(struct mcpd *mcpd, const char *why)
 	}
 	log_info("%s: stopping every server", why);
 	mcpd->shutting_down = 1;
+	httpfront_stop(mcpd);
 	sdnotify_stopping(mcpd);
 	listener_close(mcpd->listener);
 	mcpd->listener = NULL;
@@ -179,7 +181,8 @@ mcpd_reap(struct mcpd *mcpd)
 	int	 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (!transport_reaped(mcpd, pid, status))
+		if (!transport_reaped(mcpd, pid, status) &&
+		    !httpfront_reaped(mcpd, pid, status))
 			(void)login_reaped(mcpd, pid, status);
 	}
 }
@@ -436,6 +439,7 @@ main(int argc, char **argv)
 		reexec_adopt(&mcpd, state_fd);
 		/* Servers that ended while no handler was set. */
 		mcpd_reap(&mcpd);
+		httpfront_apply(&mcpd);
 		sdnotify_start(&mcpd);
 		goto run;
 	}
@@ -457,6 +461,7 @@ main(int argc, char **argv)
 		    mcpd.socket_path);
 	}
 	mcpd_load_workers(&mcpd);
+	httpfront_apply(&mcpd);
 	sdnotify_start(&mcpd);
 
 run:

@@ -40,6 +40,7 @@
 #include "guard.h"
 #include "handover.h"
 #include "listener.h"
+#include "httpfront.h"
 #include "log.h"
 #include "mcpd.h"
 #include "principal.h"
@@ -250,6 +251,8 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	}
 	sdnotify_reexecuting(mcpd, reexec_exe);
 	handover_free(&h);
+	/* The HTTP front is not handed over: the new mcpd starts its own. */
+	httpfront_stop(mcpd);
 	/* The calls' records still queued: execve would drop them. */
 	auditq_flush(REEXEC_AUDIT_FLUSH_MS);
 	/*
@@ -270,6 +273,7 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	reexec_restore(&fds);
 	close(memfd);
 	xasprintf(cause, "execve %s: %s", reexec_exe, strerror(error));
+	httpfront_apply(mcpd);
 	sdnotify_reloaded(mcpd);
 	return (-1);
 }

@@ -24,6 +24,7 @@
 
 #include "conf.h"
 #include "group.h"
+#include "httpfront.h"
 #include "log.h"
 #include "mcpd.h"
 #include "sdnotify.h"
@@ -235,6 +236,7 @@ reload_config(struct mcpd *mcpd, cJSON **reportp)
 	}
 	conf_free(mcpd->conf);
 	mcpd->conf = conf;
+	httpfront_apply(mcpd);
 	group_reconfigure(mcpd);
 	reload_policies(mcpd, report);
 

@@ -36,6 +36,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "conf_http.h"
 #include "conf_int.h"
 #include "cpolicy.h"
 #include "dotenv.h"
@@ -735,6 +736,7 @@ conf_free(struct conf *conf)
 	free(conf->text);
 	free(conf->socket_group);
 	free(conf->cgroup);
+	conf_http_free(conf->http);
 	free(conf);
 }
 

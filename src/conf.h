@@ -369,6 +369,8 @@ struct conf {
 	gid_t			 socket_gid;
 	/* The cgroup mcpd may split up for its servers (cgroup.h), or NULL. */
 	char			*cgroup;
+	/* The HTTP front (conf_http.h), or NULL: none. */
+	struct conf_http	*http;
 };
 
 enum conf_level {

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "conf_http.h"
 #include "conf_int.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -501,6 +502,11 @@ conf_parse_daemon_setting(struct conf_parse *cp, const char *path,
 		free(cp->conf->socket_group);
 		cp->conf->socket_group = xstrdup(item->valuestring);
 		cp->conf->socket_gid = gr->gr_gid;
+		return (1);
+	}
+	if (strcmp(item->string, "http") == 0) {
+		conf_http_free(cp->conf->http);
+		cp->conf->http = conf_http_parse(cp->diags, path, item);
 		return (1);
 	}
 	if (strcmp(item->string, "cgroup") == 0) {

@@ -18,7 +18,7 @@ if [ -z "${TESTS_SRCDIR:-}" ]; then
 	esac
 fi
 MAN_DIR=$TESTS_SRCDIR/../man
-PAGES=(mcpd.8 mcpctl.1 mcpd.json.5 mcpd-remote.1)
+PAGES=(mcpd.8 mcpctl.1 mcpd.json.5 mcpd-remote.1 mcpd-http.8)
 
 have_mandoc=0
 have_groff=0

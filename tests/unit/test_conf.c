@@ -31,6 +31,7 @@
 
 #include "conf.h"
 #include "filter.h"
+#include "conf_http.h"
 #include "unit.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -175,6 +176,53 @@ parse_ok(const char *text)
 	conf_diags_free(&d);
 	return (conf);
 }
+
+/* The HTTP front: loopback or a Unix socket, unless behind a proxy. */
+START_TEST(test_http_front)
+{
+	struct conf	*conf;
+
+	conf = parse_ok("{'mcpd': {'http': {'listen': ['127.0.0.1:8931', "
+	    "'[::1]:8931', 'unix:/run/mcpd/http.sock'], 'allowed_hosts': "
+	    "['mcp.example.com'], 'allowed_origins': ['https://app.example'], "
+	    "'max_sessions': 8, 'max_sessions_per_token': 20}}}");
+	ck_assert_ptr_nonnull(conf->http);
+	ck_assert_uint_eq(conf->http->nlisten, 3);
+	ck_assert_uint_eq(conf->http->max_sessions_per_token, 8);
+	ck_assert(conf_http_host_allowed(conf->http, "127.0.0.1:8931"));
+	ck_assert(conf_http_host_allowed(conf->http, "localhost:8931"));
+	ck_assert(conf_http_host_allowed(conf->http, "[::1]:8931"));
+	ck_assert(conf_http_host_allowed(conf->http, "mcp.example.com:443"));
+	ck_assert(conf_http_host_allowed(conf->http, "localhost"));
+	ck_assert(!conf_http_host_allowed(conf->http, "evil.example:8931"));
+	ck_assert(!conf_http_host_allowed(conf->http, "127.0.0.1:8932"));
+	ck_assert(!conf_http_host_allowed(conf->http, NULL));
+	ck_assert(conf_http_origin_allowed(conf->http, "https://app.example"));
+	ck_assert(!conf_http_origin_allowed(conf->http,
+	    "https://app.example.evil"));
+	conf_free(conf);
+
+	expect_error("{'mcpd': {'http': {'listen': ['0.0.0.0:8931']}}}",
+	    "mcpd.http.listen[0]: not a loopback address: mcpd speaks no "
+	    "TLS; put a TLS-terminating reverse proxy in front and set "
+	    "\"behind_proxy\": true");
+	conf = parse_ok("{'mcpd': {'http': {'listen': ['0.0.0.0:8931'], "
+	    "'behind_proxy': true}}}");
+	conf_free(conf);
+	expect_error("{'mcpd': {'http': {'listen': ['localhost:80']}}}",
+	    "mcpd.http.listen[0]: expected a numeric IPv4 address (or "
+	    "[IPv6]) before the port");
+	expect_error("{'mcpd': {'http': {'listen': ['unix:rel.sock']}}}",
+	    "mcpd.http.listen[0]: a unix: address takes an absolute path of "
+	    "at most 107 bytes");
+	expect_error("{'mcpd': {'http': {}}}",
+	    "mcpd.http.listen: missing (where the front listens)");
+	expect_error("{'mcpd': {'http': {'listen': ['127.0.0.1:8931'], "
+	    "'allowed_origins': ['https://a/b']}}}",
+	    "mcpd.http.allowed_origins[0]: expected an origin, "
+	    "\"https://host[:port]\"");
+}
+END_TEST
 
 /* The expansion of one arg, or NULL when it fails (error in *error). */
 static char *
@@ -3527,6 +3575,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_server_runs_same);
 	tcase_add_test(tc, test_settings_each_compared);
 	tcase_add_test(tc, test_restart_name);
+	tcase_add_test(tc, test_http_front);
 	suite_add_tcase(s, tc);
 
 	return (s);

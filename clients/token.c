@@ -1,0 +1,280 @@
+/*
+ * token.c -- mcpctl token create NAME [--servers A,B] [--expires 30d],
+ * list, revoke NAME.  A new token is 32 random bytes (getrandom) in
+ * base64url after "mcpd_", printed once on stdout; the store keeps only
+ * its SHA-256, in a 0600 file written whole and renamed into place, which
+ * mcpd-http reads again when it changes.
+ */
+#include "config.h"
+
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "b64.h"
+#include "diag.h"
+#include "fdio.h"
+#include "htoken.h"
+#include "paths.h"
+#include "sbuf.h"
+#include "token.h"
+#include "xmalloc.h"
+
+#define TOKEN_STORE_MAX		(1024 * 1024)
+
+static char *
+token_store_path(void)
+{
+	char	*dir, *path;
+
+	dir = paths_default_token_dir();
+	path = htoken_path(dir);
+	free(dir);
+	return (path);
+}
+
+/* The store, or an empty one if there is none yet: 0, or -1 (said). */
+static int
+token_load(const char *path, struct htokens *ts)
+{
+	struct sbuf	 b;
+	size_t		 line;
+	int		 fd, rc;
+
+	memset(ts, 0, sizeof *ts);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return (0);
+		diag_warnx(path, "%s", strerror(errno));
+		return (-1);
+	}
+	memset(&b, 0, sizeof b);
+	rc = fdio_read_all(fd, TOKEN_STORE_MAX, &b);
+	close(fd);
+	if (rc == -1) {
+		diag_warnx(path, "%s", strerror(errno));
+		free(b.p);
+		return (-1);
+	}
+	rc = htokens_parse(b.p, b.len, ts, &line);
+	free(b.p);
+	if (rc != 0) {
+		diag_warnx(path, "line %zu is not a token's; fix or remove "
+		    "the file", line);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+token_save(const char *path, const struct htokens *ts)
+{
+	char	*text, *tmp, *dir, *slash;
+	int	 fd;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (fdio_mkdirs(dir, 0700) == -1) {
+			diag_warnx(dir, "mkdir: %s", strerror(errno));
+			free(dir);
+			return (-1);
+		}
+	}
+	free(dir);
+	xasprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) == -1) {
+		diag_warnx(tmp, "%s", strerror(errno));
+		free(tmp);
+		return (-1);
+	}
+	text = htokens_format(ts);
+	if (fchmod(fd, 0600) == -1 ||
+	    fdio_write_all(fd, text, strlen(text)) == -1 || fsync(fd) == -1 ||
+	    close(fd) == -1 || rename(tmp, path) == -1) {
+		diag_warnx(path, "cannot write: %s", strerror(errno));
+		(void)unlink(tmp);
+		free(text);
+		free(tmp);
+		return (-1);
+	}
+	free(text);
+	free(tmp);
+	return (0);
+}
+
+/* A token's servers: names separated by commas, none empty. */
+static int
+token_servers_ok(const char *list)
+{
+	const char	*p;
+
+	if (*list == '\0' || *list == ',' || list[strlen(list) - 1] == ',' ||
+	    strstr(list, ",,") != NULL)
+		return (0);
+	for (p = list; *p != '\0'; p++)
+		if (*p == '\t' || *p == '\n' || *p == ' ' || *p == '*')
+			return (0);
+	return (1);
+}
+
+static int
+token_create(int argc, char **argv)
+{
+	struct htokens	 ts;
+	unsigned char	 raw[HTOKEN_RANDOM_BYTES];
+	char		 hash[HTOKEN_HASH_HEX], *path, *b64, *token;
+	const char	*name = NULL, *servers = NULL;
+	int64_t		 expires = 0, secs;
+	int		 i, rc = DIAG_EXIT_FAILED;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--servers") == 0 && i + 1 < argc)
+			servers = argv[++i];
+		else if (strcmp(argv[i], "--expires") == 0 && i + 1 < argc) {
+			if (htoken_duration(argv[++i], &secs) != 0) {
+				diag_warnx(NULL, "--expires: expected a "
+				    "duration such as 30d, 12h or 90m");
+				return (DIAG_EXIT_USAGE);
+			}
+			expires = (int64_t)time(NULL) + secs;
+		} else if (name == NULL && argv[i][0] != '-')
+			name = argv[i];
+		else {
+			diag_warnx(NULL, "usage: mcpctl token create NAME "
+			    "[--servers A,B] [--expires 30d]");
+			return (DIAG_EXIT_USAGE);
+		}
+	}
+	if (name == NULL || !htoken_name_ok(name)) {
+		diag_warnx(NULL, "a token's name is 1 to %d letters, digits, "
+		    "'.', '_' or '-'", HTOKEN_NAME_MAX);
+		return (DIAG_EXIT_USAGE);
+	}
+	if (servers != NULL && !token_servers_ok(servers)) {
+		diag_warnx(NULL, "--servers: expected names separated by "
+		    "commas");
+		return (DIAG_EXIT_USAGE);
+	}
+	path = token_store_path();
+	if (token_load(path, &ts) != 0)
+		goto out;
+	if (htokens_find(&ts, name) != NULL) {
+		diag_warnx(NULL, "a token named %s exists; revoke it first",
+		    name);
+		goto out;
+	}
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
+		diag_warnx(NULL, "getrandom: %s", strerror(errno));
+		goto out;
+	}
+	b64 = b64url_encode(raw, sizeof raw);
+	explicit_bzero(raw, sizeof raw);
+	xasprintf(&token, "%s%s", HTOKEN_PREFIX, b64);
+	explicit_bzero(b64, strlen(b64));
+	free(b64);
+	htoken_hash(token, hash);
+	htokens_add(&ts, name, hash, (int64_t)time(NULL), expires, servers);
+	if (token_save(path, &ts) == 0) {
+		printf("%s\n", token);
+		if (isatty(STDERR_FILENO))
+			fprintf(stderr, "This token is shown only once; it "
+			    "is sent as \"Authorization: Bearer TOKEN\".\n");
+		rc = DIAG_EXIT_OK;
+	}
+	explicit_bzero(token, strlen(token));
+	free(token);
+out:
+	htokens_free(&ts);
+	free(path);
+	return (rc);
+}
+
+static void
+token_time(int64_t t, char *buf, size_t len)
+{
+	time_t		 tt = (time_t)t;
+	struct tm	 tm;
+
+	if (t == 0) {
+		snprintf(buf, len, "never");
+		return;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M", &tm);
+}
+
+static int
+token_list(void)
+{
+	struct htokens	 ts;
+	char		*path, created[32], expires[32];
+	size_t		 i, j;
+	int64_t		 now = (int64_t)time(NULL);
+
+	path = token_store_path();
+	if (token_load(path, &ts) != 0) {
+		free(path);
+		return (DIAG_EXIT_FAILED);
+	}
+	printf("%-20s %-16s %-16s %s\n", "NAME", "CREATED", "EXPIRES",
+	    "SERVERS");
+	for (i = 0; i < ts.n; i++) {
+		token_time(ts.v[i].created, created, sizeof created);
+		token_time(ts.v[i].expires, expires, sizeof expires);
+		if (ts.v[i].expires != 0 && ts.v[i].expires <= now)
+			snprintf(expires, sizeof expires, "expired");
+		printf("%-20s %-16s %-16s ", ts.v[i].name, created, expires);
+		if (ts.v[i].nservers == 0)
+			printf("*");
+		for (j = 0; j < ts.v[i].nservers; j++)
+			printf("%s%s", j > 0 ? "," : "", ts.v[i].servers[j]);
+		printf("\n");
+	}
+	htokens_free(&ts);
+	free(path);
+	return (DIAG_EXIT_OK);
+}
+
+static int
+token_revoke(const char *name)
+{
+	struct htokens	 ts;
+	char		*path;
+	int		 rc = DIAG_EXIT_FAILED;
+
+	path = token_store_path();
+	if (token_load(path, &ts) != 0)
+		goto out;
+	if (htokens_remove(&ts, name) != 0)
+		diag_warnx(NULL, "no token named %s (`mcpctl token list` "
+		    "lists them)", name);
+	else if (token_save(path, &ts) == 0)
+		rc = DIAG_EXIT_OK;
+out:
+	htokens_free(&ts);
+	free(path);
+	return (rc);
+}
+
+int
+token_run(struct ctl *ctl, int argc, char **argv)
+{
+	(void)ctl;
+	if (argc >= 1 && strcmp(argv[0], "create") == 0)
+		return (token_create(argc - 1, argv + 1));
+	if (argc == 1 && strcmp(argv[0], "list") == 0)
+		return (token_list());
+	if (argc == 2 && strcmp(argv[0], "revoke") == 0)
+		return (token_revoke(argv[1]));
+	diag_warnx(NULL, "usage: mcpctl token create NAME [--servers A,B] "
+	    "[--expires 30d] | list | revoke NAME");
+	return (DIAG_EXIT_USAGE);
+}

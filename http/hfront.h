@@ -1,0 +1,107 @@
+/*
+ * hfront.h -- what the files of mcpd-http share.
+ *
+ * mcpd-http is mcpd's HTTP front: a process of its own that parses HTTP
+ * (libevent's evhttp, with every size and time bounded) and speaks to
+ * mcpd on its ordinary socket, one connection per MCP session, attached
+ * to a server or group as mcpctl connect is (mcpd/attach).  HTTP parsing
+ * never runs inside mcpd: a crash here ends the front alone, and mcpd
+ * starts it again.
+ *
+ *	main.c		options, the loop, the listeners, the connection cap
+ *	hserve.c	a request: Host, Origin, token, route, method
+ *	hsess.c		a session: its connection to mcpd, replies matched
+ *			to POSTs, the GET stream, idle expiry
+ *	hauth.c		the token store, read again when it changes
+ */
+#ifndef MCPD_HFRONT_H
+#define MCPD_HFRONT_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "conf_http.h"
+
+#define HFRONT_SESSION_ID_BYTES	16		/* 128 bits, hex on the wire */
+#define HFRONT_SESSION_ID_HEX	(HFRONT_SESSION_ID_BYTES * 2 + 1)
+#define HFRONT_MCPD_LINE_MAX	(16 * 1024 * 1024)	/* from mcpd */
+#define HFRONT_OUT_MAX		(8 * 1024 * 1024)	/* to one HTTP peer */
+#define HFRONT_QUEUE_MAX	(4 * 1024 * 1024)	/* held for a stream */
+#define HFRONT_PENDING_MAX	64		/* POSTs waiting, per session */
+#define HFRONT_KEEPALIVE_S	15
+#define HFRONT_PROTOCOL_VERSION	"2025-11-25"
+
+struct hsess;
+struct htoken;
+
+/* One HTTP connection, counted against max_connections. */
+struct hconn {
+	TAILQ_ENTRY(hconn)	 entry;
+	struct evhttp_connection *evcon;
+	struct hfront		*front;
+};
+TAILQ_HEAD(hconn_list, hconn);
+TAILQ_HEAD(hsess_list, hsess);
+
+struct hfront {
+	struct event_base	*base;
+	struct evhttp		*http;
+	struct conf_http	*conf;
+	char			*socket_path;	/* mcpd's */
+	char			*token_path;
+	struct htokens		*tokens;	/* hauth.c */
+	struct hconn_list	 conns;
+	size_t			 nconns;
+	struct hsess_list	 sessions;
+	size_t			 nsessions;
+	struct event		*ev_tick;	/* keep-alives, idle expiry */
+	int			 listeners_off;	/* at max_connections */
+};
+
+/* main.c */
+struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
+
+/* hserve.c: evhttp's one callback. */
+void		 hserve_request(struct evhttp_request *, void *front);
+/* An error reply: status, a JSON-RPC error body (id null). */
+void		 hserve_error(struct evhttp_request *, int status,
+		    const char *reason, const char *message);
+
+/* hauth.c */
+int		 hauth_load(struct hfront *);
+/* The token a request presents, or NULL (401 said). */
+const struct htoken *hauth_check(struct hfront *, struct evhttp_request *);
+/* Is a token of this name still in the store (for live sessions)? */
+int		 hauth_known(struct hfront *, const char *name);
+
+/* hsess.c */
+/* A new session for an initialize (reply sent when mcpd answers). */
+void		 hsess_open(struct hfront *, struct evhttp_request *,
+		    const char *target, const char *token, const char *body);
+struct hsess	*hsess_find(struct hfront *, const char *id);
+const char	*hsess_token(const struct hsess *);
+const char	*hsess_target(const struct hsess *);
+/* A POST's message (one JSON object, on one line) to the session. */
+void		 hsess_post(struct hsess *, struct evhttp_request *,
+		    const char *line, int is_request, const char *idtext,
+		    int sse_ok);
+void		 hsess_get(struct hsess *, struct evhttp_request *);
+void		 hsess_close(struct hsess *, const char *why);
+/* Keep-alives and idle expiry, every few seconds. */
+void		 hsess_tick(struct hfront *);
+/* Sessions whose tokens were revoked ended. */
+void		 hsess_revoked(struct hfront *);
+/* How many sessions a token has. */
+size_t		 hsess_count(struct hfront *, const char *token);
+/* A connection closed: its POSTs and stream forgotten. */
+void		 hsess_conn_closed(struct hfront *, struct hconn *);
+
+void		 hlog(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
+
+#endif /* MCPD_HFRONT_H */

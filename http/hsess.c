@@ -1,0 +1,558 @@
+/*
+ * hsess.c -- an HTTP client's MCP session (Streamable HTTP, 2025-11-25):
+ * one connection to mcpd's socket, attached to the server or group the
+ * URL names as mcpctl connect attaches (mcpd/attach), so that mcpd's
+ * routing, filters, policies, tasks and instances apply as to any client.
+ *
+ * A POSTed request waits for mcpd's reply with the same id, sent as
+ * application/json, or as the end of an event stream if the client takes
+ * text/event-stream and a message for it came first.  What mcpd sends
+ * that is not a reply (notifications, the server's own requests) goes on
+ * the session's GET stream, else on a waiting POST that takes a stream,
+ * else is held (bounded) until a stream opens.  Everything held is
+ * bounded; a session with no stream and nothing waiting ends after
+ * session_idle_s.
+ */
+#include "config.h"
+
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include <cjson/cJSON.h>
+
+#include "clock.h"
+#include "hfront.h"
+#include "proto.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define HSESS_ATTACH_ID		"mcpd-http-attach"
+
+struct hpending {
+	TAILQ_ENTRY(hpending)	 entry;
+	struct evhttp_request	*req;
+	struct hconn		*conn;
+	char			*idtext;	/* the request's id, as JSON */
+	int			 is_init;
+	int			 sse_ok;	/* it Accepts text/event-stream */
+	int			 streaming;	/* its event stream started */
+};
+TAILQ_HEAD(hpending_list, hpending);
+
+struct hsess {
+	TAILQ_ENTRY(hsess)	 entry;
+	struct hfront		*front;
+	char			 id[HFRONT_SESSION_ID_HEX];
+	char			*token;
+	char			*target;
+	struct bufferevent	*bev;		/* to mcpd */
+	int			 attached;
+	char			*init_line;	/* sent once attached */
+	struct hpending_list	 pending;
+	size_t			 npending;
+	struct evhttp_request	*stream;	/* the GET stream, or NULL */
+	struct hconn		*stream_conn;
+	struct evbuffer		*held;		/* events for a stream */
+	uint64_t		 last_ms;
+};
+
+static void	hsess_deliver(struct hsess *, const char *line, size_t len);
+
+const char *
+hsess_token(const struct hsess *s)
+{
+	return (s->token);
+}
+
+const char *
+hsess_target(const struct hsess *s)
+{
+	return (s->target);
+}
+
+struct hsess *
+hsess_find(struct hfront *f, const char *id)
+{
+	struct hsess	*s;
+
+	if (id == NULL)
+		return (NULL);
+	TAILQ_FOREACH(s, &f->sessions, entry)
+		if (strcmp(s->id, id) == 0)
+			return (s);
+	return (NULL);
+}
+
+size_t
+hsess_count(struct hfront *f, const char *token)
+{
+	struct hsess	*s;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(s, &f->sessions, entry)
+		if (strcmp(s->token, token) == 0)
+			n++;
+	return (n);
+}
+
+static void
+hsess_pending_free(struct hsess *s, struct hpending *p)
+{
+	TAILQ_REMOVE(&s->pending, p, entry);
+	s->npending--;
+	free(p->idtext);
+	free(p);
+}
+
+/* Bytes waiting to go to this HTTP peer. */
+static size_t
+hsess_conn_queued(struct hconn *c)
+{
+	struct bufferevent	*bev;
+
+	bev = evhttp_connection_get_bufferevent(c->evcon);
+	return (bev == NULL ? 0 :
+	    evbuffer_get_length(bufferevent_get_output(bev)));
+}
+
+static void
+hsess_stream_headers(struct hsess *s, struct evhttp_request *req)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Content-Type", "text/event-stream");
+	evhttp_add_header(h, "Cache-Control", "no-cache");
+	if (s->attached)
+		evhttp_add_header(h, "Mcp-Session-Id", s->id);
+}
+
+/*
+ * A stream's connection: no read timeout from now on (the client only
+ * listens), the write timeout kept for a client that stops reading.
+ */
+static void
+hsess_stream_timeouts(struct hsess *s, struct hconn *c)
+{
+	struct bufferevent	*bev;
+	struct timeval		 tv;
+
+	if ((bev = evhttp_connection_get_bufferevent(c->evcon)) == NULL)
+		return;
+	tv.tv_sec = s->front->conf->timeout_s;
+	tv.tv_usec = 0;
+	bufferevent_set_timeouts(bev, NULL, &tv);
+}
+
+static int
+hsess_event(struct evhttp_request *req, struct hconn *c, const char *line,
+    size_t len)
+{
+	struct evbuffer	*b;
+
+	if (hsess_conn_queued(c) > HFRONT_OUT_MAX)
+		return (-1);
+	b = evbuffer_new();
+	evbuffer_add_printf(b, "event: message\ndata: ");
+	evbuffer_add(b, line, len);
+	evbuffer_add(b, "\n\n", 2);
+	evhttp_send_reply_chunk(req, b);
+	evbuffer_free(b);
+	return (0);
+}
+
+static void
+hsess_reply_json(struct hsess *s, struct hpending *p, const char *line,
+    size_t len)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(p->req);
+	struct evbuffer		*b;
+
+	if (p->streaming) {
+		(void)hsess_event(p->req, p->conn, line, len);
+		evhttp_send_reply_end(p->req);
+		return;
+	}
+	evhttp_add_header(h, "Content-Type", "application/json");
+	if (p->is_init)
+		evhttp_add_header(h, "Mcp-Session-Id", s->id);
+	b = evbuffer_new();
+	evbuffer_add(b, line, len);
+	evhttp_send_reply(p->req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+/* mcpd's answer to the attach: the session lives, or the POST fails. */
+static int
+hsess_attached(struct hsess *s, const char *line)
+{
+	struct hpending	*p = TAILQ_FIRST(&s->pending);
+	const cJSON	*error, *code;
+	cJSON		*reply;
+	int		 status = 502;
+	const char	*msg = "mcpd refused the session";
+
+	reply = cJSON_Parse(line);
+	error = cJSON_GetObjectItemCaseSensitive(reply, "error");
+	if (reply != NULL && error == NULL &&
+	    cJSON_GetObjectItemCaseSensitive(reply, "result") != NULL) {
+		cJSON_Delete(reply);
+		s->attached = 1;
+		bufferevent_write(s->bev, s->init_line, strlen(s->init_line));
+		bufferevent_write(s->bev, "\n", 1);
+		free(s->init_line);
+		s->init_line = NULL;
+		return (0);
+	}
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	if (cJSON_IsNumber(code) && code->valueint == MCPD_ERR_UNKNOWN_SERVER) {
+		status = 404;
+		msg = "no such server or group";
+	} else if (cJSON_IsNumber(code) &&
+	    code->valueint == MCPD_ERR_ACCESS_DENIED) {
+		status = 403;
+		msg = "mcpd's access rules refuse this session";
+	} else if (cJSON_IsNumber(code) && code->valueint == MCPD_ERR_LIMIT) {
+		status = 503;
+		msg = "mcpd's limits refuse another session now";
+	}
+	cJSON_Delete(reply);
+	if (p != NULL) {
+		hserve_error(p->req, status, NULL, msg);
+		hsess_pending_free(s, p);
+	}
+	hsess_close(s, "refused by mcpd");
+	return (-1);
+}
+
+/* Is this message from mcpd a reply (an id, no method)?  Its id's text. */
+static char *
+hsess_reply_id(const char *line)
+{
+	const cJSON	*id;
+	cJSON		*msg;
+	char		*text = NULL;
+
+	if ((msg = cJSON_Parse(line)) == NULL)
+		return (NULL);
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (id != NULL && cJSON_GetObjectItemCaseSensitive(msg, "method") ==
+	    NULL)
+		text = cJSON_PrintUnformatted(id);
+	cJSON_Delete(msg);
+	return (text);
+}
+
+static void
+hsess_line(struct hsess *s, const char *line, size_t len)
+{
+	struct hpending	*p;
+	char		*id;
+
+	if (!s->attached) {
+		(void)hsess_attached(s, line);
+		return;
+	}
+	if ((id = hsess_reply_id(line)) != NULL) {
+		TAILQ_FOREACH(p, &s->pending, entry) {
+			if (strcmp(p->idtext, id) == 0)
+				break;
+		}
+		free(id);
+		if (p != NULL) {
+			hsess_reply_json(s, p, line, len);
+			hsess_pending_free(s, p);
+		}
+		/* A reply whose POST went away is dropped. */
+		return;
+	}
+	hsess_deliver(s, line, len);
+}
+
+static void
+hsess_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct hsess	*s = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line;
+	size_t		 len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		s->last_ms = clock_now_ms();
+		hsess_line(s, line, len);
+		free(line);
+		/* hsess_attached may have ended the session. */
+		if (hsess_find(s->front, s->id) != s)
+			return;
+	}
+	if (evbuffer_get_length(in) > HFRONT_MCPD_LINE_MAX)
+		hsess_close(s, "a message from mcpd is too long");
+}
+
+static void
+hsess_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct hsess	*s = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		hsess_close(s, "mcpd closed the connection");
+}
+
+/* A message that is not a reply: to a stream, or held for one. */
+static void
+hsess_deliver(struct hsess *s, const char *line, size_t len)
+{
+	struct hpending	*p;
+
+	if (s->stream != NULL) {
+		if (hsess_event(s->stream, s->stream_conn, line, len) == 0)
+			return;
+		hlog("session %.8s: its stream is not read, ended", s->id);
+		evhttp_send_reply_end(s->stream);
+		s->stream = NULL;
+		s->stream_conn = NULL;
+	}
+	TAILQ_FOREACH(p, &s->pending, entry) {
+		if (!p->sse_ok)
+			continue;
+		if (!p->streaming) {
+			hsess_stream_headers(s, p->req);
+			evhttp_send_reply_start(p->req, 200, "OK");
+			hsess_stream_timeouts(s, p->conn);
+			p->streaming = 1;
+		}
+		(void)hsess_event(p->req, p->conn, line, len);
+		return;
+	}
+	if (evbuffer_get_length(s->held) + len > HFRONT_QUEUE_MAX) {
+		hlog("session %.8s: no stream takes the server's messages; "
+		    "one dropped", s->id);
+		return;
+	}
+	evbuffer_add_printf(s->held, "event: message\ndata: ");
+	evbuffer_add(s->held, line, len);
+	evbuffer_add(s->held, "\n\n", 2);
+}
+
+static int
+hsess_connect(struct hfront *f)
+{
+	struct sockaddr_un	 sun;
+	struct ucred		 cred;
+	socklen_t		 clen = sizeof cred;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(f->socket_path) >= sizeof sun.sun_path)
+		return (-1);
+	memcpy(sun.sun_path, f->socket_path, strlen(f->socket_path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1)
+		return (-1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
+	    (cred.uid != getuid() && cred.uid != 0)) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+void
+hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
+    const char *token, const char *line)
+{
+	struct hsess	*s;
+	struct hpending	*p;
+	unsigned char	 raw[HFRONT_SESSION_ID_BYTES];
+	cJSON		*attach, *params, *msg;
+	char		*text;
+	size_t		 i;
+	int		 fd;
+
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw ||
+	    (fd = hsess_connect(f)) == -1) {
+		hserve_error(req, 503, NULL, "mcpd cannot be reached");
+		return;
+	}
+	s = xcalloc(1, sizeof *s);
+	for (i = 0; i < sizeof raw; i++)
+		snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
+	s->front = f;
+	s->token = xstrdup(token);
+	s->target = xstrdup(target);
+	s->init_line = xstrdup(line);
+	s->held = evbuffer_new();
+	s->last_ms = clock_now_ms();
+	TAILQ_INIT(&s->pending);
+	s->bev = bufferevent_socket_new(f->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	bufferevent_setcb(s->bev, hsess_read_cb, NULL, hsess_event_cb, s);
+	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&f->sessions, s, entry);
+	f->nsessions++;
+
+	attach = cJSON_CreateObject();
+	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
+	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
+	params = cJSON_AddObjectToObject(attach, "params");
+	cJSON_AddStringToObject(params, "server", target);
+	text = cJSON_PrintUnformatted(attach);
+	cJSON_Delete(attach);
+	bufferevent_write(s->bev, text, strlen(text));
+	bufferevent_write(s->bev, "\n", 1);
+	free(text);
+
+	p = xcalloc(1, sizeof *p);
+	p->req = req;
+	p->conn = hfront_conn(f, req);
+	p->is_init = 1;		/* answered as JSON, with the session id */
+	msg = cJSON_Parse(line);
+	p->idtext = cJSON_PrintUnformatted(
+	    cJSON_GetObjectItemCaseSensitive(msg, "id"));
+	cJSON_Delete(msg);
+	TAILQ_INSERT_TAIL(&s->pending, p, entry);
+	s->npending++;
+	hlog("session %.8s opened on %s for token %s", s->id, target, token);
+}
+
+void
+hsess_post(struct hsess *s, struct evhttp_request *req, const char *line,
+    int is_request, const char *idtext, int sse_ok)
+{
+	struct hpending	*p;
+
+	s->last_ms = clock_now_ms();
+	if (is_request && s->npending >= HFRONT_PENDING_MAX) {
+		hserve_error(req, 429, "Too Many Requests", "too many "
+		    "requests wait for replies in this session");
+		return;
+	}
+	bufferevent_write(s->bev, line, strlen(line));
+	bufferevent_write(s->bev, "\n", 1);
+	if (!is_request) {
+		evhttp_send_reply(req, 202, "Accepted", NULL);
+		return;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->req = req;
+	p->conn = hfront_conn(s->front, req);
+	p->idtext = xstrdup(idtext);
+	p->sse_ok = sse_ok;
+	TAILQ_INSERT_TAIL(&s->pending, p, entry);
+	s->npending++;
+}
+
+void
+hsess_get(struct hsess *s, struct evhttp_request *req)
+{
+	s->last_ms = clock_now_ms();
+	if (s->stream != NULL) {
+		hserve_error(req, 409, "Conflict", "this session's stream is "
+		    "open already");
+		return;
+	}
+	s->stream = req;
+	s->stream_conn = hfront_conn(s->front, req);
+	hsess_stream_headers(s, req);
+	evhttp_send_reply_start(req, 200, "OK");
+	hsess_stream_timeouts(s, s->stream_conn);
+	if (evbuffer_get_length(s->held) > 0)
+		evhttp_send_reply_chunk(req, s->held);
+}
+
+void
+hsess_close(struct hsess *s, const char *why)
+{
+	struct hfront	*f = s->front;
+	struct hpending	*p;
+
+	hlog("session %.8s on %s ended: %s", s->id, s->target, why);
+	while ((p = TAILQ_FIRST(&s->pending)) != NULL) {
+		if (p->streaming)
+			evhttp_send_reply_end(p->req);
+		else
+			hserve_error(p->req, 503, NULL, "the session ended");
+		hsess_pending_free(s, p);
+	}
+	if (s->stream != NULL)
+		evhttp_send_reply_end(s->stream);
+	TAILQ_REMOVE(&f->sessions, s, entry);
+	f->nsessions--;
+	bufferevent_free(s->bev);
+	evbuffer_free(s->held);
+	free(s->init_line);
+	free(s->token);
+	free(s->target);
+	free(s);
+}
+
+static void
+hsess_keepalive(struct hsess *s)
+{
+	struct evbuffer	*b;
+
+	if (hsess_conn_queued(s->stream_conn) > HFRONT_OUT_MAX)
+		return;
+	b = evbuffer_new();
+	evbuffer_add_printf(b, ": keep-alive\n\n");
+	evhttp_send_reply_chunk(s->stream, b);
+	evbuffer_free(b);
+}
+
+void
+hsess_tick(struct hfront *f)
+{
+	struct hsess	*s, *next;
+	uint64_t	 now = clock_now_ms();
+
+	TAILQ_FOREACH_SAFE(s, &f->sessions, entry, next) {
+		if (s->stream != NULL) {
+			hsess_keepalive(s);
+			continue;
+		}
+		if (s->npending == 0 && now - s->last_ms >
+		    (uint64_t)f->conf->session_idle_s * 1000)
+			hsess_close(s, "idle");
+	}
+}
+
+void
+hsess_revoked(struct hfront *f)
+{
+	struct hsess	*s, *next;
+
+	TAILQ_FOREACH_SAFE(s, &f->sessions, entry, next)
+		if (!hauth_known(f, s->token))
+			hsess_close(s, "its token was revoked");
+}
+
+void
+hsess_conn_closed(struct hfront *f, struct hconn *c)
+{
+	struct hsess	*s;
+	struct hpending	*p, *next;
+
+	TAILQ_FOREACH(s, &f->sessions, entry) {
+		if (s->stream_conn == c) {
+			s->stream = NULL;
+			s->stream_conn = NULL;
+			s->last_ms = clock_now_ms();
+		}
+		TAILQ_FOREACH_SAFE(p, &s->pending, entry, next)
+			if (p->conn == c)
+				hsess_pending_free(s, p);
+	}
+}

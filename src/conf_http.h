@@ -1,0 +1,81 @@
+/*
+ * conf_http.h -- the "http" object of "mcpd": the HTTP front's listen
+ * addresses, the Host and Origin values it accepts, whether it sits
+ * behind a reverse proxy, and its caps.  Read by mcpd (conf.c, which
+ * supervises the front) and by mcpd-http itself, which is handed the
+ * object's text.  Pure.
+ *
+ * mcpd speaks no TLS: a TCP listen address that is not loopback is an
+ * error unless "behind_proxy" is true (a reverse proxy terminates TLS).
+ */
+#ifndef MCPD_CONF_HTTP_H
+#define MCPD_CONF_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+struct conf_diags;
+
+/* Defaults (documented in mcpd.json(5)). */
+#define CONF_HTTP_DEFAULT_MAX_SESSIONS		256
+#define CONF_HTTP_DEFAULT_MAX_SESSIONS_PER_TOKEN 32
+#define CONF_HTTP_DEFAULT_SESSION_IDLE_S	1800
+#define CONF_HTTP_DEFAULT_MAX_CONNECTIONS	512
+#define CONF_HTTP_DEFAULT_MAX_BODY_BYTES	(4 * 1024 * 1024)
+#define CONF_HTTP_DEFAULT_MAX_HEADER_BYTES	(16 * 1024)
+#define CONF_HTTP_DEFAULT_TIMEOUT_S		30
+
+struct conf_http_listen {
+	char		*spec;		/* as written: "HOST:PORT", "unix:PATH" */
+	char		*path;		/* unix: the socket's path; else NULL */
+	char		*host;		/* TCP: the address, no brackets */
+	char		*port;		/* TCP: the port */
+	int		 loopback;	/* TCP: 127.0.0.0/8 or ::1 */
+};
+
+struct conf_http {
+	struct conf_http_listen	*listen;
+	size_t			 nlisten;
+	char			**allowed_hosts;	/* "NAME" or "NAME:PORT" */
+	size_t			 nallowed_hosts;
+	char			**allowed_origins;	/* "scheme://host[:port]" */
+	size_t			 nallowed_origins;
+	int			 behind_proxy;
+	uint32_t		 max_sessions;
+	uint32_t		 max_sessions_per_token;
+	uint32_t		 session_idle_s;
+	uint32_t		 max_connections;
+	uint32_t		 max_body_bytes;
+	uint32_t		 max_header_bytes;
+	uint32_t		 timeout_s;	/* headers, bodies, idle reads */
+	char			*text;		/* the object, canonical JSON */
+};
+
+/*
+ * The object at path ("mcpd.http"): NULL with errors in diags if it is
+ * not valid.  Unknown keys are warnings.
+ */
+struct conf_http *conf_http_parse(struct conf_diags *, const char *path,
+		    const cJSON *);
+/* From the text conf_http_parse kept (mcpd-http's argument). */
+struct conf_http *conf_http_from_text(const char *text,
+		    struct conf_diags *);
+void		 conf_http_free(struct conf_http *);
+/* The same settings (a change restarts the front); NULLs compare. */
+int		 conf_http_same(const struct conf_http *,
+		    const struct conf_http *);
+/*
+ * May a request with this Host header be served?  Yes if it names a TCP
+ * listen address (by its address, or "localhost" for a loopback one) or
+ * an allowed_hosts entry ("NAME" matches any port); a front on a Unix
+ * socket takes "localhost" too.
+ */
+int		 conf_http_host_allowed(const struct conf_http *,
+		    const char *host);
+/* An Origin header: only one listed in allowed_origins (no slash after). */
+int		 conf_http_origin_allowed(const struct conf_http *,
+		    const char *origin);
+
+#endif /* MCPD_CONF_HTTP_H */

@@ -1,0 +1,159 @@
+#!/bin/bash
+# http-front.sh -- mcpd's HTTP front (mcpd-http), as an app that takes a
+# URL sees it: the official SDK's StreamableHTTPClientTransport
+# (http-client.mjs) lists and calls through /servers/NAME/mcp and
+# /groups/NAME/mcp with a token from `mcpctl token create`, gets progress
+# over the stream, and two clients get only their own replies.  Then what
+# must be refused: no token, a revoked one, a token for other servers, a
+# foreign Origin or Host (DNS rebinding); and a hostile HTTP client (huge
+# headers, a huge body, slow headers, too many sessions) with mcpd and
+# the front still serving afterwards.
+#
+# Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
+# error.  By hand, from the top of the source tree with the build in
+# build/:
+#   MCPD=build/daemon/mcpd MCPCTL=build/clients/mcpctl \
+#   MCP_FAKE=build/tests/fake/mcp-fake TESTS_SRCDIR=tests \
+#   bash tests/interop/http-front.sh
+
+if [ -z "${TESTS_SRCDIR:-}" ]; then
+	echo "ERROR: http-front: TESTS_SRCDIR is not set (see tests/integration/lib.sh)" >&2
+	exit 99
+fi
+TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-600}
+CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
+
+. "$TESTS_SRCDIR/integration/lib.sh"
+. "$TESTS_SRCDIR/remote/lib.sh"
+
+remote_setup
+command -v curl >/dev/null || skip "curl is not installed"
+cp "$TESTS_SRCDIR/interop/http-client.mjs" "$T/" ||
+	hard_error "cannot copy http-client.mjs"
+
+export MCPD_HTTP_TOKENS=$T/http-tokens
+PORT=$(_random_port)
+BASE=http://127.0.0.1:$PORT
+config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
+	mcpd: { http: { listen: ["127.0.0.1:\($port)"],
+		max_sessions_per_token: 4, timeout_s: 2 } },
+	mcpServers: {
+		fake: { command: $fake, env: { MCPD_TEST_DIR: $t } },
+		fake2: { command: $fake, env: { MCPD_TEST_DIR: $t } },
+		private: { command: $fake, env: { MCPD_TEST_DIR: $t } }
+	},
+	groups: { dev: { servers: ["fake", "fake2"] } }
+}') || hard_error "cannot build the configuration"
+write_config_raw "$T/mcpd.json" "$config"
+start_mcpd "$T/mcpd.json"
+
+TOKEN=$("$MCPCTL" token create app --servers fake,dev) ||
+	fail "mcpctl token create failed"
+case "$TOKEN" in
+mcpd_?*) ;;
+*) fail "mcpctl token create printed '$TOKEN'" ;;
+esac
+[ "$(stat -c %a "$MCPD_HTTP_TOKENS")" = 600 ] ||
+	fail "the token store is not 0600"
+grep -q "$TOKEN" "$MCPD_HTTP_TOKENS" && fail "the store holds the token itself"
+"$MCPCTL" token list >"$T/list.out" || fail "mcpctl token list failed"
+grep -q '^app .*fake,dev' "$T/list.out" ||
+	fail "token list: $(cat "$T/list.out")"
+
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+# code PATH [CURL ARGS...]: the status of a POST of initialize to PATH.
+code() {
+	local path=$1
+	shift
+	curl -s -o "$T/body.out" -D "$T/headers.out" -w '%{http_code}' \
+		--max-time 10 -X POST "$BASE$path" \
+		-H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' "$@" \
+		--data-binary "$INIT"
+}
+front_up() { [ "$(code /servers/fake/mcp)" = 401 ]; }
+wait_for 30 front_up || fail "mcpd-http did not answer on $BASE"
+
+node_http() {
+	timeout -k 5 "$CLIENT_TIMEOUT_S" "$NODE" "$T/http-client.mjs" "$@" \
+		</dev/null >"$T/node.out" 2>&1
+	local rc=$?
+	cat "$T/node.out"
+	return $rc
+}
+node_http "$BASE/servers/fake/mcp" "$TOKEN" server ||
+	fail "the SDK client over HTTP (server) failed"
+node_http "$BASE/groups/dev/mcp" "$TOKEN" group ||
+	fail "the SDK client over HTTP (group) failed"
+node_http "$BASE/servers/fake/mcp" "$TOKEN" isolated ||
+	fail "the SDK client over HTTP (two clients) failed"
+
+# Refusals.
+c=$(code /servers/fake/mcp)
+[ "$c" = 401 ] || fail "no token: $c, expected 401"
+grep -qi '^WWW-Authenticate: Bearer' "$T/headers.out" ||
+	fail "a 401 without WWW-Authenticate"
+c=$(code /servers/fake/mcp -H "Authorization: Bearer mcpd_wrong")
+[ "$c" = 401 ] || fail "a wrong token: $c, expected 401"
+c=$(code /servers/private/mcp -H "Authorization: Bearer $TOKEN")
+[ "$c" = 403 ] || fail "a server the token does not name: $c, expected 403"
+c=$(code /servers/fake/mcp -H "Authorization: Bearer $TOKEN" \
+	-H 'Origin: http://evil.example')
+[ "$c" = 403 ] || fail "a foreign Origin: $c, expected 403"
+# DNS rebinding: the page's name resolves to 127.0.0.1, Host is its name.
+c=$(code /servers/fake/mcp -H "Authorization: Bearer $TOKEN" \
+	-H "Host: evil.example:$PORT")
+[ "$c" = 403 ] || fail "a foreign Host: $c, expected 403"
+c=$(code /servers/fake/mcp -H "Authorization: Bearer $TOKEN" \
+	-H "Host: localhost:$PORT")
+[ "$c" = 200 ] || fail "Host localhost:$PORT: $c, expected 200"
+SID=$(tr -d '\r' <"$T/headers.out" | awk 'tolower($1) == "mcp-session-id:" { print $2 }')
+[ "${#SID}" -ge 32 ] || fail "Mcp-Session-Id '$SID' is shorter than 128 bits"
+c=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE/servers/fake/mcp" \
+	-H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $SID" \
+	-H 'Content-Type: application/json' -H 'MCP-Protocol-Version: 1999-01-01' \
+	--data-binary '{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+[ "$c" = 400 ] || fail "an unknown MCP-Protocol-Version: $c, expected 400"
+c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$BASE/servers/fake/mcp" \
+	-H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $SID")
+[ "$c" = 200 ] || fail "DELETE: $c, expected 200"
+
+# A hostile client.
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+c=$(code /servers/fake/mcp -H "X-Big: $big")
+case "$c" in
+400 | 413 | 431 | 000) ;;
+*) fail "100 kB of headers: $c, expected 400, 413 or 431" ;;
+esac
+head -c 5000000 /dev/zero | tr '\0' ' ' >"$T/big.json"
+c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST \
+	"$BASE/servers/fake/mcp" -H 'Content-Type: application/json' \
+	-H "Authorization: Bearer $TOKEN" --data-binary @"$T/big.json")
+[ "$c" = 413 ] || fail "a 5 MB body: $c, expected 413"
+# Slow headers: the front closes the connection after timeout_s.
+exec 7<>"/dev/tcp/127.0.0.1/$PORT" || fail "cannot connect to $BASE"
+printf 'POST /servers/fake/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n' >&7
+t=$(now_ms)
+timeout 20 cat <&7 >/dev/null
+exec 7<&-
+[ $(($(now_ms) - t)) -lt 15000 ] ||
+	fail "a client that never ends its headers was not timed out"
+# Sessions per token: max_sessions_per_token is 4.
+for i in 1 2 3 4 5 6; do
+	codes+=" $(code /servers/fake/mcp -H "Authorization: Bearer $TOKEN")"
+done
+case "$codes" in
+*429*) ;;
+*) fail "six sessions of one token were all opened:$codes" ;;
+esac
+
+# Revoked: 401, and mcpd and the front still serve.
+"$MCPCTL" token revoke app || fail "mcpctl token revoke failed"
+c=$(code /servers/fake/mcp -H "Authorization: Bearer $TOKEN")
+[ "$c" = 401 ] || fail "a revoked token: $c, expected 401"
+TOKEN2=$("$MCPCTL" token create app2) || fail "a second token"
+node_http "$BASE/servers/fake/mcp" "$TOKEN2" server ||
+	fail "the front stopped serving after the hostile client"
+ctl status >/dev/null || fail "mcpd stopped answering"
+stop_mcpd
+exit 0
