@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "b64.h"
+#include "ctl.h"
 #include "diag.h"
 #include "fdio.h"
 #include "htoken.h"
@@ -267,14 +268,36 @@ out:
 int
 token_run(struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	if (argc >= 1 && strcmp(argv[0], "create") == 0)
-		return (token_create(argc - 1, argv + 1));
-	if (argc == 1 && strcmp(argv[0], "list") == 0)
-		return (token_list());
-	if (argc == 2 && strcmp(argv[0], "revoke") == 0)
-		return (token_revoke(argv[1]));
-	diag_warnx(NULL, "usage: mcpctl token create NAME [--servers A,B] "
-	    "[--expires 30d] | list | revoke NAME");
-	return (DIAG_EXIT_USAGE);
+	static const char usage[] = "usage: mcpctl token create NAME "
+	    "[--servers A,B] [--expires 30d] | list | revoke NAME";
+	char	**args;
+	int	  i, n = 0, rc;
+
+	/* -s is mcpctl's everywhere; the store is a file, not the socket. */
+	args = xreallocarray(NULL, (size_t)argc + 1, sizeof *args);
+	for (i = 0; i < argc; i++) {
+		if ((strcmp(argv[i], "-s") == 0 ||
+		    strcmp(argv[i], "--socket") == 0) && i + 1 < argc)
+			ctl->socket_path = argv[++i];
+		else if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			printf("%s\n", usage);
+			free(args);
+			return (DIAG_EXIT_OK);
+		} else
+			args[n++] = argv[i];
+	}
+	args[n] = NULL;
+	if (n >= 1 && strcmp(args[0], "create") == 0)
+		rc = token_create(n - 1, args + 1);
+	else if (n == 1 && strcmp(args[0], "list") == 0)
+		rc = token_list();
+	else if (n == 2 && strcmp(args[0], "revoke") == 0)
+		rc = token_revoke(args[1]);
+	else {
+		diag_warnx(NULL, "%s", usage);
+		rc = DIAG_EXIT_USAGE;
+	}
+	free(args);
+	return (rc);
 }

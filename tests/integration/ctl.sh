@@ -10,7 +10,7 @@
 # shellcheck source=reload-lib.sh
 . "$TESTS_SRCDIR/integration/reload-lib.sh"
 
-COMMANDS="status start stop restart reload reexec logs metrics pins approve connect tools call ping prompts prompt resources read login logout check-config version import install uninstall add remove audit help"
+COMMANDS="status start stop restart reload reexec logs metrics pins approve connect tools call ping prompts prompt resources read login logout check-config version import install uninstall add remove audit token help"
 LONG=a-rather-long-server-name
 CFG=$T/mcpd.json
 write_config "$CFG" <<JSON
