@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,32 +128,21 @@ token_servers_ok(const char *list)
 }
 
 static int
-token_create(int argc, char **argv)
+token_create(const char *name, const char *servers, const char *expiry)
 {
 	struct htokens	 ts;
 	unsigned char	 raw[HTOKEN_RANDOM_BYTES];
 	char		 hash[HTOKEN_HASH_HEX], *path, *b64, *token;
-	const char	*name = NULL, *servers = NULL;
 	int64_t		 expires = 0, secs;
-	int		 i, rc = DIAG_EXIT_FAILED;
+	int		 rc = DIAG_EXIT_FAILED;
 
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--servers") == 0 && i + 1 < argc)
-			servers = argv[++i];
-		else if (strcmp(argv[i], "--expires") == 0 && i + 1 < argc) {
-			if (htoken_duration(argv[++i], &secs) != 0) {
-				diag_warnx(NULL, "--expires: expected a "
-				    "duration such as 30d, 12h or 90m");
-				return (DIAG_EXIT_USAGE);
-			}
-			expires = (int64_t)time(NULL) + secs;
-		} else if (name == NULL && argv[i][0] != '-')
-			name = argv[i];
-		else {
-			diag_warnx(NULL, "usage: mcpctl token create NAME "
-			    "[--servers A,B] [--expires 30d]");
+	if (expiry != NULL) {
+		if (htoken_duration(expiry, &secs) != 0) {
+			diag_warnx(NULL, "--expires: expected a duration such "
+			    "as 30d, 12h or 90m");
 			return (DIAG_EXIT_USAGE);
 		}
+		expires = (int64_t)time(NULL) + secs;
 	}
 	if (name == NULL || !htoken_name_ok(name)) {
 		diag_warnx(NULL, "a token's name is 1 to %d letters, digits, "
@@ -212,8 +202,38 @@ token_time(int64_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M", &tm);
 }
 
+/* The tokens as JSON: [{"name", "created", "expires", "servers"}]. */
+static void
+token_list_json(const struct htokens *ts)
+{
+	cJSON	*arr, *o, *sv;
+	char	*text;
+	size_t	 i, j;
+
+	arr = cJSON_CreateArray();
+	for (i = 0; i < ts->n; i++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", ts->v[i].name);
+		cJSON_AddNumberToObject(o, "created", (double)ts->v[i].created);
+		cJSON_AddNumberToObject(o, "expires", (double)ts->v[i].expires);
+		if (ts->v[i].nservers == 0)
+			cJSON_AddNullToObject(o, "servers");
+		else {
+			sv = cJSON_AddArrayToObject(o, "servers");
+			for (j = 0; j < ts->v[i].nservers; j++)
+				cJSON_AddItemToArray(sv,
+				    cJSON_CreateString(ts->v[i].servers[j]));
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	if ((text = cJSON_Print(arr)) != NULL)
+		printf("%s\n", text);
+	free(text);
+	cJSON_Delete(arr);
+}
+
 static int
-token_list(void)
+token_list(int json)
 {
 	struct htokens	 ts;
 	char		*path, created[32], expires[32];
@@ -224,6 +244,12 @@ token_list(void)
 	if (token_load(path, &ts) != 0) {
 		free(path);
 		return (DIAG_EXIT_FAILED);
+	}
+	if (json) {
+		token_list_json(&ts);
+		htokens_free(&ts);
+		free(path);
+		return (DIAG_EXIT_OK);
 	}
 	printf("%-20s %-16s %-16s %s\n", "NAME", "CREATED", "EXPIRES",
 	    "SERVERS");
@@ -269,35 +295,57 @@ int
 token_run(struct ctl *ctl, int argc, char **argv)
 {
 	static const char usage[] = "usage: mcpctl token create NAME "
-	    "[--servers A,B] [--expires 30d] | list | revoke NAME";
-	char	**args;
-	int	  i, n = 0, rc;
+	    "[--servers A,B] [--expires 30d] | list [--json] | revoke NAME";
+	static const struct option options[] = {
+		{ "servers",	required_argument,	NULL, 'S' },
+		{ "expires",	required_argument,	NULL, 'E' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "socket",	required_argument,	NULL, 's' },
+		{ "no-block",	no_argument,		NULL, 'b' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	const char	*servers = NULL, *expires = NULL;
+	char		**args;
+	int		  ch, n;
 
-	/* -s is mcpctl's everywhere; the store is a file, not the socket. */
-	args = xreallocarray(NULL, (size_t)argc + 1, sizeof *args);
-	for (i = 0; i < argc; i++) {
-		if ((strcmp(argv[i], "-s") == 0 ||
-		    strcmp(argv[i], "--socket") == 0) && i + 1 < argc)
-			ctl->socket_path = argv[++i];
-		else if (strcmp(argv[i], "--help") == 0 ||
-		    strcmp(argv[i], "-h") == 0) {
+	/* -s and --no-block are mcpctl's everywhere; the store is a file. */
+	optind = 0;
+	while ((ch = getopt_long(argc + 1, argv - 1, "s:h", options,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'S':
+			servers = optarg;
+			break;
+		case 'E':
+			expires = optarg;
+			break;
+		case 'j':
+			ctl->json = 1;
+			break;
+		case 's':
+			ctl->socket_path = optarg;
+			break;
+		case 'b':
+			break;
+		case 'h':
 			printf("%s\n", usage);
-			free(args);
 			return (DIAG_EXIT_OK);
-		} else
-			args[n++] = argv[i];
+		default:
+			diag_warnx(NULL, "%s", usage);
+			return (DIAG_EXIT_USAGE);
+		}
 	}
-	args[n] = NULL;
-	if (n >= 1 && strcmp(args[0], "create") == 0)
-		rc = token_create(n - 1, args + 1);
-	else if (n == 1 && strcmp(args[0], "list") == 0)
-		rc = token_list();
-	else if (n == 2 && strcmp(args[0], "revoke") == 0)
-		rc = token_revoke(args[1]);
-	else {
-		diag_warnx(NULL, "%s", usage);
-		rc = DIAG_EXIT_USAGE;
+	args = argv - 1 + optind;
+	n = argc + 1 - optind;
+	if (n == 2 && strcmp(args[0], "create") == 0)
+		return (token_create(args[1], servers, expires));
+	if (servers == NULL && expires == NULL) {
+		if (n == 1 && strcmp(args[0], "list") == 0)
+			return (token_list(ctl->json));
+		if (n == 2 && strcmp(args[0], "revoke") == 0)
+			return (token_revoke(args[1]));
 	}
-	free(args);
-	return (rc);
+	diag_warnx(NULL, "%s", usage);
+	return (DIAG_EXIT_USAGE);
 }
