@@ -12,6 +12,8 @@
  *	hserve.c	a request: Host, Origin, token, route, method
  *	hsess.c		a session: its connection to mcpd, replies matched
  *			to POSTs, the GET stream, idle expiry
+ *	hresume.c	a stream resumed with Last-Event-ID
+ *	hreplay.c	the events kept for that (pure)
  *	hauth.c		the token store, read again when it changes
  */
 #ifndef MCPD_HFRONT_H
@@ -31,7 +33,6 @@
 #define HFRONT_SESSION_ID_HEX	(HFRONT_SESSION_ID_BYTES * 2 + 1)
 #define HFRONT_MCPD_LINE_MAX	(16 * 1024 * 1024)	/* from mcpd */
 #define HFRONT_OUT_MAX		(8 * 1024 * 1024)	/* to one HTTP peer */
-#define HFRONT_QUEUE_MAX	(4 * 1024 * 1024)	/* held for a stream */
 #define HFRONT_PENDING_MAX	64		/* POSTs waiting, per session */
 #define HFRONT_KEEPALIVE_S	15
 #define HFRONT_PROTOCOL_VERSION	"2025-11-25"
@@ -90,7 +91,9 @@ const char	*hsess_target(const struct hsess *);
 void		 hsess_post(struct hsess *, struct evhttp_request *,
 		    const char *line, int is_request, const char *idtext,
 		    int sse_ok);
-void		 hsess_get(struct hsess *, struct evhttp_request *);
+/* The GET stream, or with Last-Event-ID a stream resumed (hresume.c). */
+void		 hsess_get(struct hsess *, struct evhttp_request *,
+		    const char *last_event_id);
 void		 hsess_close(struct hsess *, const char *why);
 /* Keep-alives and idle expiry, every few seconds. */
 void		 hsess_tick(struct hfront *);

@@ -225,7 +225,9 @@ hserve_method(struct hfront *f, struct evhttp_request *req,
 			break;
 		}
 		if ((s = hserve_session(f, req, target, t)) != NULL)
-			hsess_get(s, req);
+			hsess_get(s, req, evhttp_find_header(
+			    evhttp_request_get_input_headers(req),
+			    "Last-Event-ID"));
 		break;
 	case EVHTTP_REQ_DELETE:
 		if ((s = hserve_session(f, req, target, t)) != NULL) {
