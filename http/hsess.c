@@ -336,7 +336,7 @@ hsess_deliver(struct hsess *s, const char *line, size_t len)
 	(void)hreplay_add(&s->replay, 0, line, len, 0);
 }
 
-static int
+int
 hsess_connect(struct hfront *f)
 {
 	struct sockaddr_un	 sun;
@@ -361,6 +361,25 @@ hsess_connect(struct hfront *f)
 	return (fd);
 }
 
+/* The mcpd/attach request of a connection for target, on one line. */
+char *
+hsess_attach_line(const char *target, const char *token)
+{
+	cJSON	*attach, *params;
+	char	*text;
+
+	(void)token;
+	attach = cJSON_CreateObject();
+	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
+	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
+	params = cJSON_AddObjectToObject(attach, "params");
+	cJSON_AddStringToObject(params, "server", target);
+	text = cJSON_PrintUnformatted(attach);
+	cJSON_Delete(attach);
+	return (text);
+}
+
 void
 hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
     const char *token, const char *line)
@@ -368,7 +387,7 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	struct hsess	*s;
 	struct hpending	*p;
 	unsigned char	 raw[HFRONT_SESSION_ID_BYTES];
-	cJSON		*attach, *params, *msg;
+	cJSON		*msg;
 	char		*text;
 	size_t		 i;
 	int		 fd;
@@ -395,14 +414,7 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	TAILQ_INSERT_TAIL(&f->sessions, s, entry);
 	f->nsessions++;
 
-	attach = cJSON_CreateObject();
-	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
-	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
-	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
-	params = cJSON_AddObjectToObject(attach, "params");
-	cJSON_AddStringToObject(params, "server", target);
-	text = cJSON_PrintUnformatted(attach);
-	cJSON_Delete(attach);
+	text = hsess_attach_line(target, token);
 	bufferevent_write(s->bev, text, strlen(text));
 	bufferevent_write(s->bev, "\n", 1);
 	free(text);
