@@ -20,7 +20,7 @@ MERGE=${MERGE:-1}
 seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
-    filter jsonc urinorm gmerge pversion toml rstate modern modern_layer ident}
+    filter jsonc urinorm gmerge pversion toml rstate modern modern_layer ident http}
 
 max_len() {
 	case $1 in
