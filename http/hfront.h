@@ -12,6 +12,11 @@
  *	hserve.c	a request: Host, Origin, token, route, method
  *	hsess.c		a session: its connection to mcpd, replies matched
  *			to POSTs, the GET stream, idle expiry
+ *	hmodern.c	a request of MCP 2026-07-28: no session, a
+ *			connection to mcpd of its own
+ *	hreq.c		what a request says, read and checked (pure)
+ *	hresume.c	a stream resumed with Last-Event-ID
+ *	hreplay.c	the events kept for that (pure)
  *	hauth.c		the token store, read again when it changes
  */
 #ifndef MCPD_HFRONT_H
@@ -31,13 +36,14 @@
 #define HFRONT_SESSION_ID_HEX	(HFRONT_SESSION_ID_BYTES * 2 + 1)
 #define HFRONT_MCPD_LINE_MAX	(16 * 1024 * 1024)	/* from mcpd */
 #define HFRONT_OUT_MAX		(8 * 1024 * 1024)	/* to one HTTP peer */
-#define HFRONT_QUEUE_MAX	(4 * 1024 * 1024)	/* held for a stream */
 #define HFRONT_PENDING_MAX	64		/* POSTs waiting, per session */
 #define HFRONT_KEEPALIVE_S	15
 #define HFRONT_PROTOCOL_VERSION	"2025-11-25"
 
 struct hsess;
 struct htoken;
+struct hmodern;
+struct hreq_msg;
 
 /* One HTTP connection, counted against max_connections. */
 struct hconn {
@@ -47,6 +53,7 @@ struct hconn {
 };
 TAILQ_HEAD(hconn_list, hconn);
 TAILQ_HEAD(hsess_list, hsess);
+TAILQ_HEAD(hmodern_list, hmodern);
 
 struct hfront {
 	struct event_base	*base;
@@ -59,6 +66,8 @@ struct hfront {
 	size_t			 nconns;
 	struct hsess_list	 sessions;
 	size_t			 nsessions;
+	struct hmodern_list	 moderns;	/* hmodern.c */
+	size_t			 nmoderns;
 	struct event		*ev_tick;	/* keep-alives, idle expiry */
 	int			 listeners_off;	/* at max_connections */
 };
@@ -71,6 +80,8 @@ void		 hserve_request(struct evhttp_request *, void *front);
 /* An error reply: status, a JSON-RPC error body (id null). */
 void		 hserve_error(struct evhttp_request *, int status,
 		    const char *reason, const char *message);
+void		 hserve_error_code(struct evhttp_request *, int status,
+		    int code, const char *message);
 
 /* hauth.c */
 int		 hauth_load(struct hfront *);
@@ -90,7 +101,9 @@ const char	*hsess_target(const struct hsess *);
 void		 hsess_post(struct hsess *, struct evhttp_request *,
 		    const char *line, int is_request, const char *idtext,
 		    int sse_ok);
-void		 hsess_get(struct hsess *, struct evhttp_request *);
+/* The GET stream, or with Last-Event-ID a stream resumed (hresume.c). */
+void		 hsess_get(struct hsess *, struct evhttp_request *,
+		    const char *last_event_id);
 void		 hsess_close(struct hsess *, const char *why);
 /* Keep-alives and idle expiry, every few seconds. */
 void		 hsess_tick(struct hfront *);
@@ -100,6 +113,15 @@ void		 hsess_revoked(struct hfront *);
 size_t		 hsess_count(struct hfront *, const char *token);
 /* A connection closed: its POSTs and stream forgotten. */
 void		 hsess_conn_closed(struct hfront *, struct hconn *);
+
+int		 hsess_connect(struct hfront *);
+char		*hsess_attach_line(const char *target, const char *token);
+
+/* hmodern.c: a request of MCP 2026-07-28 (no session). */
+void		 hmodern_post(struct hfront *, struct evhttp_request *,
+		    const char *target, const char *token, struct hreq_msg *);
+void		 hmodern_conn_closed(struct hfront *, struct hconn *);
+void		 hmodern_tick(struct hfront *);
 
 void		 hlog(const char *fmt, ...)
 		    __attribute__((format(printf, 1, 2)));

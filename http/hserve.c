@@ -20,16 +20,23 @@
 #include <cjson/cJSON.h>
 
 #include "hfront.h"
+#include "hreq.h"
+#include "modern.h"
 #include "htoken.h"
 #include "proto.h"
 #include "xmalloc.h"
 
-#define HSERVE_NAME_MAX		128
-
-static const char *hserve_versions[] = MCPD_MCP_VERSIONS_ACCEPTED;
-
 void
 hserve_error(struct evhttp_request *req, int status, const char *reason,
+    const char *message)
+{
+	(void)reason;	/* evhttp's phrase for the status */
+	hserve_error_code(req, status, status == 404 ? -32001 : -32000,
+	    message);
+}
+
+void
+hserve_error_code(struct evhttp_request *req, int status, int code,
     const char *message)
 {
 	struct evbuffer	*b;
@@ -40,68 +47,20 @@ hserve_error(struct evhttp_request *req, int status, const char *reason,
 	cJSON_AddStringToObject(body, "jsonrpc", "2.0");
 	cJSON_AddNullToObject(body, "id");
 	error = cJSON_AddObjectToObject(body, "error");
-	cJSON_AddNumberToObject(error, "code", status == 404 ? -32001 :
-	    -32000);
+	cJSON_AddNumberToObject(error, "code", code);
 	cJSON_AddStringToObject(error, "message", message);
+	if (code == HREQ_UNSUPPORTED)
+		cJSON_AddItemToObject(error, "data", cJSON_Parse(
+		    "{\"supported\":" MODERN_SUPPORTED_JSON "}"));
 	text = cJSON_PrintUnformatted(body);
 	cJSON_Delete(body);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "application/json");
 	b = evbuffer_new();
 	evbuffer_add(b, text, strlen(text));
-	evhttp_send_reply(req, status, reason, b);
+	evhttp_send_reply(req, status, NULL, b);
 	evbuffer_free(b);
 	free(text);
-}
-
-/* "/servers/NAME/mcp" or "/groups/NAME/mcp": NAME, malloc'd, or NULL. */
-static char *
-hserve_target(const char *path)
-{
-	const char	*rest, *end;
-	size_t		 i, len;
-
-	if (path == NULL)
-		return (NULL);
-	if (strncmp(path, "/servers/", 9) == 0)
-		rest = path + 9;
-	else if (strncmp(path, "/groups/", 8) == 0)
-		rest = path + 8;
-	else
-		return (NULL);
-	if ((end = strchr(rest, '/')) == NULL || strcmp(end, "/mcp") != 0)
-		return (NULL);
-	len = end - rest;
-	if (len == 0 || len > HSERVE_NAME_MAX)
-		return (NULL);
-	for (i = 0; i < len; i++) {
-		if (!((rest[i] >= 'a' && rest[i] <= 'z') ||
-		    (rest[i] >= 'A' && rest[i] <= 'Z') ||
-		    (rest[i] >= '0' && rest[i] <= '9') ||
-		    rest[i] == '.' || rest[i] == '_' || rest[i] == '-'))
-			return (NULL);
-	}
-	return (xstrndup(rest, len));
-}
-
-static int
-hserve_version_ok(const char *v)
-{
-	size_t	 i;
-
-	if (v == NULL)
-		return (1);
-	for (i = 0; hserve_versions[i] != NULL; i++)
-		if (strcmp(hserve_versions[i], v) == 0)
-			return (1);
-	return (0);
-}
-
-static int
-hserve_accepts(const char *accept, const char *type)
-{
-	return (accept == NULL || strstr(accept, type) != NULL ||
-	    strstr(accept, "*/*") != NULL);
 }
 
 /* The session a request names, if it is this token's and this path's. */
@@ -158,50 +117,26 @@ hserve_post(struct hfront *f, struct evhttp_request *req,
 {
 	struct evkeyvalq	*in = evhttp_request_get_input_headers(req);
 	struct evbuffer		*body = evhttp_request_get_input_buffer(req);
-	const char		*ctype, *accept;
-	const cJSON		*method, *id;
+	struct hreq_hdrs	 h;
+	struct hreq_msg		 m;
 	struct hsess		*s;
-	cJSON			*msg;
-	char			*line, *idtext;
 	size_t			 len = evbuffer_get_length(body);
 
-	ctype = evhttp_find_header(in, "Content-Type");
-	if (ctype == NULL || strncasecmp(ctype, "application/json", 16) != 0) {
-		hserve_error(req, 415, "Unsupported Media Type", "expected "
-		    "Content-Type: application/json");
-		return;
-	}
-	accept = evhttp_find_header(in, "Accept");
-	if (!hserve_accepts(accept, "application/json") &&
-	    !hserve_accepts(accept, "text/event-stream")) {
-		hserve_error(req, 406, "Not Acceptable", "Accept must take "
-		    "application/json or text/event-stream");
-		return;
-	}
-	msg = cJSON_ParseWithLength((const char *)evbuffer_pullup(body, -1),
-	    len);
-	if (!cJSON_IsObject(msg) || !cJSON_IsString(
-	    cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc"))) {
-		cJSON_Delete(msg);
-		hserve_error(req, 400, NULL, cJSON_IsArray(msg) ? "batches "
-		    "are not taken (MCP 2025-06-18 and later)" : "expected one "
-		    "JSON-RPC message (an object)");
-		return;
-	}
-	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	line = cJSON_PrintUnformatted(msg);
-	idtext = id != NULL ? cJSON_PrintUnformatted(id) : NULL;
-	if (cJSON_IsString(method) && id != NULL &&
-	    strcmp(method->valuestring, "initialize") == 0)
-		hserve_initialize(f, req, target, t, line);
+	h.content_type = evhttp_find_header(in, "Content-Type");
+	h.accept = evhttp_find_header(in, "Accept");
+	h.version = evhttp_find_header(in, "MCP-Protocol-Version");
+	h.mcp_method = evhttp_find_header(in, "Mcp-Method");
+	h.mcp_name = evhttp_find_header(in, "Mcp-Name");
+	if (hreq_body(&h, (const char *)evbuffer_pullup(body, -1), len,
+	    &m) != 0)
+		hserve_error_code(req, m.status, m.code, m.why);
+	else if (m.modern)
+		hmodern_post(f, req, target, t->name, &m);
+	else if (m.is_init)
+		hserve_initialize(f, req, target, t, m.line);
 	else if ((s = hserve_session(f, req, target, t)) != NULL)
-		hsess_post(s, req, line, cJSON_IsString(method) && id != NULL,
-		    idtext, accept != NULL &&
-		    strstr(accept, "text/event-stream") != NULL);
-	cJSON_Delete(msg);
-	free(line);
-	free(idtext);
+		hsess_post(s, req, m.line, m.is_request, m.idtext, m.sse_ok);
+	hreq_msg_free(&m);
 }
 
 static void
@@ -225,7 +160,9 @@ hserve_method(struct hfront *f, struct evhttp_request *req,
 			break;
 		}
 		if ((s = hserve_session(f, req, target, t)) != NULL)
-			hsess_get(s, req);
+			hsess_get(s, req, evhttp_find_header(
+			    evhttp_request_get_input_headers(req),
+			    "Last-Event-ID"));
 		break;
 	case EVHTTP_REQ_DELETE:
 		if ((s = hserve_session(f, req, target, t)) != NULL) {
@@ -264,9 +201,8 @@ hserve_request(struct evhttp_request *req, void *arg)
 		    "allowed (allowed_origins)");
 		return;
 	}
-	if ((target = hserve_target(uri != NULL ? evhttp_uri_get_path(uri) :
-	    NULL)) == NULL || evhttp_uri_get_query(uri) != NULL) {
-		free(target);
+	if ((target = hreq_target(uri != NULL ? evhttp_uri_get_path(uri) :
+	    NULL, uri != NULL ? evhttp_uri_get_query(uri) : NULL)) == NULL) {
 		hserve_error(req, 404, "Not Found", "expected /servers/NAME/mcp "
 		    "or /groups/NAME/mcp");
 		return;
@@ -278,9 +214,10 @@ hserve_request(struct evhttp_request *req, void *arg)
 		    "this server or group");
 		goto out;
 	}
-	if (!hserve_version_ok(evhttp_find_header(in,
-	    "MCP-Protocol-Version"))) {
-		hserve_error(req, 400, NULL, "unsupported MCP-Protocol-Version");
+	if (hreq_version(evhttp_find_header(in, "MCP-Protocol-Version")) ==
+	    0) {
+		hserve_error_code(req, 400, HREQ_UNSUPPORTED, "unsupported "
+		    "MCP-Protocol-Version");
 		goto out;
 	}
 	hserve_method(f, req, target, t);

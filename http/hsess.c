@@ -9,7 +9,8 @@
  * text/event-stream and a message for it came first.  What mcpd sends
  * that is not a reply (notifications, the server's own requests) goes on
  * the session's GET stream, else on a waiting POST that takes a stream,
- * else is held (bounded) until a stream opens.  Everything held is
+ * else is held (hreplay.h) until a stream opens; every event keeps an id
+ * for a resume (hresume.c).  Everything held is
  * bounded; a session with no stream and nothing waiting ends after
  * session_idle_s.
  */
@@ -33,39 +34,13 @@
 
 #include "clock.h"
 #include "hfront.h"
+#include "hreplay.h"
+#include "hsess_int.h"
 #include "proto.h"
 #include "util.h"
 #include "xmalloc.h"
 
 #define HSESS_ATTACH_ID		"mcpd-http-attach"
-
-struct hpending {
-	TAILQ_ENTRY(hpending)	 entry;
-	struct evhttp_request	*req;
-	struct hconn		*conn;
-	char			*idtext;	/* the request's id, as JSON */
-	int			 is_init;
-	int			 sse_ok;	/* it Accepts text/event-stream */
-	int			 streaming;	/* its event stream started */
-};
-TAILQ_HEAD(hpending_list, hpending);
-
-struct hsess {
-	TAILQ_ENTRY(hsess)	 entry;
-	struct hfront		*front;
-	char			 id[HFRONT_SESSION_ID_HEX];
-	char			*token;
-	char			*target;
-	struct bufferevent	*bev;		/* to mcpd */
-	int			 attached;
-	char			*init_line;	/* sent once attached */
-	struct hpending_list	 pending;
-	size_t			 npending;
-	struct evhttp_request	*stream;	/* the GET stream, or NULL */
-	struct hconn		*stream_conn;
-	struct evbuffer		*held;		/* events for a stream */
-	uint64_t		 last_ms;
-};
 
 static void	hsess_deliver(struct hsess *, const char *line, size_t len);
 
@@ -126,7 +101,7 @@ hsess_conn_queued(struct hconn *c)
 	    evbuffer_get_length(bufferevent_get_output(bev)));
 }
 
-static void
+void
 hsess_stream_headers(struct hsess *s, struct evhttp_request *req)
 {
 	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
@@ -141,7 +116,7 @@ hsess_stream_headers(struct hsess *s, struct evhttp_request *req)
  * A stream's connection: no read timeout from now on (the client only
  * listens), the write timeout kept for a client that stops reading.
  */
-static void
+void
 hsess_stream_timeouts(struct hsess *s, struct hconn *c)
 {
 	struct bufferevent	*bev;
@@ -154,21 +129,35 @@ hsess_stream_timeouts(struct hsess *s, struct hconn *c)
 	bufferevent_set_timeouts(bev, NULL, &tv);
 }
 
-static int
-hsess_event(struct evhttp_request *req, struct hconn *c, const char *line,
-    size_t len)
+int
+hsess_event(struct evhttp_request *req, struct hconn *c, uint32_t stream,
+    uint64_t g, const char *line, size_t len)
 {
 	struct evbuffer	*b;
+	char		 id[HREPLAY_ID_MAX];
 
 	if (hsess_conn_queued(c) > HFRONT_OUT_MAX)
 		return (-1);
+	hreplay_format_id(id, sizeof id, stream, g);
 	b = evbuffer_new();
-	evbuffer_add_printf(b, "event: message\ndata: ");
+	evbuffer_add_printf(b, "id: %s\nevent: message\ndata: ", id);
 	evbuffer_add(b, line, len);
 	evbuffer_add(b, "\n\n", 2);
 	evhttp_send_reply_chunk(req, b);
 	evbuffer_free(b);
 	return (0);
+}
+
+/* An event of a POST's stream: kept for a resume, sent if it is open. */
+static void
+hsess_post_event(struct hsess *s, struct hpending *p, const char *line,
+    size_t len)
+{
+	uint64_t	 g;
+
+	g = hreplay_add(&s->replay, p->stream_no, line, len, 1);
+	if (p->req != NULL)
+		(void)hsess_event(p->req, p->conn, p->stream_no, g, line, len);
 }
 
 static void
@@ -179,8 +168,9 @@ hsess_reply_json(struct hsess *s, struct hpending *p, const char *line,
 	struct evbuffer		*b;
 
 	if (p->streaming) {
-		(void)hsess_event(p->req, p->conn, line, len);
-		evhttp_send_reply_end(p->req);
+		hsess_post_event(s, p, line, len);
+		if (p->req != NULL)
+			evhttp_send_reply_end(p->req);
 		return;
 	}
 	evhttp_add_header(h, "Content-Type", "application/json");
@@ -309,43 +299,44 @@ hsess_event_cb(struct bufferevent *bev, short what, void *arg)
 		hsess_close(s, "mcpd closed the connection");
 }
 
-/* A message that is not a reply: to a stream, or held for one. */
+/*
+ * A message that is not a reply: to the GET stream, else to a waiting
+ * POST's stream, else held in the replay buffer until a GET stream opens.
+ */
 static void
 hsess_deliver(struct hsess *s, const char *line, size_t len)
 {
 	struct hpending	*p;
+	uint64_t	 g;
 
 	if (s->stream != NULL) {
-		if (hsess_event(s->stream, s->stream_conn, line, len) == 0)
+		g = hreplay_add(&s->replay, 0, line, len, 1);
+		if (hsess_event(s->stream, s->stream_conn, 0, g, line, len) ==
+		    0)
 			return;
 		hlog("session %.8s: its stream is not read, ended", s->id);
 		evhttp_send_reply_end(s->stream);
 		s->stream = NULL;
 		s->stream_conn = NULL;
+		return;		/* sent as far as a resume goes */
 	}
 	TAILQ_FOREACH(p, &s->pending, entry) {
-		if (!p->sse_ok)
+		if (!p->sse_ok || p->req == NULL)
 			continue;
 		if (!p->streaming) {
 			hsess_stream_headers(s, p->req);
 			evhttp_send_reply_start(p->req, 200, "OK");
 			hsess_stream_timeouts(s, p->conn);
 			p->streaming = 1;
+			p->stream_no = s->next_stream++;
 		}
-		(void)hsess_event(p->req, p->conn, line, len);
+		hsess_post_event(s, p, line, len);
 		return;
 	}
-	if (evbuffer_get_length(s->held) + len > HFRONT_QUEUE_MAX) {
-		hlog("session %.8s: no stream takes the server's messages; "
-		    "one dropped", s->id);
-		return;
-	}
-	evbuffer_add_printf(s->held, "event: message\ndata: ");
-	evbuffer_add(s->held, line, len);
-	evbuffer_add(s->held, "\n\n", 2);
+	(void)hreplay_add(&s->replay, 0, line, len, 0);
 }
 
-static int
+int
 hsess_connect(struct hfront *f)
 {
 	struct sockaddr_un	 sun;
@@ -370,6 +361,25 @@ hsess_connect(struct hfront *f)
 	return (fd);
 }
 
+/* The mcpd/attach request of a connection for target, on one line. */
+char *
+hsess_attach_line(const char *target, const char *token)
+{
+	cJSON	*attach, *params;
+	char	*text;
+
+	(void)token;
+	attach = cJSON_CreateObject();
+	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
+	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
+	params = cJSON_AddObjectToObject(attach, "params");
+	cJSON_AddStringToObject(params, "server", target);
+	text = cJSON_PrintUnformatted(attach);
+	cJSON_Delete(attach);
+	return (text);
+}
+
 void
 hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
     const char *token, const char *line)
@@ -377,7 +387,7 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	struct hsess	*s;
 	struct hpending	*p;
 	unsigned char	 raw[HFRONT_SESSION_ID_BYTES];
-	cJSON		*attach, *params, *msg;
+	cJSON		*msg;
 	char		*text;
 	size_t		 i;
 	int		 fd;
@@ -394,7 +404,8 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	s->token = xstrdup(token);
 	s->target = xstrdup(target);
 	s->init_line = xstrdup(line);
-	s->held = evbuffer_new();
+	hreplay_init(&s->replay);
+	s->next_stream = 1;
 	s->last_ms = clock_now_ms();
 	TAILQ_INIT(&s->pending);
 	s->bev = bufferevent_socket_new(f->base, fd, BEV_OPT_CLOSE_ON_FREE);
@@ -403,14 +414,7 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	TAILQ_INSERT_TAIL(&f->sessions, s, entry);
 	f->nsessions++;
 
-	attach = cJSON_CreateObject();
-	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
-	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
-	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
-	params = cJSON_AddObjectToObject(attach, "params");
-	cJSON_AddStringToObject(params, "server", target);
-	text = cJSON_PrintUnformatted(attach);
-	cJSON_Delete(attach);
+	text = hsess_attach_line(target, token);
 	bufferevent_write(s->bev, text, strlen(text));
 	bufferevent_write(s->bev, "\n", 1);
 	free(text);
@@ -455,22 +459,49 @@ hsess_post(struct hsess *s, struct evhttp_request *req, const char *line,
 	s->npending++;
 }
 
+/* A stream's events after G (all of them, or only those never sent). */
 void
-hsess_get(struct hsess *s, struct evhttp_request *req)
+hsess_replay(struct hsess *s, struct evhttp_request *req, struct hconn *c,
+    uint32_t stream, uint64_t after, int all)
 {
-	s->last_ms = clock_now_ms();
-	if (s->stream != NULL) {
-		hserve_error(req, 409, "Conflict", "this session's stream is "
-		    "open already");
-		return;
+	struct hreplay_ev	*e;
+	size_t			 i;
+
+	for (i = 0; (e = hreplay_at(&s->replay, i)) != NULL; i++) {
+		if (e->stream != stream || e->g <= after || (!all && e->sent))
+			continue;
+		if (hsess_event(req, c, stream, e->g, e->text, e->len) != 0)
+			break;
+		e->sent = 1;
 	}
+}
+
+/* The GET stream opened on this request. */
+void
+hsess_stream_open(struct hsess *s, struct evhttp_request *req)
+{
 	s->stream = req;
 	s->stream_conn = hfront_conn(s->front, req);
 	hsess_stream_headers(s, req);
 	evhttp_send_reply_start(req, 200, "OK");
 	hsess_stream_timeouts(s, s->stream_conn);
-	if (evbuffer_get_length(s->held) > 0)
-		evhttp_send_reply_chunk(req, s->held);
+}
+
+void
+hsess_get(struct hsess *s, struct evhttp_request *req, const char *last_id)
+{
+	s->last_ms = clock_now_ms();
+	if (last_id != NULL) {
+		hresume_get(s, req, last_id);
+		return;
+	}
+	if (s->stream != NULL) {
+		hserve_error(req, 409, "Conflict", "this session's stream is "
+		    "open already");
+		return;
+	}
+	hsess_stream_open(s, req);
+	hsess_replay(s, req, s->stream_conn, 0, 0, 0);
 }
 
 void
@@ -481,7 +512,9 @@ hsess_close(struct hsess *s, const char *why)
 
 	hlog("session %.8s on %s ended: %s", s->id, s->target, why);
 	while ((p = TAILQ_FIRST(&s->pending)) != NULL) {
-		if (p->streaming)
+		if (p->req == NULL)
+			;	/* its stream was lost; no resume now */
+		else if (p->streaming)
 			evhttp_send_reply_end(p->req);
 		else
 			hserve_error(p->req, 503, NULL, "the session ended");
@@ -492,7 +525,7 @@ hsess_close(struct hsess *s, const char *why)
 	TAILQ_REMOVE(&f->sessions, s, entry);
 	f->nsessions--;
 	bufferevent_free(s->bev);
-	evbuffer_free(s->held);
+	hreplay_free(&s->replay);
 	free(s->init_line);
 	free(s->token);
 	free(s->target);
@@ -551,8 +584,16 @@ hsess_conn_closed(struct hfront *f, struct hconn *c)
 			s->stream_conn = NULL;
 			s->last_ms = clock_now_ms();
 		}
-		TAILQ_FOREACH_SAFE(p, &s->pending, entry, next)
-			if (p->conn == c)
+		TAILQ_FOREACH_SAFE(p, &s->pending, entry, next) {
+			if (p->conn != c)
+				continue;
+			if (!p->streaming) {
 				hsess_pending_free(s, p);
+				continue;
+			}
+			/* Its events are kept for a resume (hresume.c). */
+			p->req = NULL;
+			p->conn = NULL;
+		}
 	}
 }

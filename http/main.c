@@ -87,6 +87,7 @@ hfront_conn_closed(struct evhttp_connection *evcon, void *arg)
 
 	(void)evcon;
 	hsess_conn_closed(f, c);
+	hmodern_conn_closed(f, c);
 	TAILQ_REMOVE(&f->conns, c, entry);
 	f->nconns--;
 	free(c);
@@ -202,6 +203,7 @@ hfront_tick_cb(evutil_socket_t fd, short events, void *arg)
 	if (hauth_load(f))
 		hsess_revoked(f);
 	hsess_tick(f);
+	hmodern_tick(f);
 }
 
 static void
@@ -228,6 +230,7 @@ main(int argc, char *argv[])
 	memset(&f, 0, sizeof f);
 	TAILQ_INIT(&f.conns);
 	TAILQ_INIT(&f.sessions);
+	TAILQ_INIT(&f.moderns);
 	while ((ch = getopt(argc, argv, "s:t:c:")) != -1) {
 		switch (ch) {
 		case 's':

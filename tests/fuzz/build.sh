@@ -8,8 +8,13 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
+<<<<<<< HEAD
 # fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins and
 # fuzz_sandbox.
+=======
+# fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins,
+# fuzz_audit and fuzz_http.
+>>>>>>> t37stream
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -91,6 +96,8 @@ sources() {
 	mcpparam)	echo src/mcpparam.c src/mcphdr.c src/b64.c src/esc.c \
 			    src/sbuf.c src/xmalloc.c ;;
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
+	http)		echo http/hreq.c http/hreplay.c src/mcphdr.c src/b64.c \
+			    src/esc.c src/sbuf.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	audit)		echo src/audit.c src/auditfmt.c src/rstate.c src/esc.c src/b64.c \
 			    src/sbuf.c src/xmalloc.c ;;
@@ -139,7 +146,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident pins audit sandbox}
+    modern_layer ident pins audit sandbox http}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -150,6 +157,8 @@ for t in $targets; do
 		# The caps of remote/flow.h, small (as in Makefile.am).
 		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
+	elif [ "$t" = http ]; then
+		xincs="-I$top/http"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||

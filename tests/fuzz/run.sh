@@ -21,7 +21,7 @@ seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter jsonc urinorm gmerge pversion toml rstate modern modern_layer ident
-    sandbox}
+    sandbox http}
 
 max_len() {
 	case $1 in
