@@ -1139,6 +1139,35 @@ client_claim_principal(struct client *c, const char *presented,
 	return (0);
 }
 
+/*
+ * mcpd/attach with "http_token" (control.c): the connection is an HTTP
+ * session of that token, if its peer is mcpd's own mcpd-http
+ * (ident_http.c); its identity becomes the token and its principal the
+ * token's.  0, or -1 and why (malloc'd).
+ */
+int
+client_claim_http_token(struct client *c, const char *token, char **why)
+{
+	struct ident	*id;
+	uint64_t	 pid;
+
+	if ((id = ident_http_claim(c->mcpd, c->fd, c->pid, c->uid, token,
+	    why)) == NULL)
+		return (-1);
+	ident_free(c->ident);
+	ident_free(c->bridge_app);
+	c->bridge_app = NULL;
+	c->ident = id;
+	if (!c->principal_lasts &&
+	    (pid = principal_token(c->mcpd, c->uid, token)) != 0) {
+		c->principal = pid;
+		c->principal_lasts = 1;
+	}
+	log_debug("client %llu is an HTTP session of token %s",
+	    (unsigned long long)c->serial, token);
+	return (0);
+}
+
 /* Who the app on the other end is (ident.h). */
 const struct ident *
 client_ident(const struct client *c)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "audit.h"
@@ -20,6 +21,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "htoken.h"
 #include "ident.h"
 #include "router.h"
 #include "router_int.h"
@@ -88,6 +90,7 @@ router_audit_end(struct router *r, struct router_pending *p,
 	const struct ident	*id = NULL;
 	struct attachment	*a = p->att;
 	struct audit_end	 end;
+	char			 app[sizeof "token:" + HTOKEN_NAME_MAX];
 
 	end.outcome = router_audit_outcome(outcome, p->audit->gone);
 	end.duration_us = us;
@@ -101,6 +104,12 @@ router_audit_end(struct router *r, struct router_pending *p,
 	end.app_pid = id != NULL ? id->pid : 0;
 	end.app_exe = id != NULL ? id->exe : NULL;
 	end.app_unit = id != NULL ? id->unit : NULL;
+	/* An HTTP client is its token (ident_http.c). */
+	end.token = id != NULL ? id->token : NULL;
+	if (end.token != NULL) {
+		snprintf(app, sizeof app, "token:%s", end.token);
+		end.app = app;
+	}
 	auditq_put(p->audit, &end);
 	audit_call_free(p->audit);
 	p->audit = NULL;

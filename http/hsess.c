@@ -409,6 +409,8 @@ hsess_open(struct hfront *f, struct evhttp_request *req, const char *target,
 	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
 	params = cJSON_AddObjectToObject(attach, "params");
 	cJSON_AddStringToObject(params, "server", target);
+	/* Who the session is to mcpd: its token (mcpd takes it from us). */
+	cJSON_AddStringToObject(params, "http_token", token);
 	text = cJSON_PrintUnformatted(attach);
 	cJSON_Delete(attach);
 	bufferevent_write(s->bev, text, strlen(text));
