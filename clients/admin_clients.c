@@ -1,7 +1,8 @@
 /*
  * admin_clients.c -- `mcpctl status --clients`: the connections to mcpd
  * the caller may see (its own uid's; an administrator, all) and the app
- * on each, as mcpd read it from the kernel (mcpd(8), "Identity").
+ * on each, as mcpd read it from the kernel (mcpd(8), "Identity"), or the
+ * token of an HTTP client.
  */
 #include "config.h"
 
@@ -30,9 +31,12 @@ admin_clients_app(const cJSON *app)
 {
 	const char	*exe = out_str(app, "exe"), *unit = out_str(app, "unit");
 	const char	*id = out_str(app, "app_id");
+	const char	*token = out_str(app, "token");
 	int		 bridge = admin_clients_flag(app, "bridge");
 
-	if (exe != NULL)
+	if (token != NULL)
+		printf("token %s, over HTTP (mcpd-http)", out_esc(token));
+	else if (exe != NULL)
 		printf("%s", out_esc(exe));
 	else if (admin_clients_flag(app, "reparented"))
 		printf("unknown: the parent of mcpctl connect was gone "

@@ -87,20 +87,9 @@ struct client {
 	struct mcpd		*mcpd;
 	int			 fd;
 	uint64_t		 serial;
-	/*
-	 * Who it is to mcpd, whose tasks it reaches: its own, the serial,
-	 * unless it presents a principal of a bridge's.
-	 */
-	uint64_t		 principal;
-	int			 principal_lasts; /* a bridge's (principal.c) */
 	pid_t			 pid;
 	uid_t			 uid;
-	/*
-	 * The app on the other end (ident.h); for mcpctl, the app above it
-	 * too, which its mcpd/attach as a bridge makes the ident.
-	 */
-	struct ident		*ident;
-	struct ident		*bridge_app;
+	struct client_who	 who;		/* client_who.c */
 	struct event		*ev_read;
 	struct event		*ev_free;
 	struct event		*ev_hup;
@@ -200,10 +189,10 @@ client_free_cb(evutil_socket_t fd, short events, void *arg)
 	}
 	if (c->base->close != NULL)
 		c->base->close(c, c->base_arg);
-	if (c->principal_lasts)
-		principal_release(c->mcpd, c->principal);
-	ident_free(c->ident);
-	ident_free(c->bridge_app);
+	if (c->who.principal_lasts)
+		principal_release(c->mcpd, c->who.principal);
+	ident_free(c->who.ident);
+	ident_free(c->who.bridge_app);
 	c->mcpd->nclients--;
 	TAILQ_REMOVE(&c->mcpd->clients, c, entry);
 	event_free(c->ev_read);
@@ -231,7 +220,7 @@ client_lost(struct client *c, const char *reason)
 		return;
 	c->dead = 1;
 	snprintf(pidtext, sizeof pidtext, "%ld", (long)c->pid);
-	ident_log_fields(c->ident, f + 2, &exe);
+	ident_log_fields(c->who.ident, f + 2, &exe);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_DISCONNECT, f, nitems(f),
 	    "client %llu (pid %ld) disconnected: %s",
 	    (unsigned long long)c->serial, (long)c->pid, reason);
@@ -1012,10 +1001,11 @@ client_accept(struct mcpd *mcpd, int fd)
 	c->mcpd = mcpd;
 	c->fd = fd;
 	c->serial = ++mcpd->clients_total;
-	c->principal = c->serial;
+	c->who.principal = c->serial;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
-	c->ident = ident_accept(fd, cred.pid, cred.uid, &c->bridge_app);
+	c->who.ident = ident_accept(fd, cred.pid, cred.uid,
+	    &c->who.bridge_app);
 	c->admin = admin;
 	c->base = mcpd->client_base;
 	c->base_arg = mcpd;
@@ -1030,7 +1020,7 @@ client_accept(struct mcpd *mcpd, int fd)
 	mcpd->nclients++;
 	event_add(c->ev_read, NULL);
 	client_line_timer(c);
-	ident_log_fields(c->ident, f + 2, &exe);
+	ident_log_fields(c->who.ident, f + 2, &exe);
 	log_event(LOG_DEBUG, MCPD_MID_CLIENT_CONNECT, f, nitems(f),
 	    "client %llu connected (pid %ld, uid %lu)",
 	    (unsigned long long)c->serial, (long)cred.pid,
@@ -1123,47 +1113,34 @@ client_serial(const struct client *c)
 uint64_t
 client_principal(const struct client *c)
 {
-	return (c->principal);
-}
-
-/*
- * mcpd/attach with "principal" (control.c): the bridge's, or a new one;
- * the secret to present again goes in hex.  0: none given (at the cap),
- * the connection stays its own.
- */
-int
-client_claim_principal(struct client *c, const char *presented,
-    char hex[PRINCIPAL_HEX_LEN + 1])
-{
-	uint64_t	 id;
-
-	if (c->principal_lasts ||
-	    (id = principal_claim(c->mcpd, c->uid, presented, hex)) == 0)
-		return (-1);
-	c->principal = id;
-	c->principal_lasts = 1;
-	return (0);
+	return (c->who.principal);
 }
 
 /* Who the app on the other end is (ident.h). */
 const struct ident *
 client_ident(const struct client *c)
 {
-	return (c->ident);
+	return (c->who.ident);
 }
 
-/* It attached as mcpctl connect: the app above it (ident_bridge). */
-void
-client_ident_bridge(struct client *c)
+/* Who it is (client_who.c), and what client_who.c needs of it. */
+struct client_who *
+client_who(struct client *c)
 {
-	ident_bridge(&c->ident, &c->bridge_app, c->serial);
+	return (&c->who);
+}
+
+struct mcpd *
+client_mcpd(const struct client *c)
+{
+	return (c->mcpd);
 }
 
 /* A bridge's principal outlives the connection (client_int.h). */
 int
 client_principal_lasts(const struct client *c)
 {
-	return (c->principal_lasts);
+	return (c->who.principal_lasts);
 }
 
 /* Mark it dead (client_lost), to be freed from its deferred event. */

@@ -91,6 +91,9 @@ uint64_t client_principal(const struct client *);
 /* A bridge's principal, presented (hex) or new (NULL): 0, or -1. */
 int	 client_claim_principal(struct client *, const char *presented,
 	    char hex[33]);
+/* An HTTP session of a token, said by mcpd-http: 0, or -1 and why. */
+int	 client_claim_http_token(struct client *, const char *token,
+	    char **why);
 /* Who the app on the other end is (ident.h); never NULL. */
 const struct ident *client_ident(const struct client *);
 /* It attached as mcpctl connect: the app above it is the ident now. */

@@ -481,7 +481,7 @@ static void
 control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
-	const cJSON	*name, *info, *version, *principal;
+	const cJSON	*name, *info, *version, *principal, *token;
 	const struct conf_group *g;
 	struct group_session *gs;
 	struct worker	*w, *at;
@@ -507,6 +507,19 @@ control_attach(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	    !cJSON_IsString(principal)) {
 		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
 		    "\"principal\" is true or the string mcpd gave");
+		return;
+	}
+	/* An HTTP session's token, from mcpd's own front alone. */
+	token = cJSON_GetObjectItemCaseSensitive(params, "http_token");
+	if (token != NULL && (!cJSON_IsString(token) || principal != NULL)) {
+		client_send_error(c, id, RPC_INVALID_PARAMS, "invalid params: "
+		    "\"http_token\" is a token's name, without \"principal\"");
+		return;
+	}
+	if (token != NULL && client_claim_http_token(c, token->valuestring,
+	    &why) != 0) {
+		client_send_error(c, id, MCPD_ERR_ACCESS_DENIED, "%s", why);
+		free(why);
 		return;
 	}
 	/* Only a bridge asks for a principal: its app is above it. */

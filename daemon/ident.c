@@ -406,6 +406,7 @@ ident_free(struct ident *id)
 	free(id->exe);
 	free(id->unit);
 	free(id->app_id);
+	free(id->token);
 	free(id);
 }
 
@@ -434,6 +435,7 @@ ident_json(const struct ident *id)
 		{ IDENT_BRIDGE, "bridge" },
 		{ IDENT_REPARENTED, "reparented" },
 		{ IDENT_PID_RACE, "pid-race" },
+		{ IDENT_HTTP_TOKEN, "http-token" },
 	};
 	cJSON	*o, *flags;
 	size_t	 i;
@@ -446,6 +448,7 @@ ident_json(const struct ident *id)
 	ident_add_text(o, "exe", id->exe);
 	ident_add_text(o, "unit", id->unit);
 	ident_add_text(o, "app_id", id->app_id);
+	ident_add_text(o, "token", id->token);
 	flags = cJSON_AddArrayToObject(o, "flags");
 	for (i = 0; i < nitems(names); i++)
 		if (id->flags & names[i].flag)
@@ -465,4 +468,6 @@ ident_log_fields(const struct ident *id, struct log_field *f,
 	f[1].value = id != NULL ? id->unit : NULL;
 	f[2].name = MCPD_FIELD_APP_ID;
 	f[2].value = id != NULL ? id->app_id : NULL;
+	f[3].name = MCPD_FIELD_TOKEN;
+	f[3].value = id != NULL ? id->token : NULL;
 }

@@ -24,6 +24,7 @@
 #define IDENT_BRIDGE		0x02	/* mcpctl connect: the app its parent */
 #define IDENT_REPARENTED	0x04	/* the bridge's parent was gone */
 #define IDENT_PID_RACE		0x08	/* no pidfd: read by a recyclable pid */
+#define IDENT_HTTP_TOKEN	0x10	/* an HTTP client: its token (ident_http) */
 
 struct ident {
 	uid_t		 uid;
@@ -31,12 +32,13 @@ struct ident {
 	char		*exe;		/* its executable; NULL: not known */
 	char		*unit;		/* its systemd unit; NULL: none known */
 	char		*app_id;	/* Flatpak or Snap; NULL: none */
+	char		*token;		/* mcpd-http's token; NULL: none */
 	unsigned int	 flags;		/* IDENT_* */
 };
 
 struct log_field;
 
-#define IDENT_LOG_FIELDS	3	/* MCPD_APP_EXE, _UNIT, _ID */
+#define IDENT_LOG_FIELDS	4	/* MCPD_APP_EXE, _UNIT, _ID, MCPD_TOKEN */
 
 /*
  * At accept: who the peer on fd is, by SO_PEERCRED's pid and uid, read
@@ -56,7 +58,7 @@ struct ident	*ident_accept(int fd, pid_t, uid_t,
 void		 ident_bridge(struct ident **id, struct ident **bridge_app,
 		    uint64_t serial);
 void		 ident_free(struct ident *);
-/* Its JSON for status: pid, exe (escaped), unit, app_id, flags. */
+/* Its JSON for status: pid, exe (escaped), unit, app_id, token, flags. */
 cJSON		*ident_json(const struct ident *);
 /*
  * Its journal fields (IDENT_LOG_FIELDS of them), the exe escaped into
@@ -75,5 +77,16 @@ void		 ident_log_fields(const struct ident *,
 int		 ident_peer_pidfd(int fd, pid_t);
 int		 ident_alive(int pidfd);
 char		*ident_read_pid(pid_t, const char *what, size_t *len);
+
+/*
+ * ident_http.c: the identity of an HTTP client, "token NAME", claimed by
+ * the connection (fd, its SO_PEERCRED pid and uid) in mcpd/attach's
+ * "http_token".  Taken only from mcpd's own running mcpd-http (its pid,
+ * held by the peer's pidfd, and mcpd's uid): NULL and why (malloc'd)
+ * from any other peer.
+ */
+struct mcpd;
+struct ident	*ident_http_claim(const struct mcpd *, int fd, pid_t, uid_t,
+		    const char *token, char **why);
 
 #endif /* MCPD_IDENT_H */

@@ -27,6 +27,7 @@ struct principal {
 	uint64_t		 id;
 	size_t			 conns;		/* connections using it */
 	uint64_t		 last_ms;	/* one last let go of it */
+	char			*token;		/* an HTTP token's; NULL */
 	TAILQ_ENTRY(principal)	 entry;
 };
 TAILQ_HEAD(principal_list, principal);
@@ -34,6 +35,7 @@ TAILQ_HEAD(principal_list, principal);
 struct principals {
 	struct hmap		*by_sid;
 	struct hmap		*by_id;
+	struct hmap		*by_token;	/* HTTP tokens' principals */
 	struct hmap		*per_uid;	/* uid -> count, as a pointer */
 	struct principal_list	 all;
 	uint64_t		 made;
@@ -48,6 +50,7 @@ principals_get(struct mcpd *mcpd)
 		ps = mcpd->principals = xcalloc(1, sizeof *ps);
 		ps->by_sid = hmap_new(hmap_random_seed());
 		ps->by_id = hmap_new(hmap_random_seed());
+		ps->by_token = hmap_new(hmap_random_seed());
 		ps->per_uid = hmap_new(hmap_random_seed());
 		TAILQ_INIT(&ps->all);
 	}
@@ -59,6 +62,10 @@ principal_remove(struct principals *ps, struct principal *p)
 {
 	hmap_del(ps->by_sid, p->sid, sizeof p->sid);
 	hmap_del_i64(ps->by_id, (int64_t)p->id);
+	if (p->token != NULL) {
+		hmap_del(ps->by_token, p->token, strlen(p->token));
+		free(p->token);
+	}
 	(void)hmap_count_add(ps->per_uid, &p->uid, sizeof p->uid, -1);
 	TAILQ_REMOVE(&ps->all, p, entry);
 	explicit_bzero(p->sid, sizeof p->sid);
@@ -155,6 +162,38 @@ principal_claim(struct mcpd *mcpd, uid_t uid, const char *hex,
 	return (p->id);
 }
 
+/*
+ * An HTTP token's: found by its name, never by a secret (its sid is
+ * random and never given out, so no bridge can present it).
+ */
+uint64_t
+principal_token(struct mcpd *mcpd, uid_t uid, const char *token)
+{
+	struct principals	*ps = principals_get(mcpd);
+	struct principal	*p;
+	unsigned char		 sid[PRINCIPAL_SID_BYTES];
+	uint64_t		 now = clock_now_ms();
+
+	principal_expire(ps, now);
+	p = hmap_get(ps->by_token, token, strlen(token));
+	if (p == NULL || p->uid != uid) {
+		if (p != NULL || hmap_count_of(ps->per_uid, &uid,
+		    sizeof uid) >= PRINCIPAL_MAX_PER_UID)
+			return (0);
+		do {
+			arc4random_buf(sid, sizeof sid);
+		} while (hmap_get(ps->by_sid, sid, sizeof sid) != NULL);
+		p = principal_insert(ps, sid, uid,
+		    PRINCIPAL_ID_BASE + ++ps->made, now);
+		explicit_bzero(sid, sizeof sid);
+		p->token = xstrdup(token);
+		hmap_put(ps->by_token, p->token, strlen(p->token), p);
+	}
+	p->conns++;
+	p->last_ms = now;
+	return (p->id);
+}
+
 void
 principal_release(struct mcpd *mcpd, uint64_t id)
 {
@@ -187,6 +226,7 @@ principal_free_all(struct mcpd *mcpd)
 		principal_remove(ps, p);
 	hmap_free(ps->by_sid);
 	hmap_free(ps->by_id);
+	hmap_free(ps->by_token);
 	hmap_free(ps->per_uid);
 	free(ps);
 	mcpd->principals = NULL;
@@ -202,6 +242,9 @@ principal_export(const struct mcpd *mcpd, struct handover *h)
 	if (mcpd->principals == NULL)
 		return;
 	TAILQ_FOREACH(p, &mcpd->principals->all, entry) {
+		/* A token's is made again by name (its tasks stay behind). */
+		if (p->token != NULL)
+			continue;
 		principal_hex(p->sid, hex);
 		/* Its bridges come back: idle from the re-exec on at most. */
 		handover_add_principal(h, hex, p->uid, p->id,

@@ -14,6 +14,8 @@
  * - One uid holds at most PRINCIPAL_MAX_PER_UID; past that a connection
  *   is a principal of its own, as if it had not asked.  A principal no
  *   connection has used for PRINCIPAL_KEEP_MS is forgotten.
+ * - An HTTP token's sessions share the token's principal, found by its
+ *   name (principal_token), which only mcpd-http can claim.
  * - Their ids never equal a connection's serial (PRINCIPAL_ID_BASE up).
  */
 #ifndef MCPD_PRINCIPAL_H
@@ -39,6 +41,12 @@ struct mcpd;
  */
 uint64_t	 principal_claim(struct mcpd *, uid_t, const char *hex,
 		    char out[PRINCIPAL_HEX_LEN + 1]);
+/*
+ * The principal of an HTTP token (ident_http.c): one per token name and
+ * uid, shared by all its sessions; 0 at the cap.  Not handed across a
+ * re-exec.
+ */
+uint64_t	 principal_token(struct mcpd *, uid_t, const char *token);
 /* A connection that had claimed id is gone. */
 void		 principal_release(struct mcpd *, uint64_t id);
 size_t		 principal_count(const struct mcpd *);

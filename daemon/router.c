@@ -620,8 +620,8 @@ router_attachment_worker(const struct attachment *a)
 static void
 router_attached_app(const struct attachment *a, cJSON *o)
 {
-	const char	*app = router_app_name(a);
-	char		*text;
+	char		 buf[ROUTER_APP_BUF], *text;
+	const char	*app = router_app_name(a, buf, sizeof buf);
 
 	if (app == NULL) {
 		cJSON_AddNullToObject(o, "app");

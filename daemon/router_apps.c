@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ struct router_apps {
 };
 
 const char *
-router_app_name(const struct attachment *a)
+router_app_name(const struct attachment *a, char *buf, size_t size)
 {
 	const struct ident	*id = NULL;
 
@@ -54,6 +55,11 @@ router_app_name(const struct attachment *a)
 		id = a->peer->ident(a->peer_arg);
 	if (id == NULL)
 		return (NULL);
+	/* An HTTP client is its token (ident_http.c). */
+	if (id->token != NULL) {
+		snprintf(buf, size, "token:%s", id->token);
+		return (buf);
+	}
 	return (audit_app_name(id->exe, id->unit, id->app_id));
 }
 
@@ -64,7 +70,7 @@ router_apps_row(struct attachment *a)
 	struct router		*r = a->router;
 	struct router_apps	*t;
 	const char		*raw;
-	char			*name;
+	char			*name, buf[ROUTER_APP_BUF];
 	size_t			 i;
 
 	if (r->apps == NULL) {
@@ -76,7 +82,7 @@ router_apps_row(struct attachment *a)
 		return (&t->v[a->app_row - 1]);
 	if (a->app_row < 0)
 		return (&t->other);
-	raw = router_app_name(a);
+	raw = router_app_name(a, buf, sizeof buf);
 	name = raw != NULL ? esc_text_max(raw, strlen(raw), 0,
 	    ROUTER_APP_NAME_MAX) : xstrdup(ROUTER_APP_UNKNOWN);
 	for (i = 0; i < t->n; i++) {

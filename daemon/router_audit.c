@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "audit.h"
@@ -22,6 +23,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "envelope.h"
+#include "htoken.h"
 #include "ident.h"
 #include "router.h"
 #include "router_int.h"
@@ -83,10 +85,13 @@ router_audit_outcome(enum router_outcome outcome, int gone)
 	return (AUDIT_OVERSIZE);
 }
 
-/* Who made the call: the attachment's peer and its app. */
+/*
+ * Who made the call: the attachment's peer and its app (router_app_name,
+ * into app[size]: an HTTP client is "token:NAME").
+ */
 static void
 router_audit_who(struct router *r, struct attachment *a,
-    struct audit_end *end)
+    struct audit_end *end, char *app, size_t size)
 {
 	const struct ident	*id = NULL;
 
@@ -95,11 +100,11 @@ router_audit_who(struct router *r, struct attachment *a,
 	end->uid = a != NULL ? a->peer->uid(a->peer_arg) : (uid_t)-1;
 	if (a != NULL && a->peer->ident != NULL)
 		id = a->peer->ident(a->peer_arg);
-	end->app = id != NULL ? audit_app_name(id->exe, id->unit,
-	    id->app_id) : NULL;
+	end->app = a != NULL ? router_app_name(a, app, size) : NULL;
 	end->app_pid = id != NULL ? id->pid : 0;
 	end->app_exe = id != NULL ? id->exe : NULL;
 	end->app_unit = id != NULL ? id->unit : NULL;
+	end->token = id != NULL ? id->token : NULL;
 }
 
 void
@@ -107,10 +112,11 @@ router_audit_end(struct router *r, struct router_pending *p,
     enum router_outcome outcome, uint64_t us)
 {
 	struct audit_end	 end;
+	char			 app[ROUTER_APP_BUF];
 
 	end.outcome = router_audit_outcome(outcome, p->audit->gone);
 	end.duration_us = us;
-	router_audit_who(r, p->att, &end);
+	router_audit_who(r, p->att, &end, app, sizeof app);
 	auditq_put(p->audit, &end);
 	audit_call_free(p->audit);
 	p->audit = NULL;
@@ -131,6 +137,7 @@ router_audit_refused(struct attachment *a, const char *line, size_t len,
 	struct audit_call	*call;
 	struct audit_end	 end;
 	enum audit_what		 what;
+	char			 app[ROUTER_APP_BUF];
 
 	if (cs->audit == CONF_AUDIT_OFF ||
 	    (what = audit_method(method)) == AUDIT_NONE)
@@ -142,7 +149,7 @@ router_audit_refused(struct attachment *a, const char *line, size_t len,
 	call->code = why->code;
 	end.outcome = AUDIT_REFUSED;
 	end.duration_us = 0;
-	router_audit_who(r, a, &end);
+	router_audit_who(r, a, &end, app, sizeof app);
 	auditq_put(call, &end);
 	audit_call_free(call);
 }

@@ -19,6 +19,7 @@
 #include "envelope.h"
 #include "filter.h"
 #include "hmap.h"
+#include "htoken.h"
 #include "mlevel.h"
 #include "pins.h"
 #include "pversion.h"
@@ -518,8 +519,13 @@ void		 router_audit_refused(struct attachment *, const char *line,
  */
 #define ROUTER_APPS_MAX		32
 #define ROUTER_APP_NAME_MAX	128	/* bytes of a name, escaped */
-/* The app's name as identity knows it (audit_app_name), or NULL. */
-const char	*router_app_name(const struct attachment *);
+/*
+ * The app's name as identity knows it (audit_app_name), "token:NAME" for
+ * an HTTP client (made in buf), or NULL.
+ */
+#define ROUTER_APP_BUF		(sizeof "token:" + HTOKEN_NAME_MAX)
+const char	*router_app_name(const struct attachment *, char *buf,
+		    size_t size);
 /* A call (refused: one mcpd refused itself) of a recorded method. */
 void		 router_apps_count(struct attachment *, const char *method,
 		    int refused);

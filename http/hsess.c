@@ -368,13 +368,14 @@ hsess_attach_line(const char *target, const char *token)
 	cJSON	*attach, *params;
 	char	*text;
 
-	(void)token;
 	attach = cJSON_CreateObject();
 	cJSON_AddStringToObject(attach, "jsonrpc", "2.0");
 	cJSON_AddStringToObject(attach, "id", HSESS_ATTACH_ID);
 	cJSON_AddStringToObject(attach, "method", MCPD_METHOD_ATTACH);
 	params = cJSON_AddObjectToObject(attach, "params");
 	cJSON_AddStringToObject(params, "server", target);
+	/* Who the session is to mcpd: its token (mcpd takes it from us). */
+	cJSON_AddStringToObject(params, "http_token", token);
 	text = cJSON_PrintUnformatted(attach);
 	cJSON_Delete(attach);
 	return (text);

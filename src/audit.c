@@ -292,6 +292,8 @@ audit_entry(const struct audit_call *call, const struct audit_end *end,
 		audit_add(&f, "%s=%s", MCPD_FIELD_APP_EXE, end->app_exe);
 	if (end->app_unit != NULL)
 		audit_add(&f, "%s=%s", MCPD_FIELD_APP_UNIT, end->app_unit);
+	if (end->token != NULL)
+		audit_add(&f, "%s=%s", MCPD_FIELD_TOKEN, end->token);
 	audit_add(&f, "%s=%llu", MCPD_FIELD_DURATION_US,
 	    (unsigned long long)end->duration_us);
 	audit_add(&f, "%s=%s", MCPD_FIELD_OUTCOME, outcome);

@@ -77,6 +77,7 @@ struct audit_end {
 	const char	*app;		/* NULL: not known */
 	const char	*app_exe;
 	const char	*app_unit;
+	const char	*token;		/* an HTTP client's; NULL */
 };
 
 enum audit_what	 audit_method(const char *method);

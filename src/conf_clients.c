@@ -49,7 +49,8 @@ conf_clients_match(struct conf_parse *cp, const char *path,
 		names[i] = cpolicy_match_name((enum cpolicy_match)i);
 	if (!cJSON_IsObject(item) || item->child == NULL) {
 		conf_error(cp, path, "expected an object with one or more of "
-		    "\"exe\", \"unit\", \"app_id\" (glob patterns)");
+		    "\"exe\", \"unit\", \"app_id\", \"token\" (glob "
+		    "patterns)");
 		return (-1);
 	}
 	cJSON_ArrayForEach(e, item) {
@@ -60,7 +61,8 @@ conf_clients_match(struct conf_parse *cp, const char *path,
 		if (m == CPOLICY_MATCHES) {
 			near = suggest_near(e->string, names, CPOLICY_MATCHES);
 			conf_error(cp, kpath, "unknown key%s%s%s: a match has "
-			    "\"exe\", \"unit\" and \"app_id\"", near != NULL ?
+			    "\"exe\", \"unit\", \"app_id\" and \"token\"",
+			    near != NULL ?
 			    " (did you mean \"" : "", near != NULL ? near : "",
 			    near != NULL ? "\"?)" : "");
 			rc = -1;

@@ -24,6 +24,7 @@ static const char *cpolicy_match_names[CPOLICY_MATCHES] = {
 	[CPOLICY_MATCH_EXE] = "exe",
 	[CPOLICY_MATCH_UNIT] = "unit",
 	[CPOLICY_MATCH_APP_ID] = "app_id",
+	[CPOLICY_MATCH_TOKEN] = "token",
 };
 
 const char *
@@ -129,6 +130,8 @@ cpolicy_ident_field(const struct ident *id, enum cpolicy_match m)
 		return (id->unit);
 	case CPOLICY_MATCH_APP_ID:
 		return (id->app_id);
+	case CPOLICY_MATCH_TOKEN:
+		return (id->token);
 	default:
 		return (NULL);
 	}

@@ -17,7 +17,8 @@
  *
  * Which policy applies: the first entry, in the order of the file, whose
  * "match" fits the client's identity (ident.h): every glob it gives
- * (exe, unit, app_id) matches the field, which must be known.  A client
+ * (exe, unit, app_id, token) matches the field, which must be known.
+ * An HTTP client's identity is its token's name alone (ident_http.c).  A client
  * no entry fits, and one whose identity is not known (none, the uid
  * alone, or a bridge whose parent was gone), gets "default"; without
  * "default" it may reach everything, as without "clients".
@@ -40,6 +41,7 @@ enum cpolicy_match {
 	CPOLICY_MATCH_EXE,	/* "exe" */
 	CPOLICY_MATCH_UNIT,	/* "unit" */
 	CPOLICY_MATCH_APP_ID,	/* "app_id" */
+	CPOLICY_MATCH_TOKEN,	/* "token": an HTTP client's (mcpd-http) */
 	CPOLICY_MATCHES
 };
 
@@ -61,7 +63,7 @@ struct cpolicies {
 	struct cpolicy	*dflt;		/* "default", or NULL */
 };
 
-/* "exe", "unit", "app_id". */
+/* "exe", "unit", "app_id", "token". */
 const char	*cpolicy_match_name(enum cpolicy_match);
 
 /* A new policy named name (everything allowed), one reference. */

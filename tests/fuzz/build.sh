@@ -8,13 +8,8 @@
 # fuzz_client, fuzz_control, fuzz_sse, fuzz_httphdr, fuzz_remote,
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
-<<<<<<< HEAD
-# fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins and
-# fuzz_sandbox.
-=======
 # fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins,
-# fuzz_audit and fuzz_http.
->>>>>>> t37stream
+# fuzz_audit, fuzz_sandbox and fuzz_http.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run

@@ -386,6 +386,14 @@ client_ident_bridge(struct client *c)
 {
 }
 
+/* No fuzzed peer is mcpd's own mcpd-http: every claim is refused. */
+int
+client_claim_http_token(struct client *c, const char *token, char **why)
+{
+	*why = xstrdup("not mcpd's own mcpd-http");
+	return (-1);
+}
+
 /* A bridge's principal: principal.c's own table, as client.c uses it. */
 int
 client_claim_principal(struct client *c, const char *presented,

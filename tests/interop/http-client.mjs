@@ -8,19 +8,30 @@
 // MODE "group": list the group's tools (renamed by member) and call one.
 // MODE "isolated": two clients side by side, each calling echo with its
 // own text many times: each must get only its own replies.
+// MODE "stream" (server-everything): a sampling request of the server
+// answered by this client over its stream, and a resource subscription's
+// update over the GET stream.
+// MODE "policy SEEN HIDDEN POLICY": under a "clients" policy for the
+// token, tools/list has the tool SEEN and not HIDDEN; SEEN may be called,
+// HIDDEN is refused with an error naming POLICY.
 // Prints "ok" lines; exits 1 with the reason on the first failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+	CreateMessageRequestSchema,
+	ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
-const [url, token, mode] = process.argv.slice(2);
+const [url, token, mode, ...rest] = process.argv.slice(2);
 
 function fail(why) {
 	console.error(`FAIL: ${why}`);
 	process.exit(1);
 }
 
-async function open(name) {
-	const client = new Client({ name, version: "1.0.0" });
+async function open(name, capabilities = {}, setup = () => {}) {
+	const client = new Client({ name, version: "1.0.0" }, { capabilities });
+	setup(client);
 	const transport = new StreamableHTTPClientTransport(new URL(url), {
 		requestInit: { headers: { Authorization: `Bearer ${token}` } },
 	});
@@ -91,7 +102,103 @@ async function isolated() {
 	await b.client.close();
 }
 
-const modes = { server, group, isolated };
+// waitFor(COND, MS): COND() became true within MS (checked every 50 ms).
+async function waitFor(cond, ms) {
+	const end = Date.now() + ms;
+	while (!cond()) {
+		if (Date.now() > end)
+			return false;
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	return true;
+}
+
+async function stream() {
+	const answer = `sampled-over-http-${process.pid}`;
+	const sampled = [];
+	const updated = [];
+	const { client, transport } = await open("http-stream",
+	    { sampling: {} }, (c) => {
+		c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+			sampled.push(req.params);
+			return { model: "http-test", role: "assistant",
+			    stopReason: "endTurn",
+			    content: { type: "text", text: answer } };
+		});
+		c.setNotificationHandler(ResourceUpdatedNotificationSchema,
+		    (n) => { updated.push(n.params.uri); });
+	});
+	const tools = (await client.listTools()).tools.map((t) => t.name);
+	const sample = ["trigger-sampling-request", "sampleLLM"].find(
+	    (t) => tools.includes(t));
+	if (sample === undefined)
+		fail(`no sampling tool among ${tools.join(",")}`);
+	const prompt = `http-prompt-${process.pid}`;
+	const r = await client.callTool({ name: sample,
+	    arguments: { prompt, maxTokens: 16 } });
+	if (sampled.length !== 1 ||
+	    !JSON.stringify(sampled[0].messages ?? []).includes(prompt))
+		fail(`the sampling handler saw ${JSON.stringify(sampled)}`);
+	if (!text(r).includes(answer))
+		fail(`${sample} answered ${JSON.stringify(r).slice(0, 300)}`);
+	console.log(`ok sampling answered over the stream (${sample})`);
+
+	const { resources } = await client.listResources();
+	const uri = resources.length > 0 ? resources[0].uri :
+	    "demo://resource/dynamic/text/1";
+	await client.subscribeResource({ uri });
+	// Current server-everything sends updates once this tool turned
+	// them on (at once, then every 5 s); older ones every 10 s.
+	const toggle = tools.includes("toggle-subscriber-updates") ?
+	    "toggle-subscriber-updates" : null;
+	let toggled = false;
+	for (let i = 0; toggle !== null && !toggled && i < 2; i++)
+		toggled = /^Started/.test(text(await client.callTool(
+		    { name: toggle, arguments: {} })));
+	// Updates come on the GET stream the SDK opened after initialize.
+	const got = await waitFor(() => updated.includes(uri), 25000);
+	await client.unsubscribeResource({ uri });
+	if (toggled)
+		await client.callTool({ name: toggle, arguments: {} });
+	if (!got)
+		fail(`no notifications/resources/updated for ${uri} ` +
+		    `(got ${JSON.stringify(updated)})`);
+	console.log(`ok resources/updated for ${uri} over the GET stream`);
+	// Its session ended, not left to count against the token.
+	await transport.terminateSession();
+	await client.close();
+}
+
+async function policy() {
+	const [seen, hidden, name] = rest;
+	const { client, transport } = await open(`http-policy-${name}`);
+	const tools = (await client.listTools()).tools.map((t) => t.name);
+	if (!tools.includes(seen) || tools.includes(hidden))
+		fail(`${name}: tools/list has ${tools.join(",")}: wanted ` +
+		    `${seen} and not ${hidden}`);
+	console.log(`ok ${name}: tools/list ${tools.join(",")}`);
+	const args = seen === "echo" ? { text: "x" } : { ms: 10 };
+	const r = await client.callTool({ name: seen, arguments: args });
+	if (r.isError)
+		fail(`${name}: ${seen} answered ${JSON.stringify(r)}`);
+	console.log(`ok ${name}: ${seen} called`);
+	let why = null;
+	try {
+		const h = await client.callTool({ name: hidden,
+		    arguments: hidden === "echo" ? { text: "x" } : { ms: 10 } });
+		why = `answered ${JSON.stringify(h)}`;
+	} catch (e) {
+		if (!String(e.message).includes(`"${name}"`))
+			why = `refused, but not by its policy: ${e.message}`;
+	}
+	if (why !== null)
+		fail(`${name}: ${hidden} ${why}`);
+	console.log(`ok ${name}: ${hidden} refused by its policy`);
+	await transport.terminateSession();
+	await client.close();
+}
+
+const modes = { server, group, isolated, stream, policy };
 if (!(mode in modes))
 	fail(`unknown mode ${mode}`);
 const timer = setTimeout(() => fail("timed out"), 60000);

@@ -3,7 +3,9 @@
 # URL sees it: the official SDK's StreamableHTTPClientTransport
 # (http-client.mjs) lists and calls through /servers/NAME/mcp and
 # /groups/NAME/mcp with a token from `mcpctl token create`, gets progress
-# over the stream, and two clients get only their own replies.  Then what
+# over the stream, and two clients get only their own replies; with
+# server-everything, a sampling request is answered by the HTTP client and
+# a subscribed resource's update comes over the GET stream.  Then what
 # must be refused: no token, a revoked one, a token for other servers, a
 # foreign Origin or Host (DNS rebinding); and a hostile HTTP client (huge
 # headers, a huge body, slow headers, too many sessions) with mcpd and
@@ -34,10 +36,18 @@ cp "$TESTS_SRCDIR/interop/http-client.mjs" "$T/" ||
 export MCPD_HTTP_TOKENS=$T/http-tokens
 PORT=$(_random_port)
 BASE=http://127.0.0.1:$PORT
-config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
+# jq builds the file; `$` is doubled since mcpd expands ${VAR} in these.
+config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" \
+	--arg node "$NODE" --arg everything "$EVERYTHING" '
+	def lit: gsub("\\$"; "$$");
+	{
 	mcpd: { http: { listen: ["127.0.0.1:\($port)"],
-		max_sessions_per_token: 4, timeout_s: 2 } },
+		max_sessions_per_token: 4, timeout_s: 2 },
+		init_timeout_ms: 60000 },
 	mcpServers: {
+		everything: { command: ($node | lit),
+			args: [($everything | lit), "stdio"], cwd: ($t | lit),
+			env: { MCPD_TEST_DIR: ($t | lit) } },
 		fake: { command: $fake, env: { MCPD_TEST_DIR: $t } },
 		fake2: { command: $fake, env: { MCPD_TEST_DIR: $t } },
 		private: { command: $fake, env: { MCPD_TEST_DIR: $t } }
@@ -47,7 +57,7 @@ config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
 write_config_raw "$T/mcpd.json" "$config"
 start_mcpd "$T/mcpd.json"
 
-TOKEN=$("$MCPCTL" token create app --servers fake,dev) ||
+TOKEN=$("$MCPCTL" token create app --servers fake,dev,everything) ||
 	fail "mcpctl token create failed"
 case "$TOKEN" in
 mcpd_?*) ;;
@@ -57,7 +67,7 @@ esac
 	fail "the token store is not 0600"
 grep -q "$TOKEN" "$MCPD_HTTP_TOKENS" && fail "the store holds the token itself"
 "$MCPCTL" token list >"$T/list.out" || fail "mcpctl token list failed"
-grep -q '^app .*fake,dev' "$T/list.out" ||
+grep -q '^app .*fake,dev,everything' "$T/list.out" ||
 	fail "token list: $(cat "$T/list.out")"
 
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
@@ -87,6 +97,9 @@ node_http "$BASE/groups/dev/mcp" "$TOKEN" group ||
 	fail "the SDK client over HTTP (group) failed"
 node_http "$BASE/servers/fake/mcp" "$TOKEN" isolated ||
 	fail "the SDK client over HTTP (two clients) failed"
+wait_ready everything
+node_http "$BASE/servers/everything/mcp" "$TOKEN" stream ||
+	fail "sampling or a subscription update over HTTP (server-everything) failed"
 
 # Refusals.
 c=$(code /servers/fake/mcp)

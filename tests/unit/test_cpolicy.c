@@ -154,11 +154,11 @@ START_TEST(test_cpolicy_errors)
 	    "clients.default.match: \"default\" is the policy of clients no "
 	    "entry matches: it takes no \"match\"");
 	expect_error("{'a': {'match': {}}}", "clients.a.match: expected an "
-	    "object with one or more of \"exe\", \"unit\", \"app_id\" "
-	    "(glob patterns)");
+	    "object with one or more of \"exe\", \"unit\", \"app_id\", "
+	    "\"token\" (glob patterns)");
 	expect_error("{'a': {'match': {'exec': '*'}}}", "clients.a.match.exec: "
 	    "unknown key (did you mean \"exe\"?): a match has \"exe\", "
-	    "\"unit\" and \"app_id\"");
+	    "\"unit\", \"app_id\" and \"token\"");
 	expect_error("{'a': {'match': {'exe': 3}}}", "clients.a.match.exe: "
 	    "expected a string (a glob pattern)");
 	expect_error("{'a': {'match': {'exe': '[a'}}}", "clients.a.match.exe: "
@@ -266,6 +266,39 @@ START_TEST(test_cpolicy_match)
 }
 END_TEST
 
+/* An HTTP client's identity is its token's name alone. */
+START_TEST(test_cpolicy_token)
+{
+	struct conf		*conf;
+	const struct cpolicies	*ps;
+	struct ident		 id;
+
+	conf = parse_ok("{" SERVERS ", 'clients': {"
+	    "'front': {'match': {'exe': '*'}, 'servers': ['fs']}, "
+	    "'alice': {'match': {'token': 'alice'}, 'servers': ['github']}, "
+	    "'ci': {'match': {'token': 'ci-*'}, 'servers': []}, "
+	    "'default': {'servers': []}}}");
+	ps = conf->clients;
+	memset(&id, 0, sizeof id);
+	id.pid = 7;
+	id.flags = IDENT_HTTP_TOKEN;
+	id.token = (char *)"alice";
+	ck_assert_str_eq(cpolicy_for(ps, &id)->name, "alice");
+	id.token = (char *)"ci-nightly";
+	ck_assert_str_eq(cpolicy_for(ps, &id)->name, "ci");
+	/* A token no entry names: default, never the front's exe. */
+	id.token = (char *)"bob";
+	ck_assert_str_eq(cpolicy_for(ps, &id)->name, "default");
+	/* A local app has no token: a "token" match never fits it. */
+	ck_assert_str_eq(cpolicy_for(ps, ident_make("/usr/bin/alice", NULL,
+	    NULL, 0))->name, "front");
+	conf_free(conf);
+	expect_error("{'a': {'match': {'token': '[a'}}}", "clients.a.match."
+	    "token: unterminated '[', unknown class, or unsupported \"[.\" "
+	    "or \"[=\" (write \\[ for a literal '[')");
+}
+END_TEST
+
 START_TEST(test_cpolicy_names)
 {
 	struct conf		*conf;
@@ -330,6 +363,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_cpolicy_parse);
 	tcase_add_test(tc, test_cpolicy_errors);
 	tcase_add_test(tc, test_cpolicy_match);
+	tcase_add_test(tc, test_cpolicy_token);
 	tcase_add_test(tc, test_cpolicy_names);
 	tcase_add_test(tc, test_cpolicy_refs);
 	suite_add_tcase(s, tc);
