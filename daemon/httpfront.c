@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include "htoken.h"
 #include "httpfront.h"
 #include "log.h"
+#include "paths.h"
 #include "mcpd.h"
 #include "xmalloc.h"
 
@@ -54,19 +54,9 @@ static const char *
 httpfront_program(void)
 {
 	static char	 path[PATH_MAX];
-	char		 exe[PATH_MAX];
-	ssize_t		 n;
 
-	if (path[0] != '\0')
-		return (path);
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(path, sizeof path, "%s/mcpd-http", dirname(exe));
-		if (access(path, X_OK) == 0)
-			return (path);
-	}
-	snprintf(path, sizeof path, "%s/mcpd-http", BINDIR);
+	if (path[0] == '\0')
+		paths_own_program("mcpd-http", path, sizeof path);
 	return (path);
 }
 

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -402,26 +401,15 @@ transport_status_cb(evutil_socket_t fd, short events, void *arg)
 }
 
 /*
- * The program that runs remote servers: beside mcpd's own executable
- * (the build tree, or the installed bin directory), else BINDIR.
+ * The program that runs remote servers (paths_own_program).
  */
 const char *
 transport_remote_program(void)
 {
 	static char	 path[PATH_MAX];
-	char		 exe[PATH_MAX];
-	ssize_t		 n;
 
-	if (path[0] != '\0')
-		return (path);
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(path, sizeof path, "%s/mcpd-remote", dirname(exe));
-		if (access(path, X_OK) == 0)
-			return (path);
-	}
-	snprintf(path, sizeof path, "%s/mcpd-remote", BINDIR);
+	if (path[0] == '\0')
+		paths_own_program(CONF_REMOTE_PROGRAM, path, sizeof path);
 	return (path);
 }
 

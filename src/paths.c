@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,4 +151,20 @@ paths_check_dir(const char *dir, uid_t uid, char **cause)
 		return (-2);
 	}
 	return (0);
+}
+
+void
+paths_own_program(const char *name, char *path, size_t size)
+{
+	char	 exe[PATH_MAX];
+	ssize_t	 n;
+
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(path, size, "%s/%s", dirname(exe), name);
+		if (access(path, X_OK) == 0)
+			return;
+	}
+	snprintf(path, size, "%s/%s", BINDIR, name);
 }

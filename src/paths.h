@@ -49,4 +49,11 @@ int	 paths_check_dir(const char *dir, uid_t uid, char **cause);
 /* "uid 1001 (bob)", or "uid 1001" without a passwd entry; malloc'd. */
 char	*paths_describe_uid(uid_t uid);
 
+/*
+ * One of mcpd's own programs (mcpd-remote, mcpd-http) into path[size]:
+ * beside the running executable (the build tree, or the installed bin
+ * directory) when it is there, else in BINDIR.
+ */
+void	 paths_own_program(const char *name, char *path, size_t size);
+
 #endif /* MCPD_PATHS_H */

@@ -20,28 +20,10 @@ TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300}
 
 . "$TESTS_SRCDIR/integration/lib.sh"
 . "$TESTS_SRCDIR/remote/lib.sh"
+# shellcheck source=http-lib.sh
+. "$TESTS_SRCDIR/interop/http-lib.sh"
 
-remote_setup
-command -v curl >/dev/null || skip "curl is not installed"
-cp "$TESTS_SRCDIR/interop/http-modern.mjs" "$T/" ||
-	hard_error "cannot copy http-modern.mjs"
-
-export MCPD_HTTP_TOKENS=$T/http-tokens
-PORT=$(_random_port)
-BASE=http://127.0.0.1:$PORT
-config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
-	mcpd: { http: { listen: ["127.0.0.1:\($port)"] } },
-	mcpServers: { fake: { command: $fake, env: { MCPD_TEST_DIR: $t } } }
-}') || hard_error "cannot build the configuration"
-write_config_raw "$T/mcpd.json" "$config"
-start_mcpd "$T/mcpd.json"
-TOKEN=$("$MCPCTL" token create app) || fail "mcpctl token create failed"
-
-front_up() {
-	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST \
-		"$BASE/servers/fake/mcp")" = 401 ]
-}
-wait_for 30 front_up || fail "mcpd-http did not answer on $BASE"
+http_front_fake http-modern.mjs
 
 timeout -k 5 120 "$NODE" "$T/http-modern.mjs" "$BASE/servers/fake/mcp" \
 	"$TOKEN" </dev/null >"$T/node.out" 2>&1
