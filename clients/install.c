@@ -21,6 +21,14 @@
  * and removes both copies; it refuses when FILE is no longer what install
  * wrote (the app or a person changed it since) unless --force.
  *
+ * With --http, the entries are {"url": BASE/servers/NAME/mcp, "headers":
+ * {"Authorization": "Bearer TOKEN"}} in the app's shape (appshape_remote;
+ * only the apps appshape_takes_url names), BASE the first TCP address of
+ * mcpd's "http" listener (install_http.h), TOKEN a token made for this
+ * app alone, named "app-APP" and scoped to exactly the servers written.
+ * The file and its .mcpd-installed copy are then written 0600, and the
+ * diff shown has the token hidden.  uninstall revokes the app's token.
+ *
  * Both show the diff and ask, or take --yes; a file that changes between
  * the reading and the writing is left alone (apps_write).
  */
@@ -43,9 +51,12 @@
 #include "ctl.h"
 #include "diag.h"
 #include "import.h"
+#include "install_http.h"
 #include "out.h"
 #include "paths.h"
 #include "runconf.h"
+#include "sbuf.h"
+#include "token.h"
 #include "udiff.h"
 #include "xmalloc.h"
 
@@ -58,7 +69,12 @@ struct install_opts {
 	int	  force;
 	char	 *config;	/* --config, or NULL */
 	char	 *app;
+	int	  http;		/* --http */
+	char	 *base;		/* --http: "http://HOST:PORT" */
+	char	 *token;	/* --http: the app's token */
 };
+
+static int	install_drop_token(const char *);
 
 static void
 install_usage(int uninstall)
@@ -67,8 +83,8 @@ install_usage(int uninstall)
 		diag_warnx(NULL, "usage: mcpctl uninstall APP [--yes] "
 		    "[--force] (APP: %s)", apps_names());
 	else
-		diag_warnx(NULL, "usage: mcpctl install APP [--servers "
-		    "NAME...] [--yes] [-c|--config FILE] (APP: %s)",
+		diag_warnx(NULL, "usage: mcpctl install APP [--http] "
+		    "[--servers NAME...] [--yes] [-c|--config FILE] (APP: %s)",
 		    apps_names());
 }
 
@@ -86,6 +102,8 @@ install_options(struct ctl *ctl, int argc, char **argv, int uninstall,
 		a = argv[i];
 		if (strcmp(a, "--servers") == 0 && !uninstall)
 			servers = 1;
+		else if (strcmp(a, "--http") == 0 && !uninstall)
+			o->http = 1;
 		else if (strcmp(a, "--yes") == 0 || strcmp(a, "-y") == 0)
 			o->yes = 1;
 		else if (strcmp(a, "--force") == 0 || strcmp(a, "-f") == 0)
@@ -121,6 +139,12 @@ install_options(struct ctl *ctl, int argc, char **argv, int uninstall,
 		    apps_names());
 		return (DIAG_EXIT_USAGE);
 	}
+	if (o->http && !appshape_takes_url(o->app)) {
+		diag_warnx(NULL, "%s: its files take no URL of a server, only "
+		    "a command: install it without --http (it then runs "
+		    "mcpctl connect)", o->app);
+		return (DIAG_EXIT_USAGE);
+	}
 	return (0);
 
 usage:
@@ -150,11 +174,21 @@ install_default_socket(const char *socket_path)
 
 /* The entry an app gets for mcpd's server name, in its shape. */
 static cJSON *
-install_entry(const struct appconf_entry *e, const char *self,
-    const char *socket_path)
+install_entry(const struct install_opts *o, const struct appconf_entry *e,
+    const char *self, const char *socket_path)
 {
 	const char	*argv[5];
 	size_t		 argc = 0;
+	cJSON		*entry;
+	char		*url;
+
+	if (o->http) {
+		xasprintf(&url, "%s/servers/%s/mcp", o->base, e->mcpd_name);
+		entry = appshape_remote(e->file, url, o->token,
+		    e->was_disabled);
+		free(url);
+		return (entry);
+	}
 
 	argv[argc++] = self;
 	argv[argc++] = "connect";
@@ -192,7 +226,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 	struct appconf_list		 list = { NULL, 0 };
 	const struct appconf_entry	**entries = NULL;
 	cJSON				**with = NULL;
-	struct stat			 bsb;
+	struct stat			 bsb, wsb = af->sb;
 	char				*merged = NULL, *new = NULL, *diff = NULL;
 	char				*cause, *backup, *installed, *q;
 	size_t				 mlen, newlen, i, n = 0;
@@ -221,7 +255,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 			printf("through mcpd (server %s)\n",
 			    out_esc(e->mcpd_name));
 			entries[n] = e;
-			with[n] = install_entry(e, self, socket_path);
+			with[n] = install_entry(o, e, self, socket_path);
 			n++;
 			break;
 		case APPCONF_NEW:
@@ -245,6 +279,11 @@ install_file(const struct install_opts *o, struct apps_file *af,
 		goto out;
 	}
 	diff = udiff(af->text, af->len, new, newlen, af->path, af->path);
+	if (o->http) {
+		install_http_mask(diff, o->token);
+		/* The token is in it now: no one else may read it. */
+		wsb.st_mode = (wsb.st_mode & ~07777) | 0600;
+	}
 	xasprintf(&q, "Point %s at mcpd?", af->label);
 	rc = apps_confirm(diff, q, o->yes);
 	free(q);
@@ -264,7 +303,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 		}
 		printf("the original is in %s\n", out_esc(backup));
 	}
-	if (apps_write(af->path, new, newlen, &af->sb, af->text, af->len, 1,
+	if (apps_write(af->path, new, newlen, &wsb, af->text, af->len, 1,
 	    &cause) == -1) {
 		diag_warnx(af->label, "%s", cause);
 		free(cause);
@@ -272,7 +311,7 @@ install_file(const struct install_opts *o, struct apps_file *af,
 			(void)unlink(backup);
 		goto out;
 	}
-	if (apps_backup(installed, new, newlen, &af->sb, &cause) == -1) {
+	if (apps_backup(installed, new, newlen, &wsb, &cause) == -1) {
 		diag_warnx(installed, "%s", cause);
 		free(cause);
 		goto out;
@@ -292,6 +331,97 @@ out:
 	free(diff);
 	free(backup);
 	free(installed);
+	return (rc);
+}
+
+/* Is name one of list's, comma separated? */
+static int
+install_listed(const char *list, const char *name)
+{
+	size_t		 len = strlen(name);
+	const char	*p;
+
+	for (p = list; p != NULL && *p != '\0'; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, name, len) == 0 && (p[len] == ',' ||
+		    p[len] == '\0'))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * --http: mcpd's names of the servers install writes into the app's
+ * files, comma separated, malloc'd (NULL: none); the files are read again
+ * as install_file reads them.
+ */
+static char *
+install_names(const struct install_opts *o, struct apps_files *files,
+    const char *mcpd_text, size_t mcpd_len)
+{
+	struct appconf_list	 list;
+	struct sbuf		 b;
+	char			*merged, *cause;
+	size_t			 mlen, i, j;
+
+	sbuf_init(&b, 64);
+	for (i = 0; i < files->n; i++) {
+		list.v = NULL;
+		list.n = 0;
+		merged = NULL;
+		if (appconf_read(&files->v[i].f, files->v[i].text,
+		    files->v[i].len, &list, &cause) == -1 ||
+		    appconf_merge(mcpd_text, mcpd_len, &list, &merged, &mlen,
+		    &cause) == -1) {
+			free(cause);	/* install_file says it */
+			appconf_list_free(&list);
+			continue;
+		}
+		for (j = 0; j < list.n; j++) {
+			const struct appconf_entry *e = &list.v[j];
+
+			if (e->status != APPCONF_SAME ||
+			    !install_wanted(o, e) ||
+			    install_listed(b.p, e->mcpd_name))
+				continue;
+			sbuf_printf(&b, "%s%s", b.len > 0 ? "," : "",
+			    e->mcpd_name);
+		}
+		appconf_list_free(&list);
+		free(merged);
+	}
+	if (b.len == 0) {
+		free(b.p);
+		return (NULL);
+	}
+	return (b.p);
+}
+
+/* --http: the front's address and the app's token; an exit code. */
+static int
+install_http_setup(struct install_opts *o, struct apps_files *files,
+    const char *path, const char *mcpd_text, size_t mcpd_len)
+{
+	char	*names, *tname;
+	int	 rc;
+
+	if ((o->base = install_http_base(path, mcpd_text, mcpd_len)) ==
+	    NULL)
+		return (DIAG_EXIT_FAILED);
+	if ((names = install_names(o, files, mcpd_text, mcpd_len)) == NULL)
+		return (DIAG_EXIT_OK);	/* nothing to write: no token */
+	tname = install_http_token_name(o->app);
+	rc = token_new(tname, names, 0, &o->token);
+	if (rc == DIAG_EXIT_FAILED)
+		diag_warnx(NULL, "%s: the app's token could not be made (an "
+		    "earlier mcpctl install %s --http made %s: mcpctl "
+		    "uninstall %s, or mcpctl token revoke %s, first)", o->app,
+		    o->app, tname, o->app, tname);
+	else if (rc == DIAG_EXIT_OK)
+		printf("%s: token %s made for %s\n", o->app, tname, names);
+	free(tname);
+	free(names);
 	return (rc);
 }
 
@@ -346,6 +476,9 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
+	if (o.http && ((rc = install_http_setup(&o, &files, conf.path,
+	    mcpd_text, mcpd_len)) != DIAG_EXIT_OK))
+		goto out;
 	rc = DIAG_EXIT_OK;
 	for (i = 0; i < files.n; i++) {
 		one = install_file(&o, &files.v[i], mcpd_text, mcpd_len, self,
@@ -360,8 +493,19 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		printf("restart %s (or reload its MCP servers) to use mcpd "
 		    "with the servers of %s; mcpctl uninstall %s puts its "
 		    "files back\n", o.app, out_esc(conf.path), o.app);
+	if (o.http && changed)
+		printf("%s's token is in its files now (mode 0600): whoever "
+		    "reads them can use those servers until mcpctl "
+		    "uninstall %s revokes it\n", o.app, o.app);
+	if (o.token != NULL && !changed)
+		install_drop_token(o.app);
 
 out:
+	if (o.token != NULL) {
+		explicit_bzero(o.token, strlen(o.token));
+		free(o.token);
+	}
+	free(o.base);
 	apps_files_free(&files);
 	runconf_clear(&conf);
 	free(mcpd_text);
@@ -370,6 +514,20 @@ out:
 	free(o.servers);
 	free(o.config);
 	return (rc);
+}
+
+/* The app's token (install --http) revoked, if it has one: 0 or -1. */
+static int
+install_drop_token(const char *app)
+{
+	char	*name;
+	int	 r;
+
+	name = install_http_token_name(app);
+	if ((r = token_drop(name)) == 1)
+		printf("%s: token %s revoked\n", app, name);
+	free(name);
+	return (r == -1 ? -1 : 0);
 }
 
 /* One file: DIAG_EXIT_*; *found if it had a backup. */
@@ -460,6 +618,9 @@ install_uninstall(struct ctl *ctl, int argc, char **argv)
 		    "install (no %s file)", o.app, INSTALL_BACKUP_SUFFIX);
 		rc = DIAG_EXIT_FAILED;
 	}
+	/* Its files back as they were: the token in them is no more. */
+	if (rc == DIAG_EXIT_OK && install_drop_token(o.app) == -1)
+		rc = DIAG_EXIT_FAILED;
 
 out:
 	apps_files_free(&files);

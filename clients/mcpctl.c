@@ -97,8 +97,8 @@ static const struct ctl_command ctl_commands[] = {
 	  admin_version },
 	{ "import", "[--from APP|FILE] [--dry-run]", "move other apps' "
 	  "servers into mcpd's configuration", 0, -1, 0, import_run, 1 },
-	{ "install", "APP [--servers NAME...] [--yes]", "point an app's "
-	  "servers at mcpd (mcpctl connect)", 1, -1, 0, install_run, 1 },
+	{ "install", "APP [--http] [--servers NAME...] [--yes]", "point an app's "
+	  "servers at mcpd (mcpctl connect, or a URL)", 1, -1, 0, install_run, 1 },
 	{ "uninstall", "APP [--yes] [--force]", "restore an app's file as "
 	  "it was before install", 1, -1, 0, install_uninstall, 1 },
 	{ "add", "NAME [--env K=V] -- COMMAND...", "add a server to mcpd's "

@@ -127,23 +127,16 @@ token_servers_ok(const char *list)
 	return (1);
 }
 
-static int
-token_create(const char *name, const char *servers, const char *expiry)
+int
+token_new(const char *name, const char *servers, int64_t expires,
+    char **token)
 {
 	struct htokens	 ts;
 	unsigned char	 raw[HTOKEN_RANDOM_BYTES];
-	char		 hash[HTOKEN_HASH_HEX], *path, *b64, *token;
-	int64_t		 expires = 0, secs;
+	char		 hash[HTOKEN_HASH_HEX], *path, *b64;
 	int		 rc = DIAG_EXIT_FAILED;
 
-	if (expiry != NULL) {
-		if (htoken_duration(expiry, &secs) != 0) {
-			diag_warnx(NULL, "--expires: expected a duration such "
-			    "as 30d, 12h or 90m");
-			return (DIAG_EXIT_USAGE);
-		}
-		expires = (int64_t)time(NULL) + secs;
-	}
+	*token = NULL;
 	if (name == NULL || !htoken_name_ok(name)) {
 		diag_warnx(NULL, "a token's name is 1 to %d letters, digits, "
 		    "'.', '_' or '-'", HTOKEN_NAME_MAX);
@@ -168,24 +161,48 @@ token_create(const char *name, const char *servers, const char *expiry)
 	}
 	b64 = b64url_encode(raw, sizeof raw);
 	explicit_bzero(raw, sizeof raw);
-	xasprintf(&token, "%s%s", HTOKEN_PREFIX, b64);
+	xasprintf(token, "%s%s", HTOKEN_PREFIX, b64);
 	explicit_bzero(b64, strlen(b64));
 	free(b64);
-	htoken_hash(token, hash);
+	htoken_hash(*token, hash);
 	htokens_add(&ts, name, hash, (int64_t)time(NULL), expires, servers);
-	if (token_save(path, &ts) == 0) {
-		printf("%s\n", token);
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "This token is shown only once; it "
-			    "is sent as \"Authorization: Bearer TOKEN\".\n");
+	if (token_save(path, &ts) == 0)
 		rc = DIAG_EXIT_OK;
+	else {
+		explicit_bzero(*token, strlen(*token));
+		free(*token);
+		*token = NULL;
 	}
-	explicit_bzero(token, strlen(token));
-	free(token);
 out:
 	htokens_free(&ts);
 	free(path);
 	return (rc);
+}
+
+static int
+token_create(const char *name, const char *servers, const char *expiry)
+{
+	char		*token;
+	int64_t		 expires = 0, secs;
+	int		 rc;
+
+	if (expiry != NULL) {
+		if (htoken_duration(expiry, &secs) != 0) {
+			diag_warnx(NULL, "--expires: expected a duration such "
+			    "as 30d, 12h or 90m");
+			return (DIAG_EXIT_USAGE);
+		}
+		expires = (int64_t)time(NULL) + secs;
+	}
+	if ((rc = token_new(name, servers, expires, &token)) != DIAG_EXIT_OK)
+		return (rc);
+	printf("%s\n", token);
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "This token is shown only once; it is sent as "
+		    "\"Authorization: Bearer TOKEN\".\n");
+	explicit_bzero(token, strlen(token));
+	free(token);
+	return (DIAG_EXIT_OK);
 }
 
 static void
@@ -270,25 +287,38 @@ token_list(int json)
 	return (DIAG_EXIT_OK);
 }
 
-static int
-token_revoke(const char *name)
+int
+token_drop(const char *name)
 {
 	struct htokens	 ts;
 	char		*path;
-	int		 rc = DIAG_EXIT_FAILED;
+	int		 rc = -1;
 
 	path = token_store_path();
 	if (token_load(path, &ts) != 0)
 		goto out;
 	if (htokens_remove(&ts, name) != 0)
-		diag_warnx(NULL, "no token named %s (`mcpctl token list` "
-		    "lists them)", name);
+		rc = 0;
 	else if (token_save(path, &ts) == 0)
-		rc = DIAG_EXIT_OK;
+		rc = 1;
 out:
 	htokens_free(&ts);
 	free(path);
 	return (rc);
+}
+
+static int
+token_revoke(const char *name)
+{
+	switch (token_drop(name)) {
+	case 1:
+		return (DIAG_EXIT_OK);
+	case 0:
+		diag_warnx(NULL, "no token named %s (`mcpctl token list` "
+		    "lists them)", name);
+		break;
+	}
+	return (DIAG_EXIT_FAILED);
 }
 
 int

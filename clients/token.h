@@ -5,8 +5,20 @@
 #ifndef MCPD_TOKEN_H
 #define MCPD_TOKEN_H
 
+#include <stdint.h>
+
 #include "ctl.h"
 
 ctl_command_fn	token_run;
+
+/*
+ * A new token named name (servers comma separated, or NULL for every
+ * one; expires 0: never), its hash stored: DIAG_EXIT_OK with *token
+ * malloc'd (wipe it when done), or an exit code after a message.
+ */
+int	token_new(const char *name, const char *servers, int64_t expires,
+	    char **token);
+/* The token named name taken out: 1, 0 if there was none, -1 (said). */
+int	token_drop(const char *name);
 
 #endif /* MCPD_TOKEN_H */

@@ -303,3 +303,56 @@ appshape_launch(enum appconf_shape shape, const char *const *argv,
 		cJSON_AddTrueToObject(o, "disabled");
 	return (o);
 }
+
+static const char *const appshape_url_apps[] = {
+	"claude-code", "cursor", "vscode", "windsurf", "zed", "cline",
+	"gemini-cli", "opencode"
+};
+
+int
+appshape_takes_url(const char *app)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof appshape_url_apps /
+	    sizeof appshape_url_apps[0]; i++)
+		if (strcmp(appshape_url_apps[i], app) == 0)
+			return (1);
+	return (0);
+}
+
+cJSON *
+appshape_remote(const struct appconf_file *f, const char *url,
+    const char *token, int disabled)
+{
+	const char	*type = NULL, *key = "url";
+	cJSON		*o, *h;
+	char		*bearer;
+
+	if (strcmp(f->app, "claude-code") == 0 ||
+	    strcmp(f->app, "vscode") == 0)
+		type = "http";
+	else if (strcmp(f->app, "cline") == 0)
+		type = "streamableHttp";
+	else if (strcmp(f->app, "opencode") == 0)
+		type = "remote";
+	if (strcmp(f->app, "windsurf") == 0)
+		key = "serverUrl";
+	else if (strcmp(f->app, "gemini-cli") == 0)
+		key = "httpUrl";
+	o = cJSON_CreateObject();
+	if (type != NULL)
+		cJSON_AddStringToObject(o, "type", type);
+	cJSON_AddStringToObject(o, key, url);
+	h = cJSON_AddObjectToObject(o, "headers");
+	xasprintf(&bearer, "Bearer %s", token);
+	cJSON_AddStringToObject(h, "Authorization", bearer);
+	explicit_bzero(bearer, strlen(bearer));
+	free(bearer);
+	if (disabled && (f->shape == APPCONF_OPENCODE ||
+	    f->shape == APPCONF_ZED))
+		cJSON_AddFalseToObject(o, "enabled");
+	else if (disabled)
+		cJSON_AddTrueToObject(o, "disabled");
+	return (o);
+}

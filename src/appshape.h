@@ -48,4 +48,24 @@ cJSON	*appshape_common(enum appconf_shape, const cJSON *entry,
 cJSON	*appshape_launch(enum appconf_shape, const char *const *argv,
 	    size_t argc, int disabled);
 
+/*
+ * The apps whose files take a Streamable HTTP server as a URL with
+ * headers: claude-code, cursor, vscode, windsurf, zed, cline, gemini-cli
+ * and opencode (not claude-desktop, whose file takes commands only, nor
+ * codex).
+ */
+int	 appshape_takes_url(const char *app);
+
+/*
+ * The entry that reaches url with "Authorization: Bearer token", in the
+ * shape of app's file (app one appshape_takes_url accepts), disabled if
+ * disabled is set: Claude Code's and VS Code's {"type": "http", "url",
+ * "headers"}, Cursor's and Zed's {"url", "headers"}, Windsurf's
+ * "serverUrl", Cline's "type" "streamableHttp", Gemini CLI's "httpUrl",
+ * opencode's "type" "remote".
+ */
+cJSON	*appshape_remote(const struct appconf_file *, const char *url,
+	    const char *token, int disabled);
+
+
 #endif /* MCPD_APPSHAPE_H */
