@@ -22,6 +22,8 @@
 //   --server-name N   the server's process name, left out of RSS [fastecho]
 //   --stdio-rss       the stdio processes the clients launch (bridges) are
 //                     part of the system: their VmRSS is reported apart
+//   --header 'N: V'   a header on every HTTP request (repeatable), such
+//                     as a bearer token
 //
 // Every call echoes a text that starts with a token naming the run, the
 // client and the call, so a reply carrying another call's text is counted
@@ -49,7 +51,7 @@ const opts = {
 	label: null, latencyS: 1.5, seconds: 2, warmupMs: 300, clients: 8,
 	inflight: 16, size: 200, timeoutMs: 5000, rssPids: [],
 	serverName: "fastecho", stdioRss: false, kind: null, target: null,
-	args: [],
+	args: [], headers: {},
 };
 {
 	const argv = process.argv.slice(2);
@@ -80,6 +82,14 @@ const opts = {
 			opts.serverName = argv[++i];
 			break;
 		case "--stdio-rss": opts.stdioRss = true; break;
+		case "--header": {
+			const m = /^([^:\s]+):\s*(.*)$/.exec(argv[i + 1] ?? "");
+			if (m === null)
+				usage("--header needs 'NAME: VALUE'");
+			opts.headers[m[1]] = m[2];
+			i++;
+			break;
+		}
 		case "--stdio":
 			if (i + 1 >= argv.length)
 				usage("--stdio needs a command");
@@ -118,9 +128,11 @@ function transport() {
 		return new StdioClientTransport({ command: opts.target,
 		    args: opts.args, stderr: "ignore" });
 	case "http":
-		return new StreamableHTTPClientTransport(new URL(opts.target));
+		return new StreamableHTTPClientTransport(new URL(opts.target),
+		    { requestInit: { headers: opts.headers } });
 	default:
-		return new SSEClientTransport(new URL(opts.target));
+		return new SSEClientTransport(new URL(opts.target),
+		    { requestInit: { headers: opts.headers } });
 	}
 }
 

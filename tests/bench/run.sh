@@ -24,7 +24,7 @@
 #   BENCH_CHAOS_REQUESTS   requests in the chaos run (1000000)
 #   MCPD_REMOTE            mcpd-remote; if set, remote.sh runs last
 #   BENCH_PARTS            the parts to run (all of the table, then
-#                          workstation and peers; remote only with
+#                          workstation, peers and http; remote only with
 #                          MCPD_REMOTE); naming none of the table's parts
 #                          leaves the table out
 #   BENCH_BASELINE         the counts the regression rows are judged
@@ -928,6 +928,10 @@ fi
 # Peers: mcpd beside supergateway and mcp-proxy, same SDK client (peers.sh).
 if after_table peers; then
 	bash "$(dirname "$0")/peers.sh" | tee -a "$RESULTS"
+fi
+# Streamable HTTP: mcpd-http beside supergateway and mcp-proxy (http.sh).
+if after_table http; then
+	bash "$(dirname "$0")/http.sh" | tee -a "$RESULTS"
 fi
 if [ "${#FAILED_CHECKS[@]}" -gt 0 ]; then
 	cp "$T/mcpload.log" "$RESULTS.log"

@@ -1,0 +1,303 @@
+#!/bin/bash
+# http.sh -- one server served over Streamable HTTP three ways, driven by
+# one client: the official TypeScript SDK's StreamableHTTPClientTransport
+# (peers.mjs) calling tools/call echo on fastecho through
+#   mcpd           mcpd running fastecho, its HTTP front mcpd-http on
+#                  127.0.0.1 at /servers/fast/mcp, a token of
+#                  `mcpctl token create` in every request
+#   supergateway   stdio to Streamable HTTP, --stateful
+#   mcp-proxy      stdio to Streamable HTTP
+# and, for reference, direct stdio to fastecho (StdioClientTransport).
+# For each: p50 and p99 of one client making one call at a time, calls
+# per second with 8 clients of 16 calls in flight each (every reply
+# checked against its call: another call's text is misrouted, an error or
+# a call past its limit is lost), and the RSS of the proxy's process tree
+# with those 8 clients attached, the server's processes left out (for
+# mcpd: the daemon, its reaper and guard, and mcpd-http, which is also
+# shown apart).  Systems run in turn within a round, the first one
+# changing each round, unpinned.
+#
+# A benchmark: it prints a table and exits 0, also when a system fails
+# (its row says so) and when it cannot run at all ("http: skipped,
+# REASON": no Node.js or jq, the npm packages not installable, no
+# mcpd-http beside mcpd); 2 only on usage errors.
+#
+# Environment (absolute paths; `make bench` sets them):
+#   MCPD MCPCTL BENCH_DIR  (fastecho is built there; one JSON line per
+#                          system and round is appended to
+#                          BENCH_DIR/bench-raw.jsonl)
+#   BENCH_HTTP_SECONDS     the throughput run's seconds (2); the latency
+#                          run takes three quarters of it
+#   BENCH_HTTP_ROUNDS      rounds (1): latency is their median, req/s the
+#                          best, RSS the last round's
+
+# shellcheck disable=SC2153  # MCPD and friends come from the environment
+set -u
+export LC_ALL=C
+
+die() {
+	echo "bench http: $*" >&2
+	exit 2
+}
+
+skip() {
+	echo "http: skipped, $*"
+	exit 0
+}
+
+[ $# -eq 0 ] || die "no arguments; see the top of $0"
+for v in MCPD MCPCTL BENCH_DIR; do
+	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
+done
+FASTECHO=$BENCH_DIR/fastecho
+for v in MCPD MCPCTL FASTECHO; do
+	case "${!v}" in
+	/*) ;;
+	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
+	esac
+	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
+done
+SECONDS_TP=${BENCH_HTTP_SECONDS:-2}
+ROUNDS=${BENCH_HTTP_ROUNDS:-1}
+[[ "$SECONDS_TP" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	die "BENCH_HTTP_SECONDS must be a number of seconds"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_HTTP_ROUNDS must be 1 or more"
+HERE=$(cd "$(dirname "$0")" && pwd) || die "cannot find $0's directory"
+TESTS=$(dirname "$HERE")
+RAW=$BENCH_DIR/bench-raw.jsonl
+
+CLIENTS=8
+INFLIGHT=16
+MSG_BYTES=200
+CALL_TIMEOUT_MS=3000
+LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
+
+# mcpd runs the mcpd-http beside its own executable.
+[ -x "$(dirname "$MCPD")/mcpd-http" ] ||
+	skip "no mcpd-http beside $MCPD (make daemon/mcpd-http)"
+command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+NODE=$(command -v node || command -v nodejs) || skip "Node.js is not installed"
+
+# shellcheck source=tests/bench/lib.sh
+. "$HERE/lib.sh"
+bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json \
+	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
+bench_setup http
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print ""
+		else if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+START_MS=$(now_ms)
+ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
+cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
+
+# Free localhost ports, one per HTTP system.
+# shellcheck disable=SC2016  # node's code
+mapfile -t PORTS < <("$NODE" -e '
+	const net = require("node:net");
+	const ss = [0, 1, 2].map(() => net.createServer());
+	Promise.all(ss.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r))))
+	    .then(() => { for (const s of ss) console.log(s.address().port);
+		ss.forEach((s) => s.close()); });' 2>/dev/null)
+[ "${#PORTS[@]}" -eq 3 ] || die "could not find free ports"
+
+# --- mcpd and its front ------------------------------------------------------
+SOCK=$T/mcpd.sock
+export MCPD_HTTP_TOKENS=$T/http-tokens
+jq -n --arg cmd "$FASTECHO" --argjson port "${PORTS[0]}" '{
+	mcpd: {http: {listen: ["127.0.0.1:\($port)"]}},
+	mcpServers: {fast: {command: $cmd, args: []}}}' >"$T/mcpd.json" ||
+	die "cannot write mcpd's configuration"
+chmod 0600 "$T/mcpd.json"
+TOKEN=$("$MCPCTL" -s "$SOCK" token create bench --servers fast 2>>"$T/mcpd.log") ||
+	skip "mcpctl token create failed: $(tail -1 "$T/mcpd.log")"
+"${GUARD[@]}" "$MCPD" -c "$T/mcpd.json" -s "$SOCK" --log-target stderr \
+	</dev/null 2>>"$T/mcpd.log" &
+MCPD_PID=$!
+PIDS+=("$MCPD_PID")
+
+# --- the Node proxies ----------------------------------------------------------
+SG=$NM/supergateway/dist/index.js
+MP=$NM/mcp-proxy/dist/bin/mcp-proxy.mjs
+SG_VERSION=$(jq -r .version "$NM/supergateway/package.json")
+MP_VERSION=$(jq -r .version "$NM/mcp-proxy/package.json")
+SDK_VERSION=$(jq -r .version "$NM/@modelcontextprotocol/sdk/package.json")
+# supergateway runs the server with a shell.
+ECHO_SH=$(printf '%q' "$FASTECHO")
+
+SYS=(direct mcpd sg-http mcp-proxy)
+declare -A LABEL PORT PID URL
+LABEL[direct]="direct stdio (reference)"
+LABEL[mcpd]="mcpd + mcpd-http"
+LABEL[sg-http]="supergateway $SG_VERSION --stateful"
+LABEL[mcp-proxy]="mcp-proxy $MP_VERSION"
+PORT[mcpd]=${PORTS[0]} PORT[sg-http]=${PORTS[1]} PORT[mcp-proxy]=${PORTS[2]}
+URL[mcpd]=http://127.0.0.1:${PORTS[0]}/servers/fast/mcp
+URL[sg-http]=http://127.0.0.1:${PORTS[1]}/mcp
+URL[mcp-proxy]=http://127.0.0.1:${PORTS[2]}/mcp
+PID[mcpd]=$MCPD_PID
+
+start_proxy() {
+	local s=$1
+	shift
+	"${GUARD[@]}" "$@" </dev/null >"$T/$s.log" 2>&1 &
+	PID[$s]=$!
+	PIDS+=("$!")
+}
+start_proxy sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
+	--outputTransport streamableHttp --stateful --port "${PORT[sg-http]}" \
+	--logLevel none
+start_proxy mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
+	-- "$FASTECHO"
+
+# Whether an HTTP server answers on 127.0.0.1:PORT (any status will do).
+answers() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'GET /probe HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" >&3
+		IFS= read -r -t 2 reply <&3 && [[ "$reply" == HTTP/* ]]
+	) 2>/dev/null
+}
+
+# How process PID ended, and the last line of its LOG.
+ended() {
+	local rc
+	wait "$1" 2>/dev/null
+	rc=$?
+	printf 'exited with status %d' "$rc"
+	[ -s "$2" ] && printf ': %s' "$(grep -v '^[[:space:]]*$' "$2" | tail -1 |
+		cut -c1-160)"
+}
+
+# Ready: each system answering HTTP, and mcpd's server ready.
+declare -A FAILED
+deadline=$(($(now_ms) + 20000))
+waiting=(mcpd sg-http mcp-proxy)
+while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
+	left=()
+	for s in "${waiting[@]}"; do
+		if answers "${PORT[$s]}"; then
+			[ "$s" != mcpd ] && continue
+			[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
+				continue
+		fi
+		log=$T/$s.log
+		[ "$s" = mcpd ] && log=$T/mcpd.log
+		kill -0 "${PID[$s]}" 2>/dev/null || {
+			FAILED[$s]="did not start: $(ended "${PID[$s]}" "$log")"
+			continue
+		}
+		left+=("$s")
+	done
+	waiting=("${left[@]}")
+	[ "${#waiting[@]}" -gt 0 ] && sleep 0.1
+done
+for s in "${waiting[@]}"; do
+	FAILED[$s]="not ready in 20 s"
+done
+
+# --- the runs ------------------------------------------------------------------
+declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
+DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
+measure() {
+	local s=$1 r=$2 args out rc note
+	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"
+		--clients "$CLIENTS" --inflight "$INFLIGHT" --size "$MSG_BYTES"
+		--timeout-ms "$CALL_TIMEOUT_MS" --label "http: $s #$r")
+	case $s in
+	direct) args+=(--stdio "$FASTECHO") ;;
+	mcpd) args+=(--rss-pid "$MCPD_PID" --header "Authorization: Bearer $TOKEN"
+		--http "${URL[$s]}") ;;
+	*) args+=(--rss-pid "${PID[$s]}" --http "${URL[$s]}") ;;
+	esac
+	out=$(cd "$T" && timeout -k 5 "$DRIVER_LIMIT" "${GUARD[@]}" \
+		"$NODE" peers.mjs "${args[@]}" 2>>"$T/driver.log")
+	rc=$?
+	out=$(jq -c --arg s "$s" --arg l "${LABEL[$s]}" --argjson r "$r" \
+		'. + {system: $s, name: $l, round: $r}' <<<"$out" 2>/dev/null)
+	if [ -z "$out" ]; then
+		note="round $r: driver exit $rc: $(tail -1 "$T/driver.log")"
+		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+		return
+	fi
+	printf '%s\n' "$out" >>"$RAW"
+	CALLS[$s]=$((${CALLS[$s]:-0} + $(jq '.calls' <<<"$out")))
+	LOST[$s]=$((${LOST[$s]:-0} + $(jq '.lost' <<<"$out")))
+	MIS[$s]=$((${MIS[$s]:-0} + $(jq '.misrouted' <<<"$out")))
+	P50[$s]+=" $(jq -r '.latency.p50_us // empty' <<<"$out")"
+	P99[$s]+=" $(jq -r '.latency.p99_us // empty' <<<"$out")"
+	RPS[$s]+=" $(jq -r '.throughput.req_per_s // empty' <<<"$out")"
+	case $s in
+	direct) ;;
+	mcpd) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs,
+		(.rss_kb_by_name["mcpd-http"] // 0)] | @tsv' <<<"$out" |
+		awk -F'\t' '{ printf "%.1f MB (%d processes; mcpd-http %.1f)",
+			$1 / 1024, $2, $3 / 1024 }') ;;
+	*) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs] |
+		@tsv' <<<"$out" | awk -F'\t' '{ printf "%.1f MB", $1 / 1024
+			if ($2 > 1) printf " (%d processes)", $2 }') ;;
+	esac
+	if [ "$rc" != 0 ]; then
+		note="round $r: $(jq -r '.error // "failed"' <<<"$out")"
+		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+	fi
+	note=$(jq -r 'select(.misrouted + .lost + .stray > 0) |
+		"round \(.round): \(.lost) lost, \(.misrouted) misrouted, " +
+		"\(.stray) replies for no call; errors \(.errors)"' <<<"$out")
+	[ -n "$note" ] && NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+}
+
+echo "http: $ROUNDS round(s), ${LATENCY_SECONDS} s latency + ${SECONDS_TP} s" \
+	"throughput per system ..." >&2
+for r in $(seq "$ROUNDS"); do
+	n=${#SYS[@]}
+	for i in $(seq 0 $((n - 1))); do
+		s=${SYS[$(((i + r - 1) % n))]}
+		[ -n "${FAILED[$s]:-}" ] && continue
+		measure "$s" "$r"
+	done
+done
+
+# --- the table -------------------------------------------------------------------
+us() {
+	[ -z "$1" ] && { echo "-"; return; }
+	awk "BEGIN { printf \"%.0f us\", $1 }"
+}
+FMT='%-30s %10s %10s %10s %17s  %s\n'
+echo
+echo "http: one server (fastecho) over Streamable HTTP, the SDK client" \
+	"$SDK_VERSION calling echo ($MSG_BYTES bytes), unpinned"
+# shellcheck disable=SC2059  # the format is ours
+printf "$FMT" system p50 p99 "req/s 8x$INFLIGHT" "lost/misrouted" \
+	"RSS, 8 clients attached"
+for s in "${SYS[@]}"; do
+	if [ -n "${FAILED[$s]:-}" ]; then
+		printf '%-30s %s\n' "${LABEL[$s]}" "FAILED: ${FAILED[$s]}"
+		continue
+	fi
+	if [ -z "${CALLS[$s]:-}" ]; then
+		printf '%-30s %s\n' "${LABEL[$s]}" "FAILED: ${NOTE[$s]:-no result}"
+		continue
+	fi
+	# shellcheck disable=SC2086  # one value a word
+	p50=$(median ${P50[$s]}) p99=$(median ${P99[$s]})
+	# Throughput: the best round (interference only lowers it).
+	# shellcheck disable=SC2086
+	rps=$(printf '%s\n' ${RPS[$s]} | sort -g | tail -1)
+	# shellcheck disable=SC2059
+	printf "$FMT" "${LABEL[$s]}" "$(us "$p50")" "$(us "$p99")" "${rps:--}" \
+		"${LOST[$s]} / ${MIS[$s]} of ${CALLS[$s]}" "${RSS[$s]:--}"
+done
+for s in "${SYS[@]}"; do
+	[ -n "${NOTE[$s]:-}" ] && echo "http: ${LABEL[$s]}: ${NOTE[$s]}"
+done
+echo "http: req/s counts correct replies only; RSS is the proxy's process" \
+	"tree, fastecho left out; supergateway runs a shell and a server per" \
+	"session, mcpd and mcp-proxy share one server"
+echo "http: $((($(now_ms) - START_MS) / 1000)) s"
+exit 0
