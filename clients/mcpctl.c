@@ -123,7 +123,7 @@ ctl_usage(FILE *f)
 	fprintf(f, "usage: mcpctl [-s|--socket PATH] [--json] [--no-block] "
 	    "COMMAND [ARGS...]\n\ncommands:\n");
 	for (i = 0; i < CTL_NCOMMANDS; i++)
-		fprintf(f, "  %-13s %-33s %s\n", ctl_commands[i].name,
+		fprintf(f, "  %-13s %-33s  %s\n", ctl_commands[i].name,
 		    ctl_commands[i].args, ctl_commands[i].help);
 	fprintf(f, "\nThe socket defaults to $%s or mcpd's default "
 	    "(see mcpctl(1)).\n", PATHS_SOCKET_ENV);

@@ -273,16 +273,18 @@ static void
 hsess_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct hsess	*s = arg;
+	struct hfront	*f = s->front;
 	struct evbuffer	*in = bufferevent_get_input(bev);
-	char		*line;
+	char		*line, id[sizeof s->id];
 	size_t		 len;
 
+	/* Kept apart from s: hsess_line may end the session and free it. */
+	memcpy(id, s->id, sizeof id);
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
 		s->last_ms = clock_now_ms();
 		hsess_line(s, line, len);
 		free(line);
-		/* hsess_attached may have ended the session. */
-		if (hsess_find(s->front, s->id) != s)
+		if (hsess_find(f, id) != s)
 			return;
 	}
 	if (evbuffer_get_length(in) > HFRONT_MCPD_LINE_MAX)
