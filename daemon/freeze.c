@@ -139,8 +139,9 @@ freeze_thaw(const struct child_proc *cp)
 		(void)cgroup_write(dir, "cgroup.freeze", "0");
 		return;
 	}
-	child_signal_group(cp->pid, SIGCONT);
+	/* The reaper first: a walk of its still under way then stops. */
 	freeze_signal(cp, REAPER_SIG_THAW, SIGCONT);
+	child_signal_group(cp->pid, SIGCONT);
 }
 
 /* 1 if the machine has swap (/proc/swaps lists a device or file). */

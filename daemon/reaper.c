@@ -291,6 +291,7 @@ static void
 reaper_freeze(int freeze)
 {
 	struct timespec	 ms = { 0, 1000000L };
+	sigset_t	 pending;
 	int		 round;
 
 	if (!freeze) {
@@ -300,6 +301,10 @@ reaper_freeze(int freeze)
 	}
 	(void)kill(-(pid_t)reaper_server, SIGSTOP);
 	for (round = 0; round < REAPER_FREEZE_ROUNDS; round++) {
+		/* A thaw asked for meanwhile wins: stop no more. */
+		if (sigpending(&pending) == 0 &&
+		    sigismember(&pending, REAPER_SIG_THAW) == 1)
+			break;
 		if (reaper_signal_tree(SIGSTOP) == 0)
 			break;
 		(void)nanosleep(&ms, NULL);

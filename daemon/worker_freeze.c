@@ -47,6 +47,8 @@
 
 #define WORKER_FREEZE_LIMIT_MS	5000	/* for the kernel to freeze it */
 #define WORKER_FREEZE_POLL_MS	50	/* its checks, at most this apart */
+#define WORKER_THAW_CHECKS	100	/* after a thaw: looked at 100 times, */
+#define WORKER_THAW_CHECK_MS	25	/* this apart (2.5 s in all) */
 #define WORKER_RECLAIM_BYTES	(16ULL * 1024 * 1024)	/* a step */
 #define WORKER_RECLAIM_STEPS	1024	/* at most, each freeze */
 
@@ -103,6 +105,25 @@ worker_reclaim(struct worker *w)
 }
 
 /*
+ * After a thaw: a reaper still walking the tree of the freeze before (it
+ * takes signals only between walks) can stop the server again after
+ * mcpd's SIGCONT.  Looked at for WORKER_THAW_CHECKS x
+ * WORKER_THAW_CHECK_MS, and thawed again whenever it is found stopped.
+ */
+static void
+worker_thaw_check(struct worker *w)
+{
+	if (w->tp == NULL) {
+		w->thaw_checks = 0;
+		return;
+	}
+	if (freeze_done(transport_proc(w->tp)))
+		freeze_thaw(transport_proc(w->tp));
+	if (--w->thaw_checks > 0)
+		worker_freeze_arm(w, WORKER_THAW_CHECK_MS);
+}
+
+/*
  * ev_freeze (worker_demand.c owns its callback): 0 while all is well,
  * -1 when the kernel did not freeze it in time (*why).
  */
@@ -111,6 +132,10 @@ worker_freeze_check(struct worker *w, const char **why)
 {
 	uint64_t	 now = clock_now_ms(), waited;
 
+	if (w->thaw_checks > 0 && w->state != WORKER_FROZEN) {
+		worker_thaw_check(w);
+		return (0);
+	}
 	if (w->state != WORKER_FROZEN || w->tp == NULL)
 		return (0);
 	if (w->freeze_asked_ms == 0) {
@@ -145,6 +170,7 @@ worker_freeze_begin(struct worker *w, char **cause)
 	if (freeze_begin(transport_proc(w->tp), cause) != 0)
 		return (-1);
 	w->freezes++;
+	w->thaw_checks = 0;
 	w->freeze_asked_ms = clock_now_ms();
 	w->frozen_in_ms = -1;
 	w->reclaimed = 0;
@@ -167,6 +193,8 @@ worker_freeze_left(struct worker *w, enum worker_state next)
 		return;		/* it ended while frozen */
 	freeze_thaw(transport_proc(w->tp));
 	w->thaws++;
+	w->thaw_checks = WORKER_THAW_CHECKS;
+	worker_freeze_arm(w, WORKER_THAW_CHECK_MS);
 	if (next != WORKER_READY)
 		return;
 	w->thaw_ms = now;

@@ -88,6 +88,7 @@ struct worker {
 	 */
 	struct event		*ev_freeze;	/* the freeze's checks, reclaim */
 	uint64_t		 freeze_asked_ms;
+	uint32_t		 thaw_checks;	/* left after a thaw */
 	int64_t			 frozen_in_ms;	/* -1: not known */
 	uint64_t		 thaw_ms;
 	uint64_t		 thaw_frozen_ms; /* how long it was frozen */

@@ -51,6 +51,12 @@ stat_field() {
 		first(.servers[] | select(.name == $n)) | .stats[$f]'
 }
 
+# LeakSanitizer's check at a sanitized mcp-fake's exit stops the world
+# with ptrace, which a stop signal of the freeze's walk can leave spinning
+# (the server exits late): the servers' leaks are not what this tests.
+ENV='"MCPD_TEST_DIR": "'"$T"'"'
+! sanitized "$MCP_FAKE" || ENV=$ENV', "ASAN_OPTIONS": "detect_leaks=0"'
+
 run_mode() {
 	MODE=$1
 	local pid gc st gst n1 n2 t0 ms out thawed frozen_at
@@ -62,8 +68,9 @@ run_mode() {
   "mcpServers": {
     "cold": { "command": "$MCP_FAKE", "idle": "freeze", "idle_stop_s": 1,
               "args": ["--pidfile=$T/cold.pid", "--grandchild=$T/cold.gc.pid",
-                       "--startlog=$T/cold.starts"] },
-    "held": { "command": "$MCP_FAKE", "idle": "freeze", "idle_stop_s": 1 }
+                       "--startlog=$T/cold.starts"], "env": { $ENV } },
+    "held": { "command": "$MCP_FAKE", "idle": "freeze", "idle_stop_s": 1,
+              "env": { $ENV } }
   }
 }
 JSON
