@@ -20,6 +20,13 @@ done
 	skip "no Landlock or seccomp here: $(cat "$T/probe.err")"
 netns=1
 "$SBRUN" -q -l netns -n none -- true 2>/dev/null || netns=0
+# LeakSanitizer's check at exit needs ptrace, which seccomp refuses to
+# the sandboxed servers and, below, to mcpd itself.
+ASAN_ENV=
+if sanitized "$MCPD"; then
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	ASAN_ENV=', "ASAN_OPTIONS": "'"$ASAN_OPTIONS"'"'
+fi
 
 export HOME=$T/home
 mkdir -p "$HOME/.ssh" "$T/run" "$T/state/mcpd/tokens" "$T/elsewhere"
@@ -36,8 +43,8 @@ wait_for 10 test -s "$T/port" || fail "the listener did not start"
 PORT=$(cat "$T/port")
 
 probe_entry() {
-	printf '{ "command": "%s", "args": ["--mcp"], "env": {"MCPD_TEST_DIR": "%s"}%s }' \
-		"$SBPROBE" "$T" "${1:+, $1}"
+	printf '{ "command": "%s", "args": ["--mcp"], "env": {"MCPD_TEST_DIR": "%s"%s}%s }' \
+		"$SBPROBE" "$T" "$ASAN_ENV" "${1:+, $1}"
 }
 write_config "$T/mcpd.json" <<JSON
 {
