@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +24,8 @@
 #include "fdio.h"
 #include "htoken.h"
 #include "paths.h"
-#include "sbuf.h"
 #include "token.h"
 #include "xmalloc.h"
-
-#define TOKEN_STORE_MAX		(1024 * 1024)
 
 static char *
 token_store_path(void)
@@ -46,33 +42,20 @@ token_store_path(void)
 static int
 token_load(const char *path, struct htokens *ts)
 {
-	struct sbuf	 b;
-	size_t		 line;
-	int		 fd, rc;
+	size_t	 line;
 
-	memset(ts, 0, sizeof *ts);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
-			return (0);
-		diag_warnx(path, "%s", strerror(errno));
-		return (-1);
-	}
-	memset(&b, 0, sizeof b);
-	rc = fdio_read_all(fd, TOKEN_STORE_MAX, &b);
-	close(fd);
-	if (rc == -1) {
-		diag_warnx(path, "%s", strerror(errno));
-		free(b.p);
-		return (-1);
-	}
-	rc = htokens_parse(b.p, b.len, ts, &line);
-	free(b.p);
-	if (rc != 0) {
+	switch (htokens_read(path, ts, &line)) {
+	case 0:
+		return (0);
+	case -2:
 		diag_warnx(path, "line %zu is not a token's; fix or remove "
 		    "the file", line);
-		return (-1);
+		break;
+	default:
+		diag_warnx(path, "%s", strerror(errno));
+		break;
 	}
-	return (0);
+	return (-1);
 }
 
 static int

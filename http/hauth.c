@@ -9,55 +9,26 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/http.h>
 
-#include "fdio.h"
 #include "hfront.h"
 #include "htoken.h"
-#include "sbuf.h"
 #include "xmalloc.h"
-
-#define HAUTH_STORE_MAX		(1024 * 1024)
 
 static struct stat	hauth_seen;
 static int		hauth_have_seen;
-
-static int
-hauth_read(const char *path, struct htokens *ts)
-{
-	struct sbuf	 b;
-	size_t		 line;
-	int		 fd, rc;
-
-	memset(ts, 0, sizeof *ts);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (errno == ENOENT ? 0 : -1);
-	memset(&b, 0, sizeof b);
-	rc = fdio_read_all(fd, HAUTH_STORE_MAX, &b);
-	close(fd);
-	if (rc == 0 && htokens_parse(b.p, b.len, ts, &line) != 0) {
-		hlog("%s: line %zu is not a token's; no token is taken",
-		    path, line);
-		rc = -1;
-	}
-	free(b.p);
-	return (rc);
-}
 
 /* The store read again if it changed: 1 if it did. */
 int
 hauth_load(struct hfront *f)
 {
 	struct stat	 st;
-	struct htokens	 ts;
+	size_t		 line;
 
 	if (stat(f->token_path, &st) == -1)
 		memset(&st, 0, sizeof st);
@@ -71,8 +42,9 @@ hauth_load(struct hfront *f)
 	if (f->tokens == NULL)
 		f->tokens = xcalloc(1, sizeof *f->tokens);
 	htokens_free(f->tokens);
-	if (hauth_read(f->token_path, &ts) == 0)
-		*f->tokens = ts;
+	if (htokens_read(f->token_path, f->tokens, &line) == -2)
+		hlog("%s: line %zu is not a token's; no token is taken",
+		    f->token_path, line);
 	return (1);
 }
 

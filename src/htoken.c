@@ -1,14 +1,18 @@
 /*
  * htoken.c -- the HTTP front's bearer tokens (htoken.h): the store's
- * text, and a presented token checked against the hashes in it.
+ * text (and the file that holds it, read), and a presented token
+ * checked against the hashes in it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fdio.h"
 #include "htoken.h"
 #include "jcs.h"
 #include "sbuf.h"
@@ -156,6 +160,26 @@ htokens_parse(const char *text, size_t len, struct htokens *out,
 	}
 	*out = ts;
 	return (0);
+}
+
+int
+htokens_read(const char *path, struct htokens *ts, size_t *lineno)
+{
+	struct sbuf	 b;
+	int		 fd, rc, saved;
+
+	memset(ts, 0, sizeof *ts);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (errno == ENOENT ? 0 : -1);
+	memset(&b, 0, sizeof b);
+	rc = fdio_read_all(fd, HTOKEN_STORE_MAX, &b);
+	saved = errno;
+	close(fd);
+	if (rc == 0 && htokens_parse(b.p, b.len, ts, lineno) != 0)
+		rc = -2;
+	free(b.p);
+	errno = saved;
+	return (rc);
 }
 
 char *

@@ -23,6 +23,7 @@
 #define HTOKEN_NAME_MAX		64
 #define HTOKEN_MAX		1024		/* tokens in one store */
 #define HTOKEN_HASH_HEX		65
+#define HTOKEN_STORE_MAX	(1024 * 1024)	/* bytes of a store */
 
 struct htoken {
 	char		*name;
@@ -45,6 +46,13 @@ int		 htoken_name_ok(const char *);
  * and nothing kept.
  */
 int		 htokens_parse(const char *text, size_t len, struct htokens *,
+		    size_t *line);
+/*
+ * The store at path read and parsed: 0 (an empty store when there is no
+ * file), -1 with errno when it cannot be read, or -2 with *line the
+ * first bad line; nothing kept on failure.
+ */
+int		 htokens_read(const char *path, struct htokens *,
 		    size_t *line);
 /* Its text, malloc'd. */
 char		*htokens_format(const struct htokens *);
