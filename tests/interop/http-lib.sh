@@ -1,18 +1,59 @@
 # http-lib.sh -- mcpd's HTTP front for a test (sourced after
 # integration/lib.sh and remote/lib.sh).
+#
+#   http_front_prep CLIENT.mjs   Node.js and the pinned packages
+#                                (remote_setup), curl, CLIENT copied into
+#                                T; MCPD_HTTP_TOKENS in T, PORT a free
+#                                loopback port and BASE the front's URL
+#   http_front_wait              until the front answers (401 without a
+#                                token), or fail
+#   http_init PATH [CURL ARGS]   the status of a POST of initialize (INIT)
+#                                to PATH; its body in T/body.out, its
+#                                headers in T/headers.out
+#   node_http ARGS...            http-client.mjs run with ARGS (within
+#                                CLIENT_TIMEOUT_S), its output shown
+#   http_front_fake CLIENT.mjs   all of it for mcpd serving mcp-fake as
+#                                "fake"; TOKEN a bearer token for it
 
-# http_front_fake CLIENT.mjs: Node.js and the pinned packages
-# (remote_setup), CLIENT copied beside them, mcpd serving mcp-fake as
-# "fake" with mcpd-http on a free loopback port; BASE is the front's URL
-# and TOKEN a bearer token for it, once the front answers.
-http_front_fake() {
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+
+http_front_prep() {
 	remote_setup
 	command -v curl >/dev/null || skip "curl is not installed"
 	cp "$TESTS_SRCDIR/interop/$1" "$T/" || hard_error "cannot copy $1"
-
 	export MCPD_HTTP_TOKENS=$T/http-tokens
 	PORT=$(_random_port)
 	BASE=http://127.0.0.1:$PORT
+}
+
+http_init() {
+	local path=$1
+	shift
+	curl -s -o "$T/body.out" -D "$T/headers.out" -w '%{http_code}' \
+		--max-time 10 -X POST "$BASE$path" \
+		-H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' "$@" \
+		--data-binary "$INIT"
+}
+
+_http_front_up() {
+	[ "$(http_init /servers/fake/mcp)" = 401 ]
+}
+
+http_front_wait() {
+	wait_for 30 _http_front_up || fail "mcpd-http did not answer on $BASE"
+}
+
+node_http() {
+	timeout -k 5 "${CLIENT_TIMEOUT_S:-120}" "$NODE" "$T/http-client.mjs" \
+		"$@" </dev/null >"$T/node.out" 2>&1
+	local rc=$?
+	cat "$T/node.out"
+	return $rc
+}
+
+http_front_fake() {
+	http_front_prep "$1"
 	config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
 		mcpd: { http: { listen: ["127.0.0.1:\($port)"] } },
 		mcpServers: { fake: { command: $fake, env: { MCPD_TEST_DIR: $t } } }
@@ -20,10 +61,5 @@ http_front_fake() {
 	write_config_raw "$T/mcpd.json" "$config"
 	start_mcpd "$T/mcpd.json"
 	TOKEN=$("$MCPCTL" token create app) || fail "mcpctl token create failed"
-	wait_for 30 _http_front_up || fail "mcpd-http did not answer on $BASE"
-}
-
-_http_front_up() {
-	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST \
-		"$BASE/servers/fake/mcp")" = 401 ]
+	http_front_wait
 }

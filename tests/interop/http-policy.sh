@@ -29,13 +29,12 @@ CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
 
 . "$TESTS_SRCDIR/integration/lib.sh"
 . "$TESTS_SRCDIR/remote/lib.sh"
+# shellcheck source=http-lib.sh
+. "$TESTS_SRCDIR/interop/http-lib.sh"
 # shellcheck source=../systemd/journald-lib.sh
 . "$TESTS_SRCDIR/systemd/journald-lib.sh"
 
-remote_setup
-command -v curl >/dev/null || skip "curl is not installed"
-cp "$TESTS_SRCDIR/interop/http-client.mjs" "$T/" ||
-	hard_error "cannot copy http-client.mjs"
+http_front_prep http-client.mjs
 
 JOURNAL=0
 if journald_can_run; then
@@ -47,9 +46,6 @@ else
 	note "the audit entries are not checked: $JOURNALD_WHY"
 fi
 
-export MCPD_HTTP_TOKENS=$T/http-tokens
-PORT=$(_random_port)
-BASE=http://127.0.0.1:$PORT
 config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
 	mcpd: { audit: "calls", http: { listen: ["127.0.0.1:\($port)"] } },
 	mcpServers: {
@@ -76,25 +72,9 @@ for who in alice bob carol; do
 	printf -v "TOKEN_$who" '%s' "$tok"
 done
 
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
 # code PATH TOKEN: the status of a POST of initialize to PATH.
-code() {
-	curl -s -o "$T/body.out" -D "$T/headers.out" -w '%{http_code}' \
-		--max-time 10 -X POST "$BASE$1" \
-		-H 'Content-Type: application/json' \
-		-H 'Accept: application/json, text/event-stream' \
-		-H "Authorization: Bearer $2" --data-binary "$INIT"
-}
-front_up() { [ "$(code /servers/fake/mcp mcpd_none)" = 401 ]; }
-wait_for 30 front_up || fail "mcpd-http did not answer on $BASE"
-
-node_http() {
-	timeout -k 5 "$CLIENT_TIMEOUT_S" "$NODE" "$T/http-client.mjs" "$@" \
-		</dev/null >"$T/node.out" 2>&1
-	local rc=$?
-	cat "$T/node.out"
-	return $rc
-}
+code() { http_init "$1" -H "Authorization: Bearer $2"; }
+http_front_wait
 
 # Each token sees and may call what its policy allows, no more.
 node_http "$BASE/servers/fake/mcp" "$TOKEN_alice" policy echo sleep alice ||
