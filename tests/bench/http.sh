@@ -84,25 +84,12 @@ bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json
 	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
 bench_setup http
 
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print ""
-		else if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 START_MS=$(now_ms)
 ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
 cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
 
 # Free localhost ports, one per HTTP system.
-# shellcheck disable=SC2016  # node's code
-mapfile -t PORTS < <("$NODE" -e '
-	const net = require("node:net");
-	const ss = [0, 1, 2].map(() => net.createServer());
-	Promise.all(ss.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r))))
-	    .then(() => { for (const s of ss) console.log(s.address().port);
-		ss.forEach((s) => s.close()); });' 2>/dev/null)
+mapfile -t PORTS < <(bench_ports 3)
 [ "${#PORTS[@]}" -eq 3 ] || die "could not find free ports"
 
 # --- mcpd and its front ------------------------------------------------------
@@ -141,37 +128,11 @@ URL[sg-http]=http://127.0.0.1:${PORTS[1]}/mcp
 URL[mcp-proxy]=http://127.0.0.1:${PORTS[2]}/mcp
 PID[mcpd]=$MCPD_PID
 
-start_proxy() {
-	local s=$1
-	shift
-	"${GUARD[@]}" "$@" </dev/null >"$T/$s.log" 2>&1 &
-	PID[$s]=$!
-	PIDS+=("$!")
-}
-start_proxy sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
+bench_start sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
 	--outputTransport streamableHttp --stateful --port "${PORT[sg-http]}" \
 	--logLevel none
-start_proxy mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
+bench_start mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
 	-- "$FASTECHO"
-
-# Whether an HTTP server answers on 127.0.0.1:PORT (any status will do).
-answers() {
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf 'GET /probe HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" >&3
-		IFS= read -r -t 2 reply <&3 && [[ "$reply" == HTTP/* ]]
-	) 2>/dev/null
-}
-
-# How process PID ended, and the last line of its LOG.
-ended() {
-	local rc
-	wait "$1" 2>/dev/null
-	rc=$?
-	printf 'exited with status %d' "$rc"
-	[ -s "$2" ] && printf ': %s' "$(grep -v '^[[:space:]]*$' "$2" | tail -1 |
-		cut -c1-160)"
-}
 
 # Ready: each system answering HTTP, and mcpd's server ready.
 declare -A FAILED
@@ -180,7 +141,7 @@ waiting=(mcpd sg-http mcp-proxy)
 while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
 	left=()
 	for s in "${waiting[@]}"; do
-		if answers "${PORT[$s]}"; then
+		if bench_answers "${PORT[$s]}"; then
 			[ "$s" != mcpd ] && continue
 			[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
 				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
@@ -189,7 +150,7 @@ while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
 		log=$T/$s.log
 		[ "$s" = mcpd ] && log=$T/mcpd.log
 		kill -0 "${PID[$s]}" 2>/dev/null || {
-			FAILED[$s]="did not start: $(ended "${PID[$s]}" "$log")"
+			FAILED[$s]="did not start: $(bench_ended "${PID[$s]}" "$log")"
 			continue
 		}
 		left+=("$s")
@@ -205,7 +166,7 @@ done
 declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
 DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
 measure() {
-	local s=$1 r=$2 args out rc note
+	local s=$1 r=$2 args note
 	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"
 		--clients "$CLIENTS" --inflight "$INFLIGHT" --size "$MSG_BYTES"
 		--timeout-ms "$CALL_TIMEOUT_MS" --label "http: $s #$r")
@@ -215,41 +176,21 @@ measure() {
 		--http "${URL[$s]}") ;;
 	*) args+=(--rss-pid "${PID[$s]}" --http "${URL[$s]}") ;;
 	esac
-	out=$(cd "$T" && timeout -k 5 "$DRIVER_LIMIT" "${GUARD[@]}" \
-		"$NODE" peers.mjs "${args[@]}" 2>>"$T/driver.log")
-	rc=$?
-	out=$(jq -c --arg s "$s" --arg l "${LABEL[$s]}" --argjson r "$r" \
-		'. + {system: $s, name: $l, round: $r}' <<<"$out" 2>/dev/null)
-	if [ -z "$out" ]; then
-		note="round $r: driver exit $rc: $(tail -1 "$T/driver.log")"
-		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
-		return
-	fi
-	printf '%s\n' "$out" >>"$RAW"
-	CALLS[$s]=$((${CALLS[$s]:-0} + $(jq '.calls' <<<"$out")))
-	LOST[$s]=$((${LOST[$s]:-0} + $(jq '.lost' <<<"$out")))
-	MIS[$s]=$((${MIS[$s]:-0} + $(jq '.misrouted' <<<"$out")))
-	P50[$s]+=" $(jq -r '.latency.p50_us // empty' <<<"$out")"
-	P99[$s]+=" $(jq -r '.latency.p99_us // empty' <<<"$out")"
-	RPS[$s]+=" $(jq -r '.throughput.req_per_s // empty' <<<"$out")"
+	bench_drive "$s" "$r" "${args[@]}" || return
 	case $s in
 	direct) ;;
 	mcpd) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs,
-		(.rss_kb_by_name["mcpd-http"] // 0)] | @tsv' <<<"$out" |
+		(.rss_kb_by_name["mcpd-http"] // 0)] | @tsv' <<<"$OUT" |
 		awk -F'\t' '{ printf "%.1f MB (%d processes; mcpd-http %.1f)",
 			$1 / 1024, $2, $3 / 1024 }') ;;
 	*) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs] |
-		@tsv' <<<"$out" | awk -F'\t' '{ printf "%.1f MB", $1 / 1024
+		@tsv' <<<"$OUT" | awk -F'\t' '{ printf "%.1f MB", $1 / 1024
 			if ($2 > 1) printf " (%d processes)", $2 }') ;;
 	esac
-	if [ "$rc" != 0 ]; then
-		note="round $r: $(jq -r '.error // "failed"' <<<"$out")"
-		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
-	fi
 	note=$(jq -r 'select(.misrouted + .lost + .stray > 0) |
 		"round \(.round): \(.lost) lost, \(.misrouted) misrouted, " +
-		"\(.stray) replies for no call; errors \(.errors)"' <<<"$out")
-	[ -n "$note" ] && NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+		"\(.stray) replies for no call; errors \(.errors)"' <<<"$OUT")
+	[ -n "$note" ] && bench_note "$s" "$note"
 }
 
 echo "http: $ROUNDS round(s), ${LATENCY_SECONDS} s latency + ${SECONDS_TP} s" \

@@ -1,7 +1,8 @@
-# shellcheck shell=bash
-# lib.sh -- what the benchmark scripts share (sourced by run.sh, remote.sh
-# and peers.sh): a private temporary directory whose processes die with
-# the script, and the pinned npm packages of tests/interop.
+# shellcheck shell=bash disable=SC2004,SC2034,SC2153
+# lib.sh -- what the benchmark scripts share (sourced by run.sh, remote.sh,
+# peers.sh and http.sh): a private temporary directory whose processes die
+# with the script, the pinned npm packages of tests/interop, and the
+# pieces of a run of peers.mjs against proxies (peers.sh, http.sh).
 #
 #   bench_setup NAME      T (a 0700 directory), PIDS (killed and waited
 #                         for on exit), GUARD (setpriv --pdeathsig TERM
@@ -14,6 +15,24 @@
 #                         lockfile; FAIL MESSAGE is called on any failure
 #                         and must not return
 #   now_ms                the wall clock in milliseconds
+#   median VALUES...      their median ("" for none)
+#   bench_ports N         N free ports on 127.0.0.1, one a line (NODE)
+#   bench_start S CMD...  CMD run in the background under GUARD, its
+#                         output in T/S.log, its pid in PID[S] and PIDS
+#   bench_answers PORT    whether an HTTP server answers on 127.0.0.1:PORT
+#                         (any status will do)
+#   bench_ended PID LOG   how process PID ended, and the last line of LOG
+#   bench_note S TEXT     TEXT added to NOTE[S]
+#   bench_drive S R ARGS...
+#                         peers.mjs (copied into T) run with ARGS within
+#                         DRIVER_LIMIT for system S, round R: its JSON line,
+#                         with S, LABEL[S] and R, appended to RAW and kept
+#                         in OUT; CALLS, LOST, MIS, P50, P99 and RPS of S
+#                         added to; a failure in NOTE[S].  1 if it gave no
+#                         result.  The caller declares those arrays.
+#
+# What these set or read (NM, PID, NOTE, CALLS ..., NODE, OUT) is the
+# sourcing script's: shellcheck's notes on them are off (the first line).
 
 bench_setup() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-$1.XXXXXX") || {
@@ -58,4 +77,76 @@ bench_npm_deps() {
 now_ms() {
 	local t=${EPOCHREALTIME//[.,]/}
 	echo $((t / 1000))
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print ""
+		else if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+bench_ports() {
+	# shellcheck disable=SC2016  # node's code
+	"$NODE" -e '
+	const net = require("node:net");
+	const ss = Array.from({ length: Number(process.argv[1]) },
+	    () => net.createServer());
+	Promise.all(ss.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r))))
+	    .then(() => { for (const s of ss) console.log(s.address().port);
+		ss.forEach((s) => s.close()); });' "$1" 2>/dev/null
+}
+
+bench_start() {
+	local s=$1
+	shift
+	"${GUARD[@]}" "$@" </dev/null >"$T/$s.log" 2>&1 &
+	PID[$s]=$!
+	PIDS+=("$!")
+}
+
+bench_answers() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'GET /bench-probe HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' \
+			"$1" >&3
+		IFS= read -r -t 2 reply <&3 && [[ "$reply" == HTTP/* ]]
+	) 2>/dev/null
+}
+
+bench_ended() {
+	local rc
+	wait "$1" 2>/dev/null
+	rc=$?
+	printf 'exited with status %d' "$rc"
+	[ -s "$2" ] && printf ': %s' "$(grep -v '^[[:space:]]*$' "$2" | tail -1 |
+		cut -c1-160)"
+}
+
+bench_note() {
+	NOTE[$1]="${NOTE[$1]:+${NOTE[$1]}; }$2"
+}
+
+bench_drive() {
+	local s=$1 r=$2 rc
+	shift 2
+	OUT=$(cd "$T" && timeout -k 5 "$DRIVER_LIMIT" "${GUARD[@]}" \
+		"$NODE" peers.mjs "$@" 2>>"$T/driver.log")
+	rc=$?
+	OUT=$(jq -c --arg s "$s" --arg l "${LABEL[$s]}" --argjson r "$r" \
+		'. + {system: $s, name: $l, round: $r}' <<<"$OUT" 2>/dev/null)
+	if [ -z "$OUT" ]; then
+		bench_note "$s" "round $r: driver exit $rc: $(tail -1 "$T/driver.log")"
+		return 1
+	fi
+	printf '%s\n' "$OUT" >>"$RAW"
+	CALLS[$s]=$((${CALLS[$s]:-0} + $(jq '.calls' <<<"$OUT")))
+	LOST[$s]=$((${LOST[$s]:-0} + $(jq '.lost' <<<"$OUT")))
+	MIS[$s]=$((${MIS[$s]:-0} + $(jq '.misrouted' <<<"$OUT")))
+	P50[$s]+=" $(jq -r '.latency.p50_us // empty' <<<"$OUT")"
+	P99[$s]+=" $(jq -r '.latency.p99_us // empty' <<<"$OUT")"
+	RPS[$s]+=" $(jq -r '.throughput.req_per_s // empty' <<<"$OUT")"
+	[ "$rc" = 0 ] ||
+		bench_note "$s" "round $r: $(jq -r '.error // "failed"' <<<"$OUT")"
+	return 0
 }

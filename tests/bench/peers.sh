@@ -85,13 +85,6 @@ bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json
 	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
 bench_setup peers
 
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print ""
-		else if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 START_MS=$(now_ms)
 ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
 cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
@@ -107,13 +100,7 @@ MCPD_PID=$!
 PIDS+=("$MCPD_PID")
 
 # --- the proxies, on free localhost ports --------------------------------------
-# shellcheck disable=SC2016  # node's code
-mapfile -t PORTS < <("$NODE" -e '
-	const net = require("node:net");
-	const ss = [0, 1, 2].map(() => net.createServer());
-	Promise.all(ss.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", r))))
-	    .then(() => { for (const s of ss) console.log(s.address().port);
-		ss.forEach((s) => s.close()); });' 2>/dev/null)
+mapfile -t PORTS < <(bench_ports 3)
 [ "${#PORTS[@]}" -eq 3 ] || die "could not find free ports"
 SG=$NM/supergateway/dist/index.js
 MP=$NM/mcp-proxy/dist/bin/mcp-proxy.mjs
@@ -135,39 +122,13 @@ URL[sg-http]=http://127.0.0.1:${PORTS[0]}/mcp
 URL[sg-sse]=http://127.0.0.1:${PORTS[1]}/sse
 URL[mcp-proxy]=http://127.0.0.1:${PORTS[2]}/mcp
 
-start_proxy() {
-	local s=$1
-	shift
-	"${GUARD[@]}" "$@" </dev/null >"$T/$s.log" 2>&1 &
-	PID[$s]=$!
-	PIDS+=("$!")
-}
-start_proxy sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
+bench_start sg-http "$NODE" "$SG" --stdio "$ECHO_SH" \
 	--outputTransport streamableHttp --stateful --port "${PORT[sg-http]}" \
 	--logLevel none
-start_proxy sg-sse "$NODE" "$SG" --stdio "$ECHO_SH" --outputTransport sse \
+bench_start sg-sse "$NODE" "$SG" --stdio "$ECHO_SH" --outputTransport sse \
 	--port "${PORT[sg-sse]}" --logLevel none
-start_proxy mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
+bench_start mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}" \
 	-- "$FASTECHO"
-
-# Whether an HTTP server answers on 127.0.0.1:PORT (any status will do).
-answers() {
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf 'GET /peers-probe HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-		IFS= read -r -t 2 reply <&3 && [[ "$reply" == HTTP/* ]]
-	) 2>/dev/null
-}
-
-# How process PID ended, and the last line of its LOG.
-ended() {
-	local rc
-	wait "$1" 2>/dev/null
-	rc=$?
-	printf 'exited with status %d' "$rc"
-	[ -s "$2" ] && printf ': %s' "$(grep -v '^[[:space:]]*$' "$2" | tail -1 |
-		cut -c1-160)"
-}
 
 # Ready: mcpd's server in state ready, each proxy answering HTTP.
 declare -A FAILED
@@ -181,13 +142,13 @@ while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
 				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
 				continue
 			kill -0 "$MCPD_PID" 2>/dev/null || {
-				FAILED[$s]="mcpd $(ended "$MCPD_PID" "$T/mcpd.log")"
+				FAILED[$s]="mcpd $(bench_ended "$MCPD_PID" "$T/mcpd.log")"
 				continue
 			}
 		else
-			answers "${PORT[$s]}" && continue
+			bench_answers "${PORT[$s]}" && continue
 			kill -0 "${PID[$s]}" 2>/dev/null || {
-				FAILED[$s]="did not start: $(ended "${PID[$s]}" "$T/$s.log")"
+				FAILED[$s]="did not start: $(bench_ended "${PID[$s]}" "$T/$s.log")"
 				continue
 			}
 		fi
@@ -204,7 +165,7 @@ done
 declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
 DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
 measure() {
-	local s=$1 r=$2 args out rc note
+	local s=$1 r=$2 args note
 	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"
 		--clients "$CLIENTS" --inflight "$INFLIGHT" --size "$MSG_BYTES"
 		--timeout-ms "$CALL_TIMEOUT_MS" --label "peers: $s #$r")
@@ -215,45 +176,25 @@ measure() {
 	sg-sse) args=(--rss-pid "${PID[$s]}" "${args[@]}" --sse "${URL[$s]}") ;;
 	*) args=(--rss-pid "${PID[$s]}" "${args[@]}" --http "${URL[$s]}") ;;
 	esac
-	out=$(cd "$T" && timeout -k 5 "$DRIVER_LIMIT" "${GUARD[@]}" \
-		"$NODE" peers.mjs "${args[@]}" 2>>"$T/driver.log")
-	rc=$?
-	out=$(jq -c --arg s "$s" --arg l "${LABEL[$s]}" --argjson r "$r" \
-		'. + {system: $s, name: $l, round: $r}' <<<"$out" 2>/dev/null)
-	if [ -z "$out" ]; then
-		note="round $r: driver exit $rc: $(tail -1 "$T/driver.log")"
-		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
-		return
-	fi
-	printf '%s\n' "$out" >>"$RAW"
-	CALLS[$s]=$((${CALLS[$s]:-0} + $(jq '.calls' <<<"$out")))
-	LOST[$s]=$((${LOST[$s]:-0} + $(jq '.lost' <<<"$out")))
-	MIS[$s]=$((${MIS[$s]:-0} + $(jq '.misrouted' <<<"$out")))
-	P50[$s]+=" $(jq -r '.latency.p50_us // empty' <<<"$out")"
-	P99[$s]+=" $(jq -r '.latency.p99_us // empty' <<<"$out")"
-	RPS[$s]+=" $(jq -r '.throughput.req_per_s // empty' <<<"$out")"
+	bench_drive "$s" "$r" "${args[@]}" || return
 	case $s in
 	direct) ;;
 	mcpd) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs,
-		(.clients_rss_kb | add / length)] | @tsv' <<<"$out" |
+		(.clients_rss_kb | add / length)] | @tsv' <<<"$OUT" |
 		awk -F'\t' '{ printf "mcpd %.1f MB (%d processes) + bridges" \
 			" %.1f MB each", $1 / 1024, $2, $3 / 1024 }') ;;
 	*) RSS[$s]=$(jq -r 'select(.rss_kb != null) | [.rss_kb, .rss_procs] |
-		@tsv' <<<"$out" | awk -F'\t' '{ printf "%.0f MB", $1 / 1024
+		@tsv' <<<"$OUT" | awk -F'\t' '{ printf "%.0f MB", $1 / 1024
 			if ($2 > 1) printf " (%d processes)", $2 }') ;;
 	esac
-	if [ "$rc" != 0 ]; then
-		note="round $r: $(jq -r '.error // "failed"' <<<"$out")"
-		NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
-	fi
 	# Wrong replies, by phase, and replies that found no call.
 	note=$(jq -r 'select(.misrouted + .lost + .stray > 0) |
 		"round \(.round): 1 client: \(.latency.lost // 0) lost, " +
 		"\(.latency.misrouted // 0) misrouted of \(.latency.calls // 0); " +
 		"\(.throughput.clients // 0) clients: \(.throughput.lost // 0) lost, " +
 		"\(.throughput.misrouted // 0) misrouted of " +
-		"\(.throughput.calls // 0); \(.stray) replies for no call"' <<<"$out")
-	[ -n "$note" ] && NOTE[$s]="${NOTE[$s]:+${NOTE[$s]}; }$note"
+		"\(.throughput.calls // 0); \(.stray) replies for no call"' <<<"$OUT")
+	[ -n "$note" ] && bench_note "$s" "$note"
 }
 
 echo "peers: $ROUNDS round(s), ${LATENCY_SECONDS} s latency + ${SECONDS_TP} s" \
