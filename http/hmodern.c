@@ -184,28 +184,30 @@ hmodern_reply(struct hmodern *r, const cJSON *msg, const char *line,
 static int
 hmodern_line(struct hmodern *r, const char *line, size_t len)
 {
-	const cJSON	*id;
 	cJSON		*msg;
-	char		*idtext = NULL;
+	char		*idtext;
 	int		 rc = 0;
 
 	if (!r->attached)
 		return (hmodern_attached(r, line));
 	if (r->req == NULL)
 		return (0);	/* parked: nothing is sent for it now */
-	if ((msg = cJSON_ParseWithLength(line, len)) == NULL)
+	switch (hreq_reply_id(line, len, &idtext)) {
+	case -1:
 		return (0);
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	if (id != NULL && cJSON_GetObjectItemCaseSensitive(msg, "method") ==
-	    NULL)
-		idtext = cJSON_PrintUnformatted(id);
-	if (idtext != NULL && strcmp(idtext, r->idtext) == 0)
+	case 0:
+		/* A client without SSE takes nothing but its reply. */
+		if (r->sse_ok)
+			hmodern_event(r, line, len);
+		return (0);
+	}
+	/* Its reply; another request's is nothing this client can take. */
+	if (strcmp(idtext, r->idtext) == 0 &&
+	    (msg = cJSON_ParseWithLength(line, len)) != NULL) {
 		rc = hmodern_reply(r, msg, line, len);
-	else if (idtext == NULL && r->sse_ok)
-		hmodern_event(r, line, len);
-	/* Else nothing this client can take (a 2026 client has no GET). */
+		cJSON_Delete(msg);
+	}
 	free(idtext);
-	cJSON_Delete(msg);
 	return (rc);
 }
 

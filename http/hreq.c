@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "b64.h"
+#include "envelope.h"
 #include "hreq.h"
 #include "mcphdr.h"
 #include "modern.h"
@@ -205,4 +206,19 @@ hreq_msg_free(struct hreq_msg *m)
 	free(m->line);
 	free(m->idtext);
 	memset(m, 0, sizeof *m);
+}
+
+int
+hreq_reply_id(const char *line, size_t len, char **id)
+{
+	struct envelope	 env;
+	size_t		 off;
+
+	*id = NULL;
+	if (envelope_scan(line, len, &env, &off) != 0)
+		return (-1);
+	if (env.id.type == ENVELOPE_ABSENT || env.method.type != ENVELOPE_ABSENT)
+		return (0);
+	*id = xstrndup(line + env.id.off, env.id.len);
+	return (1);
 }

@@ -4,7 +4,8 @@
  * (tests/fuzz/fuzz_http.c): the path's server or group, the protocol
  * version, a Last-Event-ID, and a POST's body with the headers MCP
  * 2026-07-28 mirrors from it (MCP-Protocol-Version, Mcp-Method,
- * Mcp-Name) checked against it.
+ * Mcp-Name) checked against it; and whether a line from mcpd is a
+ * reply, and to what.
  */
 #ifndef MCPD_HREQ_H
 #define MCPD_HREQ_H
@@ -54,5 +55,12 @@ struct hreq_msg {
 int	 hreq_body(const struct hreq_hdrs *, const char *body, size_t len,
 	    struct hreq_msg *m);
 void	 hreq_msg_free(struct hreq_msg *);
+
+/*
+ * A line from mcpd, read without parsing it (src/envelope.c): 1 if it is
+ * a reply (an id, no method), with *id its id's JSON text as mcpd wrote
+ * it, malloc'd; 0 for another message; -1 if it is not a JSON object.
+ */
+int	 hreq_reply_id(const char *line, size_t len, char **id);
 
 #endif /* MCPD_HREQ_H */

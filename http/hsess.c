@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "hfront.h"
 #include "hreplay.h"
+#include "hreq.h"
 #include "hsess_int.h"
 #include "proto.h"
 #include "util.h"
@@ -225,24 +226,6 @@ hsess_attached(struct hsess *s, const char *line)
 	return (-1);
 }
 
-/* Is this message from mcpd a reply (an id, no method)?  Its id's text. */
-static char *
-hsess_reply_id(const char *line)
-{
-	const cJSON	*id;
-	cJSON		*msg;
-	char		*text = NULL;
-
-	if ((msg = cJSON_Parse(line)) == NULL)
-		return (NULL);
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	if (id != NULL && cJSON_GetObjectItemCaseSensitive(msg, "method") ==
-	    NULL)
-		text = cJSON_PrintUnformatted(id);
-	cJSON_Delete(msg);
-	return (text);
-}
-
 static void
 hsess_line(struct hsess *s, const char *line, size_t len)
 {
@@ -253,7 +236,7 @@ hsess_line(struct hsess *s, const char *line, size_t len)
 		(void)hsess_attached(s, line);
 		return;
 	}
-	if ((id = hsess_reply_id(line)) != NULL) {
+	if (hreq_reply_id(line, len, &id) == 1) {
 		TAILQ_FOREACH(p, &s->pending, entry) {
 			if (strcmp(p->idtext, id) == 0)
 				break;
