@@ -51,25 +51,22 @@ struct worker_sb {
 	struct child_sandbox	 child;
 };
 
-/* Where the servers' private directories are: as the pins store's. */
+/*
+ * Where the servers' private directories are, beside mcpd's state
+ * (*state, denied whole; NULL as root, whose state directories are
+ * denied one by one).
+ */
 static char *
 worker_sandbox_base(char **state)
 {
-	const char	*xdg, *home;
-	char		*base;
+	char	*home, *base;
 
 	*state = NULL;
-	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/') {
-		xasprintf(state, "%s/mcpd", xdg);
-		xasprintf(&base, "%s/mcpd-sandbox", xdg);
-	} else if (getuid() == 0)
-		base = xstrdup("/var/lib/mcpd-sandbox");
-	else {
-		if ((home = getenv("HOME")) == NULL || *home != '/')
-			home = "/";
-		xasprintf(state, "%s/.local/state/mcpd", home);
-		xasprintf(&base, "%s/.local/state/mcpd-sandbox", home);
-	}
+	if ((home = paths_state_home()) == NULL)
+		return (xstrdup("/var/lib/mcpd-sandbox"));
+	xasprintf(state, "%s/mcpd", home);
+	xasprintf(&base, "%s/mcpd-sandbox", home);
+	free(home);
 	return (base);
 }
 
