@@ -5,11 +5,11 @@
  * and an early exit that reads as a denial pointed at the sandbox.
  *
  * What sb_build is given: the home; a private directory of the server's
- * own, WORKER_SANDBOX_DIR/NAME (0700, made here); the command as a start
- * finds it along PATH; and the paths never granted: mcpd's state, its
- * token and pins directories, the socket's directory when it is mcpd's
- * own, its configuration file, systemd's credentials, and the other servers' private
- * directories.
+ * own, STATE/mcpd-sandbox/NAME (0700, made here; paths_state_home); the
+ * command as a start finds it along PATH; and the paths never granted:
+ * mcpd's state, its token and pins directories, the socket's directory
+ * when it is named "mcpd", its configuration file, systemd's
+ * credentials, and the other servers' private directories.
  */
 #include "config.h"
 
@@ -185,7 +185,7 @@ worker_sandbox_denied(struct worker *w, const char *state, const char *base,
 	deny[n] = NULL;
 }
 
-/* STATE-sandbox/NAME, made 0700: the server's own. */
+/* BASE/NAME, made 0700: the server's own. */
 static char *
 worker_sandbox_dir(const char *base, const char *own, char **cause)
 {
