@@ -83,22 +83,9 @@ child_env_get(char **env, const char *name)
 	return (NULL);
 }
 
-/* 1 if "KEY=VALUE"'s key is set in env. */
-static int
-child_env_has(char *const *env, const char *entry)
-{
-	size_t	 len = strcspn(entry, "=");
-
-	for (; env != NULL && *env != NULL; env++) {
-		if (strncmp(*env, entry, len) == 0 && (*env)[len] == '=')
-			return (1);
-	}
-	return (0);
-}
-
 /*
- * mcpd's own passed variables, then the sandbox's, then the configured
- * ones (which win over both).
+ * mcpd's own passed variables, then the sandbox's (sb_build leaves out
+ * those the entry sets), then the configured ones (which win).
  */
 static char **
 child_build_env(const struct conf_server *cs, const struct child_extra *extra,
@@ -121,10 +108,8 @@ child_build_env(const struct conf_server *cs, const struct child_extra *extra,
 			xasprintf(&env[n++], "%s=%s", pass[i], value);
 		}
 	}
-	for (i = 0; i < nsb; i++) {
-		if (!child_env_has(cs->env, sbenv[i]))
-			env[n++] = xstrdup(sbenv[i]);
-	}
+	for (i = 0; i < nsb; i++)
+		env[n++] = xstrdup(sbenv[i]);
 	for (i = 0; i < cs->envc; i++)
 		env[n++] = xstrdup(cs->env[i]);
 	for (i = 0; extra != NULL && extra->env[i] != NULL; i++)

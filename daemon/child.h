@@ -67,9 +67,9 @@ struct child_extra {
 /*
  * A server in a sandbox (sbapply.h), or NULL: the rules prepared before
  * the fork and applied in the server's child (never in a reaper) last
- * before execve, the variables they add to its environment (the
- * configured ones win) and its working directory when none is
- * configured.  What held comes back over the report pipe; with required
+ * before execve, the variables they add to its environment (none the
+ * entry's env sets: sb_build leaves those out) and its working
+ * directory when none is configured.  What held comes back over the report pipe; with required
  * rules, a layer missing fails the start.
  */
 struct child_sandbox {

@@ -16,6 +16,7 @@
 #include "fdio.h"
 #include "log.h"
 #include "mcpd.h"
+#include "paths.h"
 #include "pins.h"
 #include "pins_store.h"
 #include "proto.h"
@@ -27,18 +28,12 @@
 char *
 pins_store_default_dir(void)
 {
-	const char	*xdg, *home;
-	char		*path;
+	char	*state, *path;
 
-	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
-		xasprintf(&path, "%s/mcpd/pins", xdg);
-	else if (getuid() == 0)
+	if ((state = paths_state_home()) == NULL)
 		return (xstrdup("/var/lib/mcpd-pins"));
-	else {
-		if ((home = getenv("HOME")) == NULL || *home != '/')
-			home = "/";
-		xasprintf(&path, "%s/.local/state/mcpd/pins", home);
-	}
+	xasprintf(&path, "%s/mcpd/pins", state);
+	free(state);
 	return (path);
 }
 

@@ -5,11 +5,11 @@
  * and an early exit that reads as a denial pointed at the sandbox.
  *
  * What sb_build is given: the home; a private directory of the server's
- * own, WORKER_SANDBOX_DIR/NAME (0700, made here); the command as a start
- * finds it along PATH; and the paths never granted: mcpd's state, its
- * token and pins directories, the socket's directory when it is mcpd's
- * own, its configuration file, systemd's credentials, and the other servers' private
- * directories.
+ * own, STATE/mcpd-sandbox/NAME (0700, made here; paths_state_home); the
+ * command as a start finds it along PATH; and the paths never granted:
+ * mcpd's state, its token and pins directories, the socket's directory
+ * when it is named "mcpd", its configuration file, systemd's
+ * credentials, and the other servers' private directories.
  */
 #include "config.h"
 
@@ -51,25 +51,22 @@ struct worker_sb {
 	struct child_sandbox	 child;
 };
 
-/* Where the servers' private directories are: as the pins store's. */
+/*
+ * Where the servers' private directories are, beside mcpd's state
+ * (*state, denied whole; NULL as root, whose state directories are
+ * denied one by one).
+ */
 static char *
 worker_sandbox_base(char **state)
 {
-	const char	*xdg, *home;
-	char		*base;
+	char	*home, *base;
 
 	*state = NULL;
-	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/') {
-		xasprintf(state, "%s/mcpd", xdg);
-		xasprintf(&base, "%s/mcpd-sandbox", xdg);
-	} else if (getuid() == 0)
-		base = xstrdup("/var/lib/mcpd-sandbox");
-	else {
-		if ((home = getenv("HOME")) == NULL || *home != '/')
-			home = "/";
-		xasprintf(state, "%s/.local/state/mcpd", home);
-		xasprintf(&base, "%s/.local/state/mcpd-sandbox", home);
-	}
+	if ((home = paths_state_home()) == NULL)
+		return (xstrdup("/var/lib/mcpd-sandbox"));
+	xasprintf(state, "%s/mcpd", home);
+	xasprintf(&base, "%s/mcpd-sandbox", home);
+	free(home);
 	return (base);
 }
 
@@ -188,7 +185,7 @@ worker_sandbox_denied(struct worker *w, const char *state, const char *base,
 	deny[n] = NULL;
 }
 
-/* STATE-sandbox/NAME, made 0700: the server's own. */
+/* BASE/NAME, made 0700: the server's own. */
 static char *
 worker_sandbox_dir(const char *base, const char *own, char **cause)
 {

@@ -74,17 +74,28 @@ paths_default_socket(void)
 }
 
 char *
-paths_default_token_dir(void)
+paths_state_home(void)
 {
 	const char	*xdg;
 	char		*path;
 
-	if (getuid() == 0)
-		return (xstrdup("/var/lib/mcpd-tokens"));
 	if ((xdg = getenv("XDG_STATE_HOME")) != NULL && *xdg == '/')
-		xasprintf(&path, "%s/mcpd/tokens", xdg);
-	else
-		xasprintf(&path, "%s/.local/state/mcpd/tokens", paths_home());
+		return (xstrdup(xdg));
+	if (getuid() == 0)
+		return (NULL);
+	xasprintf(&path, "%s/.local/state", paths_home());
+	return (path);
+}
+
+char *
+paths_default_token_dir(void)
+{
+	char	*state, *path;
+
+	if (getuid() == 0 || (state = paths_state_home()) == NULL)
+		return (xstrdup("/var/lib/mcpd-tokens"));
+	xasprintf(&path, "%s/mcpd/tokens", state);
+	free(state);
 	return (path);
 }
 

@@ -23,6 +23,14 @@
 char	*paths_default_config(void);
 char	*paths_default_socket(void);
 /*
+ * The state directory mcpd's own state (STATE/mcpd/...) and its
+ * servers' private directories (STATE/mcpd-sandbox) lie in, malloc'd:
+ * $XDG_STATE_HOME when it is set, else NULL as root (whose state is in
+ * /var/lib/mcpd-NAME, the system unit's state directories), else
+ * ~/.local/state.
+ */
+char	*paths_state_home(void);
+/*
  * Where sign-ins keep their tokens (mcpd --token-dir): as root
  * /var/lib/mcpd-tokens (the system unit's second state directory, not
  * the servers' HOME); otherwise $XDG_STATE_HOME/mcpd/tokens

@@ -7,8 +7,8 @@
  *
  * Invariants of a successful sb_build:
  * - No grant is, holds or lies in a denied path (sb_input.deny, the
- *   hard list below), but for the private directory, which lies in
- *   mcpd's state by design.  A grant of the credentials list below is
+ *   hard list below), but for the private directory, granted as given
+ *   wherever it lies.  A grant of the credentials list below is
  *   only one the configuration names ("read", "write").
  * - Every path is normalised (sandbox_int.h), and each appears once,
  *   none below another that gives it as much.

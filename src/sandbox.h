@@ -50,7 +50,7 @@ struct sb_spec {
 /* What sb_build knows of the world (all absolute, NULL where none). */
 struct sb_input {
 	const char	 *home;		/* the user's home */
-	const char	 *server_dir;	/* private: STATE/sandbox/NAME */
+	const char	 *server_dir;	/* private: the server's own */
 	const char	 *exe;		/* the command, resolved by PATH */
 	const char	 *exe_real;	/* exe, symlinks resolved, or NULL */
 	const char	 *cwd;		/* configured cwd, or NULL */

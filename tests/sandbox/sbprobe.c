@@ -89,57 +89,59 @@ probe_write(const char *path, char *out)
 	return (0);
 }
 
+/* 127.0.0.1:port into sin. */
+static socklen_t
+probe_sin(struct sockaddr_in *sin, const char *port)
+{
+	memset(sin, 0, sizeof *sin);
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((unsigned short)atoi(port));
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return (sizeof *sin);
+}
+
+static socklen_t
+probe_sun(struct sockaddr_un *sun, const char *path)
+{
+	memset(sun, 0, sizeof *sun);
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof sun->sun_path, "%s", path);
+	return (sizeof *sun);
+}
+
+/* A stream socket of domain, connected to sa unless it is NULL. */
+static int
+probe_socket(int domain, const struct sockaddr *sa, socklen_t len,
+    char *out)
+{
+	int	 s, rv = 0;
+
+	if ((s = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (probe_fail(out, "socket"));
+	if (sa != NULL && connect(s, sa, len) == -1)
+		rv = probe_fail(out, "connect");
+	else
+		snprintf(out, PROBE_OUT_MAX, "ok");
+	close(s);
+	return (rv);
+}
+
 static int
 probe_tcp(const char *port, char *out)
 {
 	struct sockaddr_in	 sin;
-	int			 s;
+	socklen_t		 len = probe_sin(&sin, port);
 
-	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return (probe_fail(out, "socket"));
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((unsigned short)atoi(port));
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(s, (struct sockaddr *)&sin, sizeof sin) == -1) {
-		close(s);
-		return (probe_fail(out, "connect"));
-	}
-	close(s);
-	snprintf(out, PROBE_OUT_MAX, "ok");
-	return (0);
-}
-
-static int
-probe_inet(char *out)
-{
-	int	 s;
-
-	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return (probe_fail(out, "socket"));
-	close(s);
-	snprintf(out, PROBE_OUT_MAX, "ok");
-	return (0);
+	return (probe_socket(AF_INET, (struct sockaddr *)&sin, len, out));
 }
 
 static int
 probe_unix(const char *path, char *out)
 {
 	struct sockaddr_un	 sun;
-	int			 s;
+	socklen_t		 len = probe_sun(&sun, path);
 
-	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return (probe_fail(out, "socket"));
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
-	if (connect(s, (struct sockaddr *)&sun, sizeof sun) == -1) {
-		close(s);
-		return (probe_fail(out, "connect"));
-	}
-	close(s);
-	snprintf(out, PROBE_OUT_MAX, "ok");
-	return (0);
+	return (probe_socket(AF_UNIX, (struct sockaddr *)&sun, len, out));
 }
 
 static int
@@ -186,10 +188,25 @@ probe(const char *what, const char *arg, char *out)
 	if (strcmp(what, "tcp") == 0)
 		return (probe_tcp(arg, out));
 	if (strcmp(what, "inet") == 0)
-		return (probe_inet(out));
+		return (probe_socket(AF_INET, NULL, 0, out));
 	if (strcmp(what, "unix") == 0)
 		return (probe_unix(arg, out));
 	return (probe_misc(what, arg, out));
+}
+
+/* A stream socket of domain bound to sa, listening; exits on failure. */
+static int
+listen_on(int domain, const struct sockaddr *sa, socklen_t len,
+    const char *what)
+{
+	int	 s;
+
+	if ((s = socket(domain, SOCK_STREAM, 0)) == -1 ||
+	    bind(s, sa, len) == -1 || listen(s, 16) == -1) {
+		perror(what);
+		exit(1);
+	}
+	return (s);
 }
 
 static void __attribute__((noreturn))
@@ -197,10 +214,6 @@ serve(int s)
 {
 	int	 c;
 
-	if (listen(s, 16) == -1) {
-		perror("listen");
-		exit(1);
-	}
 	for (;;) {
 		if ((c = accept(s, NULL, NULL)) == -1)
 			continue;
@@ -213,20 +226,13 @@ static void __attribute__((noreturn))
 listen_tcp(const char *portfile)
 {
 	struct sockaddr_in	 sin;
-	socklen_t		 len = sizeof sin;
+	socklen_t		 len = probe_sin(&sin, "0");
 	FILE			*f;
 	int			 s;
 
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (s == -1 || bind(s, (struct sockaddr *)&sin, sizeof sin) == -1 ||
-	    getsockname(s, (struct sockaddr *)&sin, &len) == -1) {
-		perror("listen");
-		exit(1);
-	}
-	if (listen(s, 16) == -1 || (f = fopen(portfile, "w")) == NULL) {
+	s = listen_on(AF_INET, (struct sockaddr *)&sin, len, "listen");
+	if (getsockname(s, (struct sockaddr *)&sin, &len) == -1 ||
+	    (f = fopen(portfile, "w")) == NULL) {
 		perror(portfile);
 		exit(1);
 	}
@@ -239,17 +245,9 @@ static void __attribute__((noreturn))
 listen_unix(const char *path)
 {
 	struct sockaddr_un	 sun;
-	int			 s;
+	socklen_t		 len = probe_sun(&sun, path);
 
-	s = socket(AF_UNIX, SOCK_STREAM, 0);
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
-	if (s == -1 || bind(s, (struct sockaddr *)&sun, sizeof sun) == -1) {
-		perror(path);
-		exit(1);
-	}
-	serve(s);
+	serve(listen_on(AF_UNIX, (struct sockaddr *)&sun, len, path));
 }
 
 static cJSON *
