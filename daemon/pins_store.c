@@ -164,28 +164,19 @@ pins_store_put(struct mcpd *mcpd, struct pins_slot *s)
 static int
 pins_store_dir(const char *path, char **cause)
 {
-	struct stat	 st;
-	char		*dir, *p;
+	char	*dir, *p;
+	int	 rc;
 
 	dir = xstrdup(path);
 	if ((p = strrchr(dir, '/')) != NULL && p != dir)
 		*p = '\0';
-	if (fdio_mkdirs(dir, 0700) == -1 || lstat(dir, &st) == -1)
-		goto fail;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+	if ((rc = fdio_private_dir(dir)) == -2)
 		xasprintf(cause, "pins directory %s is not a directory of "
 		    "this user's", dir);
-		free(dir);
-		return (-1);
-	}
-	if ((st.st_mode & 077) != 0)
-		(void)chmod(dir, 0700);
+	else if (rc == -1)
+		xasprintf(cause, "pins directory %s: %s", dir, strerror(errno));
 	free(dir);
-	return (0);
-fail:
-	xasprintf(cause, "pins directory %s: %s", dir, strerror(errno));
-	free(dir);
-	return (-1);
+	return (rc == 0 ? 0 : -1);
 }
 
 int

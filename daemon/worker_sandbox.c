@@ -190,15 +190,19 @@ static char *
 worker_sandbox_dir(const char *base, const char *own, char **cause)
 {
 	char	*dir;
+	int	 rc;
 
 	xasprintf(&dir, "%s/%s", base, own);
-	if (fdio_mkdirs(dir, 0700) != 0) {
+	if ((rc = fdio_private_dir(dir)) == 0)
+		return (dir);
+	if (rc == -2)
+		xasprintf(cause, "sandbox: %s is not a directory of this "
+		    "user's", dir);
+	else
 		xasprintf(cause, "sandbox: creating %s: %s", dir,
 		    strerror(errno));
-		free(dir);
-		return (NULL);
-	}
-	return (dir);
+	free(dir);
+	return (NULL);
 }
 
 /* A directory name for the worker's name ("a#2" stays, '/' cannot be). */

@@ -133,3 +133,17 @@ fail:
 	errno = saved;
 	return (-1);
 }
+
+int
+fdio_private_dir(const char *dir)
+{
+	struct stat	 st;
+
+	if (fdio_mkdirs(dir, 0700) == -1 || lstat(dir, &st) == -1)
+		return (-1);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return (-2);
+	if ((st.st_mode & 077) != 0 && chmod(dir, 0700) == -1)
+		return (-1);
+	return (0);
+}

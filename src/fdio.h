@@ -26,6 +26,14 @@ struct sbuf;
  */
 int	fdio_mkdirs(const char *dir, mode_t mode);
 
+/*
+ * A directory of this user's alone: made as fdio_mkdirs does (0700), then
+ * checked (not a symbolic link, owned by the effective user) and its mode
+ * narrowed to 0700 if it was wider.  0; -1 with errno; -2 when dir is
+ * there but is not a directory of this user's.
+ */
+int	fdio_private_dir(const char *dir);
+
 /* All of buf to fd: 0, or -1 with errno (EIO for a write of nothing). */
 int	fdio_write_all(int fd, const void *buf, size_t len);
 

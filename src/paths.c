@@ -25,7 +25,7 @@ paths_home(void)
 	const char	*home;
 	struct passwd	*pw;
 
-	if ((home = getenv("HOME")) != NULL && *home != '\0')
+	if ((home = getenv("HOME")) != NULL && *home == '/')
 		return (home);
 	if ((pw = getpwuid(getuid())) != NULL)
 		return (pw->pw_dir);

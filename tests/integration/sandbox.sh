@@ -59,8 +59,13 @@ write_config "$T/mcpd.json" <<JSON
   }
 }
 JSON
+# A private directory left wider than 0700 (by hand, an older mcpd) is
+# narrowed again.
+mkdir -p -m 0755 "$T/state/mcpd-sandbox/p"
 start_mcpd "$T/mcpd.json"
 for s in p pnone off plain; do wait_ready "$s"; done
+[ "$(stat -c %a "$T/state/mcpd-sandbox/p")" = 700 ] ||
+	fail "p: its private directory is mode $(stat -c %a "$T/state/mcpd-sandbox/p")"
 
 # call SERVER TOOL ARG: the tool's text.
 call() {
