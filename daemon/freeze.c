@@ -102,18 +102,19 @@ freeze_done(const struct child_proc *cp)
 	return (state == 'T' || state == 't');
 }
 
-void
+int
 freeze_thaw(const struct child_proc *cp)
 {
 	char	 dir[CGROUP_DIR_MAX];
 
 	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0) {
 		(void)cgroup_write(dir, "cgroup.freeze", "0");
-		return;
+		return (0);
 	}
 	/* The reaper first: a walk of its still under way then stops. */
 	freeze_signal(cp, REAPER_SIG_THAW, SIGCONT);
 	child_signal_group(cp->pid, SIGCONT);
+	return (cp->exit_pid > 0 && cp->exit_pid != cp->pid);
 }
 
 /* 1 if the machine has swap (/proc/swaps lists a device or file). */
