@@ -80,8 +80,7 @@ cgroup_sleep_ms(long ms)
 		;
 }
 
-/* The contents of DIR/FILE (NUL-terminated), or NULL with errno set. */
-static char *
+char *
 cgroup_read(const char *dir, const char *file)
 {
 	char	 path[CGROUP_DIR_MAX + 64], *buf = NULL;
@@ -157,15 +156,16 @@ cgroup_has_word(const char *list, const char *word)
 	return (0);
 }
 
-/* "populated 1" in cgroup.events text: 1, 0, or -1 if absent. */
+/* "KEY 1" in cgroup.events text: 1, 0, or -1 if absent. */
 static int
-cgroup_events_populated(const char *text)
+cgroup_events_key(const char *text, const char *key)
 {
 	const char	*p = text;
+	size_t		 len = strlen(key);
 
 	while (p != NULL && *p != '\0') {
-		if (strncmp(p, "populated ", 10) == 0)
-			return (p[10] == '1');
+		if (strncmp(p, key, len) == 0 && p[len] == ' ')
+			return (p[len + 1] == '1');
 		if ((p = strchr(p, '\n')) != NULL)
 			p++;
 	}
@@ -173,16 +173,27 @@ cgroup_events_populated(const char *text)
 }
 
 int
-cgroup_populated(const char *dir)
+cgroup_event(const char *dir, const char *key)
 {
 	char	*text;
-	int	 populated;
+	int	 value;
 
 	if ((text = cgroup_read(dir, "cgroup.events")) == NULL)
-		return (errno == ENOENT ? 0 : 1);
-	populated = cgroup_events_populated(text);
+		return (-1);
+	if ((value = cgroup_events_key(text, key)) == -1)
+		errno = ENOMSG;
 	free(text);
-	return (populated != 0);
+	return (value);
+}
+
+int
+cgroup_populated(const char *dir)
+{
+	int	 populated;
+
+	if ((populated = cgroup_event(dir, "populated")) == -1)
+		return (errno == ENOENT ? 0 : 1);
+	return (populated);
 }
 
 void

@@ -44,6 +44,8 @@
 int		 cgroup_init(const char *path, char **cause);
 /* The root directory, or NULL: no cgroup containment. */
 const char	*cgroup_root(void);
+/* DIR/FILE's text (NUL-terminated, malloc'd), or NULL with errno set. */
+char		*cgroup_read(const char *dir, const char *file);
 /* Write value to DIR/FILE in one write(2); -1 with errno set. */
 int		 cgroup_write(const char *dir, const char *file,
 		    const char *value);
@@ -63,6 +65,11 @@ void		 cgroup_server_kill(const char *dir);
 void		 cgroup_server_remove(const char *dir);
 /* Kill and remove every server's cgroup: the guard, when mcpd is gone. */
 void		 cgroup_kill_all(void);
+/*
+ * A flag of DIR/cgroup.events ("populated", "frozen"): 1, 0, or -1 when
+ * it cannot be read or has no such key (ENOMSG).
+ */
+int		 cgroup_event(const char *dir, const char *key);
 /* 1 while the cgroup or one below it holds a process (cgroup.events). */
 int		 cgroup_populated(const char *dir);
 

@@ -20,7 +20,6 @@
 #include <sys/types.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,10 +30,10 @@
 #include "cgroup.h"
 #include "child.h"
 #include "freeze.h"
+#include "ident.h"
+#include "ident_proc.h"
 #include "reaper.h"
 #include "xmalloc.h"
-
-#define FREEZE_READ_BYTES	4096
 
 static int
 freeze_cgroup_dir(const struct child_proc *cp, char *dir, size_t len)
@@ -42,25 +41,6 @@ freeze_cgroup_dir(const struct child_proc *cp, char *dir, size_t len)
 	if (cp->containment != CHILD_CONTAIN_CGROUP || cgroup_root() == NULL)
 		return (-1);
 	snprintf(dir, len, "%s/%s", cgroup_root(), cp->cgroup_leaf);
-	return (0);
-}
-
-/* A small file's text (NUL-ended, into buf), or -1. */
-static int
-freeze_read(const char *dir, const char *file, char *buf, size_t size)
-{
-	char	 path[CGROUP_DIR_MAX + 64];
-	ssize_t	 n;
-	int	 fd;
-
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return (-1);
-	buf[n] = '\0';
 	return (0);
 }
 
@@ -98,68 +78,78 @@ freeze_begin(const struct child_proc *cp, char **cause)
 static char
 freeze_proc_state(pid_t pid)
 {
-	char	 dir[64], buf[FREEZE_READ_BYTES], *p;
+	struct identp_stat	 st;
+	char			*text;
+	size_t			 len;
+	int			 rc;
 
-	snprintf(dir, sizeof dir, "/proc/%ld", (long)pid);
-	if (freeze_read(dir, "stat", buf, sizeof buf) != 0)
+	if ((text = ident_read_pid(pid, "stat", &len)) == NULL)
 		return (0);
-	/* "pid (comm) state ...": comm may hold anything. */
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return (0);
-	return (p[2]);
+	rc = identp_stat(text, len, &st);
+	free(text);
+	return (rc == 0 ? st.state : 0);
 }
 
 int
 freeze_done(const struct child_proc *cp)
 {
-	char	 dir[CGROUP_DIR_MAX], buf[FREEZE_READ_BYTES], *p;
+	char	 dir[CGROUP_DIR_MAX];
 	char	 state;
 
-	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0) {
-		if (freeze_read(dir, "cgroup.events", buf, sizeof buf) != 0)
-			return (0);
-		for (p = buf; p != NULL && *p != '\0'; p = strchr(p, '\n')) {
-			if (*p == '\n')
-				p++;
-			if (strncmp(p, "frozen ", 7) == 0)
-				return (p[7] == '1');
-		}
-		return (0);
-	}
+	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0)
+		return (cgroup_event(dir, "frozen") == 1);
 	state = freeze_proc_state(cp->pid);
 	return (state == 'T' || state == 't');
 }
 
-void
+int
 freeze_thaw(const struct child_proc *cp)
 {
 	char	 dir[CGROUP_DIR_MAX];
 
 	if (freeze_cgroup_dir(cp, dir, sizeof dir) == 0) {
 		(void)cgroup_write(dir, "cgroup.freeze", "0");
-		return;
+		return (0);
 	}
 	/* The reaper first: a walk of its still under way then stops. */
 	freeze_signal(cp, REAPER_SIG_THAW, SIGCONT);
 	child_signal_group(cp->pid, SIGCONT);
+	return (cp->exit_pid > 0 && cp->exit_pid != cp->pid);
 }
 
 /* 1 if the machine has swap (/proc/swaps lists a device or file). */
 static int
 freeze_have_swap(void)
 {
-	char	 buf[FREEZE_READ_BYTES], *nl;
+	char	*text, *nl;
+	int	 have;
 
-	if (freeze_read("/proc", "swaps", buf, sizeof buf) != 0)
+	if ((text = cgroup_read("/proc", "swaps")) == NULL)
 		return (0);
 	/* A header line, then one line per swap area. */
-	return ((nl = strchr(buf, '\n')) != NULL && nl[1] != '\0');
+	have = (nl = strchr(text, '\n')) != NULL && nl[1] != '\0';
+	free(text);
+	return (have);
+}
+
+/* DIR/FILE's text is exactly value. */
+static int
+freeze_file_is(const char *dir, const char *file, const char *value)
+{
+	char	*text;
+	int	 is;
+
+	if ((text = cgroup_read(dir, file)) == NULL)
+		return (0);
+	is = strcmp(text, value) == 0;
+	free(text);
+	return (is);
 }
 
 const char *
 freeze_reclaim_why_not(const struct child_proc *cp)
 {
-	char	 dir[CGROUP_DIR_MAX], path[CGROUP_DIR_MAX + 64], buf[64];
+	char	 dir[CGROUP_DIR_MAX], path[CGROUP_DIR_MAX + 64];
 
 	if (freeze_cgroup_dir(cp, dir, sizeof dir) != 0)
 		return ("no cgroup v2 of its own (memory.reclaim)");
@@ -169,8 +159,7 @@ freeze_reclaim_why_not(const struct child_proc *cp)
 		    "controller, or Linux before 5.19)");
 	if (!freeze_have_swap())
 		return ("no swap on this machine");
-	if (freeze_read(dir, "memory.swap.max", buf, sizeof buf) == 0 &&
-	    strcmp(buf, "0\n") == 0)
+	if (freeze_file_is(dir, "memory.swap.max", "0\n"))
 		return ("no swap for its cgroup (memory.swap.max 0)");
 	return (NULL);
 }
@@ -178,11 +167,14 @@ freeze_reclaim_why_not(const struct child_proc *cp)
 static int64_t
 freeze_memory_current(const char *dir)
 {
-	char	 buf[64];
+	char	*text;
+	int64_t	 bytes;
 
-	if (freeze_read(dir, "memory.current", buf, sizeof buf) != 0)
+	if ((text = cgroup_read(dir, "memory.current")) == NULL)
 		return (-1);
-	return ((int64_t)strtoll(buf, NULL, 10));
+	bytes = (int64_t)strtoll(text, NULL, 10);
+	free(text);
+	return (bytes);
 }
 
 int64_t

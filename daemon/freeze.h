@@ -18,8 +18,12 @@ struct child_proc;
 int		 freeze_begin(const struct child_proc *, char **cause);
 /* 1 once frozen (or stopped), 0 not yet. */
 int		 freeze_done(const struct child_proc *);
-/* Thaw it (SIGCONT, or cgroup.freeze 0): at once, never waits. */
-void		 freeze_thaw(const struct child_proc *);
+/*
+ * Thaw it (SIGCONT, or cgroup.freeze 0): at once, never waits.  1 when a
+ * reaper was told, whose walk of the freeze may still be under way (and
+ * stop the server again until it ends); 0 when nothing can stop it again.
+ */
+int		 freeze_thaw(const struct child_proc *);
 /*
  * NULL when its memory can be offered back, else why not (a static
  * string: "no swap", "no memory.reclaim"...).

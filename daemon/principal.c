@@ -132,6 +132,25 @@ principal_insert(struct principals *ps, const unsigned char *sid, uid_t uid,
 	return (p);
 }
 
+/* A new principal of uid's with a random secret, or NULL at the cap. */
+static struct principal *
+principal_new(struct principals *ps, uid_t uid, uint64_t now)
+{
+	struct principal	*p;
+	unsigned char		 sid[PRINCIPAL_SID_BYTES];
+
+	if (hmap_count_of(ps->per_uid, &uid, sizeof uid) >=
+	    PRINCIPAL_MAX_PER_UID)
+		return (NULL);
+	do {
+		arc4random_buf(sid, sizeof sid);
+	} while (hmap_get(ps->by_sid, sid, sizeof sid) != NULL);
+	p = principal_insert(ps, sid, uid, PRINCIPAL_ID_BASE + ++ps->made,
+	    now);
+	explicit_bzero(sid, sizeof sid);
+	return (p);
+}
+
 uint64_t
 principal_claim(struct mcpd *mcpd, uid_t uid, const char *hex,
     char out[PRINCIPAL_HEX_LEN + 1])
@@ -144,18 +163,11 @@ principal_claim(struct mcpd *mcpd, uid_t uid, const char *hex,
 	principal_expire(ps, now);
 	if (principal_unhex(hex, sid) == 0)
 		p = hmap_get(ps->by_sid, sid, sizeof sid);
-	/* Another uid's is not found: the same answer as for none. */
-	if (p == NULL || p->uid != uid) {
-		if (hmap_count_of(ps->per_uid, &uid, sizeof uid) >=
-		    PRINCIPAL_MAX_PER_UID)
-			return (0);
-		do {
-			arc4random_buf(sid, sizeof sid);
-		} while (hmap_get(ps->by_sid, sid, sizeof sid) != NULL);
-		p = principal_insert(ps, sid, uid,
-		    PRINCIPAL_ID_BASE + ++ps->made, now);
-	}
 	explicit_bzero(sid, sizeof sid);
+	/* Another uid's is not found: the same answer as for none. */
+	if ((p == NULL || p->uid != uid) &&
+	    (p = principal_new(ps, uid, now)) == NULL)
+		return (0);
 	p->conns++;
 	p->last_ms = now;
 	principal_hex(p->sid, out);
@@ -171,21 +183,15 @@ principal_token(struct mcpd *mcpd, uid_t uid, const char *token)
 {
 	struct principals	*ps = principals_get(mcpd);
 	struct principal	*p;
-	unsigned char		 sid[PRINCIPAL_SID_BYTES];
 	uint64_t		 now = clock_now_ms();
 
 	principal_expire(ps, now);
 	p = hmap_get(ps->by_token, token, strlen(token));
-	if (p == NULL || p->uid != uid) {
-		if (p != NULL || hmap_count_of(ps->per_uid, &uid,
-		    sizeof uid) >= PRINCIPAL_MAX_PER_UID)
+	if (p != NULL && p->uid != uid)
+		return (0);
+	if (p == NULL) {
+		if ((p = principal_new(ps, uid, now)) == NULL)
 			return (0);
-		do {
-			arc4random_buf(sid, sizeof sid);
-		} while (hmap_get(ps->by_sid, sid, sizeof sid) != NULL);
-		p = principal_insert(ps, sid, uid,
-		    PRINCIPAL_ID_BASE + ++ps->made, now);
-		explicit_bzero(sid, sizeof sid);
 		p->token = xstrdup(token);
 		hmap_put(ps->by_token, p->token, strlen(p->token), p);
 	}

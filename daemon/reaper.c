@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ident_proc.h"
 #include "reaper.h"
 #include "util.h"
 
@@ -98,35 +99,44 @@ reaper_kill_list(const char *text)
 	}
 }
 
+/* /proc/NAME/stat's pid, parent and state (ident_proc.h reads it). */
+static int
+reaper_proc_read(const char *name, struct reaper_proc *p)
+{
+	struct identp_stat	 st;
+	char			 path[64], buf[512];
+	ssize_t			 n;
+	int			 fd;
+
+	snprintf(path, sizeof path, "/proc/%s/stat", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	if (n <= 0 || identp_stat(buf, (size_t)n, &st) != 0)
+		return (-1);
+	p->pid = (pid_t)atol(name);
+	p->ppid = st.ppid;
+	p->state = st.state;
+	return (0);
+}
+
 /* Without /proc/PID/task/TID/children: every process whose parent we are. */
 static void
 reaper_kill_children_scan(void)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		 path[sizeof de->d_name + 16], buf[512], *p;
-	long		 ppid;
-	ssize_t		 n;
-	int		 fd;
+	DIR			*d;
+	struct dirent		*de;
+	struct reaper_proc	 p;
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    reaper_proc_read(de->d_name, &p) != 0 ||
+		    p.ppid != getpid())
 			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) state ppid ...": comm may hold anything. */
-		if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1,
-		    " %*c %ld", &ppid) != 1 || ppid != (long)getpid())
-			continue;
-		(void)kill((pid_t)atol(de->d_name), SIGKILL);
+		(void)kill(p.pid, SIGKILL);
 	}
 	closedir(d);
 }
@@ -170,31 +180,6 @@ reaper_ask_cb(int sig)
 static void
 reaper_child_cb(int sig)
 {
-}
-
-/* "pid (comm) state ppid ...": comm may hold anything. */
-static int
-reaper_proc_read(const char *name, struct reaper_proc *p)
-{
-	char	 path[64], buf[512], *s;
-	long	 ppid;
-	ssize_t	 n;
-	int	 fd;
-
-	snprintf(path, sizeof path, "/proc/%s/stat", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	if ((s = strrchr(buf, ')')) == NULL || sscanf(s + 1, " %c %ld",
-	    &p->state, &ppid) != 2)
-		return (-1);
-	p->pid = (pid_t)atol(name);
-	p->ppid = (pid_t)ppid;
-	return (0);
 }
 
 /* Every process there is, sorted by pid (malloc'd; NULL: none read). */

@@ -105,10 +105,11 @@ worker_reclaim(struct worker *w)
 }
 
 /*
- * After a thaw: a reaper still walking the tree of the freeze before (it
- * takes signals only between walks) can stop the server again after
- * mcpd's SIGCONT.  Looked at for WORKER_THAW_CHECKS x
+ * After a thaw below a reaper: one still walking the tree of the freeze
+ * before (it takes signals only between walks) can stop the server again
+ * after mcpd's SIGCONT.  Looked at for WORKER_THAW_CHECKS x
  * WORKER_THAW_CHECK_MS, and thawed again whenever it is found stopped.
+ * A cgroup's thaw is final: nothing to look at.
  */
 static void
 worker_thaw_check(struct worker *w)
@@ -118,7 +119,7 @@ worker_thaw_check(struct worker *w)
 		return;
 	}
 	if (freeze_done(transport_proc(w->tp)))
-		freeze_thaw(transport_proc(w->tp));
+		(void)freeze_thaw(transport_proc(w->tp));
 	if (--w->thaw_checks > 0)
 		worker_freeze_arm(w, WORKER_THAW_CHECK_MS);
 }
@@ -191,10 +192,11 @@ worker_freeze_left(struct worker *w, enum worker_state next)
 	w->freeze_asked_ms = 0;
 	if (w->tp == NULL)
 		return;		/* it ended while frozen */
-	freeze_thaw(transport_proc(w->tp));
 	w->thaws++;
-	w->thaw_checks = WORKER_THAW_CHECKS;
-	worker_freeze_arm(w, WORKER_THAW_CHECK_MS);
+	if (freeze_thaw(transport_proc(w->tp))) {
+		w->thaw_checks = WORKER_THAW_CHECKS;
+		worker_freeze_arm(w, WORKER_THAW_CHECK_MS);
+	}
 	if (next != WORKER_READY)
 		return;
 	w->thaw_ms = now;

@@ -71,15 +71,6 @@ cpolicy_unref(struct cpolicy *p)
 	free(p);
 }
 
-void
-cpolicy_add_server(struct cpolicy *p, const char *name)
-{
-	p->all_servers = 0;
-	p->servers = xreallocarray(p->servers, p->nservers + 1,
-	    sizeof *p->servers);
-	p->servers[p->nservers++] = xstrdup(name);
-}
-
 struct cpolicies *
 cpolicies_new(void)
 {

@@ -70,7 +70,6 @@ const char	*cpolicy_match_name(enum cpolicy_match);
 struct cpolicy	*cpolicy_new(const char *name);
 struct cpolicy	*cpolicy_ref(struct cpolicy *);
 void		 cpolicy_unref(struct cpolicy *);
-void		 cpolicy_add_server(struct cpolicy *, const char *name);
 
 struct cpolicies *cpolicies_new(void);
 /* Takes the reference to p; "default" becomes dflt. */

@@ -150,3 +150,30 @@ bench_drive() {
 		bench_note "$s" "round $r: $(jq -r '.error // "failed"' <<<"$OUT")"
 	return 0
 }
+
+# forget_pid PID: take PID off PIDS (it is waited for already).
+forget_pid() {
+	local p keep=()
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+
+# stop_pid PID: SIGTERM, up to 5 s, then SIGKILL; waited for, forgotten.
+stop_pid() {
+	local i
+	kill -TERM "$1" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	forget_pid "$1"
+}
+
+# vm_kib PID FIELD: VmRSS or VmHWM in KiB.
+vm_kib() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}

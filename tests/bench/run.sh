@@ -112,34 +112,9 @@ CHAOS_KILL_S=2
 bench_setup run
 : >"$RAW"
 
-forget_pid() {
-	local p keep=()
-	for p in "${PIDS[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	PIDS=("${keep[@]}")
-}
-
-stop_pid() {
-	local i
-	kill -TERM "$1" 2>/dev/null
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	forget_pid "$1"
-}
-
 # calc EXPR: floating point arithmetic (awk), printed with %.Nf via fmt.
 calc() {
 	awk "BEGIN { x = $1; printf \"%.${2:-2}f\n\", x }"
-}
-
-# vm_kib PID FIELD: VmRSS or VmHWM in KiB.
-vm_kib() {
-	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
 }
 
 # ---------------------------------------------------------------------------

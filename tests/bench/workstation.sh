@@ -106,26 +106,6 @@ echo "a file for server-filesystem" >"$T/files/hello.txt"
 # ---------------------------------------------------------------------------
 # Helpers.
 
-forget_pid() {
-	local p keep=()
-	for p in "${PIDS[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	PIDS=("${keep[@]}")
-}
-
-stop_pid() {
-	local i
-	kill -TERM "$1" 2>/dev/null
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	forget_pid "$1"
-}
-
 calc() {
 	awk "BEGIN { x = $1; printf \"%.${2:-1}f\n\", x }"
 }
@@ -188,10 +168,6 @@ threads() {
 		sum=$((sum + ${v:-0}))
 	done
 	echo "$sum"
-}
-
-vm_kib() {
-	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
 }
 
 # ---------------------------------------------------------------------------
@@ -558,10 +534,6 @@ bench_frozen() {
 	if ! "$MCPD" -n -c "$cfg" >"$T/freeze.check" 2>&1; then
 		FROZEN_LINE="not measured: $(grep -m1 -i 'idle' \
 			"$T/freeze.check" || head -1 "$T/freeze.check")"
-		return
-	fi
-	if grep -q 'idle: unknown key' "$T/freeze.check"; then
-		FROZEN_LINE="not measured: idle freeze not built"
 		return
 	fi
 	echo "workstation: frozen server ..." >&2

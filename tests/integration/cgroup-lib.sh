@@ -1,6 +1,6 @@
 # cgroup-lib.sh -- a scratch cgroup v2 for one test's mcpd (sourced after
 # lib.sh by the tests that run mcpd in a cgroup of its own: contain.sh,
-# freeze.sh).
+# freeze.sh, insider.sh).
 
 CG=
 # cgroup_scratch: create $CG below the cgroup2 mount; fails if impossible.

@@ -18,6 +18,8 @@
 
 # shellcheck source=lib.sh
 . "$TESTS_SRCDIR/integration/lib.sh"
+# shellcheck source=cgroup-lib.sh
+. "$TESTS_SRCDIR/integration/cgroup-lib.sh"
 
 command -v jq >/dev/null || skip "no jq"
 cp "$TESTS_SRCDIR/integration/insider-server.sh" "$T/" ||
@@ -47,31 +49,6 @@ refused() {
 		fail "$2 from inside server ins did not exit 1: $(cat "$T/$1.out")"
 	grep -qF "refused: caller runs inside server ins" "$T/$1.out" ||
 		fail "$2 from inside server ins: not the refusal: $(cat "$T/$1.out")"
-}
-
-# cgroup_scratch: $CG, a cgroup v2 of this test's (root only), or fail.
-CG=
-cgroup_scratch() {
-	local mnt
-	[ "$(id -u)" = 0 ] || return 1
-	mnt=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	[ -n "$mnt" ] && [ "$(stat -fc %T "$mnt" 2>/dev/null)" = cgroup2fs ] ||
-		return 1
-	CG=$mnt/mcpd-test.$$.${T##*.}
-	mkdir "$CG" 2>/dev/null || { CG=; return 1; }
-	CLEANUP_HOOKS+=(cgroup_remove_scratch)
-}
-# shellcheck disable=SC2317  # a cleanup hook
-cgroup_remove_scratch() {
-	local d
-	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	for d in "$CG"/*/; do
-		[ -d "$d" ] || continue
-		echo 1 >"$d/cgroup.kill" 2>/dev/null
-		wait_for 10 eval '[ "$(awk '"'"'$1 == "populated" { print $2 }'"'"' "'"$d"'/cgroup.events")" = 0 ]'
-		rmdir "$d" 2>/dev/null
-	done
-	rmdir "$CG" 2>/dev/null
 }
 
 # run MODE [MCPD-ARGS...]: the checks, with mcpd started with the args.

@@ -274,10 +274,11 @@ freeze_done(const struct child_proc *cp)
 	return (((const struct transport *)cp)->frozen);
 }
 
-void
+int
 freeze_thaw(const struct child_proc *cp)
 {
 	((struct transport *)cp)->frozen = 0;
+	return (0);
 }
 
 const char *
