@@ -52,6 +52,7 @@
 #include "util.h"
 #include "guard.h"
 #include "worker.h"
+#include "worker_int.h"
 #include "xmalloc.h"
 
 /*
