@@ -110,12 +110,6 @@ calc() {
 	awk "BEGIN { x = $1; printf \"%.${2:-1}f\n\", x }"
 }
 
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 verdict() {
 	if awk "BEGIN { exit !($1) }"; then echo PASS; else echo MISS; fi
 }
@@ -214,7 +208,8 @@ app_config() {
 	jq -e . "$2" >/dev/null || die "bad app configuration $2"
 }
 
-# mcpd_config [on-demand]: the three servers for mcpd.
+# mcpd_config [on-demand] [MORE]: the three servers for mcpd, and the
+# entries MORE.
 mcpd_config() {
 	local s sep='' extra=''
 	[ "${1:-}" = on-demand ] && extra=', "start": "on-demand"'
@@ -225,6 +220,7 @@ mcpd_config() {
 			"$extra"
 		sep=,
 	done
+	printf '%s\n' "${2:-}"
 	echo '}}'
 }
 
@@ -259,8 +255,9 @@ stop_mcpd() {
 	MCPD_PID=
 }
 
-# start_apps K CONFIG: K apps at once, until each has made its first
-# calls; APP_PIDS, and APP_JSON[i] what app i wrote.
+# start_apps K CONFIG [FLAG]: K apps at once, until each has made its
+# first calls; APP_PIDS, and APP_JSON[i] what app i wrote.  FLAG is passed
+# to workstation-app.mjs (--again).
 APP_PIDS=()
 APP_JSON=()
 APP_N=0
@@ -272,7 +269,8 @@ start_apps() {
 		f=$T/app.$APP_N.json
 		rm -f "$f"
 		(cd "$T" && exec "${GUARD[@]}" "$NODE" workstation-app.mjs \
-			--out "$f" --config "$2" </dev/null 2>>"$T/apps.log") &
+			--out "$f" --config "$2" ${3:+"$3"} </dev/null \
+			2>>"$T/apps.log") &
 		APP_PIDS+=("$!")
 		PIDS+=("$!")
 		APP_JSON+=("$f")
@@ -376,15 +374,64 @@ bench_apps() {
 # ---------------------------------------------------------------------------
 # 2. An app's first tool call: own copies, warm mcpd, on-demand mcpd.
 
-declare -A FIRST CONNECTED
-# first_round MODE CONFIG: one app alone; its first call and connect.
+declare -A FIRST CONNECTED AGAIN
+# first_round MODE CONFIG: one app alone; its first call and connect, then
+# the same again in the running app (--again).
 first_round() {
-	start_apps 1 "$2"
+	start_apps 1 "$2" --again
 	FIRST[$1]+=" $(jq -r '.first_call_ms | min' <<<"${APP_JSON[0]}")"
 	CONNECTED[$1]+=" $(jq -r '.connected_ms | min' <<<"${APP_JSON[0]}")"
+	AGAIN[$1]+=" $(jq -r '.again_first_call_ms | min' <<<"${APP_JSON[0]}")"
 	raw "$(jq -c --arg l "workstation: first call, $1" '. + {label: $l}' \
 		<<<"${APP_JSON[0]}")"
 	stop_apps
+}
+
+# The app's three servers as instant C servers (mcp-fake) offering the
+# same tool lists, taken from a running mcpd: tools_files writes the lists
+# (mcp-fake's own tool names left out: the call goes to its echo);
+# instant_entries prints them as mcpd.json entries "instant-NAME";
+# instant_config direct|mcpd FILE an app's configuration of them, run by
+# the app itself (the app's own cost of a first call, nothing behind it)
+# or through mcpd (that plus mcpd's).
+tools_files() {
+	local s
+	for s in "${SERVERS[@]}"; do
+		"$MCPCTL" -s "$SOCK" --json tools "$s" 2>>"$T/mcpload.log" |
+			jq -c '[.[] | select(.name as $n | ["echo", "add",
+			    "sleep", "big", "fail", "crash", "stderr"] |
+			    index($n) | not)]' >"$T/tools.$s.json" ||
+			die "cannot list $s's tools"
+	done
+}
+
+instant_entries() {
+	local s
+	for s in "${SERVERS[@]}"; do
+		printf ', "instant-%s": {"command": "%s", "args":
+		    ["--tools-file=%s"]}\n' "$s" "$MCP_FAKE" "$T/tools.$s.json"
+	done
+}
+
+instant_config() {
+	local s sep='' cmd args
+	{
+		echo '{"servers": ['
+		for s in "${SERVERS[@]}"; do
+			if [ "$1" = direct ]; then
+				cmd=$MCP_FAKE args="[\"--tools-file=$T/tools.$s.json\"]"
+			else
+				cmd=$MCPCTL
+				args="[\"-s\", \"$SOCK\", \"connect\", \"instant-$s\"]"
+			fi
+			printf '%s{"name": "%s", "command": "%s", "args": %s,
+			    "tool": "echo", "arguments": {"text": "hello"}}\n' \
+				"$sep" "$s" "$cmd" "$args"
+			sep=,
+		done
+		echo ']}'
+	} >"$2"
+	jq -e . "$2" >/dev/null || die "bad app configuration $2"
 }
 
 # lean_round: the same start without Node: mcpload launches the bridge to
@@ -401,13 +448,21 @@ lean_round() {
 
 bench_first() {
 	local _ own=$T/own.json via=$T/via.json
+	local direct=$T/instant-direct.json instant=$T/instant-mcpd.json
 	echo "workstation: first tool call, $ROUNDS rounds ..." >&2
 	for _ in $(seq "$ROUNDS"); do
 		first_round own "$own"
 	done
 	start_mcpd "$(mcpd_config)"
+	tools_files
+	stop_mcpd
+	instant_config direct "$direct"
+	instant_config mcpd "$instant"
+	start_mcpd "$(mcpd_config '' "$(instant_entries)")"
 	for _ in $(seq "$ROUNDS"); do
 		first_round warm "$via"
+		first_round direct "$direct"
+		first_round instant "$instant"
 		lean_round
 	done
 	stop_mcpd
@@ -618,22 +673,36 @@ SDK_VERSION=$(jq -r .version "$NM/$SRV/sdk/package.json")
 	# shellcheck disable=SC2086
 	{
 		own=$(median ${FIRST[own]}) warm=$(median ${FIRST[warm]})
-		od=$(median ${FIRST[on-demand]})
-		cwarm=$(median ${CONNECTED[warm]})
+		od=$(median ${FIRST[on-demand]}) cwarm=$(median ${CONNECTED[warm]})
+		dir=$(median ${FIRST[direct]}) ins=$(median ${FIRST[instant]})
+		aown=$(median ${AGAIN[own]}) awarm=$(median ${AGAIN[warm]})
+		adir=$(median ${AGAIN[direct]}) ains=$(median ${AGAIN[instant]})
 	}
+	added=$(calc "$ins - $dir") aadded=$(calc "$ains - $adir")
 	echo
 	echo "first tool call, one app, from its first connect (initialize,"\
 		"tools/list, tools/call;"
 	echo "3 servers at once; median of $ROUNDS; the app's own load before it,"\
 		"the same for all, apart)"
+	echo "instant servers: mcp-fake (C) offering the same three tool lists"
 	printf '%-44s %-22s %s\n' "own copies" "$own ms" ""
-	printf '%-44s %-22s %s\n' "mcpd, servers running" \
-		"$warm ms" "<= $BAR_FIRST_MS ms $(verdict "$warm <= $BAR_FIRST_MS")"
+	printf '%-44s %-22s %s\n' "mcpd, servers running" "$warm ms" \
+		"<= $BAR_FIRST_MS ms $(verdict "$warm <= $BAR_FIRST_MS")"
 	printf '%-44s %-22s %s\n' "  of which initialize answered" "$cwarm ms" ""
+	printf '%-44s %-22s %s\n' "  instant servers, the app's own" "$dir ms" ""
+	printf '%-44s %-22s %s\n' "  instant servers through mcpd" "$ins ms" ""
+	printf '%-44s %-22s %s\n' "  what mcpd adds (the two above)" \
+		"$added ms" "<= $BAR_FIRST_MS ms $(verdict "$added <= $BAR_FIRST_MS")"
 	# shellcheck disable=SC2086
 	printf '%-44s %-22s %s\n' "  mcpload, not Node: bridge, init, list" \
 		"$(calc "$(median $LEAN)") ms" ""
 	printf '%-44s %-22s %s\n' "mcpd, \"start\": \"on-demand\"" "$od ms" ""
+	echo "the same app connects every server again (Node and SDK warm):"
+	printf '%-44s %-22s %s\n' "  own copies" "$aown ms" ""
+	printf '%-44s %-22s %s\n' "  mcpd, servers running" "$awarm ms" \
+		"<= $BAR_FIRST_MS ms $(verdict "$awarm <= $BAR_FIRST_MS")"
+	printf '%-44s %-22s %s\n' "  instant servers, own / through mcpd" \
+		"$adir / $ains ms" "(mcpd adds $aadded ms)"
 	echo
 	if [ -n "$IDLE_LINE" ]; then
 		printf '%-44s %-22s %s\n' "$IDLE_CLIENTS idle clients" \
