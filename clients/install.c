@@ -476,6 +476,8 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
+	if (o.http)
+		token_store_of(ctl);
 	if (o.http && ((rc = install_http_setup(&o, &files, conf.path,
 	    mcpd_text, mcpd_len)) != DIAG_EXIT_OK))
 		goto out;
@@ -619,6 +621,8 @@ install_uninstall(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 	}
 	/* Its files back as they were: the token in them is no more. */
+	if (rc == DIAG_EXIT_OK)
+		token_store_of(ctl);
 	if (rc == DIAG_EXIT_OK && install_drop_token(o.app) == -1)
 		rc = DIAG_EXIT_FAILED;
 

@@ -3,7 +3,9 @@
  * list, revoke NAME.  A new token is 32 random bytes (getrandom) in
  * base64url after "mcpd_", printed once on stdout; the store keeps only
  * its SHA-256, in a 0600 file written whole and renamed into place, which
- * mcpd-http reads again when it changes.
+ * mcpd-http reads again when it changes.  The store is the one of the
+ * mcpd at the socket (its --token-dir) when it answers, else the default
+ * one; mcpd need not run.
  */
 #include "config.h"
 
@@ -18,21 +20,49 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admin.h"
+#include "admin_int.h"
 #include "b64.h"
 #include "ctl.h"
 #include "diag.h"
 #include "fdio.h"
 #include "htoken.h"
+#include "out.h"
+#include "proto.h"
 #include "paths.h"
 #include "token.h"
 #include "xmalloc.h"
+
+/* The store's directory: the running mcpd's (token_store_of), else NULL. */
+static char	*token_dir;
+
+void
+token_store_of(struct ctl *ctl)
+{
+	cJSON		*d;
+	const char	*dir;
+	int		 status;
+
+	free(token_dir);
+	token_dir = NULL;
+	if (admin_connect(ctl, 1) != DIAG_EXIT_OK)
+		return;
+	ctl->quiet_errors = 1;
+	d = admin_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
+	ctl->quiet_errors = 0;
+	if ((dir = out_str(d, "token_dir")) != NULL && *dir == '/')
+		token_dir = xstrdup(dir);
+	cJSON_Delete(d);
+	admin_close(ctl);
+}
 
 static char *
 token_store_path(void)
 {
 	char	*dir, *path;
 
-	dir = paths_default_token_dir();
+	dir = token_dir != NULL ? xstrdup(token_dir) :
+	    paths_default_token_dir();
 	path = htoken_path(dir);
 	free(dir);
 	return (path);
@@ -351,6 +381,7 @@ token_run(struct ctl *ctl, int argc, char **argv)
 	}
 	args = argv - 1 + optind;
 	n = argc + 1 - optind;
+	token_store_of(ctl);
 	if (n == 2 && strcmp(args[0], "create") == 0)
 		return (token_create(args[1], servers, expires));
 	if (servers == NULL && expires == NULL) {

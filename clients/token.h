@@ -1,6 +1,6 @@
 /*
  * token.h -- mcpctl token: the HTTP front's bearer tokens, made, listed
- * and revoked in their store (src/htoken.h), without mcpd.
+ * and revoked in their store (src/htoken.h); mcpd need not run.
  */
 #ifndef MCPD_TOKEN_H
 #define MCPD_TOKEN_H
@@ -10,6 +10,12 @@
 #include "ctl.h"
 
 ctl_command_fn	token_run;
+
+/*
+ * Use the store of the mcpd at ctl's socket (its --token-dir) if it
+ * answers, else the default one (paths_default_token_dir).
+ */
+void	token_store_of(struct ctl *);
 
 /*
  * A new token named name (servers comma separated, or NULL for every

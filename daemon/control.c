@@ -217,6 +217,7 @@ control_daemon_json(struct mcpd *mcpd)
 	cJSON_AddStringToObject(d, "socket", mcpd->socket_path);
 	if (mcpd->config_file != NULL)
 		control_add_config(d, mcpd->config_file);
+	cJSON_AddStringToObject(d, "token_dir", mcpd->token_dir);
 	cJSON_AddNumberToObject(d, "connections", (double)mcpd->nclients);
 	cJSON_AddNumberToObject(d, "clients_total",
 	    (double)mcpd->clients_total);
