@@ -1,7 +1,7 @@
 # http-lib.sh -- mcpd's HTTP front for a test (sourced after
 # integration/lib.sh and remote/lib.sh).
 #
-#   http_front_prep CLIENT.mjs   Node.js and the pinned packages
+#   http_front_prep [CLIENT.mjs] Node.js and the pinned packages
 #                                (remote_setup), curl, CLIENT copied into
 #                                T; MCPD_HTTP_TOKENS in T, PORT a free
 #                                loopback port and BASE the front's URL
@@ -20,7 +20,8 @@ INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 http_front_prep() {
 	remote_setup
 	command -v curl >/dev/null || skip "curl is not installed"
-	cp "$TESTS_SRCDIR/interop/$1" "$T/" || hard_error "cannot copy $1"
+	[ -z "${1:-}" ] || cp "$TESTS_SRCDIR/interop/$1" "$T/" ||
+		hard_error "cannot copy $1"
 	export MCPD_HTTP_TOKENS=$T/http-tokens
 	PORT=$(_random_port)
 	BASE=http://127.0.0.1:$PORT
