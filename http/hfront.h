@@ -109,8 +109,12 @@ void		 hsess_close(struct hsess *, const char *why);
 void		 hsess_tick(struct hfront *);
 /* Sessions whose tokens were revoked ended. */
 void		 hsess_revoked(struct hfront *);
-/* How many sessions a token has. */
-size_t		 hsess_count(struct hfront *, const char *token);
+/*
+ * Room for one more session of token: at max_sessions_per_token, its
+ * least recently used idle session (no stream, nothing waiting) ends.
+ * 0, or -1 if each of its sessions is busy.
+ */
+int		 hsess_room(struct hfront *, const char *token);
 /* A connection closed: its POSTs and stream forgotten. */
 void		 hsess_conn_closed(struct hfront *, struct hconn *);
 

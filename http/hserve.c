@@ -103,9 +103,10 @@ hserve_initialize(struct hfront *f, struct evhttp_request *req,
 		    "sessions (max_sessions)");
 		return;
 	}
-	if (hsess_count(f, t->name) >= f->conf->max_sessions_per_token) {
+	if (hsess_room(f, t->name) != 0) {
 		hserve_error(req, 429, "Too Many Requests", "too many "
-		    "sessions for this token (max_sessions_per_token)");
+		    "sessions for this token, each with a stream or a request "
+		    "waiting (max_sessions_per_token)");
 		return;
 	}
 	hsess_open(f, req, target, t->name, line);

@@ -70,16 +70,27 @@ hsess_find(struct hfront *f, const char *id)
 	return (NULL);
 }
 
-size_t
-hsess_count(struct hfront *f, const char *token)
+int
+hsess_room(struct hfront *f, const char *token)
 {
-	struct hsess	*s;
+	struct hsess	*s, *lru = NULL;
 	size_t		 n = 0;
 
-	TAILQ_FOREACH(s, &f->sessions, entry)
-		if (strcmp(s->token, token) == 0)
-			n++;
-	return (n);
+	TAILQ_FOREACH(s, &f->sessions, entry) {
+		if (strcmp(s->token, token) != 0)
+			continue;
+		n++;
+		if (s->stream == NULL && s->npending == 0 &&
+		    (lru == NULL || s->last_ms < lru->last_ms))
+			lru = s;
+	}
+	if (n < (size_t)f->conf->max_sessions_per_token)
+		return (0);
+	if (lru == NULL)
+		return (-1);
+	hsess_close(lru, "the token's least recently used idle session, "
+	    "for a new one (max_sessions_per_token)");
+	return (0);
 }
 
 static void

@@ -8,8 +8,9 @@
 # a subscribed resource's update comes over the GET stream.  Then what
 # must be refused: no token, a revoked one, a token for other servers, a
 # foreign Origin or Host (DNS rebinding); and a hostile HTTP client (huge
-# headers, a huge body, slow headers, too many sessions) with mcpd and
-# the front still serving afterwards.
+# headers, a huge body, slow headers, too many sessions: an idle one
+# ends for a new one, a busy one never) with mcpd and the front still
+# serving afterwards.
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
 # error.  By hand, from the top of the source tree with the build in
@@ -128,14 +129,47 @@ rc=$?
 exec 7<&-
 [ "$rc" != 124 ] ||
 	fail "a client that never ends its headers was not timed out"
-# Sessions per token: max_sessions_per_token is 4.
+# Sessions per token: max_sessions_per_token is 4.  Past it, a new
+# session ends the token's least recently used idle one (a client that
+# never sent DELETE), which then gets 404; when each of the four holds a
+# stream, the fifth is refused with 429.
+sid() { tr -d '\r' <"$T/headers.out" | awk -F': ' 'tolower($1) == "mcp-session-id" { print $2 }'; }
+sids=()
 for i in 1 2 3 4 5 6; do
-	codes+=" $(http_init /servers/fake/mcp -H "Authorization: Bearer $TOKEN")"
+	c=$(http_init /servers/fake/mcp -H "Authorization: Bearer $TOKEN")
+	[ "$c" = 200 ] || fail "idle session $i of 4 allowed: $c, expected 200 (the oldest idle one ends)"
+	sids+=("$(sid)")
 done
-case "$codes" in
-*429*) ;;
-*) fail "six sessions of one token were all opened:$codes" ;;
-esac
+ping_sid() {
+	curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST \
+		"$BASE/servers/fake/mcp" -H "Authorization: Bearer $TOKEN" \
+		-H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' \
+		-H "Mcp-Session-Id: $1" -H 'MCP-Protocol-Version: 2025-11-25' \
+		--data-binary '{"jsonrpc":"2.0","id":7,"method":"ping"}'
+}
+c=$(ping_sid "${sids[0]}")
+[ "$c" = 404 ] || fail "the least recently used session: $c, expected 404"
+c=$(ping_sid "${sids[5]}")
+[ "$c" = 200 ] || fail "the newest session: $c, expected 200"
+streams=()
+for i in 2 3 4 5; do
+	curl -sN -o /dev/null -D "$T/stream.$i" --max-time 120 \
+		"$BASE/servers/fake/mcp" -H "Authorization: Bearer $TOKEN" \
+		-H 'Accept: text/event-stream' -H "Mcp-Session-Id: ${sids[i]}" \
+		-H 'MCP-Protocol-Version: 2025-11-25' &
+	streams+=("$!")
+done
+for i in 2 3 4 5; do
+	wait_for 20 grep -q '^HTTP/1.1 200' "$T/stream.$i" ||
+		fail "the GET stream of session $i did not open: $(cat "$T/stream.$i")"
+done
+c=$(http_init /servers/fake/mcp -H "Authorization: Bearer $TOKEN")
+[ "$c" = 429 ] || fail "a fifth session while four hold streams: $c, expected 429"
+grep -q max_sessions_per_token "$T/body.out" ||
+	fail "the 429 does not name max_sessions_per_token: $(cat "$T/body.out")"
+kill "${streams[@]}" 2>/dev/null
+wait "${streams[@]}" 2>/dev/null
 
 # Revoked: 401, and mcpd and the front still serve.
 "$MCPCTL" token revoke app || fail "mcpctl token revoke failed"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # http-hostile.sh -- mcpd's HTTP front under a hostile client, with the
 # memory of mcpd and mcpd-http measured: thousands of session attempts
-# (initialize after initialize, most refused at max_sessions_per_token),
+# (initialize after initialize: past max_sessions_per_token each ends
+# the token's oldest idle session, or is refused when none is idle),
 # slow clients that never end their headers, and a chunked body that
 # never ends.  The resident set of each process may grow by at most
 # BOUND_KB (32 MB) over its size once serving, and both still answer.

@@ -10,7 +10,7 @@
 # the reason mcpd-http gave with its 401.
 #
 # Each run is a new session that the Inspector leaves without a DELETE;
-# the runs here stay below max_sessions_per_token.
+# past max_sessions_per_token the oldest of them ends for the next.
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip (no Node.js), 99 hard
 # error.  By hand, from the top of the source tree with the build in
