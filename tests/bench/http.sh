@@ -8,7 +8,9 @@
 #   supergateway   stdio to Streamable HTTP, --stateful
 #   mcp-proxy      stdio to Streamable HTTP
 # and, for reference, direct stdio to fastecho (StdioClientTransport).
-# For each: p50 and p99 of one client making one call at a time, calls
+# For each: p50 and p99 of one client making one call at a time (and the
+# same with curl, a C client on one kept-alive connection, which leaves
+# out the Node client's own pauses: CURL_CALLS calls), calls
 # per second with 8 clients of 16 calls in flight each (every reply
 # checked against its call: another call's text is misrouted, an error or
 # a call past its limit is lost), and the RSS of the proxy's process tree
@@ -70,6 +72,7 @@ CLIENTS=8
 INFLIGHT=16
 MSG_BYTES=200
 CALL_TIMEOUT_MS=3000
+CURL_CALLS=1000
 LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
 
 # mcpd runs the mcpd-http beside its own executable.
@@ -193,6 +196,40 @@ measure() {
 	[ -n "$note" ] && bench_note "$s" "$note"
 }
 
+# curl_latency SYSTEM [CURL ARGS]: a session opened with curl, then
+# CURL_CALLS echo calls one at a time on one kept-alive connection; their
+# p50 and p99 (us) appended to CP50 and CP99.
+declare -A CP50 CP99
+curl_latency() {
+	local s=$1 sid init call body n
+	shift
+	init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+	body=$(printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}' \
+		"$(head -c "$MSG_BYTES" /dev/zero | tr '\0' x)")
+	call=(-s --max-time 30 -X POST -H 'Content-Type: application/json'
+		-H 'Accept: application/json, text/event-stream' "$@")
+	sid=$(curl "${call[@]}" -o /dev/null -D - --data-binary "$init" \
+		"${URL[$s]}" | tr -d '\r' |
+		awk -F': ' 'tolower($1) == "mcp-session-id" { print $2 }')
+	[ -n "$sid" ] || { bench_note "$s" "curl: no session id"; return; }
+	call+=(-H "Mcp-Session-Id: $sid" -H 'MCP-Protocol-Version: 2025-11-25')
+	curl "${call[@]}" -o /dev/null --data-binary \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' "${URL[$s]}"
+	for n in $(seq "$CURL_CALLS"); do
+		printf 'url = "%s"\noutput = "/dev/null"\n' "${URL[$s]}"
+	done | curl "${call[@]}" -K - -w '%{http_code} %{time_total}\n' \
+		--data-binary "$body" >"$T/curl.$s" 2>/dev/null
+	n=$(grep -c '^200 ' "$T/curl.$s")
+	[ "$n" -eq "$CURL_CALLS" ] || {
+		bench_note "$s" "curl: $n of $CURL_CALLS calls answered 200"
+		return
+	}
+	CP50[$s]+=" $(awk '{ print $2 * 1e6 }' "$T/curl.$s" | sort -g |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) * 0.5)] }')"
+	CP99[$s]+=" $(awk '{ print $2 * 1e6 }' "$T/curl.$s" | sort -g |
+		awk '{ v[NR] = $1 } END { print v[int(NR * 0.99)] }')"
+}
+
 echo "http: $ROUNDS round(s), ${LATENCY_SECONDS} s latency + ${SECONDS_TP} s" \
 	"throughput per system ..." >&2
 for r in $(seq "$ROUNDS"); do
@@ -201,6 +238,11 @@ for r in $(seq "$ROUNDS"); do
 		s=${SYS[$(((i + r - 1) % n))]}
 		[ -n "${FAILED[$s]:-}" ] && continue
 		measure "$s" "$r"
+		case $s in
+		direct) ;;
+		mcpd) curl_latency "$s" -H "Authorization: Bearer $TOKEN" ;;
+		*) curl_latency "$s" ;;
+		esac
 	done
 done
 
@@ -209,12 +251,13 @@ us() {
 	[ -z "$1" ] && { echo "-"; return; }
 	awk "BEGIN { printf \"%.0f us\", $1 }"
 }
-FMT='%-30s %10s %10s %10s %17s  %s\n'
+FMT='%-30s %10s %10s %17s %10s %17s  %s\n'
 echo
 echo "http: one server (fastecho) over Streamable HTTP, the SDK client" \
 	"$SDK_VERSION calling echo ($MSG_BYTES bytes), unpinned"
 # shellcheck disable=SC2059  # the format is ours
-printf "$FMT" system p50 p99 "req/s 8x$INFLIGHT" "lost/misrouted" \
+printf "$FMT" system p50 p99 "curl p50 / p99" "req/s 8x$INFLIGHT" \
+	"lost/misrouted" \
 	"RSS, 8 clients attached"
 for s in "${SYS[@]}"; do
 	if [ -n "${FAILED[$s]:-}" ]; then
@@ -230,8 +273,13 @@ for s in "${SYS[@]}"; do
 	# Throughput: the best round (interference only lowers it).
 	# shellcheck disable=SC2086
 	rps=$(printf '%s\n' ${RPS[$s]} | sort -g | tail -1)
+	# shellcheck disable=SC2086
+	cp=$(median ${CP50[$s]:-}) cq=$(median ${CP99[$s]:-})
+	cl=-
+	[ -n "$cp" ] && cl=$(awk "BEGIN { printf \"%.0f / %.0f us\", $cp, $cq }")
 	# shellcheck disable=SC2059
-	printf "$FMT" "${LABEL[$s]}" "$(us "$p50")" "$(us "$p99")" "${rps:--}" \
+	printf "$FMT" "${LABEL[$s]}" "$(us "$p50")" "$(us "$p99")" "$cl" \
+		"${rps:--}" \
 		"${LOST[$s]} / ${MIS[$s]} of ${CALLS[$s]}" "${RSS[$s]:--}"
 done
 for s in "${SYS[@]}"; do
