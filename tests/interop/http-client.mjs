@@ -8,9 +8,9 @@
 // MODE "group": list the group's tools (renamed by member) and call one.
 // MODE "isolated": two clients side by side, each calling echo with its
 // own text many times: each must get only its own replies.
-// MODE "stream" (server-everything): a sampling request of the server
-// answered by this client over its stream, and a resource subscription's
-// update over the GET stream.
+// MODE "stream" (server-everything): a sampling request and an
+// elicitation request of the server answered by this client over its
+// stream, and a resource subscription's update over the GET stream.
 // MODE "policy SEEN HIDDEN POLICY": under a "clients" policy for the
 // token, tools/list has the tool SEEN and not HIDDEN; SEEN may be called,
 // HIDDEN is refused with an error naming POLICY.
@@ -19,6 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
 	CreateMessageRequestSchema,
+	ElicitRequestSchema,
 	ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
@@ -117,8 +118,15 @@ async function stream() {
 	const answer = `sampled-over-http-${process.pid}`;
 	const sampled = [];
 	const updated = [];
+	const name = `elicited-over-http-${process.pid}`;
+	const elicited = [];
 	const { client, transport } = await open("http-stream",
-	    { sampling: {} }, (c) => {
+	    { sampling: {}, elicitation: {} }, (c) => {
+		c.setRequestHandler(ElicitRequestSchema, async (req) => {
+			elicited.push(req.params);
+			return { action: "accept",
+			    content: { name, check: true } };
+		});
 		c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
 			sampled.push(req.params);
 			return { model: "http-test", role: "assistant",
@@ -142,6 +150,17 @@ async function stream() {
 	if (!text(r).includes(answer))
 		fail(`${sample} answered ${JSON.stringify(r).slice(0, 300)}`);
 	console.log(`ok sampling answered over the stream (${sample})`);
+
+	if (!tools.includes("trigger-elicitation-request"))
+		fail(`no elicitation tool among ${tools.join(",")}`);
+	const e = await client.callTool({ name: "trigger-elicitation-request",
+	    arguments: {} });
+	if (elicited.length !== 1 || elicited[0].requestedSchema === undefined)
+		fail(`the elicitation handler saw ${JSON.stringify(elicited)}`);
+	if (!text(e).includes(`Name: ${name}`))
+		fail(`trigger-elicitation-request answered ` +
+		    `${JSON.stringify(e).slice(0, 300)}`);
+	console.log("ok elicitation answered over the stream");
 
 	const { resources } = await client.listResources();
 	const uri = resources.length > 0 ? resources[0].uri :

@@ -4,8 +4,9 @@
 # (http-client.mjs) lists and calls through /servers/NAME/mcp and
 # /groups/NAME/mcp with a token from `mcpctl token create`, gets progress
 # over the stream, and two clients get only their own replies; with
-# server-everything, a sampling request is answered by the HTTP client and
-# a subscribed resource's update comes over the GET stream.  Then what
+# server-everything, a sampling and an elicitation request are answered
+# by the HTTP client and a subscribed resource's update comes over the GET
+# stream.  Then what
 # must be refused: no token, a revoked one, a token for other servers, a
 # foreign Origin or Host (DNS rebinding); and a hostile HTTP client (huge
 # headers, a huge body, slow headers, too many sessions: an idle one
