@@ -37,27 +37,7 @@ INSPECTOR=$MODS/inspector-cli/build
 	hard_error "$INSPECTOR/cli.js is missing (tests/interop/package.json)"
 note "inspector-cli $(jq -r .version "$MODS/inspector-cli/package.json")"
 
-# jq builds the file; `$` is doubled since mcpd expands ${VAR} in these.
-config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" \
-	--arg node "$NODE" --arg everything "$EVERYTHING" '
-	def lit: gsub("\\$"; "$$");
-	{
-	mcpd: { http: { listen: ["127.0.0.1:\($port)"] },
-		init_timeout_ms: 60000 },
-	mcpServers: {
-		everything: { command: ($node | lit),
-			args: [($everything | lit), "stdio"], cwd: ($t | lit),
-			env: { MCPD_TEST_DIR: ($t | lit) } },
-		fake: { command: $fake, env: { MCPD_TEST_DIR: $t } }
-	},
-	groups: { kit: { servers: ["everything", "fake"] } }
-}') || hard_error "cannot build the configuration"
-write_config_raw "$T/mcpd.json" "$config"
-start_mcpd "$T/mcpd.json"
-TOKEN=$("$MCPCTL" token create inspector --servers everything,kit) ||
-	fail "mcpctl token create failed"
-http_front_wait
-wait_ready everything 60
+http_front_everything inspector
 
 # inspector PATH [ARGS...]: the Inspector's CLI on BASE/PATH, its stdout
 # (the result as JSON) in T/insp.out, stderr in T/insp.err; its status.

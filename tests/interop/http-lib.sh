@@ -14,6 +14,11 @@
 #                                CLIENT_TIMEOUT_S), its output shown
 #   http_front_fake CLIENT.mjs   all of it for mcpd serving mcp-fake as
 #                                "fake"; TOKEN a bearer token for it
+#   http_front_everything NAME   after http_front_prep: mcpd serving
+#                                server-everything, mcp-fake as "fake"
+#                                and the group "kit" of both, TOKEN a
+#                                token NAME for everything and kit, once
+#                                everything is ready
 
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
 
@@ -63,4 +68,29 @@ http_front_fake() {
 	start_mcpd "$T/mcpd.json"
 	TOKEN=$("$MCPCTL" token create app) || fail "mcpctl token create failed"
 	http_front_wait
+}
+
+http_front_everything() {
+	local config
+	# jq builds the file; `$` is doubled since mcpd expands ${VAR} in these.
+	config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" \
+		--arg node "$NODE" --arg everything "$EVERYTHING" '
+		def lit: gsub("\\$"; "$$");
+		{
+		mcpd: { http: { listen: ["127.0.0.1:\($port)"] },
+			init_timeout_ms: 60000 },
+		mcpServers: {
+			everything: { command: ($node | lit),
+				args: [($everything | lit), "stdio"], cwd: ($t | lit),
+				env: { MCPD_TEST_DIR: ($t | lit) } },
+			fake: { command: $fake, env: { MCPD_TEST_DIR: $t } }
+		},
+		groups: { kit: { servers: ["everything", "fake"] } }
+	}') || hard_error "cannot build the configuration"
+	write_config_raw "$T/mcpd.json" "$config"
+	start_mcpd "$T/mcpd.json"
+	TOKEN=$("$MCPCTL" token create "$1" --servers everything,kit) ||
+		fail "mcpctl token create failed"
+	http_front_wait
+	wait_ready everything 60
 }

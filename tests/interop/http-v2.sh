@@ -29,27 +29,7 @@ CLIENT_TIMEOUT_S=${CLIENT_TIMEOUT_S:-120}
 
 http_front_prep http-v2.mjs
 note "client $(jq -r .version "$MODS/client/package.json")"
-# jq builds the file; `$` is doubled since mcpd expands ${VAR} in these.
-config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" \
-	--arg node "$NODE" --arg everything "$EVERYTHING" '
-	def lit: gsub("\\$"; "$$");
-	{
-	mcpd: { http: { listen: ["127.0.0.1:\($port)"] },
-		init_timeout_ms: 60000 },
-	mcpServers: {
-		everything: { command: ($node | lit),
-			args: [($everything | lit), "stdio"], cwd: ($t | lit),
-			env: { MCPD_TEST_DIR: ($t | lit) } },
-		fake: { command: $fake, env: { MCPD_TEST_DIR: $t } }
-	},
-	groups: { kit: { servers: ["everything", "fake"] } }
-}') || hard_error "cannot build the configuration"
-write_config_raw "$T/mcpd.json" "$config"
-start_mcpd "$T/mcpd.json"
-TOKEN=$("$MCPCTL" token create v2 --servers everything,kit) ||
-	fail "mcpctl token create failed"
-http_front_wait
-wait_ready everything 60
+http_front_everything v2
 
 # v2 PATH PREFIX: http-v2.mjs on BASE/PATH, its output shown.
 v2() {
