@@ -351,8 +351,9 @@ listener_other(struct mcpd *mcpd, int fd, const char *name)
 		break;
 	default:
 		log_warnx("systemd passed a second socket for mcpd (fd %d, "
-		    "named \"%s\"); mcpd listens on one: closing it", fd,
-		    esc);
+		    "%s%s%s); mcpd listens on one: closing it", fd,
+		    *esc != '\0' ? "named \"" : "without a name", esc,
+		    *esc != '\0' ? "\"" : "");
 		break;
 	}
 	free(esc);
