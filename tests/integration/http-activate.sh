@@ -98,6 +98,8 @@ TOKEN=$("$MCPCTL" token create app) || fail "mcpctl token create failed"
 
 # --- A: the front on a passed socket, with its defaults -------------------------
 
+# A socket of its own in each part: the last one's file stays (systemd's).
+SOCK=$T/a.sock
 PORT=$(_random_port)
 BOGUS=$((PORT + 1))
 BASE=http://127.0.0.1:$PORT
@@ -141,6 +143,7 @@ stop_mcpd TERM
 # --- B: "listen" naming the passed address ---------------------------------------
 
 : >"$MCPD_LOG"
+SOCK=$T/b.sock
 PORT=$(_random_port)
 BASE=http://127.0.0.1:$PORT
 write_config_raw "$T/mcpd.json" "$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
@@ -166,6 +169,7 @@ note "B: \"listen\" naming the passed 127.0.0.1:$PORT: served once, the Unix add
 # --- C: not loopback ---------------------------------------------------------------
 
 : >"$MCPD_LOG"
+SOCK=$T/c.sock
 PORT=$(_random_port)
 write_config "$T/mcpd.json" <<JSON
 { "mcpServers": { "fake": { "command": "$MCP_FAKE" } } }
