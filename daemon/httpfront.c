@@ -7,9 +7,19 @@
  * again after a delay that doubles with each quick failure (1 s to 30 s;
  * a run of 10 s resets it).  It is found beside mcpd's executable, else
  * in BINDIR, as mcpd-remote is.
+ *
+ * The listening sockets systemd passes mcpd under the name "http"
+ * (mcpd-http.socket) are held here for mcpd's life, close-on-exec, and
+ * handed to every run of the front (-f), so that a restart of the front,
+ * or of mcpd across a re-exec, never closes them: clients wait in their
+ * backlog meanwhile.  They turn the front on with its defaults ("{}")
+ * when mcpd.json has no "http" object.  A TCP one on an address that is
+ * not loopback is left out unless "behind_proxy" is set, as a "listen"
+ * address would be refused.
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -33,18 +43,25 @@
 #include "log.h"
 #include "paths.h"
 #include "mcpd.h"
+#include "sbuf.h"
 #include "xmalloc.h"
 
 #define HTTPFRONT_DELAY_MIN_MS	1000
 #define HTTPFRONT_DELAY_MAX_MS	30000
 #define HTTPFRONT_STEADY_MS	10000
+#define HTTPFRONT_MAX_SOCKETS	64	/* as mcpd-http takes with -f */
+#define HTTPFRONT_DEFAULTS	"{}"	/* no "http" object: its defaults */
 
 struct httpfront {
 	pid_t		 pid;
 	char		*text;		/* the "http" object it runs with */
+	char		*fdarg;		/* -f: the sockets it serves, or NULL */
 	uint64_t	 started_ms;
 	uint32_t	 delay_ms;
 	struct event	*ev_restart;
+	int		 fds[HTTPFRONT_MAX_SOCKETS];	/* systemd's "http" */
+	int		 served[HTTPFRONT_MAX_SOCKETS];	/* in fdarg */
+	size_t		 nfds;
 };
 
 /* One front per mcpd; mcpd.h's struct is shared with others' work. */
@@ -60,12 +77,99 @@ httpfront_program(void)
 	return (path);
 }
 
+/* A passed socket's address as the front would name it: 0, or -1 logged. */
+static int
+httpfront_address(int fd, struct conf_http_listen *l)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof ss;
+	const char		*why;
+
+	memset(&ss, 0, sizeof ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+		log_warnx("http: the socket systemd passed (fd %d): %s", fd,
+		    strerror(errno));
+		return (-1);
+	}
+	if (conf_http_listen_sockaddr((struct sockaddr *)&ss, len, l,
+	    &why) != 0) {
+		log_warnx("http: the socket systemd passed (fd %d): %s", fd,
+		    why);
+		return (-1);
+	}
+	return (0);
+}
+
+void
+httpfront_add_socket(struct mcpd *mcpd, int fd)
+{
+	struct conf_http_listen	 l;
+
+	(void)mcpd;
+	if (httpfront_address(fd, &l) != 0) {
+		close(fd);
+		return;
+	}
+	if (httpfront.nfds == HTTPFRONT_MAX_SOCKETS) {
+		log_warnx("http: systemd passed more than %d sockets named "
+		    "\"http\"; closing %s (fd %d)", HTTPFRONT_MAX_SOCKETS,
+		    l.spec, fd);
+		conf_http_listen_free(&l);
+		close(fd);
+		return;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	httpfront.fds[httpfront.nfds++] = fd;
+	log_info("http: the front serves %s, the socket systemd passed "
+	    "(fd %d)", l.spec, fd);
+	conf_http_listen_free(&l);
+}
+
+size_t
+httpfront_sockets(const struct mcpd *mcpd, const int **fds)
+{
+	(void)mcpd;
+	*fds = httpfront.fds;
+	return (httpfront.nfds);
+}
+
+/*
+ * -f's argument: the passed sockets the front may serve under h (NULL:
+ * the defaults), those it may not logged; NULL if none.
+ */
+static char *
+httpfront_fdarg(const struct conf_http *h)
+{
+	struct conf_http_listen	 l;
+	struct sbuf		 sb;
+	const char		*why;
+	size_t			 i;
+
+	memset(&sb, 0, sizeof sb);
+	for (i = 0; i < httpfront.nfds; i++) {
+		httpfront.served[i] = 0;
+		if (httpfront_address(httpfront.fds[i], &l) != 0)
+			continue;
+		if ((why = conf_http_listen_refused(h, &l)) != NULL)
+			log_warnx("http: not serving %s, the socket systemd "
+			    "passed: %s", l.spec, why);
+		else {
+			sbuf_printf(&sb, "%s%d", sb.len > 0 ? "," : "",
+			    httpfront.fds[i]);
+			httpfront.served[i] = 1;
+		}
+		conf_http_listen_free(&l);
+	}
+	return (sb.p);
+}
+
 static void
 httpfront_exec(struct mcpd *mcpd, const char *text)
 {
 	const char	*program = httpfront_program();
-	char		*tokens, *argv[8];
+	char		*tokens, *argv[10];
 	sigset_t	 none;
+	size_t		 i;
 	int		 fd;
 
 	sigemptyset(&none);
@@ -86,6 +190,15 @@ httpfront_exec(struct mcpd *mcpd, const char *text)
 	argv[5] = (char *)"-c";
 	argv[6] = (char *)text;
 	argv[7] = NULL;
+	if (httpfront.fdarg != NULL) {
+		/* This child's copies only: mcpd's stay close-on-exec. */
+		for (i = 0; i < httpfront.nfds; i++)
+			if (httpfront.served[i])
+				(void)fcntl(httpfront.fds[i], F_SETFD, 0);
+		argv[7] = (char *)"-f";
+		argv[8] = httpfront.fdarg;
+		argv[9] = NULL;
+	}
 	execv(program, argv);
 	fprintf(stderr, "mcpd: cannot run %s: %s\n", program,
 	    strerror(errno));
@@ -106,7 +219,11 @@ httpfront_start(struct mcpd *mcpd)
 		httpfront_exec(mcpd, httpfront.text);
 	httpfront.pid = pid;
 	httpfront.started_ms = clock_now_ms();
-	log_info("http: mcpd-http started (pid %ld)", (long)pid);
+	if (httpfront.fdarg != NULL)
+		log_info("http: mcpd-http started (pid %ld) on the sockets "
+		    "systemd passed (fd %s)", (long)pid, httpfront.fdarg);
+	else
+		log_info("http: mcpd-http started (pid %ld)", (long)pid);
 }
 
 static void
@@ -125,14 +242,23 @@ void
 httpfront_apply(struct mcpd *mcpd)
 {
 	const struct conf_http	*h = mcpd->conf->http;
+	const char		*text;
 
-	if (httpfront.text != NULL && h != NULL &&
-	    strcmp(httpfront.text, h->text) == 0)
+	text = h != NULL ? h->text : httpfront.nfds > 0 ?
+	    HTTPFRONT_DEFAULTS : NULL;
+	if (httpfront.text != NULL && text != NULL &&
+	    strcmp(httpfront.text, text) == 0)
 		return;
 	httpfront_stop(mcpd);
-	if (h == NULL)
+	if (text == NULL)
 		return;
-	httpfront.text = xstrdup(h->text);
+	httpfront.fdarg = httpfront_fdarg(h);
+	if (h == NULL && httpfront.fdarg == NULL) {
+		log_warnx("http: no socket systemd passed may be served, and "
+		    "mcpd.json has no \"http\" object: the front stays off");
+		return;
+	}
+	httpfront.text = xstrdup(text);
 	httpfront.delay_ms = HTTPFRONT_DELAY_MIN_MS;
 	if (httpfront.ev_restart == NULL)
 		httpfront.ev_restart = evtimer_new(mcpd->base,
@@ -181,6 +307,8 @@ httpfront_stop(struct mcpd *mcpd)
 	}
 	free(httpfront.text);
 	httpfront.text = NULL;
+	free(httpfront.fdarg);
+	httpfront.fdarg = NULL;
 }
 
 pid_t

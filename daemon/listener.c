@@ -14,6 +14,16 @@
  * lack of file descriptors, accepting pauses for LISTENER_EMFILE_PAUSE_MS
  * instead of spinning.  Under socket activation systemd owns the socket:
  * mcpd uses the one it passes and never unlinks or re-binds it.
+ *
+ * systemd's sockets are told apart by their names (FileDescriptorName=,
+ * sd_listen_fds_with_names): "mcpd" is this socket; so is the first
+ * without a name of its own (a unit's name, "mcpd.socket", is the default;
+ * "unknown" when systemd-socket-activate gives none) when none is named
+ * "mcpd", as a unit without FileDescriptorName= has always worked.  Those
+ * named "http" (or "mcpd-http.socket") are the HTTP front's, held by
+ * httpfront.c.  Any other, and a second socket for mcpd, is logged and
+ * closed.  LISTEN_PID, LISTEN_FDS and LISTEN_FDNAMES are cleared either
+ * way, so that no server inherits them.
  */
 #include "config.h"
 
@@ -34,6 +44,8 @@
 
 #include "client.h"
 #include "conf.h"
+#include "esc.h"
+#include "httpfront.h"
 #include "listener.h"
 #include "log.h"
 #include "mcpd.h"
@@ -268,24 +280,139 @@ listener_bind(const char *path, const struct conf *conf, struct stat *bound,
 	return (fd);
 }
 
+enum listener_name {
+	LISTENER_NAME_MCPD,	/* "mcpd" */
+	LISTENER_NAME_NONE,	/* none of its own */
+	LISTENER_NAME_HTTP,	/* the HTTP front's */
+	LISTENER_NAME_OTHER,
+};
+
+static enum listener_name
+listener_name(const char *name)
+{
+	size_t	 len;
+
+	if (name == NULL || *name == '\0' || strcmp(name, "unknown") == 0)
+		return (LISTENER_NAME_NONE);
+	if (strcmp(name, "mcpd") == 0)
+		return (LISTENER_NAME_MCPD);
+	if (strcmp(name, "http") == 0 || strcmp(name, "mcpd-http.socket") == 0)
+		return (LISTENER_NAME_HTTP);
+	/* A socket unit's default name is its own. */
+	len = strlen(name);
+	if (len > 7 && strcmp(name + len - 7, ".socket") == 0)
+		return (LISTENER_NAME_NONE);
+	return (LISTENER_NAME_OTHER);
+}
+
+/* Which of the n sockets is mcpd's: named "mcpd", else the first unnamed. */
+static int
+listener_mine(char **names, int n)
+{
+	int	 i, first = -1;
+
+	for (i = 0; i < n; i++) {
+		switch (listener_name(names != NULL ? names[i] : NULL)) {
+		case LISTENER_NAME_MCPD:
+			return (i);
+		case LISTENER_NAME_NONE:
+			if (first == -1)
+				first = i;
+			break;
+		default:
+			break;
+		}
+	}
+	return (first);
+}
+
+/* A socket that is not mcpd's own: the HTTP front's, or closed. */
+static void
+listener_other(struct mcpd *mcpd, int fd, const char *name)
+{
+	char	*esc;
+
+	esc = esc_text(name != NULL ? name : "", name != NULL ?
+	    strlen(name) : 0, 0);
+	switch (listener_name(name)) {
+	case LISTENER_NAME_HTTP:
+		if (sd_is_socket(fd, AF_UNSPEC, SOCK_STREAM, 1) > 0) {
+			httpfront_add_socket(mcpd, fd);
+			free(esc);
+			return;
+		}
+		log_warnx("the socket systemd passed as \"%s\" (fd %d) is "
+		    "not a listening stream socket; closing it", esc, fd);
+		break;
+	case LISTENER_NAME_OTHER:
+		log_warnx("systemd passed a socket named \"%s\" (fd %d), a "
+		    "name mcpd does not know (\"mcpd\": its own socket; "
+		    "\"http\": the HTTP front's); closing it", esc, fd);
+		break;
+	default:
+		log_warnx("systemd passed a second socket for mcpd (fd %d, "
+		    "%s%s%s); mcpd listens on one: closing it", fd,
+		    *esc != '\0' ? "named \"" : "without a name", esc,
+		    *esc != '\0' ? "\"" : "");
+		break;
+	}
+	free(esc);
+	close(fd);
+}
+
+/* The sockets systemd passed, and their names (NULL: none); how many. */
+static int
+listener_passed(char ***names)
+{
+	int	 n;
+
+	*names = NULL;
+	n = sd_listen_fds_with_names(0, names);
+	if (n < 0) {
+		/* LISTEN_FDNAMES does not name each socket once. */
+		*names = NULL;
+		if ((n = sd_listen_fds(0)) > 0)
+			log_warnx("$LISTEN_FDNAMES does not name the %d "
+			    "sockets systemd passed; taking them as unnamed",
+			    n);
+	}
+	(void)unsetenv("LISTEN_PID");
+	(void)unsetenv("LISTEN_FDS");
+	(void)unsetenv("LISTEN_FDNAMES");
+	return (n);
+}
+
 /*
- * The socket systemd passed (sd_listen_fds), or -1 if none.  The
- * environment is cleared so no server inherits LISTEN_FDS.
+ * mcpd's own socket of those systemd passed, or -1 if none (-2 with
+ * *cause if it is not one mcpd can serve on); the others handed to the
+ * HTTP front or closed.
  */
 static int
-listener_activated(char **path, char **cause)
+listener_activated(struct mcpd *mcpd, char **path, char **cause)
 {
 	struct sockaddr_un	 sun;
 	socklen_t		 len = sizeof sun;
-	int			 n, fd = SD_LISTEN_FDS_START;
+	char			**names;
+	int			 n, i, mine, fd;
 
-	if ((n = sd_listen_fds(1)) <= 0)
+	n = listener_passed(&names);
+	mine = n > 0 ? listener_mine(names, n) : -1;
+	for (i = 0; i < n; i++) {
+		if (i != mine)
+			listener_other(mcpd, SD_LISTEN_FDS_START + i,
+			    names != NULL ? names[i] : NULL);
+	}
+	for (i = 0; names != NULL && names[i] != NULL; i++)
+		free(names[i]);
+	free(names);
+	if (mine == -1)
 		return (-1);
-	if (n > 1)
-		log_warnx("systemd passed %d sockets; using the first", n);
+	fd = SD_LISTEN_FDS_START + mine;
 	if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-		xasprintf(cause, "the socket systemd passed (fd %d) is not a "
-		    "listening AF_UNIX stream socket", fd);
+		xasprintf(cause, "the socket systemd passed for mcpd (fd %d) "
+		    "is not a listening AF_UNIX stream socket (an HTTP "
+		    "socket is named \"http\": FileDescriptorName=http)",
+		    fd);
 		return (-2);
 	}
 	memset(&sun, 0, sizeof sun);
@@ -376,7 +503,7 @@ listener_open(struct mcpd *mcpd, const char *path, char **cause)
 	*cause = NULL;
 	l = xcalloc(1, sizeof *l);
 	l->mcpd = mcpd;
-	if ((fd = listener_activated(&activated_path, cause)) == -2) {
+	if ((fd = listener_activated(mcpd, &activated_path, cause)) == -2) {
 		free(l);
 		return (NULL);
 	}

@@ -158,8 +158,9 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	struct handover_server	*s;
 	struct reexec_fds	 fds = { NULL, 0 };
 	struct worker		*w;
+	const int		*http_fds;
 	char			*text, fdtext[16], **argv;
-	size_t			 i, handed = 0;
+	size_t			 i, n, handed = 0;
 	int			 memfd, owned, error;
 
 	*cause = NULL;
@@ -185,6 +186,10 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	h.listen_fd = listener_export(mcpd->listener, &owned);
 	h.listen_owned = owned;
 	h.socket_path = xstrdup(mcpd->socket_path);
+	/* The HTTP front's sockets from systemd, for the next front. */
+	n = httpfront_sockets(mcpd, &http_fds);
+	for (i = 0; i < n; i++)
+		handover_add_http_fd(&h, http_fds[i]);
 	if (cgroup_root() != NULL)
 		h.cgroup_root = xstrdup(cgroup_root());
 	h.guard_fd = guard_export(mcpd, &h.guard_pid);
@@ -228,6 +233,8 @@ reexec_now(struct mcpd *mcpd, char **cause)
 		}
 	}
 	reexec_keep(&fds, h.listen_fd);
+	for (i = 0; i < h.nhttp_fds; i++)
+		reexec_keep(&fds, h.http_fds[i]);
 	reexec_keep(&fds, h.guard_fd);
 	reexec_keep(&fds, memfd);
 
@@ -251,7 +258,10 @@ reexec_now(struct mcpd *mcpd, char **cause)
 	}
 	sdnotify_reexecuting(mcpd, reexec_exe);
 	handover_free(&h);
-	/* The HTTP front is not handed over: the new mcpd starts its own. */
+	/*
+	 * The HTTP front is not handed over: the new mcpd starts its own,
+	 * on the sockets systemd passed (handed over above).
+	 */
 	httpfront_stop(mcpd);
 	/* The calls' records still queued: execve would drop them. */
 	auditq_flush(REEXEC_AUDIT_FLUSH_MS);
@@ -380,6 +390,8 @@ reexec_adopt(struct mcpd *mcpd, int fd)
 		reexec_refuse(cause);
 	free(mcpd->socket_path);
 	mcpd->socket_path = xstrdup(h.socket_path);
+	for (i = 0; i < h.nhttp_fds; i++)
+		httpfront_add_socket(mcpd, h.http_fds[i]);
 	mcpd->started_ms = h.started_ms;
 	mcpd->reexecs = h.reexecs;
 	mcpd->workers_total = h.workers_total;

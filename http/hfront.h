@@ -8,7 +8,9 @@
  * never runs inside mcpd: a crash here ends the front alone, and mcpd
  * starts it again.
  *
- *	main.c		options, the loop, the listeners, the connection cap
+ *	main.c		options, the loop, the connection cap
+ *	hlisten.c	the listeners: sockets passed by mcpd (systemd's),
+ *			the "listen" addresses bound
  *	hserve.c	a request: Host, Origin, token, route, method
  *	hsess.c		a session: its connection to mcpd, replies matched
  *			to POSTs, the GET stream, idle expiry
@@ -39,6 +41,7 @@
 #define HFRONT_PENDING_MAX	64		/* POSTs waiting, per session */
 #define HFRONT_KEEPALIVE_S	15
 #define HFRONT_PROTOCOL_VERSION	"2025-11-25"
+#define HFRONT_MAX_PASSED	64		/* sockets given with -f */
 
 struct hsess;
 struct htoken;
@@ -74,6 +77,15 @@ struct hfront {
 
 /* main.c */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
+/* hlisten.c */
+/* "-f 3,4": the descriptors in v (at most max); how many, or -1. */
+int		 hlisten_parse_fds(const char *, int *v, size_t max);
+/* The passed sockets served, their addresses added: 0, or -1 logged. */
+int		 hlisten_passed(struct hfront *, const int *fds, size_t n);
+/* The "listen" addresses no passed socket serves, bound: 0, or -1. */
+int		 hlisten_bind(struct hfront *);
+/* The Unix socket files hlisten_bind made, removed. */
+void		 hlisten_unlink(struct hfront *);
 
 /* hserve.c: evhttp's one callback. */
 void		 hserve_request(struct evhttp_request *, void *front);

@@ -1,23 +1,20 @@
 /*
- * main.c -- mcpd-http, mcpd's HTTP front (hfront.h): options, the
- * listeners, evhttp's limits, the connection cap, the tick, signals.
+ * main.c -- mcpd-http, mcpd's HTTP front (hfront.h): options, evhttp's
+ * limits, the connection cap, the tick, signals.
  *
- *	mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON
+ *	mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON [-f FD[,FD...]]
  *
  * SOCKET is mcpd's, TOKENS the store mcpctl token writes, HTTP-JSON the
- * "http" object of mcpd.json as mcpd read it (conf_http.h).  mcpd starts
- * it so, again after it exits (with a backoff), and stops it when the
- * object goes away.
+ * "http" object of mcpd.json as mcpd read it (conf_http.h), or "{}" for
+ * the defaults; FD the listening sockets systemd passed mcpd under the
+ * name "http" (hlisten.c), which mcpd keeps open for every run of the
+ * front.  mcpd starts it so, again after it exits (with a backoff), and
+ * stops it when the object goes away and no socket was passed.
  */
 #include "config.h"
 
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
-#include <errno.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +30,7 @@
 #include "conf_http.h"
 #include "hfront.h"
 #include "htoken.h"
+#include "util.h"
 #include "xmalloc.h"
 
 void
@@ -50,7 +48,8 @@ hlog(const char *fmt, ...)
 static __attribute__((noreturn)) void
 usage(void)
 {
-	fprintf(stderr, "usage: mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON\n");
+	fprintf(stderr, "usage: mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON "
+	    "[-f FD[,FD...]]\n");
 	exit(2);
 }
 
@@ -114,85 +113,6 @@ hfront_conn(struct hfront *f, struct evhttp_request *req)
 	return (c);
 }
 
-static int
-hfront_socket_unix(const struct conf_http_listen *l)
-{
-	struct sockaddr_un	 sun;
-	struct stat		 st;
-	int			 fd;
-
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path, l->path, strlen(l->path) + 1);
-	/* A socket left by an earlier run; never any other file. */
-	if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
-		(void)unlink(l->path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) == -1)
-		return (-1);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
-		close(fd);
-		return (-1);
-	}
-	return (fd);
-}
-
-static int
-hfront_socket_tcp(const struct conf_http_listen *l)
-{
-	struct addrinfo	 hints, *res;
-	int		 fd, one = 1;
-
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if (getaddrinfo(l->host, l->port, &hints, &res) != 0) {
-		errno = EINVAL;
-		return (-1);
-	}
-	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC |
-	    SOCK_NONBLOCK, 0);
-	if (fd != -1) {
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-		    sizeof one);
-		if (bind(fd, res->ai_addr, res->ai_addrlen) != 0) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	return (fd);
-}
-
-static int
-hfront_listen(struct hfront *f)
-{
-	const struct conf_http_listen	*l;
-	struct evconnlistener		*lev;
-	size_t				 i;
-	int				 fd;
-
-	for (i = 0; i < f->conf->nlisten; i++) {
-		l = &f->conf->listen[i];
-		fd = l->path != NULL ? hfront_socket_unix(l) :
-		    hfront_socket_tcp(l);
-		if (fd == -1 || listen(fd, 128) != 0) {
-			hlog("cannot listen on %s: %s", l->spec,
-			    strerror(errno));
-			return (-1);
-		}
-		lev = evconnlistener_new(f->base, NULL, NULL,
-		    LEV_OPT_CLOSE_ON_FREE, -1, fd);
-		if (lev == NULL || evhttp_bind_listener(f->http, lev) == NULL) {
-			hlog("cannot listen on %s", l->spec);
-			return (-1);
-		}
-		hlog("listening on %s", l->spec);
-	}
-	return (0);
-}
-
 static void
 hfront_tick_cb(evutil_socket_t fd, short events, void *arg)
 {
@@ -224,14 +144,15 @@ main(int argc, char *argv[])
 	struct event		*ev_term, *ev_int;
 	struct timeval		 tick = { HFRONT_KEEPALIVE_S, 0 };
 	const char		*json = NULL;
-	size_t			 i;
-	int			 ch;
+	int			 fds[HFRONT_MAX_PASSED];
+	size_t			 i, nfds = 0;
+	int			 ch, n;
 
 	memset(&f, 0, sizeof f);
 	TAILQ_INIT(&f.conns);
 	TAILQ_INIT(&f.sessions);
 	TAILQ_INIT(&f.moderns);
-	while ((ch = getopt(argc, argv, "s:t:c:")) != -1) {
+	while ((ch = getopt(argc, argv, "s:t:c:f:")) != -1) {
 		switch (ch) {
 		case 's':
 			f.socket_path = optarg;
@@ -241,6 +162,12 @@ main(int argc, char *argv[])
 			break;
 		case 'c':
 			json = optarg;
+			break;
+		case 'f':
+			n = hlisten_parse_fds(optarg, fds, nitems(fds));
+			if (n <= 0)
+				usage();
+			nfds = (size_t)n;
 			break;
 		default:
 			usage();
@@ -254,7 +181,7 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 
 	memset(&diags, 0, sizeof diags);
-	if ((f.conf = conf_http_from_text(json, &diags)) == NULL) {
+	if ((f.conf = conf_http_from_text(json, nfds > 0, &diags)) == NULL) {
 		for (i = 0; i < diags.n; i++)
 			hlog("%s", diags.v[i].text);
 		return (1);
@@ -272,7 +199,7 @@ main(int argc, char *argv[])
 	evhttp_set_default_content_type(f.http, "application/json");
 	evhttp_set_gencb(f.http, hserve_request, &f);
 	(void)hauth_load(&f);
-	if (hfront_listen(&f) != 0)
+	if (hlisten_passed(&f, fds, nfds) != 0 || hlisten_bind(&f) != 0)
 		return (1);
 
 	ev_term = evsignal_new(f.base, SIGTERM, hfront_signal_cb, &f);
@@ -286,9 +213,7 @@ main(int argc, char *argv[])
 
 	while (!TAILQ_EMPTY(&f.sessions))
 		hsess_close(TAILQ_FIRST(&f.sessions), "mcpd-http stopping");
-	for (i = 0; i < f.conf->nlisten; i++)
-		if (f.conf->listen[i].path != NULL)
-			(void)unlink(f.conf->listen[i].path);
+	hlisten_unlink(&f);
 	evhttp_free(f.http);
 	event_free(ev_term);
 	event_free(ev_int);

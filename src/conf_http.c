@@ -2,15 +2,21 @@
  * conf_http.c -- the "http" object of "mcpd" (conf_http.h): listen
  * addresses checked (loopback unless behind a proxy), the Host and
  * Origin lists, the caps; and the two checks every request passes.
+ * Sockets systemd passes the front are read into listen entries here
+ * too (from their address), so that one rule judges both.
  *
  * A diagnostic names paths, never a value from the file.
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -276,12 +282,13 @@ conf_http_key(struct conf_diags *diags, const char *kpath,
 		conf_diag_warn(diags, kpath, "unknown key, ignored");
 }
 
-struct conf_http *
-conf_http_parse(struct conf_diags *diags, const char *path,
-    const cJSON *object)
+static struct conf_http *
+conf_http_parse_listen_opt(struct conf_diags *diags, const char *path,
+    const cJSON *object, int listen_optional)
 {
 	struct conf_http	*h;
 	const cJSON		*item;
+	const char		*why;
 	size_t			 nerrors = diags->nerrors, i, *first;
 	char			*kpath;
 
@@ -304,20 +311,18 @@ conf_http_parse(struct conf_diags *diags, const char *path,
 		free(kpath);
 	}
 	free(first);
-	if (cJSON_GetObjectItemCaseSensitive(object, "listen") == NULL) {
+	if (!listen_optional &&
+	    cJSON_GetObjectItemCaseSensitive(object, "listen") == NULL) {
 		xasprintf(&kpath, "%s.listen", path);
 		conf_diag_error(diags, kpath, "missing (where the front "
 		    "listens)");
 		free(kpath);
 	}
 	for (i = 0; i < h->nlisten; i++) {
-		if (h->listen[i].path != NULL || h->listen[i].loopback ||
-		    h->behind_proxy)
+		if ((why = conf_http_listen_refused(h, &h->listen[i])) == NULL)
 			continue;
 		xasprintf(&kpath, "%s.listen[%zu]", path, i);
-		conf_diag_error(diags, kpath, "not a loopback address: mcpd "
-		    "speaks no TLS; put a TLS-terminating reverse proxy in "
-		    "front and set \"behind_proxy\": true");
+		conf_diag_error(diags, kpath, "%s", why);
 		free(kpath);
 	}
 	if (h->max_sessions_per_token > h->max_sessions)
@@ -331,7 +336,14 @@ conf_http_parse(struct conf_diags *diags, const char *path,
 }
 
 struct conf_http *
-conf_http_from_text(const char *text, struct conf_diags *diags)
+conf_http_parse(struct conf_diags *diags, const char *path,
+    const cJSON *object)
+{
+	return (conf_http_parse_listen_opt(diags, path, object, 0));
+}
+
+struct conf_http *
+conf_http_from_text(const char *text, int passed, struct conf_diags *diags)
 {
 	struct conf_http	*h;
 	cJSON			*root;
@@ -340,9 +352,19 @@ conf_http_from_text(const char *text, struct conf_diags *diags)
 		conf_diag_error(diags, "http", "not a JSON object");
 		return (NULL);
 	}
-	h = conf_http_parse(diags, "http", root);
+	h = conf_http_parse_listen_opt(diags, "http", root, passed);
 	cJSON_Delete(root);
 	return (h);
+}
+
+void
+conf_http_listen_free(struct conf_http_listen *l)
+{
+	free(l->spec);
+	free(l->path);
+	free(l->host);
+	free(l->port);
+	memset(l, 0, sizeof *l);
 }
 
 void
@@ -352,12 +374,8 @@ conf_http_free(struct conf_http *h)
 
 	if (h == NULL)
 		return;
-	for (i = 0; i < h->nlisten; i++) {
-		free(h->listen[i].spec);
-		free(h->listen[i].path);
-		free(h->listen[i].host);
-		free(h->listen[i].port);
-	}
+	for (i = 0; i < h->nlisten; i++)
+		conf_http_listen_free(&h->listen[i]);
 	free(h->listen);
 	for (i = 0; i < h->nallowed_hosts; i++)
 		free(h->allowed_hosts[i]);
@@ -367,6 +385,120 @@ conf_http_free(struct conf_http *h)
 	free(h->allowed_origins);
 	free(h->text);
 	free(h);
+}
+
+static int
+conf_http_listen_unix(const struct sockaddr_un *sun, size_t len,
+    struct conf_http_listen *l)
+{
+	size_t	 n;
+
+	n = len > offsetof(struct sockaddr_un, sun_path) ?
+	    len - offsetof(struct sockaddr_un, sun_path) : 0;
+	if (n > sizeof sun->sun_path)
+		n = sizeof sun->sun_path;
+	if (n > 0 && sun->sun_path[0] == '\0')
+		xasprintf(&l->path, "@%.*s", (int)n - 1, sun->sun_path + 1);
+	else
+		l->path = xstrndup(sun->sun_path, strnlen(sun->sun_path, n));
+	xasprintf(&l->spec, "unix:%s", l->path);
+	return (0);
+}
+
+int
+conf_http_listen_sockaddr(const struct sockaddr *sa, size_t len,
+    struct conf_http_listen *l, const char **why)
+{
+	const struct sockaddr_in	*sin;
+	const struct sockaddr_in6	*sin6;
+	char				 host[INET6_ADDRSTRLEN];
+
+	memset(l, 0, sizeof *l);
+	l->passed = 1;
+	if (len < sizeof sa->sa_family) {
+		*why = "a socket without an address";
+		return (-1);
+	}
+	switch (sa->sa_family) {
+	case AF_UNIX:
+		return (conf_http_listen_unix((const struct sockaddr_un *)sa,
+		    len, l));
+	case AF_INET:
+		if (len < sizeof *sin)
+			break;
+		sin = (const struct sockaddr_in *)sa;
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof host);
+		l->host = xstrdup(host);
+		xasprintf(&l->port, "%u", ntohs(sin->sin_port));
+		xasprintf(&l->spec, "%s:%s", l->host, l->port);
+		break;
+	case AF_INET6:
+		if (len < sizeof *sin6)
+			break;
+		sin6 = (const struct sockaddr_in6 *)sa;
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof host);
+		l->host = xstrdup(host);
+		xasprintf(&l->port, "%u", ntohs(sin6->sin6_port));
+		xasprintf(&l->spec, "[%s]:%s", l->host, l->port);
+		break;
+	default:
+		*why = "neither TCP (IPv4, IPv6) nor a Unix socket";
+		return (-1);
+	}
+	if (l->host == NULL) {
+		*why = "an address too short for its family";
+		return (-1);
+	}
+	l->loopback = conf_http_is_loopback(l->host);
+	return (0);
+}
+
+const char *
+conf_http_listen_refused(const struct conf_http *h,
+    const struct conf_http_listen *l)
+{
+	if (l->path != NULL || l->loopback ||
+	    (h != NULL && h->behind_proxy))
+		return (NULL);
+	return ("not a loopback address: mcpd speaks no TLS; put a "
+	    "TLS-terminating reverse proxy in front and set "
+	    "\"behind_proxy\": true");
+}
+
+/* One TCP address: the same family and bytes, whatever the spelling. */
+static int
+conf_http_host_same(const char *a, const char *b)
+{
+	unsigned char	 na[sizeof (struct in6_addr)];
+	unsigned char	 nb[sizeof (struct in6_addr)];
+
+	if (inet_pton(AF_INET, a, na) == 1)
+		return (inet_pton(AF_INET, b, nb) == 1 &&
+		    memcmp(na, nb, sizeof (struct in_addr)) == 0);
+	if (inet_pton(AF_INET6, a, na) == 1)
+		return (inet_pton(AF_INET6, b, nb) == 1 &&
+		    memcmp(na, nb, sizeof (struct in6_addr)) == 0);
+	return (0);
+}
+
+int
+conf_http_listen_same(const struct conf_http_listen *a,
+    const struct conf_http_listen *b)
+{
+	if (a->path != NULL || b->path != NULL)
+		return (a->path != NULL && b->path != NULL &&
+		    strcmp(a->path, b->path) == 0);
+	return (strtoul(a->port, NULL, 10) == strtoul(b->port, NULL, 10) &&
+	    conf_http_host_same(a->host, b->host));
+}
+
+void
+conf_http_listen_add(struct conf_http *h, struct conf_http_listen *l)
+{
+	h->listen = xreallocarray(h->listen, h->nlisten + 1,
+	    sizeof *h->listen);
+	h->listen[h->nlisten++] = *l;
+	memset(l, 0, sizeof *l);
 }
 
 int

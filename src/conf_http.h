@@ -6,7 +6,8 @@
  * object's text.  Pure.
  *
  * mcpd speaks no TLS: a TCP listen address that is not loopback is an
- * error unless "behind_proxy" is true (a reverse proxy terminates TLS).
+ * error unless "behind_proxy" is true (a reverse proxy terminates TLS),
+ * and so is a TCP socket systemd passes the front (mcpd-http.socket).
  */
 #ifndef MCPD_CONF_HTTP_H
 #define MCPD_CONF_HTTP_H
@@ -17,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 struct conf_diags;
+struct sockaddr;
 
 /* Defaults (documented in mcpd.json(5)). */
 #define CONF_HTTP_DEFAULT_MAX_SESSIONS		256
@@ -33,6 +35,11 @@ struct conf_http_listen {
 	char		*host;		/* TCP: the address, no brackets */
 	char		*port;		/* TCP: the port */
 	int		 loopback;	/* TCP: 127.0.0.0/8 or ::1 */
+	/*
+	 * A socket systemd passed, or an address of "listen" equal to one:
+	 * the front neither binds it nor removes its file.
+	 */
+	int		 passed;
 };
 
 struct conf_http {
@@ -59,13 +66,39 @@ struct conf_http {
  */
 struct conf_http *conf_http_parse(struct conf_diags *, const char *path,
 		    const cJSON *);
-/* From the text conf_http_parse kept (mcpd-http's argument). */
-struct conf_http *conf_http_from_text(const char *text,
+/*
+ * From the text conf_http_parse kept (mcpd-http's argument), or "{}" for
+ * the defaults.  With passed set (the front was given sockets systemd
+ * passed), "listen" may be missing.
+ */
+struct conf_http *conf_http_from_text(const char *text, int passed,
 		    struct conf_diags *);
 void		 conf_http_free(struct conf_http *);
 /* The same settings (a change restarts the front); NULLs compare. */
 int		 conf_http_same(const struct conf_http *,
 		    const struct conf_http *);
+/*
+ * A socket's own address (getsockname) as a listen entry, "passed" set:
+ * 0, or -1 with *why for a family the front does not serve (AF_INET,
+ * AF_INET6 and AF_UNIX only).  An abstract Unix socket's path is
+ * "@NAME".
+ */
+int		 conf_http_listen_sockaddr(const struct sockaddr *,
+		    size_t len, struct conf_http_listen *, const char **why);
+/*
+ * Why the front may not listen on l under h (NULL: the defaults), or
+ * NULL if it may: a TCP address that is not loopback needs
+ * "behind_proxy", whether written in "listen" or passed by systemd.
+ */
+const char	*conf_http_listen_refused(const struct conf_http *,
+		    const struct conf_http_listen *);
+/* The same address: one Unix path, or one TCP address and port. */
+int		 conf_http_listen_same(const struct conf_http_listen *,
+		    const struct conf_http_listen *);
+/* l added to h's addresses (h owns its strings from now on). */
+void		 conf_http_listen_add(struct conf_http *,
+		    struct conf_http_listen *);
+void		 conf_http_listen_free(struct conf_http_listen *);
 /*
  * May a request with this Host header be served?  Yes if it names a TCP
  * listen address (by its address, or "localhost" for a loopback one) or

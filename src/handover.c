@@ -10,7 +10,8 @@
  * Lasting principals and their tasks are optional members ("principals"
  * at the top, "tasks" in a server), printed only when there are some: a
  * state without them, as an older mcpd prints it, reads as one with none,
- * and the version stays 1.  Principal ids are at least 2^62, past what a
+ * and the version stays 1.  So are the HTTP front's sockets ("http_fds",
+ * those systemd passed as "http").  Principal ids are at least 2^62, past what a
  * JSON number holds exactly, and so travel as decimal strings.
  */
 #include "config.h"
@@ -103,6 +104,7 @@ handover_free(struct handover *h)
 		free(h->eras[i].how);
 	}
 	free(h->eras);
+	free(h->http_fds);
 	free(h->config_file);
 	free(h->socket_path);
 	free(h->cgroup_root);
@@ -184,6 +186,14 @@ handover_add_principal(struct handover *h, const char *sid, uid_t uid,
 	p->uid = uid;
 	p->id = id;
 	p->idle_ms = idle_ms;
+}
+
+void
+handover_add_http_fd(struct handover *h, int fd)
+{
+	h->http_fds = xreallocarray(h->http_fds, h->nhttp_fds + 1,
+	    sizeof *h->http_fds);
+	h->http_fds[h->nhttp_fds++] = fd;
 }
 
 void
@@ -392,6 +402,11 @@ handover_print(const struct handover *h)
 	handover_put_num(o, "listen_fd", h->listen_fd);
 	cJSON_AddBoolToObject(o, "listen_owned", h->listen_owned);
 	handover_put_str(o, "socket_path", h->socket_path);
+	if (h->nhttp_fds > 0) {
+		/* None prints nothing, as an older mcpd prints it. */
+		cJSON_AddItemToObject(o, "http_fds",
+		    cJSON_CreateIntArray(h->http_fds, (int)h->nhttp_fds));
+	}
 	handover_put_str(o, "cgroup_root", h->cgroup_root);
 	handover_put_num(o, "guard_fd", h->guard_fd);
 	handover_put_num(o, "guard_pid", h->guard_pid);
@@ -574,6 +589,34 @@ handover_parse_list(struct handover_in *in, const char *key, int max,
 			in->cause = sub.cause;
 			return;
 		}
+	}
+}
+
+/* "http_fds": an optional array of descriptors, none twice nor 0-2. */
+static void
+handover_http_fds(struct handover_in *in, struct handover *h)
+{
+	const cJSON	*a, *v;
+	size_t		 i;
+
+	if ((a = handover_array(in, "http_fds", HANDOVER_MAX_HTTP_FDS,
+	    "descriptors")) == NULL)
+		return;
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsNumber(v) || v->valuedouble < 3 ||
+		    v->valuedouble > HANDOVER_FD_MAX ||
+		    v->valuedouble != (double)(int)v->valuedouble) {
+			handover_bad(in, "http_fds", "an array of descriptors");
+			return;
+		}
+		for (i = 0; i < h->nhttp_fds; i++) {
+			if (h->http_fds[i] == (int)v->valuedouble) {
+				handover_bad(in, "http_fds",
+				    "an array of descriptors, each once");
+				return;
+			}
+		}
+		handover_add_http_fd(h, (int)v->valuedouble);
 	}
 }
 
@@ -1081,6 +1124,7 @@ handover_parse(const char *text, size_t len, struct handover *h,
 	h->listen_fd = handover_fd(&in, "listen_fd", 1);
 	h->listen_owned = handover_bool(&in, "listen_owned");
 	h->socket_path = handover_str(&in, "socket_path", 1);
+	handover_http_fds(&in, h);
 	h->cgroup_root = handover_str(&in, "cgroup_root", 0);
 	h->guard_fd = handover_fd(&in, "guard_fd", 0);
 	h->guard_pid = (pid_t)handover_num(&in, "guard_pid", 0, 0, INT32_MAX,

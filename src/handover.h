@@ -1,7 +1,7 @@
 /*
  * handover.h -- what one mcpd hands the next across a live re-exec
  * (mcpctl reexec): the servers it runs, with their pipes, sessions and
- * histories, the listening socket and the guard (pure: text in, text out;
+ * histories, the listening sockets and the guard (pure: text in, text out;
  * the descriptors are numbers kept open across execve).
  *
  * The text is versioned JSON.  handover_parse refuses a version it does
@@ -26,6 +26,7 @@
 #define HANDOVER_MAX_TASKS	65536	/* a server's */
 #define HANDOVER_MAX_PRINCIPALS	(1024 * 1024)
 #define HANDOVER_MAX_ERAS	4096
+#define HANDOVER_MAX_HTTP_FDS	64
 #define HANDOVER_MAX_BYTES	(1024 * 1024 * 1024)	/* the whole text */
 
 /* A byte string (not NUL-ended; may hold any byte). */
@@ -143,6 +144,8 @@ struct handover {
 	int		 listen_fd;
 	int		 listen_owned;		/* mcpd made the socket file */
 	char		*socket_path;
+	int		*http_fds;		/* systemd's, for the HTTP front */
+	size_t		 nhttp_fds;
 	char		*cgroup_root;		/* servers' cgroups, or NULL */
 	int		 guard_fd;		/* -1: no guard */
 	pid_t		 guard_pid;
@@ -173,6 +176,7 @@ struct handover_task *handover_add_task(struct handover_server *, const char *id
 	    uint64_t age_ms, uint64_t left_ms);
 void	 handover_add_principal(struct handover *, const char *sid,
 	    uid_t uid, uint64_t id, uint64_t idle_ms);
+void	 handover_add_http_fd(struct handover *, int fd);
 /* Copies of the strings are taken. */
 void	 handover_add_era(struct handover *, const char *key,
 	    const char *era, const char *how);

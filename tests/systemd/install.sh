@@ -98,7 +98,9 @@ case $DIR_systemdsystemunitdir in
 	grep -q "^ExecStart=.* -c $DIR_sysconfdir/mcpd/mcpd.json " "$D$DIR_systemdsystemunitdir/mcpd.service" ||
 		fail "the system mcpd.service does not read $DIR_sysconfdir/mcpd/mcpd.json, beside the example"
 	same "$D$DIR_systemdsystemunitdir/mcpd.socket" "$SRC/systemd/mcpd.socket"
-	INSTALLED+=("$DIR_systemdsystemunitdir/mcpd.service" "$DIR_systemdsystemunitdir/mcpd.socket")
+	same "$D$DIR_systemdsystemunitdir/mcpd-http.socket" "$SRC/systemd/mcpd-http.socket"
+	INSTALLED+=("$DIR_systemdsystemunitdir/mcpd.service" "$DIR_systemdsystemunitdir/mcpd.socket"
+		"$DIR_systemdsystemunitdir/mcpd-http.socket")
 	if [ -n "$SEARCH_SYSTEM" ] && ! in_search_path "$DIR_systemdsystemunitdir" "$SEARCH_SYSTEM"; then
 		note "systemd does not look for system units in $DIR_systemdsystemunitdir"
 	fi
@@ -109,7 +111,9 @@ case $DIR_systemduserunitdir in
 *)
 	unit_ok "$D$DIR_systemduserunitdir/mcpd.service" "$SRC/systemd/user/mcpd.service.in"
 	same "$D$DIR_systemduserunitdir/mcpd.socket" "$SRC/systemd/user/mcpd.socket"
-	INSTALLED+=("$DIR_systemduserunitdir/mcpd.service" "$DIR_systemduserunitdir/mcpd.socket")
+	same "$D$DIR_systemduserunitdir/mcpd-http.socket" "$SRC/systemd/user/mcpd-http.socket"
+	INSTALLED+=("$DIR_systemduserunitdir/mcpd.service" "$DIR_systemduserunitdir/mcpd.socket"
+		"$DIR_systemduserunitdir/mcpd-http.socket")
 	if [ -n "$SEARCH_USER" ] && ! in_search_path "$DIR_systemduserunitdir" "$SEARCH_USER"; then
 		note "systemd --user does not look for units in $DIR_systemduserunitdir"
 	fi

@@ -20,7 +20,8 @@
 # the socket mcpctl finds by default, as root for the system unit and as
 # an ordinary user for the user unit; the directives the units exist for
 # are present (Type=notify, WatchdogSec=, ExecReload=, OOMPolicy=continue,
-# ...); the system unit's exposure by `systemd-analyze security` is at most
+# ...), and mcpd-http.socket's socket goes to mcpd.service named "http"
+# on a loopback address; the system unit's exposure by `systemd-analyze security` is at most
 # 4.0 ("OK").
 
 # shellcheck source=../integration/lib.sh
@@ -30,7 +31,8 @@ command -v systemd-analyze >/dev/null 2>&1 || skip "systemd-analyze is not insta
 
 UNITS_SRC=$TESTS_SRCDIR/../systemd
 MAN_SRC=$TESTS_SRCDIR/../man
-for f in mcpd.service.in mcpd.socket user/mcpd.service.in user/mcpd.socket; do
+for f in mcpd.service.in mcpd.socket mcpd-http.socket user/mcpd.service.in \
+	user/mcpd.socket user/mcpd-http.socket; do
 	[ -r "$UNITS_SRC/$f" ] || hard_error "cannot read $UNITS_SRC/$f"
 done
 MCPD_DIR=$(dirname "$MCPD")
@@ -68,7 +70,8 @@ make_copy() { # SRC_DIR DEST_DIR
 	mkdir -p "$2" || hard_error "mkdir $2"
 	sed -e "s|@bindir@|$MCPD_DIR|g" -e "s|@sysconfdir@|/etc|g" \
 		"$1/mcpd.service.in" >"$2/mcpd.service" &&
-		cp "$1/mcpd.socket" "$2/mcpd.socket" || hard_error "cannot copy the units to $2"
+		cp "$1/mcpd.socket" "$1/mcpd-http.socket" "$2/" ||
+		hard_error "cannot copy the units to $2"
 	if grep -n '@[A-Za-z_]*@' "$2/mcpd.service" "$2/mcpd.socket" >&2; then
 		check_fail "placeholders left after substituting @bindir@ (above)"
 	fi
@@ -113,7 +116,8 @@ verify_units() {
 }
 
 verify_units "system units" "${SA[@]}" verify "$VERIFY_MAN" \
-	"$T/system/mcpd.socket" "$T/system/mcpd.service"
+	"$T/system/mcpd.socket" "$T/system/mcpd-http.socket" \
+	"$T/system/mcpd.service"
 
 # A misspelt directive must be reported: proves the check above can fail.
 sed -e 's/^Type=notify$/Typo=notify/' "$T/system/mcpd.service" >"$T/typo.service"
@@ -131,11 +135,13 @@ probe=$(XDG_RUNTIME_DIR=$T/xdg "${SA[@]}" --user --man=no verify \
 if ! grep -q "Failed to initialize manager" <<<"$probe"; then
 	verify_units "user units" env XDG_RUNTIME_DIR="$T/xdg" \
 		"${SA[@]}" --user verify "$VERIFY_MAN" \
-		"$T/user/mcpd.socket" "$T/user/mcpd.service"
+		"$T/user/mcpd.socket" "$T/user/mcpd-http.socket" \
+		"$T/user/mcpd.service"
 else
 	note "systemd-analyze --user verify cannot run here ($(head -n 1 <<<"$probe")); verifying the user units as system units"
 	verify_units "user units (as system units)" "${SA[@]}" verify \
-		"$VERIFY_MAN" "$T/user/mcpd.socket" "$T/user/mcpd.service"
+		"$VERIFY_MAN" "$T/user/mcpd.socket" "$T/user/mcpd-http.socket" \
+		"$T/user/mcpd.service"
 fi
 
 # --- What the units say ------------------------------------------------------
@@ -190,6 +196,12 @@ for kind in system user; do
 	*" --log-target journal "* | *" --log-target auto "* | *" --log-target=journal "* | *" --log-target=auto "*) ;;
 	*) check_fail "$kind mcpd.service: ExecStart does not log to the journal: $exec_start" ;;
 	esac
+	# The HTTP front's socket goes to mcpd, under the name mcpd knows.
+	http=$T/$kind/mcpd-http.socket
+	expect "$http" FileDescriptorName http "mcpd tells the front's socket from its own by this name"
+	expect "$http" Service mcpd.service "mcpd, not a service of its own, runs the front"
+	expect "$http" ListenStream '@(127.+([0-9.]):+([0-9])|\[::1\]:+([0-9])|/*|%t/*)' \
+		"mcpd serves only loopback or a Unix socket without behind_proxy"
 	listen=$(directive "$sock" ListenStream)
 	s=$(socket_of "$svc")
 	[ -n "$s" ] && [ "$s" = "$listen" ] ||

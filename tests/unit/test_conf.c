@@ -14,8 +14,13 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -221,6 +226,125 @@ START_TEST(test_http_front)
 	    "'allowed_origins': ['https://a/b']}}}",
 	    "mcpd.http.allowed_origins[0]: expected an origin, "
 	    "\"https://host[:port]\"");
+}
+END_TEST
+
+/* A passed socket's address as a listen entry (spec; -1: refused family). */
+static int
+http_passed(const struct sockaddr *sa, size_t len,
+    struct conf_http_listen *l, const char *spec)
+{
+	const char	*why = NULL;
+
+	if (conf_http_listen_sockaddr(sa, len, l, &why) != 0) {
+		ck_assert_ptr_nonnull(why);
+		return (-1);
+	}
+	ck_assert(l->passed);
+	ck_assert_str_eq(l->spec, spec);
+	return (0);
+}
+
+/* Sockets systemd passes the front: their addresses, the same rules. */
+START_TEST(test_http_passed)
+{
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+	struct sockaddr_un	 sun;
+	struct sockaddr		 other;
+	struct conf_http_listen	 l;
+	struct conf_diags	 d;
+	struct conf_http	*h;
+	struct conf		*conf;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(8931);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin, sizeof sin, &l,
+	    "127.0.0.1:8931"), 0);
+	ck_assert(l.loopback);
+	ck_assert_ptr_null(conf_http_listen_refused(NULL, &l));
+	conf_http_listen_free(&l);
+	inet_pton(AF_INET, "0.0.0.0", &sin.sin_addr);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin, sizeof sin, &l,
+	    "0.0.0.0:8931"), 0);
+	ck_assert(!l.loopback);
+	ck_assert_ptr_nonnull(strstr(conf_http_listen_refused(NULL, &l),
+	    "not a loopback address"));
+	conf = parse_ok("{'mcpd': {'http': {'listen': ['127.0.0.1:1'], "
+	    "'behind_proxy': true}}}");
+	ck_assert_ptr_null(conf_http_listen_refused(conf->http, &l));
+	conf_free(conf);
+	conf_http_listen_free(&l);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin, 4, &l, ""), -1);
+
+	memset(&sin6, 0, sizeof sin6);
+	sin6.sin6_family = AF_INET6;
+	sin6.sin6_port = htons(8932);
+	sin6.sin6_addr = in6addr_loopback;
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin6, sizeof sin6,
+	    &l, "[::1]:8932"), 0);
+	ck_assert(l.loopback);
+	conf_http_listen_free(&l);
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	strcpy(sun.sun_path, "/run/mcpd/http.sock");
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sun, sizeof sun, &l,
+	    "unix:/run/mcpd/http.sock"), 0);
+	ck_assert_ptr_null(conf_http_listen_refused(NULL, &l));
+	conf_http_listen_free(&l);
+	memcpy(sun.sun_path, "\0mcpd", 5);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sun,
+	    offsetof(struct sockaddr_un, sun_path) + 5, &l, "unix:@mcpd"), 0);
+	conf_http_listen_free(&l);
+	memset(&other, 0, sizeof other);
+	other.sa_family = AF_APPLETALK;
+	ck_assert_int_eq(http_passed(&other, sizeof other, &l, ""), -1);
+
+	/* Given sockets, the front needs no "listen"; else it does. */
+	memset(&d, 0, sizeof d);
+	ck_assert_ptr_null(conf_http_from_text("{}", 0, &d));
+	conf_diags_free(&d);
+	memset(&d, 0, sizeof d);
+	h = conf_http_from_text("{}", 1, &d);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->nlisten, 0);
+	ck_assert_uint_eq(h->max_sessions, CONF_HTTP_DEFAULT_MAX_SESSIONS);
+	ck_assert(!conf_http_host_allowed(h, "127.0.0.1:8931"));
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin, sizeof sin, &l,
+	    "127.0.0.1:8931"), 0);
+	conf_http_listen_add(h, &l);
+	ck_assert_uint_eq(h->nlisten, 1);
+	ck_assert(conf_http_host_allowed(h, "127.0.0.1:8931"));
+	ck_assert(conf_http_host_allowed(h, "localhost:8931"));
+	conf_http_free(h);
+	conf_diags_free(&d);
+
+	/* An address of "listen" equal to a passed one, however spelled. */
+	conf = parse_ok("{'mcpd': {'http': {'listen': ['127.0.0.1:8931', "
+	    "'[0::1]:8932', 'unix:/run/mcpd/http.sock', '127.0.0.2:8931']}}}");
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin, sizeof sin, &l,
+	    "127.0.0.1:8931"), 0);
+	ck_assert(conf_http_listen_same(&conf->http->listen[0], &l));
+	ck_assert(!conf_http_listen_same(&conf->http->listen[1], &l));
+	ck_assert(!conf_http_listen_same(&conf->http->listen[2], &l));
+	ck_assert(!conf_http_listen_same(&conf->http->listen[3], &l));
+	conf_http_listen_free(&l);
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sin6, sizeof sin6,
+	    &l, "[::1]:8932"), 0);
+	ck_assert(conf_http_listen_same(&conf->http->listen[1], &l));
+	ck_assert(!conf_http_listen_same(&conf->http->listen[0], &l));
+	conf_http_listen_free(&l);
+	strcpy(sun.sun_path, "/run/mcpd/http.sock");
+	ck_assert_int_eq(http_passed((struct sockaddr *)&sun, sizeof sun, &l,
+	    "unix:/run/mcpd/http.sock"), 0);
+	ck_assert(conf_http_listen_same(&conf->http->listen[2], &l));
+	ck_assert(!conf_http_listen_same(&conf->http->listen[0], &l));
+	conf_http_listen_free(&l);
+	conf_free(conf);
 }
 END_TEST
 
@@ -3576,6 +3700,7 @@ unit_suite(void)
 	tcase_add_test(tc, test_settings_each_compared);
 	tcase_add_test(tc, test_restart_name);
 	tcase_add_test(tc, test_http_front);
+	tcase_add_test(tc, test_http_passed);
 	suite_add_tcase(s, tc);
 
 	return (s);

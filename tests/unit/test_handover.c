@@ -35,6 +35,8 @@ sample(struct handover *h)
 	h->listen_fd = 3;
 	h->listen_owned = 1;
 	h->socket_path = strdup("/run/mcpd/mcpd.sock");
+	handover_add_http_fd(h, 5);
+	handover_add_http_fd(h, 6);
 	h->guard_fd = 4;
 	h->cgroup_root = strdup("/sys/fs/cgroup/mcpd.service");
 	h->guard_pid = 4242;
@@ -136,6 +138,9 @@ START_TEST(test_handover_round_trip)
 	    h.config_text.len) == 0);
 	ck_assert_int_eq(back.listen_fd, 3);
 	ck_assert_int_eq(back.listen_owned, 1);
+	ck_assert_uint_eq(back.nhttp_fds, 2);
+	ck_assert_int_eq(back.http_fds[0], 5);
+	ck_assert_int_eq(back.http_fds[1], 6);
 	ck_assert_int_eq(back.guard_fd, 4);
 	ck_assert_str_eq(back.cgroup_root, "/sys/fs/cgroup/mcpd.service");
 	ck_assert_int_eq(back.guard_pid, 4242);
@@ -279,7 +284,9 @@ START_TEST(test_handover_without_tasks)
 	ck_assert_ptr_null(strstr(again, "tasks"));
 	ck_assert_ptr_null(strstr(again, "principals"));
 	ck_assert_ptr_null(strstr(again, "eras"));
+	ck_assert_ptr_null(strstr(again, "http_fds"));
 	ck_assert_uint_eq(h.neras, 0);
+	ck_assert_uint_eq(h.nhttp_fds, 0);
 	free(again);
 	handover_free(&h);
 }
@@ -302,6 +309,12 @@ START_TEST(test_handover_refused)
 	    "\"listen_fd\":-1,\"servers\":[]}", "no listening socket");
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
 	    "\"listen_fd\":99999999,\"servers\":[]}", "listen_fd");
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"http_fds\":[2],\"servers\":[]}", "http_fds");
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"http_fds\":[4,4],\"servers\":[]}", "each once");
+	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
+	    "\"listen_fd\":3,\"http_fds\":7,\"servers\":[]}", "http_fds");
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
 	    "\"listen_fd\":3}", "no \"servers\"");
 	refused("{\"version\":1,\"config_file\":\"f\",\"socket_path\":\"s\","
