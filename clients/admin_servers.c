@@ -68,7 +68,7 @@ admin_names_params(int argc, char **argv)
 	return (params);
 }
 
-static void
+void
 admin_format_duration(char *buf, size_t size, double ms)
 {
 	unsigned long long	 s;
@@ -504,9 +504,12 @@ admin_status(struct ctl *ctl, int argc, char **argv)
 		    "servers"));
 		admin_print_logins(cJSON_GetObjectItemCaseSensitive(result,
 		    "servers"));
-		if (argc == 0)
+		if (argc == 0) {
 			admin_print_groups(cJSON_GetObjectItemCaseSensitive(
 			    result, "groups"));
+			admin_print_http(cJSON_GetObjectItemCaseSensitive(
+			    result, "http"));
+		}
 		if (ctl->clients)
 			admin_print_clients(cJSON_GetObjectItemCaseSensitive(
 			    result, "clients"));

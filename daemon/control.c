@@ -25,6 +25,7 @@
 #include "cpolicy.h"
 #include "envelope.h"
 #include "group.h"
+#include "httpfront.h"
 #include "insider.h"
 #include "instance.h"
 #include "login.h"
@@ -235,13 +236,9 @@ static void
 control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
     const cJSON *params)
 {
-	struct worker	**v;
-	cJSON		*result;
-	int		 n;
-
-	struct worker	*i;
-	cJSON		*servers;
-	int		 k, named;
+	struct worker	**v, *i;
+	cJSON		*result, *servers, *http;
+	int		 n, k, named;
 
 	if ((n = control_servers(mcpd, c, id, params, 1, &v)) < 0)
 		return;
@@ -260,6 +257,8 @@ control_status(struct mcpd *mcpd, struct client *c, const cJSON *id,
 	cJSON_AddItemToObject(result, "servers", servers);
 	cJSON_AddItemToObject(result, "groups", group_status_json(mcpd));
 	cJSON_AddItemToObject(result, "daemon", control_daemon_json(mcpd));
+	if ((http = httpfront_json(mcpd)) != NULL)
+		cJSON_AddItemToObject(result, "http", http);
 	/* The connections and their apps, as the caller may see them. */
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "clients")))
 		cJSON_AddItemToObject(result, "clients",

@@ -58,6 +58,7 @@ struct httpfront {
 	char		*fdarg;		/* -f: the sockets it serves, or NULL */
 	uint64_t	 started_ms;
 	uint32_t	 delay_ms;
+	uint32_t	 restarts;	/* runs after an exit of its own */
 	struct event	*ev_restart;
 	int		 fds[HTTPFRONT_MAX_SOCKETS];	/* systemd's "http" */
 	int		 served[HTTPFRONT_MAX_SOCKETS];	/* in fdarg */
@@ -287,6 +288,7 @@ httpfront_reaped(struct mcpd *mcpd, pid_t pid, int wstatus)
 	tv.tv_sec = httpfront.delay_ms / 1000;
 	tv.tv_usec = (httpfront.delay_ms % 1000) * 1000;
 	evtimer_add(httpfront.ev_restart, &tv);
+	httpfront.restarts++;
 	httpfront.delay_ms = httpfront.delay_ms * 2 > HTTPFRONT_DELAY_MAX_MS ?
 	    HTTPFRONT_DELAY_MAX_MS : httpfront.delay_ms * 2;
 	return (1);
@@ -316,4 +318,39 @@ httpfront_pid(const struct mcpd *mcpd)
 {
 	(void)mcpd;
 	return (httpfront.pid);
+}
+
+cJSON *
+httpfront_json(const struct mcpd *mcpd)
+{
+	const struct conf_http	*h = mcpd->conf->http;
+	struct conf_http_listen	 l;
+	cJSON			*o, *listen;
+	size_t			 i;
+
+	if (httpfront.text == NULL)
+		return (NULL);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "state", httpfront.pid != 0 ? "running" :
+	    "restarting");
+	if (httpfront.pid != 0) {
+		cJSON_AddNumberToObject(o, "pid", (double)httpfront.pid);
+		cJSON_AddNumberToObject(o, "uptime_ms",
+		    (double)(clock_now_ms() - httpfront.started_ms));
+	}
+	cJSON_AddNumberToObject(o, "restarts", (double)httpfront.restarts);
+	listen = cJSON_AddArrayToObject(o, "listen");
+	for (i = 0; h != NULL && i < h->nlisten; i++)
+		if (!h->listen[i].passed)
+			cJSON_AddItemToArray(listen,
+			    cJSON_CreateString(h->listen[i].spec));
+	for (i = 0; i < httpfront.nfds; i++)
+		if (httpfront.served[i] &&
+		    httpfront_address(httpfront.fds[i], &l) == 0) {
+			cJSON_AddItemToArray(listen,
+			    cJSON_CreateString(l.spec));
+			conf_http_listen_free(&l);
+		}
+	cJSON_AddNumberToObject(o, "systemd_sockets", (double)httpfront.nfds);
+	return (o);
 }

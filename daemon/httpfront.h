@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 struct mcpd;
 
 /* Make the front match mcpd->conf->http (start, restart or stop it). */
@@ -21,6 +23,11 @@ void	httpfront_apply(struct mcpd *);
 int	httpfront_reaped(struct mcpd *, pid_t, int wstatus);
 /* Stop it (SIGTERM) and forget it: shutdown, re-exec. */
 void	httpfront_stop(struct mcpd *);
+/*
+ * The front for mcpctl status: state, pid, uptime_ms, restarts, the
+ * addresses it serves (listen); NULL when it is off.
+ */
+cJSON	*httpfront_json(const struct mcpd *);
 /* The front's pid, or 0. */
 pid_t	httpfront_pid(const struct mcpd *);
 /*

@@ -81,6 +81,7 @@
 #include "insider.h"
 #include "fuzz.h"
 #include "group.h"
+#include "httpfront.h"
 #include "instance.h"
 #include "log.h"
 #include "login.h"
@@ -444,6 +445,13 @@ cJSON *
 group_status_json(struct mcpd *mcpd)
 {
 	return (cJSON_CreateArray());
+}
+
+/* No HTTP front here. */
+cJSON *
+httpfront_json(const struct mcpd *mcpd)
+{
+	return (NULL);
 }
 
 /* A re-exec is refused here, as when the binary cannot be executed. */

@@ -130,6 +130,13 @@ front2=$(front_pid) || fail "A: mcpd did not start mcpd-http again"
 [ "$(grep -c 'mcpd-http started .* on the sockets systemd passed (fd 4)' "$MCPD_LOG")" -ge 2 ] ||
 	fail "A: the restarted front was not given the passed socket: $(grep 'mcpd-http started' "$MCPD_LOG")"
 note "A: mcpd-http killed ($front): a request made meanwhile was answered by the next ($front2) on the same socket"
+# mcpctl status shows the front: running, its pid, the restart, where.
+ctl status >"$T/status.out" 2>&1 || fail "A: mcpctl status failed"
+grep -qx "HTTP front: mcpd-http running (pid $front2, up [0-9a-z]*), 1 restarts, on 127.0.0.1:$PORT" \
+	"$T/status.out" || fail "A: mcpctl status does not show the front: $(cat "$T/status.out")"
+[ "$(ctl --json status | jq -c '.http | [.state, .pid, .restarts, .listen]')" = \
+	"[\"running\",$front2,1,[\"127.0.0.1:$PORT\"]]" ] ||
+	fail "A: mcpctl --json status: $(ctl --json status | jq -c .http)"
 
 ctl reexec >"$T/reexec.out" 2>&1 || fail "A: mcpctl reexec failed: $(cat "$T/reexec.out")"
 [ "$(ctl --json status | jq -r '.daemon | "\(.pid) \(.reexecs)"')" = "$MCPD_PID 1" ] ||
