@@ -72,6 +72,7 @@ struct install_opts {
 	int	  http;		/* --http */
 	char	 *base;		/* --http: "http://HOST:PORT" */
 	char	 *token;	/* --http: the app's token */
+	cJSON	 *served;	/* --http: the running front's addresses */
 };
 
 static int	install_drop_token(const char *);
@@ -406,8 +407,8 @@ install_http_setup(struct install_opts *o, struct apps_files *files,
 	char	*names, *tname;
 	int	 rc;
 
-	if ((o->base = install_http_base(path, mcpd_text, mcpd_len)) ==
-	    NULL)
+	if ((o->base = install_http_base(path, mcpd_text, mcpd_len,
+	    o->served)) == NULL)
 		return (DIAG_EXIT_FAILED);
 	if ((names = install_names(o, files, mcpd_text, mcpd_len)) == NULL)
 		return (DIAG_EXIT_OK);	/* nothing to write: no token */
@@ -476,8 +477,10 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		rc = DIAG_EXIT_FAILED;
 		goto out;
 	}
-	if (o.http)
+	if (o.http) {
 		token_store_of(ctl);
+		o.served = install_http_front(ctl);
+	}
 	if (o.http && ((rc = install_http_setup(&o, &files, conf.path,
 	    mcpd_text, mcpd_len)) != DIAG_EXIT_OK))
 		goto out;
@@ -508,6 +511,7 @@ out:
 		free(o.token);
 	}
 	free(o.base);
+	cJSON_Delete(o.served);
 	apps_files_free(&files);
 	runconf_clear(&conf);
 	free(mcpd_text);

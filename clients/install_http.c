@@ -1,6 +1,7 @@
 /*
  * install_http.c -- mcpctl install --http: the address apps are given
- * and the token's name (install_http.h).  install.c writes the entries
+ * (mcpd.json's, else the running front's) and the token's name
+ * (install_http.h).  install.c writes the entries
  * (appshape_remote) with a token made for the app alone (token_new).
  */
 #include "config.h"
@@ -10,12 +11,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "admin.h"
+#include "admin_int.h"
 #include "conf.h"
 #include "conf_http.h"
 #include "diag.h"
 #include "htoken.h"
 #include "install_http.h"
 #include "jsonc.h"
+#include "proto.h"
 #include "xmalloc.h"
 
 /* An address apps can connect to: a wildcard is this host's loopback. */
@@ -36,8 +40,64 @@ install_http_url(const struct conf_http_listen *l)
 	return (url);
 }
 
+/* The first TCP address of h, as a URL base; NULL if it has none. */
+static char *
+install_http_first_tcp(const struct conf_http *h)
+{
+	char	*url = NULL;
+	size_t	 i;
+
+	for (i = 0; h != NULL && i < h->nlisten && url == NULL; i++)
+		if (h->listen[i].path == NULL)
+			url = install_http_url(&h->listen[i]);
+	return (url);
+}
+
+/* The addresses the running front serves (mcpd accepted them): a URL. */
+static char *
+install_http_served(const cJSON *served)
+{
+	struct conf_diags	 diags;
+	struct conf_http	*h;
+	cJSON			*o;
+	char			*url;
+
+	if (cJSON_GetArraySize(served) == 0)
+		return (NULL);
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "listen", cJSON_Duplicate(served, 1));
+	cJSON_AddTrueToObject(o, "behind_proxy");
+	conf_diags_init(&diags);
+	h = conf_http_parse(&diags, "mcpd.http", o);
+	conf_diags_free(&diags);
+	cJSON_Delete(o);
+	url = install_http_first_tcp(h);
+	conf_http_free(h);
+	return (url);
+}
+
+cJSON *
+install_http_front(struct ctl *ctl)
+{
+	cJSON	*status, *listen = NULL;
+	int	 rc;
+
+	if (admin_connect(ctl, 1) != DIAG_EXIT_OK)
+		return (NULL);
+	ctl->quiet_errors = 1;
+	status = admin_call(ctl, MCPD_METHOD_STATUS, NULL, &rc);
+	ctl->quiet_errors = 0;
+	admin_close(ctl);
+	if (status != NULL)
+		listen = cJSON_DetachItemFromObjectCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(status, "http"), "listen");
+	cJSON_Delete(status);
+	return (listen);
+}
+
 char *
-install_http_base(const char *path, const char *text, size_t len)
+install_http_base(const char *path, const char *text, size_t len,
+    const cJSON *served)
 {
 	struct conf_diags	 diags;
 	struct conf_http	*h = NULL;
@@ -64,15 +124,17 @@ install_http_base(const char *path, const char *text, size_t len)
 	cJSON_Delete(root);
 	if (http != NULL && h == NULL)
 		return (NULL);
-	for (i = 0; h != NULL && i < h->nlisten && url == NULL; i++)
-		if (h->listen[i].path == NULL)
-			url = install_http_url(&h->listen[i]);
+	url = install_http_first_tcp(h);
 	conf_http_free(h);
+	/* Else the front's sockets, systemd's among them (mcpd-http.socket). */
+	if (url == NULL)
+		url = install_http_served(served);
 	if (url == NULL)
 		diag_warnx(path, "mcpd has no TCP \"http\" listener (such "
 		    "as \"mcpd\": {\"http\": {\"listen\": "
-		    "[\"127.0.0.1:8931\"]}}): --http needs one for the app's "
-		    "URL; nothing written");
+		    "[\"127.0.0.1:8931\"]}}, or mcpd-http.socket), and the "
+		    "running mcpd serves none: --http needs one for the "
+		    "app's URL; nothing written");
 	return (url);
 }
 

@@ -8,12 +8,20 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
+#include "ctl.h"
+
 /*
  * "http://HOST:PORT" of the first TCP listen address of "mcpd"."http" in
- * mcpd's configuration text (path for messages), malloc'd; or NULL after
- * a message when there is none.
+ * mcpd's configuration text (path for messages), else of served (the
+ * running front's addresses, install_http_front; may be NULL), malloc'd;
+ * or NULL after a message when there is none.
  */
-char	*install_http_base(const char *path, const char *text, size_t len);
+char	*install_http_base(const char *path, const char *text, size_t len,
+	    const cJSON *served);
+/* The addresses the running mcpd's HTTP front serves, or NULL. */
+cJSON	*install_http_front(struct ctl *);
 
 /* The token made for app: "app-APP", malloc'd. */
 char	*install_http_token_name(const char *app);

@@ -137,6 +137,18 @@ grep -qx "HTTP front: mcpd-http running (pid $front2, up [0-9a-z]*), 1 restarts,
 [ "$(ctl --json status | jq -c '.http | [.state, .pid, .restarts, .listen]')" = \
 	"[\"running\",$front2,1,[\"127.0.0.1:$PORT\"]]" ] ||
 	fail "A: mcpctl --json status: $(ctl --json status | jq -c .http)"
+# mcpctl install --http: mcpd.json names no address, the front's socket
+# from systemd is the app's URL.
+mkdir -p "$T/home/.cursor" || hard_error "mkdir"
+jq '{mcpServers: {fake: .mcpServers.fake}}' "$T/mcpd.json" \
+	>"$T/home/.cursor/mcp.json" || hard_error "jq"
+HOME=$T/home ctl install cursor --http --yes --config "$T/mcpd.json" \
+	>"$T/install.out" 2>&1 || fail "A: mcpctl install cursor --http: $(cat "$T/install.out")"
+[ "$(jq -r .mcpServers.fake.url "$T/home/.cursor/mcp.json")" = "$BASE/servers/fake/mcp" ] ||
+	fail "A: install --http did not take the passed socket's address: $(cat "$T/home/.cursor/mcp.json" "$T/install.out")"
+ITOKEN=$(jq -r '.mcpServers.fake.headers.Authorization' "$T/home/.cursor/mcp.json" | sed 's/^Bearer //')
+TOKEN=$ITOKEN reaches "$BASE/servers/fake/mcp" "A: the installed entry"
+note "A: mcpctl status shows the front; install --http writes its systemd socket's URL"
 
 ctl reexec >"$T/reexec.out" 2>&1 || fail "A: mcpctl reexec failed: $(cat "$T/reexec.out")"
 [ "$(ctl --json status | jq -r '.daemon | "\(.pid) \(.reexecs)"')" = "$MCPD_PID 1" ] ||
