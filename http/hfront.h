@@ -8,7 +8,9 @@
  * never runs inside mcpd: a crash here ends the front alone, and mcpd
  * starts it again.
  *
- *	main.c		options, the loop, the listeners, the connection cap
+ *	main.c		options, the loop, the tick, signals
+ *	hfront.c	the evhttp and its limits, the listeners, the
+ *			connection cap
  *	hserve.c	a request: Host, Origin, token, route, method
  *	hsess.c		a session: its connection to mcpd, replies matched
  *			to POSTs, the GET stream, idle expiry
@@ -72,7 +74,14 @@ struct hfront {
 	int			 listeners_off;	/* at max_connections */
 };
 
-/* main.c */
+/*
+ * hfront.c: the front made (base, conf, socket_path and token_path set;
+ * 0, or -1 when a listen address cannot be bound), and ended: sessions
+ * and requests closed, the listeners' sockets taken away, evhttp freed.
+ */
+int		 hfront_open(struct hfront *);
+void		 hfront_close(struct hfront *);
+/* A request's connection, counted against max_connections. */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
 
 /* hserve.c: evhttp's one callback. */
@@ -122,6 +131,8 @@ void		 hmodern_post(struct hfront *, struct evhttp_request *,
 		    const char *target, const char *token, struct hreq_msg *);
 void		 hmodern_conn_closed(struct hfront *, struct hconn *);
 void		 hmodern_tick(struct hfront *);
+/* Every request ended, parked or not (mcpd-http stopping). */
+void		 hmodern_close_all(struct hfront *);
 
 void		 hlog(const char *fmt, ...)
 		    __attribute__((format(printf, 1, 2)));

@@ -331,3 +331,10 @@ hmodern_tick(struct hfront *f)
 		    (uint64_t)f->conf->session_idle_s * 1000)
 			hmodern_free(r);
 }
+
+void
+hmodern_close_all(struct hfront *f)
+{
+	while (!TAILQ_EMPTY(&f->moderns))
+		hmodern_free(TAILQ_FIRST(&f->moderns));
+}
