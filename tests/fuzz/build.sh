@@ -9,7 +9,7 @@
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
 # fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins,
-# fuzz_audit, fuzz_sandbox and fuzz_http.
+# fuzz_audit, fuzz_sandbox, fuzz_http and fuzz_evhttp.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
@@ -93,6 +93,18 @@ sources() {
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	http)		echo http/hreq.c http/hreplay.c src/mcphdr.c src/b64.c \
 			    src/esc.c src/sbuf.c src/xmalloc.c ;;
+	evhttp)		echo http/hfront.c http/hserve.c http/hauth.c http/hsess.c \
+			    http/hresume.c http/hreplay.c http/hmodern.c \
+			    http/hreq.c src/conf_http.c src/htoken.c src/mcphdr.c \
+			    src/b64.c src/jcs.c src/fdio.c src/frame.c src/clock.c \
+			    src/envelope.c src/conf.c src/conf_sandbox.c \
+			    src/sandbox.c src/sandbox_path.c src/confvar.c \
+			    src/conf_remote.c src/conf_share.c src/conf_group.c \
+			    src/dotenv.c src/conf_diag.c src/conf_expand.c \
+			    src/conf_value.c src/conf_setting.c src/suggest.c \
+			    src/cpolicy.c src/conf_clients.c src/gname.c \
+			    src/filter.c src/urinorm.c src/roots.c src/url.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	audit)		echo src/audit.c src/auditfmt.c src/rstate.c src/esc.c src/b64.c \
 			    src/sbuf.c src/xmalloc.c ;;
@@ -141,7 +153,7 @@ sources() {
 
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident pins audit sandbox http}
+    modern_layer ident pins audit sandbox http evhttp}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
@@ -154,6 +166,9 @@ for t in $targets; do
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = http ]; then
 		xincs="-I$top/http"
+	elif [ "$t" = evhttp ]; then
+		xincs="-I$top/http $(pkg-config --cflags libcrypto)"
+		xlibs="$(pkg-config --libs libcrypto)"
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
