@@ -21,8 +21,9 @@
  * a result.  Then, for a request: "initialize" gets a result;
  * "tools/call" a notifications/message first, then, in MCP 2026-07-28
  * (its _meta says so) without a requestState, an input_required result
- * with one, else a result; a method starting "hang" no answer, "x-error"
- * an error, "x-gone" a closed connection; any other a result.  After
+ * with one, else a result; a method starting "hang" a
+ * notifications/progress and no answer; "x-error" an error; "x-gone" a
+ * closed connection; any other a result.  After
  * notifications/initialized it sends a roots/list request and a
  * notifications/tools/list_changed (for the GET stream, or held).
  *
@@ -322,8 +323,12 @@ static int
 fe_mcpd_request(struct fe_mcpd *m, const char *method, const cJSON *params,
     const char *id)
 {
-	if (strncmp(method, "hang", 4) == 0)
+	if (strncmp(method, "hang", 4) == 0) {
+		fe_mcpd_send(m, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/progress\",\"params\":{\"progressToken\":"
+		    "%s,\"progress\":1}}", id);
 		return (0);
+	}
 	if (strcmp(method, "x-gone") == 0) {
 		fe_mcpd_free(m);
 		return (-1);
