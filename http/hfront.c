@@ -66,6 +66,19 @@ hfront_conn_closed(struct evhttp_connection *evcon, void *arg)
 	hfront_cap(f);
 }
 
+/*
+ * A request held when its connection closed.  When the peer goes away
+ * (or times out) during a reply, evhttp takes the request off the
+ * connection and leaves it to us: then it is ours to free.  Otherwise
+ * evhttp frees it with the connection.
+ */
+void
+hfront_req_dropped(struct evhttp_request *req)
+{
+	if (req != NULL && evhttp_request_get_connection(req) == NULL)
+		evhttp_request_free(req);
+}
+
 struct hconn *
 hfront_conn(struct hfront *f, struct evhttp_request *req)
 {

@@ -83,6 +83,8 @@ int		 hfront_open(struct hfront *);
 void		 hfront_close(struct hfront *);
 /* A request's connection, counted against max_connections. */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
+/* Called by a connection's close for each request held on it. */
+void		 hfront_req_dropped(struct evhttp_request *);
 
 /* hserve.c: evhttp's one callback. */
 void		 hserve_request(struct evhttp_request *, void *front);

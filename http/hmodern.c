@@ -315,6 +315,7 @@ hmodern_conn_closed(struct hfront *f, struct hconn *c)
 	TAILQ_FOREACH_SAFE(r, &f->moderns, entry, next) {
 		if (r->conn != c)
 			continue;
+		hfront_req_dropped(r->req);
 		r->req = NULL;		/* gone with its connection */
 		hmodern_free(r);	/* which cancels it at mcpd */
 	}

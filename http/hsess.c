@@ -566,6 +566,7 @@ hsess_conn_closed(struct hfront *f, struct hconn *c)
 
 	TAILQ_FOREACH(s, &f->sessions, entry) {
 		if (s->stream_conn == c) {
+			hfront_req_dropped(s->stream);
 			s->stream = NULL;
 			s->stream_conn = NULL;
 			s->last_ms = clock_now_ms();
@@ -573,6 +574,7 @@ hsess_conn_closed(struct hfront *f, struct hconn *c)
 		TAILQ_FOREACH_SAFE(p, &s->pending, entry, next) {
 			if (p->conn != c)
 				continue;
+			hfront_req_dropped(p->req);
 			if (!p->streaming) {
 				hsess_pending_free(s, p);
 				continue;
