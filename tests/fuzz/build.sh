@@ -14,6 +14,12 @@
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
 # the fuzzers.
+#
+# fuzz_evhttp runs the system's libevent, whose evhttp parser libFuzzer
+# then cannot see (no coverage) and ASan checks only at its calls into
+# the C library.  LIBEVENT_SRC=DIR (a libevent 2.1 source tree, the
+# release the system has) builds it once, instrumented as the targets
+# are, into $FUZZ_OUT/libevent, and links fuzz_evhttp with that.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -151,6 +157,29 @@ sources() {
 	esac
 }
 
+# libevent from $LIBEVENT_SRC, instrumented, once: its include flags.
+libevent_instrumented() {
+	le=$FUZZ_OUT/libevent
+	if [ ! -f "$le/lib/libevent.a" ]; then
+		mkdir -p "$le"
+		if ! { cmake -S "$LIBEVENT_SRC" -B "$le" \
+		    -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_BUILD_TYPE=None \
+		    -DCMAKE_C_FLAGS="-g -O1 -fno-omit-frame-pointer \
+		    -fsanitize=fuzzer-no-link,address,undefined" \
+		    -DEVENT__LIBRARY_TYPE=STATIC -DEVENT__DISABLE_OPENSSL=ON \
+		    -DEVENT__DISABLE_MBEDTLS=ON -DEVENT__DISABLE_TESTS=ON \
+		    -DEVENT__DISABLE_SAMPLES=ON -DEVENT__DISABLE_BENCHMARK=ON \
+		    -DEVENT__DISABLE_REGRESS=ON \
+		    -DEVENT__DISABLE_THREAD_SUPPORT=ON &&
+		    cmake --build "$le" --target event_static; } \
+		    >"$le.log" 2>&1; then
+			echo "build.sh: libevent from $LIBEVENT_SRC: see $le.log" >&2
+			exit 1
+		fi
+	fi
+	echo "-I$le/include -I$LIBEVENT_SRC/include"
+}
+
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
     modern_layer ident pins audit sandbox http evhttp}
@@ -160,6 +189,7 @@ for t in $targets; do
 	# the targets that use it.
 	xincs=
 	xlibs=
+	libs=$deps_libs
 	if [ "$t" = remote ]; then
 		# The caps of remote/flow.h, small (as in Makefile.am).
 		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
@@ -169,6 +199,11 @@ for t in $targets; do
 	elif [ "$t" = evhttp ]; then
 		xincs="-I$top/http $(pkg-config --cflags libcrypto)"
 		xlibs="$(pkg-config --libs libcrypto)"
+		if [ -n "${LIBEVENT_SRC:-}" ] && [ "$MODE" != replay ]; then
+			xincs="$(libevent_instrumented) $xincs"
+			libs="$FUZZ_OUT/libevent/lib/libevent.a"
+			libs="$libs $(echo "$deps_libs" | sed 's/-levent\>//')"
+		fi
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
@@ -188,7 +223,7 @@ for t in $targets; do
 		(cd "$top" && $CLANG -g -O1 -fno-omit-frame-pointer \
 		    -fsanitize=fuzzer,address,undefined \
 		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs $xincs \
-		    $deps_cflags -o "$out" $srcs $xlibs $deps_libs)
+		    $deps_cflags -o "$out" $srcs $xlibs $libs)
 	fi
 	echo "built $out"
 done
