@@ -23,7 +23,8 @@
  * (its _meta says so) without a requestState, an input_required result
  * with one, else a result; a method starting "hang" a
  * notifications/progress and no answer; "x-error" an error; "x-gone" a
- * closed connection; any other a result.  After
+ * notifications/message, then, a few turns later, a closed connection;
+ * any other a result.  After
  * notifications/initialized it sends a roots/list request and a
  * notifications/tools/list_changed (for the GET stream, or held).
  *
@@ -80,6 +81,7 @@
 #include "hfront.h"
 #include "htoken.h"
 #include "proto.h"
+#include "util.h"
 #include "xmalloc.h"
 
 const char	*fuzz_target_name = "evhttp";
@@ -90,6 +92,7 @@ const char	*fuzz_target_name = "evhttp";
 #define FE_TURNS_CHUNK		64	/* at most, after each chunk */
 #define FE_TURNS_END		256	/* at most, for the front to close */
 #define FE_WRITE_TRIES		16
+#define FE_GONE_TURNS		4	/* "x-gone": closed after these */
 
 #define FE_CONF "{\"listen\":[\"unix:%s/front.sock\"]," \
 	"\"allowed_hosts\":[\"mcp.example.test\"]," \
@@ -104,6 +107,7 @@ struct fe_mcpd {
 	struct bufferevent	*bev;
 	int			 attached;
 	unsigned		 requests;	/* requestStates handed out */
+	int			 closing;	/* turns left before it closes */
 };
 TAILQ_HEAD(fe_mcpd_list, fe_mcpd);
 
@@ -330,8 +334,11 @@ fe_mcpd_request(struct fe_mcpd *m, const char *method, const cJSON *params,
 		return (0);
 	}
 	if (strcmp(method, "x-gone") == 0) {
-		fe_mcpd_free(m);
-		return (-1);
+		fe_mcpd_send(m, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/message\",\"params\":{\"level\":"
+		    "\"error\",\"data\":\"going\"}}");
+		m->closing = FE_GONE_TURNS;
+		return (0);
 	}
 	if (strcmp(method, "x-error") == 0) {
 		fe_mcpd_send(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":"
@@ -500,9 +507,16 @@ fe_client_drain(struct fe_client *c)
 static void
 fe_turn(void)
 {
-	size_t	 i;
+	struct fe_mcpd	*m, *next;
+	size_t		 i;
 
 	event_base_loop(fe.base, EVLOOP_NONBLOCK);
+	TAILQ_FOREACH_SAFE(m, &fe.mcpds, entry, next) {
+		if (m->closing > 0 && --m->closing == 0) {
+			fe.news++;
+			fe_mcpd_free(m);
+		}
+	}
 	for (i = 0; i < FE_CONNS; i++)
 		fe_client_drain(&fe.clients[i]);
 }
