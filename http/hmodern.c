@@ -58,13 +58,17 @@ struct hmodern {
 	uint64_t		 since_ms;
 };
 
+/*
+ * Its stream, if open, is ended last: evhttp may free the request and
+ * close the connection right away (hmodern_conn_closed), which must find
+ * nothing of r then.
+ */
 static void
 hmodern_free(struct hmodern *r)
 {
-	struct hfront	*f = r->front;
+	struct hfront		*f = r->front;
+	struct evhttp_request	*req = r->streaming ? r->req : NULL;
 
-	if (r->req != NULL && r->streaming)
-		evhttp_send_reply_end(r->req);
 	TAILQ_REMOVE(&f->moderns, r, entry);
 	f->nmoderns--;
 	bufferevent_free(r->bev);
@@ -74,6 +78,8 @@ hmodern_free(struct hmodern *r)
 	free(r->idtext);
 	free(r->state);
 	free(r);
+	if (req != NULL)
+		evhttp_send_reply_end(req);
 }
 
 static void

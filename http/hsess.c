@@ -490,24 +490,41 @@ hsess_get(struct hsess *s, struct evhttp_request *req, const char *last_id)
 	hsess_replay(s, req, s->stream_conn, 0, 0, 0);
 }
 
+/*
+ * A reply ended after the session let go of its request: evhttp may free
+ * the request, and close its connection (hsess_conn_closed), right away.
+ */
+static void
+hsess_end_reply(struct evhttp_request *req, int streaming)
+{
+	if (req == NULL)
+		;	/* its stream was lost; no resume now */
+	else if (streaming)
+		evhttp_send_reply_end(req);
+	else
+		hserve_error(req, 503, NULL, "the session ended");
+}
+
 void
 hsess_close(struct hsess *s, const char *why)
 {
-	struct hfront	*f = s->front;
-	struct hpending	*p;
+	struct hfront		*f = s->front;
+	struct hpending		*p;
+	struct evhttp_request	*req;
+	int			 streaming;
 
 	hlog("session %.8s on %s ended: %s", s->id, s->target, why);
 	while ((p = TAILQ_FIRST(&s->pending)) != NULL) {
-		if (p->req == NULL)
-			;	/* its stream was lost; no resume now */
-		else if (p->streaming)
-			evhttp_send_reply_end(p->req);
-		else
-			hserve_error(p->req, 503, NULL, "the session ended");
+		req = p->req;
+		streaming = p->streaming;
 		hsess_pending_free(s, p);
+		hsess_end_reply(req, streaming);
 	}
-	if (s->stream != NULL)
-		evhttp_send_reply_end(s->stream);
+	if ((req = s->stream) != NULL) {
+		s->stream = NULL;
+		s->stream_conn = NULL;
+		evhttp_send_reply_end(req);
+	}
 	TAILQ_REMOVE(&f->sessions, s, entry);
 	f->nsessions--;
 	bufferevent_free(s->bev);
