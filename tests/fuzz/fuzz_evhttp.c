@@ -22,7 +22,8 @@
  * "tools/call" a notifications/message first, then, in MCP 2026-07-28
  * (its _meta says so) without a requestState, an input_required result
  * with one, else a result; a method starting "hang" a
- * notifications/progress and no answer; "x-error" an error; "x-gone" a
+ * notifications/progress and no answer, "slow" the same and its result
+ * once the clients have shut their ends; "x-error" an error; "x-gone" a
  * notifications/message, then, a few turns later, a closed connection;
  * any other a result.  After
  * notifications/initialized it sends a roots/list request and a
@@ -41,8 +42,9 @@
  * idles (so evhttp reads requests in pieces).  An empty chunk moves on
  * to the next of three connections.  Then each connection's write side
  * is shut, the loop runs until the front has closed them all (or
- * FE_TURNS_END turns), the tick runs once (keep-alives), the
- * connections close, and everything is ended and freed.
+ * FE_TURNS_END turns), the "slow" results come, the tick runs once
+ * (keep-alives), the connections close, and everything is ended and
+ * freed.
  *
  * Invariants: no crash, leak or sanitizer report (libevent's aborts
  * included); every line the front sends mcpd is one JSON object, the
@@ -108,6 +110,7 @@ struct fe_mcpd {
 	int			 attached;
 	unsigned		 requests;	/* requestStates handed out */
 	int			 closing;	/* turns left before it closes */
+	struct evbuffer		*later;		/* sent once clients are gone */
 };
 TAILQ_HEAD(fe_mcpd_list, fe_mcpd);
 
@@ -250,6 +253,7 @@ fe_mcpd_free(struct fe_mcpd *m)
 {
 	TAILQ_REMOVE(&fe.mcpds, m, entry);
 	bufferevent_free(m->bev);
+	evbuffer_free(m->later);
 	free(m);
 }
 
@@ -327,10 +331,13 @@ static int
 fe_mcpd_request(struct fe_mcpd *m, const char *method, const cJSON *params,
     const char *id)
 {
-	if (strncmp(method, "hang", 4) == 0) {
+	if (strncmp(method, "hang", 4) == 0 || strncmp(method, "slow", 4) == 0) {
 		fe_mcpd_send(m, "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/progress\",\"params\":{\"progressToken\":"
 		    "%s,\"progress\":1}}", id);
+		if (method[0] == 's')
+			evbuffer_add_printf(m->later, "{\"jsonrpc\":\"2.0\","
+			    "\"id\":%s,\"result\":{\"content\":[]}}\n", id);
 		return (0);
 	}
 	if (strcmp(method, "x-gone") == 0) {
@@ -446,6 +453,7 @@ fe_mcpd_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)arg;
 	fe.news++;
 	m = xcalloc(1, sizeof *m);
+	m->later = evbuffer_new();
 	m->bev = bufferevent_socket_new(fe.base, fd, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_setcb(m->bev, fe_mcpd_read_cb, NULL, fe_mcpd_event_cb, m);
 	bufferevent_enable(m->bev, EV_READ | EV_WRITE);
@@ -598,17 +606,22 @@ fe_play(const uint8_t *data, size_t size)
 	}
 }
 
+/* The clients' ends shut; then the replies held for "slow" sent. */
 static void
 fe_end_clients(void)
 {
-	size_t	 i;
-	int	 turns;
+	struct fe_mcpd	*m;
+	size_t		 i;
+	int		 turns;
 
 	for (i = 0; i < FE_CONNS; i++)
 		if (fe.clients[i].fd != -1)
 			(void)shutdown(fe.clients[i].fd, SHUT_WR);
 	for (turns = 0; turns < FE_TURNS_END && !fe_all_closed(); turns++)
 		fe_turn();
+	TAILQ_FOREACH(m, &fe.mcpds, entry)
+		bufferevent_write_buffer(m->bev, m->later);
+	fe_settle(FE_TURNS_CHUNK);
 }
 
 static void
