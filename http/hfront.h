@@ -83,7 +83,12 @@ int		 hfront_open(struct hfront *);
 void		 hfront_close(struct hfront *);
 /* A request's connection, counted against max_connections. */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
-/* Called by a connection's close for each request held on it. */
+/*
+ * Called by a connection's close for each request held on it.  Ending a
+ * reply (evhttp_send_reply_end) may free the request and close its
+ * connection before it returns: a request is let go of first, then its
+ * reply ended.
+ */
 void		 hfront_req_dropped(struct evhttp_request *);
 
 /* hserve.c: evhttp's one callback. */

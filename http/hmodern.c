@@ -155,23 +155,27 @@ static int
 hmodern_reply(struct hmodern *r, const cJSON *msg, const char *line,
     size_t len)
 {
-	const cJSON	*result, *state;
-	struct evbuffer	*b;
+	const cJSON		*result, *state;
+	struct evhttp_request	*req = r->req;
+	struct evbuffer		*b;
+	int			 streaming = r->streaming;
 
-	if (r->streaming) {
+	if (streaming)
 		hmodern_event(r, line, len);
-		evhttp_send_reply_end(r->req);
-	} else {
-		evhttp_add_header(evhttp_request_get_output_headers(r->req),
-		    "Content-Type", "application/json");
-		b = evbuffer_new();
-		evbuffer_add(b, line, len);
-		evhttp_send_reply(r->req, 200, "OK", b);
-		evbuffer_free(b);
-	}
+	/* Let go first: the end of a reply may close the connection. */
 	r->req = NULL;
 	r->conn = NULL;
 	r->streaming = 0;
+	if (streaming)
+		evhttp_send_reply_end(req);
+	else {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Type", "application/json");
+		b = evbuffer_new();
+		evbuffer_add(b, line, len);
+		evhttp_send_reply(req, 200, "OK", b);
+		evbuffer_free(b);
+	}
 	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
 	state = cJSON_GetObjectItemCaseSensitive(result, "requestState");
 	if (cJSON_IsString(state) && cJSON_IsString(

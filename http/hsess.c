@@ -165,21 +165,26 @@ static void
 hsess_reply_json(struct hsess *s, struct hpending *p, const char *line,
     size_t len)
 {
-	struct evkeyvalq	*h = evhttp_request_get_output_headers(p->req);
+	struct evhttp_request	*req = p->req;
+	struct evkeyvalq	*h;
 	struct evbuffer		*b;
 
 	if (p->streaming) {
+		/* Kept for a resume, also when the stream is lost. */
 		hsess_post_event(s, p, line, len);
-		if (p->req != NULL)
-			evhttp_send_reply_end(p->req);
+		p->req = NULL;
+		p->conn = NULL;
+		if (req != NULL)
+			evhttp_send_reply_end(req);
 		return;
 	}
+	h = evhttp_request_get_output_headers(req);
 	evhttp_add_header(h, "Content-Type", "application/json");
 	if (p->is_init)
 		evhttp_add_header(h, "Mcp-Session-Id", s->id);
 	b = evbuffer_new();
 	evbuffer_add(b, line, len);
-	evhttp_send_reply(p->req, 200, "OK", b);
+	evhttp_send_reply(req, 200, "OK", b);
 	evbuffer_free(b);
 }
 
@@ -291,8 +296,9 @@ hsess_event_cb(struct bufferevent *bev, short what, void *arg)
 static void
 hsess_deliver(struct hsess *s, const char *line, size_t len)
 {
-	struct hpending	*p;
-	uint64_t	 g;
+	struct hpending		*p;
+	struct evhttp_request	*req;
+	uint64_t		 g;
 
 	if (s->stream != NULL) {
 		g = hreplay_add(&s->replay, 0, line, len, 1);
@@ -300,9 +306,10 @@ hsess_deliver(struct hsess *s, const char *line, size_t len)
 		    0)
 			return;
 		hlog("session %.8s: its stream is not read, ended", s->id);
-		evhttp_send_reply_end(s->stream);
+		req = s->stream;
 		s->stream = NULL;
 		s->stream_conn = NULL;
+		evhttp_send_reply_end(req);
 		return;		/* sent as far as a resume goes */
 	}
 	TAILQ_FOREACH(p, &s->pending, entry) {
