@@ -8,7 +8,8 @@
  * never runs inside mcpd: a crash here ends the front alone, and mcpd
  * starts it again.
  *
- *	main.c		options, the loop, the connection cap
+ *	main.c		options, the loop, the tick, signals
+ *	hfront.c	the evhttp and its limits, the connection cap
  *	hlisten.c	the listeners: sockets passed by mcpd (systemd's),
  *			the "listen" addresses bound
  *	hserve.c	a request: Host, Origin, token, route, method
@@ -73,10 +74,27 @@ struct hfront {
 	size_t			 nmoderns;
 	struct event		*ev_tick;	/* keep-alives, idle expiry */
 	int			 listeners_off;	/* at max_connections */
+	const int		*passed;	/* -f: listening sockets */
+	size_t			 npassed;
 };
 
-/* main.c */
+/*
+ * hfront.c: the front made (base, conf, socket_path, token_path and the
+ * sockets passed set; 0, or -1 when a passed socket cannot be served or
+ * a listen address bound), and ended: sessions and requests closed, the
+ * Unix socket files it bound removed, evhttp freed.
+ */
+int		 hfront_open(struct hfront *);
+void		 hfront_close(struct hfront *);
+/* A request's connection, counted against max_connections. */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
+/*
+ * Called by a connection's close for each request held on it.  Ending a
+ * reply (evhttp_send_reply_end) may free the request and close its
+ * connection before it returns: a request is let go of first, then its
+ * reply ended.
+ */
+void		 hfront_req_dropped(struct evhttp_request *);
 /* hlisten.c */
 /* "-f 3,4": the descriptors in v (at most max); how many, or -1. */
 int		 hlisten_parse_fds(const char *, int *v, size_t max);
@@ -138,6 +156,8 @@ void		 hmodern_post(struct hfront *, struct evhttp_request *,
 		    const char *target, const char *token, struct hreq_msg *);
 void		 hmodern_conn_closed(struct hfront *, struct hconn *);
 void		 hmodern_tick(struct hfront *);
+/* Every request ended, parked or not (mcpd-http stopping). */
+void		 hmodern_close_all(struct hfront *);
 
 void		 hlog(const char *fmt, ...)
 		    __attribute__((format(printf, 1, 2)));

@@ -58,13 +58,17 @@ struct hmodern {
 	uint64_t		 since_ms;
 };
 
+/*
+ * Its stream, if open, is ended last: evhttp may free the request and
+ * close the connection right away (hmodern_conn_closed), which must find
+ * nothing of r then.
+ */
 static void
 hmodern_free(struct hmodern *r)
 {
-	struct hfront	*f = r->front;
+	struct hfront		*f = r->front;
+	struct evhttp_request	*req = r->streaming ? r->req : NULL;
 
-	if (r->req != NULL && r->streaming)
-		evhttp_send_reply_end(r->req);
 	TAILQ_REMOVE(&f->moderns, r, entry);
 	f->nmoderns--;
 	bufferevent_free(r->bev);
@@ -74,6 +78,8 @@ hmodern_free(struct hmodern *r)
 	free(r->idtext);
 	free(r->state);
 	free(r);
+	if (req != NULL)
+		evhttp_send_reply_end(req);
 }
 
 static void
@@ -149,23 +155,27 @@ static int
 hmodern_reply(struct hmodern *r, const cJSON *msg, const char *line,
     size_t len)
 {
-	const cJSON	*result, *state;
-	struct evbuffer	*b;
+	const cJSON		*result, *state;
+	struct evhttp_request	*req = r->req;
+	struct evbuffer		*b;
+	int			 streaming = r->streaming;
 
-	if (r->streaming) {
+	if (streaming)
 		hmodern_event(r, line, len);
-		evhttp_send_reply_end(r->req);
-	} else {
-		evhttp_add_header(evhttp_request_get_output_headers(r->req),
-		    "Content-Type", "application/json");
-		b = evbuffer_new();
-		evbuffer_add(b, line, len);
-		evhttp_send_reply(r->req, 200, "OK", b);
-		evbuffer_free(b);
-	}
+	/* Let go first: the end of a reply may close the connection. */
 	r->req = NULL;
 	r->conn = NULL;
 	r->streaming = 0;
+	if (streaming)
+		evhttp_send_reply_end(req);
+	else {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Type", "application/json");
+		b = evbuffer_new();
+		evbuffer_add(b, line, len);
+		evhttp_send_reply(req, 200, "OK", b);
+		evbuffer_free(b);
+	}
 	result = cJSON_GetObjectItemCaseSensitive(msg, "result");
 	state = cJSON_GetObjectItemCaseSensitive(result, "requestState");
 	if (cJSON_IsString(state) && cJSON_IsString(
@@ -315,6 +325,7 @@ hmodern_conn_closed(struct hfront *f, struct hconn *c)
 	TAILQ_FOREACH_SAFE(r, &f->moderns, entry, next) {
 		if (r->conn != c)
 			continue;
+		hfront_req_dropped(r->req);
 		r->req = NULL;		/* gone with its connection */
 		hmodern_free(r);	/* which cancels it at mcpd */
 	}
@@ -330,4 +341,11 @@ hmodern_tick(struct hfront *f)
 		if (r->state != NULL && now - r->since_ms >
 		    (uint64_t)f->conf->session_idle_s * 1000)
 			hmodern_free(r);
+}
+
+void
+hmodern_close_all(struct hfront *f)
+{
+	while (!TAILQ_EMPTY(&f->moderns))
+		hmodern_free(TAILQ_FIRST(&f->moderns));
 }

@@ -176,21 +176,26 @@ static void
 hsess_reply_json(struct hsess *s, struct hpending *p, const char *line,
     size_t len)
 {
-	struct evkeyvalq	*h = evhttp_request_get_output_headers(p->req);
+	struct evhttp_request	*req = p->req;
+	struct evkeyvalq	*h;
 	struct evbuffer		*b;
 
 	if (p->streaming) {
+		/* Kept for a resume, also when the stream is lost. */
 		hsess_post_event(s, p, line, len);
-		if (p->req != NULL)
-			evhttp_send_reply_end(p->req);
+		p->req = NULL;
+		p->conn = NULL;
+		if (req != NULL)
+			evhttp_send_reply_end(req);
 		return;
 	}
+	h = evhttp_request_get_output_headers(req);
 	evhttp_add_header(h, "Content-Type", "application/json");
 	if (p->is_init)
 		evhttp_add_header(h, "Mcp-Session-Id", s->id);
 	b = evbuffer_new();
 	evbuffer_add(b, line, len);
-	evhttp_send_reply(p->req, 200, "OK", b);
+	evhttp_send_reply(req, 200, "OK", b);
 	evbuffer_free(b);
 }
 
@@ -302,8 +307,9 @@ hsess_event_cb(struct bufferevent *bev, short what, void *arg)
 static void
 hsess_deliver(struct hsess *s, const char *line, size_t len)
 {
-	struct hpending	*p;
-	uint64_t	 g;
+	struct hpending		*p;
+	struct evhttp_request	*req;
+	uint64_t		 g;
 
 	if (s->stream != NULL) {
 		g = hreplay_add(&s->replay, 0, line, len, 1);
@@ -311,9 +317,10 @@ hsess_deliver(struct hsess *s, const char *line, size_t len)
 		    0)
 			return;
 		hlog("session %.8s: its stream is not read, ended", s->id);
-		evhttp_send_reply_end(s->stream);
+		req = s->stream;
 		s->stream = NULL;
 		s->stream_conn = NULL;
+		evhttp_send_reply_end(req);
 		return;		/* sent as far as a resume goes */
 	}
 	TAILQ_FOREACH(p, &s->pending, entry) {
@@ -501,24 +508,41 @@ hsess_get(struct hsess *s, struct evhttp_request *req, const char *last_id)
 	hsess_replay(s, req, s->stream_conn, 0, 0, 0);
 }
 
+/*
+ * A reply ended after the session let go of its request: evhttp may free
+ * the request, and close its connection (hsess_conn_closed), right away.
+ */
+static void
+hsess_end_reply(struct evhttp_request *req, int streaming)
+{
+	if (req == NULL)
+		;	/* its stream was lost; no resume now */
+	else if (streaming)
+		evhttp_send_reply_end(req);
+	else
+		hserve_error(req, 503, NULL, "the session ended");
+}
+
 void
 hsess_close(struct hsess *s, const char *why)
 {
-	struct hfront	*f = s->front;
-	struct hpending	*p;
+	struct hfront		*f = s->front;
+	struct hpending		*p;
+	struct evhttp_request	*req;
+	int			 streaming;
 
 	hlog("session %.8s on %s ended: %s", s->id, s->target, why);
 	while ((p = TAILQ_FIRST(&s->pending)) != NULL) {
-		if (p->req == NULL)
-			;	/* its stream was lost; no resume now */
-		else if (p->streaming)
-			evhttp_send_reply_end(p->req);
-		else
-			hserve_error(p->req, 503, NULL, "the session ended");
+		req = p->req;
+		streaming = p->streaming;
 		hsess_pending_free(s, p);
+		hsess_end_reply(req, streaming);
 	}
-	if (s->stream != NULL)
-		evhttp_send_reply_end(s->stream);
+	if ((req = s->stream) != NULL) {
+		s->stream = NULL;
+		s->stream_conn = NULL;
+		evhttp_send_reply_end(req);
+	}
 	TAILQ_REMOVE(&f->sessions, s, entry);
 	f->nsessions--;
 	bufferevent_free(s->bev);
@@ -577,6 +601,7 @@ hsess_conn_closed(struct hfront *f, struct hconn *c)
 
 	TAILQ_FOREACH(s, &f->sessions, entry) {
 		if (s->stream_conn == c) {
+			hfront_req_dropped(s->stream);
 			s->stream = NULL;
 			s->stream_conn = NULL;
 			s->last_ms = clock_now_ms();
@@ -584,6 +609,7 @@ hsess_conn_closed(struct hfront *f, struct hconn *c)
 		TAILQ_FOREACH_SAFE(p, &s->pending, entry, next) {
 			if (p->conn != c)
 				continue;
+			hfront_req_dropped(p->req);
 			if (!p->streaming) {
 				hsess_pending_free(s, p);
 				continue;

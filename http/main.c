@@ -1,6 +1,6 @@
 /*
- * main.c -- mcpd-http, mcpd's HTTP front (hfront.h): options, evhttp's
- * limits, the connection cap, the tick, signals.
+ * main.c -- mcpd-http, mcpd's HTTP front (hfront.h): options, the loop,
+ * the tick, signals; the front itself is made in hfront.c.
  *
  *	mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON [-f FD[,FD...]]
  *
@@ -24,14 +24,11 @@
 
 #include <event2/event.h>
 #include <event2/http.h>
-#include <event2/listener.h>
 
 #include "conf.h"
 #include "conf_http.h"
 #include "hfront.h"
-#include "htoken.h"
 #include "util.h"
-#include "xmalloc.h"
 
 void
 hlog(const char *fmt, ...)
@@ -51,66 +48,6 @@ usage(void)
 	fprintf(stderr, "usage: mcpd-http -s SOCKET -t TOKENS -c HTTP-JSON "
 	    "[-f FD[,FD...]]\n");
 	exit(2);
-}
-
-static void
-hfront_toggle(struct evhttp_bound_socket *bs, void *arg)
-{
-	int	 on = *(int *)arg;
-
-	if (on)
-		evconnlistener_enable(evhttp_bound_socket_get_listener(bs));
-	else
-		evconnlistener_disable(evhttp_bound_socket_get_listener(bs));
-}
-
-static void
-hfront_cap(struct hfront *f)
-{
-	int	 on = f->nconns < f->conf->max_connections;
-
-	if (f->listeners_off == !on)
-		return;
-	f->listeners_off = !on;
-	if (!on)
-		hlog("%zu connections (max_connections): not accepting more "
-		    "for now", f->nconns);
-	evhttp_foreach_bound_socket(f->http, hfront_toggle, &on);
-}
-
-static void
-hfront_conn_closed(struct evhttp_connection *evcon, void *arg)
-{
-	struct hconn	*c = arg;
-	struct hfront	*f = c->front;
-
-	(void)evcon;
-	hsess_conn_closed(f, c);
-	hmodern_conn_closed(f, c);
-	TAILQ_REMOVE(&f->conns, c, entry);
-	f->nconns--;
-	free(c);
-	hfront_cap(f);
-}
-
-struct hconn *
-hfront_conn(struct hfront *f, struct evhttp_request *req)
-{
-	struct evhttp_connection	*evcon;
-	struct hconn			*c;
-
-	evcon = evhttp_request_get_connection(req);
-	TAILQ_FOREACH(c, &f->conns, entry)
-		if (c->evcon == evcon)
-			return (c);
-	c = xcalloc(1, sizeof *c);
-	c->evcon = evcon;
-	c->front = f;
-	TAILQ_INSERT_HEAD(&f->conns, c, entry);
-	f->nconns++;
-	evhttp_connection_set_closecb(evcon, hfront_conn_closed, c);
-	hfront_cap(f);
-	return (c);
 }
 
 static void
@@ -149,9 +86,6 @@ main(int argc, char *argv[])
 	int			 ch, n;
 
 	memset(&f, 0, sizeof f);
-	TAILQ_INIT(&f.conns);
-	TAILQ_INIT(&f.sessions);
-	TAILQ_INIT(&f.moderns);
 	while ((ch = getopt(argc, argv, "s:t:c:f:")) != -1) {
 		switch (ch) {
 		case 's':
@@ -189,17 +123,9 @@ main(int argc, char *argv[])
 	conf_diags_free(&diags);
 
 	f.base = event_base_new();
-	f.http = evhttp_new(f.base);
-	evhttp_set_max_headers_size(f.http, f.conf->max_header_bytes);
-	evhttp_set_max_body_size(f.http, f.conf->max_body_bytes);
-	evhttp_set_timeout(f.http, f.conf->timeout_s);
-	evhttp_set_allowed_methods(f.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
-	    EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PUT |
-	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PATCH);
-	evhttp_set_default_content_type(f.http, "application/json");
-	evhttp_set_gencb(f.http, hserve_request, &f);
-	(void)hauth_load(&f);
-	if (hlisten_passed(&f, fds, nfds) != 0 || hlisten_bind(&f) != 0)
+	f.passed = fds;
+	f.npassed = nfds;
+	if (hfront_open(&f) != 0)
 		return (1);
 
 	ev_term = evsignal_new(f.base, SIGTERM, hfront_signal_cb, &f);
@@ -211,10 +137,7 @@ main(int argc, char *argv[])
 
 	event_base_dispatch(f.base);
 
-	while (!TAILQ_EMPTY(&f.sessions))
-		hsess_close(TAILQ_FIRST(&f.sessions), "mcpd-http stopping");
-	hlisten_unlink(&f);
-	evhttp_free(f.http);
+	hfront_close(&f);
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(f.ev_tick);

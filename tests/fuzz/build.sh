@@ -9,11 +9,17 @@
 # fuzz_tokens, fuzz_callback, fuzz_filter, fuzz_handover, fuzz_jsonc,
 # fuzz_roots, fuzz_urinorm, fuzz_gmerge, fuzz_pversion, fuzz_toml,
 # fuzz_rstate, fuzz_modern, fuzz_modern_layer, fuzz_ident, fuzz_pins,
-# fuzz_audit, fuzz_sandbox and fuzz_http.
+# fuzz_audit, fuzz_sandbox, fuzz_http and fuzz_evhttp.
 # With MODE=replay it builds instead the plain replay programs make check runs
 # (replay_NAME, with $CC), for a quick look without automake.  config.h comes from $BUILD
 # (the configured build directory, build/ by default).  See run.sh to run
 # the fuzzers.
+#
+# fuzz_evhttp runs the system's libevent, whose evhttp parser libFuzzer
+# then cannot see (no coverage) and ASan checks only at its calls into
+# the C library.  LIBEVENT_SRC=DIR (a libevent 2.1 source tree, the
+# release the system has) builds it once, instrumented as the targets
+# are, into $FUZZ_OUT/libevent, and links fuzz_evhttp with that.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -93,6 +99,19 @@ sources() {
 	tokens)		echo src/tokens.c src/xmalloc.c ;;
 	http)		echo http/hreq.c http/hreplay.c src/mcphdr.c src/b64.c \
 			    src/esc.c src/sbuf.c src/xmalloc.c ;;
+	evhttp)		echo http/hfront.c http/hlisten.c http/hserve.c http/hauth.c \
+			    http/hsess.c \
+			    http/hresume.c http/hreplay.c http/hmodern.c \
+			    http/hreq.c src/conf_http.c src/htoken.c src/mcphdr.c \
+			    src/b64.c src/jcs.c src/fdio.c src/frame.c src/clock.c \
+			    src/envelope.c src/conf.c src/conf_sandbox.c \
+			    src/sandbox.c src/sandbox_path.c src/confvar.c \
+			    src/conf_remote.c src/conf_share.c src/conf_group.c \
+			    src/dotenv.c src/conf_diag.c src/conf_expand.c \
+			    src/conf_value.c src/conf_setting.c src/suggest.c \
+			    src/cpolicy.c src/conf_clients.c src/gname.c \
+			    src/filter.c src/urinorm.c src/roots.c src/url.c \
+			    src/sbuf.c src/xmalloc.c ;;
 	rstate)		echo src/rstate.c src/b64.c src/sbuf.c src/xmalloc.c ;;
 	audit)		echo src/audit.c src/auditfmt.c src/rstate.c src/esc.c src/b64.c \
 			    src/sbuf.c src/xmalloc.c ;;
@@ -139,21 +158,53 @@ sources() {
 	esac
 }
 
+# libevent from $LIBEVENT_SRC, instrumented, once: its include flags.
+libevent_instrumented() {
+	le=$FUZZ_OUT/libevent
+	if [ ! -f "$le/lib/libevent.a" ]; then
+		mkdir -p "$le"
+		if ! { cmake -S "$LIBEVENT_SRC" -B "$le" \
+		    -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_BUILD_TYPE=None \
+		    -DCMAKE_C_FLAGS="-g -O1 -fno-omit-frame-pointer \
+		    -fsanitize=fuzzer-no-link,address,undefined" \
+		    -DEVENT__LIBRARY_TYPE=STATIC -DEVENT__DISABLE_OPENSSL=ON \
+		    -DEVENT__DISABLE_MBEDTLS=ON -DEVENT__DISABLE_TESTS=ON \
+		    -DEVENT__DISABLE_SAMPLES=ON -DEVENT__DISABLE_BENCHMARK=ON \
+		    -DEVENT__DISABLE_REGRESS=ON \
+		    -DEVENT__DISABLE_THREAD_SUPPORT=ON &&
+		    cmake --build "$le" --target event_static; } \
+		    >"$le.log" 2>&1; then
+			echo "build.sh: libevent from $LIBEVENT_SRC: see $le.log" >&2
+			exit 1
+		fi
+	fi
+	echo "-I$le/include -I$LIBEVENT_SRC/include"
+}
+
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter handover jsonc roots urinorm gmerge pversion toml rstate modern
-    modern_layer ident pins audit sandbox http}
+    modern_layer ident pins audit sandbox http evhttp}
 for t in $targets; do
 	srcs="tests/fuzz/fuzz_$t.c tests/fuzz/fuzz_util.c $(sources "$t")"
 	# mcpd-remote's headers only for its target; libcrypto only for
 	# the targets that use it.
 	xincs=
 	xlibs=
+	libs=$deps_libs
 	if [ "$t" = remote ]; then
 		# The caps of remote/flow.h, small (as in Makefile.am).
 		xincs="-I$top/remote -DFLOW_REQUESTS_INFLIGHT_MAX=8"
 		xincs="$xincs -DFLOW_OTHERS_INFLIGHT_MAX=4 -DFLOW_WAITING_MAX=16"
 	elif [ "$t" = http ]; then
 		xincs="-I$top/http"
+	elif [ "$t" = evhttp ]; then
+		xincs="-I$top/http $(pkg-config --cflags libcrypto)"
+		xlibs="$(pkg-config --libs libcrypto)"
+		if [ -n "${LIBEVENT_SRC:-}" ] && [ "$MODE" != replay ]; then
+			xincs="$(libevent_instrumented) $xincs"
+			libs="$FUZZ_OUT/libevent/lib/libevent.a"
+			libs="$libs $(echo "$deps_libs" | sed 's/-levent\>//')"
+		fi
 	elif [ "$t" = callback ]; then
 		xincs="-I$top/clients"
 	elif [ "$t" = rstate ] || [ "$t" = modern_layer ] ||
@@ -173,7 +224,7 @@ for t in $targets; do
 		(cd "$top" && $CLANG -g -O1 -fno-omit-frame-pointer \
 		    -fsanitize=fuzzer,address,undefined \
 		    -fno-sanitize-recover=undefined $warn ${CFLAGS:-} $incs $xincs \
-		    $deps_cflags -o "$out" $srcs $xlibs $deps_libs)
+		    $deps_cflags -o "$out" $srcs $xlibs $libs)
 	fi
 	echo "built $out"
 done

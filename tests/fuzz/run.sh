@@ -21,7 +21,7 @@ seconds=${1:?usage: run.sh SECONDS [TARGET ...]}
 shift
 targets=${*:-frame envelope conf client control sse httphdr mcpparam remote tokens callback
     filter jsonc urinorm gmerge pversion toml rstate modern modern_layer ident
-    sandbox http}
+    sandbox http evhttp}
 
 max_len() {
 	case $1 in
@@ -29,6 +29,7 @@ max_len() {
 	client)		echo 8192 ;;
 	modern_layer)	echo 8192 ;;
 	remote)		echo 8192 ;;
+	evhttp)		echo 8192 ;;
 	*)		echo 4096 ;;
 	esac
 }
@@ -49,6 +50,7 @@ dict() {
 	modern)		echo "-dict=$top/tests/fuzz/dict/modern.dict" ;;
 	modern_layer)	echo "-dict=$top/tests/fuzz/dict/modern_layer.dict" ;;
 	ident)		echo "-dict=$top/tests/fuzz/dict/ident.dict" ;;
+	evhttp)		echo "-dict=$top/tests/fuzz/dict/evhttp.dict" ;;
 	*)		echo "" ;;
 	esac
 }
