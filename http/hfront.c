@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
@@ -54,6 +55,8 @@ hfront_conn_closed(struct evhttp_connection *evcon, void *arg)
 	(void)evcon;
 	hsess_conn_closed(f, c);
 	hmodern_conn_closed(f, c);
+	if (c->ev_gone != NULL)
+		event_free(c->ev_gone);
 	TAILQ_REMOVE(&f->conns, c, entry);
 	f->nconns--;
 	free(c);
@@ -73,6 +76,45 @@ hfront_req_dropped(struct evhttp_request *req)
 		evhttp_request_free(req);
 }
 
+/*
+ * The peer closed its side.  evhttp reads nothing while a request waits
+ * for its answer, so a client that gives up (a 2026-07-28 client's
+ * cancellation is a closed connection) would hold its request, its slot
+ * and its call at the server until the answer came: its connection is
+ * ended here, which cancels what it was waiting for.  A client that only
+ * shuts down its sending side is taken as gone too, as most HTTP servers
+ * take it.
+ */
+static void
+hfront_gone_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct hconn	*c = arg;
+
+	(void)fd;
+	(void)events;
+	evhttp_connection_free(c->evcon);	/* c is freed with it */
+}
+
+/* Watch for the peer's close where the kernel can say (epoll). */
+static void
+hfront_watch_gone(struct hfront *f, struct hconn *c)
+{
+	struct bufferevent	*bev;
+	evutil_socket_t		 fd;
+
+	if ((event_base_get_features(f->base) & EV_FEATURE_EARLY_CLOSE) == 0)
+		return;
+	if ((bev = evhttp_connection_get_bufferevent(c->evcon)) == NULL ||
+	    (fd = bufferevent_getfd(bev)) == -1)
+		return;
+	c->ev_gone = event_new(f->base, fd, EV_CLOSED | EV_PERSIST,
+	    hfront_gone_cb, c);
+	if (c->ev_gone != NULL && event_add(c->ev_gone, NULL) != 0) {
+		event_free(c->ev_gone);
+		c->ev_gone = NULL;
+	}
+}
+
 struct hconn *
 hfront_conn(struct hfront *f, struct evhttp_request *req)
 {
@@ -89,6 +131,7 @@ hfront_conn(struct hfront *f, struct evhttp_request *req)
 	TAILQ_INSERT_HEAD(&f->conns, c, entry);
 	f->nconns++;
 	evhttp_connection_set_closecb(evcon, hfront_conn_closed, c);
+	hfront_watch_gone(f, c);
 	hfront_cap(f);
 	return (c);
 }

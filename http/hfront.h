@@ -54,6 +54,7 @@ struct hconn {
 	TAILQ_ENTRY(hconn)	 entry;
 	struct evhttp_connection *evcon;
 	struct hfront		*front;
+	struct event		*ev_gone;	/* the peer closed (EV_CLOSED) */
 };
 TAILQ_HEAD(hconn_list, hconn);
 TAILQ_HEAD(hsess_list, hsess);

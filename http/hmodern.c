@@ -264,6 +264,19 @@ hmodern_parked(struct hfront *f, const char *target, const char *token,
 	return (NULL);
 }
 
+/* The token's requests in flight (parked ones included). */
+static size_t
+hmodern_count(struct hfront *f, const char *token)
+{
+	struct hmodern	*r;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(r, &f->moderns, entry)
+		if (strcmp(r->token, token) == 0)
+			n++;
+	return (n);
+}
+
 void
 hmodern_post(struct hfront *f, struct evhttp_request *req,
     const char *target, const char *token, struct hreq_msg *m)
@@ -292,6 +305,11 @@ hmodern_post(struct hfront *f, struct evhttp_request *req,
 	if (f->nsessions + f->nmoderns >= f->conf->max_sessions) {
 		hserve_error(req, 503, NULL, "too many sessions and requests "
 		    "(max_sessions)");
+		return;
+	}
+	if (hmodern_count(f, token) >= f->conf->max_requests_per_token) {
+		hserve_error(req, 429, "Too Many Requests", "too many requests "
+		    "of this token at once (max_requests_per_token)");
 		return;
 	}
 	if ((fd = hsess_connect(f)) == -1) {

@@ -46,6 +46,9 @@ static const struct conf_http_cap conf_http_caps[] = {
 	{ "max_sessions_per_token", offsetof(struct conf_http,
 	    max_sessions_per_token), 1, 100000,
 	    CONF_HTTP_DEFAULT_MAX_SESSIONS_PER_TOKEN },
+	{ "max_requests_per_token", offsetof(struct conf_http,
+	    max_requests_per_token), 1, 100000,
+	    CONF_HTTP_DEFAULT_MAX_REQUESTS_PER_TOKEN },
 	{ "session_idle_s", offsetof(struct conf_http, session_idle_s), 1,
 	    604800, CONF_HTTP_DEFAULT_SESSION_IDLE_S },
 	{ "max_connections", offsetof(struct conf_http, max_connections), 1,
@@ -327,6 +330,8 @@ conf_http_parse_listen_opt(struct conf_diags *diags, const char *path,
 	}
 	if (h->max_sessions_per_token > h->max_sessions)
 		h->max_sessions_per_token = h->max_sessions;
+	if (h->max_requests_per_token > h->max_sessions)
+		h->max_requests_per_token = h->max_sessions;
 	if (diags->nerrors != nerrors) {
 		conf_http_free(h);
 		return (NULL);

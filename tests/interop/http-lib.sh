@@ -12,8 +12,10 @@
 #                                headers in T/headers.out
 #   node_http ARGS...            http-client.mjs run with ARGS (within
 #                                CLIENT_TIMEOUT_S), its output shown
-#   http_front_fake CLIENT.mjs   all of it for mcpd serving mcp-fake as
-#                                "fake"; TOKEN a bearer token for it
+#   http_front_fake CLIENT.mjs [MORE]
+#                                all of it for mcpd serving mcp-fake as
+#                                "fake", MORE (JSON) added to its "http"
+#                                object; TOKEN a bearer token for it
 #   http_front_everything NAME   after http_front_prep: mcpd serving
 #                                server-everything, mcp-fake as "fake"
 #                                and the group "kit" of both, TOKEN a
@@ -60,8 +62,9 @@ node_http() {
 
 http_front_fake() {
 	http_front_prep "$1"
-	config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
-		mcpd: { http: { listen: ["127.0.0.1:\($port)"] } },
+	config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" \
+		--argjson more "${2:-{\}}" '{
+		mcpd: { http: ({ listen: ["127.0.0.1:\($port)"] } + $more) },
 		mcpServers: { fake: { command: $fake, env: { MCPD_TEST_DIR: $t } } }
 	}') || hard_error "cannot build the configuration"
 	write_config_raw "$T/mcpd.json" "$config"

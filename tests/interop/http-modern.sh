@@ -23,7 +23,7 @@ TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300}
 # shellcheck source=http-lib.sh
 . "$TESTS_SRCDIR/interop/http-lib.sh"
 
-http_front_fake http-modern.mjs
+http_front_fake http-modern.mjs '{"max_requests_per_token": 2}'
 
 timeout -k 5 120 "$NODE" "$T/http-modern.mjs" "$BASE/servers/fake/mcp" \
 	"$TOKEN" </dev/null >"$T/node.out" 2>&1
@@ -76,5 +76,32 @@ c=$(post "$DISC" -H 'Mcp-Method: server/discover')
 [ "$c" = 200 ] || fail "server/discover: $c $(cat "$T/body.out")"
 jq -e '.result.supportedVersions | index("2026-07-28")' "$T/body.out" \
 	>/dev/null || fail "server/discover answered $(cat "$T/body.out")"
+
+# A token's requests in flight are capped (max_requests_per_token 2):
+# the third is refused with 429, another token's still served, and once
+# the two end the token is served again.
+SLEEP='{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000},'"$META"'}}'
+held=()
+for i in 1 2; do
+	curl -s -o /dev/null --max-time 90 -X POST "$BASE/servers/fake/mcp" \
+		-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' \
+		-H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+		-H 'Mcp-Name: sleep' --data-binary "$SLEEP" &
+	held+=("$!")
+done
+inflight() { [ "$(ctl --json status fake | jq '.servers[0].inflight')" = "$1" ]; }
+wait_for 20 inflight 2 || fail "the two sleeps are not in flight"
+c=$(post "$CALL" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo')
+[ "$c" = 429 ] && grep -q max_requests_per_token "$T/body.out" ||
+	fail "a third request of the token: $c $(cat "$T/body.out"), expected 429"
+OTHER=$("$MCPCTL" token create other) || fail "a second token"
+c=$(TOKEN=$OTHER post "$CALL" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo')
+[ "$c" = 200 ] || fail "another token while the first is at its cap: $c"
+kill "${held[@]}" 2>/dev/null
+wait "${held[@]}" 2>/dev/null
+served() { [ "$(post "$CALL" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo')" = 200 ]; }
+wait_for 20 served ||
+	fail "the token once its clients went away: $(cat "$T/body.out")"
 stop_mcpd
 exit 0
