@@ -28,8 +28,8 @@
 #include "fdio.h"
 #include "htoken.h"
 #include "out.h"
-#include "proto.h"
 #include "paths.h"
+#include "proto.h"
 #include "token.h"
 #include "xmalloc.h"
 
