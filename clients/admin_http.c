@@ -24,7 +24,7 @@ admin_print_http(const cJSON *http)
 	printf("\nHTTP front: mcpd-http %s", state != NULL ? out_esc(state) :
 	    "?");
 	if (out_num(http, "pid", 0) > 0) {
-		admin_format_duration(uptime, sizeof uptime,
+		out_duration(uptime, sizeof uptime,
 		    out_num(http, "uptime_ms", -1));
 		printf(" (pid %.0f, up %s)", out_num(http, "pid", 0), uptime);
 	}

@@ -22,8 +22,6 @@ cJSON	*admin_call(struct ctl *, const char *method, cJSON *params,
 /* The same, for methods that take mcpd longer: timeout_ms of silence. */
 cJSON	*admin_call_wait(struct ctl *, const char *method, cJSON *params,
 	    int timeout_ms, int *status);
-/* A duration for a table: "-" (ms < 0), "42s", "3m07s", "2h05m", "1d03h". */
-void	 admin_format_duration(char *buf, size_t size, double ms);
 /* mcpctl status: the HTTP front's line (admin_http.c); nothing if NULL. */
 void	 admin_print_http(const cJSON *http);
 /* o as JSON on stdout, integers as integers; one_line for streams. */

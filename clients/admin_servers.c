@@ -68,27 +68,6 @@ admin_names_params(int argc, char **argv)
 	return (params);
 }
 
-void
-admin_format_duration(char *buf, size_t size, double ms)
-{
-	unsigned long long	 s;
-
-	if (ms < 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	s = (unsigned long long)(ms / 1000);
-	if (s < 60)
-		snprintf(buf, size, "%llus", s);
-	else if (s < 3600)
-		snprintf(buf, size, "%llum%02llus", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, size, "%lluh%02llum", s / 3600, (s / 60) % 60);
-	else
-		snprintf(buf, size, "%llud%02lluh", s / 86400,
-		    (s / 3600) % 24);
-}
-
 static const char *
 admin_state_color(const struct ctl *ctl, const char *state)
 {
@@ -113,7 +92,7 @@ admin_frozen(char *buf, size_t size, const cJSON *s)
 	const cJSON	*fr = cJSON_GetObjectItemCaseSensitive(s, "frozen");
 	char		 since[24];
 
-	admin_format_duration(since, sizeof since, out_num(fr, "since_ms",
+	out_duration(since, sizeof since, out_num(fr, "since_ms",
 	    -1));
 	snprintf(buf, size, " (frozen %s: its next request thaws it)", since);
 }
@@ -173,7 +152,7 @@ admin_print_table(const struct ctl *ctl, const cJSON *servers)
 			snprintf(pid, sizeof pid, "%.0f", out_num(s, "pid", 0));
 		else
 			snprintf(pid, sizeof pid, "-");
-		admin_format_duration(uptime, sizeof uptime,
+		out_duration(uptime, sizeof uptime,
 		    out_num(s, "uptime_ms", -1));
 		last = out_str(s, "last_exit");
 		detail[0] = '\0';

@@ -97,3 +97,24 @@ out_json_integers(cJSON *o)
 		cJSON_ReplaceItemViaPointer(o, item, raw);
 	}
 }
+
+void
+out_duration(char *buf, size_t size, double ms)
+{
+	unsigned long long	 s;
+
+	if (ms < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	s = (unsigned long long)(ms / 1000);
+	if (s < 60)
+		snprintf(buf, size, "%llus", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%llum%02llus", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, size, "%lluh%02llum", s / 3600, (s / 60) % 60);
+	else
+		snprintf(buf, size, "%llud%02lluh", s / 86400,
+		    (s / 3600) % 24);
+}

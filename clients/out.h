@@ -30,5 +30,7 @@ void		 out_json(FILE *, const cJSON *o, int one_line);
  * (cJSON would print a time in microseconds as 1.79566115576201e+15).
  */
 void		 out_json_integers(cJSON *o);
+/* A duration for a table: "-" (ms < 0), "42s", "3m07s", "2h05m", "1d03h". */
+void		 out_duration(char *buf, size_t size, double ms);
 
 #endif /* MCPD_OUT_H */
