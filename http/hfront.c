@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -113,6 +114,32 @@ hfront_watch_gone(struct hfront *f, struct hconn *c)
 		event_free(c->ev_gone);
 		c->ev_gone = NULL;
 	}
+}
+
+size_t
+hfront_queued(const struct hconn *c)
+{
+	struct bufferevent	*bev;
+
+	bev = evhttp_connection_get_bufferevent(c->evcon);
+	return (bev == NULL ? 0 :
+	    evbuffer_get_length(bufferevent_get_output(bev)));
+}
+
+int
+hfront_room(struct hconn *c, size_t len)
+{
+	struct hfront	*f = c->front;
+	struct hconn	*o;
+	size_t		 queued, all = 0;
+
+	if ((queued = hfront_queued(c)) + len > HFRONT_OUT_MAX)
+		return (-1);
+	if (queued == 0 && len <= HFRONT_OUT_FREE)
+		return (0);	/* a peer that keeps up: no sum to make */
+	TAILQ_FOREACH(o, &f->conns, entry)
+		all += hfront_queued(o);
+	return (all + len > f->conf->max_buffered_bytes ? -1 : 0);
 }
 
 struct hconn *

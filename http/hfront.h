@@ -39,6 +39,7 @@
 #define HFRONT_SESSION_ID_HEX	(HFRONT_SESSION_ID_BYTES * 2 + 1)
 #define HFRONT_MCPD_LINE_MAX	(16 * 1024 * 1024)	/* from mcpd */
 #define HFRONT_OUT_MAX		(8 * 1024 * 1024)	/* to one HTTP peer */
+#define HFRONT_OUT_FREE		(64 * 1024)	/* below: no sum of all */
 #define HFRONT_PENDING_MAX	64		/* POSTs waiting, per session */
 #define HFRONT_KEEPALIVE_S	15
 #define HFRONT_PROTOCOL_VERSION	"2025-11-25"
@@ -89,6 +90,15 @@ int		 hfront_open(struct hfront *);
 void		 hfront_close(struct hfront *);
 /* A request's connection, counted against max_connections. */
 struct hconn	*hfront_conn(struct hfront *, struct evhttp_request *);
+/* Bytes waiting to go to c's peer. */
+size_t		 hfront_queued(const struct hconn *);
+/*
+ * Room for len more bytes to c's peer: its own queue stays within
+ * HFRONT_OUT_MAX, and all peers' together within max_buffered_bytes.
+ * 0, or -1: the stream that wanted it is ended (its client is not
+ * reading), what it carried kept for a resume where there is one.
+ */
+int		 hfront_room(struct hconn *, size_t len);
 /*
  * Called by a connection's close for each request held on it.  Ending a
  * reply (evhttp_send_reply_end) may free the request and close its

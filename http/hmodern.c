@@ -207,8 +207,16 @@ hmodern_line(struct hmodern *r, const char *line, size_t len)
 		return (0);
 	case 0:
 		/* A client without SSE takes nothing but its reply. */
-		if (r->sse_ok)
-			hmodern_event(r, line, len);
+		if (!r->sse_ok)
+			return (0);
+		if (hfront_room(r->conn, len + 32) != 0) {
+			hlog("a request's event stream is not read (%s): "
+			    "ended, and the request cancelled", r->target);
+			hmodern_fail(r, 503, "the front's output is full "
+			    "(max_buffered_bytes)");
+			return (-1);
+		}
+		hmodern_event(r, line, len);
 		return (0);
 	}
 	/* Its reply; another request's is nothing this client can take. */

@@ -102,17 +102,6 @@ hsess_pending_free(struct hsess *s, struct hpending *p)
 	free(p);
 }
 
-/* Bytes waiting to go to this HTTP peer. */
-static size_t
-hsess_conn_queued(struct hconn *c)
-{
-	struct bufferevent	*bev;
-
-	bev = evhttp_connection_get_bufferevent(c->evcon);
-	return (bev == NULL ? 0 :
-	    evbuffer_get_length(bufferevent_get_output(bev)));
-}
-
 void
 hsess_stream_headers(struct hsess *s, struct evhttp_request *req)
 {
@@ -148,7 +137,7 @@ hsess_event(struct evhttp_request *req, struct hconn *c, uint32_t stream,
 	struct evbuffer	*b;
 	char		 id[HREPLAY_ID_MAX];
 
-	if (hsess_conn_queued(c) > HFRONT_OUT_MAX)
+	if (hfront_room(c, len + HREPLAY_ID_MAX + 32) != 0)
 		return (-1);
 	hreplay_format_id(id, sizeof id, stream, g);
 	b = evbuffer_new();
@@ -165,11 +154,18 @@ static void
 hsess_post_event(struct hsess *s, struct hpending *p, const char *line,
     size_t len)
 {
-	uint64_t	 g;
+	struct evhttp_request	*req = p->req;
+	uint64_t		 g;
 
 	g = hreplay_add(&s->replay, p->stream_no, line, len, 1);
-	if (p->req != NULL)
-		(void)hsess_event(p->req, p->conn, p->stream_no, g, line, len);
+	if (req == NULL ||
+	    hsess_event(req, p->conn, p->stream_no, g, line, len) == 0)
+		return;
+	/* Not read: ended, kept for a resume (Last-Event-ID). */
+	hlog("session %.8s: a request's stream is not read, ended", s->id);
+	p->req = NULL;
+	p->conn = NULL;
+	evhttp_send_reply_end(req);
 }
 
 static void
@@ -183,6 +179,7 @@ hsess_reply_json(struct hsess *s, struct hpending *p, const char *line,
 	if (p->streaming) {
 		/* Kept for a resume, also when the stream is lost. */
 		hsess_post_event(s, p, line, len);
+		req = p->req;	/* NULL if that ended the stream */
 		p->req = NULL;
 		p->conn = NULL;
 		if (req != NULL)
@@ -558,7 +555,7 @@ hsess_keepalive(struct hsess *s)
 {
 	struct evbuffer	*b;
 
-	if (hsess_conn_queued(s->stream_conn) > HFRONT_OUT_MAX)
+	if (hfront_queued(s->stream_conn) > HFRONT_OUT_MAX)
 		return;
 	b = evbuffer_new();
 	evbuffer_add_printf(b, ": keep-alive\n\n");

@@ -24,6 +24,7 @@ struct sockaddr;
 #define CONF_HTTP_DEFAULT_MAX_SESSIONS		256
 #define CONF_HTTP_DEFAULT_MAX_SESSIONS_PER_TOKEN 32
 #define CONF_HTTP_DEFAULT_MAX_REQUESTS_PER_TOKEN 64
+#define CONF_HTTP_DEFAULT_MAX_BUFFERED_BYTES	(64 * 1024 * 1024)
 #define CONF_HTTP_DEFAULT_SESSION_IDLE_S	1800
 #define CONF_HTTP_DEFAULT_MAX_CONNECTIONS	512
 #define CONF_HTTP_DEFAULT_MAX_BODY_BYTES	(4 * 1024 * 1024)
@@ -54,6 +55,7 @@ struct conf_http {
 	uint32_t		 max_sessions;
 	uint32_t		 max_sessions_per_token;
 	uint32_t		 max_requests_per_token; /* 2026-07-28 */
+	uint32_t		 max_buffered_bytes;	/* to all HTTP peers */
 	uint32_t		 session_idle_s;
 	uint32_t		 max_connections;
 	uint32_t		 max_body_bytes;

@@ -44,6 +44,8 @@
  *                              stdin 4 KiB at a time (a slow reader)
  *   --split-ms=N               write each message in two halves, N ms
  *                              apart (a half line waits in the pipe)
+ *   --progress-pad=BYTES       sleep's progress messages BYTES longer
+ *                              (a server that floods a slow client)
  *   --hang-closing-stdin       on a sleep call: close fd 0 and hang,
  *                              never replying
  *   --stderr-noise=N           write N lines "noise line K" to stderr
@@ -175,6 +177,7 @@ struct fake {
 	cJSON		*file_tools;		/* --tools-file: an array */
 	long long	 slow_ms;
 	long long	 split_ms;	/* between a message's two halves */
+	long long	 progress_pad;	/* bytes added to progress messages */
 	const char	*flood_method;
 	int		 close_stdout_after_init;
 	int		 close_stdin_after_init;
@@ -341,6 +344,7 @@ static const struct fake_resource fake_resources[] = {
 "  --tools-file=FILE          offer the tools FILE defines (a JSON array)\n" \
 "  --slow-ms=N                N ms per request; read stdin 4 KiB at a time\n" \
 "  --split-ms=N               write each message in two halves, N ms apart\n" \
+"  --progress-pad=BYTES       sleep's progress messages BYTES longer\n" \
 "  --hang-closing-stdin       on a sleep call: close stdin, hang, no reply\n" \
 "  --stderr-noise=N           write N lines \"noise line K\" to stderr\n" \
 "  --stderr-hex=HEX           write the bytes HEX spells to stderr at start\n" \
@@ -731,7 +735,8 @@ fake_progress(struct fake *f, const char *token_text, long long done,
     long long total)
 {
 	cJSON	*msg, *params;
-	char	 text[96];
+	char	 text[96], *padded;
+	size_t	 len;
 
 	msg = cJSON_CreateObject();
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
@@ -742,7 +747,13 @@ fake_progress(struct fake *f, const char *token_text, long long done,
 	cJSON_AddNumberToObject(params, "progress", (double)done);
 	cJSON_AddNumberToObject(params, "total", (double)total);
 	snprintf(text, sizeof text, "slept %lld of %lld ms", done, total);
-	cJSON_AddStringToObject(params, "message", text);
+	len = strlen(text);
+	padded = fake_malloc(len + (size_t)f->progress_pad + 1);
+	memcpy(padded, text, len);
+	memset(padded + len, 'x', (size_t)f->progress_pad);
+	padded[len + (size_t)f->progress_pad] = '\0';
+	cJSON_AddStringToObject(params, "message", padded);
+	free(padded);
 	fake_send(f, msg);
 	cJSON_Delete(msg);
 }
@@ -1913,6 +1924,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		OPT_TOOLS_FILE,
 		OPT_SLOW_MS,
 		OPT_SPLIT_MS,
+		OPT_PROGRESS_PAD,
 		OPT_HANG_CLOSING_STDIN,
 		OPT_STDERR_NOISE,
 		OPT_STDERR_HEX,
@@ -1953,6 +1965,7 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		{ "tools-file", required_argument, NULL, OPT_TOOLS_FILE },
 		{ "slow-ms", required_argument, NULL, OPT_SLOW_MS },
 		{ "split-ms", required_argument, NULL, OPT_SPLIT_MS },
+		{ "progress-pad", required_argument, NULL, OPT_PROGRESS_PAD },
 		{ "hang-closing-stdin", no_argument, NULL,
 		  OPT_HANG_CLOSING_STDIN },
 		{ "stderr-noise", required_argument, NULL, OPT_STDERR_NOISE },
@@ -2080,6 +2093,10 @@ fake_parse_flags(struct fake *f, int argc, char **argv)
 		case OPT_SPLIT_MS:
 			f->split_ms = fake_flag_number("split-ms", optarg, 0,
 			    SLEEP_MAX_MS);
+			break;
+		case OPT_PROGRESS_PAD:
+			f->progress_pad = fake_flag_number("progress-pad",
+			    optarg, 0, 16 * 1024 * 1024);
 			break;
 		case OPT_HANG_CLOSING_STDIN:
 			f->hang_closing_stdin = 1;

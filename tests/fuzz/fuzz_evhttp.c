@@ -9,7 +9,7 @@
  * evhttp limits, methods and callback, listening on a Unix socket in a
  * private directory.  Its "http" object (FE_CONF) has small caps so that
  * inputs reach them: headers 2048 bytes, bodies 4096, 4 sessions, 2 a
- * token, 2 connections (a third waits while the listener is paused).
+ * token, 2 sessionless requests a token, 2 connections (a third waits while the listener is paused).
  * libevent 2.1 has no public call that hands evhttp a connected socket
  * (evhttp_get_request is static in http.c), so the harness connects to
  * that listener as a client does.
@@ -101,6 +101,7 @@ const char	*fuzz_target_name = "evhttp";
 	"\"allowed_hosts\":[\"mcp.example.test\"]," \
 	"\"allowed_origins\":[\"https://app.example.test\"]," \
 	"\"max_sessions\":4,\"max_sessions_per_token\":2," \
+	"\"max_requests_per_token\":2,\"max_buffered_bytes\":1048576," \
 	"\"max_connections\":2,\"max_body_bytes\":4096," \
 	"\"max_header_bytes\":2048,\"timeout_s\":30,\"session_idle_s\":60}"
 

@@ -3,10 +3,11 @@
 # memory of mcpd and mcpd-http measured: thousands of session attempts
 # (initialize after initialize: past max_sessions_per_token each ends
 # the token's oldest idle session, or is refused when none is idle),
-# slow clients that never end their headers, and a chunked body that
-# never ends.  The resident set of each process may grow by at most
-# BOUND_KB (32 MB) over its size once serving, and both still answer.
-# The sizes are printed.
+# slow clients that never end their headers, a chunked body that never
+# ends, and a client that never reads the event stream its server
+# floods.  The resident set of each process may grow by at most BOUND_KB
+# (32 MB) over its size once serving, and both still answer.  The sizes
+# are printed.
 #
 # Exit codes (automake): 0 pass, 1 fail, 77 skip, 99 hard error.  By
 # hand, from the top of the source tree with the build in build/:
@@ -31,8 +32,11 @@ PORT=$(_random_port)
 BASE=http://127.0.0.1:$PORT
 config=$(jq -n --arg fake "$MCP_FAKE" --arg t "$T" --argjson port "$PORT" '{
 	mcpd: { http: { listen: ["127.0.0.1:\($port)"], timeout_s: 2,
-		max_sessions_per_token: 16, session_idle_s: 5 } },
-	mcpServers: { fake: { command: $fake, env: { MCPD_TEST_DIR: $t } } }
+		max_sessions_per_token: 16, session_idle_s: 5,
+		max_buffered_bytes: 2097152 } },
+	mcpServers: { fake: { command: $fake, env: { MCPD_TEST_DIR: $t } },
+		chatty: { command: $fake, args: ["--progress-pad=262144"],
+			env: { MCPD_TEST_DIR: $t } } }
 }') || hard_error "cannot build the configuration"
 write_config_raw "$T/mcpd.json" "$config"
 start_mcpd "$T/mcpd.json"
@@ -80,6 +84,21 @@ endless() {
 timeout 20 bash -c "$(declare -f endless); TOKEN=$TOKEN; endless" \
 	>"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
 for fd in $fds; do exec {fd}<&-; done
+
+# A 2026-07-28 client that never reads the event stream of its call,
+# which the server floods with progress (256 KiB a message, 10 a second):
+# at max_buffered_bytes (2 MiB) the stream ends and the call is
+# cancelled at the server.
+META='"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"deaf","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000},'"$META"'}}'
+exec {deaf}<>"/dev/tcp/127.0.0.1/$PORT" || fail "cannot connect"
+printf 'POST /servers/chatty/mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\nContent-Length: %d\r\n\r\n%s' \
+	"$PORT" "$TOKEN" "${#CALL}" "$CALL" >&$deaf
+wait_for 60 grep -q "a request's event stream is not read (chatty)" "$MCPD_LOG" ||
+	fail "a stream nobody reads was not ended at max_buffered_bytes"
+chatty_idle() { [ "$(ctl --json status chatty | jq '.servers[0].inflight')" = 0 ]; }
+wait_for 20 chatty_idle || fail "the call of the deaf client was not cancelled"
+exec {deaf}<&-
 
 m1=$(rss "$MCPD_PID")
 h1=$(rss "$HTTP_PID")
