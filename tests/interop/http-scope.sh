@@ -88,22 +88,10 @@ http_front_wait
 # cl_spawn NAME PATH WHO [ARGS...]: client NAME on BASE/PATH with WHO's
 # token and http-scope.mjs's ARGS.
 cl_spawn() {
-	local id=$1 path=$2 tokvar=TOKEN_$3 fd
+	local id=$1 path=$2 tokvar=TOKEN_$3
 	shift 3
-	rm -f "$T/$id.in" "$T/$id.out"
-	mkfifo "$T/$id.in" "$T/$id.out" || hard_error "mkfifo failed"
-	(
-		for fd in "${CL_IN[@]}" "${CL_OUT[@]}"; do
-			eval "exec $fd>&-"
-		done
-		exec "$NODE" "$T/http-scope.mjs" --url "$BASE$path" \
-			--token "${!tokvar}" --name "$id" --trace "$T/$id.wire" "$@"
-	) <"$T/$id.in" >"$T/$id.out" 2>"$T/$id.err" &
-	CL_PID[$id]=$!
-	exec {fd}>"$T/$id.in"
-	CL_IN[$id]=$fd
-	exec {fd}<"$T/$id.out"
-	CL_OUT[$id]=$fd
+	cl_run "$id" "$NODE" "$T/http-scope.mjs" --url "$BASE$path" \
+		--token "${!tokvar}" --name "$id" --trace "$T/$id.wire" "$@"
 }
 
 # status_json: mcpctl --json status.

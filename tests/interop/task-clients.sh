@@ -25,12 +25,12 @@ tfail() {
 	fail "$@"
 }
 
-# cl_spawn NAME SERVER [ARGS...]: start client NAME on SERVER, with
-# tasks-client.mjs's ARGS; the first line it answers (connected or not)
-# is read by cl_read.
-cl_spawn() {
-	local id=$1 server=$2 fd
-	shift 2
+# cl_run NAME COMMAND...: start COMMAND as client NAME, its standard
+# input and output the fifos $T/NAME.in and $T/NAME.out, its stderr
+# $T/NAME.err; the first line it answers is read by cl_read.
+cl_run() {
+	local id=$1 fd
+	shift
 	rm -f "$T/$id.in" "$T/$id.out"
 	mkfifo "$T/$id.in" "$T/$id.out" || hard_error "mkfifo failed"
 	(
@@ -38,15 +38,22 @@ cl_spawn() {
 		for fd in "${CL_IN[@]}" "${CL_OUT[@]}"; do
 			eval "exec $fd>&-"
 		done
-		MCPD_TEST_DIR=$T exec "$NODE" "$T/tasks-client.mjs" \
-			--socket "$SOCK" --server "$server" --name "$id" \
-			--trace "$T/$id.wire" "$@"
+		MCPD_TEST_DIR=$T exec "$@"
 	) <"$T/$id.in" >"$T/$id.out" 2>"$T/$id.err" &
 	CL_PID[$id]=$!
 	exec {fd}>"$T/$id.in"
 	CL_IN[$id]=$fd
 	exec {fd}<"$T/$id.out"
 	CL_OUT[$id]=$fd
+}
+
+# cl_spawn NAME SERVER [ARGS...]: client NAME on SERVER, with
+# tasks-client.mjs's ARGS.
+cl_spawn() {
+	local id=$1 server=$2
+	shift 2
+	cl_run "$id" "$NODE" "$T/tasks-client.mjs" --socket "$SOCK" \
+		--server "$server" --name "$id" --trace "$T/$id.wire" "$@"
 }
 
 # cl_read NAME TIMEOUT_S: the client's next answer (stdout); 1 if it was
