@@ -28,6 +28,7 @@
 #include "conf.h"
 #include "conf_http.h"
 #include "hfront.h"
+#include "htoken.h"
 #include "util.h"
 
 void
@@ -138,6 +139,10 @@ main(int argc, char *argv[])
 	event_base_dispatch(f.base);
 
 	hfront_close(&f);
+	if (f.tokens != NULL) {
+		htokens_free(f.tokens);
+		free(f.tokens);
+	}
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(f.ev_tick);
