@@ -36,60 +36,14 @@
 # shellcheck disable=SC2153  # MCPD and friends come from the environment
 set -u
 export LC_ALL=C
-
-die() {
-	echo "bench http: $*" >&2
-	exit 2
-}
-
-skip() {
-	echo "http: skipped, $*"
-	exit 0
-}
-
-[ $# -eq 0 ] || die "no arguments; see the top of $0"
-for v in MCPD MCPCTL BENCH_DIR; do
-	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
-done
-FASTECHO=$BENCH_DIR/fastecho
-for v in MCPD MCPCTL FASTECHO; do
-	case "${!v}" in
-	/*) ;;
-	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
-	esac
-	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
-done
-SECONDS_TP=${BENCH_HTTP_SECONDS:-2}
-ROUNDS=${BENCH_HTTP_ROUNDS:-1}
-[[ "$SECONDS_TP" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-	die "BENCH_HTTP_SECONDS must be a number of seconds"
-[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_HTTP_ROUNDS must be 1 or more"
-HERE=$(cd "$(dirname "$0")" && pwd) || die "cannot find $0's directory"
-TESTS=$(dirname "$HERE")
-RAW=$BENCH_DIR/bench-raw.jsonl
-
-CLIENTS=8
-INFLIGHT=16
-MSG_BYTES=200
-CALL_TIMEOUT_MS=3000
+HERE=$(cd "$(dirname "$0")" && pwd) || exit 2
+# shellcheck source=tests/bench/lib.sh
+. "$HERE/lib.sh"
+bench_proxies http HTTP "$@"
 CURL_CALLS=1000
-LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
-
 # mcpd runs the mcpd-http beside its own executable.
 [ -x "$(dirname "$MCPD")/mcpd-http" ] ||
 	skip "no mcpd-http beside $MCPD (make daemon/mcpd-http)"
-command -v jq >/dev/null 2>&1 || skip "jq is not installed"
-NODE=$(command -v node || command -v nodejs) || skip "Node.js is not installed"
-
-# shellcheck source=tests/bench/lib.sh
-. "$HERE/lib.sh"
-bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json \
-	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
-bench_setup http
-
-START_MS=$(now_ms)
-ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
-cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
 
 # Free localhost ports, one per HTTP system.
 mapfile -t PORTS < <(bench_ports 3)
@@ -139,35 +93,17 @@ bench_start mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}"
 
 # Ready: each system answering HTTP, and mcpd's server ready.
 declare -A FAILED
-deadline=$(($(now_ms) + 20000))
-waiting=(mcpd sg-http mcp-proxy)
-while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
-	left=()
-	for s in "${waiting[@]}"; do
-		if bench_answers "${PORT[$s]}"; then
-			[ "$s" != mcpd ] && continue
-			[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
-				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
-				continue
-		fi
-		log=$T/$s.log
-		[ "$s" = mcpd ] && log=$T/mcpd.log
-		kill -0 "${PID[$s]}" 2>/dev/null || {
-			FAILED[$s]="did not start: $(bench_ended "${PID[$s]}" "$log")"
-			continue
-		}
-		left+=("$s")
-	done
-	waiting=("${left[@]}")
-	[ "${#waiting[@]}" -gt 0 ] && sleep 0.1
-done
-for s in "${waiting[@]}"; do
-	FAILED[$s]="not ready in 20 s"
-done
+# bench_ready S: each system answering HTTP, and mcpd's server ready.
+bench_ready() {
+	bench_answers "${PORT[$1]}" || return 1
+	[ "$1" != mcpd ] ||
+		[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+			jq -r '.servers[0].state' 2>/dev/null)" = ready ]
+}
+bench_wait_ready mcpd sg-http mcp-proxy
 
 # --- the runs ------------------------------------------------------------------
 declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
-DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
 measure() {
 	local s=$1 r=$2 args note
 	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"

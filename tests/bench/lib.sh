@@ -23,6 +23,18 @@
 #                         (any status will do)
 #   bench_ended PID LOG   how process PID ended, and the last line of LOG
 #   bench_note S TEXT     TEXT added to NOTE[S]
+#   bench_proxies NAME VAR ARGS...
+#                         the start of peers.sh and http.sh (NAME): die and
+#                         skip; no ARGS; MCPD, MCPCTL, FASTECHO (built in
+#                         BENCH_DIR) absolute executables; SECONDS_TP and
+#                         ROUNDS from BENCH_VAR_SECONDS and _ROUNDS;
+#                         TESTS, RAW, NODE, the drive's constants; the
+#                         pinned npm packages (NM), T, START_MS, peers.mjs
+#                         and node_modules in T
+#   bench_wait_ready S... until each system S is ready (bench_ready S,
+#                         the caller's) or its process PID[S] has ended
+#                         (its log T/S.log), within 20 s; FAILED[S] says
+#                         why it is not
 #   bench_drive S R ARGS...
 #                         peers.mjs (copied into T) run with ARGS within
 #                         DRIVER_LIMIT for system S, round R: its JSON line,
@@ -33,6 +45,79 @@
 #
 # What these set or read (NM, PID, NOTE, CALLS ..., NODE, OUT) is the
 # sourcing script's: shellcheck's notes on them are off (the first line).
+
+bench_proxies() {
+	local name=$1 var=$2 v
+	shift 2
+	BENCH_NAME=$name
+	die() {
+		echo "bench $BENCH_NAME: $*" >&2
+		exit 2
+	}
+	skip() {
+		echo "$BENCH_NAME: skipped, $*"
+		exit 0
+	}
+	[ $# -eq 0 ] || die "no arguments; see the top of its script"
+	for v in MCPD MCPCTL BENCH_DIR; do
+		[ -n "${!v:-}" ] || die "$v is not set (see the top of its script)"
+	done
+	FASTECHO=$BENCH_DIR/fastecho
+	for v in MCPD MCPCTL FASTECHO; do
+		case "${!v}" in
+		/*) ;;
+		*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
+		esac
+		[ -x "${!v}" ] || die "$v=${!v} is not an executable"
+	done
+	v=BENCH_${var}_SECONDS
+	SECONDS_TP=${!v:-2}
+	[[ "$SECONDS_TP" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		die "$v must be a number of seconds"
+	v=BENCH_${var}_ROUNDS
+	ROUNDS=${!v:-1}
+	[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "$v must be 1 or more"
+	TESTS=$(dirname "$HERE")
+	RAW=$BENCH_DIR/bench-raw.jsonl
+	CLIENTS=8
+	INFLIGHT=16
+	MSG_BYTES=200
+	CALL_TIMEOUT_MS=3000
+	LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
+	DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
+	command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+	NODE=$(command -v node || command -v nodejs) ||
+		skip "Node.js is not installed"
+	bench_npm_deps "$TESTS" "$BENCH_DIR" skip \
+		@modelcontextprotocol/sdk/package.json \
+		supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
+	bench_setup "$name"
+	START_MS=$(now_ms)
+	ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
+	cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
+}
+
+bench_wait_ready() {
+	local deadline s left waiting=("$@")
+	deadline=$(($(now_ms) + 20000))
+	while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
+		left=()
+		for s in "${waiting[@]}"; do
+			bench_ready "$s" && continue
+			kill -0 "${PID[$s]}" 2>/dev/null || {
+				FAILED[$s]="did not start: $(bench_ended \
+					"${PID[$s]}" "$T/$s.log")"
+				continue
+			}
+			left+=("$s")
+		done
+		waiting=("${left[@]}")
+		[ "${#waiting[@]}" -gt 0 ] && sleep 0.1
+	done
+	for s in "${waiting[@]}"; do
+		FAILED[$s]="not ready in 20 s"
+	done
+}
 
 bench_setup() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/mcpd-bench-$1.XXXXXX") || {

@@ -37,57 +37,10 @@
 # shellcheck disable=SC2153  # MCPD and friends come from the environment
 set -u
 export LC_ALL=C
-
-die() {
-	echo "bench peers: $*" >&2
-	exit 2
-}
-
-skip() {
-	echo "peers: skipped, $*"
-	exit 0
-}
-
-[ $# -eq 0 ] || die "no arguments; see the top of $0"
-for v in MCPD MCPCTL BENCH_DIR; do
-	[ -n "${!v:-}" ] || die "$v is not set (see the top of $0)"
-done
-FASTECHO=$BENCH_DIR/fastecho
-for v in MCPD MCPCTL FASTECHO; do
-	case "${!v}" in
-	/*) ;;
-	*) printf -v "$v" '%s/%s' "$PWD" "${!v}" ;;
-	esac
-	[ -x "${!v}" ] || die "$v=${!v} is not an executable"
-done
-SECONDS_TP=${BENCH_PEERS_SECONDS:-2}
-ROUNDS=${BENCH_PEERS_ROUNDS:-1}
-[[ "$SECONDS_TP" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-	die "BENCH_PEERS_SECONDS must be a number of seconds"
-[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PEERS_ROUNDS must be 1 or more"
-HERE=$(cd "$(dirname "$0")" && pwd) || die "cannot find $0's directory"
-TESTS=$(dirname "$HERE")
-RAW=$BENCH_DIR/bench-raw.jsonl
-
-CLIENTS=8
-INFLIGHT=16
-MSG_BYTES=200
-CALL_TIMEOUT_MS=3000
-LATENCY_SECONDS=$(awk "BEGIN { print $SECONDS_TP * 0.75 }")
-
-command -v jq >/dev/null 2>&1 || skip "jq is not installed"
-NODE=$(command -v node || command -v nodejs) || skip "Node.js is not installed"
-
-# The pinned npm packages, as remote.sh installs them.
+HERE=$(cd "$(dirname "$0")" && pwd) || exit 2
 # shellcheck source=tests/bench/lib.sh
 . "$HERE/lib.sh"
-bench_npm_deps "$TESTS" "$BENCH_DIR" skip @modelcontextprotocol/sdk/package.json \
-	supergateway/dist/index.js mcp-proxy/dist/bin/mcp-proxy.mjs
-bench_setup peers
-
-START_MS=$(now_ms)
-ln -s "$NM" "$T/node_modules" || die "cannot link node_modules"
-cp "$HERE/peers.mjs" "$T/" || die "cannot copy peers.mjs"
+bench_proxies peers PEERS "$@"
 
 # --- mcpd ------------------------------------------------------------------------
 SOCK=$T/mcpd.sock
@@ -132,38 +85,20 @@ bench_start mcp-proxy "$NODE" "$MP" --host 127.0.0.1 --port "${PORT[mcp-proxy]}"
 
 # Ready: mcpd's server in state ready, each proxy answering HTTP.
 declare -A FAILED
-deadline=$(($(now_ms) + 20000))
-waiting=(mcpd sg-http sg-sse mcp-proxy)
-while [ "${#waiting[@]}" -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ]; do
-	left=()
-	for s in "${waiting[@]}"; do
-		if [ "$s" = mcpd ]; then
-			[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
-				jq -r '.servers[0].state' 2>/dev/null)" = ready ] &&
-				continue
-			kill -0 "$MCPD_PID" 2>/dev/null || {
-				FAILED[$s]="mcpd $(bench_ended "$MCPD_PID" "$T/mcpd.log")"
-				continue
-			}
-		else
-			bench_answers "${PORT[$s]}" && continue
-			kill -0 "${PID[$s]}" 2>/dev/null || {
-				FAILED[$s]="did not start: $(bench_ended "${PID[$s]}" "$T/$s.log")"
-				continue
-			}
-		fi
-		left+=("$s")
-	done
-	waiting=("${left[@]}")
-	[ "${#waiting[@]}" -gt 0 ] && sleep 0.1
-done
-for s in "${waiting[@]}"; do
-	FAILED[$s]="not ready in 20 s"
-done
+PID[mcpd]=$MCPD_PID
+# bench_ready S: mcpd's server in state ready, a proxy answering HTTP.
+bench_ready() {
+	if [ "$1" = mcpd ]; then
+		[ "$("$MCPCTL" -s "$SOCK" --json status 2>/dev/null |
+			jq -r '.servers[0].state' 2>/dev/null)" = ready ]
+	else
+		bench_answers "${PORT[$1]}"
+	fi
+}
+bench_wait_ready mcpd sg-http sg-sse mcp-proxy
 
 # --- the runs ------------------------------------------------------------------
 declare -A P50 P99 RPS LOST MIS CALLS RSS NOTE
-DRIVER_LIMIT=$(awk "BEGIN { print int($SECONDS_TP * 1.75 + 60) }")
 measure() {
 	local s=$1 r=$2 args note
 	args=(--latency-s "$LATENCY_SECONDS" --seconds "$SECONDS_TP"
