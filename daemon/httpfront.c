@@ -61,6 +61,7 @@ struct httpfront {
 	uint32_t	 restarts;	/* runs after an exit of its own */
 	struct event	*ev_restart;
 	int		 fds[HTTPFRONT_MAX_SOCKETS];	/* systemd's "http" */
+	struct conf_http_listen addrs[HTTPFRONT_MAX_SOCKETS]; /* theirs */
 	int		 served[HTTPFRONT_MAX_SOCKETS];	/* in fdarg */
 	size_t		 nfds;
 };
@@ -120,10 +121,10 @@ httpfront_add_socket(struct mcpd *mcpd, int fd)
 		return;
 	}
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	httpfront.fds[httpfront.nfds++] = fd;
 	log_info("http: the front serves %s, the socket systemd passed "
 	    "(fd %d)", l.spec, fd);
-	conf_http_listen_free(&l);
+	httpfront.addrs[httpfront.nfds] = l;	/* a socket keeps its address */
+	httpfront.fds[httpfront.nfds++] = fd;
 }
 
 size_t
@@ -141,25 +142,23 @@ httpfront_sockets(const struct mcpd *mcpd, const int **fds)
 static char *
 httpfront_fdarg(const struct conf_http *h)
 {
-	struct conf_http_listen	 l;
-	struct sbuf		 sb;
-	const char		*why;
-	size_t			 i;
+	const struct conf_http_listen	*l;
+	struct sbuf			 sb;
+	const char			*why;
+	size_t				 i;
 
 	memset(&sb, 0, sizeof sb);
 	for (i = 0; i < httpfront.nfds; i++) {
+		l = &httpfront.addrs[i];
 		httpfront.served[i] = 0;
-		if (httpfront_address(httpfront.fds[i], &l) != 0)
-			continue;
-		if ((why = conf_http_listen_refused(h, &l)) != NULL)
+		if ((why = conf_http_listen_refused(h, l)) != NULL)
 			log_warnx("http: not serving %s, the socket systemd "
-			    "passed: %s", l.spec, why);
+			    "passed: %s", l->spec, why);
 		else {
 			sbuf_printf(&sb, "%s%d", sb.len > 0 ? "," : "",
 			    httpfront.fds[i]);
 			httpfront.served[i] = 1;
 		}
-		conf_http_listen_free(&l);
 	}
 	return (sb.p);
 }
@@ -324,7 +323,6 @@ cJSON *
 httpfront_json(const struct mcpd *mcpd)
 {
 	const struct conf_http	*h = mcpd->conf->http;
-	struct conf_http_listen	 l;
 	cJSON			*o, *listen;
 	size_t			 i;
 
@@ -345,12 +343,9 @@ httpfront_json(const struct mcpd *mcpd)
 			cJSON_AddItemToArray(listen,
 			    cJSON_CreateString(h->listen[i].spec));
 	for (i = 0; i < httpfront.nfds; i++)
-		if (httpfront.served[i] &&
-		    httpfront_address(httpfront.fds[i], &l) == 0) {
+		if (httpfront.served[i])
 			cJSON_AddItemToArray(listen,
-			    cJSON_CreateString(l.spec));
-			conf_http_listen_free(&l);
-		}
+			    cJSON_CreateString(httpfront.addrs[i].spec));
 	cJSON_AddNumberToObject(o, "systemd_sockets", (double)httpfront.nfds);
 	return (o);
 }
