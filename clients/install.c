@@ -434,7 +434,7 @@ install_run(struct ctl *ctl, int argc, char **argv)
 	struct runconf		 conf = { NULL, NULL, NULL, 0 };
 	struct stat		 sb;
 	char			*mcpd_text = NULL, *self = NULL, *cause;
-	char			*sock = NULL, buf[PATH_MAX];
+	char			*sock = NULL, buf[PATH_MAX], *tdir;
 	size_t			 mcpd_len, i;
 	int			 rc, changed = 0, one;
 
@@ -478,8 +478,9 @@ install_run(struct ctl *ctl, int argc, char **argv)
 		goto out;
 	}
 	if (o.http) {
-		token_store_of(ctl);
-		o.served = install_http_front(ctl);
+		o.served = install_http_front(ctl, &tdir);
+		token_store_at(tdir);
+		free(tdir);
 	}
 	if (o.http && ((rc = install_http_setup(&o, &files, conf.path,
 	    mcpd_text, mcpd_len)) != DIAG_EXIT_OK))

@@ -19,6 +19,7 @@
 #include "htoken.h"
 #include "install_http.h"
 #include "jsonc.h"
+#include "out.h"
 #include "proto.h"
 #include "xmalloc.h"
 
@@ -77,20 +78,24 @@ install_http_served(const cJSON *served)
 }
 
 cJSON *
-install_http_front(struct ctl *ctl)
+install_http_front(struct ctl *ctl, char **token_dir)
 {
-	cJSON	*status, *listen = NULL;
-	int	 rc;
+	cJSON		*status = NULL, *listen = NULL;
+	const char	*dir;
+	int		 rc;
 
+	*token_dir = NULL;
 	if (admin_connect(ctl, 1) != DIAG_EXIT_OK)
 		return (NULL);
 	ctl->quiet_errors = 1;
 	status = admin_call(ctl, MCPD_METHOD_STATUS, NULL, &rc);
 	ctl->quiet_errors = 0;
 	admin_close(ctl);
-	if (status != NULL)
-		listen = cJSON_DetachItemFromObjectCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(status, "http"), "listen");
+	if ((dir = out_str(cJSON_GetObjectItemCaseSensitive(status, "daemon"),
+	    "token_dir")) != NULL)
+		*token_dir = xstrdup(dir);
+	listen = cJSON_DetachItemFromObjectCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(status, "http"), "listen");
 	cJSON_Delete(status);
 	return (listen);
 }

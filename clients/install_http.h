@@ -20,8 +20,12 @@
  */
 char	*install_http_base(const char *path, const char *text, size_t len,
 	    const cJSON *served);
-/* The addresses the running mcpd's HTTP front serves, or NULL. */
-cJSON	*install_http_front(struct ctl *);
+/*
+ * One question to the running mcpd: the addresses its HTTP front serves
+ * (or NULL), and its token store's directory in *token_dir (malloc'd, or
+ * NULL when no mcpd answers).
+ */
+cJSON	*install_http_front(struct ctl *, char **token_dir);
 
 /* The token made for app: "app-APP", malloc'd. */
 char	*install_http_token_name(const char *app);

@@ -37,23 +37,26 @@
 static char	*token_dir;
 
 void
+token_store_at(const char *dir)
+{
+	free(token_dir);
+	token_dir = dir != NULL && *dir == '/' ? xstrdup(dir) : NULL;
+}
+
+void
 token_store_of(struct ctl *ctl)
 {
-	cJSON		*d;
-	const char	*dir;
-	int		 status;
+	cJSON	*d = NULL;
+	int	 status;
 
-	free(token_dir);
-	token_dir = NULL;
-	if (admin_connect(ctl, 1) != DIAG_EXIT_OK)
-		return;
-	ctl->quiet_errors = 1;
-	d = admin_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
-	ctl->quiet_errors = 0;
-	if ((dir = out_str(d, "token_dir")) != NULL && *dir == '/')
-		token_dir = xstrdup(dir);
+	if (admin_connect(ctl, 1) == DIAG_EXIT_OK) {
+		ctl->quiet_errors = 1;
+		d = admin_call(ctl, MCPD_METHOD_VERSION, NULL, &status);
+		ctl->quiet_errors = 0;
+		admin_close(ctl);
+	}
+	token_store_at(out_str(d, "token_dir"));
 	cJSON_Delete(d);
-	admin_close(ctl);
 }
 
 static char *

@@ -16,6 +16,8 @@ ctl_command_fn	token_run;
  * answers, else the default one (paths_default_token_dir).
  */
 void	token_store_of(struct ctl *);
+/* Use the store in dir (mcpd's token_dir), or the default one if NULL. */
+void	token_store_at(const char *dir);
 
 /*
  * A new token named name (servers comma separated, or NULL for every

@@ -2,8 +2,9 @@
 # token-dir.sh -- `mcpctl token` uses the store of the mcpd it talks to:
 # with mcpd started with --token-dir DIR, a token that `mcpctl token
 # create` prints opens a session on the HTTP front (200), `token list`
-# shows it, and `token revoke` shuts it out again (401); the default
-# store is left alone.  With no mcpd running, the commands use the
+# shows it, and `token revoke` shuts it out again (401).  The token
+# `mcpctl install --http` makes for an app goes to that store too.  The
+# default store is left alone.  With no mcpd running, the commands use the
 # default store ($MCPD_HTTP_TOKENS here).
 
 # shellcheck source=lib.sh
@@ -55,6 +56,20 @@ ctl_rc 0 revoke "token revoke"
 wait_for 10 eval '[ "$(init "$TOKEN")" = 401 ]' ||
 	fail "a revoked token still opens a session"
 note "ok: token list and revoke work on the same store"
+
+# mcpctl install --http makes the app's token in the same store.
+mkdir -p "$HOME/.cursor" || hard_error "mkdir"
+jq '{mcpServers: {fake: .mcpServers.fake}}' "$T/mcpd.json" \
+	>"$HOME/.cursor/mcp.json" || hard_error "jq"
+ctl_run install install cursor --http --yes --config "$T/mcpd.json"
+ctl_rc 0 install "install cursor --http"
+grep -q '^app-cursor' "$T/tokdir/http-tokens" ||
+	fail "install --http did not make its token in mcpd's --token-dir"
+ATOKEN=$(jq -r '.mcpServers.fake.headers.Authorization' \
+	"$HOME/.cursor/mcp.json" | sed 's/^Bearer //')
+wait_for 10 eval '[ "$(init "$ATOKEN")" = 200 ]' ||
+	fail "the installed token is refused: $(init "$ATOKEN")"
+note "ok: install --http, its token in the same store"
 
 stop_mcpd
 # With no mcpd, the store it names is not remembered: the default (here
